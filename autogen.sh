@@ -1,0 +1,3 @@
+#!/bin/sh
+# Regenerate the build system (configure, Makefile.in) from configure.ac.
+exec autoreconf --force --install --verbose "$(dirname "$0")"

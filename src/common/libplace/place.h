@@ -1,0 +1,88 @@
+/* place.h - CPU placement policies (pure functions)
+ *
+ * Inputs: a topology (libtopo's flattened model), the allowed set (what
+ * Slurm gave the step on this node), the busy set (PUs held by other
+ * running steps), a task count, CPUs per task, and a seed for `random`.
+ * Output: per task its CPUs and memory nodes, and whether and why a
+ * fallback was used.  No Slurm, no file I/O, no logging: the rules are in
+ * doc/policies.md and ../shared/DESIGN.md.
+ */
+#ifndef PIN_PLACE_H
+#define PIN_PLACE_H
+
+#include <stdint.h>
+#include <hwloc.h>
+
+#include "libtopo/topo.h"
+#include "libutil/errprintf.h"
+
+enum place_policy {
+    PLACE_NONE = 0,
+    PLACE_NUMA_LOCAL,
+    PLACE_NUMA_SPREAD,
+    PLACE_CACHE_SHARED,
+    PLACE_RANDOM,
+};
+
+/* Parse a policy name; -1 with errp
+ * ("numa-locl: unknown policy; known: numa-local, numa-spread, ...")
+ * if unknown. */
+int place_policy_parse (const char *name, enum place_policy *policy,
+                        pin_error_t *errp);
+const char *place_policy_name (enum place_policy policy);
+
+/* "numa-local, numa-spread, cache-shared, random, none" */
+const char *place_policy_list (void);
+
+/* Fallback reasons, a bit mask; place_fallback_string() joins the names
+ * with ','. */
+enum {
+    PLACE_FB_MULTI_NUMA = 1,   /* "multi-numa": task spans NUMA domains */
+    PLACE_FB_SHARED_L2 = 2,    /* "shared-l2": distinct L2 impossible */
+    PLACE_FB_SHARED_CORE = 4,  /* "shared-core": SMT siblings in one task */
+    PLACE_FB_UNBALANCED = 8,   /* "unbalanced": numa-spread counts differ
+                                  by more than one */
+    PLACE_FB_PARTIAL_CORE = 16,/* "partial-core": cache-shared had to use
+                                  cores that are not wholly free */
+    PLACE_FB_NO_LOCAL_NUMA = 32,/* "no-local-numa": PUs without a NUMA node */
+};
+
+struct place_request {
+    enum place_policy policy;
+    unsigned ntasks;            /* >= 1 */
+    unsigned cpus_per_task;     /* >= 1 */
+    hwloc_const_bitmap_t allowed; /* NULL: every PU of the topology */
+    hwloc_const_bitmap_t busy;    /* NULL: none */
+    uint64_t seed;              /* for PLACE_RANDOM */
+};
+
+struct place_task {
+    hwloc_bitmap_t cpus;        /* OS PU indexes */
+    hwloc_bitmap_t mems;        /* OS NUMA node indexes */
+    unsigned fallback;          /* PLACE_FB_* mask, 0 if none */
+};
+
+struct place_plan {
+    enum place_policy policy;
+    unsigned ntasks;
+    unsigned cpus_per_task;
+    struct place_task *tasks;   /* ntasks entries */
+};
+
+/* Compute a plan.  Fails (NULL, errp filled with one line naming the value
+ * and what is valid) when ntasks or cpus_per_task is 0, or when
+ * ntasks * cpus_per_task exceeds the PUs in allowed-minus-busy.
+ * Caller destroys the plan with place_plan_destroy().
+ */
+struct place_plan *place_compute (const topo_t *topo,
+                                  const struct place_request *req,
+                                  pin_error_t *errp);
+
+/* Destroy; accepts NULL, preserves errno. */
+void place_plan_destroy (struct place_plan *plan);
+
+/* Write the fallback mask as "multi-numa,shared-core" into buf (size n);
+ * "" when mask is 0.  Returns buf. */
+const char *place_fallback_string (unsigned mask, char *buf, size_t n);
+
+#endif /* !PIN_PLACE_H */

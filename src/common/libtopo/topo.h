@@ -1,0 +1,131 @@
+/* topo.h - machine topology for slurm-pin
+ *
+ * Every hwloc *topology* call of the project lives in libtopo.  Other
+ * layers see a flattened, read-only model of the machine: a table of PUs
+ * (hardware threads) in hwloc logical order, each tagged with the index of
+ * its core, L2 domain, L3 domain, NUMA domain and package, plus one cpuset
+ * per domain.  Sets of CPUs and memory nodes are hwloc bitmaps of OS
+ * (physical) indexes everywhere, as the kernel and Slurm's cgroups use them.
+ *
+ * Domains are derived once at load time:
+ *   core  - hwloc Core objects (a PU with no Core parent is its own core);
+ *   l2    - the L2 cache above the core; where there is none, the core;
+ *   l3    - the L3 cache above the L2; where there is none, the NUMA domain;
+ *   numa  - NUMA nodes grouped by identical cpuset (DDR + MCDRAM on KNL are
+ *           one domain whose nodeset holds both nodes).  CPU-less nodes are
+ *           not domains.  PUs not covered by any NUMA node (they occur in
+ *           real dumps) form pseudo domains, one per package, with
+ *           `local == false`; their nodeset is every node of the machine.
+ *   pkg   - hwloc Package objects (a PU with none: package 0).
+ * Domain indexes are dense, 0..n-1, in hwloc logical order of their first PU.
+ *
+ * Only PUs that are present, online and allowed are in the table (hwloc's
+ * default load hides disallowed PUs), unless TOPO_WHOLE_SYSTEM is given.
+ */
+#ifndef PIN_TOPO_H
+#define PIN_TOPO_H
+
+#include <stdbool.h>
+#include <hwloc.h>
+
+#include "libutil/errprintf.h"
+
+typedef struct topo topo_t;
+
+enum topo_level {
+    TOPO_CORE = 0,
+    TOPO_L2,
+    TOPO_L3,
+    TOPO_NUMA,
+    TOPO_PKG,
+    TOPO_NLEVELS,
+};
+
+struct topo_pu {
+    unsigned os;                    /* OS index (P#) */
+    unsigned dom[TOPO_NLEVELS];     /* domain index at each level */
+    int kind;                       /* hwloc cpukind index, -1 if unknown */
+};
+
+enum {
+    /* Keep PUs that are not in the allowed cpuset (for a machine-wide
+     * cache that a later job with a different cgroup will use). */
+    TOPO_WHOLE_SYSTEM = 1,
+};
+
+/* Load a topology.  `src` is "system" (live discovery of this machine), a
+ * path to an hwloc XML file (any string containing '/' or ending in
+ * ".xml"), or an hwloc synthetic description ("pack:2 core:4 pu:2").
+ * Returns NULL with errp filled (the source and hwloc's complaint) on
+ * failure.  Caller destroys with topo_destroy().
+ */
+topo_t *topo_load (const char *src, int flags, pin_error_t *errp);
+
+/* Load this machine's topology through a cached XML file at `cache_path`.
+ * If the cache exists and its fingerprint (recorded inside the XML) matches
+ * the running machine, it is loaded from the file; otherwise the machine is
+ * discovered live (with TOPO_WHOLE_SYSTEM) and the cache is rewritten
+ * atomically (temporary file + rename, mode 0644).  `*refreshed`, if
+ * non-NULL, tells whether the cache was (re)written.  A cache that cannot
+ * be written is not an error: the live topology is returned.
+ */
+topo_t *topo_load_cached (const char *cache_path, bool *refreshed,
+                          pin_error_t *errp);
+
+/* Export the topology as hwloc XML to `path`, with this machine's
+ * fingerprint recorded so topo_load_cached() can validate it. */
+int topo_export_xml (const topo_t *t, const char *path, pin_error_t *errp);
+
+/* Fingerprint of the running machine (hostname, kernel release, online
+ * CPUs and NUMA nodes).  Caller frees. */
+char *topo_system_fingerprint (void);
+
+/* Destroy; accepts NULL, preserves errno. */
+void topo_destroy (topo_t *t);
+
+/* ---- the flattened model ---------------------------------------------- */
+
+/* Number of PUs in the table, and PU i (0 <= i < npus), hwloc logical
+ * order.  Returned pointers live as long as t. */
+unsigned topo_npus (const topo_t *t);
+const struct topo_pu *topo_pu (const topo_t *t, unsigned i);
+
+/* Index into the PU table of OS index `os`, or -1 if not in the table. */
+int topo_pu_index (const topo_t *t, unsigned os);
+
+/* Number of domains at a level, and the cpuset (OS indexes) of one. */
+unsigned topo_ndomains (const topo_t *t, enum topo_level level);
+hwloc_const_bitmap_t topo_domain_cpuset (const topo_t *t,
+                                         enum topo_level level,
+                                         unsigned i);
+
+/* NUMA domain i: its nodeset (OS indexes of memory nodes) and whether it
+ * is a real NUMA node (false for a pseudo domain of PUs without one). */
+hwloc_const_bitmap_t topo_numa_nodeset (const topo_t *t, unsigned i);
+bool topo_numa_is_local (const topo_t *t, unsigned i);
+
+/* All PUs in the table, and all memory nodes of the machine. */
+hwloc_const_bitmap_t topo_cpuset (const topo_t *t);
+hwloc_const_bitmap_t topo_nodeset (const topo_t *t);
+
+/* ---- Slurm's abstract core ids ------------------------------------------ */
+
+/* Map a Slurm abstract core list (S_STEP_ALLOC_CORES / S_JOB_ALLOC_CORES:
+ * "0-3,8", cores numbered socket after socket, by logical index) to the
+ * OS indexes of all PUs of those cores, written into `cpus` (allocated by
+ * the caller).  Fails with errp naming the id when a core id is out of
+ * range or the list is malformed.
+ */
+int topo_slurm_cores_to_cpuset (const topo_t *t, const char *cores,
+                                hwloc_bitmap_t cpus, pin_error_t *errp);
+
+/* ---- kernel list format ------------------------------------------------ */
+
+/* Parse a kernel list ("0-3,8") into `set` with hwloc; a malformed list
+ * fails with errp naming it.  The empty string is the empty set. */
+int topo_list_parse (const char *s, hwloc_bitmap_t set, pin_error_t *errp);
+
+/* Format a set in kernel list format; caller frees.  NULL on ENOMEM. */
+char *topo_list_format (hwloc_const_bitmap_t set);
+
+#endif /* !PIN_TOPO_H */
