@@ -1,0 +1,31 @@
+#!/bin/sh
+# Install the Debian 12 packages slurm-pin needs to build and to run all of
+# its tests (unit, local Slurm, qemu guest).  Idempotent: does nothing when
+# everything is already installed.  Needs root.
+set -eu
+
+PACKAGES="
+  build-essential autoconf automake libtool pkg-config
+  libhwloc-dev hwloc libjson-c-dev libcgroup-dev check
+  libslurm-dev slurm-wlm slurmctld slurmd slurm-client munge
+  sharness
+  qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
+  iproute2 procps util-linux
+"
+
+missing=""
+for p in $PACKAGES; do
+    dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "ok installed" \
+        || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps: need root to install:$missing" >&2
+    exit 1
+fi
+echo "install-deps: installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
