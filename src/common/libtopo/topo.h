@@ -122,10 +122,14 @@ int topo_slurm_cores_to_cpuset (const topo_t *t, const char *cores,
 /* ---- kernel list format ------------------------------------------------ */
 
 /* Parse a kernel list ("0-3,8") into `set` with hwloc; a malformed list
- * fails with errp naming it.  The empty string is the empty set. */
+ * fails with errp naming it (EINVAL) and leaves `set` unchanged.  The
+ * syntax is strict: decimal ids below 100000, ranges low-high with
+ * low <= high, no spaces, no empty elements; one trailing newline (as in
+ * the kernel's files) is accepted.  The empty string is the empty set. */
 int topo_list_parse (const char *s, hwloc_bitmap_t set, pin_error_t *errp);
 
-/* Format a set in kernel list format; caller frees.  NULL on ENOMEM. */
+/* Format a set in kernel list format ("" for the empty set); caller
+ * frees.  NULL on ENOMEM, or EINVAL for an infinite set. */
 char *topo_list_format (hwloc_const_bitmap_t set);
 
 #endif /* !PIN_TOPO_H */

@@ -1,0 +1,554 @@
+/* topo.c - load a topology with hwloc and flatten it (see topo.h) */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "topo_private.h"
+
+int topo_hw_init (hwloc_topology_t *hwp, int flags)
+{
+    hwloc_topology_t hw;
+    unsigned long hwflags = 0;
+
+    if ((flags & ~TOPO_WHOLE_SYSTEM)) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (hwloc_topology_init (&hw) < 0)
+        return -1;
+    if ((flags & TOPO_WHOLE_SYSTEM))
+        hwflags |= HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED;
+    if (hwloc_topology_set_flags (hw, hwflags) < 0
+        || hwloc_topology_set_io_types_filter (hw, HWLOC_TYPE_FILTER_KEEP_NONE)
+               < 0
+        || hwloc_topology_set_icache_types_filter (hw,
+                                                   HWLOC_TYPE_FILTER_KEEP_NONE)
+               < 0) {
+        int saved_errno = errno;
+        hwloc_topology_destroy (hw);
+        errno = saved_errno;
+        return -1;
+    }
+    *hwp = hw;
+    return 0;
+}
+
+void topo_destroy (topo_t *t)
+{
+    if (t) {
+        int saved_errno = errno;
+        for (int lvl = 0; lvl < TOPO_NLEVELS; lvl++) {
+            if (t->domsets[lvl]) {
+                for (unsigned i = 0; i < t->ndom[lvl]; i++)
+                    hwloc_bitmap_free (t->domsets[lvl][i]);
+                free (t->domsets[lvl]);
+            }
+        }
+        if (t->numa_nodesets) {
+            for (unsigned i = 0; i < t->ndom[TOPO_NUMA]; i++)
+                hwloc_bitmap_free (t->numa_nodesets[i]);
+            free (t->numa_nodesets);
+        }
+        free (t->numa_local);
+        free (t->pus);
+        free (t->os_to_index);
+        hwloc_bitmap_free (t->cpuset);
+        hwloc_bitmap_free (t->nodeset);
+        if (t->hw)
+            hwloc_topology_destroy (t->hw);
+        free (t);
+        errno = saved_errno;
+    }
+}
+
+/* ---- building the model -------------------------------------------------
+ *
+ * Each level is numbered densely in the order the PU table (hwloc logical
+ * order) first meets a domain.  A domain is identified by a key object
+ * (Core, L2, L3, Package); the object's userdata temporarily holds its
+ * index + 1 while a level is numbered.  Domains that are not objects (the
+ * NUMA groups, the L3 fallback to a NUMA domain, pseudo NUMA domains per
+ * package) are numbered through small integer maps.
+ */
+
+struct build {
+    topo_t *t;
+    hwloc_obj_t *pu_obj;            /* npus entries */
+    hwloc_obj_t *keys;              /* scratch: key objects of one level */
+};
+
+static unsigned number_by_obj (struct build *b, unsigned *count,
+                               hwloc_obj_t key)
+{
+    if (!key->userdata) {
+        b->keys[*count] = key;
+        (*count)++;
+        key->userdata = (void *)(uintptr_t)*count;
+    }
+    return (unsigned)(uintptr_t)key->userdata - 1;
+}
+
+static void clear_keys (struct build *b, unsigned count)
+{
+    for (unsigned i = 0; i < count; i++)
+        b->keys[i]->userdata = NULL;
+}
+
+static unsigned number_by_int (int *map, unsigned *count, unsigned key)
+{
+    if (map[key] < 0)
+        map[key] = (int)(*count)++;
+    return (unsigned)map[key];
+}
+
+static hwloc_obj_t core_key (hwloc_topology_t hw, hwloc_obj_t pu)
+{
+    hwloc_obj_t core = hwloc_get_ancestor_obj_by_type (hw, HWLOC_OBJ_CORE, pu);
+    return core ? core : pu;
+}
+
+/* The L2 above the core (so that a core never straddles two L2 domains);
+ * the core itself where there is none. */
+static hwloc_obj_t l2_key (hwloc_topology_t hw, hwloc_obj_t core)
+{
+    hwloc_obj_t l2 = hwloc_get_ancestor_obj_by_type (hw, HWLOC_OBJ_L2CACHE,
+                                                     core);
+    return l2 ? l2 : core;
+}
+
+static hwloc_obj_t l3_obj (hwloc_topology_t hw, hwloc_obj_t l2)
+{
+    return hwloc_get_ancestor_obj_by_type (hw, HWLOC_OBJ_L3CACHE, l2);
+}
+
+static int number_objects (struct build *b)
+{
+    topo_t *t = b->t;
+    hwloc_topology_t hw = t->hw;
+    unsigned n;
+
+    /* core */
+    n = 0;
+    for (unsigned i = 0; i < t->npus; i++)
+        t->pus[i].dom[TOPO_CORE] = number_by_obj (b, &n,
+                                                  core_key (hw, b->pu_obj[i]));
+    clear_keys (b, n);
+    t->ndom[TOPO_CORE] = n;
+
+    /* l2 */
+    n = 0;
+    for (unsigned i = 0; i < t->npus; i++) {
+        hwloc_obj_t key = l2_key (hw, core_key (hw, b->pu_obj[i]));
+        t->pus[i].dom[TOPO_L2] = number_by_obj (b, &n, key);
+    }
+    clear_keys (b, n);
+    t->ndom[TOPO_L2] = n;
+
+    /* package */
+    n = 0;
+    for (unsigned i = 0; i < t->npus; i++) {
+        hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type (hw,
+                                                          HWLOC_OBJ_PACKAGE,
+                                                          b->pu_obj[i]);
+        if (!pkg)
+            pkg = hwloc_get_root_obj (hw);
+        t->pus[i].dom[TOPO_PKG] = number_by_obj (b, &n, pkg);
+    }
+    clear_keys (b, n);
+    t->ndom[TOPO_PKG] = n;
+    return 0;
+}
+
+/* NUMA domains: the NUMA nodes with CPUs in the table, grouped by
+ * identical cpuset; a PU belongs to the smallest group that covers it.
+ * PUs covered by none go to a pseudo domain of their package. */
+static int number_numa (struct build *b)
+{
+    topo_t *t = b->t;
+    hwloc_topology_t hw = t->hw;
+    int nnodes = hwloc_get_nbobjs_by_type (hw, HWLOC_OBJ_NUMANODE);
+    unsigned ngroups = 0;
+    hwloc_bitmap_t *gcpus = NULL;
+    hwloc_bitmap_t *gnodes = NULL;
+    int *gweight = NULL;
+    int *group_dom = NULL;
+    int *pkg_dom = NULL;
+    unsigned n = 0;
+    int rc = -1;
+
+    if (nnodes < 0)
+        nnodes = 0;
+    if (!(gcpus = calloc (nnodes + 1, sizeof (*gcpus)))
+        || !(gnodes = calloc (nnodes + 1, sizeof (*gnodes)))
+        || !(gweight = calloc (nnodes + 1, sizeof (*gweight)))
+        || !(group_dom = malloc ((nnodes + 1) * sizeof (*group_dom)))
+        || !(pkg_dom = malloc ((t->ndom[TOPO_PKG] + 1) * sizeof (*pkg_dom))))
+        goto out;
+    for (int i = 0; i < nnodes; i++)
+        group_dom[i] = -1;
+    for (unsigned i = 0; i < t->ndom[TOPO_PKG]; i++)
+        pkg_dom[i] = -1;
+
+    for (int i = 0; i < nnodes; i++) {
+        hwloc_obj_t node = hwloc_get_obj_by_type (hw, HWLOC_OBJ_NUMANODE, i);
+        unsigned g;
+        if (!node->cpuset
+            || !hwloc_bitmap_intersects (node->cpuset, t->cpuset))
+            continue;
+        for (g = 0; g < ngroups; g++)
+            if (hwloc_bitmap_isequal (gcpus[g], node->cpuset))
+                break;
+        if (g == ngroups) {
+            if (!(gcpus[g] = hwloc_bitmap_dup (node->cpuset))
+                || !(gnodes[g] = hwloc_bitmap_alloc ()))
+                goto out;
+            gweight[g] = hwloc_bitmap_weight (gcpus[g]);
+            ngroups++;
+        }
+        if (hwloc_bitmap_set (gnodes[g], node->os_index) < 0)
+            goto out;
+    }
+
+    /* at most one domain per group plus one per package */
+    if (!(t->numa_nodesets = calloc (ngroups + t->ndom[TOPO_PKG],
+                                     sizeof (*t->numa_nodesets)))
+        || !(t->numa_local = calloc (ngroups + t->ndom[TOPO_PKG],
+                                     sizeof (*t->numa_local))))
+        goto out;
+
+    for (unsigned i = 0; i < t->npus; i++) {
+        unsigned os = t->pus[i].os;
+        int best = -1;
+        unsigned dom;
+        for (unsigned g = 0; g < ngroups; g++) {
+            if (hwloc_bitmap_isset (gcpus[g], os)
+                && (best < 0 || gweight[g] < gweight[best]))
+                best = (int)g;
+        }
+        if (best >= 0) {
+            unsigned before = n;
+            dom = number_by_int (group_dom, &n, (unsigned)best);
+            if (n != before) {
+                if (!(t->numa_nodesets[dom] = hwloc_bitmap_dup (gnodes[best])))
+                    goto out_partial;
+                t->numa_local[dom] = true;
+            }
+        }
+        else {
+            unsigned before = n;
+            dom = number_by_int (pkg_dom, &n, t->pus[i].dom[TOPO_PKG]);
+            if (n != before) {
+                if (!(t->numa_nodesets[dom] = hwloc_bitmap_dup (t->nodeset)))
+                    goto out_partial;
+                t->numa_local[dom] = false;
+            }
+        }
+        t->pus[i].dom[TOPO_NUMA] = dom;
+    }
+    t->ndom[TOPO_NUMA] = n;
+    rc = 0;
+    goto out;
+out_partial:
+    t->ndom[TOPO_NUMA] = n;  /* so that topo_destroy frees what exists */
+out:
+    if (gcpus) {
+        for (unsigned g = 0; g < ngroups; g++) {
+            hwloc_bitmap_free (gcpus[g]);
+            hwloc_bitmap_free (gnodes[g]);
+        }
+    }
+    free (gcpus);
+    free (gnodes);
+    free (gweight);
+    free (group_dom);
+    free (pkg_dom);
+    if (rc < 0 && errno == 0)
+        errno = ENOMEM;
+    return rc;
+}
+
+/* L3: the L3 above the L2 domain; where there is none, the NUMA domain
+ * of the PU (its own index space, numbered in the same dense order). */
+static int number_l3 (struct build *b)
+{
+    topo_t *t = b->t;
+    hwloc_topology_t hw = t->hw;
+    int *numa_dom;
+    unsigned n = 0;
+
+    if (!(numa_dom = malloc ((t->ndom[TOPO_NUMA] + 1) * sizeof (*numa_dom))))
+        return -1;
+    for (unsigned i = 0; i < t->ndom[TOPO_NUMA]; i++)
+        numa_dom[i] = -1;
+    for (unsigned i = 0; i < t->npus; i++) {
+        hwloc_obj_t l3 = l3_obj (hw, l2_key (hw, core_key (hw, b->pu_obj[i])));
+        if (l3) {
+            if (!l3->userdata) {
+                b->keys[n] = l3;
+                l3->userdata = (void *)(uintptr_t)(n + 1);
+                n++;
+            }
+            t->pus[i].dom[TOPO_L3] = (unsigned)(uintptr_t)l3->userdata - 1;
+        }
+        else {
+            unsigned d = t->pus[i].dom[TOPO_NUMA];
+            if (numa_dom[d] < 0) {
+                b->keys[n] = NULL;  /* not an object: nothing to clear */
+                numa_dom[d] = (int)n++;
+            }
+            t->pus[i].dom[TOPO_L3] = (unsigned)numa_dom[d];
+        }
+    }
+    for (unsigned i = 0; i < n; i++)
+        if (b->keys[i])
+            b->keys[i]->userdata = NULL;
+    t->ndom[TOPO_L3] = n;
+    free (numa_dom);
+    return 0;
+}
+
+static int build_domsets (topo_t *t)
+{
+    for (int lvl = 0; lvl < TOPO_NLEVELS; lvl++) {
+        if (!(t->domsets[lvl] = calloc (t->ndom[lvl] + 1,
+                                        sizeof (*t->domsets[lvl]))))
+            return -1;
+        for (unsigned i = 0; i < t->ndom[lvl]; i++)
+            if (!(t->domsets[lvl][i] = hwloc_bitmap_alloc ()))
+                return -1;
+        for (unsigned i = 0; i < t->npus; i++)
+            if (hwloc_bitmap_set (t->domsets[lvl][t->pus[i].dom[lvl]],
+                                  t->pus[i].os) < 0)
+                return -1;
+    }
+    return 0;
+}
+
+static int build_pus (struct build *b)
+{
+    topo_t *t = b->t;
+    hwloc_topology_t hw = t->hw;
+    hwloc_const_bitmap_t allowed = hwloc_topology_get_allowed_cpuset (hw);
+    int nobjs = hwloc_get_nbobjs_by_type (hw, HWLOC_OBJ_PU);
+    hwloc_obj_t pu = NULL;
+    unsigned n = 0;
+
+    if (nobjs <= 0)
+        return 0;
+    if (!(t->pus = calloc (nobjs, sizeof (*t->pus)))
+        || !(b->pu_obj = calloc (nobjs, sizeof (*b->pu_obj)))
+        || !(b->keys = calloc (nobjs, sizeof (*b->keys))))
+        return -1;
+    while ((pu = hwloc_get_next_obj_by_type (hw, HWLOC_OBJ_PU, pu))
+           && n < (unsigned)nobjs) {
+        if (!(t->flags & TOPO_WHOLE_SYSTEM)
+            && !hwloc_bitmap_isset (allowed, pu->os_index))
+            continue;
+        b->pu_obj[n] = pu;
+        t->pus[n].os = pu->os_index;
+        t->pus[n].kind = hwloc_cpukinds_get_by_cpuset (hw, pu->cpuset, 0);
+        if (hwloc_bitmap_set (t->cpuset, pu->os_index) < 0)
+            return -1;
+        n++;
+    }
+    t->npus = n;
+    if (n == 0)
+        return 0;
+
+    int last = hwloc_bitmap_last (t->cpuset);
+    t->os_to_index_len = (unsigned)last + 1;
+    if (!(t->os_to_index = malloc (t->os_to_index_len
+                                   * sizeof (*t->os_to_index))))
+        return -1;
+    for (unsigned i = 0; i < t->os_to_index_len; i++)
+        t->os_to_index[i] = -1;
+    for (unsigned i = 0; i < n; i++)
+        t->os_to_index[t->pus[i].os] = (int)i;
+    return 0;
+}
+
+static int build_nodeset (topo_t *t)
+{
+    hwloc_obj_t node = NULL;
+    while ((node = hwloc_get_next_obj_by_type (t->hw, HWLOC_OBJ_NUMANODE,
+                                               node)))
+        if (hwloc_bitmap_set (t->nodeset, node->os_index) < 0)
+            return -1;
+    return 0;
+}
+
+topo_t *topo_from_hw (hwloc_topology_t hw, int flags, const char *src,
+                      pin_error_t *errp)
+{
+    struct build b = { 0 };
+    topo_t *t;
+
+    if (!(t = calloc (1, sizeof (*t)))) {
+        hwloc_topology_destroy (hw);
+        errprintf (errp, "topology '%s': out of memory", src);
+        return NULL;
+    }
+    t->hw = hw;
+    t->flags = flags;
+    b.t = t;
+    errno = 0;
+    if (!(t->cpuset = hwloc_bitmap_alloc ())
+        || !(t->nodeset = hwloc_bitmap_alloc ())
+        || build_nodeset (t) < 0
+        || build_pus (&b) < 0)
+        goto nomem;
+    if (t->npus == 0) {
+        errprintf (errp, "topology '%s': no usable CPU (none is allowed)",
+                   src);
+        errno = ENOENT;
+        goto error;
+    }
+    if (number_objects (&b) < 0 || number_numa (&b) < 0
+        || number_l3 (&b) < 0 || build_domsets (t) < 0)
+        goto nomem;
+    free (b.pu_obj);
+    free (b.keys);
+    return t;
+nomem:
+    if (errno == 0)
+        errno = ENOMEM;
+    errprintf (errp, "topology '%s': %s", src, strerror (errno));
+error:
+    free (b.pu_obj);
+    free (b.keys);
+    topo_destroy (t);
+    return NULL;
+}
+
+static bool is_xml_path (const char *src)
+{
+    size_t len = strlen (src);
+    return strchr (src, '/') != NULL
+           || (len >= 4 && strcmp (src + len - 4, ".xml") == 0);
+}
+
+topo_t *topo_load (const char *src, int flags, pin_error_t *errp)
+{
+    hwloc_topology_t hw;
+
+    if (!src || !*src) {
+        errprintf (errp, "topology '': empty source; expected \"system\", "
+                         "an XML file or a synthetic description");
+        errno = EINVAL;
+        return NULL;
+    }
+    if (topo_hw_init (&hw, flags) < 0) {
+        errprintf (errp, "topology '%s': cannot initialize hwloc: %s", src,
+                   strerror (errno));
+        return NULL;
+    }
+    if (strcmp (src, "system") == 0) {
+        if (hwloc_topology_load (hw) < 0)
+            goto load_error;
+    }
+    else if (is_xml_path (src)) {
+        /* hwloc reports a missing file only vaguely: check it first */
+        if (access (src, R_OK) < 0
+            || hwloc_topology_set_xml (hw, src) < 0
+            || hwloc_topology_load (hw) < 0) {
+            int saved_errno = errno;
+            hwloc_topology_destroy (hw);
+            errprintf (errp, "topology '%s': cannot load XML: %s", src,
+                       strerror (saved_errno));
+            errno = saved_errno;
+            return NULL;
+        }
+    }
+    else {
+        if (hwloc_topology_set_synthetic (hw, src) < 0) {
+            hwloc_topology_destroy (hw);
+            errprintf (errp, "topology '%s': invalid synthetic description",
+                       src);
+            errno = EINVAL;
+            return NULL;
+        }
+        if (hwloc_topology_load (hw) < 0)
+            goto load_error;
+    }
+    return topo_from_hw (hw, flags, src, errp);
+load_error: {
+        int saved_errno = errno;
+        hwloc_topology_destroy (hw);
+        errprintf (errp, "topology '%s': cannot load: %s", src,
+                   strerror (saved_errno));
+        errno = saved_errno;
+        return NULL;
+    }
+}
+
+/* ---- accessors ---------------------------------------------------------- */
+
+unsigned topo_npus (const topo_t *t)
+{
+    return t ? t->npus : 0;
+}
+
+const struct topo_pu *topo_pu (const topo_t *t, unsigned i)
+{
+    if (!t || i >= t->npus) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return &t->pus[i];
+}
+
+int topo_pu_index (const topo_t *t, unsigned os)
+{
+    if (!t || os >= t->os_to_index_len)
+        return -1;
+    return t->os_to_index[os];
+}
+
+unsigned topo_ndomains (const topo_t *t, enum topo_level level)
+{
+    if (!t || (int)level < 0 || level >= TOPO_NLEVELS)
+        return 0;
+    return t->ndom[level];
+}
+
+hwloc_const_bitmap_t topo_domain_cpuset (const topo_t *t,
+                                         enum topo_level level,
+                                         unsigned i)
+{
+    if (!t || (int)level < 0 || level >= TOPO_NLEVELS || i >= t->ndom[level]) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return t->domsets[level][i];
+}
+
+hwloc_const_bitmap_t topo_numa_nodeset (const topo_t *t, unsigned i)
+{
+    if (!t || i >= t->ndom[TOPO_NUMA]) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return t->numa_nodesets[i];
+}
+
+bool topo_numa_is_local (const topo_t *t, unsigned i)
+{
+    if (!t || i >= t->ndom[TOPO_NUMA])
+        return false;
+    return t->numa_local[i];
+}
+
+hwloc_const_bitmap_t topo_cpuset (const topo_t *t)
+{
+    return t ? t->cpuset : NULL;
+}
+
+hwloc_const_bitmap_t topo_nodeset (const topo_t *t)
+{
+    return t ? t->nodeset : NULL;
+}

@@ -1,0 +1,43 @@
+/* topo_private.h - internals shared by the files of libtopo (not a
+ * contract: nothing outside src/common/libtopo/ includes this).
+ */
+#ifndef PIN_TOPO_PRIVATE_H
+#define PIN_TOPO_PRIVATE_H
+
+#include <hwloc.h>
+
+#include "topo.h"
+
+/* Name of the root info attribute that carries the cache fingerprint. */
+#define TOPO_FINGERPRINT_INFO "SlurmPinFingerprint"
+
+struct topo {
+    hwloc_topology_t hw;
+    int flags;
+
+    unsigned npus;
+    struct topo_pu *pus;
+    int *os_to_index;               /* indexed by OS index, -1 if absent */
+    unsigned os_to_index_len;
+
+    unsigned ndom[TOPO_NLEVELS];
+    hwloc_bitmap_t *domsets[TOPO_NLEVELS];
+    hwloc_bitmap_t *numa_nodesets;  /* ndom[TOPO_NUMA] entries */
+    bool *numa_local;               /* ndom[TOPO_NUMA] entries */
+
+    hwloc_bitmap_t cpuset;
+    hwloc_bitmap_t nodeset;
+};
+
+/* Create an hwloc topology handle with the project's filters and flags
+ * (no I/O objects, no instruction caches, TOPO_WHOLE_SYSTEM honoured).
+ * Returns -1 with errno set; caller destroys *hw on success. */
+int topo_hw_init (hwloc_topology_t *hw, int flags);
+
+/* Build the flattened model from a loaded hwloc topology.  Takes
+ * ownership of `hw` in every case (destroyed on failure).  `src` names
+ * the source in error messages. */
+topo_t *topo_from_hw (hwloc_topology_t hw, int flags, const char *src,
+                      pin_error_t *errp);
+
+#endif /* !PIN_TOPO_PRIVATE_H */
