@@ -1,0 +1,176 @@
+#!/bin/bash
+# Run every test of slurm-pin, from a fresh Debian 12 machine, as root.
+#
+#   contrib/test-all.sh
+#
+# Stages, each announced by a "==== ... ====" header:
+#   1. install the Debian packages (contrib/install-deps.sh)
+#   2. ./autogen.sh
+#   3. build in build/ with --enable-werror, then 'make check' there
+#      (unit tests of every library and the integration tests in t/)
+#   4. build in build-sanitize/ with ASan+UBSan, run the unit tests
+#   5. the qemu tier, t/vm/run-tests.sh, when it exists
+# A test failure does not stop the later stages; a failed build does.
+# For each failed 'make check' the test-suite.log files with failures are
+# printed.  The last line is the summary CI reads:
+#   N passed, N failed, N skipped
+# counted over the :test-result: lines of automake's .trs files (one per
+# TAP test case, one per plain test program); PASS and XFAIL count as
+# passed, FAIL, XPASS and ERROR as failed, SKIP as skipped.  A stage that
+# fails outside any test (a build; a check stage or the qemu tier failing
+# with no failed test result to show for it) counts as one more failure,
+# so "0 failed" always means everything worked.
+# Exit status: 0 only if nothing failed.
+#
+# Environment: JOBS (default 2) for make -j.
+set -uo pipefail
+
+cd "$(dirname "$0")/.." || exit 1
+top=$PWD
+jobs=${JOBS:-2}
+stage_failures=0
+failed_stages=()
+
+header () {
+    printf '\n==== %s ====\n' "$*"
+}
+
+# Run a command with its output in a log file; print the log on failure.
+run_logged () {
+    local log=$1
+    shift
+    if "$@" >"$log" 2>&1; then
+        return 0
+    fi
+    echo "FAILED: $* (output follows, also in $log)"
+    cat "$log"
+    return 1
+}
+
+stage_failed () {
+    stage_failures=$((stage_failures + 1))
+    failed_stages+=("$1")
+    echo "stage failed: $1"
+}
+
+# Print every test-suite.log under $1 that records a failure.
+show_failed_logs () {
+    local log
+    while IFS= read -r log; do
+        if grep -Eq '^# (FAIL|XPASS|ERROR): +[1-9]' "$log"; then
+            printf '\n---- %s ----\n' "$log"
+            cat "$log"
+        fi
+    done < <(find "$1" -name test-suite.log 2>/dev/null | sort)
+}
+
+# Drop results of earlier runs so the summary counts this run only.
+clean_results () {
+    find "$1" \( -name '*.trs' -o -name 'test-suite.log' \) -delete \
+        2>/dev/null
+    return 0
+}
+
+# Print the :test-result: values of every .trs file of this run.
+results () {
+    find build build-sanitize -name '*.trs' 2>/dev/null | sort \
+        | xargs -r sed -n 's/^:test-result: *\([A-Z]*\).*/\1/p'
+}
+
+failed_results () {
+    results | grep -Ec '^(FAIL|XPASS|ERROR)$'
+}
+
+# A test stage failed: it counts as one more failure only when no failed
+# test result appeared during it (e.g. a test program did not build).
+test_stage_failed () {
+    local name=$1 before=$2
+    failed_stages+=("$name")
+    echo "stage failed: $name"
+    if (($(failed_results) == before)); then
+        stage_failures=$((stage_failures + 1))
+    fi
+}
+
+summary () {
+    local pass=0 fail=0 skip=0 result
+    while IFS= read -r result; do
+        case $result in
+            PASS | XFAIL) pass=$((pass + 1)) ;;
+            FAIL | XPASS | ERROR) fail=$((fail + 1)) ;;
+            SKIP) skip=$((skip + 1)) ;;
+        esac
+    done < <(results)
+    fail=$((fail + stage_failures))
+    header "summary"
+    if ((${#failed_stages[@]})); then
+        echo "failed stages: ${failed_stages[*]}"
+    fi
+    echo "$pass passed, $fail failed, $skip skipped"
+    ((fail == 0))
+}
+
+finish () {
+    summary
+    exit $?
+}
+
+# Configure and build in directory $1 with configure options $2...
+build_tree () {
+    local dir=$1
+    shift
+    mkdir -p "$dir" || return 1
+    clean_results "$dir"
+    (cd "$dir" && run_logged configure.out ../configure "$@") \
+        && run_logged "$dir/make.out" make -C "$dir" -j"$jobs"
+}
+
+header "install dependencies (contrib/install-deps.sh)"
+if ! contrib/install-deps.sh; then
+    stage_failed "install-deps"
+    finish
+fi
+
+header "autogen (./autogen.sh)"
+if ! run_logged "$top/autogen.log" ./autogen.sh; then
+    stage_failed "autogen"
+    finish
+fi
+
+header "build (build/, --enable-werror)"
+if ! build_tree build --enable-werror; then
+    stage_failed "build"
+    finish
+fi
+echo "built: build/src/cmd/slurm-pin"
+
+header "check (make check in build/: unit tests and t/)"
+before=$(failed_results)
+if ! make -C build -k -j"$jobs" check; then
+    show_failed_logs build
+    test_stage_failed "check" "$before"
+fi
+
+header "sanitizers (build-sanitize/, ASan+UBSan, unit tests)"
+if ! build_tree build-sanitize --enable-werror --enable-sanitizers; then
+    stage_failed "sanitize-build"
+else
+    before=$(failed_results)
+    if ! make -C build-sanitize/src/common -k -j"$jobs" check; then
+        show_failed_logs build-sanitize
+        test_stage_failed "sanitize-check" "$before"
+    fi
+fi
+
+if test -x t/vm/run-tests.sh; then
+    header "qemu guest (t/vm/run-tests.sh)"
+    before=$(failed_results)
+    if ! t/vm/run-tests.sh; then
+        show_failed_logs build
+        test_stage_failed "vm" "$before"
+    fi
+else
+    header "qemu guest: t/vm/run-tests.sh not present yet, nothing to run"
+fi
+
+finish
