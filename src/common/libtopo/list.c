@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topo.h"
+#include "topo_private.h"
 
 /* Up to 5 digits per number: a CPU id below 100000. */
 #define LIST_ELEM "[0-9]{1,5}(-[0-9]{1,5})?"
@@ -48,17 +48,18 @@ static void quote (char *buf, size_t size, const char *s)
     buf[i] = '\0';
 }
 
-static int malformed (pin_error_t *errp, const char *s)
+static int malformed (pin_error_t *errp, const char *what, const char *s)
 {
     char q[48];
     quote (q, sizeof (q), s);
-    errprintf (errp, "'%s': malformed CPU list; expected the kernel list "
-                     "format, e.g. 0-3,8", q);
+    errprintf (errp, "'%s': malformed %s; expected the kernel list "
+                     "format, e.g. 0-3,8", q, what);
     errno = EINVAL;
     return -1;
 }
 
-int topo_list_parse (const char *s, hwloc_bitmap_t set, pin_error_t *errp)
+int topo_list_parse_what (const char *s, hwloc_bitmap_t set,
+                          const char *what, pin_error_t *errp)
 {
     hwloc_bitmap_t result = NULL;
     hwloc_bitmap_t elem = NULL;
@@ -68,7 +69,7 @@ int topo_list_parse (const char *s, hwloc_bitmap_t set, pin_error_t *errp)
 
     if (!s || !set) {
         errno = EINVAL;
-        return errprintf (errp, "CPU list: missing argument");
+        return errprintf (errp, "%s: missing argument", what);
     }
     if (*s == '\0' || (s[0] == '\n' && s[1] == '\0')) {
         hwloc_bitmap_zero (set);
@@ -76,7 +77,7 @@ int topo_list_parse (const char *s, hwloc_bitmap_t set, pin_error_t *errp)
     }
     size_t len = strlen (s);
     if (len > LIST_MAX_LEN)
-        return malformed (errp, s);
+        return malformed (errp, what, s);
     pthread_once (&list_re_once, list_re_compile);
     if (list_re_rc != 0) {
         errno = ENOMEM;
@@ -91,7 +92,7 @@ int topo_list_parse (const char *s, hwloc_bitmap_t set, pin_error_t *errp)
         copy[len - 1] = '\0';
     if (regexec (&list_re, copy, 0, NULL, 0) != 0) {
         free (copy);
-        return malformed (errp, s);
+        return malformed (errp, what, s);
     }
 
     if (!(result = hwloc_bitmap_alloc ()) || !(elem = hwloc_bitmap_alloc ())) {
@@ -106,7 +107,7 @@ int topo_list_parse (const char *s, hwloc_bitmap_t set, pin_error_t *errp)
         if (hwloc_bitmap_list_sscanf (elem, tok) < 0
             || hwloc_bitmap_iszero (elem) || hwloc_bitmap_isfull (elem)
             || hwloc_bitmap_weight (elem) < 0) {
-            malformed (errp, s);
+            malformed (errp, what, s);
             goto out;
         }
         if (hwloc_bitmap_or (result, result, elem) < 0) {
@@ -126,6 +127,11 @@ out:
     hwloc_bitmap_free (elem);
     free (copy);
     return rc;
+}
+
+int topo_list_parse (const char *s, hwloc_bitmap_t set, pin_error_t *errp)
+{
+    return topo_list_parse_what (s, set, "CPU list", errp);
 }
 
 char *topo_list_format (hwloc_const_bitmap_t set)

@@ -10,6 +10,9 @@
 
 #include "topo_private.h"
 
+/* The model uses Core, L2, L3, NUMA and Package objects: everything
+ * else that hwloc can leave out (I/O, instruction and L1 caches, Misc) is
+ * left out, which makes loads and the cached XML faster and smaller. */
 int topo_hw_init (hwloc_topology_t *hwp, int flags)
 {
     hwloc_topology_t hw;
@@ -28,7 +31,11 @@ int topo_hw_init (hwloc_topology_t *hwp, int flags)
                < 0
         || hwloc_topology_set_icache_types_filter (hw,
                                                    HWLOC_TYPE_FILTER_KEEP_NONE)
-               < 0) {
+               < 0
+        || hwloc_topology_set_type_filter (hw, HWLOC_OBJ_L1CACHE,
+                                           HWLOC_TYPE_FILTER_KEEP_NONE) < 0
+        || hwloc_topology_set_type_filter (hw, HWLOC_OBJ_MISC,
+                                           HWLOC_TYPE_FILTER_KEEP_NONE) < 0) {
         int saved_errno = errno;
         hwloc_topology_destroy (hw);
         errno = saved_errno;
@@ -459,7 +466,9 @@ topo_t *topo_load (const char *src, int flags, pin_error_t *errp)
             int saved_errno = errno;
             hwloc_topology_destroy (hw);
             errprintf (errp, "topology '%s': cannot load XML: %s", src,
-                       strerror (saved_errno));
+                       saved_errno == EINVAL
+                           ? "not a valid hwloc XML topology"
+                           : strerror (saved_errno));
             errno = saved_errno;
             return NULL;
         }

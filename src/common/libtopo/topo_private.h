@@ -40,4 +40,9 @@ int topo_hw_init (hwloc_topology_t *hw, int flags);
 topo_t *topo_from_hw (hwloc_topology_t hw, int flags, const char *src,
                       pin_error_t *errp);
 
+/* topo_list_parse() with `what` ("CPU list", "Slurm core list") naming
+ * the kind of list in the error message. */
+int topo_list_parse_what (const char *s, hwloc_bitmap_t set,
+                          const char *what, pin_error_t *errp);
+
 #endif /* !PIN_TOPO_PRIVATE_H */

@@ -1,0 +1,254 @@
+/* cache.c - this machine's topology through a fingerprinted XML cache
+ *
+ * A slurmstepd runs per job step; live hwloc discovery costs tens to
+ * hundreds of milliseconds on big nodes, loading an XML export a few.
+ * The export records a fingerprint of the machine it describes as an
+ * info attribute of the root object; a cache whose fingerprint differs
+ * from the running machine, or that cannot be parsed, is rediscovered
+ * and rewritten.  A cache that cannot be written costs speed, never
+ * correctness: the live topology is returned.
+ */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "topo_private.h"
+
+/* Bump when the cache's meaning changes (filters, flags, model). */
+#define TOPO_CACHE_FORMAT 1
+
+/* Read the first line of a small file into buf (newline stripped);
+ * "-" if it cannot be read. */
+static void read_line (const char *path, char *buf, size_t size)
+{
+    FILE *f = fopen (path, "re");
+    size_t len;
+
+    snprintf (buf, size, "-");
+    if (!f)
+        return;
+    if (fgets (buf, (int)size, f)) {
+        len = strlen (buf);
+        if (len > 0 && buf[len - 1] == '\n')
+            buf[len - 1] = '\0';
+        if (buf[0] == '\0')
+            snprintf (buf, size, "-");
+    }
+    else
+        snprintf (buf, size, "-");
+    fclose (f);
+}
+
+char *topo_system_fingerprint (void)
+{
+    struct utsname u;
+    char cpus[4096];
+    char nodes[1024];
+    char boot[64];
+    unsigned v = hwloc_get_api_version ();
+    char *s = NULL;
+
+    if (uname (&u) < 0)
+        return NULL;
+    read_line ("/sys/devices/system/cpu/online", cpus, sizeof (cpus));
+    read_line ("/sys/devices/system/node/online", nodes, sizeof (nodes));
+    read_line ("/proc/sys/kernel/random/boot_id", boot, sizeof (boot));
+    /* hwloc exposes its API version at run time, not its release */
+    if (asprintf (&s, "format=%d;host=%s;kernel=%s;cpus=%s;nodes=%s;"
+                      "boot=%s;hwloc-api=0x%x",
+                  TOPO_CACHE_FORMAT, u.nodename, u.release, cpus, nodes,
+                  boot, v) < 0)
+        return NULL;
+    return s;
+}
+
+/* Set (or replace) the fingerprint info of the root object. */
+static int set_fingerprint (hwloc_topology_t hw, const char *fp)
+{
+    hwloc_obj_t root = hwloc_get_root_obj (hw);
+
+    for (unsigned i = 0; i < root->infos_count; i++) {
+        if (root->infos[i].name
+            && strcmp (root->infos[i].name, TOPO_FINGERPRINT_INFO) == 0) {
+            char *value = strdup (fp);
+            if (!value)
+                return -1;
+            free (root->infos[i].value);
+            root->infos[i].value = value;
+            return 0;
+        }
+    }
+    return hwloc_obj_add_info (root, TOPO_FINGERPRINT_INFO, fp);
+}
+
+/* mkdir -p the directory part of path, new directories mode 0755. */
+static int make_parent_dirs (const char *path)
+{
+    char dir[PATH_MAX];
+    char *p;
+
+    if (snprintf (dir, sizeof (dir), "%s", path) >= (int)sizeof (dir)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if (!(p = strrchr (dir, '/')) || p == dir)
+        return 0;
+    *p = '\0';
+    for (p = dir + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir (dir, 0755) < 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    }
+    if (mkdir (dir, 0755) < 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+/* Write buf to path atomically: a temporary file in the same directory,
+ * mode 0644, fsync, rename. */
+static int write_atomic (const char *path, const char *buf, size_t len)
+{
+    char tmp[PATH_MAX];
+    int fd;
+    size_t off = 0;
+
+    if (snprintf (tmp, sizeof (tmp), "%s.XXXXXX", path) >= (int)sizeof (tmp)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if ((fd = mkstemp (tmp)) < 0)
+        return -1;
+    while (off < len) {
+        ssize_t n = write (fd, buf + off, len - off);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            goto error;
+        }
+        off += (size_t)n;
+    }
+    if (fchmod (fd, 0644) < 0 || fsync (fd) < 0)
+        goto error;
+    if (close (fd) < 0) {
+        fd = -1;
+        goto error;
+    }
+    fd = -1;
+    if (rename (tmp, path) < 0)
+        goto error;
+    return 0;
+error: {
+        int saved_errno = errno;
+        if (fd >= 0)
+            close (fd);
+        unlink (tmp);
+        errno = saved_errno;
+        return -1;
+    }
+}
+
+int topo_export_xml (const topo_t *t, const char *path, pin_error_t *errp)
+{
+    hwloc_topology_t dup = NULL;
+    char *fp = NULL;
+    char *buf = NULL;
+    int len = 0;
+    int rc = -1;
+
+    if (!t || !path || !*path) {
+        errno = EINVAL;
+        return errprintf (errp, "topology export: missing argument");
+    }
+    /* export a copy: the caller's topology stays untouched */
+    if (!(fp = topo_system_fingerprint ())
+        || hwloc_topology_dup (&dup, t->hw) < 0
+        || set_fingerprint (dup, fp) < 0) {
+        errprintf (errp, "topology export to '%s': %s", path,
+                   strerror (errno));
+        goto out;
+    }
+    if (hwloc_topology_export_xmlbuffer (dup, &buf, &len, 0) < 0 || len < 1) {
+        errprintf (errp, "topology export to '%s': hwloc cannot export: %s",
+                   path, strerror (errno));
+        goto out;
+    }
+    /* hwloc counts the terminating NUL in len */
+    if (write_atomic (path, buf, strlen (buf)) < 0) {
+        errprintf (errp, "topology export to '%s': %s", path,
+                   strerror (errno));
+        goto out;
+    }
+    rc = 0;
+out:
+    if (buf)
+        hwloc_free_xmlbuffer (dup, buf);
+    if (dup)
+        hwloc_topology_destroy (dup);
+    free (fp);
+    return rc;
+}
+
+/* Load the cache if it is a readable hwloc XML file recorded on this
+ * very machine; NULL (quietly) otherwise. */
+static topo_t *load_cache (const char *path, const char *fp)
+{
+    hwloc_topology_t hw;
+    struct stat st;
+    const char *recorded;
+
+    if (!fp || stat (path, &st) < 0 || !S_ISREG (st.st_mode))
+        return NULL;
+    if (topo_hw_init (&hw, TOPO_WHOLE_SYSTEM) < 0)
+        return NULL;
+    if (hwloc_topology_set_xml (hw, path) < 0
+        || hwloc_topology_load (hw) < 0
+        || !(recorded = hwloc_obj_get_info_by_name (hwloc_get_root_obj (hw),
+                                                    TOPO_FINGERPRINT_INFO))
+        || strcmp (recorded, fp) != 0) {
+        hwloc_topology_destroy (hw);
+        return NULL;
+    }
+    return topo_from_hw (hw, TOPO_WHOLE_SYSTEM, path, NULL);
+}
+
+topo_t *topo_load_cached (const char *cache_path, bool *refreshed,
+                          pin_error_t *errp)
+{
+    topo_t *t;
+    char *fp;
+
+    if (refreshed)
+        *refreshed = false;
+    if (!cache_path || !*cache_path) {
+        errno = EINVAL;
+        errprintf (errp, "topology cache: empty path");
+        return NULL;
+    }
+    fp = topo_system_fingerprint ();
+    if ((t = load_cache (cache_path, fp))) {
+        free (fp);
+        return t;
+    }
+    free (fp);
+    if (!(t = topo_load ("system", TOPO_WHOLE_SYSTEM, errp)))
+        return NULL;
+    /* not being able to write the cache is not an error */
+    if (make_parent_dirs (cache_path) == 0
+        && topo_export_xml (t, cache_path, NULL) == 0) {
+        if (refreshed)
+            *refreshed = true;
+    }
+    return t;
+}

@@ -1,0 +1,75 @@
+/* slurm.c - Slurm's abstract core ids to OS CPU numbers
+ *
+ * Slurm 22.05's slurmd numbers cores densely: the N-th Core object of
+ * its hwloc topology (sockets in logical order, cores below each in
+ * logical order, which is the Core objects' own logical order), loaded
+ * with disallowed PUs included; task/cgroup gives a core all of its
+ * PUs.  See doc/topology.md for the source references and the cases
+ * where Slurm's own mapping goes astray.
+ */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+
+#include "topo_private.h"
+
+int topo_slurm_cores_to_cpuset (const topo_t *t, const char *cores,
+                                hwloc_bitmap_t cpus, pin_error_t *errp)
+{
+    hwloc_bitmap_t ids = NULL;
+    hwloc_bitmap_t result = NULL;
+    hwloc_obj_type_t type = HWLOC_OBJ_CORE;
+    int ncores;
+    int id;
+    int rc = -1;
+
+    if (!t || !cores || !cpus) {
+        errno = EINVAL;
+        return errprintf (errp, "Slurm core list: missing argument");
+    }
+    if (!(ids = hwloc_bitmap_alloc ()) || !(result = hwloc_bitmap_alloc ())) {
+        errno = ENOMEM;
+        errprintf (errp, "Slurm core list: out of memory");
+        goto out;
+    }
+    if (topo_list_parse_what (cores, ids, "Slurm core list", errp) < 0)
+        goto out;
+
+    /* A machine without Core objects: every PU is a core (topo.h). */
+    ncores = hwloc_get_nbobjs_by_type (t->hw, HWLOC_OBJ_CORE);
+    if (ncores <= 0) {
+        type = HWLOC_OBJ_PU;
+        ncores = hwloc_get_nbobjs_by_type (t->hw, HWLOC_OBJ_PU);
+    }
+    if ((id = hwloc_bitmap_last (ids)) >= ncores) {
+        errno = ERANGE;
+        errprintf (errp, "Slurm core id %d (in '%.40s') out of range; "
+                         "this node has %d cores, 0-%d", id, cores,
+                   ncores, ncores - 1);
+        goto out;
+    }
+    hwloc_bitmap_foreach_begin (id, ids) {
+        hwloc_obj_t core = hwloc_get_obj_by_type (t->hw, type, (unsigned)id);
+        if (core && core->cpuset
+            && hwloc_bitmap_or (result, result, core->cpuset) < 0) {
+            errno = ENOMEM;
+            errprintf (errp, "Slurm core list: out of memory");
+            goto out;
+        }
+    }
+    hwloc_bitmap_foreach_end ();
+    /* PUs outside the table (disallowed ones without TOPO_WHOLE_SYSTEM)
+     * are not returned */
+    if (hwloc_bitmap_and (result, result, t->cpuset) < 0
+        || hwloc_bitmap_copy (cpus, result) < 0) {
+        errno = ENOMEM;
+        errprintf (errp, "Slurm core list: out of memory");
+        goto out;
+    }
+    rc = 0;
+out:
+    hwloc_bitmap_free (ids);
+    hwloc_bitmap_free (result);
+    return rc;
+}
