@@ -10,7 +10,13 @@
  * in plugstack.conf override pin.conf.
  *
  * Errors are one line with the file and line number:
- *   "/etc/slurm/pin.conf:12: DefaultPolicy=numa-locl: unknown policy; known: ..."
+ *   "/etc/slurm/pin.conf:12: DefaultPolicy=numa-locl: unknown policy ..."
+ * Lines are read into a bounded buffer (PIN_CONF_LINE_MAX): a longer line,
+ * a NUL byte or a control character other than TAB is an error, never a
+ * silent truncation.  '#' starts a comment anywhere on a line, so values
+ * cannot contain '#'.  Paths must be absolute, without '..' components.
+ * Every load works on a copy: on failure `conf` is left as it was.
+ * The full reference is doc/pin.conf.5.
  */
 #ifndef PIN_CONF_H
 #define PIN_CONF_H
@@ -21,6 +27,15 @@
 #include "libutil/errprintf.h"
 
 #define PIN_CONF_DEFAULT_PATH "/etc/slurm/pin.conf"
+#define PIN_CONF_DEFAULT_TOPOLOGY_CACHE "/var/cache/slurm-pin/topology.xml"
+#define PIN_CONF_DEFAULT_STATE_DIR "/run/slurm-pin"
+
+/* A pin.conf line may hold at most PIN_CONF_LINE_MAX - 1 characters. */
+#define PIN_CONF_LINE_MAX 8192
+
+/* allowed_policies for AllowedPolicies=all: every policy, present or
+ * future. */
+#define PIN_CONF_ALLOW_ALL (~0u)
 
 struct pin_conf {
     char path[PATH_MAX];          /* pin.conf in use ("" if none) */
@@ -37,21 +52,27 @@ struct pin_conf {
 void pin_conf_defaults (struct pin_conf *conf);
 
 /* Read a pin.conf file over the current values.  A missing file is an
- * error only if `must_exist`.  Returns -1 with errp "FILE:LINE: ..." on the
- * first bad line (unknown key, bad value, missing '=').
+ * error only if `must_exist` (otherwise 0 and `conf` unchanged).  Returns -1
+ * with errno EINVAL and errp "FILE:LINE: Key=Value: what is wrong; what is
+ * valid" on the first bad line (unknown or duplicate key, bad or empty
+ * value, missing '=', over-long line, NUL or control character), or when
+ * DefaultPolicy is not in AllowedPolicies after the whole file.  On
+ * success conf->path is set to `path`.  Nothing to free.
  */
 int pin_conf_load_file (struct pin_conf *conf, const char *path,
                         bool must_exist, pin_error_t *errp);
 
 /* Apply plugstack.conf arguments (argv as SPANK passes them).  `conf=PATH`
- * loads that file first (it must exist); the other arguments override it.
- * Without conf=, PIN_CONF_DEFAULT_PATH is read if it exists.
+ * (absolute) loads that file first (it must exist); the other arguments
+ * override it, each key at most once.  Without conf=, PIN_CONF_DEFAULT_PATH
+ * is read if it exists.  DefaultPolicy is checked against AllowedPolicies
+ * once everything is applied.  av is not modified; nothing to free.
  * Errors: "plugstack.conf argument 'foo=1': unknown key; known: ...".
  */
 int pin_conf_load_args (struct pin_conf *conf, int ac, char **av,
                         pin_error_t *errp);
 
-/* Is `policy` allowed by the site? */
+/* Is `policy` (an enum place_policy) allowed by the site? */
 bool pin_conf_policy_allowed (const struct pin_conf *conf, int policy);
 
 #endif /* !PIN_CONF_H */

@@ -1,0 +1,746 @@
+/* conf.c - one parser for pin.conf and plugstack.conf arguments
+ *
+ * The file is read byte by byte into a bounded line buffer: a line that
+ * does not fit, a NUL byte or a control character is an error naming the
+ * line, never a silent truncation.  Loads work on a copy of the caller's
+ * struct, so a failed load leaves it untouched.
+ */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "libplace/place.h"
+#include "conf.h"
+
+/* Shown in messages instead of a long value, so that "what is valid"
+ * still fits the 256-byte error buffer. */
+#define SHOW_MAX 48
+
+#define ORIGIN_MAX 160
+
+struct key;
+
+/* State of one load (a file, or plugstack arguments and their file). */
+struct ctx {
+    struct pin_conf *conf;
+    const struct key *seen_key[16];      /* keys set by this source */
+    char seen_origin[16][ORIGIN_MAX];    /* where each was set */
+    int nseen;
+    char dp_origin[ORIGIN_MAX];          /* where DefaultPolicy was set */
+    char ap_origin[ORIGIN_MAX];          /* where AllowedPolicies was set */
+    char ap_text[SHOW_MAX + 4];          /* its value as written */
+    int last_set;                        /* 1 DefaultPolicy, 2 Allowed... */
+};
+
+typedef int (*setter_f) (struct ctx *ctx, const char *value,
+                         char *why, size_t n);
+
+struct key {
+    const char *name;       /* canonical spelling */
+    const char *argname;    /* plugstack spelling (documentation) */
+    const char *defval;     /* default, for messages */
+    setter_f set;
+};
+
+static void show (char *dst, size_t n, const char *value)
+{
+    size_t len = strlen (value);
+    if (len <= SHOW_MAX)
+        snprintf (dst, n, "%s", value);
+    else
+        snprintf (dst, n, "%.*s...", SHOW_MAX, value);
+}
+
+/* ---- value checks ------------------------------------------------------ */
+
+static int check_abs_path (const char *value, size_t max, char *why, size_t n)
+{
+    const char *p;
+
+    if (value[0] != '/') {
+        snprintf (why, n, "not an absolute path; give a path starting "
+                  "with '/'");
+        return -1;
+    }
+    if (strlen (value) >= max) {
+        snprintf (why, n, "path longer than %zu characters; give a shorter "
+                  "path", max - 1);
+        return -1;
+    }
+    for (p = value; *p; p++) {
+        if (p[0] == '/' && p[1] == '.' && p[2] == '.'
+            && (p[3] == '/' || p[3] == '\0')) {
+            snprintf (why, n, "'..' components are not allowed; give the "
+                      "path without them");
+            return -1;
+        }
+        if (iscntrl ((unsigned char)*p)) {
+            snprintf (why, n, "control character in path; give a plain "
+                      "path");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int parse_policy (const char *name, int *policy, char *why, size_t n)
+{
+    enum place_policy p;
+    pin_error_t perr;
+
+    if (place_policy_parse (name, &p, &perr) < 0) {
+        char s[SHOW_MAX + 4];
+        show (s, sizeof (s), name);
+        snprintf (why, n, "unknown policy '%s'; known: %s", s,
+                  place_policy_list ());
+        return -1;
+    }
+    *policy = (int)p;
+    return 0;
+}
+
+static int set_default_policy (struct ctx *ctx, const char *value,
+                               char *why, size_t n)
+{
+    int p;
+
+    if (parse_policy (value, &p, why, n) < 0)
+        return -1;
+    ctx->conf->default_policy = p;
+    return 0;
+}
+
+static int set_allowed_policies (struct ctx *ctx, const char *value,
+                                 char *why, size_t n)
+{
+    char buf[PIN_CONF_LINE_MAX];
+    char *item, *save = NULL;
+    unsigned mask = 0;
+    size_t len = strlen (value);
+
+    if (strcasecmp (value, "all") == 0) {
+        ctx->conf->allowed_policies = PIN_CONF_ALLOW_ALL;
+        return 0;
+    }
+    if (len >= sizeof (buf)) {
+        snprintf (why, n, "list too long");
+        return -1;
+    }
+    if (value[0] == ',' || value[len - 1] == ',' || strstr (value, ",,")) {
+        snprintf (why, n, "empty item in the list; give 'all' or a comma "
+                  "list of: %s", place_policy_list ());
+        return -1;
+    }
+    memcpy (buf, value, len + 1);
+    for (item = strtok_r (buf, ",", &save); item;
+         item = strtok_r (NULL, ",", &save)) {
+        char *end;
+        int p;
+
+        while (isspace ((unsigned char)*item))
+            item++;
+        end = item + strlen (item);
+        while (end > item && isspace ((unsigned char)end[-1]))
+            *--end = '\0';
+        if (*item == '\0') {
+            snprintf (why, n, "empty item in the list; give 'all' or a "
+                      "comma list of: %s", place_policy_list ());
+            return -1;
+        }
+        if (parse_policy (item, &p, why, n) < 0)
+            return -1;
+        if (p < 0 || p >= 32) {
+            snprintf (why, n, "policy number %d out of range", p);
+            return -1;
+        }
+        mask |= 1u << p;
+    }
+    ctx->conf->allowed_policies = mask;
+    return 0;
+}
+
+static int set_cgroup_root (struct ctx *ctx, const char *value,
+                            char *why, size_t n)
+{
+    if (strcasecmp (value, "auto") == 0) {
+        snprintf (ctx->conf->cgroup_root, sizeof (ctx->conf->cgroup_root),
+                  "auto");
+        return 0;
+    }
+    if (check_abs_path (value, sizeof (ctx->conf->cgroup_root), why, n) < 0) {
+        size_t len = strlen (why);
+        snprintf (why + len, n - len, " (or 'auto')");
+        return -1;
+    }
+    snprintf (ctx->conf->cgroup_root, sizeof (ctx->conf->cgroup_root),
+              "%s", value);
+    return 0;
+}
+
+static int set_cgroup_base (struct ctx *ctx, const char *value,
+                            char *why, size_t n)
+{
+    const char *p;
+
+    if (strcmp (value, ".") == 0 || strcmp (value, "..") == 0) {
+        snprintf (why, n, "'.' and '..' are not names; give one directory "
+                  "name of [A-Za-z0-9._-]");
+        return -1;
+    }
+    if (strlen (value) >= sizeof (ctx->conf->cgroup_base)) {
+        snprintf (why, n, "longer than %zu characters; give a shorter name",
+                  sizeof (ctx->conf->cgroup_base) - 1);
+        return -1;
+    }
+    for (p = value; *p; p++) {
+        if (!isalnum ((unsigned char)*p) && *p != '.' && *p != '_'
+            && *p != '-') {
+            snprintf (why, n, "not a single directory name; use only "
+                      "[A-Za-z0-9._-]");
+            return -1;
+        }
+    }
+    snprintf (ctx->conf->cgroup_base, sizeof (ctx->conf->cgroup_base),
+              "%s", value);
+    return 0;
+}
+
+static int set_path (char *dst, size_t size, const char *value,
+                     char *why, size_t n)
+{
+    if (check_abs_path (value, size, why, n) < 0)
+        return -1;
+    snprintf (dst, size, "%s", value);
+    return 0;
+}
+
+static int set_topology_cache (struct ctx *ctx, const char *value,
+                               char *why, size_t n)
+{
+    return set_path (ctx->conf->topology_cache,
+                     sizeof (ctx->conf->topology_cache), value, why, n);
+}
+
+static int set_state_dir (struct ctx *ctx, const char *value,
+                          char *why, size_t n)
+{
+    return set_path (ctx->conf->state_dir, sizeof (ctx->conf->state_dir),
+                     value, why, n);
+}
+
+static int set_verbose (struct ctx *ctx, const char *value,
+                        char *why, size_t n)
+{
+    static const char *yes[] = { "yes", "true", "1", NULL };
+    static const char *no[] = { "no", "false", "0", NULL };
+    int i;
+
+    for (i = 0; yes[i]; i++) {
+        if (strcasecmp (value, yes[i]) == 0) {
+            ctx->conf->verbose = true;
+            return 0;
+        }
+    }
+    for (i = 0; no[i]; i++) {
+        if (strcasecmp (value, no[i]) == 0) {
+            ctx->conf->verbose = false;
+            return 0;
+        }
+    }
+    snprintf (why, n, "not a boolean; use yes, no, true, false, 1 or 0");
+    return -1;
+}
+
+static const struct key keys[] = {
+    { "DefaultPolicy", "default_policy", "none", set_default_policy },
+    { "AllowedPolicies", "allowed_policies", "all", set_allowed_policies },
+    { "CgroupRoot", "cgroup_root", "auto", set_cgroup_root },
+    { "CgroupBase", "cgroup_base", "slurm-pin", set_cgroup_base },
+    { "TopologyCache", "topology_cache", PIN_CONF_DEFAULT_TOPOLOGY_CACHE,
+      set_topology_cache },
+    { "StateDir", "state_dir", PIN_CONF_DEFAULT_STATE_DIR, set_state_dir },
+    { "Verbose", "verbose", "no", set_verbose },
+    { NULL, NULL, NULL, NULL },
+};
+
+#define KEYS_KNOWN "DefaultPolicy, AllowedPolicies, CgroupRoot, CgroupBase, " \
+                   "TopologyCache, StateDir, Verbose"
+
+/* pin.conf: case-insensitive exact match. */
+static const struct key *key_lookup_file (const char *name)
+{
+    int i;
+    for (i = 0; keys[i].name; i++)
+        if (strcasecmp (keys[i].name, name) == 0)
+            return &keys[i];
+    return NULL;
+}
+
+/* plugstack: case-insensitive, '_' ignored. */
+static bool arg_key_equal (const char *a, const char *b)
+{
+    for (;;) {
+        while (*a == '_')
+            a++;
+        while (*b == '_')
+            b++;
+        if (tolower ((unsigned char)*a) != tolower ((unsigned char)*b))
+            return false;
+        if (*a == '\0')
+            return true;
+        a++;
+        b++;
+    }
+}
+
+static const struct key *key_lookup_arg (const char *name)
+{
+    int i;
+    for (i = 0; keys[i].name; i++)
+        if (arg_key_equal (keys[i].name, name))
+            return &keys[i];
+    return NULL;
+}
+
+/* ---- applying one Key=Value -------------------------------------------- */
+
+/* Set key k from `value`.  `where` starts every message ("FILE:LINE:
+ * Key=Value" or "plugstack.conf argument 'k=v'"); `origin` says where the
+ * key was set, for a later duplicate or DefaultPolicy check. */
+static int apply (struct ctx *ctx, const struct key *k, const char *value,
+                  const char *where, const char *origin, pin_error_t *errp)
+{
+    char why[200];
+    int i;
+
+    for (i = 0; i < ctx->nseen; i++) {
+        if (ctx->seen_key[i] == k) {
+            errno = EINVAL;
+            return errprintf (errp, "%s: %s already set (%s); set each key "
+                              "once", where, k->name, ctx->seen_origin[i]);
+        }
+    }
+    if (value[0] == '\0') {
+        errno = EINVAL;
+        return errprintf (errp, "%s: empty value; give a value or leave the "
+                          "key out (default: %s)", where, k->defval);
+    }
+    if (k->set (ctx, value, why, sizeof (why)) < 0) {
+        errno = EINVAL;
+        return errprintf (errp, "%s: %s", where, why);
+    }
+    if (ctx->nseen < (int)(sizeof (ctx->seen_key) / sizeof (ctx->seen_key[0]))) {
+        ctx->seen_key[ctx->nseen] = k;
+        snprintf (ctx->seen_origin[ctx->nseen], ORIGIN_MAX, "%s", origin);
+        ctx->nseen++;
+    }
+    if (k->set == set_default_policy) {
+        snprintf (ctx->dp_origin, sizeof (ctx->dp_origin), "%s", origin);
+        ctx->last_set = 1;
+    }
+    else if (k->set == set_allowed_policies) {
+        char s[SHOW_MAX + 4];
+        show (s, sizeof (s), value);
+        snprintf (ctx->ap_origin, sizeof (ctx->ap_origin), "%s", origin);
+        snprintf (ctx->ap_text, sizeof (ctx->ap_text), "%s", s);
+        ctx->last_set = 2;
+    }
+    return 0;
+}
+
+/* DefaultPolicy must be one of AllowedPolicies, whatever set them. */
+static int check_default_allowed (struct ctx *ctx, const char *fallback,
+                                  pin_error_t *errp)
+{
+    const struct pin_conf *c = ctx->conf;
+    const char *name = place_policy_name ((enum place_policy)c->default_policy);
+    const char *origin = fallback;
+
+    if (pin_conf_policy_allowed (c, c->default_policy))
+        return 0;
+    if (ctx->last_set == 1)
+        origin = ctx->dp_origin;
+    else if (ctx->last_set == 2)
+        origin = ctx->ap_origin;
+    errno = EINVAL;
+    return errprintf (errp, "%s: DefaultPolicy=%s is not in "
+                      "AllowedPolicies=%s; choose an allowed DefaultPolicy "
+                      "or allow %s", origin, name ? name : "?",
+                      ctx->ap_text[0] ? ctx->ap_text : "(inherited)",
+                      name ? name : "it");
+}
+
+static void trim (char **start)
+{
+    char *s = *start, *e;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    e = s + strlen (s);
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+        *--e = '\0';
+    *start = s;
+}
+
+/* Parse one line (comment already stripped or not). */
+static int parse_line (struct ctx *ctx, char *line, const char *origin,
+                       pin_error_t *errp)
+{
+    char *hash = strchr (line, '#');
+    char *eq, *key, *value;
+    const struct key *k;
+    char s[SHOW_MAX + 4];
+
+    if (hash)
+        *hash = '\0';
+    trim (&line);
+    if (*line == '\0')
+        return 0;
+    show (s, sizeof (s), line);
+    if (!(eq = strchr (line, '=')))
+        return errprintf (errp, "%s: '%s': missing '='; lines are Key=Value",
+                          origin, s);
+    *eq = '\0';
+    key = line;
+    value = eq + 1;
+    trim (&key);
+    trim (&value);
+    if (*key == '\0')
+        return errprintf (errp, "%s: '%s': missing key before '='; lines "
+                          "are Key=Value", origin, s);
+    if (!(k = key_lookup_file (key))) {
+        show (s, sizeof (s), key);
+        errno = EINVAL;
+        return errprintf (errp, "%s: %s: unknown key; known: " KEYS_KNOWN,
+                          origin, s);
+    }
+    {
+        char where[ORIGIN_MAX + 2 * SHOW_MAX + 16];
+        char sk[SHOW_MAX + 4], sv[SHOW_MAX + 4];
+        show (sk, sizeof (sk), key);
+        show (sv, sizeof (sv), value);
+        snprintf (where, sizeof (where), "%s: %s=%s", origin, sk, sv);
+        return apply (ctx, k, value, where, origin, errp);
+    }
+}
+
+/* ---- files -------------------------------------------------------------- */
+
+/* Open `path` for reading without blocking on a FIFO and require a regular
+ * file.  Returns a FILE, or NULL with errno (ENOENT for a missing file). */
+static FILE *open_regular (const char *path, pin_error_t *errp)
+{
+    struct stat st;
+    int fd, flags;
+    FILE *f;
+
+    if ((fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0) {
+        if (errno == ENOENT)
+            return NULL;
+        errprintf (errp, "%s: cannot open: %s; give a readable pin.conf",
+                   path, strerror (errno));
+        return NULL;
+    }
+    if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode)) {
+        close (fd);
+        errno = EINVAL;
+        errprintf (errp, "%s: not a regular file; give a pin.conf file",
+                   path);
+        return NULL;
+    }
+    if ((flags = fcntl (fd, F_GETFL)) < 0
+        || fcntl (fd, F_SETFL, flags & ~O_NONBLOCK) < 0
+        || !(f = fdopen (fd, "r"))) {
+        int saved = errno;
+        close (fd);
+        errno = saved;
+        errprintf (errp, "%s: cannot open: %s", path, strerror (errno));
+        return NULL;
+    }
+    return f;
+}
+
+static int load_file (struct ctx *ctx, const char *path, bool must_exist,
+                      pin_error_t *errp)
+{
+    char line[PIN_CONF_LINE_MAX];
+    char origin[ORIGIN_MAX];
+    size_t len = 0;
+    unsigned lineno = 1;
+    int rc = -1;
+    FILE *f;
+    int c;
+
+    if (!path || path[0] == '\0') {
+        errno = EINVAL;
+        return errprintf (errp, "pin.conf path is empty; give a file name");
+    }
+    if (strlen (path) >= sizeof (ctx->conf->path)) {
+        errno = ENAMETOOLONG;
+        return errprintf (errp, "pin.conf path longer than %zu characters",
+                          sizeof (ctx->conf->path) - 1);
+    }
+    if (!(f = open_regular (path, errp))) {
+        if (errno == ENOENT) {
+            if (!must_exist)
+                return 0;
+            return errprintf (errp, "%s: no such file; give an existing "
+                              "pin.conf (see pin.conf(5))", path);
+        }
+        return -1;
+    }
+    for (;;) {
+        c = getc (f);
+        if (c == EOF) {
+            if (ferror (f)) {
+                errprintf (errp, "%s:%u: read error: %s", path, lineno,
+                           strerror (errno));
+                goto out;
+            }
+            if (len == 0)
+                break;
+            c = '\n';           /* last line without newline */
+        }
+        if (c == '\n') {
+            line[len] = '\0';
+            snprintf (origin, sizeof (origin), "%s:%u", path, lineno);
+            if (parse_line (ctx, line, origin, errp) < 0) {
+                errno = EINVAL;
+                goto out;
+            }
+            len = 0;
+            lineno++;
+            if (feof (f))
+                break;
+            continue;
+        }
+        if (c == '\0') {
+            errno = EINVAL;
+            errprintf (errp, "%s:%u: NUL byte in column %zu; pin.conf must "
+                       "be plain text", path, lineno, len + 1);
+            goto out;
+        }
+        if (c != '\t' && iscntrl (c)) {
+            errno = EINVAL;
+            errprintf (errp, "%s:%u: control character 0x%02x in column "
+                       "%zu; pin.conf must be plain text", path, lineno, c,
+                       len + 1);
+            goto out;
+        }
+        if (len + 1 >= sizeof (line)) {
+            errno = EINVAL;
+            errprintf (errp, "%s:%u: line longer than %zu characters; "
+                       "shorten it", path, lineno, sizeof (line) - 1);
+            goto out;
+        }
+        line[len++] = (char)c;
+    }
+    snprintf (ctx->conf->path, sizeof (ctx->conf->path), "%s", path);
+    rc = 0;
+out:
+    {
+        int saved = errno;
+        fclose (f);
+        errno = saved;
+    }
+    return rc;
+}
+
+void pin_conf_defaults (struct pin_conf *conf)
+{
+    memset (conf, 0, sizeof (*conf));
+    conf->default_policy = PLACE_NONE;
+    conf->allowed_policies = PIN_CONF_ALLOW_ALL;
+    snprintf (conf->cgroup_root, sizeof (conf->cgroup_root), "auto");
+    snprintf (conf->cgroup_base, sizeof (conf->cgroup_base), "slurm-pin");
+    snprintf (conf->topology_cache, sizeof (conf->topology_cache), "%s",
+              PIN_CONF_DEFAULT_TOPOLOGY_CACHE);
+    snprintf (conf->state_dir, sizeof (conf->state_dir), "%s",
+              PIN_CONF_DEFAULT_STATE_DIR);
+    conf->verbose = false;
+}
+
+int pin_conf_load_file (struct pin_conf *conf, const char *path,
+                        bool must_exist, pin_error_t *errp)
+{
+    struct ctx ctx;
+    struct pin_conf *tmp;
+    int rc;
+
+    if (!conf) {
+        errno = EINVAL;
+        return errprintf (errp, "pin_conf_load_file: no conf");
+    }
+    if (!(tmp = malloc (sizeof (*tmp))))
+        return errprintf (errp, "out of memory");
+    *tmp = *conf;
+    memset (&ctx, 0, sizeof (ctx));
+    ctx.conf = tmp;
+    rc = load_file (&ctx, path, must_exist, errp);
+    if (rc == 0)
+        rc = check_default_allowed (&ctx, path, errp);
+    if (rc == 0)
+        *conf = *tmp;
+    {
+        int saved = errno;
+        free (tmp);
+        errno = saved;
+    }
+    return rc;
+}
+
+static int arg_split (int index, const char *arg, char *key, size_t ksize,
+                      const char **value, pin_error_t *errp)
+{
+    const char *eq = strchr (arg, '=');
+    char s[SHOW_MAX + 4];
+    const char *p;
+
+    for (p = arg; *p; p++) {
+        if (iscntrl ((unsigned char)*p)) {
+            errno = EINVAL;
+            return errprintf (errp, "plugstack.conf argument %d: control "
+                              "character 0x%02x in column %d; use printable "
+                              "key=value", index + 1, (unsigned char)*p,
+                              (int)(p - arg) + 1);
+        }
+    }
+    show (s, sizeof (s), arg);
+    if (!eq) {
+        errno = EINVAL;
+        return errprintf (errp, "plugstack.conf argument '%s': missing '='; "
+                          "use key=value (e.g. default_policy=numa-local)",
+                          s);
+    }
+    if ((size_t)(eq - arg) >= ksize || eq == arg) {
+        errno = EINVAL;
+        return errprintf (errp, "plugstack.conf argument '%s': unknown key; "
+                          "known: conf, " KEYS_KNOWN, s);
+    }
+    memcpy (key, arg, eq - arg);
+    key[eq - arg] = '\0';
+    *value = eq + 1;
+    return 0;
+}
+
+int pin_conf_load_args (struct pin_conf *conf, int ac, char **av,
+                        pin_error_t *errp)
+{
+    struct ctx ctx;
+    struct pin_conf *tmp;
+    const char *conf_path = NULL;
+    const char *conf_arg = NULL;
+    char key[64];
+    const char *value;
+    int i, rc = -1;
+
+    if (!conf || ac < 0 || (ac > 0 && !av)) {
+        errno = EINVAL;
+        return errprintf (errp, "pin_conf_load_args: invalid arguments");
+    }
+    if (!(tmp = malloc (sizeof (*tmp))))
+        return errprintf (errp, "out of memory");
+    *tmp = *conf;
+    memset (&ctx, 0, sizeof (ctx));
+    ctx.conf = tmp;
+
+    /* conf= first */
+    for (i = 0; i < ac; i++) {
+        char why[200];
+        char s[SHOW_MAX + 4];
+
+        if (!av[i]) {
+            errno = EINVAL;
+            errprintf (errp, "pin_conf_load_args: NULL argument %d", i);
+            goto out;
+        }
+        if (arg_split (i, av[i], key, sizeof (key), &value, errp) < 0)
+            goto out;
+        if (!arg_key_equal (key, "conf"))
+            continue;
+        show (s, sizeof (s), av[i]);
+        if (conf_path) {
+            errno = EINVAL;
+            errprintf (errp, "plugstack.conf argument '%s': conf= already "
+                       "given ('%s'); give it once", s, conf_arg);
+            goto out;
+        }
+        if (value[0] == '\0') {
+            errno = EINVAL;
+            errprintf (errp, "plugstack.conf argument '%s': empty value; "
+                       "give the path of pin.conf", s);
+            goto out;
+        }
+        if (check_abs_path (value, sizeof (conf->path), why,
+                            sizeof (why)) < 0) {
+            errno = EINVAL;
+            errprintf (errp, "plugstack.conf argument '%s': %s", s, why);
+            goto out;
+        }
+        conf_path = value;
+        conf_arg = av[i];
+    }
+    if (conf_path) {
+        if (load_file (&ctx, conf_path, true, errp) < 0)
+            goto out;
+    }
+    else if (load_file (&ctx, PIN_CONF_DEFAULT_PATH, false, errp) < 0)
+        goto out;
+
+    /* the rest override the file: a fresh duplicate check */
+    ctx.nseen = 0;
+    for (i = 0; i < ac; i++) {
+        const struct key *k;
+        char origin[ORIGIN_MAX];
+        char s[SHOW_MAX + 4];
+
+        if (arg_split (i, av[i], key, sizeof (key), &value, errp) < 0)
+            goto out;
+        if (arg_key_equal (key, "conf"))
+            continue;
+        show (s, sizeof (s), av[i]);
+        if (!(k = key_lookup_arg (key))) {
+            errno = EINVAL;
+            errprintf (errp, "plugstack.conf argument '%s': unknown key; "
+                       "known: conf, " KEYS_KNOWN, s);
+            goto out;
+        }
+        snprintf (origin, sizeof (origin), "plugstack.conf argument '%s'",
+                  s);
+        if (apply (&ctx, k, value, origin, origin, errp) < 0) {
+            errno = EINVAL;
+            goto out;
+        }
+    }
+    if (check_default_allowed (&ctx, ctx.conf->path[0] ? ctx.conf->path
+                                                        : "plugstack.conf",
+                               errp) < 0)
+        goto out;
+    *conf = *tmp;
+    rc = 0;
+out:
+    {
+        int saved = errno;
+        free (tmp);
+        errno = saved;
+    }
+    return rc;
+}
+
+bool pin_conf_policy_allowed (const struct pin_conf *conf, int policy)
+{
+    if (!conf || policy < 0 || policy >= 32)
+        return false;
+    return (conf->allowed_policies & (1u << policy)) != 0;
+}
+
+/* vi: ts=4 sw=4 expandtab
+ */

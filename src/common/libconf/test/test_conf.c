@@ -1,0 +1,712 @@
+/* test_conf.c - unit tests for the pin.conf / plugstack argument parser */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "libplace/place.h"
+#include "libconf/conf.h"
+
+static char tmpdir[256];
+static char cfile[300];
+
+static void setup (void)
+{
+    snprintf (tmpdir, sizeof (tmpdir), "%s/test_conf.XXXXXX",
+              getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp");
+    ck_assert_ptr_nonnull (mkdtemp (tmpdir));
+    snprintf (cfile, sizeof (cfile), "%s/pin.conf", tmpdir);
+}
+
+static void teardown (void)
+{
+    char path[320];
+    snprintf (path, sizeof (path), "%s/pin.conf", tmpdir);
+    unlink (path);
+    snprintf (path, sizeof (path), "%s/fifo", tmpdir);
+    unlink (path);
+    snprintf (path, sizeof (path), "%s/dir", tmpdir);
+    rmdir (path);
+    rmdir (tmpdir);
+}
+
+/* Write `len` bytes of text to cfile. */
+static void write_conf_len (const char *text, size_t len)
+{
+    FILE *f = fopen (cfile, "w");
+    ck_assert_ptr_nonnull (f);
+    ck_assert_uint_eq (fwrite (text, 1, len, f), len);
+    ck_assert_int_eq (fclose (f), 0);
+}
+
+static void write_conf (const char *text)
+{
+    write_conf_len (text, strlen (text));
+}
+
+static int policy (const char *name)
+{
+    enum place_policy p;
+    pin_error_t e;
+    ck_assert_msg (place_policy_parse (name, &p, &e) == 0, "%s", e.text);
+    return (int)p;
+}
+
+/* ---- defaults ------------------------------------------------------------ */
+
+START_TEST (test_defaults)
+{
+    struct pin_conf c;
+    pin_conf_defaults (&c);
+    ck_assert_int_eq (c.default_policy, policy ("none"));
+    ck_assert_uint_eq (c.allowed_policies, PIN_CONF_ALLOW_ALL);
+    ck_assert_str_eq (c.cgroup_root, "auto");
+    ck_assert_str_eq (c.cgroup_base, "slurm-pin");
+    ck_assert_str_eq (c.topology_cache, "/var/cache/slurm-pin/topology.xml");
+    ck_assert_str_eq (c.state_dir, "/run/slurm-pin");
+    ck_assert (!c.verbose);
+    ck_assert_str_eq (c.path, "");
+    ck_assert (pin_conf_policy_allowed (&c, policy ("numa-local")));
+    ck_assert (pin_conf_policy_allowed (&c, policy ("random")));
+    ck_assert (!pin_conf_policy_allowed (&c, -1));
+    ck_assert (!pin_conf_policy_allowed (NULL, 0));
+}
+END_TEST
+
+/* ---- good files ------------------------------------------------------------ */
+
+enum field { F_DEFAULT, F_ALLOWED, F_ROOT, F_BASE, F_CACHE, F_STATE, F_VERBOSE };
+
+static void check_field (const struct pin_conf *c, enum field f,
+                         const char *want, const char *text)
+{
+    switch (f) {
+        case F_DEFAULT:
+            ck_assert_msg (c->default_policy == policy (want),
+                           "[%s] default_policy %d, want %s", text,
+                           c->default_policy, want);
+            break;
+        case F_ALLOWED: {
+            /* want: "all" or a comma list of names */
+            unsigned mask = 0;
+            char buf[256], *tok, *save = NULL;
+            if (strcmp (want, "all") == 0)
+                mask = PIN_CONF_ALLOW_ALL;
+            else {
+                snprintf (buf, sizeof (buf), "%s", want);
+                for (tok = strtok_r (buf, ",", &save); tok;
+                     tok = strtok_r (NULL, ",", &save))
+                    mask |= 1u << policy (tok);
+            }
+            ck_assert_msg (c->allowed_policies == mask,
+                           "[%s] allowed 0x%x, want 0x%x", text,
+                           c->allowed_policies, mask);
+            break;
+        }
+        case F_ROOT:
+            ck_assert_str_eq (c->cgroup_root, want);
+            break;
+        case F_BASE:
+            ck_assert_str_eq (c->cgroup_base, want);
+            break;
+        case F_CACHE:
+            ck_assert_str_eq (c->topology_cache, want);
+            break;
+        case F_STATE:
+            ck_assert_str_eq (c->state_dir, want);
+            break;
+        case F_VERBOSE:
+            ck_assert_msg (c->verbose == (strcmp (want, "yes") == 0),
+                           "[%s] verbose %d, want %s", text, c->verbose,
+                           want);
+            break;
+    }
+}
+
+static const struct good_case {
+    const char *text;
+    enum field field;
+    const char *want;
+} good_cases[] = {
+    { "DefaultPolicy=numa-local\n", F_DEFAULT, "numa-local" },
+    { "defaultpolicy=numa-spread\n", F_DEFAULT, "numa-spread" },
+    { "  DEFAULTPOLICY  =  cache-shared   \n", F_DEFAULT, "cache-shared" },
+    { "\tDefaultPolicy\t=\trandom\t# trailing comment\n", F_DEFAULT, "random" },
+    { "DefaultPolicy=none", F_DEFAULT, "none" },   /* no final newline */
+    { "# comment\n\n   \nDefaultPolicy=random\n#x=y\n", F_DEFAULT, "random" },
+    { "AllowedPolicies=all\n", F_ALLOWED, "all" },
+    { "AllowedPolicies=ALL\n", F_ALLOWED, "all" },
+    { "AllowedPolicies=none,numa-local\n", F_ALLOWED, "none,numa-local" },
+    { "AllowedPolicies = none , random , cache-shared\n", F_ALLOWED,
+      "none,random,cache-shared" },
+    { "DefaultPolicy=random\nAllowedPolicies=random\n", F_ALLOWED, "random" },
+    { "AllowedPolicies=random\nDefaultPolicy=random\n", F_DEFAULT, "random" },
+    { "CgroupRoot=auto\n", F_ROOT, "auto" },
+    { "CgroupRoot=AUTO\n", F_ROOT, "auto" },
+    { "CgroupRoot=/sys/fs/cgroup\n", F_ROOT, "/sys/fs/cgroup" },
+    { "cgrouproot=/sys/fs/cgroup/unified/\n", F_ROOT,
+      "/sys/fs/cgroup/unified/" },
+    { "CgroupBase=slurm-pin\n", F_BASE, "slurm-pin" },
+    { "CgroupBase=Pin_2.x-y\n", F_BASE, "Pin_2.x-y" },
+    { "CgroupBase=..a\n", F_BASE, "..a" },
+    { "TopologyCache=/var/tmp/topo.xml\n", F_CACHE, "/var/tmp/topo.xml" },
+    { "TopologyCache=/a..b/c.d/x.xml\n", F_CACHE, "/a..b/c.d/x.xml" },
+    { "StateDir=/run/pin\n", F_STATE, "/run/pin" },
+    { "StateDir=/\n", F_STATE, "/" },
+    { "Verbose=yes\n", F_VERBOSE, "yes" },
+    { "Verbose=TRUE\n", F_VERBOSE, "yes" },
+    { "Verbose=1\n", F_VERBOSE, "yes" },
+    { "Verbose=yes\n", F_VERBOSE, "yes" },
+    { "Verbose=no\n", F_VERBOSE, "no" },
+    { "Verbose=False\n", F_VERBOSE, "no" },
+    { "Verbose=0\n", F_VERBOSE, "no" },
+    { "StateDir=/run/a=b\n", F_STATE, "/run/a=b" },
+    { "\n\n\n\n\n\n\n\nStateDir=/x\n\n", F_STATE, "/x" },
+};
+
+START_TEST (test_good)
+{
+    const struct good_case *gc = &good_cases[_i];
+    struct pin_conf c;
+    pin_error_t e = { "" };
+
+    pin_conf_defaults (&c);
+    c.verbose = strcmp (gc->want, "no") == 0;  /* see it change */
+    write_conf (gc->text);
+    ck_assert_msg (pin_conf_load_file (&c, cfile, true, &e) == 0,
+                   "[%s]: %s", gc->text, e.text);
+    check_field (&c, gc->field, gc->want, gc->text);
+    ck_assert_str_eq (c.path, cfile);
+}
+END_TEST
+
+/* ---- bad files ------------------------------------------------------------- */
+
+static const struct bad_case {
+    const char *text;
+    int line;           /* expected line number in the message */
+    const char *err;    /* expected text after "FILE:LINE: " */
+} bad_cases[] = {
+    { "DefaultPolicy=numa-locl\n", 1,
+      "DefaultPolicy=numa-locl: unknown policy 'numa-locl'; known: " },
+    { "DefaultPolicy=\n", 1,
+      "DefaultPolicy=: empty value; give a value or leave the key out "
+      "(default: none)" },
+    { "DefaultPolicy = # nothing\n", 1, "DefaultPolicy=: empty value" },
+    { "# header\n\nDefaultPolicy=dynamic-x\n", 3,
+      "DefaultPolicy=dynamic-x: unknown policy" },
+    { "AllowedPolicies=numa-local,,random\n", 1,
+      "AllowedPolicies=numa-local,,random: empty item in the list" },
+    { "AllowedPolicies=numa-local,\n", 1, "empty item in the list" },
+    { "AllowedPolicies=,numa-local\n", 1, "empty item in the list" },
+    { "AllowedPolicies=numa-local, ,none\n", 1, "empty item in the list" },
+    { "AllowedPolicies=none,bogus\n", 1,
+      "AllowedPolicies=none,bogus: unknown policy 'bogus'; known: " },
+    { "AllowedPolicies=numa-local\n", 1,
+      "DefaultPolicy=none is not in AllowedPolicies=numa-local; choose an "
+      "allowed DefaultPolicy or allow none" },
+    { "AllowedPolicies=random\nVerbose=no\nDefaultPolicy=numa-local\n", 3,
+      "DefaultPolicy=numa-local is not in AllowedPolicies=random" },
+    { "DefaultPolicy=numa-local\nAllowedPolicies=random,none\n", 2,
+      "DefaultPolicy=numa-local is not in AllowedPolicies=random,none" },
+    { "CgroupRoot=sys/fs/cgroup\n", 1,
+      "CgroupRoot=sys/fs/cgroup: not an absolute path; give a path starting "
+      "with '/' (or 'auto')" },
+    { "CgroupRoot=/sys/fs/../cgroup\n", 1,
+      "CgroupRoot=/sys/fs/../cgroup: '..' components are not allowed" },
+    { "CgroupRoot=automatic\n", 1, "not an absolute path" },
+    { "CgroupBase=a/b\n", 1,
+      "CgroupBase=a/b: not a single directory name; use only "
+      "[A-Za-z0-9._-]" },
+    { "CgroupBase=.\n", 1, "CgroupBase=.: '.' and '..' are not names" },
+    { "CgroupBase=..\n", 1, "CgroupBase=..: '.' and '..' are not names" },
+    { "CgroupBase=a b\n", 1, "CgroupBase=a b: not a single directory name" },
+    { "CgroupBase=/slurm\n", 1, "not a single directory name" },
+    { "CgroupBase=pin$\n", 1, "not a single directory name" },
+    { "TopologyCache=topology.xml\n", 1,
+      "TopologyCache=topology.xml: not an absolute path" },
+    { "TopologyCache=/var/cache/../../etc/shadow\n", 1,
+      "'..' components are not allowed" },
+    { "TopologyCache=/..\n", 1, "'..' components are not allowed" },
+    { "StateDir=run/slurm-pin\n", 1, "StateDir=run/slurm-pin: not an absolute "
+      "path" },
+    { "StateDir=/run/slurm-pin/..\n", 1, "'..' components are not allowed" },
+    { "StateDir=\n", 1, "StateDir=: empty value" },
+    { "Verbose=maybe\n", 1,
+      "Verbose=maybe: not a boolean; use yes, no, true, false, 1 or 0" },
+    { "Verbose=2\n", 1, "not a boolean" },
+    { "Verbose=\n", 1, "Verbose=: empty value" },
+    { "Bogus=1\n", 1, "Bogus: unknown key; known: DefaultPolicy, "
+      "AllowedPolicies, CgroupRoot, CgroupBase, TopologyCache, StateDir, "
+      "Verbose" },
+    { "default_policy=none\n", 1, "default_policy: unknown key" },
+    { "Default Policy=none\n", 1, "Default Policy: unknown key" },
+    { "Verbose=yes\n# again\nverbose=no\n", 3,
+      "verbose=no: Verbose already set (" },
+    { "DefaultPolicy numa-local\n", 1,
+      "'DefaultPolicy numa-local': missing '='; lines are Key=Value" },
+    { "\n\nVerbose\n", 3, "'Verbose': missing '='" },
+    { "=yes\n", 1, "'=yes': missing key before '='" },
+    { "Verbose=yes\r\n", 1, "control character 0x0d in column 12; pin.conf "
+      "must be plain text" },
+    { "Verbose=\x01yes\n", 1, "control character 0x01 in column 9" },
+    { "Verbose=yes\nStateDir=/run/\x1b[31m\n", 2,
+      "control character 0x1b in column 15" },
+    { "Verbose=yes\x7f\n", 1, "control character 0x7f" },
+};
+
+START_TEST (test_bad)
+{
+    const struct bad_case *bc = &bad_cases[_i];
+    struct pin_conf c, before;
+    pin_error_t e = { "" };
+    char prefix[400];
+
+    pin_conf_defaults (&c);
+    before = c;
+    write_conf (bc->text);
+    errno = 0;
+    ck_assert_msg (pin_conf_load_file (&c, cfile, true, &e) < 0,
+                   "[%s] loaded", bc->text);
+    ck_assert_int_eq (errno, EINVAL);
+    snprintf (prefix, sizeof (prefix), "%s:%d: ", cfile, bc->line);
+    ck_assert_msg (strncmp (e.text, prefix, strlen (prefix)) == 0,
+                   "[%s] error '%s' does not start with '%s'", bc->text,
+                   e.text, prefix);
+    ck_assert_msg (strstr (e.text + strlen (prefix), bc->err) != NULL,
+                   "[%s] error '%s' lacks '%s'", bc->text, e.text, bc->err);
+    ck_assert_msg (strchr (e.text, '\n') == NULL, "error has a newline");
+    /* a failed load changes nothing */
+    ck_assert_msg (memcmp (&c, &before, sizeof (c)) == 0,
+                   "[%s] conf changed by a failed load", bc->text);
+}
+END_TEST
+
+/* The error names the right line among many. */
+START_TEST (test_line_numbers)
+{
+    char text[4096];
+    size_t len = 0;
+    int bad;
+
+    for (bad = 1; bad <= 40; bad += 13) {
+        struct pin_conf c;
+        pin_error_t e;
+        char want[1024];
+        int i;
+
+        len = 0;
+        for (i = 1; i < bad; i++)
+            len += snprintf (text + len, sizeof (text) - len,
+                             i % 3 == 0 ? "# comment %d\n"
+                             : i % 3 == 1 ? "\n" : "  # %d\n", i);
+        len += snprintf (text + len, sizeof (text) - len,
+                         "Verbose=perhaps\nStateDir=/x\n");
+        write_conf (text);
+        pin_conf_defaults (&c);
+        ck_assert_int_lt (pin_conf_load_file (&c, cfile, true, &e), 0);
+        snprintf (want, sizeof (want), "%s:%d: Verbose=perhaps: not a "
+                  "boolean", cfile, bad);
+        ck_assert_msg (strncmp (e.text, want, strlen (want)) == 0,
+                       "got '%s' want '%s'", e.text, want);
+    }
+}
+END_TEST
+
+/* A line of 1 MB is refused, not truncated, with the right line number;
+ * so is one a single byte over the limit, while one at the limit loads. */
+START_TEST (test_long_lines)
+{
+    struct pin_conf c;
+    pin_error_t e;
+    char want[1024];
+    size_t n = 1024 * 1024;
+    char *text = malloc (n + 64);
+    int len;
+
+    ck_assert_ptr_nonnull (text);
+    len = snprintf (text, 64, "Verbose=yes\nStateDir=/");
+    memset (text + len, 'a', n);
+    strcpy (text + len + n, "\n");
+    write_conf (text);
+    pin_conf_defaults (&c);
+    ck_assert_int_lt (pin_conf_load_file (&c, cfile, true, &e), 0);
+    snprintf (want, sizeof (want), "%s:2: line longer than %d characters; "
+              "shorten it", cfile, PIN_CONF_LINE_MAX - 1);
+    ck_assert_str_eq (e.text, want);
+    ck_assert (!c.verbose);
+
+    /* exactly PIN_CONF_LINE_MAX - 1 characters: a comment line loads */
+    memset (text, '#', PIN_CONF_LINE_MAX - 1);
+    strcpy (text + PIN_CONF_LINE_MAX - 1, "\nVerbose=yes\n");
+    write_conf (text);
+    ck_assert_msg (pin_conf_load_file (&c, cfile, true, &e) == 0, "%s",
+                   e.text);
+    ck_assert (c.verbose);
+
+    /* one more: refused */
+    memset (text, '#', PIN_CONF_LINE_MAX);
+    strcpy (text + PIN_CONF_LINE_MAX, "\n");
+    write_conf (text);
+    ck_assert_int_lt (pin_conf_load_file (&c, cfile, true, &e), 0);
+    ck_assert_msg (strstr (e.text, ":1: line longer than") != NULL, "%s",
+                   e.text);
+    free (text);
+}
+END_TEST
+
+START_TEST (test_nul_byte)
+{
+    static const char text[] = "Verbose=no\nDefaultPolicy=ran\0dom\n";
+    struct pin_conf c;
+    pin_error_t e;
+    char want[1024];
+
+    write_conf_len (text, sizeof (text) - 1);
+    pin_conf_defaults (&c);
+    ck_assert_int_lt (pin_conf_load_file (&c, cfile, true, &e), 0);
+    snprintf (want, sizeof (want), "%s:2: NUL byte in column 18; pin.conf "
+              "must be plain text", cfile);
+    ck_assert_str_eq (e.text, want);
+}
+END_TEST
+
+START_TEST (test_missing_file)
+{
+    struct pin_conf c, before;
+    pin_error_t e = { "" };
+    char path[320];
+    char want[1024];
+
+    snprintf (path, sizeof (path), "%s/absent.conf", tmpdir);
+    pin_conf_defaults (&c);
+    before = c;
+    ck_assert_int_eq (pin_conf_load_file (&c, path, false, &e), 0);
+    ck_assert (memcmp (&c, &before, sizeof (c)) == 0);
+    ck_assert_str_eq (c.path, "");
+
+    errno = 0;
+    ck_assert_int_lt (pin_conf_load_file (&c, path, true, &e), 0);
+    ck_assert_int_eq (errno, ENOENT);
+    snprintf (want, sizeof (want), "%s: no such file; give an existing "
+              "pin.conf (see pin.conf(5))", path);
+    ck_assert_str_eq (e.text, want);
+
+    ck_assert_int_lt (pin_conf_load_file (&c, "", false, &e), 0);
+    ck_assert_int_lt (pin_conf_load_file (&c, NULL, false, &e), 0);
+}
+END_TEST
+
+/* A directory or a FIFO is not a config file (and a FIFO must not hang). */
+START_TEST (test_not_regular)
+{
+    struct pin_conf c;
+    pin_error_t e;
+    char path[320];
+
+    pin_conf_defaults (&c);
+    snprintf (path, sizeof (path), "%s/dir", tmpdir);
+    ck_assert_int_eq (mkdir (path, 0700), 0);
+    ck_assert_int_lt (pin_conf_load_file (&c, path, false, &e), 0);
+    ck_assert_msg (strstr (e.text, ": not a regular file") != NULL, "%s",
+                   e.text);
+
+    snprintf (path, sizeof (path), "%s/fifo", tmpdir);
+    ck_assert_int_eq (mkfifo (path, 0600), 0);
+    ck_assert_int_lt (pin_conf_load_file (&c, path, true, &e), 0);
+    ck_assert_msg (strstr (e.text, ": not a regular file") != NULL, "%s",
+                   e.text);
+}
+END_TEST
+
+/* Loading twice: the second file overrides what it sets, keeps the rest. */
+START_TEST (test_file_over_file)
+{
+    struct pin_conf c;
+    pin_error_t e;
+
+    pin_conf_defaults (&c);
+    write_conf ("Verbose=yes\nStateDir=/a\n");
+    ck_assert_int_eq (pin_conf_load_file (&c, cfile, true, &e), 0);
+    write_conf ("StateDir=/b\n");
+    ck_assert_int_eq (pin_conf_load_file (&c, cfile, true, &e), 0);
+    ck_assert (c.verbose);
+    ck_assert_str_eq (c.state_dir, "/b");
+}
+END_TEST
+
+/* ---- plugstack arguments ----------------------------------------------------- */
+
+static int load_args (struct pin_conf *c, pin_error_t *e, ...)
+{
+    char *av[16];
+    int ac = 0;
+    va_list ap;
+    const char *s;
+
+    va_start (ap, e);
+    while ((s = va_arg (ap, const char *)) && ac < 15)
+        av[ac++] = (char *)s;
+    va_end (ap);
+    av[ac] = NULL;
+    return pin_conf_load_args (c, ac, av, e);
+}
+
+START_TEST (test_args_override)
+{
+    struct pin_conf c;
+    pin_error_t e = { "" };
+    char confarg[320];
+
+    write_conf ("DefaultPolicy=numa-local\nStateDir=/run/a\nVerbose=yes\n"
+                "AllowedPolicies=numa-local,random,none\n");
+    snprintf (confarg, sizeof (confarg), "conf=%s", cfile);
+    pin_conf_defaults (&c);
+    /* conf= given last still loads first; the others override */
+    ck_assert_msg (load_args (&c, &e, "default_policy=random",
+                              "STATE_DIR=/run/b", "cgroupbase=pin2",
+                              confarg, (char *)NULL) == 0, "%s", e.text);
+    ck_assert_str_eq (c.path, cfile);
+    ck_assert_int_eq (c.default_policy, policy ("random"));
+    ck_assert_str_eq (c.state_dir, "/run/b");
+    ck_assert_str_eq (c.cgroup_base, "pin2");
+    ck_assert (c.verbose);                      /* from the file */
+    check_field (&c, F_ALLOWED, "numa-local,random,none", "args");
+
+    /* every key by its plugstack spelling */
+    pin_conf_defaults (&c);
+    ck_assert_msg (load_args (&c, &e, confarg, "Default_Policy=none",
+                              "allowed_policies=all", "cgroup_root=/cg",
+                              "cgroup_base=b", "topology_cache=/t.xml",
+                              "state_dir=/s", "verbose=no",
+                              (char *)NULL) == 0, "%s", e.text);
+    ck_assert_str_eq (c.cgroup_root, "/cg");
+    ck_assert_str_eq (c.cgroup_base, "b");
+    ck_assert_str_eq (c.topology_cache, "/t.xml");
+    ck_assert_str_eq (c.state_dir, "/s");
+    ck_assert (!c.verbose);
+    ck_assert_uint_eq (c.allowed_policies, PIN_CONF_ALLOW_ALL);
+
+    /* an argument may fix what the file alone would refuse */
+    write_conf ("AllowedPolicies=numa-local\n");
+    pin_conf_defaults (&c);
+    ck_assert_msg (load_args (&c, &e, confarg, "default_policy=numa-local",
+                              (char *)NULL) == 0, "%s", e.text);
+    ck_assert_int_eq (c.default_policy, policy ("numa-local"));
+}
+END_TEST
+
+static const struct arg_bad_case {
+    const char *args[4];
+    const char *err;    /* exact message, %s = the pin.conf path */
+} arg_bad_cases[] = {
+    { { "foo=1" },
+      "plugstack.conf argument 'foo=1': unknown key; known: conf, "
+      "DefaultPolicy, AllowedPolicies, CgroupRoot, CgroupBase, TopologyCache, "
+      "StateDir, Verbose" },
+    { { "verbose" },
+      "plugstack.conf argument 'verbose': missing '='; use key=value (e.g. "
+      "default_policy=numa-local)" },
+    { { "=x" }, "plugstack.conf argument '=x': unknown key; known: conf, " },
+    { { "default_policy=numa-locl" },
+      "plugstack.conf argument 'default_policy=numa-locl': unknown policy "
+      "'numa-locl'; known: " },
+    { { "verbose=yes", "Verbose=no" },
+      "plugstack.conf argument 'Verbose=no': Verbose already set "
+      "(plugstack.conf argument 'verbose=yes'); set each key once" },
+    { { "state_dir=relative" },
+      "plugstack.conf argument 'state_dir=relative': not an absolute path" },
+    { { "cgroup_base=" },
+      "plugstack.conf argument 'cgroup_base=': empty value; give a value or "
+      "leave the key out (default: slurm-pin)" },
+    { { "conf=relative.conf" },
+      "plugstack.conf argument 'conf=relative.conf': not an absolute path" },
+    { { "conf=" }, "plugstack.conf argument 'conf=': empty value" },
+    { { "conf=/nonexistent/pin.conf" },
+      "/nonexistent/pin.conf: no such file; give an existing pin.conf" },
+    { { "conf=/a", "conf=/b" },
+      "plugstack.conf argument 'conf=/b': conf= already given ('conf=/a'); "
+      "give it once" },
+    { { "allowed_policies=random" },
+      "plugstack.conf argument 'allowed_policies=random': DefaultPolicy=none "
+      "is not in AllowedPolicies=random" },
+    { { "verbose=\x01" }, "plugstack.conf argument 2: control character 0x01 "
+      "in column 9; use printable key=value" },
+};
+
+START_TEST (test_args_bad)
+{
+    const struct arg_bad_case *ac = &arg_bad_cases[_i];
+    struct pin_conf c, before;
+    pin_error_t e = { "" };
+    char confarg[320];
+    char *av[8];
+    int n = 0, i;
+
+    /* an empty pin.conf via conf=, unless the case has its own conf= */
+    write_conf ("# empty\n");
+    snprintf (confarg, sizeof (confarg), "conf=%s", cfile);
+    for (i = 0; i < 4 && ac->args[i]; i++)
+        if (strncmp (ac->args[i], "conf=", 5) == 0)
+            break;
+    if (i == 4 || !ac->args[i])
+        av[n++] = confarg;
+    for (i = 0; i < 4 && ac->args[i]; i++)
+        av[n++] = (char *)ac->args[i];
+    av[n] = NULL;
+
+    pin_conf_defaults (&c);
+    before = c;
+    ck_assert_msg (pin_conf_load_args (&c, n, av, &e) < 0, "[%s] loaded",
+                   ac->args[0]);
+    ck_assert_msg (strncmp (e.text, ac->err, strlen (ac->err)) == 0,
+                   "[%s] got '%s' want '%s'", ac->args[0], e.text, ac->err);
+    ck_assert (memcmp (&c, &before, sizeof (c)) == 0);
+}
+END_TEST
+
+/* A bad line in the conf= file is reported with its line number. */
+START_TEST (test_args_bad_file)
+{
+    struct pin_conf c;
+    pin_error_t e;
+    char confarg[320];
+    char want[1024];
+
+    write_conf ("Verbose=yes\nCgroupBase=../x\n");
+    snprintf (confarg, sizeof (confarg), "conf=%s", cfile);
+    pin_conf_defaults (&c);
+    ck_assert_int_lt (load_args (&c, &e, confarg, "verbose=no",
+                                 (char *)NULL), 0);
+    snprintf (want, sizeof (want), "%s:2: CgroupBase=../x: not a single "
+              "directory name", cfile);
+    ck_assert_msg (strncmp (e.text, want, strlen (want)) == 0, "%s", e.text);
+}
+END_TEST
+
+/* Without conf=, PIN_CONF_DEFAULT_PATH is read if it exists (main()
+ * skips this case when the host has one). */
+START_TEST (test_args_no_conf)
+{
+    struct pin_conf c;
+    pin_error_t e = { "" };
+
+    pin_conf_defaults (&c);
+    ck_assert_msg (load_args (&c, &e, "verbose=yes", (char *)NULL) == 0,
+                   "%s", e.text);
+    ck_assert (c.verbose);
+    ck_assert_str_eq (c.path, "");
+    ck_assert_int_eq (pin_conf_load_args (&c, 0, NULL, &e), 0);
+}
+END_TEST
+
+/* etc/pin.conf.example loads, and says what the defaults say. */
+START_TEST (test_example_file)
+{
+    struct pin_conf c, d;
+    pin_error_t e = { "" };
+    const char *path = PIN_SRCDIR "/etc/pin.conf.example";
+
+    pin_conf_defaults (&c);
+    pin_conf_defaults (&d);
+    ck_assert_msg (pin_conf_load_file (&c, path, true, &e) == 0, "%s",
+                   e.text);
+    ck_assert_str_eq (c.path, path);
+    /* every setting in it is the default */
+    ck_assert_int_eq (c.default_policy, d.default_policy);
+    ck_assert_uint_eq (c.allowed_policies, d.allowed_policies);
+    ck_assert_str_eq (c.cgroup_root, d.cgroup_root);
+    ck_assert_str_eq (c.cgroup_base, d.cgroup_base);
+    ck_assert_str_eq (c.topology_cache, d.topology_cache);
+    ck_assert_str_eq (c.state_dir, d.state_dir);
+    ck_assert (c.verbose == d.verbose);
+}
+END_TEST
+
+static Suite *conf_suite (const char **skip)
+{
+    Suite *s = suite_create ("conf");
+    TCase *tc = tcase_create ("conf");
+
+    tcase_add_checked_fixture (tc, setup, teardown);
+    tcase_add_test (tc, test_defaults);
+    tcase_add_loop_test (tc, test_good, 0,
+                         sizeof (good_cases) / sizeof (good_cases[0]));
+    tcase_add_loop_test (tc, test_bad, 0,
+                         sizeof (bad_cases) / sizeof (bad_cases[0]));
+    tcase_add_test (tc, test_line_numbers);
+    tcase_add_test (tc, test_long_lines);
+    tcase_add_test (tc, test_nul_byte);
+    tcase_add_test (tc, test_missing_file);
+    tcase_add_test (tc, test_not_regular);
+    tcase_add_test (tc, test_file_over_file);
+    tcase_add_test (tc, test_args_override);
+    tcase_add_loop_test (tc, test_args_bad, 0,
+                         sizeof (arg_bad_cases) / sizeof (arg_bad_cases[0]));
+    tcase_add_test (tc, test_args_bad_file);
+    if (access (PIN_CONF_DEFAULT_PATH, F_OK) == 0)
+        *skip = "test_args_no_conf: " PIN_CONF_DEFAULT_PATH " exists on "
+                "this host, so the case without it cannot run";
+    else
+        tcase_add_test (tc, test_args_no_conf);
+    tcase_add_test (tc, test_example_file);
+    suite_add_tcase (s, tc);
+    return s;
+}
+
+/* Run the suite and print TAP on stdout: check's own TAP lines, then one
+ * "ok N # SKIP reason" per case that could not run here, then the plan.
+ * Returns the exit status. */
+static int run_tap (Suite *s, const char *const *skips, int nskips)
+{
+    char path[] = "/tmp/test_conf.tap.XXXXXX";
+    char line[4096];
+    SRunner *sr;
+    FILE *f;
+    int fd, n = 0, failed, i;
+
+    if ((fd = mkstemp (path)) < 0) {
+        perror ("mkstemp");
+        return EXIT_FAILURE;
+    }
+    close (fd);
+    sr = srunner_create (s);
+    srunner_set_tap (sr, path);
+    srunner_run_all (sr, CK_SILENT);
+    failed = srunner_ntests_failed (sr);
+    srunner_free (sr);
+    if (!(f = fopen (path, "r"))) {
+        perror (path);
+        unlink (path);
+        return EXIT_FAILURE;
+    }
+    while (fgets (line, sizeof (line), f)) {
+        if (strncmp (line, "1..", 3) == 0)
+            continue;
+        if (strncmp (line, "ok ", 3) == 0 || strncmp (line, "not ok ", 7) == 0)
+            n++;
+        fputs (line, stdout);
+    }
+    fclose (f);
+    unlink (path);
+    for (i = 0; i < nskips; i++)
+        printf ("ok %d # SKIP %s\n", ++n, skips[i]);
+    printf ("1..%d\n", n);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+int main (void)
+{
+    const char *skip = NULL;
+    Suite *s = conf_suite (&skip);
+
+    return run_tap (s, &skip, skip ? 1 : 0);
+}
