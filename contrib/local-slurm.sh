@@ -1,0 +1,836 @@
+#!/bin/bash
+# contrib/local-slurm.sh - a private, throw-away Slurm cluster on this machine
+#
+# Starts munged, slurmctld and slurmd with their own configuration, key,
+# socket, ports, state, spool, pid files and logs, all in one directory, so
+# that tests and demos run real srun/sbatch without touching /etc/slurm,
+# /etc/munge, the system's munged or another instance.  See doc/testing.md.
+#
+#   eval "$(contrib/local-slurm.sh start --dir /tmp/x)"
+#   srun -c 1 grep Cpus_allowed_list /proc/self/status
+#   contrib/local-slurm.sh stop --dir /tmp/x [--clean]
+#
+# Needs root (slurmd runs as root; munged is started as the munge user).
+# Processes are identified by their command line (`-f DIR/etc/slurm.conf`,
+# `--socket=DIR/munge/munge.socket`), never by name alone, so `stop` only
+# ends this instance's daemons (and the slurmstepd processes whose sockets
+# sit in this instance's spool directory).
+
+prog=local-slurm
+LC_ALL=C
+export LC_ALL
+
+die () {
+    echo "$prog: $*" >&2
+    exit 1
+}
+say () {
+    echo "$prog: $*" >&2
+}
+
+usage () {
+    cat <<EOF
+Usage: $0 start|stop|status|env [options]
+
+  --dir DIR            state directory (start: default a new mktemp dir;
+                       stop/status/env: default \$LOCAL_SLURM_DIR)
+  --mode MODE          affinity (proctrack/linuxproc, task/affinity; default)
+                       or cgroup (proctrack/cgroup, task/cgroup,task/affinity,
+                       cgroup/v2; needs a pure cgroup v2 host)
+  --plugstack FILE     plugstack.conf to use (copied; @PIN_CONF@ and
+                       @LOCAL_SLURM_DIR@ in it are replaced)
+  --pin-conf FILE      pin.conf copied to DIR/etc/pin.conf
+  --conf-extra K=V     line appended to slurm.conf (repeatable; later wins)
+  --nodename NAME      node name (default: the short hostname)
+  --cluster NAME       ClusterName (default: pin)
+  --timeout SECS       start: wait at most this long for an idle node (60)
+  --grace SECS         stop: SIGTERM to SIGKILL delay (10)
+  --clean              stop: also remove DIR
+  -h, --help           this text
+EOF
+}
+
+# ---------------------------------------------------------------------
+# arguments
+
+cmd=${1:-}
+case "$cmd" in
+    start|stop|status|env) shift ;;
+    -h|--help) usage; exit 0 ;;
+    "") usage >&2; exit 1 ;;
+    *) die "'$cmd': unknown command; known: start, stop, status, env" ;;
+esac
+
+opt_dir=""
+opt_mode=affinity
+opt_plugstack=""
+opt_pinconf=""
+opt_nodename=""
+opt_cluster=pin
+opt_timeout=60
+opt_grace=10
+opt_clean=no
+conf_extra=()
+
+need_arg () {
+    [ $# -ge 2 ] || die "$1: needs a value"
+}
+is_uint () {
+    case "$1" in
+        ''|*[!0-9]*) return 1 ;;
+    esac
+    [ ${#1} -le 6 ]
+}
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --*=*) opt=${1%%=*}; val=${1#*=}; shift; set -- "$opt" "$val" "$@" ;;
+    esac
+    case "$1" in
+        --dir) need_arg "$@"; opt_dir=$2; shift 2 ;;
+        --mode) need_arg "$@"; opt_mode=$2; shift 2 ;;
+        --plugstack) need_arg "$@"; opt_plugstack=$2; shift 2 ;;
+        --pin-conf) need_arg "$@"; opt_pinconf=$2; shift 2 ;;
+        --conf-extra) need_arg "$@"; conf_extra+=("$2"); shift 2 ;;
+        --nodename) need_arg "$@"; opt_nodename=$2; shift 2 ;;
+        --cluster) need_arg "$@"; opt_cluster=$2; shift 2 ;;
+        --timeout) need_arg "$@"; opt_timeout=$2; shift 2 ;;
+        --grace) need_arg "$@"; opt_grace=$2; shift 2 ;;
+        --clean) opt_clean=yes; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) die "'$1': unknown option; known: --dir, --mode, --plugstack, --pin-conf, --conf-extra, --nodename, --cluster, --timeout, --grace, --clean" ;;
+    esac
+done
+
+case "$opt_mode" in
+    affinity|cgroup) ;;
+    *) die "--mode=$opt_mode: unknown mode; known: affinity, cgroup" ;;
+esac
+is_uint "$opt_timeout" && [ "$opt_timeout" -gt 0 ] \
+    || die "--timeout=$opt_timeout: not a number of seconds (1-999999)"
+is_uint "$opt_grace" \
+    || die "--grace=$opt_grace: not a number of seconds (0-999999)"
+if [ -n "$opt_nodename" ]; then
+    [[ "$opt_nodename" =~ ^[A-Za-z][A-Za-z0-9_-]{0,39}$ ]] \
+        || die "--nodename=$opt_nodename: not a valid node name (a letter, then up to 39 letters, digits, '-' or '_')"
+fi
+[[ "$opt_cluster" =~ ^[a-z][a-z0-9_-]{0,31}$ ]] \
+    || die "--cluster=$opt_cluster: not a valid cluster name (a lowercase letter, then up to 31 of a-z, 0-9, '-', '_')"
+for kv in "${conf_extra[@]}"; do
+    [[ "$kv" =~ ^[A-Za-z][A-Za-z0-9]*=[^$'\n']*$ ]] \
+        || die "--conf-extra '$kv': not a Key=Value line (e.g. --conf-extra JobSubmitPlugins=pin)"
+done
+
+# ---------------------------------------------------------------------
+# paths
+
+# The directory holding everything.  Configs name paths through $root:
+# $dir itself when its path is short and plain, else a fixed alias
+# /run/local-slurm/<hash> -> $dir (unix socket paths are limited to 107
+# bytes and Slurm's config files do not take spaces, e.g. sharness's
+# "trash directory.t1000-...").  The alias depends only on $dir, so a
+# later stop finds the processes of an earlier run even if $dir was wiped.
+alias_base=/run/local-slurm
+
+abs_path () {
+    case "$1" in
+        /*) printf '%s\n' "$1" ;;
+        *) printf '%s\n' "$PWD/$1" ;;
+    esac
+}
+
+set_paths () {
+    local h
+    h=$(printf '%s' "$dir" | md5sum | cut -c1-12)
+    alias_path=$alias_base/$h
+    if [[ "$dir" =~ ^/[A-Za-z0-9._/+-]*$ ]] && [ ${#dir} -le 48 ]; then
+        root=$dir
+    else
+        root=$alias_path
+    fi
+    conf=$root/etc/slurm.conf      # as the daemons and exports name it
+    dconf=$dir/etc/slurm.conf      # the same file, for reading and clients
+    sock=$root/munge/munge.socket
+    marker=$dir/.local-slurm
+}
+
+# ---------------------------------------------------------------------
+# processes
+
+# proc_has_arg PID ARG: PID's command line has argument ARG (exactly).
+proc_has_arg () {
+    [ -r "/proc/$1/cmdline" ] || return 1
+    tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null | grep -Fxq -- "$2"
+}
+
+# proc_alive PID: running and not a zombie.
+proc_alive () {
+    local st
+    [ -r "/proc/$1/stat" ] || return 1
+    st=$(sed -e 's/^.*) //' -e 's/ .*//' "/proc/$1/stat" 2>/dev/null) || return 1
+    [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+
+proc_comm () {
+    cat "/proc/$1/comm" 2>/dev/null
+}
+
+# is_ours NAME PID [ROOT...]: PID is daemon NAME of this instance.
+is_ours () {
+    local name=$1 pid=$2 r
+    shift 2
+    is_uint "$pid" || return 1
+    proc_alive "$pid" || return 1
+    [ "$(proc_comm "$pid")" = "$name" ] || return 1
+    for r in "$@"; do
+        case "$name" in
+            munged) proc_has_arg "$pid" "--socket=$r/munge/munge.socket" && return 0 ;;
+            *) proc_has_arg "$pid" "$r/etc/slurm.conf" && return 0 ;;
+        esac
+    done
+    return 1
+}
+
+# The roots this instance may have used: $dir and its alias.
+all_roots () {
+    printf '%s\n' "$dir" "$alias_path"
+}
+
+# find_daemons NAME: pids of daemon NAME of this instance (pid file first,
+# then a scan of /proc for processes whose pid file is lost).
+find_daemons () {
+    local name=$1 p pid roots
+    mapfile -t roots < <(all_roots)
+    {
+        for r in "${roots[@]}"; do
+            p=$r/run/$name.pid
+            [ -r "$p" ] && read -r pid <"$p" 2>/dev/null \
+                && is_ours "$name" "$pid" "${roots[@]}" && echo "$pid"
+        done
+        for p in /proc/[0-9]*; do
+            pid=${p#/proc/}
+            [ "$(proc_comm "$pid")" = "$name" ] || continue
+            is_ours "$name" "$pid" "${roots[@]}" && echo "$pid"
+        done
+    } | sort -un
+}
+
+# find_stepds: pids of slurmstepd processes listening on a socket in this
+# instance's spool directory.
+find_stepds () {
+    local inodes r pid fd link
+    inodes=$(
+        for r in $(all_roots); do
+            awk -v pre="$r/spool/" \
+                'NR > 1 && index($8, pre) == 1 { print $7 }' /proc/net/unix
+        done | sort -u)
+    [ -n "$inodes" ] || return 0
+    for pid in /proc/[0-9]*; do
+        pid=${pid#/proc/}
+        case "$(proc_comm "$pid")" in
+            slurmstepd) ;;
+            *) continue ;;
+        esac
+        for fd in "/proc/$pid"/fd/*; do
+            link=$(readlink "$fd" 2>/dev/null) || continue
+            case "$link" in
+                socket:\[*\])
+                    link=${link#socket:[}; link=${link%]}
+                    if printf '%s\n' "$inodes" | grep -Fxq -- "$link"; then
+                        echo "$pid"
+                        break
+                    fi ;;
+            esac
+        done
+    done
+}
+
+# descendants PID...: the given pids and all their descendants.
+descendants () {
+    ps -e -o pid= -o ppid= 2>/dev/null | awk -v roots="$*" '
+        BEGIN { n = split(roots, r, " "); for (i = 1; i <= n; i++) keep[r[i]] = 1 }
+        { parent[$1] = $2; pids[NR] = $1 }
+        END {
+            do {
+                changed = 0
+                for (i in pids) {
+                    p = pids[i]
+                    if (!(p in keep) && (parent[p] in keep)) { keep[p] = 1; changed = 1 }
+                }
+            } while (changed)
+            for (p in keep) print p
+        }'
+}
+
+# terminate WHAT PID...: SIGTERM, wait up to the grace period, SIGKILL,
+# wait again (bounded).  Returns 1 if something survived.
+terminate () {
+    local what=$1 pid left deadline
+    shift
+    [ $# -gt 0 ] || return 0
+    kill -TERM "$@" 2>/dev/null
+    deadline=$((SECONDS + opt_grace))
+    while :; do
+        left=()
+        for pid in "$@"; do
+            proc_alive "$pid" && left+=("$pid")
+        done
+        [ ${#left[@]} -eq 0 ] && return 0
+        [ $SECONDS -ge $deadline ] && break
+        sleep 0.2
+    done
+    say "$what did not exit within ${opt_grace}s: SIGKILL to ${left[*]}"
+    kill -KILL "${left[@]}" 2>/dev/null
+    deadline=$((SECONDS + 10))
+    while [ $SECONDS -lt $deadline ]; do
+        left=()
+        for pid in "$@"; do
+            proc_alive "$pid" && left+=("$pid")
+        done
+        [ ${#left[@]} -eq 0 ] && return 0
+        sleep 0.2
+    done
+    say "$what still running after SIGKILL: ${left[*]}"
+    return 1
+}
+
+# launch LOG CMD...: run CMD (which daemonizes itself) with no inherited
+# descriptors beyond stdio, so no test harness pipe is held open.
+launch () {
+    local log=$1
+    shift
+    (
+        for fd in "/proc/$BASHPID"/fd/*; do
+            fd=${fd##*/}
+            [ "$fd" -gt 2 ] && eval "exec $fd>&-"
+        done
+        cd / && exec "$@"
+    ) </dev/null >>"$log" 2>&1
+}
+
+# ---------------------------------------------------------------------
+# stop
+
+slurm_up () {
+    SLURM_CONF=$dconf timeout 15 scontrol ping 2>/dev/null | grep -q ' is UP'
+}
+
+do_stop () {
+    local rc=0 ids stepds deadline pids
+    if [ -r "$dconf" ] && slurm_up; then
+        ids=$(SLURM_CONF=$dconf timeout 15 squeue -h -o %A 2>/dev/null)
+        if [ -n "$ids" ]; then
+            say "cancelling jobs $(printf '%s\n' "$ids" | paste -sd' ')"
+            # shellcheck disable=SC2086
+            SLURM_CONF=$dconf timeout 15 scancel $ids 2>/dev/null
+            deadline=$((SECONDS + opt_grace))
+            while [ $SECONDS -lt $deadline ] && [ -n "$(find_stepds)" ]; do
+                sleep 0.2
+            done
+        fi
+    fi
+    mapfile -t pids < <(find_daemons slurmd)
+    terminate slurmd "${pids[@]}" || rc=1
+    mapfile -t pids < <(find_daemons slurmctld)
+    terminate slurmctld "${pids[@]}" || rc=1
+    stepds=$(find_stepds)
+    if [ -n "$stepds" ]; then
+        # shellcheck disable=SC2086
+        mapfile -t pids < <(descendants $stepds)
+        say "ending leftover steps: slurmstepd $(printf '%s\n' "$stepds" | paste -sd' ') and their tasks"
+        terminate "job steps" "${pids[@]}" || rc=1
+    fi
+    mapfile -t pids < <(find_daemons munged)
+    terminate munged "${pids[@]}" || rc=1
+    if [ $rc -eq 0 ]; then
+        rm -f "$dir"/run/*.pid "$dir/munge/munged.pid" "$dir/munge/munge.socket" \
+            "$dir/munge/munge.socket.lock" 2>/dev/null
+        if [ -L "$alias_path" ] && [ "$(readlink "$alias_path")" = "$dir" ]; then
+            rm -f "$alias_path"
+        fi
+    fi
+    return $rc
+}
+
+cmd_stop () {
+    [ -n "$opt_dir" ] || opt_dir=${LOCAL_SLURM_DIR:-}
+    [ -n "$opt_dir" ] || die "stop: which instance? give --dir DIR (or set LOCAL_SLURM_DIR)"
+    dir=$(abs_path "$opt_dir")
+    [ -d "$dir" ] && dir=$(cd "$dir" && pwd -P)
+    set_paths
+    if [ -e "$marker" ]; then
+        exec 9>>"$dir/.lock" || die "$dir: cannot open lock file"
+        flock -w "$((opt_grace + 30))" 9 \
+            || die "$dir: another local-slurm command holds the lock"
+    fi
+    do_stop || die "$dir: some processes of this instance could not be stopped"
+    if [ "$opt_clean" = yes ] && [ -d "$dir" ]; then
+        [ -e "$marker" ] || die "--clean: $dir has no $marker; not removing a directory local-slurm did not create"
+        rm -rf -- "$dir"
+    fi
+    return 0
+}
+
+# ---------------------------------------------------------------------
+# status and env
+
+print_env () {
+    local node
+    node=$(sed -n 's/^NodeName=\([^ ]*\) .*/\1/p' "$dconf" | head -n1)
+    # One export per line, each ending in ';', so that both
+    # eval "$(local-slurm.sh start)" and eval $(local-slurm.sh start) work.
+    printf "export SLURM_CONF='%s';\n" "$conf"
+    printf "export LOCAL_SLURM_DIR='%s';\n" "$dir"
+    printf "export LOCAL_SLURM_NODE='%s';\n" "$node"
+}
+
+open_existing () {
+    [ -n "$opt_dir" ] || opt_dir=${LOCAL_SLURM_DIR:-}
+    [ -n "$opt_dir" ] || die "$cmd: which instance? give --dir DIR (or set LOCAL_SLURM_DIR)"
+    [ -d "$opt_dir" ] || die "$cmd: $opt_dir: no such directory"
+    dir=$(cd "$opt_dir" && pwd -P)
+    [ -e "$dir/.local-slurm" ] || die "$cmd: $dir: not a local-slurm directory (no .local-slurm)"
+    set_paths
+    [ -r "$dconf" ] || die "$cmd: $dconf: not readable (was the instance started?)"
+}
+
+cmd_env () {
+    open_existing
+    print_env
+}
+
+cmd_status () {
+    local name pids n=0 up=0 port
+    open_existing
+    echo "dir: $dir"
+    [ "$root" != "$dir" ] && echo "alias: $root"
+    echo "conf: $conf"
+    for name in munged slurmctld slurmd; do
+        n=$((n + 1))
+        pids=$(find_daemons "$name" | tr '\n' ' ')
+        if [ -n "$pids" ]; then
+            up=$((up + 1))
+            echo "$name: running, pid ${pids% }"
+        else
+            echo "$name: not running"
+        fi
+    done
+    port=$(sed -n 's/^SlurmctldPort=//p' "$dconf")
+    echo "ports: slurmctld $port, slurmd $(sed -n 's/^SlurmdPort=//p' "$dconf")"
+    if [ $up -gt 0 ] && slurm_up; then
+        echo "scontrol ping: UP"
+        SLURM_CONF=$dconf timeout 15 sinfo -N -h -o 'node %N: %t' 2>/dev/null
+        SLURM_CONF=$dconf timeout 15 squeue -h -o 'job %A %T %j' 2>/dev/null
+    fi
+    [ $up -eq $n ] && return 0
+    [ $up -eq 0 ] && return 3
+    return 1
+}
+
+# ---------------------------------------------------------------------
+# start
+
+# free_port_pair: print P such that TCP ports P and P+1 are unused on
+# every address.  Drawn at random below the ephemeral range, away from
+# Slurm's defaults, so two instances started together rarely collide (and
+# a collision is retried, see cmd_start).
+used_ports () {
+    local f addr
+    for f in /proc/net/tcp /proc/net/tcp6; do
+        [ -r "$f" ] || continue
+        while read -r _ addr _; do
+            case "$addr" in
+                *:*) echo $((16#${addr##*:})) ;;
+            esac
+        done <"$f"
+    done
+}
+free_port_pair () {
+    local used i p
+    used=" $(used_ports | sort -un | tr '\n' ' ') "
+    for ((i = 0; i < 200; i++)); do
+        p=$(( $(od -An -N2 -tu2 /dev/urandom) % 11000 * 2 + 10000 ))
+        case "$used" in
+            *" $p "*|*" $((p + 1)) "*) continue ;;
+        esac
+        echo "$p"
+        return 0
+    done
+    return 1
+}
+
+# node_line: the NodeName line for this machine from `slurmd -C`, with
+# RealMemory lowered by 5% so the node never registers with less.
+node_line () {
+    local line key val out="" mem=""
+    line=$(slurmd -C 2>/dev/null | grep '^NodeName=' | head -n1)
+    [ -n "$line" ] || return 1
+    for kv in $line; do
+        key=${kv%%=*}
+        val=${kv#*=}
+        case "$key" in
+            CPUs|Boards|SocketsPerBoard|CoresPerSocket|ThreadsPerCore)
+                is_uint "$val" || return 1
+                out="$out $key=$val" ;;
+            RealMemory)
+                is_uint "$val" || return 1
+                mem=$((val - val / 20))
+                [ "$mem" -ge 1 ] || mem=1 ;;
+        esac
+    done
+    [ -n "$out" ] && [ -n "$mem" ] || return 1
+    echo "NodeName=$nodename NodeHostname=$host NodeAddr=127.0.0.1$out RealMemory=$mem State=UNKNOWN"
+}
+
+write_slurm_conf () {
+    local tmp=$conf.tmp kv
+    {
+        echo "# Written by contrib/local-slurm.sh for a private test cluster."
+        echo "# Regenerated on every start; use --conf-extra to change it."
+        echo "ClusterName=$opt_cluster"
+        echo "SlurmctldHost=$host(127.0.0.1)"
+        echo "SlurmctldPort=$port"
+        echo "SlurmdPort=$((port + 1))"
+        echo "SlurmUser=root"
+        echo "SlurmdUser=root"
+        echo "AuthType=auth/munge"
+        echo "CredType=cred/munge"
+        echo "AuthInfo=socket=$sock"
+        echo "StateSaveLocation=$root/state"
+        echo "SlurmdSpoolDir=$root/spool"
+        echo "SlurmctldPidFile=$root/run/slurmctld.pid"
+        echo "SlurmdPidFile=$root/run/slurmd.pid"
+        echo "SlurmctldLogFile=$root/log/slurmctld.log"
+        echo "SlurmdLogFile=$root/log/slurmd.log"
+        echo "SlurmctldDebug=info"
+        echo "SlurmdDebug=info"
+        echo "PlugStackConfig=$root/etc/plugstack.conf"
+        if [ "$opt_mode" = cgroup ]; then
+            echo "ProctrackType=proctrack/cgroup"
+            echo "TaskPlugin=task/cgroup,task/affinity"
+        else
+            echo "ProctrackType=proctrack/linuxproc"
+            echo "TaskPlugin=task/affinity"
+        fi
+        echo "SelectType=select/cons_tres"
+        echo "SelectTypeParameters=CR_Core"
+        echo "SchedulerType=sched/backfill"
+        echo "AccountingStorageType=accounting_storage/none"
+        echo "JobAcctGatherType=jobacct_gather/none"
+        echo "JobCompType=jobcomp/none"
+        echo "MailProg=/bin/true"
+        echo "MpiDefault=none"
+        echo "SwitchType=switch/none"
+        echo "ReturnToService=2"
+        echo "SlurmdTimeout=300"
+        echo "SlurmctldTimeout=120"
+        echo "MessageTimeout=$msg_timeout"
+        echo "InactiveLimit=0"
+        echo "KillWait=5"
+        echo "MinJobAge=3600"
+        echo "Waittime=0"
+        echo "$nodeline"
+        echo "PartitionName=debug Nodes=$nodename Default=YES MaxTime=INFINITE State=UP"
+        if [ ${#conf_extra[@]} -gt 0 ]; then
+            echo "# --conf-extra"
+            for kv in "${conf_extra[@]}"; do
+                echo "$kv"
+            done
+        fi
+    } >"$tmp" && mv -f "$tmp" "$conf"
+}
+
+write_configs () {
+    local esc_pin esc_dir
+    write_slurm_conf || die "$conf: cannot write"
+    if [ "$opt_mode" = cgroup ]; then
+        cat >"$root/etc/cgroup.conf" <<EOF || die "$root/etc/cgroup.conf: cannot write"
+# Written by contrib/local-slurm.sh (--mode cgroup).
+CgroupPlugin=cgroup/v2
+CgroupMountpoint=/sys/fs/cgroup
+IgnoreSystemd=yes
+ConstrainCores=yes
+ConstrainRAMSpace=no
+ConstrainDevices=no
+EOF
+    else
+        rm -f "$root/etc/cgroup.conf"
+    fi
+    if [ -n "$opt_pinconf" ]; then
+        cp -- "$opt_pinconf" "$root/etc/pin.conf" || die "--pin-conf=$opt_pinconf: cannot copy"
+    else
+        echo "# pin.conf of a local-slurm instance (no --pin-conf): defaults" >"$root/etc/pin.conf"
+    fi
+    if [ -n "$opt_plugstack" ]; then
+        # $root only holds [A-Za-z0-9._/+-]: safe in a sed replacement.
+        esc_pin=$root/etc/pin.conf
+        esc_dir=$root
+        sed -e "s|@PIN_CONF@|$esc_pin|g" -e "s|@LOCAL_SLURM_DIR@|$esc_dir|g" \
+            -- "$opt_plugstack" >"$root/etc/plugstack.conf" \
+            || die "--plugstack=$opt_plugstack: cannot copy"
+    else
+        echo "# plugstack.conf of a local-slurm instance (no --plugstack): empty" \
+            >"$root/etc/plugstack.conf"
+    fi
+}
+
+setup_munge () {
+    local key=$root/munge/munge.key
+    rm -rf "$dir/munge"
+    install -d -m 0755 -o munge -g "$munge_group" "$dir/munge" \
+        || die "$dir/munge: cannot create"
+    (umask 077 && dd if=/dev/urandom of="$key" bs=1024 count=1 2>/dev/null) \
+        || die "$key: cannot create the munge key"
+    chown munge:"$munge_group" "$key" && chmod 0400 "$key" \
+        || die "$key: cannot give it to the munge user"
+}
+
+start_munged () {
+    local deadline
+    launch "$dir/log/start.log" runuser -u munge -- "$munged_bin" \
+        --socket="$sock" --key-file="$root/munge/munge.key" \
+        --pid-file="$root/munge/munged.pid" --log-file="$root/munge/munged.log" \
+        --seed-file="$root/munge/munged.seed" \
+        || { start_failed "munged did not start"; return 1; }
+    deadline=$((SECONDS + opt_timeout))
+    until [ -S "$sock" ] && [ -n "$(find_daemons munged)" ]; do
+        [ $SECONDS -ge $deadline ] && { start_failed "munged: no socket $sock after ${opt_timeout}s"; return 1; }
+        sleep 0.2
+    done
+    if command -v munge >/dev/null && command -v unmunge >/dev/null; then
+        munge -n -S "$sock" 2>>"$dir/log/start.log" | unmunge -S "$sock" >/dev/null 2>>"$dir/log/start.log" \
+            || { start_failed "munged: a credential did not round-trip through $sock"; return 1; }
+    fi
+    return 0
+}
+
+# wait_daemon NAME: until NAME's pid file names a live process of ours
+# (the daemon forked before its parent returned: if no process of ours
+# is left, it died).
+wait_daemon () {
+    local name=$1 deadline pid
+    deadline=$((SECONDS + opt_timeout))
+    while :; do
+        pid=$(cat "$root/run/$name.pid" 2>/dev/null)
+        is_ours "$name" "$pid" "$root" && return 0
+        if [ -z "$(find_daemons "$name")" ]; then
+            sleep 0.5
+            pid=$(cat "$root/run/$name.pid" 2>/dev/null)
+            is_ours "$name" "$pid" "$root" && return 0
+            return 1
+        fi
+        [ $SECONDS -ge $deadline ] && return 1
+        sleep 0.2
+    done
+}
+
+show_logs () {
+    local f
+    for f in "$dir/log/start.log" "$dir/munge/munged.log" \
+             "$dir/log/slurmctld.log" "$dir/log/slurmd.log"; do
+        [ -s "$f" ] || continue
+        echo "---- last lines of $f" >&2
+        tail -n 15 "$f" >&2
+    done
+}
+
+start_failed () {
+    say "start failed: $*"
+    show_logs
+}
+
+port_clash () {
+    grep -qs 'Address already in use' "$dir/log/slurmctld.log" "$dir/log/slurmd.log" \
+        "$dir/log/start.log"
+}
+
+node_state () {
+    SLURM_CONF=$dconf timeout 15 sinfo -h -N -n "$nodename" -o %t 2>/dev/null | head -n1
+}
+
+# start_slurm: slurmctld + slurmd, then wait for an idle node.
+# Returns 0, 1 (failed), 2 (failed on a port clash: worth a retry).
+start_slurm () {
+    local deadline state reason
+    launch "$dir/log/start.log" "$slurmctld_bin" -f "$conf"
+    if ! wait_daemon slurmctld; then
+        port_clash && return 2
+        start_failed "slurmctld did not start"
+        return 1
+    fi
+    launch "$dir/log/start.log" "$slurmd_bin" -f "$conf" -N "$nodename"
+    if ! wait_daemon slurmd; then
+        port_clash && return 2
+        start_failed "slurmd did not start"
+        return 1
+    fi
+    deadline=$((SECONDS + opt_timeout))
+    state=""
+    while :; do
+        for d in munged slurmctld slurmd; do
+            if [ -z "$(find_daemons $d)" ]; then
+                port_clash && return 2
+                start_failed "$d exited during start"
+                return 1
+            fi
+        done
+        if slurm_up; then
+            state=$(node_state)
+            case "$state" in
+                idle) return 0 ;;
+                inval|drain|drain\*|drng|fail|fail\*)
+                    reason=$(SLURM_CONF=$dconf scontrol show node "$nodename" 2>/dev/null \
+                        | sed -n 's/^ *Reason=//p')
+                    start_failed "node $nodename is '$state' (Reason=$reason); check the NodeName line in $conf against 'slurmd -C'"
+                    return 1 ;;
+            esac
+        fi
+        if [ $SECONDS -ge $deadline ]; then
+            if [ -z "$state" ]; then
+                start_failed "scontrol ping: slurmctld not UP after ${opt_timeout}s (--timeout)"
+            else
+                start_failed "node $nodename still '$state', not idle, after ${opt_timeout}s (--timeout)"
+            fi
+            return 1
+        fi
+        sleep 0.5
+    done
+}
+
+prepare_cgroup () {
+    local cg=/sys/fs/cgroup c want=""
+    [ -r "$cg/cgroup.controllers" ] \
+        || die "--mode cgroup: $cg is not a cgroup v2 mount (v1 or hybrid host); use --mode affinity here"
+    grep -qw cpuset "$cg/cgroup.controllers" \
+        || die "--mode cgroup: no cpuset controller in $cg/cgroup.controllers ($(cat "$cg/cgroup.controllers")); use --mode affinity here"
+    for c in cpuset cpu memory pids; do
+        grep -qw "$c" "$cg/cgroup.controllers" && want="$want +$c"
+    done
+    # Slurm 22.05 has no EnableControllers: enable them top-down by hand.
+    echo "$want" >"$cg/cgroup.subtree_control" \
+        || die "--mode cgroup: cannot write '$want' to $cg/cgroup.subtree_control"
+    mkdir -p "$cg/system.slice" \
+        || die "--mode cgroup: cannot create $cg/system.slice"
+    echo "$want" >"$cg/system.slice/cgroup.subtree_control" \
+        || die "--mode cgroup: cannot write '$want' to $cg/system.slice/cgroup.subtree_control (processes in system.slice itself?)"
+}
+
+check_loopback () {
+    # glibc's getaddrinfo(AI_ADDRCONFIG) resolves nothing when 127.0.0.1 is
+    # the only IPv4 address (seen in the qemu guest): Slurm then fails.
+    command -v ip >/dev/null || return 0
+    if ! ip -4 -o addr show 2>/dev/null | awk '{ print $4 }' | grep -vqx '127.0.0.1/8'; then
+        say "warning: 127.0.0.1 is the only IPv4 address; Slurm may not resolve names (fix: ip addr add 127.0.0.2/8 dev lo)"
+    fi
+}
+
+cmd_start () {
+    local b rc attempt
+    [ "$(id -u)" = 0 ] || die "start: needs root (slurmd runs as root, munged via runuser); run it with sudo"
+    for b in slurmctld slurmd munged scontrol sinfo squeue scancel runuser flock md5sum timeout; do
+        command -v "$b" >/dev/null || [ -x "/usr/sbin/$b" ] \
+            || die "start: '$b' not found; install the Debian packages slurmctld slurmd slurm-client munge util-linux (contrib/install-deps.sh)"
+    done
+    slurmctld_bin=$(command -v slurmctld || echo /usr/sbin/slurmctld)
+    slurmd_bin=$(command -v slurmd || echo /usr/sbin/slurmd)
+    munged_bin=$(command -v munged || echo /usr/sbin/munged)
+    id munge >/dev/null 2>&1 || die "start: no 'munge' user; install the Debian package munge"
+    munge_group=$(id -gn munge)
+
+    if [ -z "$opt_dir" ]; then
+        opt_dir=$(mktemp -d /tmp/local-slurm.XXXXXX) || die "start: mktemp failed"
+        touch "$opt_dir/.local-slurm"
+        say "state directory: $opt_dir"
+    fi
+    mkdir -p -- "$opt_dir" || die "--dir=$opt_dir: cannot create"
+    dir=$(cd "$opt_dir" && pwd -P) || die "--dir=$opt_dir: cannot enter"
+    if [ ! -e "$dir/.local-slurm" ] && [ -n "$(ls -A "$dir")" ]; then
+        die "--dir=$dir: not empty and not a local-slurm directory; give a new or empty directory"
+    fi
+    [[ "$dir" =~ ^/[^\'$'\n']*$ ]] || die "--dir=$dir: quotes and newlines are not supported in the path"
+    set_paths
+    exec 9>>"$dir/.lock" || die "$dir: cannot open lock file"
+    flock -n 9 || die "$dir: another local-slurm command is working on this directory"
+
+    for b in munged slurmctld slurmd; do
+        if [ -n "$(find_daemons $b)" ]; then
+            die "$dir: already running ($b pid $(find_daemons $b | paste -sd,)); run: $0 stop --dir '$dir'"
+        fi
+    done
+    [ -z "$(find_stepds)" ] || die "$dir: slurmstepd processes of an earlier run still exist; run: $0 stop --dir $dir"
+
+    [ -n "$opt_plugstack" ] && { [ -r "$opt_plugstack" ] && [ -f "$opt_plugstack" ] \
+        || die "--plugstack=$opt_plugstack: not a readable file"; }
+    [ -n "$opt_pinconf" ] && { [ -r "$opt_pinconf" ] && [ -f "$opt_pinconf" ] \
+        || die "--pin-conf=$opt_pinconf: not a readable file"; }
+    [ "$opt_mode" = cgroup ] && prepare_cgroup
+
+    host=$(uname -n)
+    host=${host%%.*}
+    [[ "$host" =~ ^[A-Za-z0-9][A-Za-z0-9_-]*$ ]] \
+        || die "start: hostname '$host' is not usable as SlurmctldHost (letters, digits, '-', '_')"
+    nodename=${opt_nodename:-$host}
+    [[ "$nodename" =~ ^[A-Za-z][A-Za-z0-9_-]{0,39}$ ]] \
+        || die "start: hostname '$nodename' is not a valid node name; give --nodename NAME"
+    check_loopback
+
+    # A fresh instance every time: a stale dir from a killed run keeps
+    # nothing but its old logs (moved aside).
+    touch "$marker"
+    rm -rf "${dir:?}/state" "${dir:?}/spool" "${dir:?}/run" "${dir:?}/etc"
+    mkdir -p "$dir/state" "$dir/spool" "$dir/run" "$dir/etc" "$dir/log" \
+        || die "$dir: cannot create subdirectories"
+    for b in "$dir"/log/*.log; do
+        [ -f "$b" ] && mv -f "$b" "$b.old"
+    done
+    chmod 0755 "$dir" || die "$dir: cannot chmod 0755 (the munge user must reach $dir/munge)"
+    if [ "$root" != "$dir" ]; then
+        install -d -m 0755 "$alias_base" || die "$alias_base: cannot create"
+        ln -sfn "$dir" "$alias_path" || die "$alias_path: cannot link to $dir"
+    fi
+    printf 'root=%s\nmode=%s\n' "$root" "$opt_mode" >"$marker"
+
+    nodeline=$(node_line) || die "start: 'slurmd -C' gave no usable NodeName line"
+    if [ "$opt_timeout" -gt 60 ]; then
+        msg_timeout=$((opt_timeout / 6 > 100 ? 100 : opt_timeout / 6))
+    else
+        msg_timeout=10
+    fi
+    export SLURM_CONF=$conf
+
+    setup_munge
+    if ! start_munged; then
+        do_stop >/dev/null 2>&1
+        exit 1
+    fi
+    for attempt in 1 2 3; do
+        port=$(free_port_pair) || die "start: no free TCP port pair found"
+        write_configs
+        start_slurm
+        rc=$?
+        [ $rc -eq 0 ] && break
+        # stop what this attempt started (munged stays)
+        local pids
+        mapfile -t pids < <(find_daemons slurmd; find_daemons slurmctld)
+        terminate "slurm daemons" "${pids[@]}"
+        if [ $rc -eq 2 ] && [ $attempt -lt 3 ]; then
+            say "ports $port-$((port + 1)) taken meanwhile; trying others"
+            for b in "$dir"/log/slurm*.log; do
+                [ -f "$b" ] && mv -f "$b" "$b.clash"
+            done
+            continue
+        fi
+        [ $rc -eq 2 ] && start_failed "ports in use on each of 3 attempts"
+        do_stop >/dev/null 2>&1
+        exit 1
+    done
+    say "running in $dir: node $nodename ($opt_mode mode), slurmctld port $port"
+    print_env
+}
+
+case "$cmd" in
+    start) cmd_start ;;
+    stop) cmd_stop ;;
+    status) cmd_status ;;
+    env) cmd_env ;;
+esac
