@@ -1,0 +1,166 @@
+/* model_check.c - invariants of the flattened topology model */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_check.h"
+
+static const char *level_name[TOPO_NLEVELS] = {
+    "core", "l2", "l3", "numa", "pkg",
+};
+
+const char *model_fmt (hwloc_const_bitmap_t set)
+{
+    static char buf[4][4096];
+    static int next;
+    char *s;
+    char *out = buf[next];
+
+    next = (next + 1) % 4;
+    if (!set || !(s = topo_list_format (set))) {
+        snprintf (out, sizeof (buf[0]), "(null)");
+        return out;
+    }
+    snprintf (out, sizeof (buf[0]), "%s", s);
+    free (s);
+    return out;
+}
+
+unsigned model_local_numa (const topo_t *t)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < topo_ndomains (t, TOPO_NUMA); i++)
+        if (topo_numa_is_local (t, i))
+            n++;
+    return n;
+}
+
+/* Every PU of domain `inner` i has the same index at level `outer`. */
+static void check_nested (const topo_t *t, const char *name,
+                          enum topo_level inner, enum topo_level outer)
+{
+    unsigned n = topo_ndomains (t, inner);
+    int *outer_of = malloc (n * sizeof (*outer_of));
+
+    ck_assert_ptr_nonnull (outer_of);
+    for (unsigned i = 0; i < n; i++)
+        outer_of[i] = -1;
+    for (unsigned i = 0; i < topo_npus (t); i++) {
+        const struct topo_pu *pu = topo_pu (t, i);
+        unsigned d = pu->dom[inner];
+        if (outer_of[d] < 0)
+            outer_of[d] = (int)pu->dom[outer];
+        ck_assert_msg (outer_of[d] == (int)pu->dom[outer],
+                       "%s: %s domain %u straddles %s domains %d and %u "
+                       "(PU P#%u)", name, level_name[inner], d,
+                       level_name[outer], outer_of[d], pu->dom[outer],
+                       pu->os);
+    }
+    free (outer_of);
+}
+
+void model_check (const topo_t *t, const char *name)
+{
+    unsigned npus = topo_npus (t);
+    hwloc_const_bitmap_t all = topo_cpuset (t);
+    hwloc_bitmap_t u = hwloc_bitmap_alloc ();
+    hwloc_bitmap_t nodes_seen = hwloc_bitmap_alloc ();
+
+    ck_assert_ptr_nonnull (u);
+    ck_assert_ptr_nonnull (nodes_seen);
+    ck_assert_msg (npus > 0, "%s: no PU", name);
+    ck_assert_msg (hwloc_bitmap_weight (all) == (int)npus,
+                   "%s: topo_cpuset %s has %d PUs, table has %u", name,
+                   model_fmt (all), hwloc_bitmap_weight (all), npus);
+    ck_assert_ptr_null (topo_pu (t, npus));
+
+    /* the table: distinct OS indexes, all in topo_cpuset, reverse map */
+    for (unsigned i = 0; i < npus; i++) {
+        const struct topo_pu *pu = topo_pu (t, i);
+        ck_assert_ptr_nonnull (pu);
+        ck_assert_msg (hwloc_bitmap_isset (all, pu->os),
+                       "%s: PU P#%u not in topo_cpuset", name, pu->os);
+        ck_assert_msg (topo_pu_index (t, pu->os) == (int)i,
+                       "%s: topo_pu_index(%u) = %d, expected %u", name,
+                       pu->os, topo_pu_index (t, pu->os), i);
+        ck_assert_msg (pu->kind >= -1, "%s: PU P#%u kind %d", name, pu->os,
+                       pu->kind);
+    }
+    ck_assert_int_eq (topo_pu_index (t, (unsigned)hwloc_bitmap_last (all) + 1),
+                      -1);
+
+    for (int lvl = 0; lvl < TOPO_NLEVELS; lvl++) {
+        unsigned ndom = topo_ndomains (t, lvl);
+        unsigned next = 0;
+        int total = 0;
+
+        ck_assert_msg (ndom >= 1 && ndom <= npus, "%s: %u %s domains", name,
+                       ndom, level_name[lvl]);
+        ck_assert_ptr_null (topo_domain_cpuset (t, lvl, ndom));
+        for (unsigned i = 0; i < npus; i++) {
+            const struct topo_pu *pu = topo_pu (t, i);
+            unsigned d = pu->dom[lvl];
+            ck_assert_msg (d < ndom, "%s: PU P#%u %s domain %u >= %u", name,
+                           pu->os, level_name[lvl], d, ndom);
+            /* dense, numbered in the order of their first PU */
+            ck_assert_msg (d <= next, "%s: %s domain %u appears before %u",
+                           name, level_name[lvl], d, next);
+            if (d == next)
+                next++;
+            ck_assert_msg (hwloc_bitmap_isset (topo_domain_cpuset (t, lvl, d),
+                                               pu->os),
+                           "%s: PU P#%u not in the cpuset of its %s domain %u",
+                           name, pu->os, level_name[lvl], d);
+        }
+        ck_assert_msg (next == ndom, "%s: %s domains %u..%u have no PU", name,
+                       level_name[lvl], next, ndom - 1);
+        /* the domain cpusets partition topo_cpuset: each PU is in its
+         * own domain (above) and the sizes add up to the PU count */
+        hwloc_bitmap_zero (u);
+        for (unsigned d = 0; d < ndom; d++) {
+            hwloc_const_bitmap_t s = topo_domain_cpuset (t, lvl, d);
+            ck_assert_msg (!hwloc_bitmap_iszero (s), "%s: %s domain %u empty",
+                           name, level_name[lvl], d);
+            total += hwloc_bitmap_weight (s);
+            hwloc_bitmap_or (u, u, s);
+        }
+        ck_assert_msg (total == (int)npus && hwloc_bitmap_isequal (u, all),
+                       "%s: %s domains do not partition %s", name,
+                       level_name[lvl], model_fmt (all));
+    }
+
+    check_nested (t, name, TOPO_CORE, TOPO_L2);
+    check_nested (t, name, TOPO_CORE, TOPO_NUMA);
+    check_nested (t, name, TOPO_CORE, TOPO_PKG);
+    check_nested (t, name, TOPO_CORE, TOPO_L3);
+
+    /* NUMA nodesets: non-empty, within the machine's nodes; a real node
+     * belongs to one domain; a pseudo domain offers every node */
+    for (unsigned d = 0; d < topo_ndomains (t, TOPO_NUMA); d++) {
+        hwloc_const_bitmap_t ns = topo_numa_nodeset (t, d);
+        ck_assert_ptr_nonnull (ns);
+        ck_assert_msg (!hwloc_bitmap_iszero (ns), "%s: NUMA domain %u has "
+                       "an empty nodeset", name, d);
+        ck_assert_msg (hwloc_bitmap_isincluded (ns, topo_nodeset (t)),
+                       "%s: NUMA domain %u nodeset %s not in %s", name, d,
+                       model_fmt (ns), model_fmt (topo_nodeset (t)));
+        if (topo_numa_is_local (t, d)) {
+            ck_assert_msg (!hwloc_bitmap_intersects (ns, nodes_seen),
+                           "%s: node(s) of NUMA domain %u (%s) also in "
+                           "another domain", name, d, model_fmt (ns));
+            hwloc_bitmap_or (nodes_seen, nodes_seen, ns);
+        }
+        else
+            ck_assert_msg (hwloc_bitmap_isequal (ns, topo_nodeset (t)),
+                           "%s: pseudo NUMA domain %u nodeset %s, expected "
+                           "all nodes %s", name, d, model_fmt (ns),
+                           model_fmt (topo_nodeset (t)));
+    }
+    ck_assert_ptr_null (topo_numa_nodeset (t, topo_ndomains (t, TOPO_NUMA)));
+    hwloc_bitmap_free (u);
+    hwloc_bitmap_free (nodes_seen);
+}

@@ -1,0 +1,899 @@
+/* test_topo - libtopo on the project's own machines (always runs) */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <check.h>
+#include <errno.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "libtopo/topo.h"
+#include "libtest/fixtures.h"
+#include "model_check.h"
+
+/* ---- loading ------------------------------------------------------------ */
+
+START_TEST (test_own_fixtures)
+{
+    const struct fixture *f = &fixtures_own[_i];
+    pin_error_t e = { { 0 } };
+    topo_t *t = topo_load (f->src, 0, &e);
+
+    ck_assert_msg (t != NULL, "%s: %s", f->name, e.text);
+    model_check (t, f->name);
+    topo_destroy (t);
+
+    /* synthetic machines have no disallowed PU: the same with the flag */
+    t = topo_load (f->src, TOPO_WHOLE_SYSTEM, &e);
+    ck_assert_msg (t != NULL, "%s: %s", f->name, e.text);
+    model_check (t, f->name);
+    topo_destroy (t);
+}
+END_TEST
+
+/* Hand-computed expectations: counts per level, plus the cpuset of one
+ * domain per level (index in `pick`). */
+struct expect {
+    const char *name;
+    const char *src;
+    unsigned npus;
+    unsigned ndom[TOPO_NLEVELS];
+    unsigned local_numa;
+    int nodes;                      /* weight of topo_nodeset */
+    unsigned pick[TOPO_NLEVELS];
+    const char *set[TOPO_NLEVELS];  /* cpuset of domain pick[lvl] */
+    const char *numa_nodes;         /* nodeset of NUMA domain pick[NUMA] */
+};
+
+static const struct expect expects[] = {
+    /* siblings numbered after all cores: sibling of P#x is P#x+8 */
+    { "2s-smt-linux",
+      "pack:2 [numa] l3:1 l2:4 l1d:1 core:1 pu:2(indexes=core:pack)", 16,
+      { 8, 8, 2, 2, 2 }, 2, 2,
+      { 1, 5, 1, 1, 0 },
+      { "1,9", "5,13", "4-7,12-15", "4-7,12-15", "0-3,8-11" }, "1" },
+    /* round-robin over sockets: package 0 has the even P#; core 1 is
+     * the second core of socket 0 */
+    { "2s-smt-roundrobin",
+      "pack:2 [numa] l3:1 l2:4 l1d:1 core:1 pu:2(indexes=pack:core)", 16,
+      { 8, 8, 2, 2, 2 }, 2, 2,
+      { 1, 4, 1, 0, 1 },
+      { "2,10", "1,9", "1,3,5,7,9,11,13,15", "0,2,4,6,8,10,12,14",
+        "1,3,5,7,9,11,13,15" }, "0" },
+    /* sub-NUMA clustering: 2 NUMA domains inside one L3 */
+    { "2s-snc2", "pack:2 l3:1 group:2 [numa] l2:4 core:1 pu:2(indexes=core:pack)",
+      32, { 16, 16, 2, 4, 2 }, 4, 4,
+      { 0, 0, 0, 1, 1 },
+      { "0,16", "0,16", "0-7,16-23", "4-7,20-23", "8-15,24-31" }, "1" },
+    /* KNL-like: L2 shared by 2 cores, no L3 (falls back to NUMA) */
+    { "knl-like", "pack:1 numa:4 l2:4 core:2 pu:4", 128,
+      { 32, 16, 4, 4, 1 }, 4, 4,
+      { 1, 1, 3, 3, 0 },
+      { "4-7", "8-15", "96-127", "96-127", "0-127" }, "3" },
+    /* EPYC-like: 2 L3 per NUMA node */
+    { "epyc-like", "pack:2 numa:2 l3:2 l2:3 core:1 pu:2(indexes=core:pack)",
+      48, { 24, 24, 8, 4, 2 }, 4, 4,
+      { 3, 3, 1, 1, 1 },
+      { "3,27", "3,27", "3-5,27-29", "6-11,30-35", "12-23,36-47" }, "1" },
+    /* PUs without a Core parent are their own cores; no L2: the core */
+    { "no-cores", "pack:1 [numa] pu:4", 4,
+      { 4, 4, 1, 1, 1 }, 1, 1,
+      { 2, 2, 0, 0, 0 },
+      { "2", "2", "0-3", "0-3", "0-3" }, "0" },
+    /* no Package objects: one package domain */
+    { "no-package", "numa:2 core:2 pu:2", 8,
+      { 4, 4, 2, 2, 1 }, 2, 2,
+      { 1, 1, 1, 1, 0 },
+      { "2-3", "2-3", "4-7", "4-7", "0-7" }, "1" },
+    /* two memory nodes with the same CPUs (KNL DDR + MCDRAM): one domain
+     * holding both nodes */
+    { "paired-numa", "pack:1 [numa] [numa] core:4 pu:1", 4,
+      { 4, 4, 1, 1, 1 }, 1, 2,
+      { 0, 0, 0, 0, 0 },
+      { "0", "0", "0-3", "0-3", "0-3" }, "0-1" },
+    /* the smallest machine */
+    { "tiny", "pack:1 [numa] core:1 pu:1", 1,
+      { 1, 1, 1, 1, 1 }, 1, 1,
+      { 0, 0, 0, 0, 0 },
+      { "0", "0", "0", "0", "0" }, "0" },
+};
+
+START_TEST (test_expectations)
+{
+    const struct expect *x = &expects[_i];
+    pin_error_t e = { { 0 } };
+    topo_t *t = topo_load (x->src, 0, &e);
+
+    ck_assert_msg (t != NULL, "%s: %s", x->name, e.text);
+    model_check (t, x->name);
+    ck_assert_msg (topo_npus (t) == x->npus, "%s: %u PUs, expected %u",
+                   x->name, topo_npus (t), x->npus);
+    for (int lvl = 0; lvl < TOPO_NLEVELS; lvl++) {
+        ck_assert_msg (topo_ndomains (t, lvl) == x->ndom[lvl],
+                       "%s: level %d has %u domains, expected %u", x->name,
+                       lvl, topo_ndomains (t, lvl), x->ndom[lvl]);
+        const char *got = model_fmt (topo_domain_cpuset (t, lvl,
+                                                         x->pick[lvl]));
+        ck_assert_msg (strcmp (got, x->set[lvl]) == 0,
+                       "%s: level %d domain %u is %s, expected %s", x->name,
+                       lvl, x->pick[lvl], got, x->set[lvl]);
+    }
+    ck_assert_uint_eq (model_local_numa (t), x->local_numa);
+    ck_assert_int_eq (hwloc_bitmap_weight (topo_nodeset (t)), x->nodes);
+    ck_assert_str_eq (model_fmt (topo_numa_nodeset (t, x->pick[TOPO_NUMA])),
+                      x->numa_nodes);
+    topo_destroy (t);
+}
+END_TEST
+
+/* A PU covered by nested NUMA nodes belongs to the smallest one. */
+START_TEST (test_nested_numa)
+{
+    pin_error_t e = { { 0 } };
+    topo_t *t = topo_load ("pack:2 [numa] group:2 [numa] core:2 pu:1", 0, &e);
+    hwloc_bitmap_t used = hwloc_bitmap_alloc ();
+
+    ck_assert_msg (t != NULL, "%s", e.text);
+    model_check (t, "nested");
+    ck_assert_int_eq (hwloc_bitmap_weight (topo_nodeset (t)), 6);
+    ck_assert_uint_eq (topo_ndomains (t, TOPO_NUMA), 4);
+    for (unsigned d = 0; d < 4; d++) {
+        ck_assert (topo_numa_is_local (t, d));
+        ck_assert_int_eq (hwloc_bitmap_weight (topo_domain_cpuset (t,
+                                                                   TOPO_NUMA,
+                                                                   d)), 2);
+        ck_assert_int_eq (hwloc_bitmap_weight (topo_numa_nodeset (t, d)), 1);
+        hwloc_bitmap_or (used, used, topo_numa_nodeset (t, d));
+    }
+    /* the two package-wide nodes are in no domain */
+    ck_assert_int_eq (hwloc_bitmap_weight (used), 4);
+    hwloc_bitmap_free (used);
+    topo_destroy (t);
+}
+END_TEST
+
+/* An XML with disallowed PUs (as inside a job cgroup): hidden by default,
+ * kept with TOPO_WHOLE_SYSTEM.  Made from a synthetic machine by editing
+ * the root's allowed_cpuset. */
+static char *write_restricted_xml (const char *dir)
+{
+    hwloc_topology_t hw;
+    char *buf = NULL;
+    int len;
+    char *path = NULL;
+    const char *needle = "allowed_cpuset=\"0x000000ff\"";
+    char *p;
+    FILE *f;
+
+    ck_assert_int_eq (hwloc_topology_init (&hw), 0);
+    ck_assert_int_eq (hwloc_topology_set_synthetic (hw, "pack:2 [numa] "
+                                                    "core:2 pu:2"), 0);
+    ck_assert_int_eq (hwloc_topology_load (hw), 0);
+    ck_assert_int_eq (hwloc_topology_export_xmlbuffer (hw, &buf, &len, 0), 0);
+    p = strstr (buf, needle);
+    ck_assert_msg (p != NULL, "no %s in the export", needle);
+    /* allow P#0-1 and P#4 only */
+    memcpy (p, "allowed_cpuset=\"0x00000013\"", strlen (needle));
+    ck_assert (asprintf (&path, "%s/restricted.xml", dir) > 0);
+    ck_assert_ptr_nonnull (f = fopen (path, "w"));
+    ck_assert_int_eq (fputs (buf, f) >= 0, 1);
+    ck_assert_int_eq (fclose (f), 0);
+    hwloc_free_xmlbuffer (hw, buf);
+    hwloc_topology_destroy (hw);
+    return path;
+}
+
+static char *make_tmpdir (void)
+{
+    const char *base = getenv ("TMPDIR");
+    char *dir = NULL;
+    ck_assert (asprintf (&dir, "%s/test_topo.XXXXXX", base ? base : "/tmp")
+               > 0);
+    ck_assert_ptr_nonnull (mkdtemp (dir));
+    return dir;
+}
+
+static void remove_tree (const char *path)
+{
+    struct stat st;
+    if (lstat (path, &st) < 0)
+        return;
+    if (S_ISDIR (st.st_mode)) {
+        DIR *d = opendir (path);
+        struct dirent *ent;
+        while (d && (ent = readdir (d))) {
+            char *sub;
+            if (!strcmp (ent->d_name, ".") || !strcmp (ent->d_name, ".."))
+                continue;
+            if (asprintf (&sub, "%s/%s", path, ent->d_name) > 0) {
+                remove_tree (sub);
+                free (sub);
+            }
+        }
+        if (d)
+            closedir (d);
+        rmdir (path);
+    }
+    else
+        unlink (path);
+}
+
+START_TEST (test_disallowed)
+{
+    char *dir = make_tmpdir ();
+    char *path = write_restricted_xml (dir);
+    pin_error_t e = { { 0 } };
+    topo_t *t;
+
+    t = topo_load (path, 0, &e);
+    ck_assert_msg (t != NULL, "%s", e.text);
+    model_check (t, "restricted");
+    ck_assert_uint_eq (topo_npus (t), 3);
+    ck_assert_str_eq (model_fmt (topo_cpuset (t)), "0-1,4");
+    ck_assert_int_eq (topo_pu_index (t, 2), -1);
+    ck_assert_int_eq (topo_pu_index (t, 4), 2);
+    ck_assert_uint_eq (topo_ndomains (t, TOPO_CORE), 2);
+    ck_assert_uint_eq (topo_ndomains (t, TOPO_PKG), 2);
+    topo_destroy (t);
+
+    t = topo_load (path, TOPO_WHOLE_SYSTEM, &e);
+    ck_assert_msg (t != NULL, "%s", e.text);
+    model_check (t, "restricted, whole system");
+    ck_assert_uint_eq (topo_npus (t), 8);
+    ck_assert_uint_eq (topo_ndomains (t, TOPO_CORE), 4);
+    topo_destroy (t);
+
+    remove_tree (dir);
+    free (path);
+    free (dir);
+}
+END_TEST
+
+/* errors: one line naming the source and the problem */
+static const struct {
+    const char *src;
+    int flags;
+    const char *text;
+} load_errors[] = {
+    { "/nonexistent/x.xml", 0,
+      "topology '/nonexistent/x.xml': cannot load XML: No such file or "
+      "directory" },
+    { "nothere.xml", 0,
+      "topology 'nothere.xml': cannot load XML: No such file or directory" },
+    { "pack:x", 0, "topology 'pack:x': invalid synthetic description" },
+    { "pack:2 core:0 pu:2", 0,
+      "topology 'pack:2 core:0 pu:2': invalid synthetic description" },
+    { "", 0, "topology '': empty source; expected \"system\", an XML file "
+             "or a synthetic description" },
+    { "pack:1 pu:1", 0x100, "topology 'pack:1 pu:1': cannot initialize "
+                            "hwloc: Invalid argument" },
+};
+
+START_TEST (test_load_errors)
+{
+    pin_error_t e = { { 0 } };
+    errno = 0;
+    ck_assert_ptr_null (topo_load (load_errors[_i].src, load_errors[_i].flags,
+                                   &e));
+    ck_assert_int_ne (errno, 0);
+    ck_assert_str_eq (e.text, load_errors[_i].text);
+    /* errp may be NULL */
+    ck_assert_ptr_null (topo_load (load_errors[_i].src, load_errors[_i].flags,
+                                   NULL));
+}
+END_TEST
+
+START_TEST (test_load_garbage_xml)
+{
+    char *dir = make_tmpdir ();
+    char *path = NULL;
+    char *want = NULL;
+    pin_error_t e = { { 0 } };
+    FILE *f;
+
+    ck_assert (asprintf (&path, "%s/garbage.xml", dir) > 0);
+    ck_assert_ptr_nonnull (f = fopen (path, "w"));
+    fputs ("<?xml version=\"1.0\"?>\n<topology><object type=", f);
+    fclose (f);
+    ck_assert_ptr_null (topo_load (path, 0, &e));
+    ck_assert (asprintf (&want, "topology '%s': cannot load XML: not a "
+                         "valid hwloc XML topology", path) > 0);
+    ck_assert_str_eq (e.text, want);
+    remove_tree (dir);
+    free (want);
+    free (path);
+    free (dir);
+}
+END_TEST
+
+START_TEST (test_system)
+{
+    pin_error_t e = { { 0 } };
+    topo_t *t = topo_load ("system", 0, &e);
+    ck_assert_msg (t != NULL, "%s", e.text);
+    model_check (t, "system");
+    topo_destroy (t);
+    t = topo_load ("system", TOPO_WHOLE_SYSTEM, &e);
+    ck_assert_msg (t != NULL, "%s", e.text);
+    model_check (t, "system (whole)");
+    topo_destroy (t);
+}
+END_TEST
+
+START_TEST (test_accessors_out_of_range)
+{
+    topo_t *t = topo_load ("pack:1 [numa] core:2 pu:1", 0, NULL);
+    ck_assert_ptr_nonnull (t);
+    ck_assert_ptr_null (topo_pu (t, 2));
+    ck_assert_int_eq (topo_pu_index (t, 2), -1);
+    ck_assert_int_eq (topo_pu_index (t, 100000), -1);
+    ck_assert_uint_eq (topo_ndomains (t, TOPO_NLEVELS), 0);
+    ck_assert_ptr_null (topo_domain_cpuset (t, TOPO_NLEVELS, 0));
+    ck_assert_ptr_null (topo_domain_cpuset (t, TOPO_CORE, 2));
+    ck_assert_ptr_null (topo_numa_nodeset (t, 1));
+    ck_assert (!topo_numa_is_local (t, 1));
+    topo_destroy (t);
+    /* destroy accepts NULL and keeps errno */
+    errno = 42;
+    topo_destroy (NULL);
+    ck_assert_int_eq (errno, 42);
+}
+END_TEST
+
+/* ---- kernel list format ------------------------------------------------- */
+
+static const struct {
+    const char *in;
+    const char *out;                /* formatted result, NULL = rejected */
+} lists[] = {
+    { "", "" },
+    { "\n", "" },
+    { "0", "0" },
+    { "0-3,8", "0-3,8" },
+    { "8,0-3", "0-3,8" },
+    { "0-3,2-5", "0-5" },
+    { "3-3", "3" },
+    { "1,3,5", "1,3,5" },
+    { "0-3\n", "0-3" },             /* as read from a kernel file */
+    { "99999", "99999" },
+    { "0-99999", "0-99999" },
+    /* hwloc's sscanf takes these; a strict parser must not */
+    { "0-", NULL },                 /* hwloc: infinite */
+    { "3-1", NULL },                /* hwloc: empty */
+    { "a", NULL },
+    { "1a", NULL },                 /* hwloc: stops at 'a' */
+    { "1,,2", NULL },
+    { "0x3", NULL },
+    { ",1", NULL },
+    { "1,", NULL },
+    { "-1", NULL },
+    { "1-2-3", NULL },
+    { " 1", NULL },
+    { "1 ", NULL },
+    { "1, 2", NULL },
+    { "0-3\n\n", NULL },
+    { "100000", NULL },             /* more than 5 digits */
+    { "0-100000", NULL },
+    { "+1", NULL },
+    { "1\t", NULL },
+};
+
+START_TEST (test_list_parse)
+{
+    hwloc_bitmap_t set = hwloc_bitmap_alloc ();
+    pin_error_t e = { { 0 } };
+    int rc;
+
+    hwloc_bitmap_set (set, 77); /* must be replaced, or left alone */
+    rc = topo_list_parse (lists[_i].in, set, &e);
+    if (lists[_i].out) {
+        ck_assert_msg (rc == 0, "'%s': %s", lists[_i].in, e.text);
+        char *s = topo_list_format (set);
+        ck_assert_ptr_nonnull (s);
+        ck_assert_str_eq (s, lists[_i].out);
+        free (s);
+    }
+    else {
+        ck_assert_msg (rc == -1, "'%s' accepted", lists[_i].in);
+        ck_assert_int_eq (errno, EINVAL);
+        ck_assert_str_eq (model_fmt (set), "77");
+        ck_assert_msg (strstr (e.text, "malformed CPU list; expected the "
+                                       "kernel list format, e.g. 0-3,8"),
+                       "message: %s", e.text);
+    }
+    hwloc_bitmap_free (set);
+}
+END_TEST
+
+START_TEST (test_list_messages)
+{
+    hwloc_bitmap_t set = hwloc_bitmap_alloc ();
+    pin_error_t e = { { 0 } };
+    char long_list[200];
+
+    ck_assert_int_eq (topo_list_parse ("0-", set, &e), -1);
+    ck_assert_str_eq (e.text, "'0-': malformed CPU list; expected the "
+                              "kernel list format, e.g. 0-3,8");
+    /* hostile text: unprintable characters replaced, length bounded */
+    ck_assert_int_eq (topo_list_parse ("1\x1b[2J", set, &e), -1);
+    ck_assert_str_eq (e.text, "'1?[2J': malformed CPU list; expected the "
+                              "kernel list format, e.g. 0-3,8");
+    memset (long_list, '1', sizeof (long_list) - 1);
+    long_list[sizeof (long_list) - 1] = '\0';
+    ck_assert_int_eq (topo_list_parse (long_list, set, &e), -1);
+    ck_assert_msg (strstr (e.text, "1111...': malformed") != NULL, "%s",
+                   e.text);
+    ck_assert_int_lt (strlen (e.text), 120);
+    /* no error buffer is fine */
+    ck_assert_int_eq (topo_list_parse ("x", set, NULL), -1);
+    hwloc_bitmap_free (set);
+}
+END_TEST
+
+START_TEST (test_list_format)
+{
+    hwloc_bitmap_t set = hwloc_bitmap_alloc ();
+    char *s;
+
+    ck_assert_ptr_nonnull (s = topo_list_format (set));
+    ck_assert_str_eq (s, "");
+    free (s);
+    hwloc_bitmap_set_range (set, 0, 3);
+    hwloc_bitmap_set (set, 8);
+    hwloc_bitmap_set_range (set, 10, 11);
+    ck_assert_ptr_nonnull (s = topo_list_format (set));
+    ck_assert_str_eq (s, "0-3,8,10-11");
+    free (s);
+    /* round trip */
+    hwloc_bitmap_t back = hwloc_bitmap_alloc ();
+    ck_assert_int_eq (topo_list_parse ("0-3,8,10-11", back, NULL), 0);
+    ck_assert (hwloc_bitmap_isequal (set, back));
+    hwloc_bitmap_free (back);
+    /* infinite sets have no kernel list form */
+    hwloc_bitmap_fill (set);
+    errno = 0;
+    ck_assert_ptr_null (topo_list_format (set));
+    ck_assert_int_eq (errno, EINVAL);
+    ck_assert_ptr_null (topo_list_format (NULL));
+    hwloc_bitmap_free (set);
+}
+END_TEST
+
+/* ---- Slurm core ids ----------------------------------------------------- */
+
+static const struct {
+    const char *src;
+    const char *cores;
+    const char *cpus;               /* NULL = error expected */
+    const char *error;
+} slurm_cases[] = {
+    /* Linux numbering: core 1 = P#1 and its sibling P#9 */
+    { "pack:2 [numa] l2:4 core:1 pu:2(indexes=core:pack)", "1", "1,9", NULL },
+    { "pack:2 [numa] l2:4 core:1 pu:2(indexes=core:pack)", "0-3", "0-3,8-11",
+      NULL },
+    { "pack:2 [numa] l2:4 core:1 pu:2(indexes=core:pack)", "4,7",
+      "4,7,12,15", NULL },
+    /* round-robin: core 1 is the second core of socket 0 */
+    { "pack:2 [numa] l2:4 core:1 pu:2(indexes=pack:core)", "1", "2,10",
+      NULL },
+    { "pack:2 [numa] l2:4 core:1 pu:2(indexes=pack:core)", "4", "1,9",
+      NULL },
+    /* SMT4 with adjacent siblings */
+    { "pack:1 [numa] core:4 pu:4", "2", "8-11", NULL },
+    /* no Core objects: every PU is a core */
+    { "pack:1 [numa] pu:4", "3", "3", NULL },
+    { "pack:1 [numa] core:4 pu:2", "", "", NULL },
+    { "pack:1 [numa] core:4 pu:2", "4", NULL,
+      "Slurm core id 4 (in '4') out of range; this node has 4 cores, 0-3" },
+    { "pack:1 [numa] core:4 pu:2", "0-9", NULL,
+      "Slurm core id 9 (in '0-9') out of range; this node has 4 cores, 0-3" },
+    { "pack:1 [numa] core:4 pu:2", "0-", NULL,
+      "'0-': malformed Slurm core list; expected the kernel list format, "
+      "e.g. 0-3,8" },
+};
+
+START_TEST (test_slurm_cores)
+{
+    topo_t *t = topo_load (slurm_cases[_i].src, 0, NULL);
+    hwloc_bitmap_t cpus = hwloc_bitmap_alloc ();
+    pin_error_t e = { { 0 } };
+    int rc;
+
+    ck_assert_ptr_nonnull (t);
+    hwloc_bitmap_set (cpus, 99);
+    rc = topo_slurm_cores_to_cpuset (t, slurm_cases[_i].cores, cpus, &e);
+    if (slurm_cases[_i].cpus) {
+        ck_assert_msg (rc == 0, "%s", e.text);
+        ck_assert_str_eq (model_fmt (cpus), slurm_cases[_i].cpus);
+    }
+    else {
+        ck_assert_int_eq (rc, -1);
+        ck_assert_str_eq (e.text, slurm_cases[_i].error);
+        ck_assert_str_eq (model_fmt (cpus), "99");
+    }
+    hwloc_bitmap_free (cpus);
+    topo_destroy (t);
+}
+END_TEST
+
+/* Every core id maps to the PUs of exactly one core domain, in order. */
+START_TEST (test_slurm_cores_all)
+{
+    const struct fixture *f = &fixtures_own[_i];
+    topo_t *t = topo_load (f->src, TOPO_WHOLE_SYSTEM, NULL);
+    hwloc_bitmap_t cpus = hwloc_bitmap_alloc ();
+    char id[16];
+
+    ck_assert_ptr_nonnull (t);
+    for (unsigned c = 0; c < topo_ndomains (t, TOPO_CORE); c++) {
+        snprintf (id, sizeof (id), "%u", c);
+        ck_assert_int_eq (topo_slurm_cores_to_cpuset (t, id, cpus, NULL), 0);
+        ck_assert_msg (hwloc_bitmap_isequal (cpus,
+                                             topo_domain_cpuset (t, TOPO_CORE,
+                                                                 c)),
+                       "%s: core %u -> %s, core domain %s", f->name, c,
+                       model_fmt (cpus),
+                       model_fmt (topo_domain_cpuset (t, TOPO_CORE, c)));
+    }
+    hwloc_bitmap_free (cpus);
+    topo_destroy (t);
+}
+END_TEST
+
+/* ---- cache -------------------------------------------------------------- */
+
+/* "Live" discovery comes from HWLOC_SYNTHETIC, so that a test can tell a
+ * topology read from the cache from one discovered afresh. */
+#define LIVE_A "pack:2 [numa] core:4 pu:2"      /* 16 PUs */
+#define LIVE_B "pack:1 [numa] core:3 pu:1"      /* 3 PUs */
+
+static topo_t *load_cached_as (const char *live, const char *path,
+                               bool *refreshed)
+{
+    pin_error_t e = { { 0 } };
+    topo_t *t;
+    setenv ("HWLOC_SYNTHETIC", live, 1);
+    t = topo_load_cached (path, refreshed, &e);
+    unsetenv ("HWLOC_SYNTHETIC");
+    ck_assert_msg (t != NULL, "%s", e.text);
+    return t;
+}
+
+static void replace_in_file (const char *path, const char *from,
+                             const char *to)
+{
+    FILE *f = fopen (path, "r");
+    char *buf, *p;
+    long len;
+
+    ck_assert_ptr_nonnull (f);
+    fseek (f, 0, SEEK_END);
+    len = ftell (f);
+    rewind (f);
+    ck_assert_ptr_nonnull (buf = calloc (1, len + strlen (to) + 1));
+    ck_assert_int_eq (fread (buf, 1, len, f), len);
+    fclose (f);
+    ck_assert_msg ((p = strstr (buf, from)) != NULL, "no '%s' in %s", from,
+                   path);
+    ck_assert_uint_eq (strlen (from), strlen (to));
+    memcpy (p, to, strlen (to));
+    ck_assert_ptr_nonnull (f = fopen (path, "w"));
+    fputs (buf, f);
+    fclose (f);
+    free (buf);
+}
+
+static int count_entries (const char *dir)
+{
+    DIR *d = opendir (dir);
+    struct dirent *ent;
+    int n = 0;
+    ck_assert_ptr_nonnull (d);
+    while ((ent = readdir (d)))
+        if (strcmp (ent->d_name, ".") && strcmp (ent->d_name, ".."))
+            n++;
+    closedir (d);
+    return n;
+}
+
+START_TEST (test_cache_refresh)
+{
+    char *dir = make_tmpdir ();
+    char *sub = NULL, *path = NULL;
+    bool refreshed = false;
+    struct stat st;
+    topo_t *t;
+
+    ck_assert (asprintf (&sub, "%s/a/b", dir) > 0);
+    ck_assert (asprintf (&path, "%s/topo.xml", sub) > 0);
+
+    /* first call: no cache yet, directories made, file written */
+    t = load_cached_as (LIVE_A, path, &refreshed);
+    ck_assert (refreshed);
+    ck_assert_uint_eq (topo_npus (t), 16);
+    model_check (t, "cache, first call");
+    topo_destroy (t);
+    ck_assert_int_eq (stat (path, &st), 0);
+    ck_assert_int_eq (st.st_mode & 07777, 0644);
+    ck_assert_int_eq (stat (sub, &st), 0);
+    ck_assert (S_ISDIR (st.st_mode));
+    ck_assert_int_eq (st.st_mode & 07777, 0755);
+    ck_assert_int_eq (count_entries (sub), 1);  /* no temporary left */
+
+    /* second call: the machine "changed" (LIVE_B) but the fingerprint
+     * did not, so the cache is used as it is */
+    t = load_cached_as (LIVE_B, path, &refreshed);
+    ck_assert (!refreshed);
+    ck_assert_uint_eq (topo_npus (t), 16);
+    ck_assert_uint_eq (topo_ndomains (t, TOPO_CORE), 8);
+    model_check (t, "cache, second call");
+    topo_destroy (t);
+
+    /* a fingerprint from another machine: rediscovered and rewritten */
+    replace_in_file (path, "format=1;host=", "format=0;host=");
+    t = load_cached_as (LIVE_B, path, &refreshed);
+    ck_assert (refreshed);
+    ck_assert_uint_eq (topo_npus (t), 3);
+    topo_destroy (t);
+    t = load_cached_as (LIVE_A, path, &refreshed);
+    ck_assert (!refreshed);
+    ck_assert_uint_eq (topo_npus (t), 3);
+    topo_destroy (t);
+
+    /* refreshed may be NULL */
+    topo_destroy (load_cached_as (LIVE_A, path, NULL));
+
+    remove_tree (dir);
+    free (path);
+    free (sub);
+    free (dir);
+}
+END_TEST
+
+/* Files that are not a usable cache: each is rediscovered. */
+static const char *bad_caches[] = {
+    "",
+    "garbage \x01\x02\x03 not xml at all",
+    "<?xml version=\"1.0\"?>\n<topology>",
+    "<?xml version=\"1.0\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
+    "<topology version=\"2.0\">\n  <object type=\"Machine\" os_index=\"0\" "
+    "cpuset=\"0x0000000f\"",
+    "<?xml version=\"1.0\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
+    "<topology version=\"3.0\"></topology>\n",
+};
+
+START_TEST (test_cache_bad_file)
+{
+    char *dir = make_tmpdir ();
+    char *path = NULL;
+    bool refreshed = false;
+    FILE *f;
+    topo_t *t;
+
+    ck_assert (asprintf (&path, "%s/topo.xml", dir) > 0);
+    ck_assert_ptr_nonnull (f = fopen (path, "w"));
+    fputs (bad_caches[_i], f);
+    fclose (f);
+    t = load_cached_as (LIVE_B, path, &refreshed);
+    ck_assert (refreshed);
+    ck_assert_uint_eq (topo_npus (t), 3);
+    topo_destroy (t);
+    t = load_cached_as (LIVE_A, path, &refreshed);
+    ck_assert (!refreshed);
+    ck_assert_uint_eq (topo_npus (t), 3);
+    topo_destroy (t);
+    remove_tree (dir);
+    free (path);
+    free (dir);
+}
+END_TEST
+
+/* A truncated copy of a good cache is rediscovered too. */
+START_TEST (test_cache_truncated)
+{
+    char *dir = make_tmpdir ();
+    char *path = NULL;
+    bool refreshed = false;
+    struct stat st;
+    topo_t *t;
+
+    ck_assert (asprintf (&path, "%s/topo.xml", dir) > 0);
+    topo_destroy (load_cached_as (LIVE_A, path, &refreshed));
+    ck_assert (refreshed);
+    ck_assert_int_eq (stat (path, &st), 0);
+    ck_assert_int_eq (truncate (path, st.st_size / 2), 0);
+    t = load_cached_as (LIVE_B, path, &refreshed);
+    ck_assert (refreshed);
+    ck_assert_uint_eq (topo_npus (t), 3);
+    topo_destroy (t);
+    remove_tree (dir);
+    free (path);
+    free (dir);
+}
+END_TEST
+
+/* A cache that cannot be written still gives the live topology. */
+START_TEST (test_cache_unwritable)
+{
+    char *dir = make_tmpdir ();
+    char *file = NULL, *path = NULL, *dirpath = NULL;
+    bool refreshed = true;
+    FILE *f;
+    topo_t *t;
+
+    /* the parent "directory" is a regular file: mkdir fails (even for
+     * root, unlike a permission check) */
+    ck_assert (asprintf (&file, "%s/plainfile", dir) > 0);
+    ck_assert_ptr_nonnull (f = fopen (file, "w"));
+    fclose (f);
+    ck_assert (asprintf (&path, "%s/sub/topo.xml", file) > 0);
+    t = load_cached_as (LIVE_B, path, &refreshed);
+    ck_assert (!refreshed);
+    ck_assert_uint_eq (topo_npus (t), 3);
+    topo_destroy (t);
+
+    /* the cache path is a directory: not read, not replaced */
+    ck_assert (asprintf (&dirpath, "%s/isadir", dir) > 0);
+    ck_assert_int_eq (mkdir (dirpath, 0755), 0);
+    refreshed = true;
+    t = load_cached_as (LIVE_B, dirpath, &refreshed);
+    ck_assert (!refreshed);
+    ck_assert_uint_eq (topo_npus (t), 3);
+    topo_destroy (t);
+    ck_assert_int_eq (count_entries (dir), 2);  /* no temporary left */
+
+    remove_tree (dir);
+    free (dirpath);
+    free (path);
+    free (file);
+    free (dir);
+}
+END_TEST
+
+START_TEST (test_cache_errors)
+{
+    pin_error_t e = { { 0 } };
+    ck_assert_ptr_null (topo_load_cached ("", NULL, &e));
+    ck_assert_str_eq (e.text, "topology cache: empty path");
+    ck_assert_ptr_null (topo_load_cached (NULL, NULL, NULL));
+}
+END_TEST
+
+START_TEST (test_fingerprint)
+{
+    struct utsname u;
+    char *fp = topo_system_fingerprint ();
+    char *host = NULL, *kernel = NULL;
+
+    ck_assert_ptr_nonnull (fp);
+    ck_assert_int_eq (uname (&u), 0);
+    ck_assert (asprintf (&host, ";host=%s;", u.nodename) > 0);
+    ck_assert (asprintf (&kernel, ";kernel=%s;", u.release) > 0);
+    ck_assert_msg (strstr (fp, host) && strstr (fp, kernel)
+                       && strstr (fp, ";cpus=") && strstr (fp, ";hwloc-api="),
+                   "fingerprint: %s", fp);
+    /* stable while nothing changes */
+    char *again = topo_system_fingerprint ();
+    ck_assert_str_eq (fp, again);
+    free (again);
+    free (host);
+    free (kernel);
+    free (fp);
+}
+END_TEST
+
+/* topo_export_xml round trip: the model survives, the fingerprint is in
+ * the file once, and exporting a cached topology replaces it. */
+START_TEST (test_export)
+{
+    char *dir = make_tmpdir ();
+    char *path = NULL, *path2 = NULL;
+    pin_error_t e = { { 0 } };
+    topo_t *t, *u;
+    char *fp = topo_system_fingerprint ();
+
+    ck_assert (asprintf (&path, "%s/x.xml", dir) > 0);
+    ck_assert (asprintf (&path2, "%s/y.xml", dir) > 0);
+    t = topo_load ("pack:2 l3:1 group:2 [numa] l2:4 core:1 "
+                   "pu:2(indexes=core:pack)", TOPO_WHOLE_SYSTEM, NULL);
+    ck_assert_ptr_nonnull (t);
+    ck_assert_msg (topo_export_xml (t, path, &e) == 0, "%s", e.text);
+    u = topo_load (path, TOPO_WHOLE_SYSTEM, &e);
+    ck_assert_msg (u != NULL, "%s", e.text);
+    ck_assert_uint_eq (topo_npus (u), topo_npus (t));
+    for (unsigned i = 0; i < topo_npus (t); i++)
+        ck_assert_mem_eq (topo_pu (t, i), topo_pu (u, i),
+                          sizeof (struct topo_pu));
+    /* export again from the loaded copy: still one fingerprint */
+    ck_assert_int_eq (topo_export_xml (u, path2, NULL), 0);
+    FILE *f = fopen (path2, "r");
+    char line[4096];
+    int count = 0;
+    ck_assert_ptr_nonnull (f);
+    while (fgets (line, sizeof (line), f))
+        if (strstr (line, "SlurmPinFingerprint")) {
+            count++;
+            ck_assert_msg (strstr (line, fp) != NULL, "%s", line);
+        }
+    fclose (f);
+    ck_assert_int_eq (count, 1);
+    /* unwritable destination */
+    ck_assert_int_eq (topo_export_xml (t, "/nonexistent/dir/x.xml", &e), -1);
+    ck_assert_str_eq (e.text, "topology export to '/nonexistent/dir/x.xml': "
+                              "No such file or directory");
+    topo_destroy (u);
+    topo_destroy (t);
+    remove_tree (dir);
+    free (fp);
+    free (path2);
+    free (path);
+    free (dir);
+}
+END_TEST
+
+static int count_own (void)
+{
+    int n = 0;
+    while (fixtures_own[n].name)
+        n++;
+    return n;
+}
+
+#define NELEM(a) ((int)(sizeof (a) / sizeof ((a)[0])))
+
+static Suite *topo_suite (void)
+{
+    Suite *s = suite_create ("libtopo");
+    TCase *tc;
+
+    tc = tcase_create ("load");
+    tcase_set_timeout (tc, 60);
+    tcase_add_loop_test (tc, test_own_fixtures, 0, count_own ());
+    tcase_add_loop_test (tc, test_expectations, 0, NELEM (expects));
+    tcase_add_test (tc, test_nested_numa);
+    tcase_add_test (tc, test_disallowed);
+    tcase_add_loop_test (tc, test_load_errors, 0, NELEM (load_errors));
+    tcase_add_test (tc, test_load_garbage_xml);
+    tcase_add_test (tc, test_system);
+    tcase_add_test (tc, test_accessors_out_of_range);
+    suite_add_tcase (s, tc);
+
+    tc = tcase_create ("list");
+    tcase_add_loop_test (tc, test_list_parse, 0, NELEM (lists));
+    tcase_add_test (tc, test_list_messages);
+    tcase_add_test (tc, test_list_format);
+    suite_add_tcase (s, tc);
+
+    tc = tcase_create ("slurm");
+    tcase_add_loop_test (tc, test_slurm_cores, 0, NELEM (slurm_cases));
+    tcase_add_loop_test (tc, test_slurm_cores_all, 0, count_own ());
+    suite_add_tcase (s, tc);
+
+    tc = tcase_create ("cache");
+    tcase_set_timeout (tc, 60);
+    tcase_add_test (tc, test_cache_refresh);
+    tcase_add_loop_test (tc, test_cache_bad_file, 0, NELEM (bad_caches));
+    tcase_add_test (tc, test_cache_truncated);
+    tcase_add_test (tc, test_cache_unwritable);
+    tcase_add_test (tc, test_cache_errors);
+    tcase_add_test (tc, test_fingerprint);
+    tcase_add_test (tc, test_export);
+    suite_add_tcase (s, tc);
+    return s;
+}
+
+int main (void)
+{
+    SRunner *sr = srunner_create (topo_suite ());
+    int failed;
+
+    srunner_run_all (sr, CK_NORMAL);
+    failed = srunner_ntests_failed (sr);
+    srunner_free (sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
