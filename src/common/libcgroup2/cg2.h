@@ -4,7 +4,17 @@
  * the cgroup2 mount in production (/sys/fs/cgroup on pure v2,
  * /sys/fs/cgroup/unified on a hybrid host), or a temporary directory of
  * plain files in unit tests (the seam: no root, no kernel needed).
- * Functions return -1 with errp filled, and never log.
+ * Functions return -1 (NULL, false) with errno set and errp filled, and
+ * never log.  Direct file I/O, no libcgroup: doc/cgroup.md says why.
+ *
+ * Relative paths ("relpath"): a leading '/' is allowed (cg2_pid_path()
+ * returns one), "" and "/" are the root, repeated '/' are ignored; '.',
+ * '..', control characters, more than 32 components are refused.  Paths
+ * are walked component by component from the root with O_NOFOLLOW: no
+ * symlink is followed, nothing outside the root is reached.  `file`
+ * arguments are one name of [A-Za-z0-9._-] ("cpuset.cpus").
+ * Writes open the existing file O_WRONLY|O_TRUNC (never O_CREAT) and
+ * write once; reads are bounded (1 MiB).
  */
 #ifndef PIN_CG2_H
 #define PIN_CG2_H
@@ -18,9 +28,11 @@
 
 typedef struct cg2 cg2_t;
 
-/* Open the hierarchy at `root`; "auto" (or NULL) finds the cgroup2 mount
- * from /proc/self/mountinfo.  Records which controllers the root offers
- * (cgroup.controllers). */
+/* Open the hierarchy at `root` (an absolute path); "auto" (or NULL) finds
+ * the first cgroup2 mount in /proc/self/mountinfo.  Records which
+ * controllers the root offers (cgroup.controllers, which must exist: a
+ * directory without it is not a cgroup v2 hierarchy).  Caller closes with
+ * cg2_close(). */
 cg2_t *cg2_open (const char *root, pin_error_t *errp);
 void cg2_close (cg2_t *cg);                 /* accepts NULL, keeps errno */
 const char *cg2_root (const cg2_t *cg);
@@ -29,32 +41,40 @@ const char *cg2_root (const cg2_t *cg);
 bool cg2_has_controller (const cg2_t *cg, const char *controller);
 
 /* The cgroup of a pid, relative to the root ("/system.slice/x"), from
- * /proc/PID/cgroup's "0::" line.  Caller frees. */
+ * /proc/PID/cgroup's "0::" line (ESRCH if no such pid, ENOENT if no such
+ * line).  Caller frees. */
 char *cg2_pid_path (pid_t pid, pin_error_t *errp);
 
-/* mkdir -p of relpath; enables `controllers` ("+cpuset +cpu") in
- * cgroup.subtree_control of every ancestor below the root, top-down, and
- * of the root itself, skipping controllers the root lacks. */
+/* mkdir -p of relpath; enables `controllers` ("+cpuset +cpu", may be NULL)
+ * in cgroup.subtree_control of every ancestor below the root, top-down, and
+ * of the root itself, skipping controllers the root lacks and files that
+ * already list them all.  relpath itself stays a leaf (it may hold
+ * processes).  Existing directories are fine; on failure the directories
+ * this call made are removed again. */
 int cg2_create (cg2_t *cg, const char *relpath, const char *controllers,
                 pin_error_t *errp);
 
+/* Write `value` to relpath/file (which must exist) in one write(2). */
 int cg2_write (cg2_t *cg, const char *relpath, const char *file,
                const char *value, pin_error_t *errp);
-/* Read a file, trailing newline removed; caller frees. */
+/* Read a file (at most 1 MiB, else EFBIG), trailing newline removed;
+ * caller frees. */
 char *cg2_read (cg2_t *cg, const char *relpath, const char *file,
                 pin_error_t *errp);
 
-/* Write cpuset.cpus then cpuset.mems (either may be NULL to leave it),
- * then verify cpuset.cpus.effective equals cpus (-1, EIO, errp naming
- * both sets, on mismatch). */
+/* Write cpuset.cpus then cpuset.mems (either may be NULL to leave it;
+ * empty sets are refused with EINVAL), then verify cpuset.cpus.effective
+ * equals cpus (-1, EIO, errp naming both sets, on mismatch).  The sets are
+ * the caller's. */
 int cg2_set_cpuset (cg2_t *cg, const char *relpath, hwloc_const_bitmap_t cpus,
                     hwloc_const_bitmap_t mems, pin_error_t *errp);
 
 /* Move a process into relpath (cgroup.procs). */
 int cg2_attach (cg2_t *cg, const char *relpath, pid_t pid, pin_error_t *errp);
 
-/* Does relpath hold any process (cgroup.procs of it or a descendant, or
- * "populated 1" in cgroup.events)? */
+/* Does relpath hold any process?  "populated 1" in its cgroup.events when
+ * that file exists (every non-root cgroup), else a non-empty cgroup.procs
+ * of it or a descendant.  false on any error. */
 bool cg2_populated (cg2_t *cg, const char *relpath);
 
 struct cg2_cpu_stat {
@@ -69,22 +89,41 @@ int cg2_read_cpu_stat (cg2_t *cg, const char *relpath,
                        struct cg2_cpu_stat *st, pin_error_t *errp);
 
 /* Remove relpath and everything below it, deepest first; rmdir that fails
- * with EBUSY is retried for up to `timeout_ms`. */
+ * with EBUSY is retried (10 ms sleeps) until `timeout_ms` after the call
+ * started.  A relpath that does not exist is success; the root itself is
+ * refused.  In the seam (the root is not a cgroup2 file system) regular
+ * files named like interface files ("x.y" of [a-z0-9_.]) are unlinked
+ * first, standing in for the kernel; on cgroup2 nothing is unlinked. */
 int cg2_remove_tree (cg2_t *cg, const char *relpath, int timeout_ms,
                      pin_error_t *errp);
 
-/* Union of cpuset.cpus of every populated directory named "step_*" or
- * "task_*" below relpath other than `exclude` (may be NULL): the PUs held
- * by other running steps.  Directories without processes are ignored, so
- * a crashed step never holds PUs forever. */
+/* Add to `busy` (not cleared first) the cpuset.cpus of every populated
+ * directory named "step_*" or "task_*" below relpath, skipping `exclude`
+ * and everything below it (may be NULL; relative to the root, like
+ * relpath): the PUs held by other running steps.  Where populated
+ * step/task directories are nested (Slurm's step_N/user/task_M, or ours),
+ * the deepest ones with a non-empty cpuset.cpus count and their ancestors'
+ * wider sets do not, so a step narrowed per task does not hold its whole
+ * allocation.  Directories without processes are ignored, so a crashed
+ * step never holds PUs forever; an empty or missing cpuset.cpus holds
+ * nothing.  A relpath that does not exist adds nothing.  At most 32
+ * levels are walked. */
 int cg2_busy_cpus (cg2_t *cg, const char *relpath, const char *exclude,
                    hwloc_bitmap_t busy, pin_error_t *errp);
 
 /* ---- affinity fallback: claims of PUs when there is no v2 cpuset ------ */
 
 /* A root-only directory of claim files "job_<job>.step_<step>" holding the
- * owner's pid and its cpus in list format.  Claims whose pid is gone are
- * stale and ignored (and removed). */
+ * owner's pid and its cpus in list format ("1234 0-3,8\n").  `dir` is an
+ * absolute path; claims_add creates it (and missing parents) with mode
+ * 0700 and every call refuses a symlink or a directory not owned by the
+ * caller's euid or writable by group/others.  A claim is written to a
+ * temporary file and renamed into place (replacing an older one).
+ * claims_busy adds to `busy` (not cleared first) the cpus of every claim
+ * other than (job, step) whose pid is alive (kill(pid, 0) succeeds or
+ * fails with EPERM), and removes stale and malformed claims.  A missing
+ * directory holds no claims; removing an absent claim is success.
+ * Callers hold pin_lock_acquire() around claims_busy + claims_add. */
 int claims_add (const char *dir, uint32_t job, uint32_t step, pid_t owner,
                 hwloc_const_bitmap_t cpus, pin_error_t *errp);
 int claims_busy (const char *dir, uint32_t job, uint32_t step,
@@ -92,9 +131,12 @@ int claims_busy (const char *dir, uint32_t job, uint32_t step,
 int claims_remove (const char *dir, uint32_t job, uint32_t step,
                    pin_error_t *errp);
 
-/* An exclusive flock on `path` (created 0600), waiting at most
- * timeout_ms.  Returns an fd to pass to pin_lock_release(), or -1. */
+/* An exclusive flock on `path` (absolute; created 0600 with O_NOFOLLOW,
+ * refused unless a regular file owned by the caller's euid and not
+ * group/world-writable), polled every 10 ms for at most timeout_ms (0: one
+ * try); never blocks forever.  Returns an fd to pass to pin_lock_release(),
+ * or -1 (ETIMEDOUT when another holder kept it). */
 int pin_lock_acquire (const char *path, int timeout_ms, pin_error_t *errp);
-void pin_lock_release (int fd);
+void pin_lock_release (int fd);             /* accepts -1, keeps errno */
 
 #endif /* !PIN_CG2_H */
