@@ -8,7 +8,7 @@ PACKAGES="
   build-essential autoconf automake libtool pkg-config
   libhwloc-dev hwloc libjson-c-dev libcgroup-dev check
   libslurm-dev slurm-wlm slurmctld slurmd slurm-client munge
-  sharness
+  sharness python3
   qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
   iproute2 procps util-linux
 "
