@@ -67,17 +67,23 @@ topo_t *topo_load (const char *src, int flags, pin_error_t *errp);
  * discovered live (with TOPO_WHOLE_SYSTEM) and the cache is rewritten
  * atomically (temporary file + rename, mode 0644).  `*refreshed`, if
  * non-NULL, tells whether the cache was (re)written.  A cache that cannot
- * be written is not an error: the live topology is returned.
+ * be written is not an error: the live topology is returned.  A cache
+ * that does not parse is rediscovered.  The result always includes
+ * disallowed PUs (as with TOPO_WHOLE_SYSTEM): intersect with the job's
+ * CPUs.  Caller destroys with topo_destroy().
  */
 topo_t *topo_load_cached (const char *cache_path, bool *refreshed,
                           pin_error_t *errp);
 
-/* Export the topology as hwloc XML to `path`, with this machine's
- * fingerprint recorded so topo_load_cached() can validate it. */
+/* Export the topology as hwloc XML to `path` (written atomically, mode
+ * 0644; the directory must exist), with this machine's fingerprint
+ * recorded so topo_load_cached() can validate it.  `t` is not modified.
+ * Returns -1 with errp filled on failure. */
 int topo_export_xml (const topo_t *t, const char *path, pin_error_t *errp);
 
 /* Fingerprint of the running machine (hostname, kernel release, online
- * CPUs and NUMA nodes).  Caller frees. */
+ * CPUs and NUMA nodes, boot id, hwloc API version; see doc/topology.md).
+ * Caller frees.  NULL on ENOMEM. */
 char *topo_system_fingerprint (void);
 
 /* Destroy; accepts NULL, preserves errno. */
@@ -114,7 +120,12 @@ hwloc_const_bitmap_t topo_nodeset (const topo_t *t);
  * "0-3,8", cores numbered socket after socket, by logical index) to the
  * OS indexes of all PUs of those cores, written into `cpus` (allocated by
  * the caller).  Fails with errp naming the id when a core id is out of
- * range or the list is malformed.
+ * range or the list is malformed; `cpus` is then unchanged.
+ * Core id N is the N-th hwloc Core object in logical order, as slurmd
+ * 22.05 numbers them (doc/topology.md).  slurmd counts disallowed PUs'
+ * cores too, so the ids only match Slurm's on a topology loaded with
+ * TOPO_WHOLE_SYSTEM (topo_load_cached() is); otherwise PUs that are not
+ * in the table are left out of the result.
  */
 int topo_slurm_cores_to_cpuset (const topo_t *t, const char *cores,
                                 hwloc_bitmap_t cpus, pin_error_t *errp);
