@@ -3,8 +3,8 @@
  * hwloc_bitmap_list_sscanf() is lenient: it takes "0-" as an infinite
  * set, "3-1" as empty, stops silently at garbage and skips empty
  * elements.  Input comes from users and from Slurm, so the syntax is
- * checked strictly first, each range must be non-empty, and only then
- * does hwloc parse it.
+ * checked strictly first (a POSIX regex), ranges must not be reversed, and
+ * only then does hwloc parse it.
  */
 #if HAVE_CONFIG_H
 #include "config.h"
@@ -62,7 +62,6 @@ int topo_list_parse_what (const char *s, hwloc_bitmap_t set,
                           const char *what, pin_error_t *errp)
 {
     hwloc_bitmap_t result = NULL;
-    hwloc_bitmap_t elem = NULL;
     char *copy = NULL;
     char *saveptr = NULL;
     int rc = -1;
@@ -81,11 +80,11 @@ int topo_list_parse_what (const char *s, hwloc_bitmap_t set,
     pthread_once (&list_re_once, list_re_compile);
     if (list_re_rc != 0) {
         errno = ENOMEM;
-        return errprintf (errp, "CPU list: cannot compile the list syntax");
+        return errprintf (errp, "%s: cannot compile the list syntax", what);
     }
     if (!(copy = strdup (s))) {
         errno = ENOMEM;
-        return errprintf (errp, "CPU list: out of memory");
+        return errprintf (errp, "%s: out of memory", what);
     }
     /* one trailing newline, as the kernel writes its list files */
     if (s[len - 1] == '\n')
@@ -95,36 +94,38 @@ int topo_list_parse_what (const char *s, hwloc_bitmap_t set,
         return malformed (errp, what, s);
     }
 
-    if (!(result = hwloc_bitmap_alloc ()) || !(elem = hwloc_bitmap_alloc ())) {
+    if (!(result = hwloc_bitmap_alloc ())) {
         errno = ENOMEM;
-        errprintf (errp, "CPU list: out of memory");
+        errprintf (errp, "%s: out of memory", what);
         goto out;
     }
+    /* the syntax is checked; a reversed range ("3-1") is the one thing
+     * left that hwloc would take (as an empty set) */
     for (char *tok = strtok_r (copy, ",", &saveptr); tok;
          tok = strtok_r (NULL, ",", &saveptr)) {
-        /* the syntax is checked, so hwloc only decides the range: a
-         * reversed one ("3-1") comes back empty */
-        if (hwloc_bitmap_list_sscanf (elem, tok) < 0
-            || hwloc_bitmap_iszero (elem) || hwloc_bitmap_isfull (elem)
-            || hwloc_bitmap_weight (elem) < 0) {
+        char *dash = strchr (tok, '-');
+        if (dash && strtoul (tok, NULL, 10) > strtoul (dash + 1, NULL, 10)) {
             malformed (errp, what, s);
             goto out;
         }
-        if (hwloc_bitmap_or (result, result, elem) < 0) {
-            errno = ENOMEM;
-            errprintf (errp, "CPU list: out of memory");
-            goto out;
-        }
+    }
+    /* strtok_r cut the copy: parse the original (minus the newline) */
+    memcpy (copy, s, len + 1);
+    if (copy[len - 1] == '\n')
+        copy[len - 1] = '\0';
+    if (hwloc_bitmap_list_sscanf (result, copy) < 0
+        || hwloc_bitmap_weight (result) < 0) {
+        malformed (errp, what, s);
+        goto out;
     }
     if (hwloc_bitmap_copy (set, result) < 0) {
         errno = ENOMEM;
-        errprintf (errp, "CPU list: out of memory");
+        errprintf (errp, "%s: out of memory", what);
         goto out;
     }
     rc = 0;
 out:
     hwloc_bitmap_free (result);
-    hwloc_bitmap_free (elem);
     free (copy);
     return rc;
 }
