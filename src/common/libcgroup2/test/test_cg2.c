@@ -10,6 +10,7 @@
 #include "config.h"
 #endif
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -1036,6 +1037,82 @@ START_TEST (test_lock_other_process)
 }
 END_TEST
 
+/* ---- no fd leaks ------------------------------------------------------------------ */
+
+static int count_fds (void)
+{
+    DIR *d = opendir ("/proc/self/fd");
+    struct dirent *de;
+    int n = 0;
+
+    ck_assert_ptr_nonnull (d);
+    while ((de = readdir (d)))
+        n++;
+    closedir (d);
+    return n;
+}
+
+/* Every call, on success and on each kind of failure, closes what it
+ * opened (the plugin lives in a long-running slurmstepd). */
+START_TEST (test_no_fd_leak)
+{
+    pin_error_t e;
+    struct cg2_cpu_stat st;
+    char dir[512], lock[512], mi[512];
+    hwloc_bitmap_t cpus = set_of ("2-3");
+    hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
+    int before, round;
+
+    busy_tree ();
+    put ("s/cpuset.cpus", "");
+    put ("s/cpuset.mems", "");
+    put ("s/cpuset.cpus.effective", "2\n");
+    put ("s/cgroup.procs", "");
+    put ("s/cpu.stat", "usage_usec 1\n");
+    put ("mountinfo", "1 1 0:1 / /x rw - cgroup2 cgroup2 rw\n");
+    path_of (dir, sizeof (dir), "claims");
+    path_of (lock, sizeof (lock), "lock");
+    path_of (mi, sizeof (mi), "mountinfo");
+    before = count_fds ();
+    for (round = 0; round < 3; round++) {
+        cg2_t *cg = open_seam ();
+        char *s;
+        char buf[64];
+        int fd;
+
+        (void)cg2_create (cg, "n/m", "+cpuset", &e);        /* fails */
+        (void)cg2_create (cg, "p/q", NULL, &e);
+        (void)cg2_write (cg, "s", "cgroup.procs", "1", &e);
+        (void)cg2_write (cg, "s", "nofile.x", "1", &e);
+        free (cg2_read (cg, "s", "cpu.stat", &e));
+        free (cg2_read (cg, "nodir", "cpu.stat", &e));
+        (void)cg2_set_cpuset (cg, "s", cpus, cpus, &e);     /* EIO */
+        (void)cg2_attach (cg, "s", getpid (), &e);
+        (void)cg2_populated (cg, "job_1");
+        (void)cg2_read_cpu_stat (cg, "s", &st, &e);
+        (void)cg2_busy_cpus (cg, "job_1", NULL, busy, &e);
+        (void)cg2_remove_tree (cg, "p", 0, &e);
+        (void)cg2_remove_tree (cg, "absent", 0, &e);
+        (void)cg2_mountinfo_find (mi, buf, sizeof (buf), &e);
+        s = cg2_pid_path (getpid (), &e);
+        free (s);
+        (void)cg2_pid_path (dead_pid (), &e);
+        (void)claims_add (dir, 1, 0, getpid (), cpus, &e);
+        (void)claims_add (dir, 1, 1, dead_pid (), cpus, &e);
+        (void)claims_busy (dir, 2, 0, busy, &e);
+        (void)claims_remove (dir, 1, 0, &e);
+        fd = pin_lock_acquire (lock, 0, &e);
+        (void)pin_lock_acquire (lock, 0, &e);               /* times out */
+        pin_lock_release (fd);
+        cg2_close (cg);
+        ck_assert_ptr_null (cg2_open ("/nonexistent-dir", &e));
+    }
+    ck_assert_int_eq (count_fds (), before);
+    hwloc_bitmap_free (cpus);
+    hwloc_bitmap_free (busy);
+}
+END_TEST
+
 /* ---- the real kernel ----------------------------------------------------------------- */
 
 /* Burn about 50 ms of CPU, then wait to be killed. */
@@ -1189,6 +1266,7 @@ static Suite *cg2_suite (const char **skips, int *nskips)
                              "make a directory owned by another user";
     tcase_add_test (tc, test_lock);
     tcase_add_test (tc, test_lock_other_process);
+    tcase_add_test (tc, test_no_fd_leak);
     suite_add_tcase (s, tc);
 
     if ((why = real_kernel_skip ()))
