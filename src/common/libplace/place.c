@@ -1,0 +1,1243 @@
+/* place.c - CPU placement policies (see place.h and doc/policies.md)
+ *
+ * Everything works on libtopo's flattened model, copied once per call into
+ * plain arrays indexed by PU table index (hwloc logical order).  A PU is
+ * "free" while it is in allowed-minus-busy and no earlier task of the step
+ * took it.  Each task is chosen on the free PUs, then its PUs are marked
+ * taken.  Domain statistics are recomputed per task in O(PUs); the unit
+ * lists of one NUMA domain are built in O(PUs of the domain) with
+ * generation stamps, so a step costs O(tasks * PUs * log) at worst.
+ */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "place.h"
+
+#define NIL UINT_MAX
+
+/* ---- names -------------------------------------------------------------- */
+
+static const char *const policy_names[] = {
+    [PLACE_NONE] = "none",
+    [PLACE_NUMA_LOCAL] = "numa-local",
+    [PLACE_NUMA_SPREAD] = "numa-spread",
+    [PLACE_CACHE_SHARED] = "cache-shared",
+    [PLACE_RANDOM] = "random",
+};
+#define NPOLICIES (sizeof (policy_names) / sizeof (policy_names[0]))
+
+#define POLICY_LIST "numa-local, numa-spread, cache-shared, random, none"
+
+/* Longest name a caller may pass before it is rejected unread. */
+#define POLICY_NAME_MAX 64
+
+static const char *const fallback_names[] = {
+    "multi-numa", "shared-l2", "shared-core", "unbalanced", "partial-core",
+    "no-local-numa",
+};
+#define NFALLBACKS (sizeof (fallback_names) / sizeof (fallback_names[0]))
+
+const char *place_policy_list (void)
+{
+    return POLICY_LIST;
+}
+
+const char *place_policy_name (enum place_policy policy)
+{
+    if ((unsigned)policy >= NPOLICIES)
+        return "unknown";
+    return policy_names[policy];
+}
+
+int place_policy_parse (const char *name, enum place_policy *policy,
+                        pin_error_t *errp)
+{
+    if (!name || !*name) {
+        errno = EINVAL;
+        return errprintf (errp, "'': empty policy name; known: %s",
+                          POLICY_LIST);
+    }
+    size_t len = strnlen (name, POLICY_NAME_MAX + 1);
+    if (len > POLICY_NAME_MAX) {
+        errno = EINVAL;
+        return errprintf (errp, "'%.16s...': policy name longer than %d "
+                          "characters; known: %s", name, POLICY_NAME_MAX,
+                          POLICY_LIST);
+    }
+    for (size_t i = 0; i < NPOLICIES; i++) {
+        if (strcmp (name, policy_names[i]) == 0) {
+            if (policy)
+                *policy = (enum place_policy)i;
+            return 0;
+        }
+    }
+    /* Echo the name, but never raw control characters into a log. */
+    char shown[POLICY_NAME_MAX + 1];
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)name[i];
+        shown[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+    }
+    shown[len] = '\0';
+    errno = EINVAL;
+    return errprintf (errp, "'%s': unknown policy; known: %s", shown,
+                      POLICY_LIST);
+}
+
+const char *place_fallback_string (unsigned mask, char *buf, size_t n)
+{
+    size_t used = 0;
+
+    if (!buf || n == 0)
+        return buf;
+    buf[0] = '\0';
+    for (size_t i = 0; i < NFALLBACKS; i++) {
+        if (!(mask & (1u << i)))
+            continue;
+        int rc = snprintf (buf + used, n - used, "%s%s", used ? "," : "",
+                           fallback_names[i]);
+        if (rc < 0 || (size_t)rc >= n - used) {
+            buf[used] = '\0';   /* whole names only */
+            break;
+        }
+        used += (size_t)rc;
+    }
+    return buf;
+}
+
+/* ---- the per-call model ------------------------------------------------- */
+
+enum { PU_OUT = 0, PU_FREE = 1, PU_TAKEN = 2 };
+
+/* A unit (an L2 domain or a core, restricted to one NUMA domain) with at
+ * least one free PU; its free PUs form a list through ctx->next. */
+struct unit {
+    unsigned id;        /* domain index at the unit level */
+    unsigned grp;       /* domain index at the group level */
+    unsigned gslot;     /* index into ctx->groups */
+    unsigned first;     /* table index of its first PU (free or not) */
+    unsigned nfree;     /* free PUs */
+    unsigned ntotal;    /* PUs of the unit inside the NUMA domain */
+    unsigned head, tail;
+    unsigned quality;   /* 0 wholly free, 1 has a wholly free core, 2 not */
+};
+
+/* Units grouped by the domain above them (L3 for L2 units, L2 or L3 for
+ * cores); ctx->gunits[start .. start+nunits) are the group's units. */
+struct group {
+    unsigned id;
+    unsigned first;
+    unsigned nunits;
+    unsigned nfree;
+    unsigned start;
+    unsigned wcap;      /* cache-shared: PUs of wholly free cores */
+};
+
+/* Free units of a NUMA domain, counted at every level. */
+struct dstat {
+    unsigned nfree, nl2, ncore, nl3;
+};
+
+/* A sort key: lexicographic over k[], then idx. */
+#define NKEY 5
+struct skey {
+    unsigned k[NKEY];
+    unsigned idx;
+};
+
+struct ctx {
+    const topo_t *topo;
+    unsigned npu;
+    unsigned nd[TOPO_NLEVELS];
+    unsigned *os;                   /* [npu] */
+    unsigned *dom[TOPO_NLEVELS];    /* [npu] per level */
+    unsigned *core_size;            /* [ncore] PUs of the core in the table */
+    unsigned *core_free;            /* [ncore] of them free now */
+    unsigned *numa_start;           /* [nnuma+1] CSR of the PUs of each */
+    unsigned *numa_pus;             /* [npu] NUMA domain, logical order */
+    unsigned *numa_pkg;             /* [nnuma] package of its first PU */
+    bool *numa_local;               /* [nnuma] */
+    unsigned *numa_free;            /* [nnuma] free PUs now */
+    unsigned char *st;              /* [npu] PU_* */
+
+    /* scratch, reused by every task */
+    unsigned gen;
+    unsigned *stamp[TOPO_NLEVELS];  /* [nd[level]] */
+    unsigned *slot[TOPO_NLEVELS];   /* [nd[level]] */
+    unsigned *next;                 /* [npu] free-PU lists of units */
+    struct unit *units;             /* [npu] */
+    unsigned nunits;
+    struct group *groups;           /* [npu] */
+    unsigned ngroups;
+    unsigned *gunits;               /* [npu] */
+    unsigned *gcap, *gchosen, *gtake;   /* [npu] group selection */
+    bool *gused;                    /* [npu] */
+    struct skey *keys;              /* [npu] */
+    unsigned *list;                 /* [npu] */
+    unsigned *cursor;               /* [npu] */
+    struct dstat *dst;              /* [nnuma] */
+    unsigned *dorder;               /* [nnuma] */
+    unsigned *dcap;                 /* [nnuma] */
+    unsigned *dchosen;              /* [nnuma] */
+    unsigned *dtake;                /* [nnuma] */
+    unsigned *dcount;               /* [nnuma] */
+    bool *dused;                    /* [nnuma] */
+    unsigned *out;                  /* [npu] PUs of the current task */
+    unsigned nout;
+    unsigned *ravail;               /* [npu] random: free PUs, the first */
+    unsigned nravail;               /* rdrawn of them already drawn */
+    unsigned rdrawn;
+};
+
+static void ctx_destroy (struct ctx *c)
+{
+    if (c) {
+        int saved_errno = errno;
+        free (c->os);
+        for (int l = 0; l < TOPO_NLEVELS; l++) {
+            free (c->dom[l]);
+            free (c->stamp[l]);
+            free (c->slot[l]);
+        }
+        free (c->core_size);
+        free (c->core_free);
+        free (c->numa_start);
+        free (c->numa_pus);
+        free (c->numa_pkg);
+        free (c->numa_local);
+        free (c->numa_free);
+        free (c->st);
+        free (c->next);
+        free (c->units);
+        free (c->groups);
+        free (c->gunits);
+        free (c->gcap);
+        free (c->gchosen);
+        free (c->gtake);
+        free (c->gused);
+        free (c->keys);
+        free (c->list);
+        free (c->cursor);
+        free (c->dst);
+        free (c->dorder);
+        free (c->dcap);
+        free (c->dchosen);
+        free (c->dtake);
+        free (c->dcount);
+        free (c->dused);
+        free (c->out);
+        free (c->ravail);
+        free (c);
+        errno = saved_errno;
+    }
+}
+
+#define ALLOC(p, n) ((p) = calloc ((n) ? (n) : 1, sizeof (*(p))))
+
+static struct ctx *ctx_create (const topo_t *topo, hwloc_const_bitmap_t avail)
+{
+    struct ctx *c;
+    unsigned n = topo_npus (topo);
+    unsigned nnuma;
+
+    if (!(c = calloc (1, sizeof (*c))))
+        return NULL;
+    c->topo = topo;
+    c->npu = n;
+    for (int l = 0; l < TOPO_NLEVELS; l++)
+        c->nd[l] = topo_ndomains (topo, l);
+    nnuma = c->nd[TOPO_NUMA];
+
+    if (!ALLOC (c->os, n) || !ALLOC (c->core_size, c->nd[TOPO_CORE])
+        || !ALLOC (c->core_free, c->nd[TOPO_CORE])
+        || !ALLOC (c->numa_start, nnuma + 1) || !ALLOC (c->numa_pus, n)
+        || !ALLOC (c->numa_pkg, nnuma) || !ALLOC (c->numa_local, nnuma)
+        || !ALLOC (c->numa_free, nnuma) || !ALLOC (c->st, n)
+        || !ALLOC (c->next, n) || !ALLOC (c->units, n)
+        || !ALLOC (c->groups, n) || !ALLOC (c->gunits, n)
+        || !ALLOC (c->gcap, n) || !ALLOC (c->gchosen, n)
+        || !ALLOC (c->gtake, n) || !ALLOC (c->gused, n)
+        || !ALLOC (c->keys, n > nnuma ? n : nnuma) || !ALLOC (c->list, n)
+        || !ALLOC (c->cursor, n) || !ALLOC (c->dst, nnuma)
+        || !ALLOC (c->dorder, nnuma) || !ALLOC (c->dcap, nnuma)
+        || !ALLOC (c->dchosen, nnuma) || !ALLOC (c->dtake, nnuma)
+        || !ALLOC (c->dcount, nnuma) || !ALLOC (c->dused, nnuma)
+        || !ALLOC (c->out, n) || !ALLOC (c->ravail, n))
+        goto nomem;
+    for (int l = 0; l < TOPO_NLEVELS; l++) {
+        if (!ALLOC (c->dom[l], n) || !ALLOC (c->stamp[l], c->nd[l])
+            || !ALLOC (c->slot[l], c->nd[l]))
+            goto nomem;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        const struct topo_pu *pu = topo_pu (topo, i);
+        if (!pu)
+            goto inval;
+        c->os[i] = pu->os;
+        for (int l = 0; l < TOPO_NLEVELS; l++) {
+            if (pu->dom[l] >= c->nd[l])
+                goto inval;
+            c->dom[l][i] = pu->dom[l];
+        }
+        c->core_size[pu->dom[TOPO_CORE]]++;
+        c->numa_start[pu->dom[TOPO_NUMA] + 1]++;
+        if (hwloc_bitmap_isset (avail, pu->os)) {
+            c->st[i] = PU_FREE;
+            c->core_free[pu->dom[TOPO_CORE]]++;
+            c->numa_free[pu->dom[TOPO_NUMA]]++;
+            c->ravail[c->nravail++] = i;
+        }
+    }
+    for (unsigned d = 0; d < nnuma; d++) {
+        c->numa_start[d + 1] += c->numa_start[d];
+        c->numa_local[d] = topo_numa_is_local (topo, d);
+    }
+    /* counting sort of the PUs by NUMA domain, logical order kept */
+    for (unsigned d = 0; d < nnuma; d++)
+        c->dcount[d] = c->numa_start[d];
+    for (unsigned i = 0; i < n; i++) {
+        unsigned d = c->dom[TOPO_NUMA][i];
+        if (c->dcount[d] == c->numa_start[d])
+            c->numa_pkg[d] = c->dom[TOPO_PKG][i];
+        c->numa_pus[c->dcount[d]++] = i;
+    }
+    return c;
+inval:
+    ctx_destroy (c);
+    errno = EINVAL;
+    return NULL;
+nomem:
+    ctx_destroy (c);
+    errno = ENOMEM;
+    return NULL;
+}
+
+static bool core_wholly_free (const struct ctx *c, unsigned core)
+{
+    return c->core_free[core] == c->core_size[core];
+}
+
+static int skey_cmp (const void *a, const void *b)
+{
+    const struct skey *x = a;
+    const struct skey *y = b;
+    for (int i = 0; i < NKEY; i++) {
+        if (x->k[i] != y->k[i])
+            return x->k[i] < y->k[i] ? -1 : 1;
+    }
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static void skey_sort (struct skey *k, unsigned n)
+{
+    if (n > 1)
+        qsort (k, n, sizeof (*k), skey_cmp);
+}
+
+static struct skey skey_make (unsigned a, unsigned b, unsigned c, unsigned d,
+                              unsigned e, unsigned idx)
+{
+    struct skey k = { { a, b, c, d, e }, idx };
+    return k;
+}
+
+/* "More is better" as an ascending key. */
+#define DESC(x) (UINT_MAX - (unsigned)(x))
+
+/* ---- statistics and unit lists of one NUMA domain ----------------------- */
+
+static void domain_stat (struct ctx *c, unsigned d, struct dstat *s)
+{
+    static const enum topo_level lv[3] = { TOPO_L2, TOPO_CORE, TOPO_L3 };
+    unsigned cnt[3] = { 0, 0, 0 };
+
+    c->gen++;
+    for (unsigned j = c->numa_start[d]; j < c->numa_start[d + 1]; j++) {
+        unsigned p = c->numa_pus[j];
+        if (c->st[p] != PU_FREE)
+            continue;
+        for (int l = 0; l < 3; l++) {
+            unsigned id = c->dom[lv[l]][p];
+            if (c->stamp[lv[l]][id] != c->gen) {
+                c->stamp[lv[l]][id] = c->gen;
+                cnt[l]++;
+            }
+        }
+    }
+    s->nfree = c->numa_free[d];
+    s->nl2 = cnt[0];
+    s->ncore = cnt[1];
+    s->nl3 = cnt[2];
+}
+
+/* Build the units of level `ul` (TOPO_L2 or TOPO_CORE) of NUMA domain d
+ * that have a free PU, grouped by level `gl` (above ul); groups and units
+ * in the logical order of their first PU.  Only the part of a unit inside
+ * d counts (an L3 may span several NUMA domains). */
+static void build_units (struct ctx *c, unsigned d, enum topo_level ul,
+                         enum topo_level gl)
+{
+    unsigned n = 0;
+
+    c->gen++;
+    for (unsigned j = c->numa_start[d]; j < c->numa_start[d + 1]; j++) {
+        unsigned p = c->numa_pus[j];
+        unsigned id = c->dom[ul][p];
+        struct unit *u;
+        if (c->stamp[ul][id] != c->gen) {
+            c->stamp[ul][id] = c->gen;
+            c->slot[ul][id] = n;
+            u = &c->units[n++];
+            u->id = id;
+            u->grp = c->dom[gl][p];
+            u->first = p;
+            u->nfree = u->ntotal = 0;
+            u->head = u->tail = NIL;
+        }
+        u = &c->units[c->slot[ul][id]];
+        u->ntotal++;
+        if (c->st[p] == PU_FREE) {
+            c->next[p] = NIL;
+            if (u->tail == NIL)
+                u->head = p;
+            else
+                c->next[u->tail] = p;
+            u->tail = p;
+            u->nfree++;
+        }
+    }
+    /* keep the units with a free PU and rate them */
+    unsigned m = 0;
+    for (unsigned i = 0; i < n; i++) {
+        struct unit *u = &c->units[i];
+        if (u->nfree == 0)
+            continue;
+        if (ul == TOPO_CORE)
+            u->quality = core_wholly_free (c, u->id) ? 0 : 2;
+        else if (u->nfree == u->ntotal)
+            u->quality = 0;
+        else {
+            u->quality = 2;
+            for (unsigned p = u->head; p != NIL; p = c->next[p]) {
+                if (core_wholly_free (c, c->dom[TOPO_CORE][p])) {
+                    u->quality = 1;
+                    break;
+                }
+            }
+        }
+        if (m != i)
+            c->units[m] = *u;
+        m++;
+    }
+    c->nunits = m;
+    /* groups: the stamps of level gl are fresh for this generation */
+    c->ngroups = 0;
+    for (unsigned i = 0; i < m; i++) {
+        struct unit *u = &c->units[i];
+        struct group *g;
+        if (c->stamp[gl][u->grp] != c->gen) {
+            c->stamp[gl][u->grp] = c->gen;
+            c->slot[gl][u->grp] = c->ngroups;
+            g = &c->groups[c->ngroups++];
+            g->id = u->grp;
+            g->first = u->first;
+            g->nunits = g->nfree = g->wcap = 0;
+        }
+        u->gslot = c->slot[gl][u->grp];
+        g = &c->groups[u->gslot];
+        g->nunits++;
+        g->nfree += u->nfree;
+        if (u->quality == 0)
+            g->wcap += u->nfree;
+    }
+    unsigned off = 0;
+    for (unsigned g = 0; g < c->ngroups; g++) {
+        c->groups[g].start = off;
+        off += c->groups[g].nunits;
+        c->groups[g].nunits = 0;
+    }
+    for (unsigned i = 0; i < m; i++) {
+        struct group *g = &c->groups[c->units[i].gslot];
+        c->gunits[g->start + g->nunits++] = i;
+    }
+}
+
+/* Sort the units of every group by (quality, logical order). */
+static void sort_group_units (struct ctx *c)
+{
+    for (unsigned g = 0; g < c->ngroups; g++) {
+        struct group *gr = &c->groups[g];
+        unsigned *v = &c->gunits[gr->start];
+        for (unsigned i = 0; i < gr->nunits; i++) {
+            const struct unit *u = &c->units[v[i]];
+            c->keys[i] = skey_make (u->quality, u->first, 0, 0, 0, v[i]);
+        }
+        skey_sort (c->keys, gr->nunits);
+        for (unsigned i = 0; i < gr->nunits; i++)
+            v[i] = c->keys[i].idx;
+    }
+}
+
+/* The best PU of a unit: one on a wholly free core, then the lowest. */
+static unsigned unit_best_pu (const struct ctx *c, const struct unit *u)
+{
+    for (unsigned p = u->head; p != NIL; p = c->next[p])
+        if (core_wholly_free (c, c->dom[TOPO_CORE][p]))
+            return p;
+    return u->head;
+}
+
+/* Choose among groups of capacity cap[0..m) to cover `need`: fewest
+ * groups (the largest first), and for the last one the best fit (the
+ * smallest that covers what is left), ties to the lower position.  Writes
+ * positions and amounts into chosen[]/take[]; returns the count, 0 if the
+ * capacities do not suffice. */
+static unsigned select_groups (const unsigned *cap, unsigned m, unsigned need,
+                               bool *used, unsigned *chosen, unsigned *take)
+{
+    unsigned n = 0;
+    unsigned rem = need;
+
+    for (unsigned g = 0; g < m; g++)
+        used[g] = false;
+    while (rem > 0) {
+        int fit = -1, big = -1;
+        for (unsigned g = 0; g < m; g++) {
+            if (used[g] || cap[g] == 0)
+                continue;
+            if (cap[g] >= rem && (fit < 0 || cap[g] < cap[fit]))
+                fit = (int)g;
+            if (big < 0 || cap[g] > cap[big])
+                big = (int)g;
+        }
+        if (fit >= 0) {
+            chosen[n] = (unsigned)fit;
+            take[n++] = rem;
+            return n;
+        }
+        if (big < 0)
+            return 0;
+        used[big] = true;
+        chosen[n] = (unsigned)big;
+        take[n++] = cap[big];
+        rem -= cap[big];
+    }
+    return n;
+}
+
+/* Several NUMA domains for one task, capacity cap_of[d] each: the fewest
+ * domains; among choices of that size, real (local) domains only when
+ * they suffice.  Fills c->dchosen (domain indexes) and c->dtake; returns
+ * the count (0 if impossible). */
+static unsigned select_domains (struct ctx *c, const unsigned *cap_of,
+                                unsigned need)
+{
+    unsigned nnuma = c->nd[TOPO_NUMA];
+    unsigned m = 0, mloc = 0, n_all, n_loc = 0;
+
+    /* candidate order: local first, then index */
+    for (int pass = 0; pass < 2; pass++) {
+        for (unsigned d = 0; d < nnuma; d++) {
+            if (cap_of[d] > 0 && c->numa_local[d] == (pass == 0)) {
+                c->dorder[m] = d;
+                c->dcap[m++] = cap_of[d];
+            }
+        }
+        if (pass == 0)
+            mloc = m;
+    }
+    n_all = select_groups (c->dcap, m, need, c->dused, c->dchosen, c->dtake);
+    if (n_all == 0)
+        return 0;
+    if (mloc < m && mloc > 0) {
+        unsigned *ch = c->cursor, *tk = c->list;   /* scratch */
+        n_loc = select_groups (c->dcap, mloc, need, c->dused, ch, tk);
+        if (n_loc == n_all) {
+            memcpy (c->dchosen, ch, n_loc * sizeof (*ch));
+            memcpy (c->dtake, tk, n_loc * sizeof (*tk));
+        }
+    }
+    for (unsigned i = 0; i < n_all; i++)
+        c->dchosen[i] = c->dorder[c->dchosen[i]];
+    return n_all;
+}
+
+static void out_push (struct ctx *c, unsigned p)
+{
+    c->out[c->nout++] = p;
+}
+
+/* ---- picking inside one NUMA domain ------------------------------------ */
+
+/* k PUs of domain d (k <= s->nfree), numa-local style:
+ *  - if the domain has k free L2 units: k distinct L2 units, the cleanest
+ *    tier that has k of them (0: every PU of the unit free; 1: the unit
+ *    has a wholly free core; 2: any), packed into the fewest L3s;
+ *  - else distinct cores spread over all its free L2 units;
+ *  - else one PU per free core, then siblings round by round.
+ * In the first case *tier and the number of L3 groups used are returned
+ * (0 otherwise).  With dry = true nothing is output (to rank domains). */
+static unsigned pick_units (struct ctx *c, unsigned d, unsigned k,
+                            const struct dstat *s, bool dry, unsigned *tier)
+{
+    if (k == 0)
+        return 0;
+    if (s->nl2 >= k) {
+        unsigned nq[3] = { 0, 0, 0 };
+        unsigned t;
+        build_units (c, d, TOPO_L2, TOPO_L3);
+        for (unsigned i = 0; i < c->nunits; i++)
+            nq[c->units[i].quality]++;
+        t = nq[0] >= k ? 0 : nq[0] + nq[1] >= k ? 1 : 2;
+        for (unsigned g = 0; g < c->ngroups; g++)
+            c->gcap[g] = 0;
+        for (unsigned i = 0; i < c->nunits; i++)
+            if (c->units[i].quality <= t)
+                c->gcap[c->units[i].gslot]++;
+        unsigned nch = select_groups (c->gcap, c->ngroups, k, c->gused,
+                                      c->gchosen, c->gtake);
+        if (tier)
+            *tier = t;
+        if (dry)
+            return nch;
+        /* units of quality <= t come first in their group */
+        sort_group_units (c);
+        for (unsigned i = 0; i < nch; i++) {
+            const struct group *g = &c->groups[c->gchosen[i]];
+            for (unsigned j = 0; j < c->gtake[i]; j++) {
+                const struct unit *u = &c->units[c->gunits[g->start + j]];
+                out_push (c, unit_best_pu (c, u));
+            }
+        }
+        return nch;
+    }
+    if (dry)
+        return 0;
+    build_units (c, d, TOPO_CORE, TOPO_L2);
+    unsigned got = 0;
+    if (s->ncore >= k) {
+        /* round r takes the r-th best core of every L2 unit */
+        sort_group_units (c);
+        for (unsigned r = 0; got < k; r++) {
+            for (unsigned g = 0; g < c->ngroups && got < k; g++) {
+                const struct group *gr = &c->groups[g];
+                if (r < gr->nunits) {
+                    const struct unit *u = &c->units[c->gunits[gr->start + r]];
+                    out_push (c, unit_best_pu (c, u));
+                    got++;
+                }
+            }
+        }
+    }
+    else {
+        /* round r takes the r-th free PU of every core, logical order */
+        for (unsigned i = 0; i < c->nunits; i++)
+            c->cursor[i] = c->units[i].head;
+        while (got < k) {
+            unsigned before = got;
+            for (unsigned i = 0; i < c->nunits && got < k; i++) {
+                if (c->cursor[i] != NIL) {
+                    out_push (c, c->cursor[i]);
+                    c->cursor[i] = c->next[c->cursor[i]];
+                    got++;
+                }
+            }
+            if (got == before)
+                break;  /* k > free PUs: cannot happen, callers check */
+        }
+    }
+    return 0;
+}
+
+/* ---- flags and commit ---------------------------------------------------- */
+
+/* Fallback bits that can be read off the task's PUs. */
+static unsigned task_flags (struct ctx *c)
+{
+    unsigned fb = 0;
+    unsigned nnuma_used = 0;
+
+    c->gen++;
+    for (unsigned i = 0; i < c->nout; i++) {
+        unsigned p = c->out[i];
+        unsigned core = c->dom[TOPO_CORE][p];
+        unsigned l2 = c->dom[TOPO_L2][p];
+        unsigned numa = c->dom[TOPO_NUMA][p];
+        if (c->stamp[TOPO_CORE][core] == c->gen)
+            fb |= PLACE_FB_SHARED_CORE;
+        c->stamp[TOPO_CORE][core] = c->gen;
+        if (c->stamp[TOPO_L2][l2] == c->gen)
+            fb |= PLACE_FB_SHARED_L2;
+        c->stamp[TOPO_L2][l2] = c->gen;
+        if (c->stamp[TOPO_NUMA][numa] != c->gen) {
+            c->stamp[TOPO_NUMA][numa] = c->gen;
+            nnuma_used++;
+        }
+        if (!c->numa_local[numa])
+            fb |= PLACE_FB_NO_LOCAL_NUMA;
+    }
+    if (nnuma_used > 1)
+        fb |= PLACE_FB_MULTI_NUMA;
+    return fb;
+}
+
+/* Mark the task's PUs taken and fill its sets.  Fails (EINVAL) on a
+ * placement that is not C distinct free PUs: a bug, never silently used. */
+static int task_commit (struct ctx *c, unsigned cpt, struct place_task *t)
+{
+    if (c->nout != cpt)
+        goto bug;
+    for (unsigned i = 0; i < c->nout; i++) {
+        unsigned p = c->out[i];
+        if (p >= c->npu || c->st[p] != PU_FREE)
+            goto bug;
+        c->st[p] = PU_TAKEN;
+        c->core_free[c->dom[TOPO_CORE][p]]--;
+        c->numa_free[c->dom[TOPO_NUMA][p]]--;
+        if (hwloc_bitmap_set (t->cpus, c->os[p]) < 0)
+            return -1;
+    }
+    c->gen++;
+    for (unsigned i = 0; i < c->nout; i++) {
+        unsigned numa = c->dom[TOPO_NUMA][c->out[i]];
+        if (c->stamp[TOPO_NUMA][numa] != c->gen) {
+            c->stamp[TOPO_NUMA][numa] = c->gen;
+            hwloc_const_bitmap_t ns = topo_numa_nodeset (c->topo, numa);
+            if (ns && hwloc_bitmap_or (t->mems, t->mems, ns) < 0)
+                return -1;
+        }
+    }
+    return 0;
+bug:
+    errno = EINVAL;
+    return -1;
+}
+
+/* ---- numa-local ---------------------------------------------------------- */
+
+static unsigned task_numa_local (struct ctx *c, unsigned cpt)
+{
+    unsigned nnuma = c->nd[TOPO_NUMA];
+    unsigned level = 4;
+
+    for (unsigned d = 0; d < nnuma; d++) {
+        struct dstat *s = &c->dst[d];
+        if (c->numa_free[d] == 0) {
+            memset (s, 0, sizeof (*s));
+            continue;
+        }
+        domain_stat (c, d, s);
+        unsigned l = s->nl2 >= cpt ? 1 : s->ncore >= cpt ? 2
+                   : s->nfree >= cpt ? 3 : 4;
+        if (l < level)
+            level = l;
+    }
+    if (level <= 3) {
+        struct skey best = { { 0 }, NIL };
+        for (unsigned d = 0; d < nnuma; d++) {
+            const struct dstat *s = &c->dst[d];
+            unsigned pseudo = !c->numa_local[d];
+            struct skey k;
+            if (level == 1 && s->nl2 >= cpt) {
+                unsigned tier = 0;
+                unsigned nl3 = pick_units (c, d, cpt, s, true, &tier);
+                unsigned left = 0;
+                for (unsigned g = 0; g < c->ngroups; g++)
+                    left += c->gcap[g];
+                k = skey_make (pseudo, tier, nl3, left - cpt, 0, d);
+            }
+            else if (level == 2 && s->ncore >= cpt)
+                k = skey_make (pseudo, DESC (s->nl2), s->nl3,
+                               s->ncore - cpt, 0, d);
+            else if (level == 3 && s->nfree >= cpt)
+                k = skey_make (pseudo, DESC (s->ncore), DESC (s->nl2),
+                               s->nl3, s->nfree - cpt, d);
+            else
+                continue;
+            if (best.idx == NIL || skey_cmp (&k, &best) < 0)
+                best = k;
+        }
+        pick_units (c, best.idx, cpt, &c->dst[best.idx], false, NULL);
+        return task_flags (c);
+    }
+
+    /* No domain has room: the fewest domains, distinct L2 units first,
+     * then distinct cores, then siblings. */
+    unsigned *cap_of = c->dcount;
+    for (unsigned d = 0; d < nnuma; d++)
+        cap_of[d] = c->dst[d].nfree;
+    unsigned n = select_domains (c, cap_of, cpt);
+    unsigned *amount = c->dtake;   /* overwritten in place below */
+    for (unsigned i = 0; i < n; i++)
+        amount[i] = 0;
+    unsigned rem = cpt;
+    for (int pass = 0; pass < 3 && rem > 0; pass++) {
+        for (unsigned i = 0; i < n && rem > 0; i++) {
+            const struct dstat *s = &c->dst[c->dchosen[i]];
+            unsigned cap = pass == 0 ? s->nl2 : pass == 1 ? s->ncore
+                         : s->nfree;
+            if (cap > amount[i]) {
+                unsigned add = cap - amount[i] < rem ? cap - amount[i] : rem;
+                amount[i] += add;
+                rem -= add;
+            }
+        }
+    }
+    for (unsigned i = 0; i < n; i++)
+        pick_units (c, c->dchosen[i], amount[i], &c->dst[c->dchosen[i]],
+                    false, NULL);
+    return task_flags (c) | PLACE_FB_MULTI_NUMA;
+}
+
+/* ---- numa-spread --------------------------------------------------------- */
+
+static unsigned task_numa_spread (struct ctx *c, unsigned cpt)
+{
+    unsigned nnuma = c->nd[TOPO_NUMA];
+    unsigned ncand = 0;
+    struct skey *k = c->keys;
+
+    /* candidates by (pseudo, package, free cores desc, free PUs desc,
+     * index): their rank inside their package */
+    for (unsigned d = 0; d < nnuma; d++) {
+        if (c->numa_free[d] == 0)
+            continue;
+        domain_stat (c, d, &c->dst[d]);
+        k[ncand++] = skey_make (!c->numa_local[d], c->numa_pkg[d],
+                                DESC (c->dst[d].ncore),
+                                DESC (c->dst[d].nfree), 0, d);
+    }
+    skey_sort (k, ncand);
+    for (unsigned i = 0, rank = 0; i < ncand; i++) {
+        if (i > 0 && (k[i].k[0] != k[i - 1].k[0]
+                      || k[i].k[1] != k[i - 1].k[1]))
+            rank = 0;
+        c->dcount[k[i].idx] = rank++;
+    }
+    /* alternate packages: rank 0 of every package (the emptier first),
+     * then rank 1, ... */
+    for (unsigned i = 0; i < ncand; i++) {
+        unsigned d = k[i].idx;
+        k[i] = skey_make (!c->numa_local[d], c->dcount[d],
+                          DESC (c->dst[d].ncore), DESC (c->dst[d].nfree),
+                          c->numa_pkg[d], d);
+    }
+    skey_sort (k, ncand);
+    unsigned nk = cpt < ncand ? cpt : ncand;
+    unsigned total_cores = 0;
+    for (unsigned i = 0; i < nk; i++) {
+        c->dorder[i] = k[i].idx;
+        total_cores += c->dst[k[i].idx].ncore;
+    }
+    bool by_pu = total_cores < cpt;
+    for (unsigned i = 0; i < nk; i++) {
+        const struct dstat *s = &c->dst[c->dorder[i]];
+        c->dcap[i] = by_pu ? s->nfree : s->ncore;
+        c->dtake[i] = 0;
+    }
+    /* water-filling: one more to every domain with room, round by round */
+    unsigned rem = cpt;
+    while (rem > 0) {
+        unsigned room = 0;
+        for (unsigned i = 0; i < nk; i++)
+            if (c->dtake[i] < c->dcap[i])
+                room++;
+        if (room == 0)
+            break;  /* capacities checked by the caller: cannot happen */
+        for (unsigned i = 0; i < nk && rem > 0; i++) {
+            if (c->dtake[i] < c->dcap[i]) {
+                c->dtake[i]++;
+                rem--;
+            }
+        }
+    }
+    unsigned lo = UINT_MAX, hi = 0;
+    bool l2_shared = false, l2_unused = false;
+    for (unsigned i = 0; i < nk; i++) {
+        const struct dstat *s = &c->dst[c->dorder[i]];
+        unsigned t = c->dtake[i];
+        if (t < lo)
+            lo = t;
+        if (t > hi)
+            hi = t;
+        if (t > s->nl2)
+            l2_shared = true;
+        if (t < s->nl2)
+            l2_unused = true;
+        pick_units (c, c->dorder[i], t, s, false, NULL);
+    }
+    unsigned fb = task_flags (c);
+    fb &= ~(PLACE_FB_MULTI_NUMA | PLACE_FB_SHARED_L2);
+    if (l2_shared && l2_unused)
+        fb |= PLACE_FB_SHARED_L2;
+    if (hi - lo > 1)
+        fb |= PLACE_FB_UNBALANCED;
+    return fb;
+}
+
+/* ---- cache-shared -------------------------------------------------------- */
+
+struct cs_result {
+    unsigned cores;     /* cores used */
+    unsigned l3;        /* L3 groups used */
+    bool partial;       /* a core that is not wholly free was used */
+};
+
+/* k PUs of domain d on the fewest wholly free cores, each filled before
+ * the next is opened; partially free cores after the wholly free ones.
+ * With dry = true, only the result is computed. */
+static void cs_pick (struct ctx *c, unsigned d, unsigned k, bool dry,
+                     struct cs_result *res)
+{
+    struct skey *key = c->keys;
+    unsigned nw = 0, wcap = 0, nlist = 0;
+
+    build_units (c, d, TOPO_CORE, TOPO_L3);
+    for (unsigned i = 0; i < c->nunits; i++) {
+        if (c->units[i].quality == 0) {
+            nw++;
+            wcap += c->units[i].nfree;
+        }
+    }
+    if (wcap >= k) {
+        /* the fewest wholly free cores: the largest first */
+        unsigned kmin = 0, sum = 0;
+        for (unsigned i = 0, j = 0; i < c->nunits; i++)
+            if (c->units[i].quality == 0)
+                key[j++] = skey_make (DESC (c->units[i].nfree), 0, 0, 0, 0,
+                                      i);
+        skey_sort (key, nw);
+        while (sum < k)
+            sum += c->units[key[kmin++].idx].nfree;
+        /* one L3 that reaches k with kmin of its cores: the best fit */
+        for (unsigned i = 0, j = 0; i < c->nunits; i++) {
+            const struct unit *u = &c->units[i];
+            if (u->quality == 0)
+                key[j++] = skey_make (u->gslot, DESC (u->nfree),
+                                      c->dom[TOPO_L2][u->first], u->first, 0,
+                                      i);
+        }
+        skey_sort (key, nw);
+        int best = -1;
+        for (unsigned i = 0; i < nw;) {
+            unsigned g = key[i].k[0], cnt = 0, s = 0, j = i;
+            for (; j < nw && key[j].k[0] == g; j++) {
+                if (cnt < kmin) {
+                    s += c->units[key[j].idx].nfree;
+                    cnt++;
+                }
+            }
+            if (s >= k && (best < 0
+                           || c->groups[g].wcap < c->groups[best].wcap))
+                best = (int)g;
+            i = j;
+        }
+        if (best >= 0) {
+            for (unsigned i = 0; i < nw; i++)
+                if (key[i].k[0] == (unsigned)best)
+                    c->list[nlist++] = key[i].idx;
+        }
+        else {
+            for (unsigned i = 0, j = 0; i < c->nunits; i++) {
+                const struct unit *u = &c->units[i];
+                if (u->quality == 0)
+                    key[j++] = skey_make (DESC (u->nfree),
+                                          DESC (c->groups[u->gslot].wcap),
+                                          u->gslot,
+                                          c->dom[TOPO_L2][u->first], u->first,
+                                          i);
+            }
+            skey_sort (key, nw);
+            for (unsigned i = 0; i < nw; i++)
+                c->list[nlist++] = key[i].idx;
+        }
+    }
+    else {
+        for (unsigned i = 0; i < c->nunits; i++) {
+            const struct unit *u = &c->units[i];
+            key[i] = skey_make (u->quality != 0, DESC (u->nfree),
+                                c->dom[TOPO_L2][u->first], u->first, 0, i);
+        }
+        skey_sort (key, c->nunits);
+        for (unsigned i = 0; i < c->nunits; i++)
+            c->list[nlist++] = key[i].idx;
+    }
+    /* fill core after core */
+    unsigned got = 0;
+    res->cores = res->l3 = 0;
+    res->partial = false;
+    c->gen++;
+    for (unsigned i = 0; i < nlist && got < k; i++) {
+        const struct unit *u = &c->units[c->list[i]];
+        res->cores++;
+        if (u->quality != 0)
+            res->partial = true;
+        if (c->stamp[TOPO_L3][u->grp] != c->gen) {
+            c->stamp[TOPO_L3][u->grp] = c->gen;
+            res->l3++;
+        }
+        for (unsigned p = u->head; p != NIL && got < k; p = c->next[p]) {
+            if (!dry)
+                out_push (c, p);
+            got++;
+        }
+    }
+}
+
+static unsigned task_cache_shared (struct ctx *c, unsigned cpt)
+{
+    unsigned nnuma = c->nd[TOPO_NUMA];
+    struct skey best = { { 0 }, NIL };
+    struct cs_result r;
+
+    for (unsigned d = 0; d < nnuma; d++) {
+        if (c->numa_free[d] < cpt)
+            continue;
+        cs_pick (c, d, cpt, true, &r);
+        struct skey k = skey_make (!c->numa_local[d], r.partial, r.cores,
+                                   r.l3, c->numa_free[d] - cpt, d);
+        if (best.idx == NIL || skey_cmp (&k, &best) < 0)
+            best = k;
+    }
+    if (best.idx != NIL) {
+        cs_pick (c, best.idx, cpt, false, &r);
+        return (task_flags (c) & PLACE_FB_NO_LOCAL_NUMA)
+               | (r.partial ? PLACE_FB_PARTIAL_CORE : 0);
+    }
+    unsigned fb = PLACE_FB_MULTI_NUMA;
+    unsigned n = select_domains (c, c->numa_free, cpt);
+    for (unsigned i = 0; i < n; i++) {
+        cs_pick (c, c->dchosen[i], c->dtake[i], false, &r);
+        if (r.partial)
+            fb |= PLACE_FB_PARTIAL_CORE;
+    }
+    return fb | (task_flags (c) & PLACE_FB_NO_LOCAL_NUMA);
+}
+
+/* ---- random -------------------------------------------------------------- */
+
+/* splitmix64 (Steele, Lea, Flood 2014): the same sequence on every libc. */
+static uint64_t splitmix64 (uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, bound), bound > 0, without modulo bias. */
+static uint64_t rand_below (uint64_t *state, uint64_t bound)
+{
+    uint64_t threshold = (0 - bound) % bound;   /* 2^64 mod bound */
+    for (;;) {
+        uint64_t r = splitmix64 (state);
+        if (r >= threshold)
+            return r % bound;
+    }
+}
+
+/* Partial Fisher-Yates: the first cpt PUs of the remaining array. */
+static unsigned task_random (struct ctx *c, unsigned cpt, uint64_t *state)
+{
+    unsigned *a = c->ravail + c->rdrawn;
+    unsigned m = c->nravail - c->rdrawn;
+    unsigned k = cpt <= m ? cpt : m;
+
+    for (unsigned j = 0; j < k; j++) {
+        unsigned r = j + (unsigned)rand_below (state, m - j);
+        unsigned t = a[j];
+        a[j] = a[r];
+        a[r] = t;
+        out_push (c, a[j]);
+    }
+    c->rdrawn += k;
+    return task_flags (c) & PLACE_FB_NO_LOCAL_NUMA;
+}
+
+/* ---- entry points -------------------------------------------------------- */
+
+void place_plan_destroy (struct place_plan *plan)
+{
+    if (plan) {
+        int saved_errno = errno;
+        if (plan->tasks) {
+            for (unsigned i = 0; i < plan->ntasks; i++) {
+                hwloc_bitmap_free (plan->tasks[i].cpus);
+                hwloc_bitmap_free (plan->tasks[i].mems);
+            }
+            free (plan->tasks);
+        }
+        free (plan);
+        errno = saved_errno;
+    }
+}
+
+static struct place_plan *plan_create (const struct place_request *req)
+{
+    struct place_plan *plan;
+
+    if (!(plan = calloc (1, sizeof (*plan))))
+        return NULL;
+    plan->policy = req->policy;
+    plan->ntasks = req->ntasks;
+    plan->cpus_per_task = req->cpus_per_task;
+    if (!(plan->tasks = calloc (req->ntasks, sizeof (*plan->tasks))))
+        goto error;
+    for (unsigned i = 0; i < req->ntasks; i++) {
+        if (!(plan->tasks[i].cpus = hwloc_bitmap_alloc ())
+            || !(plan->tasks[i].mems = hwloc_bitmap_alloc ()))
+            goto error;
+    }
+    return plan;
+error:
+    place_plan_destroy (plan);
+    errno = ENOMEM;
+    return NULL;
+}
+
+/* "request of 2 tasks x 8 CPUs = 16 CPUs exceeds the 12 available
+ * (allowed 0-15 minus busy 0-3)" */
+static void too_large (pin_error_t *errp, const struct place_request *req,
+                       uint64_t total, unsigned navail,
+                       hwloc_const_bitmap_t allowed,
+                       hwloc_const_bitmap_t busy)
+{
+    char *a = topo_list_format (allowed);
+    char *b = hwloc_bitmap_iszero (busy) ? NULL : topo_list_format (busy);
+
+    errprintf (errp, "request of %u task%s x %u CPU%s = %llu CPU%s exceeds "
+               "the %u available (allowed %s%s%s)",
+               req->ntasks, req->ntasks == 1 ? "" : "s",
+               req->cpus_per_task, req->cpus_per_task == 1 ? "" : "s",
+               (unsigned long long)total, total == 1 ? "" : "s", navail,
+               a && *a ? a : "none", b ? " minus busy " : "", b ? b : "");
+    free (a);
+    free (b);
+}
+
+struct place_plan *place_compute (const topo_t *topo,
+                                  const struct place_request *req,
+                                  pin_error_t *errp)
+{
+    hwloc_bitmap_t allowed = NULL, busy = NULL, avail = NULL;
+    struct place_plan *plan = NULL;
+    struct ctx *c = NULL;
+    int saved_errno;
+
+    if (!topo || !req) {
+        errno = EINVAL;
+        errprintf (errp, "place_compute: missing %s",
+                   topo ? "request" : "topology");
+        return NULL;
+    }
+    if ((unsigned)req->policy >= NPOLICIES) {
+        errno = EINVAL;
+        errprintf (errp, "policy %d: unknown policy; known: %s",
+                   (int)req->policy, POLICY_LIST);
+        return NULL;
+    }
+    if (req->ntasks == 0) {
+        errno = EINVAL;
+        errprintf (errp, "-n 0: number of tasks must be at least 1");
+        return NULL;
+    }
+    if (req->cpus_per_task == 0) {
+        errno = EINVAL;
+        errprintf (errp, "-c 0: CPUs per task must be at least 1");
+        return NULL;
+    }
+    if (!(allowed = hwloc_bitmap_dup (topo_cpuset (topo)))
+        || !(busy = hwloc_bitmap_alloc ())
+        || !(avail = hwloc_bitmap_alloc ()))
+        goto nomem;
+    if (req->allowed && hwloc_bitmap_and (allowed, allowed, req->allowed) < 0)
+        goto nomem;
+    if (req->busy && hwloc_bitmap_and (busy, req->busy, allowed) < 0)
+        goto nomem;
+    if (hwloc_bitmap_andnot (avail, allowed, busy) < 0)
+        goto nomem;
+
+    int w = hwloc_bitmap_weight (avail);
+    unsigned navail = w > 0 ? (unsigned)w : 0;
+    uint64_t total = (uint64_t)req->ntasks * req->cpus_per_task;
+    if (total > navail) {
+        too_large (errp, req, total, navail, allowed, busy);
+        errno = EINVAL;
+        goto error;
+    }
+    if (!(plan = plan_create (req)))
+        goto nomem;
+
+    if (req->policy == PLACE_NONE) {
+        for (unsigned i = 0; i < req->ntasks; i++) {
+            if (hwloc_bitmap_copy (plan->tasks[i].cpus, allowed) < 0
+                || hwloc_bitmap_copy (plan->tasks[i].mems,
+                                      topo_nodeset (topo)) < 0)
+                goto nomem;
+        }
+        goto done;
+    }
+
+    if (!(c = ctx_create (topo, avail))) {
+        if (errno == ENOMEM)
+            goto nomem;
+        errprintf (errp, "topology: inconsistent PU table");
+        goto error;
+    }
+    uint64_t state = req->seed;
+    for (unsigned i = 0; i < req->ntasks; i++) {
+        unsigned cpt = req->cpus_per_task;
+        unsigned fb = 0;
+        c->nout = 0;
+        switch (req->policy) {
+            case PLACE_NUMA_LOCAL:
+                fb = task_numa_local (c, cpt);
+                break;
+            case PLACE_NUMA_SPREAD:
+                fb = task_numa_spread (c, cpt);
+                break;
+            case PLACE_CACHE_SHARED:
+                fb = task_cache_shared (c, cpt);
+                break;
+            case PLACE_RANDOM:
+                fb = task_random (c, cpt, &state);
+                break;
+            case PLACE_NONE:
+                break;
+        }
+        plan->tasks[i].fallback = fb;
+        if (task_commit (c, cpt, &plan->tasks[i]) < 0) {
+            if (errno == ENOMEM)
+                goto nomem;
+            errprintf (errp, "internal error: %s placed task %u on %u "
+                       "CPUs instead of %u", place_policy_name (req->policy),
+                       i, c->nout, cpt);
+            goto error;
+        }
+    }
+done:
+    ctx_destroy (c);
+    hwloc_bitmap_free (allowed);
+    hwloc_bitmap_free (busy);
+    hwloc_bitmap_free (avail);
+    return plan;
+nomem:
+    errno = ENOMEM;
+    errprintf (errp, "placement: out of memory");
+error:
+    saved_errno = errno;
+    ctx_destroy (c);
+    place_plan_destroy (plan);
+    hwloc_bitmap_free (allowed);
+    hwloc_bitmap_free (busy);
+    hwloc_bitmap_free (avail);
+    errno = saved_errno;
+    return NULL;
+}

@@ -1,0 +1,864 @@
+/* placecheck.c - invariants of a placement (see placecheck.h)
+ *
+ * Deliberately simple and slow: plain loops over the PU table, nothing
+ * shared with place.c.  Where place.c uses a clever structure, this file
+ * recounts from the definitions.
+ */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "placecheck.h"
+
+struct model {
+    const topo_t *t;
+    unsigned n;
+    unsigned nd[TOPO_NLEVELS];
+    const struct topo_pu **pu;
+    bool *free;         /* [n] free before the current task */
+    bool *in;           /* [n] in the current task */
+    unsigned *mark;     /* scratch, sized to the largest level */
+    unsigned gen;       /* current mark */
+    unsigned *dstart, *dpus;    /* PUs of each NUMA domain (CSR) */
+    unsigned *din;      /* [nnuma] PUs of the current task in each */
+    unsigned *uq;       /* [nl2] rating of each free L2 unit (domain_info) */
+    unsigned *csize, *cfree, *cnuma, *cin;    /* per core, see core_counts() */
+    unsigned maxd;
+};
+
+struct dinfo {
+    unsigned nfree, nl2, ncore;
+    unsigned wcap;      /* PUs of wholly free cores */
+    unsigned kmin;      /* fewest wholly free cores reaching C, or 0 */
+    unsigned tier;      /* cleanest rating with C free L2 units */
+    unsigned l3min;     /* fewest L3 holding C such units, or 0 */
+    bool local;
+};
+
+static int pc_fail (char *msg, size_t len, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
+static int pc_fail (char *msg, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (msg, len, fmt, ap);
+    va_end (ap);
+    return -1;
+}
+
+static int cmp_desc (const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Fewest of the values (largest first) whose sum reaches need; 0 if the
+ * sum of all does not. */
+static unsigned greedy_count (unsigned *v, unsigned n, unsigned need)
+{
+    unsigned sum = 0;
+    qsort (v, n, sizeof (*v), cmp_desc);
+    for (unsigned i = 0; i < n; i++) {
+        sum += v[i];
+        if (sum >= need)
+            return i + 1;
+    }
+    return 0;
+}
+
+/* Number of distinct domains at `level` among PUs i with sel[i] (and, if
+ * numa >= 0, in that NUMA domain). */
+static unsigned distinct (struct model *m, const bool *sel, int numa,
+                          enum topo_level level)
+{
+    unsigned cnt = 0;
+    unsigned lo = numa >= 0 ? m->dstart[numa] : 0;
+    unsigned hi = numa >= 0 ? m->dstart[numa + 1] : m->n;
+    m->gen++;
+    for (unsigned j = lo; j < hi; j++) {
+        unsigned i = numa >= 0 ? m->dpus[j] : j;
+        if (!sel[i])
+            continue;
+        unsigned id = m->pu[i]->dom[level];
+        if (m->mark[id] != m->gen) {
+            m->mark[id] = m->gen;
+            cnt++;
+        }
+    }
+    return cnt;
+}
+
+/* Per core: PUs in the table, free ones, NUMA domain of its first PU. */
+static void core_counts (struct model *m)
+{
+    unsigned ncore = m->nd[TOPO_CORE];
+    memset (m->csize, 0, ncore * sizeof (*m->csize));
+    memset (m->cfree, 0, ncore * sizeof (*m->cfree));
+    for (unsigned i = m->n; i-- > 0;) {
+        unsigned c = m->pu[i]->dom[TOPO_CORE];
+        m->csize[c]++;
+        m->cfree[c] += m->free[i];
+        m->cnuma[c] = m->pu[i]->dom[TOPO_NUMA];
+    }
+}
+
+static void domain_info (struct model *m, unsigned d, unsigned cpt,
+                         struct dinfo *di)
+{
+    unsigned ncore = m->nd[TOPO_CORE];
+    unsigned *v = calloc (ncore + m->nd[TOPO_L3] + 1, sizeof (*v));
+    unsigned nv = 0;
+
+    memset (di, 0, sizeof (*di));
+    di->local = topo_numa_is_local (m->t, d);
+    for (unsigned j = m->dstart[d]; j < m->dstart[d + 1]; j++)
+        di->nfree += m->free[m->dpus[j]];
+    di->nl2 = distinct (m, m->free, (int)d, TOPO_L2);
+    di->ncore = distinct (m, m->free, (int)d, TOPO_CORE);
+
+    /* wholly free cores of d */
+    for (unsigned c = 0; c < ncore; c++) {
+        if (m->cnuma[c] != d || m->cfree[c] != m->csize[c])
+            continue;
+        v[nv++] = m->csize[c];
+        di->wcap += m->csize[c];
+    }
+    di->kmin = greedy_count (v, nv, cpt);
+
+    /* free L2 units of d: rated 0 (every PU of the unit in d free), 1 (a
+     * free PU on a wholly free core), 2 (other); per L3 */
+    unsigned nl2 = m->nd[TOPO_L2], nl3 = m->nd[TOPO_L3];
+    unsigned *tot = calloc (nl2 + 1, sizeof (*tot));
+    unsigned *fr = calloc (nl2 + 1, sizeof (*fr));
+    bool *wf = calloc (nl2 + 1, sizeof (*wf));
+    unsigned nq[3] = { 0, 0, 0 };
+    for (unsigned j = m->dstart[d]; j < m->dstart[d + 1]; j++) {
+        unsigned i = m->dpus[j];
+        unsigned l2 = m->pu[i]->dom[TOPO_L2];
+        unsigned core = m->pu[i]->dom[TOPO_CORE];
+        tot[l2]++;
+        if (m->free[i]) {
+            fr[l2]++;
+            if (m->cfree[core] == m->csize[core])
+                wf[l2] = true;
+        }
+    }
+    for (unsigned l = 0; l < nl2; l++)
+        if (fr[l] > 0)
+            nq[fr[l] == tot[l] ? 0 : wf[l] ? 1 : 2]++;
+    di->tier = nq[0] >= cpt ? 0 : nq[0] + nq[1] >= cpt ? 1 : 2;
+    memset (v, 0, nl3 * sizeof (*v));
+    m->gen++;
+    for (unsigned j = m->dstart[d]; j < m->dstart[d + 1]; j++) {
+        unsigned i = m->dpus[j];
+        unsigned l = m->pu[i]->dom[TOPO_L2];
+        if (fr[l] == 0 || m->mark[l] == m->gen)
+            continue;
+        m->mark[l] = m->gen;
+        unsigned q = fr[l] == tot[l] ? 0 : wf[l] ? 1 : 2;
+        if (q <= di->tier)
+            v[m->pu[i]->dom[TOPO_L3]]++;
+        m->uq[l] = q;
+    }
+    di->l3min = greedy_count (v, nl3, cpt);
+    free (tot);
+    free (fr);
+    free (wf);
+    free (v);
+}
+
+static bool numa_has (struct model *m, const bool *sel, unsigned d)
+{
+    (void)sel;
+    return m->din[d] > 0;
+}
+
+static unsigned count_in (struct model *m, const bool *sel, unsigned d)
+{
+    (void)sel;
+    return m->din[d];
+}
+
+#define FAIL(...) return pc_fail (msg, len, __VA_ARGS__)
+
+static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
+                             unsigned fb, struct dinfo *di, char *msg,
+                             size_t len)
+{
+    unsigned nnuma = m->nd[TOPO_NUMA];
+    unsigned nused = distinct (m, m->in, -1, TOPO_NUMA);
+    unsigned ncores = distinct (m, m->in, -1, TOPO_CORE);
+    unsigned nl2 = distinct (m, m->in, -1, TOPO_L2);
+    unsigned level = 4;
+    bool pseudo_used = false;
+
+    for (unsigned d = 0; d < nnuma; d++) {
+        unsigned l = di[d].nl2 >= cpt ? 1 : di[d].ncore >= cpt ? 2
+                   : di[d].nfree >= cpt ? 3 : 4;
+        if (l < level)
+            level = l;
+        if (numa_has (m, m->in, d) && !di[d].local)
+            pseudo_used = true;
+    }
+    if (!!(fb & PLACE_FB_NO_LOCAL_NUMA) != pseudo_used)
+        FAIL ("task %u: no-local-numa is %s but a pseudo domain is %s",
+              task, fb & PLACE_FB_NO_LOCAL_NUMA ? "set" : "unset",
+              pseudo_used ? "used" : "unused");
+    fb &= ~PLACE_FB_NO_LOCAL_NUMA;
+    if (level == 4) {
+        unsigned *v = calloc (nnuma + 1, sizeof (*v));
+        unsigned sumcores = 0;
+        for (unsigned d = 0; d < nnuma; d++) {
+            v[d] = di[d].nfree;
+            if (numa_has (m, m->in, d))
+                sumcores += di[d].ncore;
+        }
+        unsigned need = greedy_count (v, nnuma, cpt);
+        free (v);
+        if (nused != need)
+            FAIL ("task %u: no domain has room; %u domains used, the fewest "
+                  "is %u", task, nused, need);
+        if (!(fb & PLACE_FB_MULTI_NUMA))
+            FAIL ("task %u: spans %u domains without multi-numa", task,
+                  nused);
+        unsigned want = sumcores < cpt ? sumcores : cpt;
+        if (ncores != want)
+            FAIL ("task %u: %u distinct cores over its domains, expected %u",
+                  task, ncores, want);
+        if (!!(fb & PLACE_FB_SHARED_CORE) != (ncores < cpt)
+            || !!(fb & PLACE_FB_SHARED_L2) != (nl2 < cpt))
+            FAIL ("task %u: fallback 0x%x does not match %u cores / %u L2 "
+                  "for %u CPUs", task, fb, ncores, nl2, cpt);
+        return 0;
+    }
+    if (nused != 1)
+        FAIL ("task %u: a domain has room (level %u) but %u domains are "
+              "used", task, level, nused);
+    unsigned d = 0;
+    while (!numa_has (m, m->in, d))
+        d++;
+    /* eligible at this level, and local before pseudo */
+    bool any_local = false;
+    unsigned best_l3 = ~0u, best_l2 = 0, best_core = 0, best_tier = 3;
+    for (unsigned e = 0; e < nnuma; e++) {
+        bool ok = level == 1 ? di[e].nl2 >= cpt : level == 2
+                  ? di[e].ncore >= cpt : di[e].nfree >= cpt;
+        if (ok && di[e].local)
+            any_local = true;
+    }
+    for (unsigned e = 0; e < nnuma; e++) {
+        bool ok = level == 1 ? di[e].nl2 >= cpt : level == 2
+                  ? di[e].ncore >= cpt : di[e].nfree >= cpt;
+        if (!ok || di[e].local != any_local)
+            continue;
+        if (level == 1 && di[e].tier < best_tier) {
+            best_tier = di[e].tier;
+            best_l3 = ~0u;
+        }
+        if (level == 1 && di[e].tier == best_tier && di[e].l3min < best_l3)
+            best_l3 = di[e].l3min;
+        if (di[e].nl2 > best_l2)
+            best_l2 = di[e].nl2;
+        if (di[e].ncore > best_core)
+            best_core = di[e].ncore;
+    }
+    if (di[d].local != any_local)
+        FAIL ("task %u: pseudo domain %u chosen while a local one was "
+              "eligible", task, d);
+    if (level == 1) {
+        if (di[d].nl2 < cpt)
+            FAIL ("task %u: domain %u has %u free L2 < %u while another "
+                  "had enough", task, d, di[d].nl2, cpt);
+        if (nl2 != cpt)
+            FAIL ("task %u: %u distinct L2 for %u CPUs", task, nl2, cpt);
+        if (di[d].tier != best_tier)
+            FAIL ("task %u: domain %u needs L2 units of rating %u, another "
+                  "has enough of rating %u", task, d, di[d].tier, best_tier);
+        unsigned nl3 = distinct (m, m->in, -1, TOPO_L3);
+        if (nl3 != best_l3)
+            FAIL ("task %u: %u L3 used, %u would do", task, nl3, best_l3);
+        /* domain_info (d) ran last for the highest d: recompute ratings */
+        domain_info (m, d, cpt, &di[d]);
+        for (unsigned i = 0; i < m->n; i++) {
+            if (!m->in[i])
+                continue;
+            unsigned core = m->pu[i]->dom[TOPO_CORE];
+            if (m->uq[m->pu[i]->dom[TOPO_L2]] > di[d].tier)
+                FAIL ("task %u: CPU %u in an L2 unit rated %u, rating %u "
+                      "suffices", task, m->pu[i]->os,
+                      m->uq[m->pu[i]->dom[TOPO_L2]], di[d].tier);
+            if (di[d].tier <= 1 && m->cfree[core] != m->csize[core])
+                FAIL ("task %u: CPU %u beside a busy sibling", task,
+                      m->pu[i]->os);
+        }
+        if (fb != 0)
+            FAIL ("task %u: fallback 0x%x on an ideal placement", task, fb);
+    }
+    else if (level == 2) {
+        if (ncores != cpt)
+            FAIL ("task %u: %u distinct cores for %u CPUs", task, ncores,
+                  cpt);
+        if (nl2 != di[d].nl2 || nl2 != best_l2)
+            FAIL ("task %u: %u distinct L2 (domain has %u, best %u)", task,
+                  nl2, di[d].nl2, best_l2);
+        if (fb != PLACE_FB_SHARED_L2)
+            FAIL ("task %u: fallback 0x%x, expected shared-l2", task, fb);
+    }
+    else {
+        if (ncores != di[d].ncore || ncores != best_core)
+            FAIL ("task %u: %u distinct cores (domain has %u, best %u)",
+                  task, ncores, di[d].ncore, best_core);
+        if (fb != (PLACE_FB_SHARED_L2 | PLACE_FB_SHARED_CORE))
+            FAIL ("task %u: fallback 0x%x, expected shared-l2,shared-core",
+                  task, fb);
+    }
+    return 0;
+}
+
+static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
+                              unsigned fb, struct dinfo *di, char *msg,
+                              size_t len)
+{
+    unsigned nnuma = m->nd[TOPO_NUMA];
+    unsigned ncand = 0, nused = 0, sumcores = 0;
+    bool pseudo_used = false, local_unused = false;
+    unsigned lo = ~0u, hi = 0;
+
+    for (unsigned d = 0; d < nnuma; d++) {
+        if (di[d].nfree == 0)
+            continue;
+        ncand++;
+        if (numa_has (m, m->in, d)) {
+            nused++;
+            sumcores += di[d].ncore;
+            if (!di[d].local)
+                pseudo_used = true;
+        }
+        else if (di[d].local)
+            local_unused = true;
+    }
+    unsigned k = cpt < ncand ? cpt : ncand;
+    if (nused != k)
+        FAIL ("task %u: %u domains used, expected min(%u CPUs, %u with "
+              "free PUs)", task, nused, cpt, ncand);
+    if (pseudo_used && local_unused)
+        FAIL ("task %u: a pseudo domain is used while a local one is not",
+              task);
+    bool by_pu = sumcores < cpt;
+    for (unsigned a = 0; a < nnuma; a++) {
+        if (!numa_has (m, m->in, a))
+            continue;
+        unsigned ca = count_in (m, m->in, a);
+        unsigned cap = by_pu ? di[a].nfree : di[a].ncore;
+        if (ca > cap)
+            FAIL ("task %u: %u CPUs in domain %u with room for %u", task, ca,
+                  a, cap);
+        if (ca < lo)
+            lo = ca;
+        if (ca > hi)
+            hi = ca;
+        unsigned cores = distinct (m, m->in, (int)a, TOPO_CORE);
+        unsigned l2 = distinct (m, m->in, (int)a, TOPO_L2);
+        if (cores != (ca < di[a].ncore ? ca : di[a].ncore))
+            FAIL ("task %u: %u CPUs on %u cores of domain %u (%u free)",
+                  task, ca, cores, a, di[a].ncore);
+        if (l2 != (ca < di[a].nl2 ? ca : di[a].nl2))
+            FAIL ("task %u: %u CPUs on %u L2 of domain %u (%u free)", task,
+                  ca, l2, a, di[a].nl2);
+        for (unsigned b = 0; b < nnuma; b++) {
+            if (!numa_has (m, m->in, b))
+                continue;
+            unsigned cb = count_in (m, m->in, b);
+            unsigned capb = by_pu ? di[b].nfree : di[b].ncore;
+            if (ca > cb + 1 && cb != capb)
+                FAIL ("task %u: domain %u has %u, domain %u only %u of %u",
+                      task, a, ca, b, cb, capb);
+        }
+    }
+    unsigned ncores = distinct (m, m->in, -1, TOPO_CORE);
+    if (!by_pu && ncores != cpt)
+        FAIL ("task %u: %u distinct cores for %u CPUs with %u free", task,
+              ncores, cpt, sumcores);
+    if (!!(fb & PLACE_FB_UNBALANCED) != (hi - lo > 1))
+        FAIL ("task %u: counts %u..%u but fallback 0x%x", task, lo, hi, fb);
+    if (!!(fb & PLACE_FB_SHARED_CORE) != (ncores < cpt))
+        FAIL ("task %u: %u cores for %u CPUs but fallback 0x%x", task,
+              ncores, cpt, fb);
+    if (!!(fb & PLACE_FB_NO_LOCAL_NUMA) != pseudo_used)
+        FAIL ("task %u: no-local-numa wrong (fallback 0x%x)", task, fb);
+    if (fb & (PLACE_FB_MULTI_NUMA | PLACE_FB_PARTIAL_CORE))
+        FAIL ("task %u: fallback 0x%x not possible for numa-spread", task,
+              fb);
+    return 0;
+}
+
+static int check_cache_shared (struct model *m, unsigned task, unsigned cpt,
+                               unsigned fb, struct dinfo *di, char *msg,
+                               size_t len)
+{
+    unsigned nnuma = m->nd[TOPO_NUMA];
+    unsigned nused = distinct (m, m->in, -1, TOPO_NUMA);
+    bool room = false, room_local = false, pseudo_used = false;
+
+    for (unsigned d = 0; d < nnuma; d++) {
+        if (di[d].nfree >= cpt) {
+            room = true;
+            if (di[d].local)
+                room_local = true;
+        }
+        if (numa_has (m, m->in, d) && !di[d].local)
+            pseudo_used = true;
+    }
+    if (!!(fb & PLACE_FB_NO_LOCAL_NUMA) != pseudo_used)
+        FAIL ("task %u: no-local-numa wrong (fallback 0x%x)", task, fb);
+    if (fb & (PLACE_FB_SHARED_L2 | PLACE_FB_SHARED_CORE
+              | PLACE_FB_UNBALANCED))
+        FAIL ("task %u: fallback 0x%x not possible for cache-shared", task,
+              fb);
+
+    /* every core the task touches: filled (all its free PUs) but one */
+    unsigned ncore = m->nd[TOPO_CORE];
+    unsigned unfilled = 0, ncores = 0;
+    bool partial_used = false;
+    unsigned *cin = m->cin;
+    memset (cin, 0, ncore * sizeof (*cin));
+    for (unsigned i = 0; i < m->n; i++)
+        cin[m->pu[i]->dom[TOPO_CORE]] += m->in[i];
+    for (unsigned c = 0; c < ncore; c++) {
+        if (cin[c] == 0)
+            continue;
+        ncores++;
+        if (cin[c] < m->cfree[c])
+            unfilled++;
+        if (m->cfree[c] < m->csize[c])
+            partial_used = true;
+    }
+    if (!room) {
+        unsigned *v = calloc (nnuma + 1, sizeof (*v));
+        for (unsigned d = 0; d < nnuma; d++)
+            v[d] = di[d].nfree;
+        unsigned need = greedy_count (v, nnuma, cpt);
+        free (v);
+        if (nused != need || !(fb & PLACE_FB_MULTI_NUMA))
+            FAIL ("task %u: %u domains used (fewest %u), fallback 0x%x",
+                  task, nused, need, fb);
+        if (!!(fb & PLACE_FB_PARTIAL_CORE) != partial_used)
+            FAIL ("task %u: partial-core wrong (fallback 0x%x)", task, fb);
+        return 0;
+    }
+    if (nused != 1)
+        FAIL ("task %u: a domain has room but %u are used", task, nused);
+    unsigned d = 0;
+    while (!numa_has (m, m->in, d))
+        d++;
+    if (di[d].local != room_local)
+        FAIL ("task %u: pseudo domain %u chosen over a local one", task, d);
+    if (unfilled > 1)
+        FAIL ("task %u: %u cores left partly unused", task, unfilled);
+    bool whole_ok = false;
+    unsigned best_kmin = ~0u;
+    for (unsigned e = 0; e < nnuma; e++) {
+        if (di[e].nfree >= cpt && di[e].local == room_local
+            && di[e].wcap >= cpt) {
+            whole_ok = true;
+            if (di[e].kmin < best_kmin)
+                best_kmin = di[e].kmin;
+        }
+    }
+    if (di[d].wcap >= cpt) {
+        if (partial_used || (fb & PLACE_FB_PARTIAL_CORE))
+            FAIL ("task %u: partially free core used (fallback 0x%x) while "
+                  "domain %u has %u PUs on wholly free cores", task, fb, d,
+                  di[d].wcap);
+        if (ncores != di[d].kmin || ncores != best_kmin)
+            FAIL ("task %u: %u cores used; the fewest wholly free cores "
+                  "reaching %u is %u here, %u in the best domain", task,
+                  ncores, cpt, di[d].kmin, best_kmin);
+        if (fb != (pseudo_used ? PLACE_FB_NO_LOCAL_NUMA : 0))
+            FAIL ("task %u: fallback 0x%x on an ideal placement", task, fb);
+    }
+    else {
+        if (whole_ok)
+            FAIL ("task %u: domain %u needs partial cores while another "
+                  "has enough wholly free ones", task, d);
+        if (!(fb & PLACE_FB_PARTIAL_CORE))
+            FAIL ("task %u: partial-core not set", task);
+        /* every wholly free core of d is used in full */
+        for (unsigned c = 0; c < ncore; c++) {
+            if (m->cnuma[c] == d && m->cfree[c] == m->csize[c]
+                && cin[c] != m->csize[c])
+                FAIL ("task %u: wholly free core %u not used in full while "
+                      "partial cores are", task, c);
+        }
+    }
+    return 0;
+}
+
+unsigned placecheck_navail (const topo_t *t, const struct place_request *req)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < topo_npus (t); i++) {
+        unsigned os = topo_pu (t, i)->os;
+        if (req->allowed && !hwloc_bitmap_isset (req->allowed, os))
+            continue;
+        if (req->busy && hwloc_bitmap_isset (req->busy, os))
+            continue;
+        n++;
+    }
+    return n;
+}
+
+int placecheck (const topo_t *t, const struct place_request *req,
+                const struct place_plan *plan, char *msg, size_t len)
+{
+    struct model m = { .t = t };
+    struct dinfo *di = NULL;
+    hwloc_bitmap_t mems = hwloc_bitmap_alloc ();
+    hwloc_bitmap_t allowed = hwloc_bitmap_dup (topo_cpuset (t));
+    int rc = -1;
+
+    m.n = topo_npus (t);
+    for (int l = 0; l < TOPO_NLEVELS; l++) {
+        m.nd[l] = topo_ndomains (t, l);
+        if (m.nd[l] > m.maxd)
+            m.maxd = m.nd[l];
+    }
+    m.pu = calloc (m.n, sizeof (*m.pu));
+    m.free = calloc (m.n, sizeof (*m.free));
+    m.in = calloc (m.n, sizeof (*m.in));
+    m.mark = calloc (m.maxd + 1, sizeof (*m.mark));
+    m.csize = calloc (m.nd[TOPO_CORE] + 1, sizeof (*m.csize));
+    m.cfree = calloc (m.nd[TOPO_CORE] + 1, sizeof (*m.cfree));
+    m.cnuma = calloc (m.nd[TOPO_CORE] + 1, sizeof (*m.cnuma));
+    m.cin = calloc (m.nd[TOPO_CORE] + 1, sizeof (*m.cin));
+    m.dstart = calloc (m.nd[TOPO_NUMA] + 2, sizeof (*m.dstart));
+    m.dpus = calloc (m.n + 1, sizeof (*m.dpus));
+    m.din = calloc (m.nd[TOPO_NUMA] + 1, sizeof (*m.din));
+    m.uq = calloc (m.nd[TOPO_L2] + 1, sizeof (*m.uq));
+    di = calloc (m.nd[TOPO_NUMA] + 1, sizeof (*di));
+    if (!m.pu || !m.free || !m.in || !m.mark || !m.csize || !m.cfree
+        || !m.cnuma || !m.cin || !m.dstart || !m.dpus || !m.din || !m.uq
+        || !di || !mems || !allowed) {
+        pc_fail (msg, len, "out of memory");
+        goto out;
+    }
+    if (req->allowed)
+        hwloc_bitmap_and (allowed, allowed, req->allowed);
+    for (unsigned i = 0; i < m.n; i++)
+        m.dstart[topo_pu (t, i)->dom[TOPO_NUMA] + 1]++;
+    for (unsigned d = 0; d < m.nd[TOPO_NUMA]; d++)
+        m.dstart[d + 1] += m.dstart[d];
+    for (unsigned i = 0; i < m.n; i++)
+        m.dpus[m.din[topo_pu (t, i)->dom[TOPO_NUMA]]++
+               + m.dstart[topo_pu (t, i)->dom[TOPO_NUMA]]] = i;
+    for (unsigned i = 0; i < m.n; i++) {
+        m.pu[i] = topo_pu (t, i);
+        unsigned os = m.pu[i]->os;
+        m.free[i] = hwloc_bitmap_isset (allowed, os)
+                    && !(req->busy && hwloc_bitmap_isset (req->busy, os));
+    }
+    if (plan->ntasks != req->ntasks || plan->policy != req->policy
+        || plan->cpus_per_task != req->cpus_per_task) {
+        pc_fail (msg, len, "plan header does not match the request");
+        goto out;
+    }
+    unsigned cpt = req->cpus_per_task;
+    for (unsigned task = 0; task < plan->ntasks; task++) {
+        const struct place_task *pt = &plan->tasks[task];
+        unsigned fb = pt->fallback;
+
+        if (req->policy == PLACE_NONE) {
+            if (!hwloc_bitmap_isequal (pt->cpus, allowed)
+                || !hwloc_bitmap_isequal (pt->mems, topo_nodeset (t))
+                || fb != 0) {
+                pc_fail (msg, len, "task %u: none must give the allowed set, "
+                      "all nodes and no fallback", task);
+                goto out;
+            }
+            continue;
+        }
+        /* size, inside the free set */
+        if (hwloc_bitmap_weight (pt->cpus) != (int)cpt) {
+            pc_fail (msg, len, "task %u: %d CPUs instead of %u", task,
+                  hwloc_bitmap_weight (pt->cpus), cpt);
+            goto out;
+        }
+        int os;
+        hwloc_bitmap_foreach_begin (os, pt->cpus)
+        {
+            int idx = topo_pu_index (t, (unsigned)os);
+            if (idx < 0 || !m.free[idx]) {
+                pc_fail (msg, len, "task %u: CPU %d is not free (offline, "
+                      "disallowed, busy or taken by an earlier task)",
+                      task, os);
+                goto out;
+            }
+        }
+        hwloc_bitmap_foreach_end ();
+        hwloc_bitmap_zero (mems);
+        memset (m.din, 0, m.nd[TOPO_NUMA] * sizeof (*m.din));
+        for (unsigned i = 0; i < m.n; i++) {
+            m.in[i] = hwloc_bitmap_isset (pt->cpus, m.pu[i]->os);
+            m.din[m.pu[i]->dom[TOPO_NUMA]] += m.in[i];
+            if (m.in[i])
+                hwloc_bitmap_or (mems, mems,
+                                 topo_numa_nodeset (t,
+                                                    m.pu[i]->dom[TOPO_NUMA]));
+        }
+        if (!hwloc_bitmap_isequal (mems, pt->mems)) {
+            pc_fail (msg, len, "task %u: mems are not the nodes of its "
+                  "domains", task);
+            goto out;
+        }
+        core_counts (&m);
+        for (unsigned d = 0; d < m.nd[TOPO_NUMA]; d++)
+            domain_info (&m, d, cpt, &di[d]);
+        int r = 0;
+        switch (req->policy) {
+            case PLACE_NUMA_LOCAL:
+                r = check_numa_local (&m, task, cpt, fb, di, msg, len);
+                break;
+            case PLACE_NUMA_SPREAD:
+                r = check_numa_spread (&m, task, cpt, fb, di, msg, len);
+                break;
+            case PLACE_CACHE_SHARED:
+                r = check_cache_shared (&m, task, cpt, fb, di, msg, len);
+                break;
+            case PLACE_RANDOM: {
+                bool pseudo = false;
+                for (unsigned i = 0; i < m.n; i++)
+                    if (m.in[i]
+                        && !topo_numa_is_local (t, m.pu[i]->dom[TOPO_NUMA]))
+                        pseudo = true;
+                if (fb != (pseudo ? PLACE_FB_NO_LOCAL_NUMA : 0)) {
+                    pc_fail (msg, len, "task %u: random fallback 0x%x", task,
+                          fb);
+                    r = -1;
+                }
+                break;
+            }
+            default:
+                pc_fail (msg, len, "unknown policy");
+                r = -1;
+        }
+        if (r < 0)
+            goto out;
+        for (unsigned i = 0; i < m.n; i++)
+            if (m.in[i])
+                m.free[i] = false;
+    }
+    rc = 0;
+out:
+    free (m.pu);
+    free (m.free);
+    free (m.in);
+    free (m.mark);
+    free (m.csize);
+    free (m.cfree);
+    free (m.cnuma);
+    free (m.cin);
+    free (m.dstart);
+    free (m.dpus);
+    free (m.din);
+    free (m.uq);
+    free (di);
+    hwloc_bitmap_free (mems);
+    hwloc_bitmap_free (allowed);
+    return rc;
+}
+
+int placecheck_run_tap (Suite *s)
+{
+    SRunner *sr = srunner_create (s);
+    int failed;
+
+    /* check forks per test: keep stdout empty across fork() */
+    setvbuf (stdout, NULL, _IOLBF, 0);
+    srunner_set_tap (sr, "-");
+    srunner_run_all (sr, CK_SILENT);
+    failed = srunner_ntests_failed (sr);
+    srunner_free (sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* ---- the grid of requests ---------------------------------------------- */
+
+/* The test's own generator (xorshift64*), independent of libplace's. */
+static uint64_t rng_next (uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 0x2545f4914f6cdd1dULL;
+}
+
+static bool rng_chance (uint64_t *s, unsigned percent)
+{
+    return rng_next (s) % 100 < percent;
+}
+
+enum { NALLOWED = 4, NBUSY = 3 };
+
+/* Allowed set variant v: 0 all, 1 random PUs (70%), 2 random whole cores
+ * (60%), 3 the PUs of the first half of the packages (at least one). */
+static hwloc_bitmap_t make_allowed (const topo_t *t, int v, uint64_t *rs)
+{
+    if (v == 0)
+        return NULL;
+    hwloc_bitmap_t set = hwloc_bitmap_alloc ();
+    unsigned npkg = topo_ndomains (t, TOPO_PKG);
+    unsigned ncore = topo_ndomains (t, TOPO_CORE);
+    bool *keep = calloc (ncore + 1, sizeof (*keep));
+    for (unsigned c = 0; c < ncore; c++)
+        keep[c] = rng_chance (rs, 60);
+    for (unsigned i = 0; i < topo_npus (t); i++) {
+        const struct topo_pu *p = topo_pu (t, i);
+        bool in = v == 1 ? rng_chance (rs, 70)
+                : v == 2 ? keep[p->dom[TOPO_CORE]]
+                : p->dom[TOPO_PKG] < (npkg + 1) / 2;
+        if (in)
+            hwloc_bitmap_set (set, p->os);
+    }
+    free (keep);
+    /* a PU outside the machine must be ignored */
+    hwloc_bitmap_set (set, 100000);
+    return set;
+}
+
+/* Busy set variant v: 0 none, 1 25% of the PUs, 2 50% (of all PUs, so
+ * some busy PUs fall outside allowed, as they may in practice). */
+static hwloc_bitmap_t make_busy (const topo_t *t, int v, uint64_t *rs)
+{
+    if (v == 0)
+        return NULL;
+    hwloc_bitmap_t set = hwloc_bitmap_alloc ();
+    for (unsigned i = 0; i < topo_npus (t); i++)
+        if (rng_chance (rs, v == 1 ? 25 : 50))
+            hwloc_bitmap_set (set, topo_pu (t, i)->os);
+    return set;
+}
+
+const enum place_policy placecheck_policies[] = {
+    PLACE_NUMA_LOCAL, PLACE_NUMA_SPREAD, PLACE_CACHE_SHARED, PLACE_RANDOM,
+    PLACE_NONE,
+};
+
+
+/* log of the binomial coefficient (n choose k) */
+static double log_choose (unsigned n, unsigned k)
+{
+    return lgamma (n + 1.0) - lgamma (k + 1.0) - lgamma (n - k + 1.0);
+}
+
+static bool plans_equal (const struct place_plan *a,
+                         const struct place_plan *b)
+{
+    for (unsigned i = 0; i < a->ntasks; i++)
+        if (!hwloc_bitmap_isequal (a->tasks[i].cpus, b->tasks[i].cpus))
+            return false;
+    return true;
+}
+
+struct counts {
+    unsigned plans, errors;
+};
+
+static void run_case (const char *name, const topo_t *t,
+                      struct place_request *req, struct counts *cnt)
+{
+    pin_error_t err = { { 0 } };
+    char msg[512];
+    unsigned navail = placecheck_navail (t, req);
+    uint64_t total = (uint64_t)req->ntasks * req->cpus_per_task;
+    struct place_plan *plan = place_compute (t, req, &err);
+
+    if (total > navail) {
+        ck_assert_msg (plan == NULL, "%s: %s -n %u -c %u: %u available, "
+                       "yet a plan", name, place_policy_name (req->policy),
+                       req->ntasks, req->cpus_per_task, navail);
+        ck_assert_msg (strstr (err.text, "exceeds the") != NULL,
+                       "%s: error '%s'", name, err.text);
+        cnt->errors++;
+        return;
+    }
+    ck_assert_msg (plan != NULL, "%s: %s -n %u -c %u (%u available): %s",
+                   name, place_policy_name (req->policy), req->ntasks,
+                   req->cpus_per_task, navail, err.text);
+    int rc = placecheck (t, req, plan, msg, sizeof (msg));
+    ck_assert_msg (rc == 0, "%s: %s -n %u -c %u (%u available): %s", name,
+                   place_policy_name (req->policy), req->ntasks,
+                   req->cpus_per_task, navail, msg);
+    cnt->plans++;
+
+    if (req->policy == PLACE_RANDOM) {
+        /* same seed: the same plan */
+        struct place_plan *again = place_compute (t, req, &err);
+        ck_assert_ptr_nonnull (again);
+        ck_assert_msg (plans_equal (plan, again), "%s: random seed %llu "
+                       "gave two plans", name,
+                       (unsigned long long)req->seed);
+        place_plan_destroy (again);
+        /* another seed: another plan, where there are very many */
+        if (log_choose (navail, req->cpus_per_task) > log (1e9)) {
+            struct place_request r2 = *req;
+            r2.seed = req->seed + 1;
+            struct place_plan *other = place_compute (t, &r2, &err);
+            ck_assert_ptr_nonnull (other);
+            ck_assert_msg (!plans_equal (plan, other), "%s: seeds %llu and "
+                           "%llu gave the same plan of %u CPUs among %u",
+                           name, (unsigned long long)req->seed,
+                           (unsigned long long)r2.seed, req->cpus_per_task,
+                           navail);
+            place_plan_destroy (other);
+        }
+    }
+    place_plan_destroy (plan);
+}
+
+void placecheck_grid (const char *name, const topo_t *t, uint64_t seed)
+{
+    struct counts cnt = { 0, 0 };
+    unsigned npu = topo_npus (t);
+    const unsigned cpts[] = { 1, 2, 3, 4, 7, 8, 16, npu / 4, npu / 2,
+                              npu - 1, npu, npu + 1 };
+    const unsigned ntasks[] = { 1, 2, 3, 4 };
+    uint64_t rs = seed ? seed : 1;
+
+    for (int av = 0; av < NALLOWED; av++) {
+        hwloc_bitmap_t allowed = make_allowed (t, av, &rs);
+        for (int bv = 0; bv < NBUSY; bv++) {
+            hwloc_bitmap_t busy = make_busy (t, bv, &rs);
+            for (size_t ci = 0; ci < sizeof (cpts) / sizeof (cpts[0]); ci++) {
+                if (cpts[ci] == 0 || (ci > 0 && cpts[ci] == cpts[ci - 1]))
+                    continue;
+                for (size_t ni = 0; ni < sizeof (ntasks) / sizeof (ntasks[0]);
+                     ni++) {
+                    for (size_t p = 0; p < PLACECHECK_NPOLICIES; p++) {
+                        struct place_request req = {
+                            .policy = placecheck_policies[p],
+                            .ntasks = ntasks[ni],
+                            .cpus_per_task = cpts[ci],
+                            .allowed = allowed,
+                            .busy = busy,
+                            .seed = rng_next (&rs),
+                        };
+                        run_case (name, t, &req, &cnt);
+                    }
+                }
+            }
+            hwloc_bitmap_free (busy);
+        }
+        hwloc_bitmap_free (allowed);
+    }
+    /* the grid must have produced plans and errors on every machine */
+    ck_assert_msg (cnt.plans > 0 && cnt.errors > 0, "%s: %u plans, %u errors",
+                   name, cnt.plans, cnt.errors);
+}

@@ -1,0 +1,522 @@
+/* test_place.c - placement policies on the project's own machines
+ *
+ * Exact plans written by hand for the canonical cases (see the comment of
+ * each machine for its numbering), the error messages, policy names and
+ * fallback strings, the random policy's determinism and spread, and the
+ * invariants of placecheck.c on every machine of fixtures_own[].  Needs
+ * nothing outside the repository.
+ */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <check.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libtest/fixtures.h"
+#include "libtopo/topo.h"
+#include "libplace/place.h"
+#include "placecheck.h"
+
+static topo_t *load_own (const char *name)
+{
+    pin_error_t err;
+    for (const struct fixture *f = fixtures_own; f->name; f++) {
+        if (strcmp (f->name, name) == 0) {
+            topo_t *t = topo_load (f->src, 0, &err);
+            ck_assert_msg (t != NULL, "%s: %s", name, err.text);
+            return t;
+        }
+    }
+    ck_abort_msg ("no own fixture '%s'", name);
+    return NULL;
+}
+
+static hwloc_bitmap_t parse_set (const char *s)
+{
+    if (!s)
+        return NULL;
+    hwloc_bitmap_t set = hwloc_bitmap_alloc ();
+    pin_error_t err;
+    ck_assert_msg (topo_list_parse (s, set, &err) == 0, "%s", err.text);
+    return set;
+}
+
+/* "cpus|mems|fallback" of one task */
+static void task_string (const struct place_task *t, char *buf, size_t len)
+{
+    char fb[128];
+    char *c = topo_list_format (t->cpus);
+    char *m = topo_list_format (t->mems);
+    snprintf (buf, len, "%s|%s|%s", c, m,
+              place_fallback_string (t->fallback, fb, sizeof (fb)));
+    free (c);
+    free (m);
+}
+
+/* ---- exact plans ---------------------------------------------------------
+ *
+ * own-2s-smt-linux: 2 packages = 2 NUMA nodes, one L3 each, 4 cores with
+ *   private L2, 2 threads; core j of package p has PUs 4p+j and 8+4p+j.
+ * own-2s-smt-roundrobin: the same machine; package 0 has the even PUs,
+ *   core j of package p has PUs 2j+p and 8+2j+p.
+ * own-2s-snc2: 2 packages x 2 NUMA under one L3 x 4 cores x 2 threads;
+ *   core j (0-15) has PUs j and 16+j, NUMA n has cores 4n..4n+3.
+ * own-epyc-like: 2 packages x 2 NUMA x 2 L3 x 3 cores x 2 threads; core j
+ *   (0-23) has PUs j and 24+j; NUMA n has cores 6n..6n+5, L3 3 cores.
+ * own-knl-like: 1 package, 4 NUMA x 4 L2 x 2 cores x 4 threads, logical
+ *   numbering: NUMA n = 32n..32n+31, L2 u = 8u..8u+7, core = 4 PUs.
+ * own-4s-nosmt: 4 packages = 4 NUMA, 6 cores each, PU = core, 0-23.
+ * own-tiny: 1 PU.
+ */
+struct exact {
+    const char *machine;
+    const char *policy;
+    unsigned ntasks, cpt;
+    const char *busy;       /* NULL: none */
+    const char *allowed;    /* NULL: the whole machine */
+    uint64_t seed;
+    const char *expect[6];  /* per task "cpus|mems|fallback" */
+};
+
+static const struct exact exact[] = {
+    /* numa-local: one node, distinct L2, fewest L3, best fit */
+    { "own-2s-smt-linux", "numa-local", 1, 4, NULL, NULL, 0,
+      { "0-3|0|" } },
+    { "own-2s-smt-linux", "numa-local", 4, 4, NULL, NULL, 0,
+      { "0-3|0|", "4-7|1|", "8-11|0|", "12-15|1|" } },
+    /* the second task fills the hole beside the first (best fit) */
+    { "own-2s-smt-linux", "numa-local", 4, 2, NULL, NULL, 0,
+      { "0-1|0|", "2-3|0|", "4-5|1|", "6-7|1|" } },
+    { "own-2s-smt-linux", "numa-local", 2, 8, NULL, NULL, 0,
+      { "0-3,8-11|0|shared-l2,shared-core",
+        "4-7,12-15|1|shared-l2,shared-core" } },
+    { "own-2s-smt-linux", "numa-local", 1, 6, NULL, NULL, 0,
+      { "0-3,8-9|0|shared-l2,shared-core" } },
+    { "own-2s-smt-linux", "numa-local", 1, 10, NULL, NULL, 0,
+      { "0-9|0-1|multi-numa,shared-l2,shared-core" } },
+    /* node 0 has 4 L2 units left, but two beside busy siblings */
+    { "own-2s-smt-linux", "numa-local", 1, 4, "0-1", NULL, 0,
+      { "4-7|1|" } },
+    { "own-2s-smt-linux", "numa-local", 1, 3, "0", NULL, 0,
+      { "1-3|0|" } },
+    { "own-2s-smt-linux", "numa-local", 1, 4, NULL, "4-7,12-15", 0,
+      { "4-7|1|" } },
+    { "own-2s-smt-roundrobin", "numa-local", 1, 4, NULL, NULL, 0,
+      { "0,2,4,6|0|" } },
+    { "own-2s-snc2", "numa-local", 1, 4, NULL, NULL, 0,
+      { "0-3|0|" } },
+    /* one node with siblings before two nodes */
+    { "own-2s-snc2", "numa-local", 1, 6, NULL, NULL, 0,
+      { "0-3,16-17|0|shared-l2,shared-core" } },
+    { "own-epyc-like", "numa-local", 1, 3, NULL, NULL, 0,
+      { "0-2|0|" } },
+    { "own-epyc-like", "numa-local", 2, 3, NULL, NULL, 0,
+      { "0-2|0|", "3-5|0|" } },
+    { "own-epyc-like", "numa-local", 2, 4, NULL, NULL, 0,
+      { "0-3|0|", "6-9|1|" } },
+    /* best fit: the L3 with 2 clean cores left, not the one with 3 */
+    { "own-epyc-like", "numa-local", 1, 2, "0", NULL, 0,
+      { "1-2|0|" } },
+    { "own-knl-like", "numa-local", 1, 4, NULL, NULL, 0,
+      { "0,8,16,24|0|" } },
+    { "own-knl-like", "numa-local", 1, 8, NULL, NULL, 0,
+      { "0,4,8,12,16,20,24,28|0|shared-l2" } },
+    { "own-knl-like", "numa-local", 2, 4, NULL, NULL, 0,
+      { "0,8,16,24|0|", "32,40,48,56|1|" } },
+    { "own-4s-nosmt", "numa-local", 1, 7, NULL, NULL, 0,
+      { "0-6|0-1|multi-numa" } },
+    { "own-4s-nosmt", "numa-local", 5, 4, NULL, NULL, 0,
+      { "0-3|0|", "6-9|1|", "12-15|2|", "18-21|3|",
+        "4-5,10-11|0-1|multi-numa" } },
+
+    /* cache-shared: fewest wholly free cores, each filled */
+    { "own-2s-smt-linux", "cache-shared", 1, 4, NULL, NULL, 0,
+      { "0-1,8-9|0|" } },
+    { "own-2s-smt-linux", "cache-shared", 2, 3, NULL, NULL, 0,
+      { "0-1,8|0|", "2-3,10|0|" } },
+    { "own-2s-smt-linux", "cache-shared", 1, 4, "8", NULL, 0,
+      { "1-2,9-10|0|" } },
+    /* node 0 would need a partial core: node 1 has whole ones */
+    { "own-2s-smt-linux", "cache-shared", 1, 7, "0", NULL, 0,
+      { "4-7,12-14|1|" } },
+    { "own-2s-smt-linux", "cache-shared", 1, 8, "0,4", NULL, 0,
+      { "1-3,5,8-11|0-1|multi-numa,partial-core" } },
+    { "own-2s-smt-roundrobin", "cache-shared", 1, 4, NULL, NULL, 0,
+      { "0,2,8,10|0|" } },
+    { "own-2s-snc2", "cache-shared", 1, 4, NULL, NULL, 0,
+      { "0-1,16-17|0|" } },
+    { "own-epyc-like", "cache-shared", 1, 6, NULL, NULL, 0,
+      { "0-2,24-26|0|" } },
+    /* the L3 whose wholly free cores reach 6 PUs */
+    { "own-epyc-like", "cache-shared", 1, 6, "0", NULL, 0,
+      { "3-5,27-29|0|" } },
+    { "own-knl-like", "cache-shared", 1, 6, NULL, NULL, 0,
+      { "0-5|0|" } },
+    { "own-4s-nosmt", "cache-shared", 1, 3, NULL, NULL, 0,
+      { "0-2|0|" } },
+
+    /* numa-spread: every node, counts differ by at most one */
+    { "own-2s-smt-linux", "numa-spread", 1, 4, NULL, NULL, 0,
+      { "0-1,4-5|0-1|" } },
+    { "own-2s-smt-linux", "numa-spread", 2, 1, NULL, NULL, 0,
+      { "0|0|", "4|1|" } },
+    { "own-2s-smt-linux", "numa-spread", 1, 6, NULL, NULL, 0,
+      { "0-2,4-6|0-1|" } },
+    { "own-2s-smt-linux", "numa-spread", 1, 12, NULL, NULL, 0,
+      { "0-9,12-13|0-1|shared-core" } },
+    { "own-2s-smt-linux", "numa-spread", 1, 4, "0-3", NULL, 0,
+      { "4-5,8-9|0-1|" } },
+    { "own-2s-smt-linux", "numa-spread", 1, 4, "4-7,12-14", NULL, 0,
+      { "0-2,15|0-1|unbalanced" } },
+    { "own-2s-smt-roundrobin", "numa-spread", 1, 4, NULL, NULL, 0,
+      { "0-3|0-1|" } },
+    /* the other package before the second node of the first */
+    { "own-2s-snc2", "numa-spread", 1, 2, NULL, NULL, 0,
+      { "0,8|0,2|" } },
+    { "own-2s-snc2", "numa-spread", 1, 4, NULL, NULL, 0,
+      { "0,4,8,12|0-3|" } },
+    { "own-epyc-like", "numa-spread", 1, 8, NULL, NULL, 0,
+      { "0-1,6-7,12-13,18-19|0-3|" } },
+    { "own-knl-like", "numa-spread", 1, 8, NULL, NULL, 0,
+      { "0,8,32,40,64,72,96,104|0-3|" } },
+    { "own-4s-nosmt", "numa-spread", 1, 4, NULL, NULL, 0,
+      { "0,6,12,18|0-3|" } },
+
+    /* random: splitmix64 from the seed, the same on every libc */
+    { "own-2s-smt-linux", "random", 2, 4, NULL, NULL, 42,
+      { "1,3,8,10|0|", "2,6-7,13|0-1|" } },
+
+    /* none: the allowed set, busy or not */
+    { "own-2s-smt-linux", "none", 2, 4, "0-3", NULL, 0,
+      { "0-15|0-1|", "0-15|0-1|" } },
+    { "own-2s-smt-linux", "none", 1, 2, NULL, "2-3,100", 0,
+      { "2-3|0-1|" } },
+
+    { "own-tiny", "numa-local", 1, 1, NULL, NULL, 0, { "0|0|" } },
+    { "own-tiny", "numa-spread", 1, 1, NULL, NULL, 0, { "0|0|" } },
+    { "own-tiny", "cache-shared", 1, 1, NULL, NULL, 0, { "0|0|" } },
+    { "own-tiny", "random", 1, 1, NULL, NULL, 7, { "0|0|" } },
+    { "own-tiny", "none", 1, 1, NULL, NULL, 0, { "0|0|" } },
+};
+
+START_TEST (exact_plans)
+{
+    const struct exact *e = &exact[_i];
+    topo_t *t = load_own (e->machine);
+    hwloc_bitmap_t busy = parse_set (e->busy);
+    hwloc_bitmap_t allowed = parse_set (e->allowed);
+    struct place_request req = {
+        .ntasks = e->ntasks,
+        .cpus_per_task = e->cpt,
+        .busy = busy,
+        .allowed = allowed,
+        .seed = e->seed,
+    };
+    pin_error_t err;
+    char got[256], msg[512];
+
+    ck_assert_int_eq (place_policy_parse (e->policy, &req.policy, NULL), 0);
+    struct place_plan *plan = place_compute (t, &req, &err);
+    ck_assert_msg (plan != NULL, "%s %s -n %u -c %u: %s", e->machine,
+                   e->policy, e->ntasks, e->cpt, err.text);
+    ck_assert_uint_eq (plan->ntasks, e->ntasks);
+    for (unsigned i = 0; i < e->ntasks; i++) {
+        task_string (&plan->tasks[i], got, sizeof (got));
+        ck_assert_msg (e->expect[i] && strcmp (got, e->expect[i]) == 0,
+                       "%s %s -n %u -c %u busy %s allowed %s: task %u is "
+                       "%s, expected %s", e->machine, e->policy, e->ntasks,
+                       e->cpt, e->busy ? e->busy : "-",
+                       e->allowed ? e->allowed : "-", i, got,
+                       e->expect[i] ? e->expect[i] : "(none)");
+    }
+    /* the hand-written plans obey the invariants too */
+    ck_assert_msg (placecheck (t, &req, plan, msg, sizeof (msg)) == 0,
+                   "%s %s: %s", e->machine, e->policy, msg);
+    place_plan_destroy (plan);
+    hwloc_bitmap_free (busy);
+    hwloc_bitmap_free (allowed);
+    topo_destroy (t);
+}
+END_TEST
+
+/* ---- errors ------------------------------------------------------------- */
+
+struct bad {
+    const char *machine;
+    unsigned ntasks, cpt;
+    const char *busy, *allowed;
+    const char *message;
+};
+
+static const struct bad bad[] = {
+    { "own-2s-smt-linux", 0, 1, NULL, NULL,
+      "-n 0: number of tasks must be at least 1" },
+    { "own-2s-smt-linux", 1, 0, NULL, NULL,
+      "-c 0: CPUs per task must be at least 1" },
+    { "own-2s-smt-linux", 2, 8, "0-3", "0-15",
+      "request of 2 tasks x 8 CPUs = 16 CPUs exceeds the 12 available "
+      "(allowed 0-15 minus busy 0-3)" },
+    { "own-2s-smt-linux", 1, 17, NULL, NULL,
+      "request of 1 task x 17 CPUs = 17 CPUs exceeds the 16 available "
+      "(allowed 0-15)" },
+    /* busy outside allowed does not count */
+    { "own-2s-smt-linux", 3, 2, "0-1,8", "0-3,8-9",
+      "request of 3 tasks x 2 CPUs = 6 CPUs exceeds the 3 available "
+      "(allowed 0-3,8-9 minus busy 0-1,8)" },
+    { "own-2s-smt-linux", 1, 1, NULL, "100-200",
+      "request of 1 task x 1 CPU = 1 CPU exceeds the 0 available "
+      "(allowed none)" },
+    /* no overflow: the product is computed in 64 bits */
+    { "own-2s-smt-linux", UINT_MAX, UINT_MAX, NULL, NULL,
+      "request of 4294967295 tasks x 4294967295 CPUs = "
+      "18446744065119617025 CPUs exceeds the 16 available (allowed 0-15)" },
+    { "own-2s-smt-linux", 65536, 65536, NULL, NULL,
+      "request of 65536 tasks x 65536 CPUs = 4294967296 CPUs exceeds the "
+      "16 available (allowed 0-15)" },
+    { "own-tiny", 2, 1, NULL, NULL,
+      "request of 2 tasks x 1 CPU = 2 CPUs exceeds the 1 available "
+      "(allowed 0)" },
+};
+
+START_TEST (errors)
+{
+    const struct bad *b = &bad[_i];
+    topo_t *t = load_own (b->machine);
+    hwloc_bitmap_t busy = parse_set (b->busy);
+    hwloc_bitmap_t allowed = parse_set (b->allowed);
+
+    for (size_t p = 0; p < PLACECHECK_NPOLICIES; p++) {
+        struct place_request req = {
+            .policy = placecheck_policies[p],
+            .ntasks = b->ntasks,
+            .cpus_per_task = b->cpt,
+            .busy = busy,
+            .allowed = allowed,
+        };
+        pin_error_t err = { { 0 } };
+        errno = 0;
+        struct place_plan *plan = place_compute (t, &req, &err);
+        ck_assert_ptr_null (plan);
+        ck_assert_int_eq (errno, EINVAL);
+        ck_assert_str_eq (err.text, b->message);
+        /* a NULL errp is allowed */
+        ck_assert_ptr_null (place_compute (t, &req, NULL));
+    }
+    hwloc_bitmap_free (busy);
+    hwloc_bitmap_free (allowed);
+    topo_destroy (t);
+}
+END_TEST
+
+START_TEST (bad_arguments)
+{
+    topo_t *t = load_own ("own-tiny");
+    struct place_request req = { .policy = PLACE_NUMA_LOCAL, .ntasks = 1,
+                                 .cpus_per_task = 1 };
+    pin_error_t err;
+
+    errno = 0;
+    ck_assert_ptr_null (place_compute (NULL, &req, &err));
+    ck_assert_int_eq (errno, EINVAL);
+    ck_assert_ptr_null (place_compute (t, NULL, &err));
+    req.policy = (enum place_policy)42;
+    ck_assert_ptr_null (place_compute (t, &req, &err));
+    ck_assert_str_eq (err.text, "policy 42: unknown policy; known: "
+                      "numa-local, numa-spread, cache-shared, random, none");
+    errno = 1234;
+    place_plan_destroy (NULL);
+    ck_assert_int_eq (errno, 1234);
+    topo_destroy (t);
+}
+END_TEST
+
+/* ---- names -------------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    int policy;             /* -1: rejected */
+    const char *message;
+} names[] = {
+    { "numa-local", PLACE_NUMA_LOCAL, NULL },
+    { "numa-spread", PLACE_NUMA_SPREAD, NULL },
+    { "cache-shared", PLACE_CACHE_SHARED, NULL },
+    { "random", PLACE_RANDOM, NULL },
+    { "none", PLACE_NONE, NULL },
+    { "numa-locl", -1, "'numa-locl': unknown policy; known: numa-local, "
+      "numa-spread, cache-shared, random, none" },
+    { "NUMA-LOCAL", -1, "'NUMA-LOCAL': unknown policy; known: numa-local, "
+      "numa-spread, cache-shared, random, none" },
+    { "numa-local ", -1, "'numa-local ': unknown policy; known: "
+      "numa-local, numa-spread, cache-shared, random, none" },
+    { "none\n", -1, "'none?': unknown policy; known: numa-local, "
+      "numa-spread, cache-shared, random, none" },
+    { "", -1, "'': empty policy name; known: numa-local, numa-spread, "
+      "cache-shared, random, none" },
+    { "dynamic", -1, "'dynamic': unknown policy; known: numa-local, "
+      "numa-spread, cache-shared, random, none" },
+};
+
+START_TEST (policy_names)
+{
+    enum place_policy p = PLACE_RANDOM;
+    pin_error_t err = { { 0 } };
+    int rc = place_policy_parse (names[_i].name, &p, &err);
+
+    if (names[_i].policy >= 0) {
+        ck_assert_int_eq (rc, 0);
+        ck_assert_int_eq (p, names[_i].policy);
+        ck_assert_str_eq (place_policy_name (p), names[_i].name);
+    }
+    else {
+        ck_assert_int_eq (rc, -1);
+        ck_assert_int_eq (errno, EINVAL);
+        ck_assert_str_eq (err.text, names[_i].message);
+        ck_assert_int_eq (p, PLACE_RANDOM);  /* untouched */
+    }
+}
+END_TEST
+
+START_TEST (policy_names_hostile)
+{
+    char longname[4096];
+    pin_error_t err;
+    enum place_policy p;
+
+    ck_assert_int_eq (place_policy_parse (NULL, &p, &err), -1);
+    memset (longname, 'x', sizeof (longname) - 1);
+    longname[sizeof (longname) - 1] = '\0';
+    ck_assert_int_eq (place_policy_parse (longname, &p, &err), -1);
+    ck_assert_str_eq (err.text, "'xxxxxxxxxxxxxxxx...': policy name longer "
+                      "than 64 characters; known: numa-local, numa-spread, "
+                      "cache-shared, random, none");
+    ck_assert_str_eq (place_policy_list (),
+                      "numa-local, numa-spread, cache-shared, random, none");
+    ck_assert_str_eq (place_policy_name ((enum place_policy)99), "unknown");
+    ck_assert_int_eq (place_policy_parse ("none", NULL, NULL), 0);
+}
+END_TEST
+
+static const struct {
+    unsigned mask;
+    size_t size;
+    const char *expect;
+} fbs[] = {
+    { 0, 64, "" },
+    { PLACE_FB_MULTI_NUMA, 64, "multi-numa" },
+    { PLACE_FB_SHARED_CORE | PLACE_FB_MULTI_NUMA, 64,
+      "multi-numa,shared-core" },
+    { 63, 128, "multi-numa,shared-l2,shared-core,unbalanced,partial-core,"
+      "no-local-numa" },
+    { PLACE_FB_NO_LOCAL_NUMA | 64 | 1024, 64, "no-local-numa" },
+    /* too small: whole names only, always terminated */
+    { PLACE_FB_MULTI_NUMA | PLACE_FB_SHARED_L2, 16, "multi-numa" },
+    { PLACE_FB_MULTI_NUMA, 4, "" },
+};
+
+START_TEST (fallback_strings)
+{
+    char buf[256];
+    memset (buf, 'X', sizeof (buf));
+    const char *s = place_fallback_string (fbs[_i].mask, buf, fbs[_i].size);
+    ck_assert_ptr_eq (s, buf);
+    ck_assert_str_eq (buf, fbs[_i].expect);
+    ck_assert_int_eq (buf[fbs[_i].size], 'X');  /* nothing past n */
+    ck_assert_ptr_null (place_fallback_string (1, NULL, 10));
+}
+END_TEST
+
+/* ---- random ------------------------------------------------------------- */
+
+/* Each PU about equally often over many seeds (deterministic: the seeds
+ * are fixed, so this cannot flake). */
+START_TEST (random_uniform)
+{
+    topo_t *t = load_own ("own-2s-smt-linux");
+    unsigned hits[16] = { 0 };
+    const unsigned nseeds = 3200;
+
+    for (unsigned s = 0; s < nseeds; s++) {
+        struct place_request req = { .policy = PLACE_RANDOM, .ntasks = 2,
+                                     .cpus_per_task = 1, .seed = s };
+        struct place_plan *plan = place_compute (t, &req, NULL);
+        ck_assert_ptr_nonnull (plan);
+        hits[hwloc_bitmap_first (plan->tasks[0].cpus)]++;
+        hits[hwloc_bitmap_first (plan->tasks[1].cpus)]++;
+        place_plan_destroy (plan);
+    }
+    for (int i = 0; i < 16; i++)
+        ck_assert_msg (hits[i] > 300 && hits[i] < 500,
+                       "PU %d drawn %u times of %u (expected about 400)", i,
+                       hits[i], 2 * nseeds);
+    topo_destroy (t);
+}
+END_TEST
+
+START_TEST (random_seeds)
+{
+    topo_t *t = load_own ("own-knl-like");
+    char first[256], again[256];
+    unsigned same = 0;
+
+    for (unsigned s = 1; s <= 100; s++) {
+        struct place_request req = { .policy = PLACE_RANDOM, .ntasks = 1,
+                                     .cpus_per_task = 8, .seed = s };
+        struct place_plan *a = place_compute (t, &req, NULL);
+        struct place_plan *b = place_compute (t, &req, NULL);
+        req.seed = s + 1000;
+        struct place_plan *c = place_compute (t, &req, NULL);
+        ck_assert (a && b && c);
+        task_string (&a->tasks[0], first, sizeof (first));
+        task_string (&b->tasks[0], again, sizeof (again));
+        ck_assert_str_eq (first, again);
+        if (hwloc_bitmap_isequal (a->tasks[0].cpus, c->tasks[0].cpus))
+            same++;
+        place_plan_destroy (a);
+        place_plan_destroy (b);
+        place_plan_destroy (c);
+    }
+    ck_assert_uint_eq (same, 0);
+    topo_destroy (t);
+}
+END_TEST
+
+/* ---- invariants on every own machine ------------------------------------ */
+
+START_TEST (own_invariants)
+{
+    const struct fixture *f = &fixtures_own[_i];
+    pin_error_t err;
+    topo_t *t = topo_load (f->src, 0, &err);
+    ck_assert_msg (t != NULL, "%s: %s", f->name, err.text);
+    placecheck_grid (f->name, t, 0xdeadbeefULL + (uint64_t)_i);
+    topo_destroy (t);
+}
+END_TEST
+
+#define N(a) ((int)(sizeof (a) / sizeof ((a)[0])))
+
+int main (void)
+{
+    int nown = 0;
+    while (fixtures_own[nown].name)
+        nown++;
+
+    Suite *s = suite_create ("place");
+    TCase *tc = tcase_create ("place");
+    tcase_set_timeout (tc, 120);
+    tcase_add_loop_test (tc, exact_plans, 0, N (exact));
+    tcase_add_loop_test (tc, errors, 0, N (bad));
+    tcase_add_test (tc, bad_arguments);
+    tcase_add_loop_test (tc, policy_names, 0, N (names));
+    tcase_add_test (tc, policy_names_hostile);
+    tcase_add_loop_test (tc, fallback_strings, 0, N (fbs));
+    tcase_add_test (tc, random_uniform);
+    tcase_add_test (tc, random_seeds);
+    tcase_add_loop_test (tc, own_invariants, 0, nown);
+    suite_add_tcase (s, tc);
+    return placecheck_run_tap (s);
+}
