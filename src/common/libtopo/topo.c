@@ -449,6 +449,12 @@ topo_t *topo_load (const char *src, int flags, pin_error_t *errp)
         errno = EINVAL;
         return NULL;
     }
+    if ((flags & ~TOPO_WHOLE_SYSTEM)) {
+        errprintf (errp, "topology '%s': unknown flags 0x%x; expected 0 or "
+                         "TOPO_WHOLE_SYSTEM", src, (unsigned)flags);
+        errno = EINVAL;
+        return NULL;
+    }
     if (topo_hw_init (&hw, flags) < 0) {
         errprintf (errp, "topology '%s': cannot initialize hwloc: %s", src,
                    strerror (errno));

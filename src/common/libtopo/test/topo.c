@@ -270,8 +270,8 @@ static const struct {
       "topology 'pack:2 core:0 pu:2': invalid synthetic description" },
     { "", 0, "topology '': empty source; expected \"system\", an XML file "
              "or a synthetic description" },
-    { "pack:1 pu:1", 0x100, "topology 'pack:1 pu:1': cannot initialize "
-                            "hwloc: Invalid argument" },
+    { "pack:1 pu:1", 0x100, "topology 'pack:1 pu:1': unknown flags 0x100; "
+                            "expected 0 or TOPO_WHOLE_SYSTEM" },
 };
 
 START_TEST (test_load_errors)
