@@ -1,0 +1,1153 @@
+/* pin.c - SPANK plugin: --pin-policy=POLICY[,verbose]
+ *
+ * Thin glue between Slurm and the libraries of slurm-pin:
+ *   srun/sbatch/salloc  register the option (in slurm_spank_init, so that
+ *                       sbatch and salloc see it too), validate its value
+ *                       and the site's AllowedPolicies;
+ *   slurmstepd          per step, as root (init_post_opt): load the cached
+ *                       topology, map the step's cores to PUs, take the
+ *                       node lock, read what other steps hold (live claims
+ *                       and the cgroup tree), plan every local task, claim
+ *                       the PUs, create the step cgroup, release the lock;
+ *                       per task (task_post_fork, root): write the task's
+ *                       cpuset, move it in (standalone), sched_setaffinity,
+ *                       verify; in the task (task_init, as the user):
+ *                       OMP_* and the verbose line; at the end (task_exit,
+ *                       exit): drop the claim, remove our cgroups.
+ * Errors that concern a step (bad value, too few free PUs, a conflicting
+ * --cpu-bind) are printed by the step's first task on its stderr, which
+ * then fails; Slurm sees only a failed task.  Nothing here may crash the
+ * slurmstepd: every error path logs a "pin: " line and returns.
+ * doc/admin-guide.md has the design decisions.
+ */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+#include <slurm/spank.h>
+
+#include "libcgroup2/cg2.h"
+#include "libconf/conf.h"
+#include "libplace/place.h"
+#include "libtopo/topo.h"
+#include "libutil/errprintf.h"
+#include "ompenv.h"
+#include "pinopt.h"
+#include "stepcg.h"
+
+SPANK_PLUGIN (pin, 1);
+
+#define LOCK_TIMEOUT_MS 10000   /* wait for other steps' plan-and-apply */
+#define RMDIR_TIMEOUT_MS 2000   /* EBUSY retries when removing our tree */
+#define CONTROLLERS "+cpuset +cpu"
+
+enum cg_mode {
+    CG_NONE = 0,        /* no usable cgroup v2 hierarchy: affinity only */
+    CG_NESTED,          /* inside Slurm's own step cgroup (cgroup/v2) */
+    CG_STANDALONE,      /* our own tree <root>/<base>/job_<id>/step_<id> */
+};
+
+static const char *cg_mode_name[] = { "affinity", "nested", "standalone" };
+
+/* What task_post_fork (in slurmstepd) did for each task, in memory shared
+ * with the task processes, which read it in task_init (they were forked
+ * before task_post_fork ran, and released only after it). */
+enum { TASK_PENDING = 0, TASK_APPLIED, TASK_FAILED };
+struct task_status {
+    int state;
+    char msg[sizeof (((pin_error_t *)0)->text)];
+};
+
+static struct {
+    /* every context */
+    struct pin_conf conf;
+    bool conf_ok;
+    char conf_error[sizeof (((pin_error_t *)0)->text)];
+    bool opt_given;             /* --pin-policy reached this process */
+    struct pin_option opt;
+    char opt_error[sizeof (((pin_error_t *)0)->text)];
+
+    /* slurmstepd: the step */
+    bool active;                /* a step we handle (not extern) */
+    bool ready;                 /* planned (or policy none) and set up */
+    uint32_t job, step;
+    char stepname[32];          /* "12.0", "12.batch" */
+    int policy;
+    bool verbose;
+    bool batch;                 /* batch or interactive step */
+    uint32_t ntasks;
+    uint32_t cpus_per_task;
+    uint64_t seed;
+    char error[512];            /* why this step cannot run: its task 0
+                                   prints it and every task fails */
+    char warning[384];          /* affinity-only fallback, printed by
+                                   task 0 in verbose mode */
+    topo_t *topo;
+    hwloc_bitmap_t allowed;     /* PUs the step is placed in (see
+                                   plan_locked) */
+    hwloc_bitmap_t job_cpus;    /* PUs of the job on this node */
+    struct place_plan *plan;    /* NULL for policy none */
+    enum cg_mode mode;
+    bool cpuset;                /* cpuset controller usable */
+    cg2_t *cg;
+    char job_rel[PATH_MAX];     /* standalone: <base>/job_<id> */
+    char step_rel[PATH_MAX];    /* the step's cgroup (ours or Slurm's) */
+    bool tree_created;          /* standalone tree exists: remove at exit */
+    bool *task_dir_created;     /* nested: task dirs we made (ntasks) */
+    struct task_status *status; /* shared mapping, ntasks entries */
+    size_t status_size;
+    char claims_dir[PATH_MAX];
+    char lock_path[PATH_MAX];
+    bool claimed;
+    uint32_t tasks_exited;
+} g;
+
+static int opt_cb (int val, const char *optarg, int remote);
+
+static char opt_usage[256];
+
+static struct spank_option pin_spank_option = {
+    "pin-policy",
+    "POLICY[,verbose]",
+    opt_usage,
+    1,
+    0,
+    opt_cb,
+};
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static void copy_text (char *dst, size_t n, const char *src)
+{
+    snprintf (dst, n, "%s", src);
+}
+
+static const char *policy_name (int policy)
+{
+    return place_policy_name ((enum place_policy)policy);
+}
+
+/* "numa-local, none": the known policies the site allows. */
+static const char *allowed_list (char *buf, size_t n)
+{
+    char names[256];
+    char *save = NULL, *tok;
+    size_t off = 0;
+
+    buf[0] = '\0';
+    copy_text (names, sizeof (names), place_policy_list ());
+    for (tok = strtok_r (names, ", ", &save); tok;
+         tok = strtok_r (NULL, ", ", &save)) {
+        enum place_policy p;
+        if (place_policy_parse (tok, &p, NULL) < 0
+            || !pin_conf_policy_allowed (&g.conf, (int)p))
+            continue;
+        int len = snprintf (buf + off, n - off, "%s%s", off ? ", " : "", tok);
+        if (len < 0 || (size_t)len >= n - off)
+            break;
+        off += (size_t)len;
+    }
+    return buf;
+}
+
+/* snprintf for paths: -1 (ENAMETOOLONG) instead of a truncated path. */
+static int fmt_path (char *buf, size_t n, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+static int fmt_path (char *buf, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    int len;
+
+    va_start (ap, fmt);
+    len = vsnprintf (buf, n, fmt, ap);
+    va_end (ap);
+    if (len < 0 || (size_t)len >= n) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return 0;
+}
+
+static int mkdir_private (const char *path)
+{
+    struct stat st;
+
+    if (mkdir (path, 0700) < 0 && errno != EEXIST)
+        return -1;
+    if (stat (path, &st) < 0)
+        return -1;
+    if (!S_ISDIR (st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
+
+/* mkdir -p for an absolute path made only of directories root owns. */
+static int mkdir_p (const char *path)
+{
+    char buf[PATH_MAX];
+
+    if (snprintf (buf, sizeof (buf), "%s", path) >= (int)sizeof (buf)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *p = buf + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir (buf, 0755) < 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    }
+    return mkdir_private (buf);
+}
+
+/* Convert between hwloc bitmaps and the kernel's affinity masks. */
+static cpu_set_t *mask_from_bitmap (hwloc_const_bitmap_t cpus, size_t *size,
+                                    int *ncpus)
+{
+    int last = hwloc_bitmap_last (cpus);
+    cpu_set_t *mask;
+    unsigned id;
+
+    if (last < 0) {
+        errno = EINVAL;
+        return NULL;
+    }
+    *ncpus = last + 1;
+    if (!(mask = CPU_ALLOC ((size_t)*ncpus)))
+        return NULL;
+    *size = CPU_ALLOC_SIZE ((size_t)*ncpus);
+    CPU_ZERO_S (*size, mask);
+    hwloc_bitmap_foreach_begin (id, cpus) {
+        CPU_SET_S (id, *size, mask);
+    }
+    hwloc_bitmap_foreach_end ();
+    return mask;
+}
+
+static int get_affinity (pid_t pid, hwloc_bitmap_t out)
+{
+    int ncpus = 1024;
+
+    for (;;) {
+        size_t size = CPU_ALLOC_SIZE ((size_t)ncpus);
+        cpu_set_t *mask = CPU_ALLOC ((size_t)ncpus);
+        if (!mask)
+            return -1;
+        if (sched_getaffinity (pid, size, mask) == 0) {
+            hwloc_bitmap_zero (out);
+            for (int i = 0; i < ncpus; i++) {
+                if (CPU_ISSET_S ((size_t)i, size, mask))
+                    hwloc_bitmap_set (out, (unsigned)i);
+            }
+            CPU_FREE (mask);
+            return 0;
+        }
+        CPU_FREE (mask);
+        if (errno != EINVAL || ncpus >= (1 << 20))
+            return -1;
+        ncpus *= 2;
+    }
+}
+
+static int set_affinity (pid_t pid, hwloc_const_bitmap_t cpus,
+                         pin_error_t *errp)
+{
+    hwloc_bitmap_t now = hwloc_bitmap_alloc ();
+    cpu_set_t *mask;
+    size_t size;
+    int ncpus, rc = -1;
+
+    if (!now)
+        return errprintf (errp, "out of memory");
+    if (!(mask = mask_from_bitmap (cpus, &size, &ncpus))) {
+        errprintf (errp, "cannot build an affinity mask: %s",
+                   strerror (errno));
+        goto out;
+    }
+    if (sched_setaffinity (pid, size, mask) < 0) {
+        errprintf (errp, "sched_setaffinity(pid %d): %s", (int)pid,
+                   strerror (errno));
+        goto out;
+    }
+    if (get_affinity (pid, now) < 0) {
+        errprintf (errp, "sched_getaffinity(pid %d): %s", (int)pid,
+                   strerror (errno));
+        goto out;
+    }
+    if (!hwloc_bitmap_isequal (now, cpus)) {
+        char *want = topo_list_format (cpus), *got = topo_list_format (now);
+        errprintf (errp, "pid %d: affinity is %s after binding to %s",
+                   (int)pid, got ? got : "?", want ? want : "?");
+        free (want);
+        free (got);
+        errno = EIO;
+        goto out;
+    }
+    rc = 0;
+out:
+    CPU_FREE (mask);
+    hwloc_bitmap_free (now);
+    return rc;
+}
+
+/* Set g.error (once: the first reason wins) and log it. */
+static void step_fail (const char *fmt, ...)
+    __attribute__ ((format (printf, 1, 2)));
+static void step_fail (const char *fmt, ...)
+{
+    char msg[sizeof (g.error)];
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (msg, sizeof (msg), fmt, ap);
+    va_end (ap);
+    slurm_error ("pin: step %s: %s", g.stepname, msg);
+    if (!g.error[0])
+        copy_text (g.error, sizeof (g.error), msg);
+}
+
+/* ---- option ----------------------------------------------------------- */
+
+static int opt_cb (int val, const char *optarg, int remote)
+{
+    struct pin_option o;
+    pin_error_t err = { "" };
+
+    if (pinopt_parse (optarg, &o, &err) < 0)
+        goto fail;
+    if (g.conf_ok && !pin_conf_policy_allowed (&g.conf, o.policy)) {
+        char shown[PINOPT_VALUE_MAX + 8], allowed[192];
+        errprintf (&err, "--pin-policy=%s: policy '%s' is not allowed on "
+                   "this cluster; allowed: %s",
+                   pinopt_quote (optarg, PINOPT_VALUE_MAX, shown,
+                                 sizeof (shown)),
+                   policy_name (o.policy),
+                   allowed_list (allowed, sizeof (allowed)));
+        goto fail;
+    }
+    g.opt = o;
+    g.opt_given = true;
+    g.opt_error[0] = '\0';
+    return 0;
+fail:
+    slurm_error ("pin: %s", err.text);
+    if (remote)
+        copy_text (g.opt_error, sizeof (g.opt_error), err.text);
+    return -1;
+}
+
+/* ---- init ------------------------------------------------------------- */
+
+int slurm_spank_init (spank_t sp, int ac, char **av)
+{
+    spank_context_t ctx = spank_context ();
+    pin_error_t err = { "" };
+
+    pin_conf_defaults (&g.conf);
+    if (pin_conf_load_args (&g.conf, ac, av, &err) < 0) {
+        g.conf_ok = false;
+        copy_text (g.conf_error, sizeof (g.conf_error), err.text);
+    }
+    else
+        g.conf_ok = true;
+
+    /* slurmd itself and prolog/epilog: never fail (a required plugin that
+     * fails here would stop slurmd from starting). */
+    if (ctx == S_CTX_SLURMD || ctx == S_CTX_JOB_SCRIPT) {
+        if (!g.conf_ok && ctx == S_CTX_SLURMD)
+            slurm_error ("pin: bad configuration: %s (jobs asking for "
+                         "pinning will fail or run unpinned until it is "
+                         "fixed)", g.conf_error);
+        return 0;
+    }
+    if (ctx != S_CTX_LOCAL && ctx != S_CTX_REMOTE && ctx != S_CTX_ALLOCATOR)
+        return 0;
+
+    snprintf (opt_usage, sizeof (opt_usage),
+              "Place each task's CPUs by POLICY (%s); ',verbose' prints "
+              "each task's CPUs. See slurm-pin-spank(8).",
+              place_policy_list ());
+    if (spank_option_register (sp, &pin_spank_option) != ESPANK_SUCCESS) {
+        slurm_error ("pin: cannot register --pin-policy");
+        return -1;
+    }
+    if (!g.conf_ok) {
+        slurm_error ("pin: bad configuration: %s", g.conf_error);
+        /* srun/sbatch/salloc: a required plugin refuses the command here,
+         * an optional one goes on disabled.  slurmstepd: failing here
+         * makes Slurm abort the launch with a generic message (srun then
+         * exits 0, and a batch job drains the node), so the step's tasks
+         * fail instead, in task_init, with this reason on their stderr;
+         * for an optional plugin Slurm ignores that and they run
+         * unpinned. */
+        return ctx == S_CTX_REMOTE ? 0 : -1;
+    }
+    return 0;
+}
+
+/* ---- slurmstepd: plan the step ---------------------------------------- */
+
+/* The PUs of Slurm's core list `item` on this node, within what this
+ * slurmstepd may use itself. */
+static int alloc_cpus (spank_t sp, spank_item_t item, hwloc_bitmap_t cpus)
+{
+    const char *what = item == S_JOB_ALLOC_CORES ? "job" : "step";
+    hwloc_bitmap_t mine = hwloc_bitmap_alloc ();
+    pin_error_t err = { "" };
+    char *cores = NULL;
+    int rc = -1;
+
+    if (!mine) {
+        step_fail ("out of memory");
+        return -1;
+    }
+    if (spank_get_item (sp, item, &cores) != ESPANK_SUCCESS || !cores
+        || !*cores) {
+        step_fail ("Slurm gave no %s cores for this node", what);
+        goto out;
+    }
+    if (topo_slurm_cores_to_cpuset (g.topo, cores, cpus, &err) < 0) {
+        step_fail ("%s cores %s: %s", what, cores, err.text);
+        goto out;
+    }
+    hwloc_bitmap_and (cpus, cpus, topo_cpuset (g.topo));
+    if (get_affinity (0, mine) == 0)
+        hwloc_bitmap_and (cpus, cpus, mine);
+    if (hwloc_bitmap_iszero (cpus)) {
+        step_fail ("%s cores %s map to no usable CPU on this node", what,
+                   cores);
+        goto out;
+    }
+    rc = 0;
+out:
+    hwloc_bitmap_free (mine);
+    return rc;
+}
+
+/* g.allowed: the step's PUs (the batch step: the job's); g.job_cpus: the
+ * job's PUs on this node. */
+static int get_alloc (spank_t sp)
+{
+    if (!(g.allowed = hwloc_bitmap_alloc ())
+        || !(g.job_cpus = hwloc_bitmap_alloc ())) {
+        step_fail ("out of memory");
+        return -1;
+    }
+    if (alloc_cpus (sp, S_JOB_ALLOC_CORES, g.job_cpus) < 0)
+        return -1;
+    if (g.batch) {
+        hwloc_bitmap_copy (g.allowed, g.job_cpus);
+        return 0;
+    }
+    if (alloc_cpus (sp, S_STEP_ALLOC_CORES, g.allowed) < 0)
+        return -1;
+    return 0;
+}
+
+/* Decide nested/standalone/none and whether cpusets can be written. */
+static void cgroup_detect (void)
+{
+    pin_error_t err = { "" };
+    char stepdir[32], user_rel[PATH_MAX + 8];
+    char *self;
+
+    if (!(g.cg = cg2_open (g.conf.cgroup_root, &err))) {
+        g.mode = CG_NONE;
+        snprintf (g.warning, sizeof (g.warning),
+                  "no cgroup v2 hierarchy (%s): CPUs bound with "
+                  "sched_setaffinity only, not accounted", err.text);
+        return;
+    }
+    self = cg2_pid_path (getpid (), NULL);
+    if (self && stepcg_find_slurm_step (self, g.job, g.step, g.step_rel,
+                                        sizeof (g.step_rel)) == 0) {
+        g.mode = CG_NESTED;
+        g.cpuset = fmt_path (user_rel, sizeof (user_rel), "%s/user",
+                             g.step_rel) == 0
+                   && stepcg_has_controller (g.cg, user_rel, "cpuset");
+    }
+    else if (fmt_path (g.job_rel, sizeof (g.job_rel), "%s/job_%u",
+                       g.conf.cgroup_base, g.job) == 0
+             && fmt_path (g.step_rel, sizeof (g.step_rel), "%s/%s",
+                          g.job_rel, stepcg_step_dir (g.step, stepdir,
+                                                      sizeof (stepdir)))
+                == 0) {
+        g.mode = CG_STANDALONE;
+        g.cpuset = cg2_has_controller (g.cg, "cpuset");
+    }
+    else {
+        g.mode = CG_NONE;
+        g.cpuset = false;
+        cg2_close (g.cg);
+        g.cg = NULL;
+        free (self);
+        snprintf (g.warning, sizeof (g.warning),
+                  "CgroupBase %s: path too long: CPUs bound with "
+                  "sched_setaffinity only, not accounted",
+                  g.conf.cgroup_base);
+        return;
+    }
+    free (self);
+    if (!g.cpuset)
+        snprintf (g.warning, sizeof (g.warning),
+                  "cpuset controller not available in the cgroup v2 "
+                  "hierarchy at %s: CPUs bound with sched_setaffinity "
+                  "only, memory not fenced", cg2_root (g.cg));
+}
+
+/* The affinity-only fallback is logged once per node and boot (a marker
+ * in StateDir), then at debug level. */
+static void warn_fallback (void)
+{
+    char marker[PATH_MAX];
+    int fd;
+
+    if (!g.warning[0])
+        return;
+    if (snprintf (marker, sizeof (marker), "%s/warned-affinity-only",
+                  g.conf.state_dir) < (int)sizeof (marker)
+        && (fd = open (marker, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
+                       0600)) >= 0) {
+        close (fd);
+        slurm_info ("pin: warning: %s", g.warning);
+    }
+    else
+        slurm_debug ("pin: step %s: %s", g.stepname, g.warning);
+}
+
+/* The cgroup directory of the step's job (the parent of step_rel). */
+static void job_dir_of_step (char *buf, size_t n)
+{
+    const char *slash = strrchr (g.step_rel, '/');
+
+    snprintf (buf, n, "%.*s", (int)(slash ? slash - g.step_rel : 0),
+              g.step_rel);
+}
+
+/* What other running steps of this node hold: live claims and the task
+ * cgroups of the job's tree. */
+static int read_busy (hwloc_bitmap_t busy)
+{
+    pin_error_t err = { "" };
+    char job_rel[PATH_MAX], stepdir[32];
+
+    if (claims_busy (g.claims_dir, g.job, g.step, busy, &err) < 0) {
+        step_fail ("cannot read the claims in %s: %s", g.claims_dir,
+                   err.text);
+        return -1;
+    }
+    if (g.mode == CG_NONE || !g.cpuset)
+        return 0;
+    job_dir_of_step (job_rel, sizeof (job_rel));
+    if (stepcg_busy (g.cg, job_rel,
+                     stepcg_step_dir (g.step, stepdir, sizeof (stepdir)),
+                     busy, &err) < 0) {
+        step_fail ("cannot read the cgroups of other steps: %s", err.text);
+        return -1;
+    }
+    return 0;
+}
+
+/* Nested mode, a step moved onto other PUs of its job: Slurm confined the
+ * step's cgroup to the cores it allocated, so widen it (parent first) to
+ * also hold the planned PUs, all of them inside the job's cgroup. */
+static int widen_slurm_cpuset (hwloc_const_bitmap_t cpus)
+{
+    const char *levels[] = { "", "/user" };
+    pin_error_t err = { "" };
+
+    for (int i = 0; i < 2; i++) {
+        char rel[PATH_MAX + 8], *cur, *want = NULL;
+        hwloc_bitmap_t set = hwloc_bitmap_alloc ();
+        int rc = -1;
+
+        if (!set || fmt_path (rel, sizeof (rel), "%s%s", g.step_rel,
+                              levels[i]) < 0) {
+            hwloc_bitmap_free (set);
+            step_fail ("cannot widen the step cgroup: %s", strerror (errno));
+            return -1;
+        }
+        if (!(cur = cg2_read (g.cg, rel, "cpuset.cpus", &err))) {
+            hwloc_bitmap_free (set);
+            step_fail ("%s", err.text);
+            return -1;
+        }
+        if (!*cur || (topo_list_parse (cur, set, NULL) == 0
+                      && hwloc_bitmap_isincluded (cpus, set)))
+            rc = 0;     /* inherits, or holds them already */
+        else {
+            hwloc_bitmap_or (set, set, cpus);
+            if (!(want = topo_list_format (set)))
+                step_fail ("out of memory");
+            else if (cg2_write (g.cg, rel, "cpuset.cpus", want, &err) < 0)
+                step_fail ("cannot widen %s to cpus %s: %s", rel, want,
+                           err.text);
+            else {
+                slurm_debug ("pin: step %s: %s cpuset.cpus %s -> %s",
+                             g.stepname, rel, cur, want);
+                rc = 0;
+            }
+        }
+        free (want);
+        free (cur);
+        hwloc_bitmap_free (set);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void fail_no_room (const char *why, hwloc_const_bitmap_t busy)
+{
+    char *b = topo_list_format (busy);
+
+    step_fail ("%s; other running steps hold cpus %s", why,
+               b && *b ? b : "none");
+    free (b);
+}
+
+/* Under the node lock: busy PUs, the plan, the claim, our step cgroup.
+ * Returns -1 after step_fail(). */
+static int plan_locked (void)
+{
+    hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
+    hwloc_bitmap_t all = hwloc_bitmap_alloc ();
+    pin_error_t err = { "" };
+    bool moved = false;
+    int rc = -1;
+
+    if (!busy || !all) {
+        step_fail ("out of memory");
+        goto out;
+    }
+    if (g.policy != PLACE_NONE) {
+        struct place_request req = {
+            .policy = (enum place_policy)g.policy,
+            .ntasks = g.ntasks,
+            .cpus_per_task = g.cpus_per_task,
+            .allowed = g.allowed,
+            .busy = busy,
+            .seed = g.seed,
+        };
+        /* The batch (or interactive) step is the allocation's shell: it
+         * neither waits for other steps nor holds PUs against them. */
+        if (!g.batch && read_busy (busy) < 0)
+            goto out;
+        /* srun --overlap: Slurm gives every overlapping step the same
+         * first cores of the job.  Such a step is placed on the job's PUs
+         * on this node instead, so concurrent steps stay disjoint. */
+        if (!g.batch && hwloc_bitmap_intersects (g.allowed, busy)
+            && !hwloc_bitmap_isequal (g.allowed, g.job_cpus)) {
+            hwloc_bitmap_copy (g.allowed, g.job_cpus);
+            moved = true;
+        }
+        if (!(g.plan = place_compute (g.topo, &req, &err))) {
+            fail_no_room (err.text, busy);
+            goto out;
+        }
+        for (uint32_t i = 0; i < g.plan->ntasks; i++)
+            hwloc_bitmap_or (all, all, g.plan->tasks[i].cpus);
+        if (moved && g.mode == CG_NESTED && g.cpuset
+            && widen_slurm_cpuset (all) < 0)
+            goto out;
+        if (!g.batch) {
+            if (claims_add (g.claims_dir, g.job, g.step, getpid (), all,
+                            &err) < 0) {
+                step_fail ("cannot record the claim in %s: %s",
+                           g.claims_dir, err.text);
+                goto out;
+            }
+            g.claimed = true;
+        }
+    }
+    if (g.mode == CG_STANDALONE) {
+        if (cg2_create (g.cg, g.step_rel, g.cpuset ? CONTROLLERS : "+cpu",
+                        &err) < 0) {
+            step_fail ("cannot create cgroup %s/%s: %s", cg2_root (g.cg),
+                       g.step_rel, err.text);
+            goto out;
+        }
+        g.tree_created = true;
+    }
+    rc = 0;
+out:
+    hwloc_bitmap_free (busy);
+    hwloc_bitmap_free (all);
+    return rc;
+}
+
+static int step_get_ids (spank_t sp)
+{
+    char stepdir[32];
+
+    if (spank_get_item (sp, S_JOB_ID, &g.job) != ESPANK_SUCCESS
+        || spank_get_item (sp, S_JOB_STEPID, &g.step) != ESPANK_SUCCESS) {
+        slurm_error ("pin: cannot get the job and step ids");
+        return -1;
+    }
+    stepcg_step_dir (g.step, stepdir, sizeof (stepdir));
+    snprintf (g.stepname, sizeof (g.stepname), "%u.%s", g.job, stepdir + 5);
+    return 0;
+}
+
+/* Refuse an explicit --cpu-bind list together with a binding policy. */
+static int check_cpu_bind (spank_t sp)
+{
+    char type[256], bind[256], shown[96];
+
+    if (g.batch || g.policy == PLACE_NONE)
+        return 0;
+    if (spank_getenv (sp, "SLURM_CPU_BIND_TYPE", type, sizeof (type))
+        != ESPANK_SUCCESS)
+        return 0;
+    if (!pinopt_cpu_bind_conflicts (type))
+        return 0;
+    if (spank_getenv (sp, "SLURM_CPU_BIND", bind, sizeof (bind))
+        != ESPANK_SUCCESS)
+        copy_text (bind, sizeof (bind), type);
+    step_fail ("--cpu-bind=%s conflicts with --pin-policy=%s: both set "
+               "explicit CPUs; drop one of them (or use --pin-policy=none)",
+               pinopt_quote (bind, 64, shown, sizeof (shown)),
+               policy_name (g.policy));
+    return -1;
+}
+
+static int step_setup (spank_t sp)
+{
+    pin_error_t err = { "" };
+    bool refreshed = false;
+    int fd;
+
+    g.policy = g.opt_given ? g.opt.policy : g.conf.default_policy;
+    g.verbose = (g.opt_given && g.opt.verbose) || g.conf.verbose;
+    g.seed = pinopt_seed (g.job, g.step);
+    if (g.opt_error[0]) {
+        step_fail ("%s", g.opt_error);
+        return -1;
+    }
+    if (check_cpu_bind (sp) < 0)
+        return -1;
+    if (spank_get_item (sp, S_JOB_LOCAL_TASK_COUNT, &g.ntasks)
+        != ESPANK_SUCCESS
+        || spank_get_item (sp, S_STEP_CPUS_PER_TASK, &g.cpus_per_task)
+           != ESPANK_SUCCESS) {
+        step_fail ("cannot get the task count or CPUs per task");
+        return -1;
+    }
+    if (g.ntasks == 0)
+        return 0;   /* nothing to place on this node */
+    if (g.cpus_per_task == 0)
+        g.cpus_per_task = 1;
+    if (!(g.topo = topo_load_cached (g.conf.topology_cache, &refreshed,
+                                     &err))) {
+        step_fail ("cannot load the topology: %s", err.text);
+        return -1;
+    }
+    if (refreshed)
+        slurm_info ("pin: topology cache %s refreshed",
+                    g.conf.topology_cache);
+    if (get_alloc (sp) < 0)
+        return -1;
+    if (g.batch) {
+        /* The batch step gets all CPUs of the node (job->cpus), which
+         * may count more than the PUs Slurm's cores map to. */
+        unsigned n = (unsigned)hwloc_bitmap_weight (g.allowed);
+        if (g.cpus_per_task > n)
+            g.cpus_per_task = n;
+    }
+    g.status_size = (size_t)g.ntasks * sizeof (struct task_status);
+    g.status = mmap (NULL, g.status_size, PROT_READ | PROT_WRITE,
+                     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (g.status == MAP_FAILED) {
+        g.status = NULL;
+        step_fail ("cannot map the task status page: %s", strerror (errno));
+        return -1;
+    }
+    cgroup_detect ();
+
+    if (g.policy == PLACE_NONE && g.mode != CG_STANDALONE) {
+        g.ready = true;
+        return 0;
+    }
+    if (mkdir_p (g.conf.state_dir) < 0) {
+        step_fail ("cannot create StateDir %s: %s", g.conf.state_dir,
+                   strerror (errno));
+        return -1;
+    }
+    if (fmt_path (g.claims_dir, sizeof (g.claims_dir), "%s/claims",
+                  g.conf.state_dir) < 0
+        || fmt_path (g.lock_path, sizeof (g.lock_path), "%s/lock",
+                     g.conf.state_dir) < 0
+        || mkdir_private (g.claims_dir) < 0) {
+        step_fail ("cannot create %s: %s", g.claims_dir, strerror (errno));
+        return -1;
+    }
+    warn_fallback ();
+    if ((fd = pin_lock_acquire (g.lock_path, LOCK_TIMEOUT_MS, &err)) < 0) {
+        step_fail ("cannot take the lock %s: %s", g.lock_path, err.text);
+        return -1;
+    }
+    int rc = plan_locked ();
+    pin_lock_release (fd);
+    if (rc < 0)
+        return -1;
+    if (g.mode == CG_NESTED
+        && !(g.task_dir_created = calloc (g.ntasks, sizeof (bool)))) {
+        step_fail ("out of memory");
+        return -1;
+    }
+    slurm_debug ("pin: step %s: policy=%s tasks=%u cpus_per_task=%u "
+                 "mode=%s%s", g.stepname, policy_name (g.policy), g.ntasks,
+                 g.cpus_per_task, cg_mode_name[g.mode],
+                 g.cpuset ? "" : " (affinity only)");
+    g.ready = true;
+    return 0;
+}
+
+int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
+{
+    if (spank_context () != S_CTX_REMOTE)
+        return 0;
+    if (step_get_ids (sp) < 0)
+        return 0;
+    if (!g.conf_ok) {
+        slurm_info ("pin: step %s: slurm-pin disabled: bad configuration: "
+                    "%s", g.stepname, g.conf_error);
+        return 0;
+    }
+    if (g.step == SLURM_EXTERN_CONT)
+        return 0;   /* no user tasks to place (pam_slurm_adopt's domain) */
+    g.active = true;
+    g.batch = (g.step == SLURM_BATCH_SCRIPT
+               || g.step == SLURM_INTERACTIVE_STEP);
+    (void)step_setup (sp);  /* errors reach the user through task_init */
+    return 0;
+}
+
+/* ---- slurmstepd: each task, as root, before it may exec ---------------- */
+
+/* Apply the plan to one task; -1 with errp (one line) on failure. */
+static int apply_task (int id, pid_t pid, pin_error_t *errp)
+{
+    const struct place_task *t = g.plan ? &g.plan->tasks[id] : NULL;
+    pin_error_t err = { "" };
+    char task_rel[PATH_MAX + 32];
+
+    if (g.mode == CG_STANDALONE) {
+        if (fmt_path (task_rel, sizeof (task_rel), "%s/task_%d", g.step_rel,
+                      id) < 0
+            || cg2_create (g.cg, task_rel, g.cpuset ? CONTROLLERS : "+cpu",
+                           &err) < 0)
+            return errprintf (errp, "cannot create cgroup %s: %s", task_rel,
+                              err.text);
+        if (t && g.cpuset
+            && cg2_set_cpuset (g.cg, task_rel, t->cpus, t->mems, &err) < 0)
+            return errprintf (errp, "%s", err.text);
+        if (cg2_attach (g.cg, task_rel, pid, &err) < 0)
+            return errprintf (errp, "cannot move pid %d into cgroup %s: %s",
+                              (int)pid, task_rel, err.text);
+    }
+    else if (g.mode == CG_NESTED && t && g.cpuset) {
+        if (fmt_path (task_rel, sizeof (task_rel), "%s/user/task_%d",
+                      g.step_rel, id) < 0)
+            return errprintf (errp, "cgroup path too long");
+        if (!cg2_populated (g.cg, task_rel)) {
+            /* Slurm did not make a task cgroup (e.g. no task/cgroup):
+             * make our own leaf inside its step and move the task in. */
+            if (cg2_create (g.cg, task_rel, NULL, &err) < 0)
+                return errprintf (errp, "cannot create cgroup %s: %s",
+                                  task_rel, err.text);
+            g.task_dir_created[id] = true;
+            if (cg2_set_cpuset (g.cg, task_rel, t->cpus, t->mems, &err) < 0
+                || cg2_attach (g.cg, task_rel, pid, &err) < 0)
+                return errprintf (errp, "%s", err.text);
+        }
+        else if (cg2_set_cpuset (g.cg, task_rel, t->cpus, t->mems, &err)
+                 < 0)
+            return errprintf (errp, "%s", err.text);
+    }
+    /* After the cgroup move: older kernels reset affinity on a move. */
+    if (t && set_affinity (pid, t->cpus, &err) < 0)
+        return errprintf (errp, "%s", err.text);
+    return 0;
+}
+
+/* Returns 0 even when the task could not be placed: a failing
+ * task_post_fork makes Slurm abort the launch with a generic message (and
+ * srun exit 0).  The task itself reads the outcome from the shared status
+ * page in task_init and fails with the reason on its stderr. */
+int slurm_spank_task_post_fork (spank_t sp, int ac, char **av)
+{
+    pin_error_t err = { "" };
+    int id = -1;
+    pid_t pid = 0;
+
+    if (spank_context () != S_CTX_REMOTE || !g.active || !g.ready
+        || g.error[0] || !g.status)
+        return 0;
+    if (spank_get_item (sp, S_TASK_ID, &id) != ESPANK_SUCCESS
+        || spank_get_item (sp, S_TASK_PID, &pid) != ESPANK_SUCCESS
+        || id < 0 || (uint32_t)id >= g.ntasks || pid <= 0) {
+        slurm_error ("pin: step %s: task id %d / pid %d out of range",
+                     g.stepname, id, (int)pid);
+        return 0;
+    }
+    if (apply_task (id, pid, &err) < 0) {
+        slurm_error ("pin: step %s task %d: %s", g.stepname, id, err.text);
+        copy_text (g.status[id].msg, sizeof (g.status[id].msg), err.text);
+        g.status[id].state = TASK_FAILED;
+    }
+    else
+        g.status[id].state = TASK_APPLIED;
+    return 0;
+}
+
+/* ---- the task itself, as the user, just before exec ------------------- */
+
+/* Write one line to the task's stderr, in one write(2). */
+static void task_say (const char *fmt, ...)
+    __attribute__ ((format (printf, 1, 2)));
+static void task_say (const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    int len;
+
+    va_start (ap, fmt);
+    len = vsnprintf (line, sizeof (line) - 1, fmt, ap);
+    va_end (ap);
+    if (len < 0)
+        return;
+    if ((size_t)len > sizeof (line) - 2)
+        len = (int)sizeof (line) - 2;
+    line[len++] = '\n';
+    (void)!write (STDERR_FILENO, line, (size_t)len);
+}
+
+/* Read a variable of the task's environment; NULL if unset.  Caller
+ * frees. */
+static char *task_getenv (spank_t sp, const char *name)
+{
+    for (int size = 256; size <= (1 << 20); size *= 4) {
+        char *buf = malloc ((size_t)size);
+        spank_err_t rc;
+        if (!buf)
+            return NULL;
+        rc = spank_getenv (sp, name, buf, size);
+        if (rc == ESPANK_SUCCESS)
+            return buf;
+        free (buf);
+        if (rc != ESPANK_NOSPACE)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* OMP_PLACES or OMP_PROC_BIND: set, keep or unset, see ompenv.h. */
+static void task_omp (spank_t sp, const char *name, const char *ours)
+{
+    char record[64];
+    char *current = task_getenv (sp, name);
+    char *recorded;
+
+    snprintf (record, sizeof (record), "%s%s", OMPENV_RECORD_PREFIX, name);
+    recorded = task_getenv (sp, record);
+    switch (ompenv_decide (current, recorded, ours)) {
+        case OMPENV_SET:
+            spank_setenv (sp, name, ours, 1);
+            spank_setenv (sp, record, ours, 1);
+            break;
+        case OMPENV_UNSET:
+            spank_unsetenv (sp, name);
+            spank_unsetenv (sp, record);
+            break;
+        case OMPENV_KEEP:
+            if (recorded)   /* the user's own value: forget ours */
+                spank_unsetenv (sp, record);
+            break;
+    }
+    free (current);
+    free (recorded);
+}
+
+int slurm_spank_task_init (spank_t sp, int ac, char **av)
+{
+    const struct place_task *t;
+    char node[128] = "?";
+    char *places = NULL;
+    int id = -1;
+
+    if (spank_context () != S_CTX_REMOTE)
+        return 0;
+    if (spank_get_item (sp, S_TASK_ID, &id) != ESPANK_SUCCESS || id < 0)
+        return 0;
+    if (spank_getenv (sp, "SLURMD_NODENAME", node, sizeof (node))
+        != ESPANK_SUCCESS)
+        (void)gethostname (node, sizeof (node) - 1);
+    if (!g.conf_ok) {
+        /* Required: this fails the task.  Optional: Slurm ignores the
+         * return code and the task runs unpinned. */
+        if (id == 0)
+            task_say ("pin: step %s on %s: slurm-pin disabled: bad "
+                      "configuration: %s", g.stepname, node, g.conf_error);
+        return -1;
+    }
+    if (!g.active)
+        return 0;
+    if (g.error[0]) {
+        if (id == 0)
+            task_say ("pin: error: step %s on %s: %s", g.stepname, node,
+                      g.error);
+        return -1;
+    }
+    if (!g.ready)
+        return 0;
+    if (g.status && (uint32_t)id < g.ntasks
+        && g.status[id].state != TASK_APPLIED) {
+        task_say ("pin: error: task %d of step %s on %s: %s", id, g.stepname,
+                  node, g.status[id].state == TASK_FAILED
+                        ? g.status[id].msg : "was not placed (see the slurmd "
+                                             "log)");
+        return -1;
+    }
+
+    t = g.plan && (uint32_t)id < g.plan->ntasks ? &g.plan->tasks[id] : NULL;
+    if (t && !(places = ompenv_places (t->cpus)))
+        slurm_error ("pin: step %s task %d: cannot format OMP_PLACES",
+                     g.stepname, id);
+    task_omp (sp, "OMP_PLACES", places);
+    task_omp (sp, "OMP_PROC_BIND", places ? ompenv_proc_bind (g.policy)
+                                          : NULL);
+    free (places);
+
+    if (g.verbose) {
+        hwloc_const_bitmap_t cpus = t ? t->cpus : g.allowed;
+        hwloc_const_bitmap_t mems = t ? t->mems : topo_nodeset (g.topo);
+        char *c = cpus ? topo_list_format (cpus) : NULL;
+        char *m = mems ? topo_list_format (mems) : NULL;
+        char fb[128] = "", seed[48] = "";
+        if (t && t->fallback) {
+            char names[96];
+            snprintf (fb, sizeof (fb), " fallback=%s",
+                      place_fallback_string (t->fallback, names,
+                                             sizeof (names)));
+        }
+        if (g.policy == PLACE_RANDOM)
+            snprintf (seed, sizeof (seed), " seed=%llu",
+                      (unsigned long long)g.seed);
+        task_say ("pin: task %d on %s: policy=%s cpus=%s mems=%s%s%s", id,
+                  node, policy_name (g.policy), c ? c : "?", m ? m : "?",
+                  fb, seed);
+        if (id == 0 && g.warning[0] && g.policy != PLACE_NONE)
+            task_say ("pin: warning: %s: %s", node, g.warning);
+        free (c);
+        free (m);
+    }
+    return 0;
+}
+
+/* ---- the end of tasks and of the step ---------------------------------- */
+
+/* When the last local task has exited, its PUs are free: drop the claim
+ * before slurmstepd tells srun (spank_fini runs only after that). */
+int slurm_spank_task_exit (spank_t sp, int ac, char **av)
+{
+    pin_error_t err = { "" };
+
+    if (spank_context () != S_CTX_REMOTE || !g.active)
+        return 0;
+    if (++g.tasks_exited < g.ntasks || !g.claimed)
+        return 0;
+    if (claims_remove (g.claims_dir, g.job, g.step, &err) < 0)
+        slurm_error ("pin: step %s: cannot remove the claim: %s",
+                     g.stepname, err.text);
+    g.claimed = false;
+    return 0;
+}
+
+static void remove_tree (void)
+{
+    pin_error_t err = { "" };
+    bool children = true;
+    char task_rel[PATH_MAX + 32];
+    int fd;
+
+    if (g.mode == CG_NESTED && g.task_dir_created) {
+        for (uint32_t i = 0; i < g.ntasks; i++) {
+            if (!g.task_dir_created[i])
+                continue;
+            snprintf (task_rel, sizeof (task_rel), "%s/user/task_%u",
+                      g.step_rel, i);
+            if (cg2_remove_tree (g.cg, task_rel, RMDIR_TIMEOUT_MS, &err) < 0)
+                slurm_error ("pin: step %s: %s", g.stepname, err.text);
+        }
+    }
+    if (!g.tree_created)
+        return;
+    if (cg2_remove_tree (g.cg, g.step_rel, RMDIR_TIMEOUT_MS, &err) < 0)
+        slurm_error ("pin: step %s: cannot remove cgroup %s: %s",
+                     g.stepname, g.step_rel, err.text);
+    /* The job directory goes with the job's last step.  Steps create their
+     * directory under the lock, so an empty job directory seen under the
+     * lock belongs to no step. */
+    if ((fd = pin_lock_acquire (g.lock_path, LOCK_TIMEOUT_MS, &err)) < 0) {
+        slurm_error ("pin: step %s: %s", g.stepname, err.text);
+        return;
+    }
+    if (stepcg_has_children (g.cg, g.job_rel, &children, &err) < 0)
+        slurm_error ("pin: step %s: %s", g.stepname, err.text);
+    else if (!children
+             && cg2_remove_tree (g.cg, g.job_rel, RMDIR_TIMEOUT_MS, &err) < 0)
+        slurm_error ("pin: step %s: cannot remove cgroup %s: %s",
+                     g.stepname, g.job_rel, err.text);
+    pin_lock_release (fd);
+}
+
+int slurm_spank_exit (spank_t sp, int ac, char **av)
+{
+    pin_error_t err = { "" };
+
+    if (spank_context () != S_CTX_REMOTE)
+        return 0;
+    if (g.claimed
+        && claims_remove (g.claims_dir, g.job, g.step, &err) < 0)
+        slurm_error ("pin: step %s: cannot remove the claim: %s",
+                     g.stepname, err.text);
+    g.claimed = false;
+    if (g.cg)
+        remove_tree ();
+    place_plan_destroy (g.plan);
+    g.plan = NULL;
+    hwloc_bitmap_free (g.allowed);
+    g.allowed = NULL;
+    hwloc_bitmap_free (g.job_cpus);
+    g.job_cpus = NULL;
+    topo_destroy (g.topo);
+    g.topo = NULL;
+    cg2_close (g.cg);
+    g.cg = NULL;
+    free (g.task_dir_created);
+    g.task_dir_created = NULL;
+    if (g.status)
+        munmap (g.status, g.status_size);
+    g.status = NULL;
+    return 0;
+}

@@ -1,0 +1,49 @@
+/* pinopt.h - the value of --pin-policy and other untrusted strings
+ *
+ * Pure helpers of the SPANK plugin, unit-tested without Slurm: parse
+ * "POLICY[,verbose]", quote hostile text for a log line, recognise a
+ * --cpu-bind that conflicts with a pin policy, and derive the seed of the
+ * `random` policy from the job and step ids.  Nothing here logs.
+ */
+#ifndef PIN_SPANK_PINOPT_H
+#define PIN_SPANK_PINOPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libutil/errprintf.h"
+
+/* Longest --pin-policy value accepted (bytes, without the NUL). */
+#define PINOPT_VALUE_MAX 64
+
+struct pin_option {
+    int policy;                 /* enum place_policy */
+    bool verbose;               /* ",verbose" was given */
+};
+
+/* Parse an option value "POLICY[,verbose]" (the policy first, then flags
+ * separated by ','; a flag may repeat).  On failure returns -1 with errno
+ * EINVAL and one line in errp that names the value and what is valid:
+ *   "--pin-policy=numa-locl: unknown policy 'numa-locl'; known: numa-local, ..."
+ * `opt` is only written on success.  Nothing to free.
+ */
+int pinopt_parse (const char *value, struct pin_option *opt,
+                  pin_error_t *errp);
+
+/* Copy at most `max` characters of untrusted `s` into buf (size n) for a
+ * log line: non-printable bytes become '?', a longer string ends in "...".
+ * NULL becomes "(null)".  Returns buf. */
+const char *pinopt_quote (const char *s, size_t max, char *buf, size_t n);
+
+/* Does a SLURM_CPU_BIND_TYPE value name explicit CPUs or domains
+ * (map_cpu:, mask_cpu:, map_ldom:, mask_ldom:)?  Those conflict with any
+ * pin policy other than none; NULL or other types do not. */
+bool pinopt_cpu_bind_conflicts (const char *cpu_bind_type);
+
+/* Seed of the `random` policy for a job step: a fixed 64-bit mix of the
+ * two ids (the same on every node and every run of the step), so that
+ * `slurm-pin plan --seed` can reproduce it. */
+uint64_t pinopt_seed (uint32_t job, uint32_t step);
+
+#endif /* !PIN_SPANK_PINOPT_H */
