@@ -1141,8 +1141,9 @@ START_TEST (test_real_kernel)
     ck_assert (cg2_is_cgroup2fs (cg));
     snprintf (top, sizeof (top), "slurm-pin-test.%ld", (long)getpid ());
     snprintf (leaf, sizeof (leaf), "%s/a", top);
-    ck_assert_msg (cg2_create (cg, leaf, "+cpuset +cpu", &e) == 0, "%s",
-                   e.text);
+    /* +cpuset only (skipped where the root lacks it): cpu.stat exists in
+     * every v2 cgroup, and the host's root keeps its other settings */
+    ck_assert_msg (cg2_create (cg, leaf, "+cpuset", &e) == 0, "%s", e.text);
 
     ck_assert_int_eq (pipe (pfd), 0);
     pid = fork ();
