@@ -1,0 +1,399 @@
+/* plan.c - slurm-pin plan: compute a placement without touching anything
+ *
+ * Loads a topology (this machine, an XML file or a synthetic string),
+ * runs the placement library on it and prints, per task, the CPUs and
+ * memory nodes it would get: as text, or as one JSON object.
+ */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+#include <hwloc.h>
+
+#include "libtopo/topo.h"
+#include "libplace/place.h"
+#include "libutil/errprintf.h"
+#include "subcmd.h"
+
+#define NAME "plan"
+
+struct plan_opts {
+    const char *topology;
+    const char *policy;
+    const char *allowed;        /* NULL: every PU of the topology */
+    const char *busy;           /* NULL: none */
+    unsigned ntasks;
+    unsigned cpus_per_task;
+    uint64_t seed;
+    bool json;
+};
+
+static const struct option longopts[] = {
+    { "topology", required_argument, NULL, 't' },
+    { "policy", required_argument, NULL, 'p' },
+    { "ntasks", required_argument, NULL, 'n' },
+    { "cpus-per-task", required_argument, NULL, 'c' },
+    { "allowed", required_argument, NULL, 'a' },
+    { "busy", required_argument, NULL, 'b' },
+    { "seed", required_argument, NULL, 's' },
+    { "json", no_argument, NULL, 'j' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+/* Leading ':' so a missing value is told apart from an unknown option. */
+static const char shortopts[] = ":t:p:n:c:a:b:s:jh";
+
+static void usage (FILE *f)
+{
+    fprintf (f,
+"Usage: slurm-pin plan [OPTIONS]\n"
+"\n"
+"Show the CPUs and memory nodes each task of a job step would get under a\n"
+"policy, computed from a topology.  A dry run: nothing is changed.\n"
+"\n"
+"  -t, --topology=SRC       'system' (this machine, the default), an hwloc\n"
+"                           XML file, or a synthetic description such as\n"
+"                           \"pack:2 [numa] l3:1 l2:4 core:1 pu:2\"\n"
+"  -p, --policy=POLICY      required; one of:\n"
+"                           %s\n"
+"  -n, --ntasks=N           tasks in the step (default 1)\n"
+"  -c, --cpus-per-task=C    CPUs per task (default 1)\n"
+"  -a, --allowed=LIST       CPUs the step may use, as OS indexes in kernel\n"
+"                           list format (\"0-7,16-23\"); default: every CPU\n"
+"                           of the topology.  CPUs not in the topology are\n"
+"                           never used.\n"
+"  -b, --busy=LIST          CPUs held by other steps (default: none)\n"
+"  -s, --seed=S             seed of the random policy (default 0)\n"
+"  -j, --json               print one JSON object instead of text\n"
+"  -h, --help               show this help and exit\n"
+"\n"
+"Text output, one line per task:\n"
+"  task 0: cpus=0-3 mems=0 [fallback=REASON,...]\n"
+"See slurm-pin(1).\n",
+             place_policy_list ());
+}
+
+/* "--topology, --policy, ..." from longopts. */
+static void known_options (char *buf, size_t n)
+{
+    size_t len = 0;
+
+    buf[0] = '\0';
+    for (const struct option *o = longopts; o->name && len < n; o++) {
+        int rc = snprintf (buf + len, n - len, "%s--%s",
+                           o == longopts ? "" : ", ", o->name);
+        if (rc < 0)
+            break;
+        len += rc;
+    }
+}
+
+/* A value as shown in a message: '' for the empty string. */
+static const char *shown (const char *s)
+{
+    return *s ? s : "''";
+}
+
+/* -n and -c: 1 .. UINT_MAX. */
+static int parse_count (const char *flag, const char *s, unsigned *out)
+{
+    uint64_t v;
+
+    if (cmd_parse_u64 (s, 1, UINT_MAX, &v) < 0) {
+        if (errno == ERANGE && s[0] != '0')
+            cmd_error (NAME, "%s %s: expected a positive integer "
+                       "no larger than %u", flag, shown (s), UINT_MAX);
+        else
+            cmd_error (NAME, "%s %s: expected a positive integer",
+                       flag, shown (s));
+        return -1;
+    }
+    *out = (unsigned)v;
+    return 0;
+}
+
+/* Returns 0 to go on, 1 when --help was given, -1 on a usage error
+ * (already printed). */
+static int parse_args (int argc, char **argv, struct plan_opts *o)
+{
+    char known[256];
+    int c;
+
+    memset (o, 0, sizeof (*o));
+    o->topology = "system";
+    o->ntasks = 1;
+    o->cpus_per_task = 1;
+
+    optind = 0;     /* glibc: full reinitialisation */
+    opterr = 0;     /* errors are ours, on one line */
+    while ((c = getopt_long (argc, argv, shortopts, longopts, NULL)) != -1) {
+        switch (c) {
+            case 't':
+                o->topology = optarg;
+                break;
+            case 'p':
+                o->policy = optarg;
+                break;
+            case 'n':
+                if (parse_count ("-n", optarg, &o->ntasks) < 0)
+                    return -1;
+                break;
+            case 'c':
+                if (parse_count ("-c", optarg, &o->cpus_per_task) < 0)
+                    return -1;
+                break;
+            case 'a':
+                o->allowed = optarg;
+                break;
+            case 'b':
+                o->busy = optarg;
+                break;
+            case 's':
+                if (cmd_parse_u64 (optarg, 0, UINT64_MAX, &o->seed) < 0) {
+                    cmd_error (NAME, "--seed=%s: expected an integer "
+                               "from 0 to %ju", shown (optarg),
+                               (uintmax_t)UINT64_MAX);
+                    return -1;
+                }
+                break;
+            case 'j':
+                o->json = true;
+                break;
+            case 'h':
+                return 1;
+            case ':':
+                cmd_error (NAME, "%s: missing value (see 'slurm-pin plan "
+                           "--help')", argv[optind - 1]);
+                return -1;
+            default:
+                known_options (known, sizeof (known));
+                if (optopt && strchr (shortopts + 1, optopt))
+                    cmd_error (NAME, "%s: this option takes no value",
+                               argv[optind - 1]);
+                else if (optopt)
+                    cmd_error (NAME, "-%c: unknown option; known: "
+                               "-t -p -n -c -a -b -s -j -h, %s",
+                               optopt, known);
+                else
+                    cmd_error (NAME, "%s: unknown option; known: %s",
+                               argv[optind - 1], known);
+                return -1;
+        }
+    }
+    if (optind < argc) {
+        cmd_error (NAME, "%s: unexpected argument; plan takes only options "
+                   "(see 'slurm-pin plan --help')", argv[optind]);
+        return -1;
+    }
+    if (!o->policy) {
+        cmd_error (NAME, "missing --policy; known: %s", place_policy_list ());
+        return -1;
+    }
+    return 0;
+}
+
+/* Parse a CPU list option.  PUs that are not in the topology stay in the
+ * set: place_compute() never uses them. */
+static hwloc_bitmap_t parse_cpus (const char *flag, const char *list)
+{
+    pin_error_t err = { "" };
+    hwloc_bitmap_t set;
+
+    if (!(set = hwloc_bitmap_alloc ())) {
+        cmd_error (NAME, "%s", strerror (errno));
+        return NULL;
+    }
+    if (topo_list_parse (list, set, &err) < 0) {
+        cmd_error (NAME, "%s: %s", flag, err.text);
+        hwloc_bitmap_free (set);
+        return NULL;
+    }
+    return set;
+}
+
+static void print_text (const struct place_plan *plan, FILE *f)
+{
+    for (unsigned i = 0; i < plan->ntasks; i++) {
+        const struct place_task *task = &plan->tasks[i];
+        char *cpus = topo_list_format (task->cpus);
+        char *mems = topo_list_format (task->mems);
+        char fb[128];
+
+        fprintf (f, "task %u: cpus=%s mems=%s", i,
+                 cpus ? cpus : "?", mems ? mems : "?");
+        if (task->fallback)
+            fprintf (f, " fallback=%s",
+                     place_fallback_string (task->fallback, fb, sizeof (fb)));
+        fputc ('\n', f);
+        free (cpus);
+        free (mems);
+    }
+}
+
+/* Add `val` under `key`; on failure (NULL val or ENOMEM) put `val` and
+ * return -1.  A NULL val with `null_ok` adds a JSON null. */
+static int jadd (json_object *obj, const char *key, json_object *val,
+                 bool null_ok)
+{
+    if ((!val && !null_ok) || json_object_object_add (obj, key, val) < 0) {
+        json_object_put (val);
+        return -1;
+    }
+    return 0;
+}
+
+static json_object *json_set (hwloc_const_bitmap_t set)
+{
+    char *s = topo_list_format (set);
+    json_object *o = s ? json_object_new_string (s) : NULL;
+    free (s);
+    return o;
+}
+
+static json_object *plan_to_json (const struct place_plan *plan)
+{
+    json_object *root = json_object_new_object ();
+    json_object *tasks = json_object_new_array ();
+
+    if (!root || !tasks)
+        goto nomem;
+    if (jadd (root, "policy",
+              json_object_new_string (place_policy_name (plan->policy)),
+              false) < 0
+        || jadd (root, "ntasks", json_object_new_int64 (plan->ntasks),
+                 false) < 0
+        || jadd (root, "cpus_per_task",
+                 json_object_new_int64 (plan->cpus_per_task), false) < 0)
+        goto nomem;
+    for (unsigned i = 0; i < plan->ntasks; i++) {
+        const struct place_task *task = &plan->tasks[i];
+        json_object *tj = json_object_new_object ();
+        json_object *fbj = NULL;
+        char fb[128];
+
+        if (!tj || json_object_array_add (tasks, tj) < 0) {
+            json_object_put (tj);
+            goto nomem;
+        }
+        if (task->fallback) {
+            place_fallback_string (task->fallback, fb, sizeof (fb));
+            if (!(fbj = json_object_new_string (fb)))
+                goto nomem;
+        }
+        if (jadd (tj, "task", json_object_new_int64 (i), false) < 0
+            || jadd (tj, "cpus", json_set (task->cpus), false) < 0
+            || jadd (tj, "mems", json_set (task->mems), false) < 0
+            || jadd (tj, "fallback", fbj, true) < 0)
+            goto nomem;
+    }
+    if (json_object_object_add (root, "tasks", tasks) < 0)
+        goto nomem;
+    return root;
+nomem:
+    json_object_put (tasks);
+    json_object_put (root);
+    errno = ENOMEM;
+    return NULL;
+}
+
+static int print_json (const struct place_plan *plan, FILE *f)
+{
+    json_object *root = plan_to_json (plan);
+    const char *s;
+
+    if (!root || !(s = json_object_to_json_string_ext (root,
+                                                       JSON_C_TO_STRING_PLAIN
+                                                     | JSON_C_TO_STRING_NOSLASHESCAPE))) {
+        json_object_put (root);
+        cmd_error (NAME, "cannot build the JSON output: out of memory");
+        return -1;
+    }
+    fprintf (f, "%s\n", s);
+    json_object_put (root);
+    return 0;
+}
+
+int cmd_plan (int argc, char **argv)
+{
+    struct plan_opts o;
+    struct place_request req;
+    struct place_plan *plan = NULL;
+    pin_error_t err = { "" };
+    enum place_policy policy;
+    topo_t *t = NULL;
+    hwloc_bitmap_t allowed = NULL;
+    hwloc_bitmap_t busy = NULL;
+    int rc = 1;
+
+    switch (parse_args (argc, argv, &o)) {
+        case 1:
+            usage (stdout);
+            return cmd_flush_stdout (NAME) < 0 ? 1 : 0;
+        case -1:
+            return 1;
+    }
+    if (place_policy_parse (o.policy, &policy, &err) < 0) {
+        cmd_error (NAME, "--policy=%s: unknown policy; known: %s",
+                   shown (o.policy), place_policy_list ());
+        return 1;
+    }
+    if (!*o.topology) {
+        cmd_error (NAME, "--topology='': empty; expected 'system', an "
+                   "hwloc XML file or a synthetic description");
+        return 1;
+    }
+    if (!(t = topo_load (o.topology, 0, &err))) {
+        cmd_error (NAME, "%s; --topology takes 'system', an hwloc XML "
+                   "file or a synthetic description", err.text);
+        return 1;
+    }
+    if (o.allowed) {
+        if (!(allowed = parse_cpus ("--allowed", o.allowed)))
+            goto done;
+        if (!hwloc_bitmap_intersects (allowed, topo_cpuset (t))) {
+            char *all = topo_list_format (topo_cpuset (t));
+            cmd_error (NAME, "--allowed=%s: no CPU of the topology is in "
+                       "this list; the topology has %s", shown (o.allowed),
+                       all ? all : "?");
+            free (all);
+            goto done;
+        }
+    }
+    if (o.busy && !(busy = parse_cpus ("--busy", o.busy)))
+        goto done;
+    memset (&req, 0, sizeof (req));
+    req.policy = policy;
+    req.ntasks = o.ntasks;
+    req.cpus_per_task = o.cpus_per_task;
+    req.allowed = allowed;
+    req.busy = busy;
+    req.seed = o.seed;
+    if (!(plan = place_compute (t, &req, &err))) {
+        cmd_error (NAME, "%s", err.text);
+        goto done;
+    }
+    if (o.json) {
+        if (print_json (plan, stdout) < 0)
+            goto done;
+    }
+    else
+        print_text (plan, stdout);
+    if (cmd_flush_stdout (NAME) < 0)
+        goto done;
+    rc = 0;
+done:
+    place_plan_destroy (plan);
+    hwloc_bitmap_free (busy);
+    hwloc_bitmap_free (allowed);
+    topo_destroy (t);
+    return rc;
+}

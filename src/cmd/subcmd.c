@@ -1,0 +1,62 @@
+/* subcmd.c - helpers shared by the subcommands of slurm-pin */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "subcmd.h"
+
+void cmd_error (const char *subcmd, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (buf, sizeof (buf), fmt, ap);
+    va_end (ap);
+    for (char *p = buf; *p; p++) {
+        if (iscntrl ((unsigned char)*p))
+            *p = '?';
+    }
+    if (subcmd)
+        fprintf (stderr, "slurm-pin %s: %s\n", subcmd, buf);
+    else
+        fprintf (stderr, "slurm-pin: %s\n", buf);
+}
+
+int cmd_parse_u64 (const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    unsigned long long v;
+    char *end;
+
+    if (!s || !isdigit ((unsigned char)s[0])) {
+        errno = EINVAL;
+        return -1;
+    }
+    errno = 0;
+    v = strtoull (s, &end, 10);
+    if (*end != '\0') {
+        errno = EINVAL;
+        return -1;
+    }
+    if (errno == ERANGE || v < min || v > max) {
+        errno = ERANGE;
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cmd_flush_stdout (const char *subcmd)
+{
+    if (fflush (stdout) != 0 || ferror (stdout)) {
+        cmd_error (subcmd, "cannot write the output: %s", strerror (errno));
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,38 @@
+/* subcmd.h - what the subcommands of slurm-pin share
+ *
+ * Adding a subcommand: write cmd_NAME() in NAME.c, declare it here, add
+ * one entry to the table in slurm-pin.c and the file to Makefile.am.
+ * A subcommand gets argv[0] = its own name and returns the exit status.
+ */
+#ifndef PIN_SUBCMD_H
+#define PIN_SUBCMD_H
+
+#include <stdint.h>
+
+struct subcmd {
+    const char *name;
+    const char *summary;        /* one line for 'slurm-pin --help' */
+    int (*fn) (int argc, char **argv);
+};
+
+/* The subcommands. */
+int cmd_plan (int argc, char **argv);
+
+/* Print "slurm-pin SUBCMD: MESSAGE" as exactly one line on stderr:
+ * control characters (from hostile or mistyped values) are shown as '?'
+ * and an overlong message is cut.  `subcmd` may be NULL.
+ */
+void cmd_error (const char *subcmd, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+/* Parse `s` as a decimal integer in [min, max]: digits only (no sign,
+ * space, or base prefix), the whole string.  Returns 0 and sets *out, or
+ * -1 (errno EINVAL or ERANGE) leaving *out untouched.
+ */
+int cmd_parse_u64 (const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* Flush stdout and report a write error (e.g. a full disk) on stderr.
+ * Returns 0, or -1 after printing the error. */
+int cmd_flush_stdout (const char *subcmd);
+
+#endif /* !PIN_SUBCMD_H */
