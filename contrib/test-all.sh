@@ -64,7 +64,7 @@ show_failed_logs () {
     done < <(find "$1" -name test-suite.log 2>/dev/null | sort)
 }
 
-# Drop results of earlier runs so the summary counts this run only.
+# Drop the test results under directory $1.
 clean_results () {
     find "$1" \( -name '*.trs' -o -name 'test-suite.log' \) -delete \
         2>/dev/null
@@ -120,10 +120,13 @@ build_tree () {
     local dir=$1
     shift
     mkdir -p "$dir" || return 1
-    clean_results "$dir"
     (cd "$dir" && run_logged configure.out ../configure "$@") \
         && run_logged "$dir/make.out" make -C "$dir" -j"$jobs"
 }
+
+# Results of an earlier run must not count in this one.
+clean_results build
+clean_results build-sanitize
 
 header "install dependencies (contrib/install-deps.sh)"
 if ! contrib/install-deps.sh; then
