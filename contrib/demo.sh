@@ -16,10 +16,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
 jobs=${JOBS:-2}
-shared=$(cd "$top/.." && pwd)/shared
-alice_xml=$shared/topologies/32em64t-2n8c2t-pci-noio.xml
+# Relative to the top of the repository, where the commands run.
+alice_xml=../shared/topologies/32em64t-2n8c2t-pci-noio.xml
 policies="numa-local numa-spread cache-shared random none"
-slurm_pin=$top/build/src/cmd/slurm-pin
+PATH=$top/build/src/cmd:$PATH
 
 say () {
     printf '\n==== %s ====\n' "$*"
@@ -45,7 +45,7 @@ step_build () {
         (cd build && ../configure -q --enable-werror)
     fi
     make -C build -s -j"$jobs" >/dev/null
-    echo "built $slurm_pin"
+    echo "built build/src/cmd/slurm-pin"
 }
 
 step_plan_alice () {
@@ -57,7 +57,7 @@ step_plan_alice () {
     fi
     local policy
     for policy in $policies; do
-        show "$slurm_pin" plan --topology "$alice_xml" --policy "$policy" \
+        show slurm-pin plan --topology "$alice_xml" --policy "$policy" \
             -n 2 -c 4
     done
 }
@@ -72,7 +72,7 @@ step_plan_system () {
     fi
     say "slurm-pin plan: this machine ($ncpus CPUs)"
     for policy in $policies; do
-        show "$slurm_pin" plan --topology system --policy "$policy" \
+        show slurm-pin plan --topology system --policy "$policy" \
             -n "$ntasks" -c "$cpt"
     done
 }
