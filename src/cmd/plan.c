@@ -176,7 +176,9 @@ static int parse_args (int argc, char **argv, struct plan_opts *o)
                 return -1;
             default:
                 known_options (known, sizeof (known));
-                if (optopt && strchr (shortopts + 1, optopt))
+                if (optopt && !strncmp (argv[optind - 1], "--", 2))
+                    /* glibc: a long option given a value it does not
+                     * take; unknown long options leave optopt 0 */
                     cmd_error (NAME, "%s: this option takes no value",
                                argv[optind - 1]);
                 else if (optopt)
@@ -220,7 +222,7 @@ static hwloc_bitmap_t parse_cpus (const char *flag, const char *list)
     return set;
 }
 
-static void print_text (const struct place_plan *plan, FILE *f)
+static int print_text (const struct place_plan *plan, FILE *f)
 {
     for (unsigned i = 0; i < plan->ntasks; i++) {
         const struct place_task *task = &plan->tasks[i];
@@ -228,8 +230,13 @@ static void print_text (const struct place_plan *plan, FILE *f)
         char *mems = topo_list_format (task->mems);
         char fb[128];
 
-        fprintf (f, "task %u: cpus=%s mems=%s", i,
-                 cpus ? cpus : "?", mems ? mems : "?");
+        if (!cpus || !mems) {
+            free (cpus);
+            free (mems);
+            cmd_error (NAME, "cannot format the plan: out of memory");
+            return -1;
+        }
+        fprintf (f, "task %u: cpus=%s mems=%s", i, cpus, mems);
         if (task->fallback)
             fprintf (f, " fallback=%s",
                      place_fallback_string (task->fallback, fb, sizeof (fb)));
@@ -237,6 +244,7 @@ static void print_text (const struct place_plan *plan, FILE *f)
         free (cpus);
         free (mems);
     }
+    return 0;
 }
 
 /* Add `val` under `key`; on failure (NULL val or ENOMEM) put `val` and
@@ -381,13 +389,8 @@ int cmd_plan (int argc, char **argv)
         cmd_error (NAME, "%s", err.text);
         goto done;
     }
-    if (o.json) {
-        if (print_json (plan, stdout) < 0)
-            goto done;
-    }
-    else
-        print_text (plan, stdout);
-    if (cmd_flush_stdout (NAME) < 0)
+    if ((o.json ? print_json (plan, stdout) : print_text (plan, stdout)) < 0
+        || cmd_flush_stdout (NAME) < 0)
         goto done;
     rc = 0;
 done:
