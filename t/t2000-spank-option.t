@@ -1,0 +1,118 @@
+#!/bin/sh
+
+test_description='pin.so: the --pin-policy option in srun, sbatch and salloc
+
+Starts a private Slurm (contrib/local-slurm.sh) whose plugstack.conf loads
+the build'"'"'s pin.so, then checks the option in the help of all three
+commands, the refusal of bad and disallowed values (exit status, one line
+that names the value and the valid policies), and that the daemons survive.
+The exported and undefined symbols of pin.so are checked by
+src/plugins/spank/test/check-symbols.sh (make check).
+'
+
+. "$(dirname "$0")/sharness.sh"
+
+slurm_require
+
+PIN_SO=$PIN_BUILDDIR/src/plugins/spank/.libs/pin.so
+if test -r "$PIN_SO"; then
+    test_set_prereq PIN_SO
+else
+    say "pin.so not built at $PIN_SO: the plugin tests are skipped"
+fi
+
+KNOWN="numa-local, numa-spread, cache-shared, random, none"
+
+# A private state directory without spaces (the trash directory has one).
+STATE=$(mktemp -d /tmp/pin-t2000.XXXXXX) || exit 1
+cleanup "rm -rf '$STATE'"
+BASE=slurm-pin-t2000-$$
+
+test_expect_success PIN_SO 'start a cluster with pin.so required' '
+    cat >pin.conf <<-EOF &&
+	CgroupBase=$BASE
+	StateDir=$STATE/state
+	TopologyCache=$STATE/topology.xml
+	AllowedPolicies=none,numa-local,numa-spread,cache-shared
+	EOF
+    echo "required $PIN_SO conf=@PIN_CONF@" >plugstack.conf &&
+    slurm_start --plugstack plugstack.conf --pin-conf pin.conf
+'
+
+for cmd in srun sbatch salloc; do
+    test_expect_success SLURM,PIN_SO "$cmd --help lists --pin-policy" "
+        $cmd --help >help.$cmd 2>&1 &&
+        grep -e '--pin-policy=POLICY\[,verbose\]' help.$cmd &&
+        grep -F 'numa-local' help.$cmd
+    "
+done
+
+# refused CMD VALUE TEXT: CMD --pin-policy=VALUE exits non-zero before
+# running anything, and exactly one line of ours (pin: ...) says TEXT.
+refused () {
+    cmd=$1 value=$2 text=$3
+    case $cmd in
+        srun) test_must_fail srun --pin-policy="$value" -n1 touch ran ;;
+        sbatch) test_must_fail sbatch --pin-policy="$value" --wrap "touch ran" ;;
+        salloc) test_must_fail salloc --pin-policy="$value" touch ran ;;
+    esac >refused.out 2>refused.err &&
+    grep "pin: " refused.err >ours &&
+    test "$(wc -l <ours)" -eq 1 &&
+    grep -F -e "$text" ours &&
+    ! test -e ran ||
+    { echo "stderr:"; cat refused.err; false; }
+}
+
+for cmd in srun sbatch salloc; do
+    test_expect_success SLURM,PIN_SO "$cmd refuses an unknown policy" "
+        refused $cmd numa-locl \
+            \"--pin-policy=numa-locl: unknown policy 'numa-locl'; known: $KNOWN\"
+    "
+    test_expect_success SLURM,PIN_SO "$cmd refuses an unknown flag" "
+        refused $cmd numa-local,loud \"unknown flag 'loud'\"
+    "
+    test_expect_success SLURM,PIN_SO "$cmd refuses a policy the site does not allow" "
+        refused $cmd random \
+            \"--pin-policy=random: policy 'random' is not allowed on this cluster; allowed: numa-local, numa-spread, cache-shared, none\"
+    "
+done
+
+test_expect_success SLURM,PIN_SO 'an empty value is refused' '
+    refused srun "" "--pin-policy=: empty value"
+'
+
+test_expect_success SLURM,PIN_SO 'our line carries no control characters' '
+    refused srun "$(printf "x\033[2Jy")" "--pin-policy=x?[2Jy: unknown policy" &&
+    ! grep "$(printf "\033")" ours
+'
+
+test_expect_success SLURM,PIN_SO 'an over-long value is refused and cut' '
+    long=$(printf "%0200d" 0) &&
+    refused srun "$long" "value longer than 64 characters" &&
+    test $(wc -c <ours) -lt 400
+'
+
+test_expect_success SLURM,PIN_SO 'a bad value in SLURM_SPANK_ environment is refused too' '
+    SLURM_SPANK__SLURM_SPANK_OPTION_pin_pin_policy=bogus \
+        test_must_fail srun -n1 touch ran 2>env.err &&
+    grep -F "unknown policy '"'"'bogus'"'"'" env.err &&
+    ! test -e ran
+'
+
+test_expect_success SLURM,PIN_SO 'good values are accepted by all three commands' '
+    srun --pin-policy=none -n1 true &&
+    srun --pin-policy=numa-local,verbose -n1 true 2>verbose.err &&
+    grep "^pin: task 0 on " verbose.err &&
+    salloc --pin-policy=cache-shared true &&
+    jobid=$(sbatch --parsable --pin-policy=numa-spread -o sbatch.out --wrap "echo done") &&
+    test -n "$jobid"
+'
+
+test_expect_success SLURM,PIN_SO 'slurmctld and slurmd are still alive' '
+    scontrol ping >ping.out &&
+    grep "is UP" ping.out &&
+    slurm_node_state >state.out &&
+    grep -E "^(idle|mix|alloc|comp)" state.out
+'
+
+test_done
