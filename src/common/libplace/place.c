@@ -145,6 +145,13 @@ struct dstat {
     unsigned nfree, nl2, ncore, nl3;
 };
 
+/* What cache-shared would do in one domain. */
+struct cs_result {
+    unsigned cores;     /* cores used */
+    unsigned l3;        /* L3 groups used */
+    bool partial;       /* a core that is not wholly free was used */
+};
+
 /* A sort key: lexicographic over k[], then idx. */
 #define NKEY 5
 struct skey {
@@ -182,7 +189,13 @@ struct ctx {
     struct skey *keys;              /* [npu] */
     unsigned *list;                 /* [npu] */
     unsigned *cursor;               /* [npu] */
+    /* per NUMA domain, valid until a task takes one of its PUs */
     struct dstat *dst;              /* [nnuma] */
+    bool *dst_ok;                   /* [nnuma] dst[d] is current */
+    unsigned *l1_tier, *l1_nl3, *l1_left;   /* [nnuma] numa-local level 1 */
+    bool *l1_ok;                    /* [nnuma] */
+    struct cs_result *cs;           /* [nnuma] cache-shared, C PUs */
+    bool *cs_ok;                    /* [nnuma] */
     unsigned *dorder;               /* [nnuma] */
     unsigned *dcap;                 /* [nnuma] */
     unsigned *dchosen;              /* [nnuma] */
@@ -226,6 +239,13 @@ static void ctx_destroy (struct ctx *c)
         free (c->list);
         free (c->cursor);
         free (c->dst);
+        free (c->dst_ok);
+        free (c->l1_tier);
+        free (c->l1_nl3);
+        free (c->l1_left);
+        free (c->l1_ok);
+        free (c->cs);
+        free (c->cs_ok);
         free (c->dorder);
         free (c->dcap);
         free (c->dchosen);
@@ -266,6 +286,10 @@ static struct ctx *ctx_create (const topo_t *topo, hwloc_const_bitmap_t avail)
         || !ALLOC (c->gtake, n) || !ALLOC (c->gused, n)
         || !ALLOC (c->keys, n > nnuma ? n : nnuma) || !ALLOC (c->list, n)
         || !ALLOC (c->cursor, n) || !ALLOC (c->dst, nnuma)
+        || !ALLOC (c->dst_ok, nnuma) || !ALLOC (c->l1_tier, nnuma)
+        || !ALLOC (c->l1_nl3, nnuma) || !ALLOC (c->l1_left, nnuma)
+        || !ALLOC (c->l1_ok, nnuma) || !ALLOC (c->cs, nnuma)
+        || !ALLOC (c->cs_ok, nnuma)
         || !ALLOC (c->dorder, nnuma) || !ALLOC (c->dcap, nnuma)
         || !ALLOC (c->dchosen, nnuma) || !ALLOC (c->dtake, nnuma)
         || !ALLOC (c->dcount, nnuma) || !ALLOC (c->dused, nnuma)
@@ -375,6 +399,17 @@ static void domain_stat (struct ctx *c, unsigned d, struct dstat *s)
     s->nl2 = cnt[0];
     s->ncore = cnt[1];
     s->nl3 = cnt[2];
+}
+
+/* The statistics of domain d, recomputed only after a task took PUs in
+ * it. */
+static const struct dstat *dstat_get (struct ctx *c, unsigned d)
+{
+    if (!c->dst_ok[d]) {
+        domain_stat (c, d, &c->dst[d]);
+        c->dst_ok[d] = true;
+    }
+    return &c->dst[d];
 }
 
 /* Build the units of level `ul` (TOPO_L2 or TOPO_CORE) of NUMA domain d
@@ -709,6 +744,7 @@ static int task_commit (struct ctx *c, unsigned cpt, struct place_task *t)
         unsigned numa = c->dom[TOPO_NUMA][c->out[i]];
         if (c->stamp[TOPO_NUMA][numa] != c->gen) {
             c->stamp[TOPO_NUMA][numa] = c->gen;
+            c->dst_ok[numa] = c->l1_ok[numa] = c->cs_ok[numa] = false;
             hwloc_const_bitmap_t ns = topo_numa_nodeset (c->topo, numa);
             if (ns && hwloc_bitmap_or (t->mems, t->mems, ns) < 0)
                 return -1;
@@ -728,12 +764,7 @@ static unsigned task_numa_local (struct ctx *c, unsigned cpt)
     unsigned level = 4;
 
     for (unsigned d = 0; d < nnuma; d++) {
-        struct dstat *s = &c->dst[d];
-        if (c->numa_free[d] == 0) {
-            memset (s, 0, sizeof (*s));
-            continue;
-        }
-        domain_stat (c, d, s);
+        const struct dstat *s = dstat_get (c, d);
         unsigned l = s->nl2 >= cpt ? 1 : s->ncore >= cpt ? 2
                    : s->nfree >= cpt ? 3 : 4;
         if (l < level)
@@ -746,12 +777,17 @@ static unsigned task_numa_local (struct ctx *c, unsigned cpt)
             unsigned pseudo = !c->numa_local[d];
             struct skey k;
             if (level == 1 && s->nl2 >= cpt) {
-                unsigned tier = 0;
-                unsigned nl3 = pick_units (c, d, cpt, s, true, &tier);
-                unsigned left = 0;
-                for (unsigned g = 0; g < c->ngroups; g++)
-                    left += c->gcap[g];
-                k = skey_make (pseudo, tier, nl3, left - cpt, 0, d);
+                if (!c->l1_ok[d]) {
+                    unsigned left = 0;
+                    c->l1_nl3[d] = pick_units (c, d, cpt, s, true,
+                                               &c->l1_tier[d]);
+                    for (unsigned g = 0; g < c->ngroups; g++)
+                        left += c->gcap[g];
+                    c->l1_left[d] = left - cpt;
+                    c->l1_ok[d] = true;
+                }
+                k = skey_make (pseudo, c->l1_tier[d], c->l1_nl3[d],
+                               c->l1_left[d], 0, d);
             }
             else if (level == 2 && s->ncore >= cpt)
                 k = skey_make (pseudo, DESC (s->nl2), s->nl3,
@@ -809,7 +845,7 @@ static unsigned task_numa_spread (struct ctx *c, unsigned cpt)
     for (unsigned d = 0; d < nnuma; d++) {
         if (c->numa_free[d] == 0)
             continue;
-        domain_stat (c, d, &c->dst[d]);
+        dstat_get (c, d);
         k[ncand++] = skey_make (!c->numa_local[d], c->numa_pkg[d],
                                 DESC (c->dst[d].ncore),
                                 DESC (c->dst[d].nfree), 0, d);
@@ -883,12 +919,6 @@ static unsigned task_numa_spread (struct ctx *c, unsigned cpt)
 }
 
 /* ---- cache-shared -------------------------------------------------------- */
-
-struct cs_result {
-    unsigned cores;     /* cores used */
-    unsigned l3;        /* L3 groups used */
-    bool partial;       /* a core that is not wholly free was used */
-};
 
 /* k PUs of domain d on the fewest wholly free cores, each filled before
  * the next is opened; partially free cores after the wholly free ones.
@@ -1000,7 +1030,11 @@ static unsigned task_cache_shared (struct ctx *c, unsigned cpt)
     for (unsigned d = 0; d < nnuma; d++) {
         if (c->numa_free[d] < cpt)
             continue;
-        cs_pick (c, d, cpt, true, &r);
+        if (!c->cs_ok[d]) {
+            cs_pick (c, d, cpt, true, &c->cs[d]);
+            c->cs_ok[d] = true;
+        }
+        r = c->cs[d];
         struct skey k = skey_make (!c->numa_local[d], r.partial, r.cores,
                                    r.l3, c->numa_free[d] - cpt, d);
         if (best.idx == NIL || skey_cmp (&k, &best) < 0)
