@@ -6,8 +6,9 @@
 # Stages, each announced by a "==== ... ====" header:
 #   1. install the Debian packages (contrib/install-deps.sh)
 #   2. ./autogen.sh
-#   3. build in build/ with --enable-werror, then 'make check' there
-#      (unit tests of every library and the integration tests in t/)
+#   3. build in build/ with --enable-werror (bench/ included, not run),
+#      then 'make check' there (unit tests of every library and the
+#      integration tests in t/)
 #   4. build in build-sanitize/ with ASan+UBSan, run the unit tests
 #   5. the qemu tier, t/vm/run-tests.sh, when it exists
 # A test failure does not stop the later stages; a failed build does.
@@ -141,11 +142,13 @@ if ! run_logged "$top/autogen.log" ./autogen.sh; then
 fi
 
 header "build (build/, --enable-werror)"
-if ! build_tree build --enable-werror; then
+# The benchmarks are not run here, only built, so they keep compiling.
+if ! build_tree build --enable-werror \
+   || ! run_logged build/make-bench.out make -C build/bench bench; then
     stage_failed "build"
     finish
 fi
-echo "built: build/src/cmd/slurm-pin"
+echo "built: build/src/cmd/slurm-pin, build/bench/bench-plan"
 
 header "check (make check in build/: unit tests and t/)"
 before=$(failed_results)
