@@ -705,7 +705,7 @@ static bool rng_chance (uint64_t *s, unsigned percent)
     return rng_next (s) % 100 < percent;
 }
 
-enum { NALLOWED = 4, NBUSY = 3 };
+enum { NALLOWED = 4, NBUSY = 5 };
 
 /* Allowed set variant v: 0 all, 1 random PUs (70%), 2 random whole cores
  * (60%), 3 the PUs of the first half of the packages (at least one). */
@@ -733,16 +733,38 @@ static hwloc_bitmap_t make_allowed (const topo_t *t, int v, uint64_t *rs)
     return set;
 }
 
-/* Busy set variant v: 0 none, 1 25% of the PUs, 2 50% (of all PUs, so
- * some busy PUs fall outside allowed, as they may in practice). */
+/* Busy set variant v: 0 none; 1 25% and 2 50% of the PUs; 3 40% of the
+ * cores, whole; 4 what an earlier step holds: a numa-local plan of 2 tasks
+ * of an eighth of the machine each.  Drawn over all PUs, so some busy PUs
+ * fall outside allowed, as they may in practice. */
 static hwloc_bitmap_t make_busy (const topo_t *t, int v, uint64_t *rs)
 {
     if (v == 0)
         return NULL;
     hwloc_bitmap_t set = hwloc_bitmap_alloc ();
-    for (unsigned i = 0; i < topo_npus (t); i++)
-        if (rng_chance (rs, v == 1 ? 25 : 50))
-            hwloc_bitmap_set (set, topo_pu (t, i)->os);
+    unsigned ncore = topo_ndomains (t, TOPO_CORE);
+    bool *keep = calloc (ncore + 1, sizeof (*keep));
+    for (unsigned c = 0; c < ncore; c++)
+        keep[c] = rng_chance (rs, 40);
+    if (v == 4) {
+        struct place_request req = {
+            .policy = PLACE_NUMA_LOCAL, .ntasks = 2,
+            .cpus_per_task = topo_npus (t) / 8 ? topo_npus (t) / 8 : 1,
+        };
+        struct place_plan *plan = place_compute (t, &req, NULL);
+        for (unsigned i = 0; plan && i < plan->ntasks; i++)
+            hwloc_bitmap_or (set, set, plan->tasks[i].cpus);
+        place_plan_destroy (plan);
+    }
+    for (unsigned i = 0; v < 4 && i < topo_npus (t); i++) {
+        const struct topo_pu *p = topo_pu (t, i);
+        bool in = v == 1 ? rng_chance (rs, 25)
+                : v == 2 ? rng_chance (rs, 50)
+                : keep[p->dom[TOPO_CORE]];
+        if (in)
+            hwloc_bitmap_set (set, p->os);
+    }
+    free (keep);
     return set;
 }
 
@@ -829,7 +851,7 @@ void placecheck_grid (const char *name, const topo_t *t, uint64_t seed)
     unsigned npu = topo_npus (t);
     const unsigned cpts[] = { 1, 2, 3, 4, 7, 8, 16, npu / 4, npu / 2,
                               npu - 1, npu, npu + 1 };
-    const unsigned ntasks[] = { 1, 2, 3, 4 };
+    const unsigned ntasks[] = { 1, 2, 3, 4, 8 };
     uint64_t rs = seed ? seed : 1;
 
     for (int av = 0; av < NALLOWED; av++) {

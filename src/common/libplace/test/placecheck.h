@@ -28,11 +28,11 @@ unsigned placecheck_navail (const topo_t *t, const struct place_request *req);
 extern const enum place_policy placecheck_policies[];
 #define PLACECHECK_NPOLICIES 5
 
-/* Check with ck_assert a grid of requests on t: every policy, 1-4 tasks,
- * 1, 2, 3, 4, 7, 8, 16, a quarter, half, all but one, all and one more
- * than all PUs per task, four allowed sets (all, random PUs, random whole
- * cores, half the packages) and three busy sets (none, 25%, 50%) drawn
- * from `seed`; for random also same seed => same plan, and another seed
+/* Check with ck_assert a grid of requests on t: every policy, 1-4 and 8
+ * tasks, 1, 2, 3, 4, 7, 8, 16, a quarter, half, all but one, all and one
+ * more than all PUs per task, four allowed sets (all, random PUs, random
+ * whole cores, half the packages) and five busy sets (none, 25% and 50%
+ * of the PUs, 40% of the cores, an earlier step's PUs) drawn from `seed`; for random also same seed => same plan, and another seed
  * => another plan where there are more than 1e9 possible subsets.  Every
  * plan goes through placecheck(); every too large request must fail. */
 void placecheck_grid (const char *name, const topo_t *t, uint64_t seed);
