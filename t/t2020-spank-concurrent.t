@@ -9,7 +9,8 @@ the two certainly overlap in time.  Slurm gives both the same core; the
 plugin must give them different CPUs (lock + claims).  A third step while
 both run finds no free CPU and fails with a clear message; once they ended,
 a new step gets a CPU again.  A claim left by a dead slurmstepd holds
-nothing.  Needs at least 2 CPUs.
+nothing, and what a killed slurmstepd left in the cgroup tree is removed
+when its job ends (PrologFlags=Contain).  Needs at least 2 CPUs.
 '
 
 . "$(dirname "$0")/sharness.sh"
@@ -110,7 +111,8 @@ test_expect_success PIN_SO,TWO_CPUS 'start a cluster with pin.so' '
 	TopologyCache=$STATE/topology.xml
 	EOF
     echo "required $PIN_SO conf=@PIN_CONF@" >plugstack.conf &&
-    slurm_start --plugstack plugstack.conf --pin-conf pin.conf
+    slurm_start --plugstack plugstack.conf --pin-conf pin.conf \
+        --conf-extra PrologFlags=Contain
 '
 
 test_expect_success SLURM,PIN_SO,TWO_CPUS 'run the pilot job on the whole node' '
@@ -160,6 +162,30 @@ test_expect_success SLURM,PIN_SO,TWO_CPUS 'a claim of a dead slurmstepd holds no
     srun --pin-policy=numa-local -n1 -c1 grep Cpus_allowed_list /proc/self/status >stale.out &&
     test "$(count_cpus "$(cpus_of stale.out)")" -eq 1 &&
     ! test -e "$claim"
+'
+
+test_expect_success SLURM,PIN_SO,TWO_CPUS,CGROUP2 'a killed slurmstepd leaves nothing once its job ends' '
+    jobid=$(sbatch --parsable -n1 -c "$NCPUS" -o crash.out --wrap \
+        "srun --overlap -n1 -c1 --pin-policy=numa-local sh -c \"touch crash.up; sleep 600\"") &&
+    i=0 &&
+    while ! test -e crash.up && test $i -lt $((PIN_SLURM_TIMEOUT * 5)); do
+        sleep 0.2; i=$((i + 1))
+    done &&
+    claim="$STATE/state/claims/job_$jobid.step_0" &&
+    stepd=$(cut -d" " -f1 "$claim") &&
+    test "$(cat /proc/$stepd/comm)" = slurmstepd &&
+    tasks=$(cat "$CGROOT/$BASE/job_$jobid/step_0/task_0/cgroup.procs") &&
+    test -n "$tasks" &&
+    kill -9 $stepd $tasks &&
+    srun --jobid="$jobid" --overlap -n1 -c1 --pin-policy=numa-local \
+        grep Cpus_allowed_list /proc/self/status >crash.cpus &&
+    test "$(count_cpus "$(cpus_of crash.cpus)")" -eq 1 &&
+    scancel "$jobid" &&
+    test_expect_code 1 slurm_wait_job "$jobid" >crash.state &&
+    wait_tree_empty >crash.left &&
+    test_must_be_empty crash.left &&
+    grep "pin: job $jobid: removed leftovers of crashed steps" \
+        "$LOCAL_SLURM_DIR/log/slurmd.log"
 '
 
 test_expect_success SLURM,PIN_SO,TWO_CPUS,CGROUP2 'nothing of ours is left under the cgroup tree' '

@@ -23,6 +23,7 @@
 #if HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -53,7 +54,7 @@
 SPANK_PLUGIN (pin, 1);
 
 #define LOCK_TIMEOUT_MS 10000   /* wait for other steps' plan-and-apply */
-#define RMDIR_TIMEOUT_MS 2000   /* EBUSY retries when removing our tree */
+#define RMDIR_TIMEOUT_MS 10000  /* EBUSY retries when removing our tree */
 #define CONTROLLERS "+cpuset +cpu"
 
 enum cg_mode {
@@ -1121,12 +1122,81 @@ static void remove_tree (void)
     pin_lock_release (fd);
 }
 
+/* Drop the claims ("job_<id>.step_<step>" in StateDir/claims) that steps
+ * of this job left behind (a killed slurmstepd: stale, but kept while its
+ * pid lingers as a zombie). */
+static void remove_job_claims (void)
+{
+    char dir[PATH_MAX], prefix[32];
+    struct dirent *d;
+    DIR *dp;
+
+    if (fmt_path (dir, sizeof (dir), "%s/claims", g.conf.state_dir) < 0
+        || !(dp = opendir (dir)))
+        return;
+    snprintf (prefix, sizeof (prefix), "job_%u.step_", g.job);
+    while ((d = readdir (dp))) {
+        pin_error_t err = { "" };
+        unsigned long step;
+        char *end;
+
+        if (strncmp (d->d_name, prefix, strlen (prefix)) != 0)
+            continue;
+        errno = 0;
+        step = strtoul (d->d_name + strlen (prefix), &end, 10);
+        if (errno || *end || end == d->d_name + strlen (prefix)
+            || step > UINT32_MAX)
+            continue;
+        if (claims_remove (dir, g.job, (uint32_t)step, &err) < 0)
+            slurm_error ("pin: job %u: %s", g.job, err.text);
+        else
+            slurm_info ("pin: job %u: removed the claim of step %lu",
+                        g.job, step);
+    }
+    closedir (dp);
+}
+
+/* The extern step (PrologFlags=Contain) ends after every other step of
+ * the job on this node: remove what a crashed step (a killed slurmstepd)
+ * may have left of our tree.  Populated directories are left alone
+ * (cg2_remove_tree gives up on them after its EBUSY retries). */
+static void extern_cleanup (void)
+{
+    pin_error_t err = { "" };
+    char job_rel[PATH_MAX], lock_path[PATH_MAX], path[PATH_MAX];
+    cg2_t *cg;
+    int fd;
+
+    if (fmt_path (job_rel, sizeof (job_rel), "%s/job_%u",
+                  g.conf.cgroup_base, g.job) < 0
+        || fmt_path (lock_path, sizeof (lock_path), "%s/lock",
+                     g.conf.state_dir) < 0)
+        return;
+    remove_job_claims ();
+    if (!(cg = cg2_open (g.conf.cgroup_root, NULL)))
+        return;
+    if (fmt_path (path, sizeof (path), "%s/%s", cg2_root (cg), job_rel) == 0
+        && access (path, F_OK) == 0
+        && (fd = pin_lock_acquire (lock_path, LOCK_TIMEOUT_MS, &err)) >= 0) {
+        if (cg2_remove_tree (cg, job_rel, RMDIR_TIMEOUT_MS, &err) < 0)
+            slurm_error ("pin: job %u: cannot remove leftovers in %s: %s",
+                         g.job, job_rel, err.text);
+        else
+            slurm_info ("pin: job %u: removed leftovers of crashed steps: "
+                        "%s", g.job, path);
+        pin_lock_release (fd);
+    }
+    cg2_close (cg);
+}
+
 int slurm_spank_exit (spank_t sp, int ac, char **av)
 {
     pin_error_t err = { "" };
 
     if (spank_context () != S_CTX_REMOTE)
         return 0;
+    if (g.conf_ok && g.step == SLURM_EXTERN_CONT && g.stepname[0])
+        extern_cleanup ();
     if (g.claimed
         && claims_remove (g.claims_dir, g.job, g.step, &err) < 0)
         slurm_error ("pin: step %s: cannot remove the claim: %s",
