@@ -143,6 +143,8 @@ struct group {
 /* Free units of a NUMA domain, counted at every level. */
 struct dstat {
     unsigned nfree, nl2, ncore, nl3;
+    unsigned nwcore;        /* wholly free cores */
+    unsigned nwl2, nwl3;    /* L2 and L3 units with a wholly free core */
 };
 
 /* What cache-shared would do in one domain. */
@@ -381,17 +383,23 @@ static void domain_stat (struct ctx *c, unsigned d, struct dstat *s)
 {
     static const enum topo_level lv[3] = { TOPO_L2, TOPO_CORE, TOPO_L3 };
     unsigned cnt[3] = { 0, 0, 0 };
+    unsigned wcnt[3] = { 0, 0, 0 };
 
-    c->gen++;
-    for (unsigned j = c->numa_start[d]; j < c->numa_start[d + 1]; j++) {
-        unsigned p = c->numa_pus[j];
-        if (c->st[p] != PU_FREE)
-            continue;
-        for (int l = 0; l < 3; l++) {
-            unsigned id = c->dom[lv[l]][p];
-            if (c->stamp[lv[l]][id] != c->gen) {
-                c->stamp[lv[l]][id] = c->gen;
-                cnt[l]++;
+    /* free units, then units with a wholly free core */
+    for (int pass = 0; pass < 2; pass++) {
+        unsigned *n = pass == 0 ? cnt : wcnt;
+        c->gen++;
+        for (unsigned j = c->numa_start[d]; j < c->numa_start[d + 1]; j++) {
+            unsigned p = c->numa_pus[j];
+            if (c->st[p] != PU_FREE
+                || (pass == 1 && !core_wholly_free (c, c->dom[TOPO_CORE][p])))
+                continue;
+            for (int l = 0; l < 3; l++) {
+                unsigned id = c->dom[lv[l]][p];
+                if (c->stamp[lv[l]][id] != c->gen) {
+                    c->stamp[lv[l]][id] = c->gen;
+                    n[l]++;
+                }
             }
         }
     }
@@ -399,6 +407,9 @@ static void domain_stat (struct ctx *c, unsigned d, struct dstat *s)
     s->nl2 = cnt[0];
     s->ncore = cnt[1];
     s->nl3 = cnt[2];
+    s->nwl2 = wcnt[0];
+    s->nwcore = wcnt[1];
+    s->nwl3 = wcnt[2];
 }
 
 /* The statistics of domain d, recomputed only after a task took PUs in
@@ -615,7 +626,8 @@ static void out_push (struct ctx *c, unsigned p)
  *  - if the domain has k free L2 units: k distinct L2 units, the cleanest
  *    tier that has k of them (0: every PU of the unit free; 1: the unit
  *    has a wholly free core; 2: any), packed into the fewest L3s;
- *  - else distinct cores spread over all its free L2 units;
+ *  - else k distinct cores spread over as many L2 units as possible:
+ *    only wholly free cores when the domain has k of them;
  *  - else one PU per free core, then siblings round by round.
  * In the first case *tier and the number of L3 groups used are returned
  * (0 otherwise).  With dry = true nothing is output (to rank domains). */
@@ -658,13 +670,17 @@ static unsigned pick_units (struct ctx *c, unsigned d, unsigned k,
     build_units (c, d, TOPO_CORE, TOPO_L2);
     unsigned got = 0;
     if (s->ncore >= k) {
-        /* round r takes the r-th best core of every L2 unit */
+        /* round r takes the r-th best core of every L2 unit; only wholly
+         * free cores when there are k of them */
+        bool whole = s->nwcore >= k;
         sort_group_units (c);
         for (unsigned r = 0; got < k; r++) {
             for (unsigned g = 0; g < c->ngroups && got < k; g++) {
                 const struct group *gr = &c->groups[g];
                 if (r < gr->nunits) {
                     const struct unit *u = &c->units[c->gunits[gr->start + r]];
+                    if (whole && u->quality != 0)
+                        continue;
                     out_push (c, unit_best_pu (c, u));
                     got++;
                 }
@@ -789,9 +805,13 @@ static unsigned task_numa_local (struct ctx *c, unsigned cpt)
                 k = skey_make (pseudo, c->l1_tier[d], c->l1_nl3[d],
                                c->l1_left[d], 0, d);
             }
-            else if (level == 2 && s->ncore >= cpt)
-                k = skey_make (pseudo, DESC (s->nl2), s->nl3,
-                               s->ncore - cpt, 0, d);
+            else if (level == 2 && s->ncore >= cpt) {
+                bool whole = s->nwcore >= cpt;
+                k = whole ? skey_make (pseudo, 0, DESC (s->nwl2), s->nwl3,
+                                       s->nwcore - cpt, d)
+                          : skey_make (pseudo, 1, DESC (s->nl2), s->nl3,
+                                       s->ncore - cpt, d);
+            }
             else if (level == 3 && s->nfree >= cpt)
                 k = skey_make (pseudo, DESC (s->ncore), DESC (s->nl2),
                                s->nl3, s->nfree - cpt, d);

@@ -36,6 +36,8 @@ struct model {
 struct dinfo {
     unsigned nfree, nl2, ncore;
     unsigned wcap;      /* PUs of wholly free cores */
+    unsigned nwcore;    /* wholly free cores */
+    unsigned nwl2;      /* L2 units with a wholly free core */
     unsigned kmin;      /* fewest wholly free cores reaching C, or 0 */
     unsigned tier;      /* cleanest rating with C free L2 units */
     unsigned l3min;     /* fewest L3 holding C such units, or 0 */
@@ -130,6 +132,7 @@ static void domain_info (struct model *m, unsigned d, unsigned cpt,
             continue;
         v[nv++] = m->csize[c];
         di->wcap += m->csize[c];
+        di->nwcore++;
     }
     di->kmin = greedy_count (v, nv, cpt);
 
@@ -151,9 +154,12 @@ static void domain_info (struct model *m, unsigned d, unsigned cpt,
                 wf[l2] = true;
         }
     }
-    for (unsigned l = 0; l < nl2; l++)
+    for (unsigned l = 0; l < nl2; l++) {
         if (fr[l] > 0)
             nq[fr[l] == tot[l] ? 0 : wf[l] ? 1 : 2]++;
+        if (wf[l])
+            di->nwl2++;
+    }
     di->tier = nq[0] >= cpt ? 0 : nq[0] + nq[1] >= cpt ? 1 : 2;
     memset (v, 0, nl3 * sizeof (*v));
     m->gen++;
@@ -254,19 +260,27 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
         if (ok && di[e].local)
             any_local = true;
     }
+    /* level 2: wholly free cores only where some domain has enough */
+    bool whole = false;
+    for (unsigned e = 0; e < nnuma; e++)
+        if (level == 2 && di[e].ncore >= cpt && di[e].local == any_local
+            && di[e].nwcore >= cpt)
+            whole = true;
     for (unsigned e = 0; e < nnuma; e++) {
         bool ok = level == 1 ? di[e].nl2 >= cpt : level == 2
                   ? di[e].ncore >= cpt : di[e].nfree >= cpt;
         if (!ok || di[e].local != any_local)
             continue;
+        if (level == 2 && whole && di[e].nwcore < cpt)
+            continue;
+        if (level == 2 && (whole ? di[e].nwl2 : di[e].nl2) > best_l2)
+            best_l2 = whole ? di[e].nwl2 : di[e].nl2;
         if (level == 1 && di[e].tier < best_tier) {
             best_tier = di[e].tier;
             best_l3 = ~0u;
         }
         if (level == 1 && di[e].tier == best_tier && di[e].l3min < best_l3)
             best_l3 = di[e].l3min;
-        if (di[e].nl2 > best_l2)
-            best_l2 = di[e].nl2;
         if (di[e].ncore > best_core)
             best_core = di[e].ncore;
     }
@@ -306,9 +320,20 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
         if (ncores != cpt)
             FAIL ("task %u: %u distinct cores for %u CPUs", task, ncores,
                   cpt);
-        if (nl2 != di[d].nl2 || nl2 != best_l2)
+        unsigned dl2 = whole ? di[d].nwl2 : di[d].nl2;
+        if (whole && di[d].nwcore < cpt)
+            FAIL ("task %u: domain %u has %u wholly free cores < %u, another "
+                  "has enough", task, d, di[d].nwcore, cpt);
+        if (nl2 != dl2 || nl2 != best_l2)
             FAIL ("task %u: %u distinct L2 (domain has %u, best %u)", task,
-                  nl2, di[d].nl2, best_l2);
+                  nl2, dl2, best_l2);
+        for (unsigned i = 0; whole && i < m->n; i++) {
+            unsigned core = m->pu[i]->dom[TOPO_CORE];
+            if (m->in[i] && m->cfree[core] != m->csize[core])
+                FAIL ("task %u: CPU %u beside a busy sibling while %u "
+                      "wholly free cores were enough", task, m->pu[i]->os,
+                      di[d].nwcore);
+        }
         if (fb != PLACE_FB_SHARED_L2)
             FAIL ("task %u: fallback 0x%x, expected shared-l2", task, fb);
     }
@@ -370,9 +395,14 @@ static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
         if (cores != (ca < di[a].ncore ? ca : di[a].ncore))
             FAIL ("task %u: %u CPUs on %u cores of domain %u (%u free)",
                   task, ca, cores, a, di[a].ncore);
-        if (l2 != (ca < di[a].nl2 ? ca : di[a].nl2))
-            FAIL ("task %u: %u CPUs on %u L2 of domain %u (%u free)", task,
-                  ca, l2, a, di[a].nl2);
+        /* numa-local's choice inside the domain: distinct L2 units, else
+         * distinct wholly free cores if enough, else all free cores */
+        unsigned wl2 = ca <= di[a].nl2 ? ca
+                     : ca <= di[a].ncore && di[a].nwcore >= ca ? di[a].nwl2
+                     : di[a].nl2;
+        if (l2 != wl2)
+            FAIL ("task %u: %u CPUs on %u L2 of domain %u (expected %u)",
+                  task, ca, l2, a, wl2);
         for (unsigned b = 0; b < nnuma; b++) {
             if (!numa_has (m, m->in, b))
                 continue;

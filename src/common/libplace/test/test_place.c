@@ -127,6 +127,13 @@ static const struct exact exact[] = {
       { "0,4,8,12,16,20,24,28|0|shared-l2" } },
     { "own-knl-like", "numa-local", 2, 4, NULL, NULL, 0,
       { "0,8,16,24|0|", "32,40,48,56|1|" } },
+    /* distinct cores: wholly free ones in another node before the
+     * siblings of the first task */
+    { "own-knl-like", "numa-local", 2, 8, NULL, NULL, 0,
+      { "0,4,8,12,16,20,24,28|0|shared-l2",
+        "32,36,40,44,48,52,56,60|1|shared-l2" } },
+    { "own-knl-like", "numa-local", 2, 6, NULL, NULL, 0,
+      { "0,4,8,12,16,24|0|shared-l2", "32,36,40,44,48,56|1|shared-l2" } },
     { "own-4s-nosmt", "numa-local", 1, 7, NULL, NULL, 0,
       { "0-6|0-1|multi-numa" } },
     { "own-4s-nosmt", "numa-local", 5, 4, NULL, NULL, 0,
