@@ -18,7 +18,9 @@
 
 prog=local-slurm
 LC_ALL=C
-export LC_ALL
+# the daemons, runuser and munged live in sbin
+PATH=/usr/sbin:/sbin:$PATH
+export LC_ALL PATH
 
 die () {
     echo "$prog: $*" >&2
@@ -43,7 +45,8 @@ Usage: $0 start|stop|status|env [options]
   --conf-extra K=V     line appended to slurm.conf (repeatable; later wins)
   --nodename NAME      node name (default: the short hostname)
   --cluster NAME       ClusterName (default: pin)
-  --timeout SECS       start: wait at most this long for an idle node (60)
+  --timeout SECS       start: wait at most this long for an idle node (60);
+                       a quarter of it (at least 15) for each client command
   --grace SECS         stop: SIGTERM to SIGKILL delay (10)
   --clean              stop: also remove DIR
   -h, --help           this text
@@ -110,6 +113,9 @@ is_uint "$opt_timeout" && [ "$opt_timeout" -gt 0 ] \
     || die "--timeout=$opt_timeout: not a number of seconds (1-999999)"
 is_uint "$opt_grace" \
     || die "--grace=$opt_grace: not a number of seconds (0-999999)"
+# client commands (scontrol, sinfo, ...) get this long before we give up
+client_timeout=$((opt_timeout / 4 > 15 ? opt_timeout / 4 : 15))
+
 if [ -n "$opt_nodename" ]; then
     [[ "$opt_nodename" =~ ^[A-Za-z][A-Za-z0-9_-]{0,39}$ ]] \
         || die "--nodename=$opt_nodename: not a valid node name (a letter, then up to 39 letters, digits, '-' or '_')"
@@ -150,29 +156,45 @@ set_paths () {
     fi
     conf=$root/etc/slurm.conf      # as the daemons and exports name it
     dconf=$dir/etc/slurm.conf      # the same file, for reading and clients
-    sock=$root/munge/munge.socket
+    # munged refuses a key, socket or log below a directory that is not
+    # owned by root/munge or is writable by others (a build tree in a
+    # user's home, a world-writable /tmp subdirectory): its files live in
+    # /run/local-slurm/<hash>.munge, and $dir/munge links there.
+    mdir=$alias_base/$h.munge
+    sock=$mdir/munge.socket
     marker=$dir/.local-slurm
 }
 
 # ---------------------------------------------------------------------
 # processes
 
+# These run for every process on every scan: builtins only, no forks (in
+# the qemu guest a fork costs ~20x more).
+
 # proc_has_arg PID ARG: PID's command line has argument ARG (exactly).
 proc_has_arg () {
-    [ -r "/proc/$1/cmdline" ] || return 1
-    tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null | grep -Fxq -- "$2"
+    local a args=()
+    { mapfile -d '' -t args <"/proc/$1/cmdline"; } 2>/dev/null || return 1
+    for a in "${args[@]}"; do
+        [ "$a" = "$2" ] && return 0
+    done
+    return 1
 }
 
 # proc_alive PID: running and not a zombie.
 proc_alive () {
-    local st
-    [ -r "/proc/$1/stat" ] || return 1
-    st=$(sed -e 's/^.*) //' -e 's/ .*//' "/proc/$1/stat" 2>/dev/null) || return 1
+    local line st
+    { read -r line <"/proc/$1/stat"; } 2>/dev/null || return 1
+    st=${line##*) }
+    st=${st%% *}
     [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
 }
 
-proc_comm () {
-    cat "/proc/$1/comm" 2>/dev/null
+# proc_is PID NAME: PID's command name (comm) is NAME.
+proc_is () {
+    local c
+    { read -r c <"/proc/$1/comm"; } 2>/dev/null || return 1
+    [ "$c" = "$2" ]
 }
 
 # is_ours NAME PID [ROOT...]: PID is daemon NAME of this instance.
@@ -180,37 +202,33 @@ is_ours () {
     local name=$1 pid=$2 r
     shift 2
     is_uint "$pid" || return 1
+    proc_is "$pid" "$name" || return 1
     proc_alive "$pid" || return 1
-    [ "$(proc_comm "$pid")" = "$name" ] || return 1
     for r in "$@"; do
         case "$name" in
-            munged) proc_has_arg "$pid" "--socket=$r/munge/munge.socket" && return 0 ;;
+            munged)
+                proc_has_arg "$pid" "--socket=$sock" && return 0
+                # (versions before the move to /run/local-slurm)
+                proc_has_arg "$pid" "--socket=$r/munge/munge.socket" && return 0 ;;
             *) proc_has_arg "$pid" "$r/etc/slurm.conf" && return 0 ;;
         esac
     done
     return 1
 }
 
-# The roots this instance may have used: $dir and its alias.
-all_roots () {
-    printf '%s\n' "$dir" "$alias_path"
-}
-
 # find_daemons NAME: pids of daemon NAME of this instance (pid file first,
 # then a scan of /proc for processes whose pid file is lost).
 find_daemons () {
-    local name=$1 p pid roots
-    mapfile -t roots < <(all_roots)
+    local name=$1 p pid r
     {
-        for r in "${roots[@]}"; do
-            p=$r/run/$name.pid
+        for p in "$dir/run/$name.pid" "$alias_path/run/$name.pid" "$mdir/$name.pid"; do
             [ -r "$p" ] && read -r pid <"$p" 2>/dev/null \
-                && is_ours "$name" "$pid" "${roots[@]}" && echo "$pid"
+                && is_ours "$name" "$pid" "$dir" "$alias_path" && echo "$pid"
         done
         for p in /proc/[0-9]*; do
             pid=${p#/proc/}
-            [ "$(proc_comm "$pid")" = "$name" ] || continue
-            is_ours "$name" "$pid" "${roots[@]}" && echo "$pid"
+            proc_is "$pid" "$name" || continue
+            is_ours "$name" "$pid" "$dir" "$alias_path" && echo "$pid"
         done
     } | sort -un
 }
@@ -218,28 +236,22 @@ find_daemons () {
 # find_stepds: pids of slurmstepd processes listening on a socket in this
 # instance's spool directory.
 find_stepds () {
-    local inodes r pid fd link
-    inodes=$(
-        for r in $(all_roots); do
+    local inodes r pid link
+    inodes=" $(
+        for r in "$dir" "$alias_path"; do
             awk -v pre="$r/spool/" \
-                'NR > 1 && index($8, pre) == 1 { print $7 }' /proc/net/unix
-        done | sort -u)
-    [ -n "$inodes" ] || return 0
+                'NR > 1 && index($8, pre) == 1 { print "socket:[" $7 "]" }' /proc/net/unix
+        done | sort -u | paste -sd' ') "
+    [ -n "${inodes// /}" ] || return 0
     for pid in /proc/[0-9]*; do
         pid=${pid#/proc/}
-        case "$(proc_comm "$pid")" in
-            slurmstepd) ;;
-            *) continue ;;
-        esac
-        for fd in "/proc/$pid"/fd/*; do
-            link=$(readlink "$fd" 2>/dev/null) || continue
-            case "$link" in
-                socket:\[*\])
-                    link=${link#socket:[}; link=${link%]}
-                    if printf '%s\n' "$inodes" | grep -Fxq -- "$link"; then
-                        echo "$pid"
-                        break
-                    fi ;;
+        proc_is "$pid" slurmstepd || continue
+        # fd targets with spaces split into words: harmless, only exact
+        # "socket:[inode]" words match.
+        # shellcheck disable=SC2044
+        for link in $(find "/proc/$pid/fd" -maxdepth 1 -type l -printf '%l\n' 2>/dev/null); do
+            case "$inodes" in
+                *" $link "*) echo "$pid"; break ;;
             esac
         done
     done
@@ -312,39 +324,46 @@ launch () {
 # stop
 
 slurm_up () {
-    SLURM_CONF=$dconf timeout 15 scontrol ping 2>/dev/null | grep -q ' is UP'
+    SLURM_CONF=$dconf timeout "$client_timeout" scontrol ping 2>/dev/null | grep -q ' is UP'
 }
 
 do_stop () {
-    local rc=0 ids stepds deadline pids
+    local rc=0 ids stepds deadline
     if [ -r "$dconf" ] && slurm_up; then
-        ids=$(SLURM_CONF=$dconf timeout 15 squeue -h -o %A 2>/dev/null)
+        ids=$(SLURM_CONF=$dconf timeout "$client_timeout" squeue -h -o %A 2>/dev/null)
         if [ -n "$ids" ]; then
             say "cancelling jobs $(printf '%s\n' "$ids" | paste -sd' ')"
             # shellcheck disable=SC2086
-            SLURM_CONF=$dconf timeout 15 scancel $ids 2>/dev/null
+            SLURM_CONF=$dconf timeout "$client_timeout" scancel $ids 2>/dev/null
             deadline=$((SECONDS + opt_grace))
             while [ $SECONDS -lt $deadline ] && [ -n "$(find_stepds)" ]; do
                 sleep 0.2
             done
         fi
     fi
-    mapfile -t pids < <(find_daemons slurmd)
-    terminate slurmd "${pids[@]}" || rc=1
-    mapfile -t pids < <(find_daemons slurmctld)
-    terminate slurmctld "${pids[@]}" || rc=1
+    # Pid lists are numbers only: unquoted expansion is safe (and no
+    # process substitution: the qemu guest has no /dev/fd).
+    # shellcheck disable=SC2046
+    terminate slurmd $(find_daemons slurmd) || rc=1
+    # shellcheck disable=SC2046
+    terminate slurmctld $(find_daemons slurmctld) || rc=1
     stepds=$(find_stepds)
     if [ -n "$stepds" ]; then
-        # shellcheck disable=SC2086
-        mapfile -t pids < <(descendants $stepds)
         say "ending leftover steps: slurmstepd $(printf '%s\n' "$stepds" | paste -sd' ') and their tasks"
-        terminate "job steps" "${pids[@]}" || rc=1
+        # shellcheck disable=SC2046,SC2086
+        terminate "job steps" $(descendants $stepds) || rc=1
     fi
-    mapfile -t pids < <(find_daemons munged)
-    terminate munged "${pids[@]}" || rc=1
+    # shellcheck disable=SC2046
+    terminate munged $(find_daemons munged) || rc=1
     if [ $rc -eq 0 ]; then
-        rm -f "$dir"/run/*.pid "$dir/munge/munged.pid" "$dir/munge/munge.socket" \
-            "$dir/munge/munge.socket.lock" 2>/dev/null
+        rm -f "$dir"/run/*.pid 2>/dev/null
+        if [ -d "$mdir" ]; then
+            # keep munged's log with the others
+            [ -d "$dir/log" ] && [ -f "$mdir/munged.log" ] \
+                && cp -f "$mdir/munged.log" "$dir/log/munged.log"
+            rm -rf "$mdir"
+        fi
+        [ -L "$dir/munge" ] && rm -f "$dir/munge"
         if [ -L "$alias_path" ] && [ "$(readlink "$alias_path")" = "$dir" ]; then
             rm -f "$alias_path"
         fi
@@ -405,6 +424,7 @@ cmd_status () {
     echo "dir: $dir"
     [ "$root" != "$dir" ] && echo "alias: $root"
     echo "conf: $conf"
+    echo "munge: $mdir"
     for name in munged slurmctld slurmd; do
         n=$((n + 1))
         pids=$(find_daemons "$name" | tr '\n' ' ')
@@ -419,8 +439,8 @@ cmd_status () {
     echo "ports: slurmctld $port, slurmd $(sed -n 's/^SlurmdPort=//p' "$dconf")"
     if [ $up -gt 0 ] && slurm_up; then
         echo "scontrol ping: UP"
-        SLURM_CONF=$dconf timeout 15 sinfo -N -h -o 'node %N: %t' 2>/dev/null
-        SLURM_CONF=$dconf timeout 15 squeue -h -o 'job %A %T %j' 2>/dev/null
+        SLURM_CONF=$dconf timeout "$client_timeout" sinfo -N -h -o 'node %N: %t' 2>/dev/null
+        SLURM_CONF=$dconf timeout "$client_timeout" squeue -h -o 'job %A %T %j' 2>/dev/null
     fi
     [ $up -eq $n ] && return 0
     [ $up -eq 0 ] && return 3
@@ -575,10 +595,11 @@ EOF
 }
 
 setup_munge () {
-    local key=$root/munge/munge.key
-    rm -rf "$dir/munge"
-    install -d -m 0755 -o munge -g "$munge_group" "$dir/munge" \
-        || die "$dir/munge: cannot create"
+    local key=$mdir/munge.key
+    rm -rf "$mdir" "${dir:?}/munge"
+    install -d -m 0755 -o munge -g "$munge_group" "$mdir" \
+        || die "$mdir: cannot create"
+    ln -s "$mdir" "$dir/munge" || die "$dir/munge: cannot link to $mdir"
     (umask 077 && dd if=/dev/urandom of="$key" bs=1024 count=1 2>/dev/null) \
         || die "$key: cannot create the munge key"
     chown munge:"$munge_group" "$key" && chmod 0400 "$key" \
@@ -588,9 +609,9 @@ setup_munge () {
 start_munged () {
     local deadline
     launch "$dir/log/start.log" runuser -u munge -- "$munged_bin" \
-        --socket="$sock" --key-file="$root/munge/munge.key" \
-        --pid-file="$root/munge/munged.pid" --log-file="$root/munge/munged.log" \
-        --seed-file="$root/munge/munged.seed" \
+        --socket="$sock" --key-file="$mdir/munge.key" \
+        --pid-file="$mdir/munged.pid" --log-file="$mdir/munged.log" \
+        --seed-file="$mdir/munged.seed" \
         || { start_failed "munged did not start"; return 1; }
     deadline=$((SECONDS + opt_timeout))
     until [ -S "$sock" ] && [ -n "$(find_daemons munged)" ]; do
@@ -626,7 +647,7 @@ wait_daemon () {
 
 show_logs () {
     local f
-    for f in "$dir/log/start.log" "$dir/munge/munged.log" \
+    for f in "$dir/log/start.log" "$mdir/munged.log" \
              "$dir/log/slurmctld.log" "$dir/log/slurmd.log"; do
         [ -s "$f" ] || continue
         echo "---- last lines of $f" >&2
@@ -645,7 +666,7 @@ port_clash () {
 }
 
 node_state () {
-    SLURM_CONF=$dconf timeout 15 sinfo -h -N -n "$nodename" -o %t 2>/dev/null | head -n1
+    SLURM_CONF=$dconf timeout "$client_timeout" sinfo -h -N -n "$nodename" -o %t 2>/dev/null | head -n1
 }
 
 # start_slurm: slurmctld + slurmd, then wait for an idle node.
@@ -728,12 +749,12 @@ cmd_start () {
     local b rc attempt
     [ "$(id -u)" = 0 ] || die "start: needs root (slurmd runs as root, munged via runuser); run it with sudo"
     for b in slurmctld slurmd munged scontrol sinfo squeue scancel runuser flock md5sum timeout; do
-        command -v "$b" >/dev/null || [ -x "/usr/sbin/$b" ] \
+        command -v "$b" >/dev/null \
             || die "start: '$b' not found; install the Debian packages slurmctld slurmd slurm-client munge util-linux (contrib/install-deps.sh)"
     done
-    slurmctld_bin=$(command -v slurmctld || echo /usr/sbin/slurmctld)
-    slurmd_bin=$(command -v slurmd || echo /usr/sbin/slurmd)
-    munged_bin=$(command -v munged || echo /usr/sbin/munged)
+    slurmctld_bin=$(command -v slurmctld)
+    slurmd_bin=$(command -v slurmd)
+    munged_bin=$(command -v munged)
     id munge >/dev/null 2>&1 || die "start: no 'munge' user; install the Debian package munge"
     munge_group=$(id -gn munge)
 
@@ -783,9 +804,9 @@ cmd_start () {
     for b in "$dir"/log/*.log; do
         [ -f "$b" ] && mv -f "$b" "$b.old"
     done
-    chmod 0755 "$dir" || die "$dir: cannot chmod 0755 (the munge user must reach $dir/munge)"
+    chmod 0755 "$dir" || die "$dir: cannot chmod 0755"
+    install -d -m 0755 -o root -g root "$alias_base" || die "$alias_base: cannot create"
     if [ "$root" != "$dir" ]; then
-        install -d -m 0755 "$alias_base" || die "$alias_base: cannot create"
         ln -sfn "$dir" "$alias_path" || die "$alias_path: cannot link to $dir"
     fi
     printf 'root=%s\nmode=%s\n' "$root" "$opt_mode" >"$marker"
@@ -810,9 +831,8 @@ cmd_start () {
         rc=$?
         [ $rc -eq 0 ] && break
         # stop what this attempt started (munged stays)
-        local pids
-        mapfile -t pids < <(find_daemons slurmd; find_daemons slurmctld)
-        terminate "slurm daemons" "${pids[@]}"
+        # shellcheck disable=SC2046
+        terminate "slurm daemons" $(find_daemons slurmd; find_daemons slurmctld)
         if [ $rc -eq 2 ] && [ $attempt -lt 3 ]; then
             say "ports $port-$((port + 1)) taken meanwhile; trying others"
             for b in "$dir"/log/slurm*.log; do

@@ -1,0 +1,200 @@
+# A local Slurm for the integration tests (sourced by sharness; POSIX sh).
+#
+# Usage in a test file:
+#
+#   . ./sharness.sh
+#   slurm_require                     # skip_all unless root and Slurm installed
+#   test_expect_success 'start local Slurm' 'slurm_start --mode affinity'
+#   test_expect_success SLURM 'one CPU' 'srun -c 1 ...'
+#   test_done                         # stops Slurm (it also stops on any exit)
+#
+# slurm_start runs contrib/local-slurm.sh in $SHARNESS_TRASH_DIRECTORY/slurm,
+# exports SLURM_CONF, LOCAL_SLURM_DIR and LOCAL_SLURM_NODE and sets the
+# prerequisite SLURM.  Every instance started through it (or registered with
+# slurm_stop_at_exit) is stopped at test_done and, through an EXIT trap, when
+# the script fails or dies.  Call slurm_start inside test_expect_success so
+# that a failed start is a failed test, not a silent skip.
+#
+# Environment:
+#   PIN_SLURM_TIMEOUT  seconds to wait for the cluster / a job (default 60;
+#                      the qemu guest is ~20x slower)
+#   PIN_REQUIRE_SLURM  if non-empty (and whenever CI is set), a machine that
+#                      cannot run Slurm fails the test file (Bail out!)
+#                      instead of skipping it
+#   PIN_SLURM_KEEP     if non-empty, leave the cluster running at the end
+#                      and print how to reach it (debugging)
+
+LOCAL_SLURM="$PIN_SRCDIR/contrib/local-slurm.sh"
+: "${PIN_SLURM_TIMEOUT:=60}"
+export PIN_SLURM_TIMEOUT
+
+# The directories of the instances this test started, one per line.
+_slurm_dirs=""
+_slurm_traps=no
+
+# slurm_missing: print why a local Slurm cannot run here (nothing if it can).
+slurm_missing () {
+    if test "$(id -u)" != 0; then
+        echo "not root (slurmd must run as root)"
+        return 0
+    fi
+    for _b in slurmctld slurmd munged srun sbatch scontrol sinfo squeue scancel runuser; do
+        if ! command -v "$_b" >/dev/null 2>&1 && ! test -x "/usr/sbin/$_b"; then
+            echo "$_b not found (Debian packages slurmctld slurmd slurm-client munge: contrib/install-deps.sh)"
+            return 0
+        fi
+    done
+    if ! id munge >/dev/null 2>&1; then
+        echo "no munge user (Debian package munge)"
+        return 0
+    fi
+    if ! test -x "$LOCAL_SLURM"; then
+        echo "$LOCAL_SLURM not found or not executable"
+        return 0
+    fi
+}
+
+# slurm_require: skip the whole file, visibly, unless a local Slurm can run
+# here; where one is required (PIN_REQUIRE_SLURM or CI set) fail instead.
+# Call it before the first test.
+slurm_require () {
+    _why=$(slurm_missing)
+    test -z "$_why" && return 0
+    if test -n "${PIN_REQUIRE_SLURM:-}${CI:-}"; then
+        echo "Bail out! $this_test needs a local Slurm (PIN_REQUIRE_SLURM/CI set) but: $_why"
+        EXIT_OK=t
+        exit 1
+    fi
+    skip_all="local Slurm unavailable: $_why"
+    test_done
+}
+
+_slurm_add_dir () {
+    case "
+$_slurm_dirs
+" in
+        *"
+$1
+"*) ;;
+        *) _slurm_dirs="$_slurm_dirs
+$1" ;;
+    esac
+}
+
+# Stop every instance of this test (idempotent).
+_slurm_stop_all () {
+    _rc=0
+    if test -n "${PIN_SLURM_KEEP:-}" && test -n "$_slurm_dirs"; then
+        echo "# PIN_SLURM_KEEP: left running; reach it with:" >&2
+        printf '%s\n' "$_slurm_dirs" | while read -r _d; do
+            test -n "$_d" &&
+            echo "#   eval \"\$($LOCAL_SLURM env --dir '$_d')\"; $LOCAL_SLURM stop --dir '$_d'" >&2
+        done
+        _slurm_dirs=""
+        return 0
+    fi
+    _dirs=$_slurm_dirs
+    _slurm_dirs=""
+    # Not in a pipe: a subshell would not see the result.
+    _ifs=$IFS
+    IFS='
+'
+    for _d in $_dirs; do
+        IFS=$_ifs
+        test -n "$_d" || continue
+        "$LOCAL_SLURM" stop --dir "$_d" >&2 || _rc=1
+    done
+    IFS=$_ifs
+    return $_rc
+}
+
+_slurm_on_exit () {
+    _slurm_exit_code=$?
+    _slurm_stop_all
+    (exit $_slurm_exit_code)
+    die
+}
+
+_slurm_install_traps () {
+    test "$_slurm_traps" = yes && return 0
+    _slurm_traps=yes
+    # sharness' own EXIT trap is `die`: run it after stopping Slurm.
+    trap '_slurm_on_exit' EXIT
+    # Signals end the script through exit, so the EXIT trap runs.
+    trap 'exit 129' HUP
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    # On success, stop before sharness removes the trash directory.
+    cleanup _slurm_stop_all
+}
+
+# slurm_stop_at_exit DIR: stop the local-slurm instance in DIR at the end of
+# the test, like the one of slurm_start (for extra instances).
+slurm_stop_at_exit () {
+    _slurm_install_traps
+    _slurm_add_dir "$1"
+}
+
+# slurm_start [local-slurm.sh start options]: start a cluster in
+# $SHARNESS_TRASH_DIRECTORY/slurm (or $SLURM_TEST_DIR if set), export its
+# SLURM_CONF, set prereq SLURM.  Returns non-zero (with the daemons' last log
+# lines on stderr) if it did not come up.
+slurm_start () {
+    SLURM_TEST_DIR=${SLURM_TEST_DIR:-$SHARNESS_TRASH_DIRECTORY/slurm}
+    _slurm_install_traps
+    _slurm_add_dir "$SLURM_TEST_DIR"
+    _env=$("$LOCAL_SLURM" start --dir "$SLURM_TEST_DIR" \
+           --timeout "$PIN_SLURM_TIMEOUT" "$@") || return 1
+    eval "$_env" || return 1
+    test -n "$SLURM_CONF" || return 1
+    test_set_prereq SLURM
+}
+
+# slurm_stop [local-slurm.sh stop options]: stop the cluster of slurm_start.
+slurm_stop () {
+    test -n "${SLURM_TEST_DIR:-}" || return 0
+    satisfied_prereq=$(printf '%s' "$satisfied_prereq" | sed 's/ SLURM / /g')
+    "$LOCAL_SLURM" stop --dir "$SLURM_TEST_DIR" "$@"
+}
+
+# slurm_node_state [NODE]: the node's state as sinfo's %t prints it (idle,
+# alloc, mix, unk*, down*, drain, ...).
+slurm_node_state () {
+    sinfo -h -N -n "${1:-$LOCAL_SLURM_NODE}" -o %t
+}
+
+# slurm_job_state JOBID: JobState of the job (empty if Slurm forgot it).
+slurm_job_state () {
+    scontrol -o show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'
+}
+
+# slurm_wait_job JOBID [TIMEOUT]: wait until the job has ended; print its
+# final state.  Returns 0 if it COMPLETED, 1 if it ended otherwise (FAILED,
+# CANCELLED, TIMEOUT, ...) or is unknown, 2 if still not ended after TIMEOUT
+# seconds (default $PIN_SLURM_TIMEOUT).
+slurm_wait_job () {
+    _job=$1
+    _limit=${2:-$PIN_SLURM_TIMEOUT}
+    _end=$(($(date +%s) + _limit))
+    while :; do
+        _st=$(slurm_job_state "$_job")
+        case "$_st" in
+            COMPLETED)
+                echo "$_st"
+                return 0 ;;
+            "")
+                echo "slurm_wait_job: job $_job: unknown to slurmctld" >&2
+                return 1 ;;
+            PENDING|CONFIGURING|RUNNING|COMPLETING|SUSPENDED|REQUEUED|RESIZING|SIGNALING|STAGE_OUT|RESV_DEL_HOLD|REQUEUE_FED|REQUEUE_HOLD|STOPPED)
+                ;;
+            *)
+                echo "$_st"
+                return 1 ;;
+        esac
+        if test "$(date +%s)" -ge "$_end"; then
+            echo "slurm_wait_job: job $_job still $_st after ${_limit}s" >&2
+            return 2
+        fi
+        sleep 0.2
+    done
+}
