@@ -4,9 +4,10 @@
  * plain arrays indexed by PU table index (hwloc logical order).  A PU is
  * "free" while it is in allowed-minus-busy and no earlier task of the step
  * took it.  Each task is chosen on the free PUs, then its PUs are marked
- * taken.  Domain statistics are recomputed per task in O(PUs); the unit
- * lists of one NUMA domain are built in O(PUs of the domain) with
- * generation stamps, so a step costs O(tasks * PUs * log) at worst.
+ * taken.  Per-domain statistics (and the rankings derived from them) are
+ * cached and recounted only for the NUMA domains the previous task took
+ * PUs from; the unit lists of one domain are built in O(PUs of the
+ * domain) with generation stamps instead of clearing arrays.
  */
 #if HAVE_CONFIG_H
 #include "config.h"
@@ -114,6 +115,8 @@ const char *place_fallback_string (unsigned mask, char *buf, size_t n)
 
 /* ---- the per-call model ------------------------------------------------- */
 
+/* State of a PU: not available (outside allowed, or busy), free, or
+ * taken by an earlier task of this step. */
 enum { PU_OUT = 0, PU_FREE = 1, PU_TAKEN = 2 };
 
 /* A unit (an L2 domain or a core, restricted to one NUMA domain) with at
@@ -135,7 +138,7 @@ struct group {
     unsigned id;
     unsigned first;
     unsigned nunits;
-    unsigned nfree;
+    unsigned nfree;     /* free PUs of its units */
     unsigned start;
     unsigned wcap;      /* cache-shared: PUs of wholly free cores */
 };

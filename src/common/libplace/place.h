@@ -24,18 +24,21 @@ enum place_policy {
     PLACE_RANDOM,
 };
 
-/* Parse a policy name; -1 with errp
- * ("numa-locl: unknown policy; known: numa-local, numa-spread, ...")
- * if unknown. */
+/* Parse a policy name (exact, case-sensitive) into *policy (may be NULL:
+ * validate only).  -1 with errno EINVAL and errp
+ * ("'numa-locl': unknown policy; known: numa-local, numa-spread, ...";
+ * callers prefix the option name) if NULL, empty, longer than 64
+ * characters or unknown; *policy is then untouched. */
 int place_policy_parse (const char *name, enum place_policy *policy,
                         pin_error_t *errp);
+/* Static name of a policy, "unknown" for a value out of range. */
 const char *place_policy_name (enum place_policy policy);
 
 /* "numa-local, numa-spread, cache-shared, random, none" */
 const char *place_policy_list (void);
 
-/* Fallback reasons, a bit mask; place_fallback_string() joins the names
- * with ','. */
+/* Fallback reasons, a bit mask per task; place_fallback_string() joins
+ * the names with ','.  When each bit is set: doc/policies.md. */
 enum {
     PLACE_FB_MULTI_NUMA = 1,   /* "multi-numa": task spans NUMA domains */
     PLACE_FB_SHARED_L2 = 2,    /* "shared-l2": distinct L2 impossible */
@@ -69,10 +72,12 @@ struct place_plan {
     struct place_task *tasks;   /* ntasks entries */
 };
 
-/* Compute a plan.  Fails (NULL, errp filled with one line naming the value
- * and what is valid) when ntasks or cpus_per_task is 0, or when
- * ntasks * cpus_per_task exceeds the PUs in allowed-minus-busy.
- * Caller destroys the plan with place_plan_destroy().
+/* Compute a plan.  Fails (NULL, errno EINVAL, errp filled with one line
+ * naming the value and what is valid) when ntasks or cpus_per_task is 0,
+ * or when ntasks * cpus_per_task exceeds the PUs in allowed-minus-busy
+ * (ENOMEM on allocation failure).  `topo` and `req` (and its bitmaps)
+ * stay the caller's.  The plan and its bitmaps belong to the caller, who
+ * destroys them with place_plan_destroy().
  */
 struct place_plan *place_compute (const topo_t *topo,
                                   const struct place_request *req,
@@ -82,7 +87,8 @@ struct place_plan *place_compute (const topo_t *topo,
 void place_plan_destroy (struct place_plan *plan);
 
 /* Write the fallback mask as "multi-numa,shared-core" into buf (size n);
- * "" when mask is 0.  Returns buf. */
+ * "" when mask is 0; whole names only if buf is too small; unknown bits
+ * are ignored.  Returns buf (NULL if buf is NULL). */
 const char *place_fallback_string (unsigned mask, char *buf, size_t n);
 
 #endif /* !PIN_PLACE_H */
