@@ -6,6 +6,8 @@
  * busy sets drawn by the test's own seeded generator, the plan is checked
  * against the invariants of placecheck.c (computed from the PU table, not
  * with libplace).  Requests larger than allowed-minus-busy must fail.
+ * Files with disallowed PUs are also loaded as slurmstepd's cache does
+ * (TOPO_WHOLE_SYSTEM) and go through the same grid.
  */
 #if HAVE_CONFIG_H
 #include "config.h"
@@ -75,6 +77,17 @@ START_TEST (fixture_invariants)
     ck_assert_msg (t != NULL, "%s: %s", f->name, err.text);
     check_forbidden (f->name, t);
     placecheck_grid (f->name, t, 0x9e3779b97f4a7c15ULL ^ (uint64_t)(_i + 1));
+
+    /* slurmstepd plans on the machine-wide cached topology, disallowed
+     * PUs included, with Slurm's allocation as the allowed set */
+    topo_t *w = topo_load (f->src, TOPO_WHOLE_SYSTEM, &err);
+    ck_assert_msg (w != NULL, "%s (whole system): %s", f->name, err.text);
+    if (topo_npus (w) != topo_npus (t)) {
+        char name[512];
+        snprintf (name, sizeof (name), "%s (whole system)", f->name);
+        placecheck_grid (name, w, 0x5bd1e995ULL ^ (uint64_t)(_i + 1));
+    }
+    topo_destroy (w);
     topo_destroy (t);
 }
 END_TEST
