@@ -224,6 +224,14 @@ test_expect_success SLURM 'start refuses a directory that is already running' '
     scontrol ping | grep " is UP"
 '
 
+test_expect_success SLURM 'slurm_restart brings it back with new options' '
+    slurm_restart --nodename renamed &&
+    test "$LOCAL_SLURM_NODE" = renamed &&
+    srun -N1 -n1 printenv SLURMD_NODENAME >renamed.out &&
+    echo renamed >renamed.expected &&
+    test_cmp renamed.expected renamed.out
+'
+
 test_expect_success 'bad options are one-line errors naming the value' '
     test_must_fail "$LOCAL_SLURM" start --mode bogus 2>err.mode &&
     test $(wc -l <err.mode) -eq 1 &&

@@ -157,6 +157,12 @@ slurm_stop () {
     "$LOCAL_SLURM" stop --dir "$SLURM_TEST_DIR" "$@"
 }
 
+# slurm_restart [local-slurm.sh start options]: stop, then start again
+# (a new configuration: other options, another pin.conf).
+slurm_restart () {
+    slurm_stop && slurm_start "$@"
+}
+
 # slurm_node_state [NODE]: the node's state as sinfo's %t prints it (idle,
 # alloc, mix, unk*, down*, drain, ...).
 slurm_node_state () {
