@@ -216,6 +216,15 @@ test_expect_success SLURM,PIN_SO 'OMP_PLACES set by the user in the job script i
     grep "^step2 OMP_PLACES=threads$" job.out
 '
 
+test_expect_success SLURM,PIN_SO 'salloc --pin-policy reaches its steps, a step'"'"'s own wins' '
+    salloc -n1 -c1 --pin-policy=cache-shared,verbose sh -c \
+        "srun -n1 -c1 true; srun -n1 -c1 --pin-policy=random,verbose true" 2>salloc.err &&
+    grep "^pin: task 0 on [^:]*: policy=" salloc.err >salloc.lines &&
+    sed "s/^pin: task 0 on [^:]*: policy=\([a-z-]*\) .*/\1/" salloc.lines >salloc.policies &&
+    printf "cache-shared\nrandom\n" >salloc.expected &&
+    test_cmp salloc.expected salloc.policies
+'
+
 test_expect_success SLURM,PIN_SO,CGROUP2 'each task runs in its own cgroup v2 leaf of our tree' '
     srun --pin-policy=numa-local -n1 -c1 cat /proc/self/cgroup >cg.out &&
     grep -E "^0::/$BASE/job_[0-9]+/step_0/task_0$" cg.out

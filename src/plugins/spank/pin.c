@@ -757,17 +757,21 @@ static int step_setup (spank_t sp)
         return 0;   /* nothing to place on this node */
     if (g.cpus_per_task == 0)
         g.cpus_per_task = 1;
-    if (!(g.topo = topo_load_cached (g.conf.topology_cache, &refreshed,
-                                     &err))) {
-        step_fail ("cannot load the topology: %s", err.text);
-        return -1;
+    /* Policy none places nothing: the topology (a few ms to load) is only
+     * needed to name the step's CPUs in the verbose line. */
+    if (g.policy != PLACE_NONE || g.verbose) {
+        if (!(g.topo = topo_load_cached (g.conf.topology_cache, &refreshed,
+                                         &err))) {
+            step_fail ("cannot load the topology: %s", err.text);
+            return -1;
+        }
+        if (refreshed)
+            slurm_info ("pin: topology cache %s refreshed",
+                        g.conf.topology_cache);
+        if (get_alloc (sp) < 0)
+            return -1;
     }
-    if (refreshed)
-        slurm_info ("pin: topology cache %s refreshed",
-                    g.conf.topology_cache);
-    if (get_alloc (sp) < 0)
-        return -1;
-    if (g.batch) {
+    if (g.batch && g.allowed) {
         /* The batch step gets all CPUs of the node (job->cpus), which
          * may count more than the PUs Slurm's cores map to. */
         unsigned n = (unsigned)hwloc_bitmap_weight (g.allowed);
