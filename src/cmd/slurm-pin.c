@@ -15,6 +15,8 @@
 static const struct subcmd subcmds[] = {
     { "plan", "show the CPUs each task of a step would get (dry run)",
       cmd_plan },
+    { "check", "tell whether pin.so can run on this node, in which mode",
+      cmd_check },
     { NULL, NULL, NULL },
 };
 

@@ -1,0 +1,1039 @@
+/* check.c - slurm-pin check: is this node ready for pin.so, in which mode
+ *
+ * Looks at what pin.so will look at in slurmstepd (pin.conf through
+ * libconf, the topology cache through libtopo, the cgroup v2 hierarchy
+ * through libcgroup2) and at what it cannot see: where the cpuset and
+ * cpu controllers are bound, through libcgroup, which knows cgroup v1 and
+ * v2 mounts alike (the reason the plugin falls back to sched_setaffinity
+ * on hybrid hosts), and what Slurm's slurm.conf and cgroup.conf say about
+ * Slurm's own step cgroups.  Prints a short aligned report or one JSON
+ * object, and exits 0 when the plugin can run on this node (in any mode),
+ * 1 with one line on stderr saying why not.
+ *
+ * libcgroup is used here only: the plugin's cgroup layer does its own file
+ * I/O (doc/cgroup.md).  cgroup_init() installs a logger that prints on
+ * stdout (and follows CGROUP_LOGLEVEL) unless one is set first; a NULL
+ * logger does not prevent that, so a callback of ours keeps the last
+ * error message instead.
+ */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+
+#include <json-c/json.h>
+#include <libcgroup.h>
+
+#include "libcgroup2/cg2.h"
+#include "libconf/conf.h"
+#include "libplace/place.h"
+#include "libtopo/topo.h"
+#include "libutil/errprintf.h"
+#include "subcmd.h"
+
+#define NAME "check"
+
+#define SLURM_CONF_DEFAULT "/etc/slurm/slurm.conf"
+/* slurm.conf and cgroup.conf lines longer than this are skipped. */
+#define SLURM_LINE_MAX 4096
+
+static const struct option longopts[] = {
+    { "conf", required_argument, NULL, 'c' },
+    { "json", no_argument, NULL, 'j' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+static const char shortopts[] = ":c:jh";
+
+/* Where libcgroup says a controller is. */
+enum lcg_state {
+    LCG_UNAVAILABLE = 0,    /* cgroup_init() failed: see lcg_error */
+    LCG_MOUNTED,            /* mount and version below */
+    LCG_NOT_MOUNTED,        /* in no hierarchy */
+    LCG_ERROR,              /* lookup failed: see note */
+};
+
+struct ctl_view {
+    const char *name;               /* "cpuset", "cpu" */
+    bool v2;                        /* cg2_has_controller() at the root */
+    enum lcg_state state;
+    char mount[PATH_MAX];           /* LCG_MOUNTED: where */
+    int version;                    /* LCG_MOUNTED: 1, 2, or 0 (unknown) */
+    char note[256];                 /* LCG_ERROR: libcgroup's message */
+};
+
+struct report {
+    bool ok;                        /* pin.so can run here */
+    char reason[512];               /* why not (one line) */
+
+    /* pin.conf */
+    struct pin_conf conf;
+    char conf_path[PATH_MAX];       /* the file looked at */
+    bool conf_found;
+    bool conf_ok;
+    pin_error_t conf_err;
+
+    /* topology */
+    bool topo_ok;
+    bool topo_cached;               /* loaded through the cache */
+    bool topo_refreshed;
+    char topo_note[PATH_MAX + 128]; /* source, in words */
+    unsigned npus, ncores, nnuma;
+    pin_error_t topo_err;
+
+    /* cgroup v2 (libcgroup2) */
+    bool cg_ok;
+    char cg_root[PATH_MAX];
+    char *cg_controllers;           /* cgroup.controllers of the root */
+    pin_error_t cg_err;
+
+    /* the cross-version view (libcgroup) */
+    bool lcg_ok;
+    char lcg_error[256];
+    struct ctl_view ctl[2];
+
+    /* Slurm's configuration */
+    char slurm_conf[PATH_MAX];
+    bool slurm_conf_found;
+    int slurm_conf_errno;           /* why it was not read */
+    char task_plugin[256];          /* "" if not set */
+    char proctrack[256];
+    char cgroup_conf[PATH_MAX];
+    bool cgroup_conf_found;
+    int cgroup_conf_errno;
+    char cgroup_plugin[64];         /* as written; "" if not set */
+    const char *cgroup_resolved;    /* "cgroup/v1", "cgroup/v2" or NULL */
+
+    /* StateDir */
+    bool state_ok;
+    char state_note[PATH_MAX + 128];
+
+    /* the verdict */
+    const char *mode;
+    char mode_detail[3 * PATH_MAX + 1024];
+};
+
+static void usage (FILE *f)
+{
+    fprintf (f,
+"Usage: slurm-pin check [--conf FILE] [--json]\n"
+"\n"
+"Tell whether pin.so can run on this node and in which mode: reads\n"
+"pin.conf, loads the topology (through TopologyCache when run as root),\n"
+"looks at the cgroup v2 hierarchy, asks libcgroup where the cpuset and cpu\n"
+"controllers are bound (cgroup v1 or v2), reads CgroupPlugin from\n"
+"cgroup.conf beside $SLURM_CONF (default %s), and checks StateDir.\n"
+"\n"
+"  -c, --conf=FILE   pin.conf to check (must exist); default %s\n"
+"                    if it exists, else the built-in defaults\n"
+"  -j, --json        print one JSON object instead of text\n"
+"  -h, --help        show this help and exit\n"
+"\n"
+"Exit status 0 when the plugin can run (nested, standalone or affinity\n"
+"fallback), 1 with one line on stderr when it cannot (bad pin.conf,\n"
+"topology not loadable, no cgroup v2 hierarchy, unsafe StateDir).\n"
+"See slurm-pin(1).\n",
+             SLURM_CONF_DEFAULT, PIN_CONF_DEFAULT_PATH);
+}
+
+/* Returns 0 to go on, 1 when --help was given, -1 on a usage error
+ * (already printed). */
+static int parse_args (int argc, char **argv, const char **conf, bool *json)
+{
+    int c;
+
+    *conf = NULL;
+    *json = false;
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long (argc, argv, shortopts, longopts, NULL)) != -1) {
+        switch (c) {
+            case 'c':
+                if (!*optarg) {
+                    cmd_error (NAME, "--conf='': empty; give the path of a "
+                               "pin.conf file");
+                    return -1;
+                }
+                *conf = optarg;
+                break;
+            case 'j':
+                *json = true;
+                break;
+            case 'h':
+                return 1;
+            case ':':
+                cmd_error (NAME, "%s: missing value (see 'slurm-pin check "
+                           "--help')", argv[optind - 1]);
+                return -1;
+            default:
+                if (optopt && !strncmp (argv[optind - 1], "--", 2))
+                    cmd_error (NAME, "%s: this option takes no value",
+                               argv[optind - 1]);
+                else if (optopt)
+                    cmd_error (NAME, "-%c: unknown option; known: -c -j -h, "
+                               "--conf, --json, --help", optopt);
+                else
+                    cmd_error (NAME, "%s: unknown option; known: --conf, "
+                               "--json, --help", argv[optind - 1]);
+                return -1;
+        }
+    }
+    if (optind < argc) {
+        cmd_error (NAME, "%s: unexpected argument; check takes only options "
+                   "(see 'slurm-pin check --help')", argv[optind]);
+        return -1;
+    }
+    return 0;
+}
+
+/* The first failure is the reason; later ones only show in the report. */
+static void fail (struct report *r, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+static void fail (struct report *r, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!r->ok)
+        return;
+    r->ok = false;
+    va_start (ap, fmt);
+    vsnprintf (r->reason, sizeof (r->reason), fmt, ap);
+    va_end (ap);
+}
+
+/* ---- pin.conf --------------------------------------------------------- */
+
+/* "all" or "numa-local,none" */
+static void allowed_string (const struct pin_conf *conf, char *buf, size_t n)
+{
+    size_t len = 0;
+
+    if (conf->allowed_policies == PIN_CONF_ALLOW_ALL) {
+        snprintf (buf, n, "all");
+        return;
+    }
+    buf[0] = '\0';
+    for (int p = PLACE_NONE; p <= PLACE_RANDOM && len < n; p++) {
+        if (!pin_conf_policy_allowed (conf, p))
+            continue;
+        int rc = snprintf (buf + len, n - len, "%s%s", len ? "," : "",
+                           place_policy_name (p));
+        if (rc < 0)
+            break;
+        len += rc;
+    }
+}
+
+static void check_conf (struct report *r, const char *path)
+{
+    struct stat st;
+
+    pin_conf_defaults (&r->conf);
+    snprintf (r->conf_path, sizeof (r->conf_path), "%s",
+              path ? path : PIN_CONF_DEFAULT_PATH);
+    if (pin_conf_load_file (&r->conf, r->conf_path, path != NULL,
+                            &r->conf_err) < 0) {
+        r->conf_found = stat (r->conf_path, &st) == 0;
+        /* what follows is checked with the built-in defaults */
+        pin_conf_defaults (&r->conf);
+        fail (r, "%s", r->conf_err.text);
+        return;
+    }
+    r->conf_ok = true;
+    r->conf_found = r->conf.path[0] != '\0';
+}
+
+/* ---- topology --------------------------------------------------------- */
+
+static bool dir_writable (const char *file)
+{
+    char dir[PATH_MAX];
+    char *slash;
+
+    snprintf (dir, sizeof (dir), "%s", file);
+    if (!(slash = strrchr (dir, '/')))
+        return false;
+    if (slash == dir)
+        slash[1] = '\0';
+    else
+        *slash = '\0';
+    return access (dir, W_OK) == 0;
+}
+
+static void check_topology (struct report *r)
+{
+    const char *cache = r->conf.topology_cache;
+    topo_t *t;
+
+    if (!r->conf_ok) {
+        snprintf (r->topo_note, sizeof (r->topo_note),
+                  "live (pin.conf not usable: cache not checked)");
+        t = topo_load ("system", TOPO_WHOLE_SYSTEM, &r->topo_err);
+    }
+    else if (geteuid () != 0) {
+        snprintf (r->topo_note, sizeof (r->topo_note),
+                  "live (not root: cache %s not checked)", cache);
+        t = topo_load ("system", TOPO_WHOLE_SYSTEM, &r->topo_err);
+    }
+    else {
+        t = topo_load_cached (cache, &r->topo_refreshed, &r->topo_err);
+        r->topo_cached = t != NULL;
+        if (r->topo_refreshed)
+            snprintf (r->topo_note, sizeof (r->topo_note),
+                      "cached %s (refreshed)", cache);
+        else if (access (cache, F_OK) < 0)
+            snprintf (r->topo_note, sizeof (r->topo_note),
+                      "live (cache %s cannot be written: every step "
+                      "discovers the machine)", cache);
+        else if (!dir_writable (cache))
+            snprintf (r->topo_note, sizeof (r->topo_note),
+                      "cached %s (directory not writable: used while "
+                      "current, never refreshed)", cache);
+        else
+            snprintf (r->topo_note, sizeof (r->topo_note),
+                      "cached %s (up to date)", cache);
+    }
+    if (!t) {
+        fail (r, "topology: %s", r->topo_err.text);
+        return;
+    }
+    r->topo_ok = true;
+    r->npus = topo_npus (t);
+    r->ncores = topo_ndomains (t, TOPO_CORE);
+    for (unsigned i = 0; i < topo_ndomains (t, TOPO_NUMA); i++) {
+        if (topo_numa_is_local (t, i))
+            r->nnuma++;
+    }
+    topo_destroy (t);
+}
+
+/* ---- cgroup v2 (libcgroup2) ------------------------------------------- */
+
+static void check_cgroup2 (struct report *r)
+{
+    cg2_t *cg;
+
+    if (!(cg = cg2_open (r->conf.cgroup_root, &r->cg_err))) {
+        fail (r, "no cgroup v2 hierarchy: %s (pin.so would bind tasks with "
+              "sched_setaffinity only and account nothing)",
+              r->cg_err.text);
+        return;
+    }
+    r->cg_ok = true;
+    snprintf (r->cg_root, sizeof (r->cg_root), "%s", cg2_root (cg));
+    r->cg_controllers = cg2_read (cg, "", "cgroup.controllers", NULL);
+    for (int i = 0; i < 2; i++)
+        r->ctl[i].v2 = cg2_has_controller (cg, r->ctl[i].name);
+    cg2_close (cg);
+}
+
+/* ---- the cross-version view (libcgroup) ------------------------------- */
+
+static void lcg_logger (void *userdata, int level, const char *fmt,
+                        va_list ap)
+{
+    char *buf = userdata;
+    size_t len;
+
+    vsnprintf (buf, sizeof (((struct report *)NULL)->lcg_error), fmt, ap);
+    len = strlen (buf);
+    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+        buf[--len] = '\0';
+}
+
+/* The f_type of the file system at `path`, 0 on error. */
+static unsigned long fs_type (const char *path)
+{
+    struct statfs sfs;
+
+    return statfs (path, &sfs) == 0 ? (unsigned long)sfs.f_type : 0;
+}
+
+/* 2 for a cgroup2 mount, 1 for cgroup v1, 0 for anything else. */
+static int fs_version (const char *path)
+{
+    unsigned long t = fs_type (path);
+
+    if (t == (unsigned long)CGROUP2_SUPER_MAGIC)
+        return 2;
+    if (t == (unsigned long)CGROUP_SUPER_MAGIC)
+        return 1;
+    return 0;
+}
+
+static void check_libcgroup (struct report *r)
+{
+    char logged[sizeof (r->lcg_error)] = "";
+    int rc;
+
+    /* before cgroup_init(): otherwise it installs its stdout logger */
+    cgroup_set_logger (lcg_logger, CGROUP_LOG_ERROR, logged);
+    if ((rc = cgroup_init ()) != 0) {
+        snprintf (r->lcg_error, sizeof (r->lcg_error), "%s%s%s",
+                  cgroup_strerror (rc), *logged ? ": " : "", logged);
+        cgroup_set_logger (lcg_logger, CGROUP_LOG_ERROR, r->lcg_error);
+        return;
+    }
+    r->lcg_ok = true;
+    for (int i = 0; i < 2; i++) {
+        struct ctl_view *v = &r->ctl[i];
+        char *mp = NULL;
+
+        logged[0] = '\0';
+        rc = cgroup_get_subsys_mount_point (v->name, &mp);
+        if (rc == 0 && mp) {
+            v->state = LCG_MOUNTED;
+            snprintf (v->mount, sizeof (v->mount), "%s", mp);
+            /* libcgroup 2.0.2 has no public call for the version of a
+             * controller: the file system type of its mount tells. */
+            v->version = fs_version (mp);
+        }
+        else if (rc == ECGROUPNOTEXIST)
+            v->state = LCG_NOT_MOUNTED;
+        else {
+            v->state = LCG_ERROR;
+            snprintf (v->note, sizeof (v->note), "%s%s%s",
+                      cgroup_strerror (rc), *logged ? ": " : "", logged);
+        }
+        free (mp);
+    }
+    /* keep any later message away from the stack buffer */
+    cgroup_set_logger (lcg_logger, CGROUP_LOG_ERROR, r->lcg_error);
+}
+
+/* "bound to cgroup v1 at /sys/fs/cgroup/cpuset (libcgroup)" */
+static void lcg_words (const struct report *r, const struct ctl_view *v,
+                       char *buf, size_t n)
+{
+    if (!r->lcg_ok)
+        snprintf (buf, n, "unknown (libcgroup: %s)", r->lcg_error);
+    else if (v->state == LCG_NOT_MOUNTED)
+        snprintf (buf, n, "not mounted in any hierarchy (libcgroup)");
+    else if (v->state == LCG_ERROR)
+        snprintf (buf, n, "unknown (libcgroup: %s)", v->note);
+    else if (v->version == 1)
+        snprintf (buf, n, "bound to cgroup v1 at %s (libcgroup)", v->mount);
+    else if (v->version == 2)
+        snprintf (buf, n, "in cgroup v2 at %s (libcgroup)", v->mount);
+    else
+        snprintf (buf, n, "at %s, not a cgroup file system (libcgroup)",
+                  v->mount);
+}
+
+/* ---- slurm.conf and cgroup.conf ---------------------------------------- */
+
+/* Read the value of `key` (case-insensitive) from a slurm.conf-style file:
+ * the last line that starts with "Key=", the value up to the first blank
+ * or '#', one pair of double quotes removed.  Include lines are not
+ * followed; over-long lines are skipped.  Returns 1 if found, 0 if not,
+ * -1 if the file cannot be read (errno set). */
+static int conf_get (const char *path, const char *key, char *val, size_t n)
+{
+    char line[SLURM_LINE_MAX];
+    size_t klen = strlen (key);
+    struct stat st;
+    bool skipping = false;
+    int found = 0;
+    FILE *f;
+    int fd;
+
+    if ((fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0)
+        return -1;
+    if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode)) {
+        close (fd);
+        errno = EINVAL;
+        return -1;
+    }
+    if (!(f = fdopen (fd, "r"))) {
+        close (fd);
+        return -1;
+    }
+    while (fgets (line, sizeof (line), f)) {
+        size_t len = strlen (line);
+        bool eol = len > 0 && line[len - 1] == '\n';
+        char *p = line, *end;
+
+        if (skipping) {             /* the rest of an over-long line */
+            skipping = !eol;
+            continue;
+        }
+        if (!eol && !feof (f)) {    /* an over-long line: skip it */
+            skipping = true;
+            continue;
+        }
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (strncasecmp (p, key, klen) != 0)
+            continue;
+        p += klen;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p++ != '=')
+            continue;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '"') {
+            p++;
+            end = strchr (p, '"');
+        }
+        else
+            end = p + strcspn (p, " \t#\r\n");
+        if (!end)
+            continue;
+        *end = '\0';
+        snprintf (val, n, "%s", p);
+        found = 1;
+    }
+    fclose (f);
+    return found;
+}
+
+/* What Slurm 22.05 does for CgroupPlugin=autodetect
+ * (src/common/cgroup.c): a cgroup2 /sys/fs/cgroup is v2; on a tmpfs
+ * there, the type of /sys/fs/cgroup/systemd decides; anything else is
+ * an error (NULL). */
+static const char *slurm_autodetect (void)
+{
+    unsigned long t = fs_type ("/sys/fs/cgroup/");
+
+    if (t == (unsigned long)CGROUP2_SUPER_MAGIC)
+        return "cgroup/v2";
+    if (t != (unsigned long)TMPFS_MAGIC)
+        return NULL;
+    t = fs_type ("/sys/fs/cgroup/systemd/");
+    if (t == (unsigned long)CGROUP2_SUPER_MAGIC)
+        return "cgroup/v2";
+    if (t == (unsigned long)CGROUP_SUPER_MAGIC)
+        return "cgroup/v1";
+    return NULL;
+}
+
+static void check_slurm_conf (struct report *r)
+{
+    const char *env = getenv ("SLURM_CONF");
+    char *slash;
+    int rc;
+
+    snprintf (r->slurm_conf, sizeof (r->slurm_conf), "%s",
+              env && env[0] == '/' ? env : SLURM_CONF_DEFAULT);
+    if (conf_get (r->slurm_conf, "TaskPlugin", r->task_plugin,
+                  sizeof (r->task_plugin)) >= 0
+        && conf_get (r->slurm_conf, "ProctrackType", r->proctrack,
+                     sizeof (r->proctrack)) >= 0)
+        r->slurm_conf_found = true;
+    else
+        r->slurm_conf_errno = errno;
+
+    /* Slurm reads cgroup.conf beside slurm.conf */
+    snprintf (r->cgroup_conf, sizeof (r->cgroup_conf), "%s", r->slurm_conf);
+    slash = strrchr (r->cgroup_conf, '/');
+    if (slash && (size_t)(slash - r->cgroup_conf) + sizeof ("/cgroup.conf")
+                 <= sizeof (r->cgroup_conf))
+        strcpy (slash, "/cgroup.conf");
+    rc = conf_get (r->cgroup_conf, "CgroupPlugin", r->cgroup_plugin,
+                   sizeof (r->cgroup_plugin));
+    if (rc < 0) {
+        r->cgroup_conf_errno = errno;
+        return;
+    }
+    r->cgroup_conf_found = true;
+    if (rc == 0 || strcasecmp (r->cgroup_plugin, "autodetect") == 0)
+        r->cgroup_resolved = slurm_autodetect ();
+    else if (strcmp (r->cgroup_plugin, "cgroup/v2") == 0)
+        r->cgroup_resolved = "cgroup/v2";
+    else if (strcmp (r->cgroup_plugin, "cgroup/v1") == 0)
+        r->cgroup_resolved = "cgroup/v1";
+}
+
+/* Does Slurm put steps in cgroups of its own (task/cgroup or
+ * proctrack/cgroup; Slurm also takes plugin names without the prefix)? */
+static bool slurm_uses_cgroups (const struct report *r)
+{
+    char list[sizeof (r->task_plugin)];
+    char *save = NULL;
+
+    if (!strcmp (r->proctrack, "proctrack/cgroup")
+        || !strcmp (r->proctrack, "cgroup"))
+        return true;
+    snprintf (list, sizeof (list), "%s", r->task_plugin);
+    for (char *w = strtok_r (list, ",", &save); w;
+         w = strtok_r (NULL, ",", &save)) {
+        if (!strcmp (w, "task/cgroup") || !strcmp (w, "cgroup"))
+            return true;
+    }
+    return false;
+}
+
+/* ---- StateDir ---------------------------------------------------------- */
+
+/* A directory pin.so keeps claims and its lock in: missing is fine (the
+ * first step makes it); otherwise root's, not a symlink, not writable by
+ * group or others.  Returns 0 or -1 with `why` filled. */
+static int safe_dir (const char *path, char *why, size_t n, bool *exists,
+                     mode_t *mode)
+{
+    struct stat st;
+
+    *exists = false;
+    if (lstat (path, &st) < 0) {
+        if (errno == ENOENT)
+            return 0;
+        snprintf (why, n, "%s: %s", path, strerror (errno));
+        return -1;
+    }
+    *exists = true;
+    if (S_ISLNK (st.st_mode)) {
+        snprintf (why, n, "%s: a symbolic link; make it a directory owned "
+                  "by root, mode 0700", path);
+        return -1;
+    }
+    if (!S_ISDIR (st.st_mode)) {
+        snprintf (why, n, "%s: not a directory; remove it or set StateDir "
+                  "to a directory owned by root, mode 0700", path);
+        return -1;
+    }
+    if (st.st_uid != 0) {
+        snprintf (why, n, "%s: owned by uid %u, not root; chown root and "
+                  "chmod 0700", path, (unsigned)st.st_uid);
+        return -1;
+    }
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        snprintf (why, n, "%s: writable by group or others (mode %04o); "
+                  "chmod 0700", path, (unsigned)(st.st_mode & 07777));
+        return -1;
+    }
+    *mode = st.st_mode & 07777;
+    return 0;
+}
+
+static void check_state_dir (struct report *r)
+{
+    char claims[PATH_MAX], why[PATH_MAX + 96];
+    bool exists;
+    mode_t mode = 0, cmode;
+
+    if (safe_dir (r->conf.state_dir, why, sizeof (why), &exists, &mode)
+        < 0) {
+        snprintf (r->state_note, sizeof (r->state_note), "%s", why);
+        fail (r, "StateDir %s", why);
+        return;
+    }
+    if (!exists) {
+        r->state_ok = true;
+        snprintf (r->state_note, sizeof (r->state_note),
+                  "%s: not there yet (the first step makes it, mode 0700)",
+                  r->conf.state_dir);
+        return;
+    }
+    if (snprintf (claims, sizeof (claims), "%s/claims", r->conf.state_dir)
+        < (int)sizeof (claims)
+        && safe_dir (claims, why, sizeof (why), &exists, &cmode) < 0) {
+        snprintf (r->state_note, sizeof (r->state_note), "%s", why);
+        fail (r, "StateDir %s", why);
+        return;
+    }
+    r->state_ok = true;
+    snprintf (r->state_note, sizeof (r->state_note), "%s: ok (root, mode "
+              "%04o)", r->conf.state_dir, (unsigned)mode);
+}
+
+/* ---- the verdict ------------------------------------------------------ */
+
+static void decide_mode (struct report *r)
+{
+    const struct ctl_view *cpuset = &r->ctl[0];
+    char where[2 * PATH_MAX + 256];
+
+    if (!r->conf_ok) {
+        r->mode = "disabled";
+        snprintf (r->mode_detail, sizeof (r->mode_detail),
+                  "pin.conf cannot be used: every step would fail (or run "
+                  "unpinned if pin.so is optional)");
+        return;
+    }
+    if (!r->cg_ok) {
+        r->mode = "affinity only";
+        snprintf (r->mode_detail, sizeof (r->mode_detail),
+                  "no cgroup v2 hierarchy: tasks bound with "
+                  "sched_setaffinity, steps not accounted");
+        return;
+    }
+    if (!cpuset->v2) {
+        if (!r->lcg_ok)
+            snprintf (where, sizeof (where), "where cpuset is bound is "
+                      "unknown: libcgroup: %s", r->lcg_error);
+        else if (cpuset->state == LCG_MOUNTED && cpuset->version == 1)
+            snprintf (where, sizeof (where), "cpuset is bound to cgroup v1 "
+                      "at %s", cpuset->mount);
+        else if (cpuset->state == LCG_MOUNTED && cpuset->version == 2)
+            snprintf (where, sizeof (where), "cpuset is in the cgroup2 "
+                      "mount at %s but not enabled at %s", cpuset->mount,
+                      r->cg_root);
+        else if (cpuset->state == LCG_NOT_MOUNTED)
+            snprintf (where, sizeof (where), "cpuset is not mounted in "
+                      "any hierarchy");
+        else
+            snprintf (where, sizeof (where), "where cpuset is bound is "
+                      "unknown");
+        r->mode = "affinity fallback";
+        snprintf (r->mode_detail, sizeof (r->mode_detail),
+                  "no cpuset controller in the cgroup v2 hierarchy at %s "
+                  "(%s): tasks bound with sched_setaffinity, memory not "
+                  "fenced", r->cg_root, where);
+        return;
+    }
+    if (r->slurm_conf_found && !slurm_uses_cgroups (r)) {
+        r->mode = "standalone";
+        snprintf (r->mode_detail, sizeof (r->mode_detail),
+                  "cpuset available at %s; Slurm makes no step cgroups "
+                  "(TaskPlugin=%s, ProctrackType=%s): pin.so makes "
+                  "%s/%s/job_<id>/step_<id>", r->cg_root,
+                  *r->task_plugin ? r->task_plugin : "(default)",
+                  *r->proctrack ? r->proctrack : "(default)", r->cg_root,
+                  r->conf.cgroup_base);
+        return;
+    }
+    if (!r->cgroup_conf_found) {
+        r->mode = "standalone or nested";
+        snprintf (r->mode_detail, sizeof (r->mode_detail),
+                  "depends on cgroup.conf (none at %s): nested with "
+                  "CgroupPlugin=cgroup/v2, else standalone; cpuset "
+                  "available at %s", r->cgroup_conf, r->cg_root);
+        return;
+    }
+    if (r->cgroup_resolved && !strcmp (r->cgroup_resolved, "cgroup/v2")) {
+        r->mode = "nested";
+        snprintf (r->mode_detail, sizeof (r->mode_detail),
+                  "Slurm's cgroup/v2 makes the step cgroups (CgroupPlugin=%s"
+                  "%s); pin.so narrows the cpusets inside them",
+                  *r->cgroup_plugin ? r->cgroup_plugin : "autodetect",
+                  r->slurm_conf_found ? "" : "; slurm.conf not read");
+        return;
+    }
+    r->mode = "standalone";
+    snprintf (r->mode_detail, sizeof (r->mode_detail),
+              "cpuset available at %s; Slurm's steps are not in cgroup v2 "
+              "(CgroupPlugin=%s%s%s): pin.so makes %s/%s/job_<id>/step_<id>",
+              r->cg_root, *r->cgroup_plugin ? r->cgroup_plugin : "autodetect",
+              r->cgroup_resolved ? " = " : ", undetected",
+              r->cgroup_resolved ? r->cgroup_resolved : "",
+              r->cg_root, r->conf.cgroup_base);
+}
+
+/* ---- output ----------------------------------------------------------- */
+
+static const char *plural (unsigned n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+static void print_line (const char *label, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+static void print_line (const char *label, const char *fmt, ...)
+{
+    va_list ap;
+
+    printf ("%-16s", label);
+    va_start (ap, fmt);
+    vprintf (fmt, ap);
+    va_end (ap);
+    putchar ('\n');
+}
+
+static void print_text (const struct report *r)
+{
+    char allowed[128], buf[PATH_MAX + 128];
+
+    allowed_string (&r->conf, allowed, sizeof (allowed));
+    if (!r->conf_ok)
+        print_line ("pin.conf", "%s", r->conf_err.text);
+    else if (r->conf_found)
+        print_line ("pin.conf", "%s: ok (DefaultPolicy=%s, "
+                    "AllowedPolicies=%s)", r->conf_path,
+                    place_policy_name (r->conf.default_policy), allowed);
+    else
+        print_line ("pin.conf", "%s: not found, built-in defaults "
+                    "(DefaultPolicy=%s, AllowedPolicies=%s)", r->conf_path,
+                    place_policy_name (r->conf.default_policy), allowed);
+
+    if (r->topo_ok)
+        print_line ("topology", "%s: %u %s, %u %s, %u NUMA %s", r->topo_note,
+                    r->npus, plural (r->npus, "PU", "PUs"), r->ncores,
+                    plural (r->ncores, "core", "cores"), r->nnuma,
+                    plural (r->nnuma, "domain", "domains"));
+    else
+        print_line ("topology", "%s: %s", r->topo_note, r->topo_err.text);
+
+    if (r->cg_ok)
+        print_line ("cgroup2", "%s: controllers: %s", r->cg_root,
+                    r->cg_controllers && *r->cg_controllers
+                    ? r->cg_controllers : "(none)");
+    else
+        print_line ("cgroup2", "%s", r->cg_err.text);
+
+    for (int i = 0; i < 2; i++) {
+        const struct ctl_view *v = &r->ctl[i];
+
+        lcg_words (r, v, buf, sizeof (buf));
+        if (r->cg_ok)
+            print_line (v->name, "%s; %s cgroup2 at %s", buf,
+                        v->v2 ? "available in" : "not in", r->cg_root);
+        else
+            print_line (v->name, "%s", buf);
+    }
+
+    if (!r->slurm_conf_found)
+        print_line ("slurm.conf", "%s: not read (%s)", r->slurm_conf,
+                    strerror (r->slurm_conf_errno));
+    else
+        print_line ("slurm.conf", "%s: TaskPlugin=%s, ProctrackType=%s",
+                    r->slurm_conf,
+                    *r->task_plugin ? r->task_plugin : "(default)",
+                    *r->proctrack ? r->proctrack : "(default)");
+    if (!r->cgroup_conf_found)
+        print_line ("cgroup.conf", "%s: not read (%s)", r->cgroup_conf,
+                    strerror (r->cgroup_conf_errno));
+    else if (!*r->cgroup_plugin
+             || !strcasecmp (r->cgroup_plugin, "autodetect"))
+        print_line ("cgroup.conf", "%s: CgroupPlugin=autodetect (%s on this "
+                    "node)", r->cgroup_conf, r->cgroup_resolved
+                    ? r->cgroup_resolved : "undetected");
+    else
+        print_line ("cgroup.conf", "%s: CgroupPlugin=%s", r->cgroup_conf,
+                    r->cgroup_plugin);
+
+    print_line ("statedir", "%s", r->state_note);
+    print_line ("mode", "%s: %s", r->mode, r->mode_detail);
+}
+
+/* Add `val` (taken over, NULL allowed as JSON null) under `key`. */
+static int jadd (json_object *o, const char *key, json_object *val)
+{
+    if (json_object_object_add (o, key, val) < 0) {
+        json_object_put (val);
+        return -1;
+    }
+    return 0;
+}
+
+static json_object *jstr (const char *s)
+{
+    return s ? json_object_new_string (s) : NULL;
+}
+
+/* A string, or null when empty. */
+static json_object *jstr0 (const char *s)
+{
+    return s && *s ? json_object_new_string (s) : NULL;
+}
+
+static json_object *ctl_to_json (const struct report *r,
+                                 const struct ctl_view *v)
+{
+    json_object *o = json_object_new_object ();
+    json_object *l = json_object_new_object ();
+    const char *err = !r->lcg_ok ? r->lcg_error
+                      : v->state == LCG_ERROR ? v->note : NULL;
+
+    if (!o || !l
+        || jadd (l, "mounted", json_object_new_boolean (v->state
+                                                        == LCG_MOUNTED)) < 0
+        || jadd (l, "mount", v->state == LCG_MOUNTED ? jstr (v->mount)
+                                                     : NULL) < 0
+        || jadd (l, "version", v->state == LCG_MOUNTED && v->version
+                               ? json_object_new_int (v->version) : NULL) < 0
+        || jadd (l, "error", jstr (err)) < 0
+        || jadd (o, "cgroup2", json_object_new_boolean (v->v2)) < 0) {
+        json_object_put (o);
+        json_object_put (l);
+        return NULL;
+    }
+    if (jadd (o, "libcgroup", l) < 0) {
+        json_object_put (o);
+        return NULL;
+    }
+    return o;
+}
+
+static json_object *report_to_json (const struct report *r)
+{
+    json_object *root = json_object_new_object ();
+    json_object *pc = json_object_new_object ();
+    json_object *tp = json_object_new_object ();
+    json_object *cg = json_object_new_object ();
+    json_object *ctl = json_object_new_object ();
+    json_object *sc = json_object_new_object ();
+    json_object *gc = json_object_new_object ();
+    json_object *sd = json_object_new_object ();
+    json_object *list = json_object_new_array ();
+    char allowed[128];
+    int bad = 0;
+
+    if (!root || !pc || !tp || !cg || !ctl || !sc || !gc || !sd || !list)
+        goto nomem;
+    allowed_string (&r->conf, allowed, sizeof (allowed));
+
+    bad |= jadd (pc, "path", jstr (r->conf_path));
+    bad |= jadd (pc, "found", json_object_new_boolean (r->conf_found));
+    bad |= jadd (pc, "ok", json_object_new_boolean (r->conf_ok));
+    bad |= jadd (pc, "error", r->conf_ok ? NULL : jstr (r->conf_err.text));
+    bad |= jadd (pc, "default_policy",
+                 jstr (place_policy_name (r->conf.default_policy)));
+    bad |= jadd (pc, "allowed_policies", jstr (allowed));
+
+    bad |= jadd (tp, "ok", json_object_new_boolean (r->topo_ok));
+    bad |= jadd (tp, "source", jstr (r->topo_cached ? "cache" : "live"));
+    bad |= jadd (tp, "cache", jstr (r->conf.topology_cache));
+    bad |= jadd (tp, "cache_checked", json_object_new_boolean (r->conf_ok
+                                                     && geteuid () == 0));
+    bad |= jadd (tp, "refreshed", json_object_new_boolean (r->topo_refreshed));
+    bad |= jadd (tp, "note", jstr (r->topo_note));
+    bad |= jadd (tp, "pus", json_object_new_int64 (r->npus));
+    bad |= jadd (tp, "cores", json_object_new_int64 (r->ncores));
+    bad |= jadd (tp, "numa_domains", json_object_new_int64 (r->nnuma));
+    bad |= jadd (tp, "error", r->topo_ok ? NULL : jstr (r->topo_err.text));
+
+    if (r->cg_controllers) {
+        char *copy = strdup (r->cg_controllers), *save = NULL;
+
+        if (!copy)
+            goto nomem;
+        for (char *w = strtok_r (copy, " \t\n", &save); w;
+             w = strtok_r (NULL, " \t\n", &save))
+            bad |= json_object_array_add (list, json_object_new_string (w));
+        free (copy);
+    }
+    bad |= jadd (cg, "ok", json_object_new_boolean (r->cg_ok));
+    bad |= jadd (cg, "root", r->cg_ok ? jstr (r->cg_root) : NULL);
+    bad |= jadd (cg, "controllers", list);
+    list = NULL;
+    bad |= jadd (cg, "error", r->cg_ok ? NULL : jstr (r->cg_err.text));
+
+    for (int i = 0; i < 2; i++) {
+        json_object *v = ctl_to_json (r, &r->ctl[i]);
+
+        bad |= v ? jadd (ctl, r->ctl[i].name, v) : -1;
+    }
+
+    bad |= jadd (sc, "path", jstr (r->slurm_conf));
+    bad |= jadd (sc, "found", json_object_new_boolean (r->slurm_conf_found));
+    bad |= jadd (sc, "TaskPlugin", jstr0 (r->task_plugin));
+    bad |= jadd (sc, "ProctrackType", jstr0 (r->proctrack));
+
+    bad |= jadd (gc, "path", jstr (r->cgroup_conf));
+    bad |= jadd (gc, "found", json_object_new_boolean (r->cgroup_conf_found));
+    bad |= jadd (gc, "CgroupPlugin", jstr0 (r->cgroup_plugin));
+    bad |= jadd (gc, "resolved", jstr (r->cgroup_resolved));
+
+    bad |= jadd (sd, "path", jstr (r->conf.state_dir));
+    bad |= jadd (sd, "ok", json_object_new_boolean (r->state_ok));
+    bad |= jadd (sd, "note", jstr (r->state_note));
+
+    bad |= jadd (root, "ok", json_object_new_boolean (r->ok));
+    bad |= jadd (root, "reason", r->ok ? NULL : jstr (r->reason));
+    bad |= jadd (root, "pin_conf", pc);
+    pc = NULL;
+    bad |= jadd (root, "topology", tp);
+    tp = NULL;
+    bad |= jadd (root, "cgroup2", cg);
+    cg = NULL;
+    bad |= jadd (root, "controllers", ctl);
+    ctl = NULL;
+    bad |= jadd (root, "slurm_conf", sc);
+    sc = NULL;
+    bad |= jadd (root, "cgroup_conf", gc);
+    gc = NULL;
+    bad |= jadd (root, "state_dir", sd);
+    sd = NULL;
+    bad |= jadd (root, "mode", jstr (r->mode));
+    bad |= jadd (root, "mode_detail", jstr (r->mode_detail));
+    if (bad)
+        goto nomem;
+    return root;
+nomem:
+    json_object_put (list);
+    json_object_put (sd);
+    json_object_put (gc);
+    json_object_put (sc);
+    json_object_put (ctl);
+    json_object_put (cg);
+    json_object_put (tp);
+    json_object_put (pc);
+    json_object_put (root);
+    errno = ENOMEM;
+    return NULL;
+}
+
+static int print_json (const struct report *r)
+{
+    json_object *root = report_to_json (r);
+    const char *s;
+
+    if (!root || !(s = json_object_to_json_string_ext (root,
+                                                   JSON_C_TO_STRING_PLAIN
+                                                 | JSON_C_TO_STRING_NOSLASHESCAPE))) {
+        json_object_put (root);
+        cmd_error (NAME, "cannot build the JSON output: out of memory");
+        return -1;
+    }
+    printf ("%s\n", s);
+    json_object_put (root);
+    return 0;
+}
+
+int cmd_check (int argc, char **argv)
+{
+    struct report *r;
+    const char *conf;
+    bool json;
+    int rc = 1;
+
+    switch (parse_args (argc, argv, &conf, &json)) {
+        case 1:
+            usage (stdout);
+            return cmd_flush_stdout (NAME) < 0 ? 1 : 0;
+        case -1:
+            return 1;
+    }
+    if (!(r = calloc (1, sizeof (*r)))) {
+        cmd_error (NAME, "out of memory");
+        return 1;
+    }
+    r->ok = true;
+    r->ctl[0].name = "cpuset";
+    r->ctl[1].name = "cpu";
+    check_conf (r, conf);
+    check_topology (r);
+    check_cgroup2 (r);
+    check_libcgroup (r);
+    check_slurm_conf (r);
+    check_state_dir (r);
+    decide_mode (r);
+
+    if (json ? print_json (r) < 0 : (print_text (r), 0))
+        goto out;
+    if (cmd_flush_stdout (NAME) < 0)
+        goto out;
+    if (!r->ok) {
+        cmd_error (NAME, "%s", r->reason);
+        goto out;
+    }
+    rc = 0;
+out:
+    free (r->cg_controllers);
+    free (r);
+    return rc;
+}
