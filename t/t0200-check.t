@@ -359,6 +359,13 @@ test_expect_success 'CgroupPlugin=cgroup/v1 with task/cgroup: standalone' '
     grep "^standalone: .*CgroupPlugin=cgroup/v1" m.out
 '
 
+test_expect_success 'control characters in slurm.conf values are shown as ?' '
+    printf "TaskPlugin=task/aff\\001inity\\n" >etc/slurm.conf &&
+    verdict >m.out &&
+    field slurm.conf v.out |
+        grep -Fx "$TRASH/etc/slurm.conf: TaskPlugin=task/aff?inity, ProctrackType=(default)"
+'
+
 test_expect_success 'an over-long line in slurm.conf is skipped, not cut' '
     long=$(printf "%5000s" "" | tr " " x) &&
     printf "%s\n" "TaskPlugin=task/affinity$long" "ProctrackType=proctrack/linuxproc" \

@@ -19,6 +19,7 @@
 #if HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -437,7 +438,8 @@ static void lcg_words (const struct report *r, const struct ctl_view *v,
 
 /* Read the value of `key` (case-insensitive) from a slurm.conf-style file:
  * the last line that starts with "Key=", the value up to the first blank
- * or '#', one pair of double quotes removed.  Include lines are not
+ * or '#', one pair of double quotes removed, control characters shown as
+ * '?'.  Include lines are not
  * followed; over-long lines are skipped.  Returns 1 if found, 0 if not,
  * -1 if the file cannot be read (errno set). */
 static int conf_get (const char *path, const char *key, char *val, size_t n)
@@ -494,6 +496,10 @@ static int conf_get (const char *path, const char *key, char *val, size_t n)
         if (!end)
             continue;
         *end = '\0';
+        for (char *c = p; *c; c++) {
+            if (iscntrl ((unsigned char)*c))
+                *c = '?';
+        }
         snprintf (val, n, "%s", p);
         found = 1;
     }
