@@ -234,6 +234,7 @@ test_expect_success UNSHARE 'no cgroup mounted at all: exit 1, libcgroup still s
 
 test_expect_success ROOT 'as root, check writes the TopologyCache of pin.conf' '
     rm -rf cache &&
+    # the exit status depends on the cgroups of this machine
     slurm-pin check --conf "$TRASH/good.conf" >t1.out 2>/dev/null
     test -s cache/topology.xml &&
     field topology t1.out >t1.topo &&
@@ -250,6 +251,16 @@ test_expect_success ROOT 'a second check finds the cache up to date' '
     slurm-pin check --conf "$TRASH/good.conf" >t2.out 2>/dev/null
     field topology t2.out |
         grep -F "cached $TRASH/cache/topology.xml (up to date): "
+'
+
+test_expect_success ROOT 'a TopologyCache that cannot be written: the live topology is used' '
+    echo "not a directory" >afile &&
+    sed "s|^TopologyCache=.*|TopologyCache=$TRASH/afile/topology.xml|" \
+        good.conf >nocache.conf &&
+    # the exit status depends on the cgroups of this machine
+    slurm-pin check --conf "$TRASH/nocache.conf" >nc.out 2>nc.err
+    field topology nc.out |
+        grep -F "live (cache $TRASH/afile/topology.xml cannot be written: every step discovers the machine): "
 '
 
 test_expect_success SETPRIV 'not root: the cache is neither checked nor written' '

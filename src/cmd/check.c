@@ -1029,7 +1029,9 @@ int cmd_check (int argc, char **argv)
     check_state_dir (r);
     decide_mode (r);
 
-    if (json ? print_json (r) < 0 : (print_text (r), 0))
+    if (!json)
+        print_text (r);
+    else if (print_json (r) < 0)
         goto out;
     if (cmd_flush_stdout (NAME) < 0)
         goto out;
