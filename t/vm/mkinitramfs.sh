@@ -1,0 +1,141 @@
+#!/bin/sh
+# t/vm/mkinitramfs.sh - build the qemu test bed's initramfs.
+#
+# usage: mkinitramfs.sh [--kver VER] OUT
+#
+# OUT (a gzip'd newc cpio) holds busybox-static with its applet links, the
+# guest's /init (t/vm/guest-init.sh) and the kernel modules the guest needs
+# to mount the host's root over 9p with an overlay on top, copied from
+# /lib/modules/VER and decompressed (.ko.xz, .ko.zst, .ko.gz) so that
+# busybox insmod can load them whatever it was built with.
+#
+# OUT is rebuilt only when an input changed: OUT.stamp records a checksum of
+# every input (busybox, init, this script, each module, VER).
+set -eu
+
+# Load order (FACTS.md "A real multi-NUMA kernel in qemu"): each module after
+# the ones it depends on.  Checked against modinfo below.
+MODULES="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev
+virtio_pci netfs fscache 9pnet 9pnet_virtio 9p overlay"
+
+here=$(cd "$(dirname "$0")" && pwd)
+prog=mkinitramfs
+
+die ()
+{
+    echo "$prog: $*" >&2
+    exit 1
+}
+
+usage ()
+{
+    echo "usage: $prog [--kver VER] OUT" >&2
+    exit 2
+}
+
+kver=""
+while test $# -gt 0; do
+    case $1 in
+        --kver) test $# -ge 2 || usage; kver=$2; shift 2 ;;
+        --kver=*) kver=${1#--kver=}; shift ;;
+        -h|--help) usage ;;
+        -*) die "unknown option '$1'; known: --kver VER" ;;
+        *) break ;;
+    esac
+done
+test $# -eq 1 || usage
+out=$1
+
+if test -z "$kver"; then
+    # shellcheck source=t/vm/vm-lib.sh disable=SC1091
+    . "$here/vm-lib.sh"
+    vm_find_kernel || die "$VM_ERROR"
+    kver=$VM_KVER
+fi
+moddir=/lib/modules/$kver
+test -d "$moddir/kernel" || die "--kver $kver: $moddir/kernel not found; pick a version listed in /lib/modules"
+
+busybox=""
+for b in /bin/busybox /usr/bin/busybox; do
+    if test -x "$b" && { ldd "$b" 2>&1 || true; } | grep -q 'not a dynamic'; then
+        busybox=$b
+        break
+    fi
+done
+test -n "$busybox" || die "no statically linked busybox in /bin or /usr/bin: install busybox-static (contrib/install-deps.sh)"
+for tool in cpio gzip sha256sum modinfo; do
+    command -v "$tool" >/dev/null || die "$tool not found: install it (contrib/install-deps.sh)"
+done
+
+# find_module NAME: print the path of NAME's module file, or nothing if it
+# is built into the kernel; fail if it is neither.
+find_module ()
+{
+    f=$(find "$moddir/kernel" -name "$1.ko" -o -name "$1.ko.xz" \
+            -o -name "$1.ko.zst" -o -name "$1.ko.gz" | head -n 1)
+    if test -n "$f"; then
+        echo "$f"
+    elif grep -q "/$1\\.ko\$" "$moddir/modules.builtin" 2>/dev/null; then
+        :
+    else
+        die "module $1 is neither in $moddir/kernel nor built into kernel $kver"
+    fi
+}
+
+# Resolve the module files and check the order against their dependencies.
+modfiles=""
+loaded=" "
+for m in $MODULES; do
+    f=$(find_module "$m")
+    for dep in $(modinfo -k "$kver" -F depends "$m" 2>/dev/null | tr ',' ' '); do
+        case $loaded in
+            *" $dep "*) ;;
+            *) grep -q "/$dep\\.ko\$" "$moddir/modules.builtin" 2>/dev/null \
+                   || die "module $m needs $dep, which is not loaded before it; fix MODULES in $0" ;;
+        esac
+    done
+    loaded="$loaded$m "
+    test -z "$f" || modfiles="$modfiles $f"
+done
+
+# Checksum of every input: rebuild only when it changes.
+stamp=$( {
+    echo "kver $kver"
+    sha256sum "$busybox" "$here/guest-init.sh" "$0"
+    # shellcheck disable=SC2086
+    test -z "$modfiles" || sha256sum $modfiles
+} | sha256sum | cut -d' ' -f1)
+if test -s "$out" && test -r "$out.stamp" && test "$(cat "$out.stamp")" = "$stamp"; then
+    exit 0
+fi
+
+mkdir -p "$(dirname "$out")"
+stage=$(mktemp -d "${TMPDIR:-/tmp}/pin-initramfs.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/bin" "$stage/dev" "$stage/proc" "$stage/sys" \
+         "$stage/mnt" "$stage/tmp" "$stage/modules"
+cp "$busybox" "$stage/bin/busybox"
+for applet in $("$busybox" --list); do
+    test "$applet" = busybox || ln -s busybox "$stage/bin/$applet"
+done
+cp "$here/guest-init.sh" "$stage/init"
+chmod 755 "$stage/init"
+
+: >"$stage/modules/order"
+for f in $modfiles; do
+    name=$(basename "$f")
+    case $name in
+        *.ko) cp "$f" "$stage/modules/$name" ;;
+        *.ko.xz) xz -dc "$f" >"$stage/modules/${name%.xz}" ;;
+        *.ko.zst) zstd -qdc "$f" >"$stage/modules/${name%.zst}" ;;
+        *.ko.gz) gzip -dc "$f" >"$stage/modules/${name%.gz}" ;;
+    esac
+    echo "${name%.ko*}" >>"$stage/modules/order"
+done
+echo "$kver" >"$stage/modules/kver"
+
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) \
+    | gzip -6 >"$out.tmp"
+mv -f "$out.tmp" "$out"
+echo "$stamp" >"$out.stamp"
+echo "$prog: built $out for kernel $kver" >&2
