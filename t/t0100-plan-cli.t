@@ -75,13 +75,13 @@ test_expect_success 'no command: one line, exit 1' '
     test_expect_code 1 slurm-pin >out 2>err &&
     test_must_be_empty out &&
     test "$(wc -l <err)" -eq 1 &&
-    grep "missing command; known: plan" err
+    grep "missing command; known: plan, check" err
 '
 
 test_expect_success 'unknown command: one line naming it, exit 1' '
     test_expect_code 1 slurm-pin plna >out 2>err &&
     test_must_be_empty out &&
-    echo "slurm-pin: plna: unknown command; known: plan" >expected &&
+    echo "slurm-pin: plna: unknown command; known: plan, check" >expected &&
     test_cmp expected err
 '
 
