@@ -123,14 +123,6 @@ else
     fi
 fi
 
-# qemu and a kernel: missing either is a failure of the tier, not a skip.
-qemu=${PIN_VM_QEMU:-qemu-system-x86_64}
-command -v "$qemu" >/dev/null \
-    || bail "$qemu not found: install qemu-system-x86 (contrib/install-deps.sh)"
-# shellcheck source=t/vm/vm-lib.sh disable=SC1091
-. "$here/vm-lib.sh"
-vm_find_kernel || bail "$VM_ERROR"
-
 # The guest sees the host's root at the same paths, except what it mounts
 # afresh (/proc /sys /dev /run) and what lives in memory only on the host.
 if test -z "$builddir" && test -f ./config.status; then
@@ -149,6 +141,14 @@ if test -n "$builddir"; then
             bail "--builddir $builddir: on $fstype, not on the host's root filesystem; build on disk (e.g. /tmp/build-NAME when /tmp is not a tmpfs)" ;;
     esac
 fi
+
+# qemu and a kernel: missing either is a failure of the tier, not a skip.
+qemu=${PIN_VM_QEMU:-qemu-system-x86_64}
+command -v "$qemu" >/dev/null \
+    || bail "$qemu not found: install qemu-system-x86 (contrib/install-deps.sh)"
+# shellcheck source=t/vm/vm-lib.sh disable=SC1091
+. "$here/vm-lib.sh"
+vm_find_kernel || bail "$VM_ERROR"
 : "${PIN_SHARED:=$(cd "$srcdir/.." && pwd)/shared}"
 
 # The initramfs, cached and rebuilt when its inputs change.

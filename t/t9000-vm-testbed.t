@@ -1,0 +1,189 @@
+#!/bin/sh
+
+test_description='qemu test bed scripts, without booting a guest
+
+Checks what t/vm/ does before and after a boot: that run-guest.sh and
+run-tests.sh fail loudly (Bail out!, non-zero) when qemu, the kernel or
+their arguments are wrong, that mkinitramfs.sh packs the modules in order
+and caches its result, and that guest-run.sh merges the TAP of several
+tests into one plan and turns every kind of failure into a "not ok".
+Booting is for t/vm/run-tests.sh (doc/vm.md).
+'
+
+. "$(dirname "$0")/sharness.sh"
+
+vm=$PIN_SRCDIR/t/vm
+
+if ls /boot/vmlinuz-* >/dev/null 2>&1; then
+    test_set_prereq KERNEL
+fi
+if command -v cpio >/dev/null 2>&1; then
+    test_set_prereq CPIO
+fi
+
+# bails CMD...: CMD exits non-zero and its first line of output is a TAP
+# "Bail out!" line (kept in bail.out for more checks).
+bails () {
+    test_must_fail "$@" >bail.out 2>bail.err &&
+    head -n 1 bail.out | grep "^Bail out! " >/dev/null ||
+    { echo "stdout was:"; cat bail.out; echo "stderr was:"; cat bail.err; false; }
+}
+
+echo "#!/bin/sh" >script.sh
+
+# --- run-guest.sh refuses to pass without a guest ---------------------
+
+test_expect_success 'no qemu: Bail out naming the package' '
+    PIN_VM_QEMU=/nonexistent/qemu-system-x86_64 bails "$vm/run-guest.sh" script.sh &&
+    grep -F "qemu-system-x86" bail.out
+'
+
+test_expect_success 'no kernel: Bail out naming the bad PIN_VM_KERNEL' '
+    PIN_VM_KERNEL=/nonexistent/vmlinuz bails "$vm/run-guest.sh" script.sh &&
+    grep -F "PIN_VM_KERNEL=/nonexistent/vmlinuz" bail.out
+'
+
+test_expect_success 'no such script: Bail out naming it' '
+    bails "$vm/run-guest.sh" ./no-such-script.sh &&
+    grep -F "no-such-script.sh" bail.out
+'
+
+test_expect_success '--timeout must be a number of seconds' '
+    bails "$vm/run-guest.sh" --timeout 10m script.sh &&
+    grep -F -- "--timeout 10m" bail.out
+'
+
+test_expect_success '--mem must be at least 512 MB' '
+    bails "$vm/run-guest.sh" --mem 100 script.sh &&
+    grep -F -- "--mem 100" bail.out
+'
+
+test_expect_success '--numa must split the CPUs evenly' '
+    bails "$vm/run-guest.sh" --numa 3 script.sh &&
+    grep -F -- "--numa 3" bail.out
+'
+
+test_expect_success 'unknown option: Bail out listing the known ones' '
+    bails "$vm/run-guest.sh" --frobnicate script.sh &&
+    grep -F -- "--frobnicate" bail.out &&
+    grep -F -- "--timeout" bail.out
+'
+
+test_expect_success 'a build directory the guest cannot see is refused' '
+    mkdir -p /dev/shm/pin-t9000 &&
+    test_when_finished "rmdir /dev/shm/pin-t9000" &&
+    bails "$vm/run-guest.sh" --builddir /dev/shm/pin-t9000 script.sh &&
+    grep -F -- "--builddir /dev/shm/pin-t9000" bail.out
+'
+
+test_expect_success 'run-tests.sh: a missing test file is a Bail out' '
+    bails "$vm/run-tests.sh" ./no-such-test.sh &&
+    grep -F "no-such-test.sh" bail.out
+'
+
+# --- mkinitramfs.sh ---------------------------------------------------
+
+test_expect_success KERNEL,CPIO 'mkinitramfs.sh packs init, busybox and the modules' '
+    "$vm/mkinitramfs.sh" initrd.gz 2>build.err &&
+    gzip -dc initrd.gz | cpio -t --quiet >list &&
+    grep -x "init" list &&
+    grep -x "bin/busybox" list &&
+    grep -x "bin/mount" list &&
+    gzip -dc initrd.gz | cpio -i --quiet --to-stdout modules/order >order &&
+    for m in $(cat order); do
+        grep -x "modules/$m.ko" list || return 1
+    done
+'
+
+test_expect_success KERNEL,CPIO 'the modules load in dependency order' '
+    cat >expect <<-EOF &&
+	virtio_ring
+	virtio
+	virtio_pci_legacy_dev
+	virtio_pci_modern_dev
+	virtio_pci
+	netfs
+	fscache
+	9pnet
+	9pnet_virtio
+	9p
+	overlay
+	EOF
+    grep -x -F -f order expect >expect.present &&
+    test_cmp expect.present order
+'
+
+test_expect_success KERNEL,CPIO 'an unchanged initramfs is not rebuilt' '
+    cp -p initrd.gz before.gz &&
+    "$vm/mkinitramfs.sh" initrd.gz 2>rebuild.err &&
+    test_must_be_empty rebuild.err &&
+    cmp before.gz initrd.gz &&
+    test ! initrd.gz -nt before.gz
+'
+
+test_expect_success 'mkinitramfs.sh: an unknown kernel version is refused' '
+    test_must_fail "$vm/mkinitramfs.sh" --kver 0.0-none out.gz 2>err &&
+    grep -F "0.0-none" err &&
+    test ! -e out.gz
+'
+
+# --- guest-run.sh: one TAP stream out of many tests --------------------
+
+# A guest-run.sh that runs on the host: no Slurm test is involved.
+guest_run () {
+    mkdir -p out &&
+    PIN_VM_OUT=$PWD/out PIN_VM_TEST_TIMEOUT=3 "$vm/guest-run.sh" "$@"
+}
+
+test_expect_success 'fake tests for guest-run.sh' '
+    mkdir tests &&
+    printf "#!/bin/sh\necho 1..2\necho \"ok 1 - a\"\necho \"ok 2 - b\"\n" >tests/tpass.sh &&
+    printf "#!/bin/sh\necho 1..2\necho \"ok 1 - a\"\necho \"not ok 2 - b\"\nexit 1\n" >tests/tfail.sh &&
+    printf "#!/bin/sh\necho 1..3\necho \"ok 1 - a\"\n" >tests/tshort.sh &&
+    printf "#!/bin/sh\necho 1..1\necho \"ok 1 - a\"\nexit 3\n" >tests/texit.sh &&
+    printf "#!/bin/sh\necho \"1..0 # SKIP no widget\"\n" >tests/tskip.sh &&
+    printf "#!/bin/sh\necho 1..1\nsleep 60\necho \"ok 1 - late\"\n" >tests/thang.sh &&
+    printf "#!/bin/sh\n# vm-slurm-modes: bogus\necho 1..0\n" >tests/tmode.sh &&
+    chmod +x tests/*.sh
+'
+
+test_expect_success 'passing tests merge into one plan and exit 0' '
+    guest_run tests/tpass.sh tests/tpass.sh >merged &&
+    grep -v "^#" merged >results &&
+    cat >expect <<-EOF &&
+	ok 1 - a
+	ok 2 - b
+	ok 3 - a
+	ok 4 - b
+	1..4
+	EOF
+    test_cmp expect results
+'
+
+test_expect_success 'every kind of failure becomes a not ok, exit non-zero' '
+    test_must_fail guest_run tests/tpass.sh tests/tfail.sh tests/tshort.sh \
+        tests/texit.sh tests/tskip.sh tests/thang.sh tests/tmode.sh >merged &&
+    grep -v "^#" merged >results &&
+    cat >expect <<-EOF &&
+	not ok 1 - tmode: vm-slurm-modes: '"'"'bogus'"'"' unknown; known: cgroup, affinity
+	ok 2 - a
+	ok 3 - b
+	ok 4 - a
+	not ok 5 - b
+	ok 6 - a
+	not ok 7 - tshort: planned 3 tests but ran 1 (exit status 0)
+	ok 8 - a
+	not ok 9 - texit: exited with status 3
+	ok 10 - tskip # SKIP no widget
+	not ok 11 - thang: killed after 3s (PIN_VM_TEST_TIMEOUT)
+	1..11
+	EOF
+    test_cmp expect results
+'
+
+test_expect_success 'guest-run.sh records the time of each test' '
+    grep "^test tpass	" out/timings &&
+    grep "^test thang	" out/timings
+'
+
+test_done
