@@ -573,6 +573,18 @@ ConstrainCores=yes
 ConstrainRAMSpace=no
 ConstrainDevices=no
 EOF
+    elif v2_without_dbus; then
+        cat >"$root/etc/cgroup.conf" <<EOF || die "$root/etc/cgroup.conf: cannot write"
+# Written by contrib/local-slurm.sh (--mode affinity on a cgroup v2 host
+# without systemd): slurmd loads its cgroup plugin anyway; nothing is
+# constrained, IgnoreSystemd=yes lets it make its scope without dbus.
+CgroupPlugin=cgroup/v2
+CgroupMountpoint=/sys/fs/cgroup
+IgnoreSystemd=yes
+ConstrainCores=no
+ConstrainRAMSpace=no
+ConstrainDevices=no
+EOF
     else
         rm -f "$root/etc/cgroup.conf"
     fi
@@ -718,22 +730,34 @@ start_slurm () {
     done
 }
 
+# v2_without_dbus: a pure cgroup v2 host without systemd's dbus (the qemu
+# guest).  slurmd 22.05 loads its cgroup plugin even with proctrack/linuxproc
+# and task/affinity; autodetected cgroup/v2 then asks systemd over dbus for
+# its slurmstepd scope and fails ("cannot initialize cgroup directory for
+# stepds") unless IgnoreSystemd=yes.  (Seen in the guest.)
+v2_without_dbus () {
+    [ -r /sys/fs/cgroup/cgroup.controllers ] && [ ! -S /run/dbus/system_bus_socket ]
+}
+
 prepare_cgroup () {
     local cg=/sys/fs/cgroup c want=""
-    [ -r "$cg/cgroup.controllers" ] \
-        || die "--mode cgroup: $cg is not a cgroup v2 mount (v1 or hybrid host); use --mode affinity here"
-    grep -qw cpuset "$cg/cgroup.controllers" \
-        || die "--mode cgroup: no cpuset controller in $cg/cgroup.controllers ($(cat "$cg/cgroup.controllers")); use --mode affinity here"
+    if [ "$opt_mode" = cgroup ]; then
+        [ -r "$cg/cgroup.controllers" ] \
+            || die "--mode cgroup: $cg is not a cgroup v2 mount (v1 or hybrid host); use --mode affinity here"
+        grep -qw cpuset "$cg/cgroup.controllers" \
+            || die "--mode cgroup: no cpuset controller in $cg/cgroup.controllers ($(cat "$cg/cgroup.controllers")); use --mode affinity here"
+    fi
     for c in cpuset cpu memory pids; do
         grep -qw "$c" "$cg/cgroup.controllers" && want="$want +$c"
     done
+    [ -n "$want" ] || return 0
     # Slurm 22.05 has no EnableControllers: enable them top-down by hand.
     echo "$want" >"$cg/cgroup.subtree_control" \
-        || die "--mode cgroup: cannot write '$want' to $cg/cgroup.subtree_control"
+        || die "--mode $opt_mode: cannot write '$want' to $cg/cgroup.subtree_control"
     mkdir -p "$cg/system.slice" \
-        || die "--mode cgroup: cannot create $cg/system.slice"
+        || die "--mode $opt_mode: cannot create $cg/system.slice"
     echo "$want" >"$cg/system.slice/cgroup.subtree_control" \
-        || die "--mode cgroup: cannot write '$want' to $cg/system.slice/cgroup.subtree_control (processes in system.slice itself?)"
+        || die "--mode $opt_mode: cannot write '$want' to $cg/system.slice/cgroup.subtree_control (processes in system.slice itself?)"
 }
 
 check_loopback () {
@@ -784,7 +808,9 @@ cmd_start () {
         || die "--plugstack=$opt_plugstack: not a readable file"; }
     [ -n "$opt_pinconf" ] && { [ -r "$opt_pinconf" ] && [ -f "$opt_pinconf" ] \
         || die "--pin-conf=$opt_pinconf: not a readable file"; }
-    [ "$opt_mode" = cgroup ] && prepare_cgroup
+    if [ "$opt_mode" = cgroup ] || v2_without_dbus; then
+        prepare_cgroup
+    fi
 
     host=$(uname -n)
     host=${host%%.*}

@@ -108,11 +108,18 @@ test_expect_success SLURM 'srun -N1 -n1 hostname runs one task on the node' '
     test_cmp hostname.expected hostname.out
 '
 
-test_expect_success SLURM 'srun -c 1 is pinned to exactly one CPU' '
+# With CR_Core Slurm allocates whole cores: on an SMT node `srun -c 1`
+# gets one core and starts one task per hardware thread (seen in the qemu
+# guest: two tasks, CPUs 0 and 1).  Each task still gets exactly one CPU.
+test_expect_success SLURM 'srun -c 1 pins each task to exactly one CPU' '
     srun -c 1 grep Cpus_allowed_list /proc/self/status >c1.out &&
     cpus_of c1.out >c1.cpus &&
-    grep -Ex "[0-9]+" c1.cpus &&
-    test "$(cat c1.cpus)" -lt "$ncpus"
+    test -s c1.cpus &&
+    ! grep -Evx "[0-9]+" c1.cpus &&
+    for c in $(cat c1.cpus); do
+        test "$c" -lt "$ncpus" || return 1
+    done &&
+    test "$(sort -u c1.cpus | wc -l)" -eq "$(wc -l <c1.cpus)"
 '
 
 test_expect_success SLURM,MULTICPU 'srun -c 2 gets two CPUs, so the pinning follows the request' '
