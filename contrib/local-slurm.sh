@@ -784,6 +784,8 @@ cmd_start () {
 
     if [ -z "$opt_dir" ]; then
         opt_dir=$(mktemp -d /tmp/local-slurm.XXXXXX) || die "start: mktemp failed"
+        # readable by users who submit to it (mktemp makes it 0700)
+        chmod 0755 "$opt_dir" || die "$opt_dir: cannot chmod 0755"
         touch "$opt_dir/.local-slurm"
         say "state directory: $opt_dir"
     fi
@@ -802,7 +804,7 @@ cmd_start () {
             die "$dir: already running ($b pid $(find_daemons $b | paste -sd,)); run: $0 stop --dir '$dir'"
         fi
     done
-    [ -z "$(find_stepds)" ] || die "$dir: slurmstepd processes of an earlier run still exist; run: $0 stop --dir $dir"
+    [ -z "$(find_stepds)" ] || die "$dir: slurmstepd processes of an earlier run still exist; run: $0 stop --dir '$dir'"
 
     [ -n "$opt_plugstack" ] && { [ -r "$opt_plugstack" ] && [ -f "$opt_plugstack" ] \
         || die "--plugstack=$opt_plugstack: not a readable file"; }
@@ -830,7 +832,6 @@ cmd_start () {
     for b in "$dir"/log/*.log; do
         [ -f "$b" ] && mv -f "$b" "$b.old"
     done
-    chmod 0755 "$dir" || die "$dir: cannot chmod 0755"
     install -d -m 0755 -o root -g root "$alias_base" || die "$alias_base: cannot create"
     if [ "$root" != "$dir" ]; then
         ln -sfn "$dir" "$alias_path" || die "$alias_path: cannot link to $dir"
@@ -845,11 +846,12 @@ cmd_start () {
     fi
     export SLURM_CONF=$conf
 
+    # From here on a failed start (or a signal) stops what it started.
+    trap 'rc=$?; [ $rc -eq 0 ] || do_stop >/dev/null 2>&1; exit $rc' EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM HUP
     setup_munge
-    if ! start_munged; then
-        do_stop >/dev/null 2>&1
-        exit 1
-    fi
+    start_munged || exit 1
     for attempt in 1 2 3; do
         port=$(free_port_pair) || die "start: no free TCP port pair found"
         write_configs
@@ -867,9 +869,9 @@ cmd_start () {
             continue
         fi
         [ $rc -eq 2 ] && start_failed "ports in use on each of 3 attempts"
-        do_stop >/dev/null 2>&1
         exit 1
     done
+    trap - EXIT INT TERM HUP
     say "running in $dir: node $nodename ($opt_mode mode), slurmctld port $port"
     print_env
 }
