@@ -102,6 +102,9 @@ static struct {
     hwloc_bitmap_t allowed;     /* PUs the step is placed in (see
                                    plan_locked) */
     hwloc_bitmap_t job_cpus;    /* PUs of the job on this node */
+    hwloc_bitmap_t plan_cpus;   /* union of the tasks' PUs */
+    bool moved;                 /* placed outside the step's own cores */
+    bool widened;               /* nested: Slurm's step cpuset widened */
     struct place_plan *plan;    /* NULL for policy none */
     enum cg_mode mode;
     bool cpuset;                /* cpuset controller usable */
@@ -568,9 +571,11 @@ static int read_busy (hwloc_bitmap_t busy)
 }
 
 /* Nested mode, a step moved onto other PUs of its job: Slurm confined the
- * step's cgroup to the cores it allocated, so widen it (parent first) to
- * also hold the planned PUs, all of them inside the job's cgroup. */
-static int widen_slurm_cpuset (hwloc_const_bitmap_t cpus)
+ * step's cgroup to the cores it allocated (task/cgroup writes it after
+ * the plugin's init_post_opt, so this runs in task_post_fork), so widen
+ * it (parent first) to also hold the planned PUs, all of them inside the
+ * job's cgroup. */
+static int widen_slurm_cpuset (hwloc_const_bitmap_t cpus, pin_error_t *errp)
 {
     const char *levels[] = { "", "/user" };
     pin_error_t err = { "" };
@@ -583,13 +588,12 @@ static int widen_slurm_cpuset (hwloc_const_bitmap_t cpus)
         if (!set || fmt_path (rel, sizeof (rel), "%s%s", g.step_rel,
                               levels[i]) < 0) {
             hwloc_bitmap_free (set);
-            step_fail ("cannot widen the step cgroup: %s", strerror (errno));
-            return -1;
+            return errprintf (errp, "cannot widen the step cgroup: %s",
+                              strerror (errno));
         }
         if (!(cur = cg2_read (g.cg, rel, "cpuset.cpus", &err))) {
             hwloc_bitmap_free (set);
-            step_fail ("%s", err.text);
-            return -1;
+            return errprintf (errp, "%s", err.text);
         }
         if (!*cur || (topo_list_parse (cur, set, NULL) == 0
                       && hwloc_bitmap_isincluded (cpus, set)))
@@ -597,10 +601,10 @@ static int widen_slurm_cpuset (hwloc_const_bitmap_t cpus)
         else {
             hwloc_bitmap_or (set, set, cpus);
             if (!(want = topo_list_format (set)))
-                step_fail ("out of memory");
+                errprintf (errp, "out of memory");
             else if (cg2_write (g.cg, rel, "cpuset.cpus", want, &err) < 0)
-                step_fail ("cannot widen %s to cpus %s: %s", rel, want,
-                           err.text);
+                errprintf (errp, "cannot widen %s to cpus %s for an "
+                           "overlapping step: %s", rel, want, err.text);
             else {
                 slurm_debug ("pin: step %s: %s cpuset.cpus %s -> %s",
                              g.stepname, rel, cur, want);
@@ -666,9 +670,11 @@ static int plan_locked (void)
         }
         for (uint32_t i = 0; i < g.plan->ntasks; i++)
             hwloc_bitmap_or (all, all, g.plan->tasks[i].cpus);
-        if (moved && g.mode == CG_NESTED && g.cpuset
-            && widen_slurm_cpuset (all) < 0)
+        if (!(g.plan_cpus = hwloc_bitmap_dup (all))) {
+            step_fail ("out of memory");
             goto out;
+        }
+        g.moved = moved;
         if (!g.batch) {
             if (claims_add (g.claims_dir, g.job, g.step, getpid (), all,
                             &err) < 0) {
@@ -871,23 +877,41 @@ static int apply_task (int id, pid_t pid, pin_error_t *errp)
                               (int)pid, task_rel, err.text);
     }
     else if (g.mode == CG_NESTED && t && g.cpuset) {
+        char *now, *procs;
+        bool here;
+
         if (fmt_path (task_rel, sizeof (task_rel), "%s/user/task_%d",
                       g.step_rel, id) < 0)
             return errprintf (errp, "cgroup path too long");
-        if (!cg2_populated (g.cg, task_rel)) {
-            /* Slurm did not make a task cgroup (e.g. no task/cgroup):
-             * make our own leaf inside its step and move the task in. */
+        if (g.moved && !g.widened) {
+            if (widen_slurm_cpuset (g.plan_cpus, errp) < 0)
+                return -1;
+            g.widened = true;
+        }
+        /* Slurm normally put the task in user/task_<n>; it may also have
+         * left it in user/task_special (22.05 with ConstrainCores but not
+         * ConstrainRAMSpace), or made no task cgroup at all (no
+         * task/cgroup).  Then the task goes into its own task_<n>, made
+         * by us if Slurm did not, and removed by us at the end. */
+        now = cg2_pid_path (pid, NULL);
+        here = now && strcmp (now[0] == '/' ? now + 1 : now,
+                              task_rel[0] == '/' ? task_rel + 1 : task_rel)
+                      == 0;
+        free (now);
+        if (!here && !(procs = cg2_read (g.cg, task_rel, "cgroup.procs",
+                                         NULL))) {
             if (cg2_create (g.cg, task_rel, NULL, &err) < 0)
                 return errprintf (errp, "cannot create cgroup %s: %s",
                                   task_rel, err.text);
             g.task_dir_created[id] = true;
-            if (cg2_set_cpuset (g.cg, task_rel, t->cpus, t->mems, &err) < 0
-                || cg2_attach (g.cg, task_rel, pid, &err) < 0)
-                return errprintf (errp, "%s", err.text);
         }
-        else if (cg2_set_cpuset (g.cg, task_rel, t->cpus, t->mems, &err)
-                 < 0)
+        else if (!here)
+            free (procs);
+        if (cg2_set_cpuset (g.cg, task_rel, t->cpus, t->mems, &err) < 0)
             return errprintf (errp, "%s", err.text);
+        if (!here && cg2_attach (g.cg, task_rel, pid, &err) < 0)
+            return errprintf (errp, "cannot move pid %d into cgroup %s: %s",
+                              (int)pid, task_rel, err.text);
     }
     /* After the cgroup move: older kernels reset affinity on a move. */
     if (t && set_affinity (pid, t->cpus, &err) < 0)
@@ -1214,6 +1238,8 @@ int slurm_spank_exit (spank_t sp, int ac, char **av)
     g.allowed = NULL;
     hwloc_bitmap_free (g.job_cpus);
     g.job_cpus = NULL;
+    hwloc_bitmap_free (g.plan_cpus);
+    g.plan_cpus = NULL;
     topo_destroy (g.topo);
     g.topo = NULL;
     cg2_close (g.cg);
