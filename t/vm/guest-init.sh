@@ -112,7 +112,8 @@ guest_env="HOME=/root TERM=${TERM:-linux} LANG=C.UTF-8 PATH=/usr/local/sbin:/usr
 if test "$script" = shell; then
     say "interactive shell; leave it with 'exit' to power off"
     # shellcheck disable=SC2086
-    setsid cttyhack chroot $R /usr/bin/env -i $guest_env /bin/bash -l
+    setsid cttyhack chroot $R /usr/bin/env -i $guest_env \
+        /bin/bash --rcfile /share/run/env -i
     echo $? >$out/status
     halt_guest
 fi

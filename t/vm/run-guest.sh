@@ -21,7 +21,8 @@
 #   --numa N        NUMA nodes; CPUs are split into N equal blocks (2)
 #   --builddir DIR  the project's build directory, passed to the guest as
 #                   PIN_BUILDDIR (default: $PIN_BUILDDIR, else the current
-#                   directory if it holds config.status)
+#                   directory if it holds config.status, else build/ in
+#                   the sources if it does)
 #   --share DIR     results directory (created; kept); default: a temporary
 #                   directory, removed on success and kept on failure
 #   --shell         no script: an interactive shell on the guest console
@@ -29,7 +30,8 @@
 #   -q, --quiet     do not stream the guest's stderr
 #
 # Environment: PIN_VM_KERNEL (a /boot/vmlinuz-* to boot), PIN_VM_QEMU (the
-# qemu binary), PIN_SHARED (the shared fixtures, default ../shared beside
+# qemu binary), PIN_VM_ACCEL (qemu -accel, default tcg,thread=multi; KVM
+# hangs on this project's machines), PIN_SHARED (the shared fixtures, default ../shared beside
 # the sources), PIN_VM_CACHE (where the initramfs is cached).
 set -u
 
@@ -45,9 +47,15 @@ bail ()
 
 usage ()
 {
-    sed -n '/^# usage:/,/^$/s/^# \{0,1\}//p' "$0" | sed -n '1,/^$/p' >&2
-    echo "see the comment at the top of $0 for the options" >&2
+    echo "usage: $prog [OPTIONS] SCRIPT [ARGS...] | $prog [OPTIONS] --shell (--help for more)" >&2
     exit 2
+}
+
+# The comment at the top of this file, without its first line.
+help ()
+{
+    sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//p}' "$0"
+    exit 0
 }
 
 timeout=900
@@ -74,7 +82,7 @@ while test $# -gt 0; do
         --share) need_arg "$1" $#; share=$2; shift 2 ;;
         --shell) shell=yes; shift ;;
         -q|--quiet) quiet=yes; shift ;;
-        -h|--help) usage ;;
+        -h|--help) help ;;
         --) shift; break ;;
         -*) bail "unknown option '$1'; known: --timeout --mem --smp --numa --builddir --share --shell --quiet" ;;
         *) break ;;
@@ -127,6 +135,8 @@ fi
 # afresh (/proc /sys /dev /run) and what lives in memory only on the host.
 if test -z "$builddir" && test -f ./config.status; then
     builddir=$(pwd)
+elif test -z "$builddir" && test -f "$srcdir/build/config.status"; then
+    builddir=$srcdir/build     # contrib/test-all.sh builds there
 fi
 if test -n "$builddir"; then
     test -d "$builddir" || bail "--builddir $builddir: no such directory"
@@ -177,6 +187,15 @@ mkdir -p "$share/run" "$share/out"
 : >"$share/out/stdout"
 : >"$share/out/stderr"
 
+# run/env: the environment of the guest script (and of --shell).
+{
+    echo "# written by $prog: the environment of the guest script"
+    printf 'export PIN_VM=1 PIN_VM_SHARE=/share PIN_VM_OUT=/share/out\n'
+    printf 'export PIN_SRCDIR=%q\n' "$srcdir"
+    printf 'export PIN_BUILDDIR=%q\n' "$builddir"
+    printf 'export PIN_SHARED=%q\n' "$PIN_SHARED"
+    printf 'export PIN_VM_SMP=%q PIN_VM_NUMA=%q PIN_VM_MEM=%q\n' "$smp" "$numa" "$mem"
+} >"$share/run/env"
 if test $shell = yes; then
     guest_script=shell
 else
@@ -185,12 +204,8 @@ else
     chmod 755 "$share/run/$name"
     {
         echo "#!/bin/bash"
-        echo "# written by $prog: the environment of the guest script"
-        printf 'export PIN_VM=1 PIN_VM_SHARE=/share PIN_VM_OUT=/share/out\n'
-        printf 'export PIN_SRCDIR=%q\n' "$srcdir"
-        printf 'export PIN_BUILDDIR=%q\n' "$builddir"
-        printf 'export PIN_SHARED=%q\n' "$PIN_SHARED"
-        printf 'export PIN_VM_SMP=%q PIN_VM_NUMA=%q PIN_VM_MEM=%q\n' "$smp" "$numa" "$mem"
+        echo "# written by $prog: runs $name in the guest"
+        echo ". /share/run/env"
         echo "mkdir -p /tmp/pin-vm && cd /tmp/pin-vm || exit 1"
         printf 'exec /share/run/%q' "$name"
         test $# -eq 0 || printf ' %q' "$@"
@@ -205,7 +220,7 @@ cmdline="console=ttyS0 panic=-1 quiet cgroup_no_v1=all systemd.unified_cgroup_hi
 cmdline="$cmdline pin.script=$guest_script pin.timeout=$guest_timeout pin.hostname=node1"
 
 # shellcheck disable=SC2054  # commas belong to qemu's option values
-args=(-accel tcg,thread=multi -nodefaults -no-reboot -display none
+args=(-accel "${PIN_VM_ACCEL:-tcg,thread=multi}" -nodefaults -no-reboot -display none
       -cpu Cascadelake-Server -smp "$smp" -m "$mem"
       -kernel "$VM_KERNEL" -initrd "$initrd" -append "$cmdline"
       -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
@@ -278,9 +293,11 @@ show_console ()
 {
     echo "--- last lines of the guest console ($share/console.log) ---" >&2
     tail -n 40 "$share/console.log" >&2 2>/dev/null
-    if test -s "$share/qemu.log"; then
+    # qemu warns once per vCPU about every CPU feature TCG lacks: noise
+    if grep -v "TCG doesn't support requested feature" "$share/qemu.log" \
+            >"$share/qemu.log.short" 2>/dev/null && test -s "$share/qemu.log.short"; then
         echo "--- qemu's own output ($share/qemu.log) ---" >&2
-        tail -n 20 "$share/qemu.log" >&2
+        tail -n 20 "$share/qemu.log.short" >&2
     fi
 }
 

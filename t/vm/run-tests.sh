@@ -8,7 +8,8 @@
 # machine without qemu or a kernel (then with a "Bail out!" line): this tier
 # never passes silently.  Prints the wall time of the whole tier.
 #   --builddir DIR  the build to test (default $PIN_BUILDDIR, else the
-#                   current directory if it holds config.status)
+#                   current directory if it holds config.status, else
+#                   build/ in the sources, where contrib/test-all.sh builds)
 #   --timeout SEC   for the whole boot (default 900: the tier's budget is
 #                   15 minutes on a 2-CPU machine)
 #   --share DIR     keep the guest's results (logs, Slurm logs) in DIR
