@@ -190,6 +190,15 @@ proc_alive () {
     [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
 }
 
+# proc_starttime PID: set REPLY to PID's start time (field 22 of stat).
+proc_starttime () {
+    local line f
+    { read -r line <"/proc/$1/stat"; } 2>/dev/null || return 1
+    read -r -a f <<<"${line##*) }"
+    REPLY=${f[19]:-}
+    [ -n "$REPLY" ]
+}
+
 # proc_is PID NAME: PID's command name (comm) is NAME.
 proc_is () {
     local c
@@ -328,7 +337,17 @@ slurm_up () {
 }
 
 do_stop () {
-    local rc=0 ids stepds deadline
+    local rc=0 ids stepds deadline p t tasks="" alive=""
+    # The steps' processes now, as pid:starttime (a pid alone may be reused
+    # by the time it is checked): slurmstepd kills its tasks when the job is
+    # cancelled, but may exit before they are gone (seen in the qemu guest).
+    stepds=$(find_stepds)
+    if [ -n "$stepds" ]; then
+        # shellcheck disable=SC2086
+        for p in $(descendants $stepds); do
+            proc_starttime "$p" && tasks="$tasks $p:$REPLY"
+        done
+    fi
     if [ -r "$dconf" ] && slurm_up; then
         ids=$(SLURM_CONF=$dconf timeout "$client_timeout" squeue -h -o %A 2>/dev/null)
         if [ -n "$ids" ]; then
@@ -353,6 +372,13 @@ do_stop () {
         # shellcheck disable=SC2046,SC2086
         terminate "job steps" $(descendants $stepds) || rc=1
     fi
+    for t in $tasks; do
+        p=${t%%:*}
+        proc_starttime "$p" && [ "$REPLY" = "${t#*:}" ] && proc_alive "$p" \
+            && alive="$alive $p"
+    done
+    # shellcheck disable=SC2086
+    terminate "job tasks" $alive || rc=1
     # shellcheck disable=SC2046
     terminate munged $(find_daemons munged) || rc=1
     if [ $rc -eq 0 ]; then

@@ -203,7 +203,10 @@ test_expect_success SLURM 'slurmd and slurmctld were alive until stop; after it 
     done &&
     slurm_stop &&
     for p in $(cat munged.pid slurmctld.pid slurmd.pid task.pids); do
-        gone "$p" || return 1
+        gone "$p" || {
+            echo "still there: $(grep State: /proc/$p/status) $(tr "\0" " " </proc/$p/cmdline)"
+            return 1
+        }
     done &&
     test_expect_code 3 "$LOCAL_SLURM" status --dir "$LOCAL_SLURM_DIR"
 '
