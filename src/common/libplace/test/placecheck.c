@@ -30,6 +30,7 @@ struct model {
     unsigned *din;      /* [nnuma] PUs of the current task in each */
     unsigned *uq;       /* [nl2] rating of each free L2 unit (domain_info) */
     unsigned *csize, *cfree, *cnuma, *cin;    /* per core, see core_counts() */
+    unsigned *cl3;      /* [ncore] L3 domain of the core */
     unsigned maxd;
 };
 
@@ -109,6 +110,7 @@ static void core_counts (struct model *m)
         m->csize[c]++;
         m->cfree[c] += m->free[i];
         m->cnuma[c] = m->pu[i]->dom[TOPO_NUMA];
+        m->cl3[c] = m->pu[i]->dom[TOPO_L3];
     }
 }
 
@@ -195,6 +197,65 @@ static unsigned count_in (struct model *m, const bool *sel, unsigned d)
 
 #define FAIL(...) return pc_fail (msg, len, __VA_ARGS__)
 
+/* Package of NUMA domain d: that of its first PU. */
+static unsigned numa_pkg (struct model *m, unsigned d)
+{
+    return m->pu[m->dpus[m->dstart[d]]]->dom[TOPO_PKG];
+}
+
+/* numa-local's choice of k = m->din[d] PUs inside domain d (numa-spread
+ * and numa-local across domains pick each domain's share so): k distinct
+ * L2 units of the cleanest rating that has k of them, in the fewest L3;
+ * else k distinct cores, only wholly free ones if the domain has k of
+ * them, over as many L2 units as possible; else every free core. */
+static int check_share (struct model *m, unsigned task, unsigned d,
+                        const struct dinfo *dd, char *msg, size_t len)
+{
+    unsigned k = m->din[d];
+    unsigned l2 = distinct (m, m->in, (int)d, TOPO_L2);
+    unsigned wl2 = k <= dd->nl2 ? k
+                 : k <= dd->ncore && dd->nwcore >= k ? dd->nwl2
+                 : dd->nl2;
+    struct dinfo x;
+
+    if (l2 != wl2)
+        FAIL ("task %u: %u CPUs on %u L2 of domain %u (expected %u)", task,
+              k, l2, d, wl2);
+
+    if (k > dd->nl2) {
+        if (k > dd->ncore || dd->nwcore < k)
+            return 0;
+        for (unsigned j = m->dstart[d]; j < m->dstart[d + 1]; j++) {
+            unsigned i = m->dpus[j];
+            unsigned core = m->pu[i]->dom[TOPO_CORE];
+            if (m->in[i] && m->cfree[core] != m->csize[core])
+                FAIL ("task %u: CPU %u of domain %u beside a busy sibling "
+                      "while its %u wholly free cores were enough for %u",
+                      task, m->pu[i]->os, d, dd->nwcore, k);
+        }
+        return 0;
+    }
+    domain_info (m, d, k, &x);      /* ratings of d's units into m->uq */
+    for (unsigned j = m->dstart[d]; j < m->dstart[d + 1]; j++) {
+        unsigned i = m->dpus[j];
+        unsigned core = m->pu[i]->dom[TOPO_CORE];
+        if (!m->in[i])
+            continue;
+        if (m->uq[m->pu[i]->dom[TOPO_L2]] > x.tier)
+            FAIL ("task %u: CPU %u of domain %u in an L2 unit rated %u, "
+                  "rating %u suffices for %u", task, m->pu[i]->os, d,
+                  m->uq[m->pu[i]->dom[TOPO_L2]], x.tier, k);
+        if (x.tier <= 1 && m->cfree[core] != m->csize[core])
+            FAIL ("task %u: CPU %u of domain %u beside a busy sibling",
+                  task, m->pu[i]->os, d);
+    }
+    unsigned nl3 = distinct (m, m->in, (int)d, TOPO_L3);
+    if (nl3 != x.l3min)
+        FAIL ("task %u: %u CPUs of domain %u in %u L3, %u would do", task, k,
+              d, nl3, x.l3min);
+    return 0;
+}
+
 static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
                              unsigned fb, struct dinfo *di, char *msg,
                              size_t len)
@@ -228,6 +289,14 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
                 sumcores += di[d].ncore;
         }
         unsigned need = greedy_count (v, nnuma, cpt);
+        unsigned nloc = 0, suml2 = 0;
+        for (unsigned d = 0; d < nnuma; d++) {
+            if (di[d].local)
+                v[nloc++] = di[d].nfree;
+            if (numa_has (m, m->in, d))
+                suml2 += di[d].nl2;
+        }
+        unsigned need_local = greedy_count (v, nloc, cpt);
         free (v);
         if (nused != need)
             FAIL ("task %u: no domain has room; %u domains used, the fewest "
@@ -235,10 +304,30 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
         if (!(fb & PLACE_FB_MULTI_NUMA))
             FAIL ("task %u: spans %u domains without multi-numa", task,
                   nused);
+        if (pseudo_used && need_local == need)
+            FAIL ("task %u: a pseudo domain is used while %u local ones "
+                  "would do", task, need);
         unsigned want = sumcores < cpt ? sumcores : cpt;
         if (ncores != want)
             FAIL ("task %u: %u distinct cores over its domains, expected %u",
                   task, ncores, want);
+        /* the shares: up to the free L2 units of each domain first, then
+         * up to its free cores; each share picked as numa-local does */
+        for (unsigned d = 0; d < nnuma; d++) {
+            if (!numa_has (m, m->in, d))
+                continue;
+            unsigned k = m->din[d];
+            if (suml2 >= cpt ? k > di[d].nl2 : k < di[d].nl2)
+                FAIL ("task %u: %u CPUs in domain %u with %u free L2 units "
+                      "(%u over its domains for %u CPUs)", task, k, d,
+                      di[d].nl2, suml2, cpt);
+            if (sumcores >= cpt ? k > di[d].ncore : k < di[d].ncore)
+                FAIL ("task %u: %u CPUs in domain %u with %u free cores "
+                      "(%u over its domains for %u CPUs)", task, k, d,
+                      di[d].ncore, sumcores, cpt);
+            if (check_share (m, task, d, &di[d], msg, len) < 0)
+                return -1;
+        }
         if (!!(fb & PLACE_FB_SHARED_CORE) != (ncores < cpt)
             || !!(fb & PLACE_FB_SHARED_L2) != (nl2 < cpt))
             FAIL ("task %u: fallback 0x%x does not match %u cores / %u L2 "
@@ -391,18 +480,11 @@ static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
         if (ca > hi)
             hi = ca;
         unsigned cores = distinct (m, m->in, (int)a, TOPO_CORE);
-        unsigned l2 = distinct (m, m->in, (int)a, TOPO_L2);
         if (cores != (ca < di[a].ncore ? ca : di[a].ncore))
             FAIL ("task %u: %u CPUs on %u cores of domain %u (%u free)",
                   task, ca, cores, a, di[a].ncore);
-        /* numa-local's choice inside the domain: distinct L2 units, else
-         * distinct wholly free cores if enough, else all free cores */
-        unsigned wl2 = ca <= di[a].nl2 ? ca
-                     : ca <= di[a].ncore && di[a].nwcore >= ca ? di[a].nwl2
-                     : di[a].nl2;
-        if (l2 != wl2)
-            FAIL ("task %u: %u CPUs on %u L2 of domain %u (expected %u)",
-                  task, ca, l2, a, wl2);
+        if (check_share (m, task, a, &di[a], msg, len) < 0)
+            return -1;
         for (unsigned b = 0; b < nnuma; b++) {
             if (!numa_has (m, m->in, b))
                 continue;
@@ -413,6 +495,52 @@ static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
                       task, a, ca, b, cb, capb);
         }
     }
+    /* the domains: inside a package the emptiest first (most free
+     * cores, then most free PUs, then index), and the packages in turn:
+     * so the used domains are a prefix of each package's order, and two
+     * packages differ by at most one used domain unless one is used up.
+     * Pseudo domains come after every local one (checked above). */
+    for (unsigned a = 0; a < nnuma; a++) {
+        if (!numa_has (m, m->in, a))
+            continue;
+        for (unsigned b = 0; b < nnuma; b++) {
+            if (numa_has (m, m->in, b) || di[b].nfree == 0
+                || di[b].local != di[a].local
+                || numa_pkg (m, b) != numa_pkg (m, a))
+                continue;
+            bool better = di[b].ncore != di[a].ncore
+                          ? di[b].ncore > di[a].ncore
+                          : di[b].nfree != di[a].nfree
+                          ? di[b].nfree > di[a].nfree : b < a;
+            if (better)
+                FAIL ("task %u: domain %u (%u free cores, %u PUs) used, "
+                      "domain %u of the same package (%u, %u) not", task, a,
+                      di[a].ncore, di[a].nfree, b, di[b].ncore, di[b].nfree);
+        }
+    }
+    unsigned npkg = m->nd[TOPO_PKG];
+    unsigned *pu_used = calloc (2 * npkg + 1, sizeof (*pu_used));
+    unsigned *pu_cand = pu_used + npkg;
+    for (int loc = 0; loc < 2; loc++) {
+        memset (pu_used, 0, 2 * npkg * sizeof (*pu_used));
+        for (unsigned a = 0; a < nnuma; a++) {
+            if (di[a].nfree == 0 || di[a].local != (loc == 1))
+                continue;
+            pu_cand[numa_pkg (m, a)]++;
+            pu_used[numa_pkg (m, a)] += numa_has (m, m->in, a);
+        }
+        for (unsigned p = 0; p < npkg; p++) {
+            for (unsigned q = 0; q < npkg; q++) {
+                if (pu_used[p] > pu_used[q] + 1 && pu_used[q] < pu_cand[q]) {
+                    unsigned up = pu_used[p], uq = pu_used[q];
+                    free (pu_used);
+                    FAIL ("task %u: %u domains used in package %u, %u in "
+                          "package %u which has more", task, up, p, uq, q);
+                }
+            }
+        }
+    }
+    free (pu_used);
     unsigned ncores = distinct (m, m->in, -1, TOPO_CORE);
     if (!by_pu && ncores != cpt)
         FAIL ("task %u: %u distinct cores for %u CPUs with %u free", task,
@@ -480,6 +608,13 @@ static int check_cache_shared (struct model *m, unsigned task, unsigned cpt,
         if (nused != need || !(fb & PLACE_FB_MULTI_NUMA))
             FAIL ("task %u: %u domains used (fewest %u), fallback 0x%x",
                   task, nused, need, fb);
+        unsigned partly = 0;
+        for (unsigned d = 0; d < nnuma; d++)
+            if (numa_has (m, m->in, d) && m->din[d] < di[d].nfree)
+                partly++;
+        if (partly > 1)
+            FAIL ("task %u: %u of its domains only partly used", task,
+                  partly);
         if (!!(fb & PLACE_FB_PARTIAL_CORE) != partial_used)
             FAIL ("task %u: partial-core wrong (fallback 0x%x)", task, fb);
         return 0;
@@ -514,6 +649,29 @@ static int check_cache_shared (struct model *m, unsigned task, unsigned cpt,
                   ncores, cpt, di[d].kmin, best_kmin);
         if (fb != (pseudo_used ? PLACE_FB_NO_LOCAL_NUMA : 0))
             FAIL ("task %u: fallback 0x%x on an ideal placement", task, fb);
+        /* one L3 when a domain as good has one L3 whose wholly free
+         * cores reach C with that many cores */
+        unsigned nl3 = distinct (m, m->in, -1, TOPO_L3);
+        for (unsigned e = 0; e < nnuma && nl3 > 1; e++) {
+            if (di[e].nfree < cpt || di[e].local != room_local
+                || di[e].wcap < cpt || di[e].kmin != best_kmin)
+                continue;
+            for (unsigned l3 = 0; l3 < m->nd[TOPO_L3]; l3++) {
+                unsigned *v = calloc (ncore + 1, sizeof (*v));
+                unsigned nv = 0;
+                for (unsigned c = 0; c < ncore; c++) {
+                    if (m->cnuma[c] == e && m->cfree[c] == m->csize[c]
+                        && m->cl3[c] == l3)
+                        v[nv++] = m->csize[c];
+                }
+                unsigned k = greedy_count (v, nv, cpt);
+                free (v);
+                if (k > 0 && k <= best_kmin)
+                    FAIL ("task %u: %u L3 used while L3 %u of domain %u "
+                          "reaches %u with %u wholly free cores", task, nl3,
+                          l3, e, cpt, k);
+            }
+        }
     }
     else {
         if (whole_ok)
@@ -569,14 +727,15 @@ int placecheck (const topo_t *t, const struct place_request *req,
     m.cfree = calloc (m.nd[TOPO_CORE] + 1, sizeof (*m.cfree));
     m.cnuma = calloc (m.nd[TOPO_CORE] + 1, sizeof (*m.cnuma));
     m.cin = calloc (m.nd[TOPO_CORE] + 1, sizeof (*m.cin));
+    m.cl3 = calloc (m.nd[TOPO_CORE] + 1, sizeof (*m.cl3));
     m.dstart = calloc (m.nd[TOPO_NUMA] + 2, sizeof (*m.dstart));
     m.dpus = calloc (m.n + 1, sizeof (*m.dpus));
     m.din = calloc (m.nd[TOPO_NUMA] + 1, sizeof (*m.din));
     m.uq = calloc (m.nd[TOPO_L2] + 1, sizeof (*m.uq));
     di = calloc (m.nd[TOPO_NUMA] + 1, sizeof (*di));
     if (!m.pu || !m.free || !m.in || !m.mark || !m.csize || !m.cfree
-        || !m.cnuma || !m.cin || !m.dstart || !m.dpus || !m.din || !m.uq
-        || !di || !mems || !allowed) {
+        || !m.cnuma || !m.cin || !m.cl3 || !m.dstart || !m.dpus || !m.din
+        || !m.uq || !di || !mems || !allowed) {
         pc_fail (msg, len, "out of memory");
         goto out;
     }
@@ -695,6 +854,7 @@ out:
     free (m.cfree);
     free (m.cnuma);
     free (m.cin);
+    free (m.cl3);
     free (m.dstart);
     free (m.dpus);
     free (m.din);

@@ -4,7 +4,11 @@
  * (taken from libtopo's PU table, not from libplace) and checks every
  * rule of doc/policies.md that can be stated without choosing among ties:
  * sizes, disjointness, allowed-minus-busy, NUMA domains, distinct L2 /
- * cores, balance, core filling, mems and the fallback bits.
+ * cores, balance, core filling, mems and the fallback bits; the cleanest
+ * L2 units and fewest L3 inside each domain of numa-spread and of
+ * numa-local across domains, the shares of those domains, numa-spread's
+ * choice of domains per package, cache-shared's single L3 and its
+ * domains taken whole but one.
  */
 #ifndef PIN_PLACECHECK_H
 #define PIN_PLACECHECK_H
