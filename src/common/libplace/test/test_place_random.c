@@ -112,6 +112,9 @@ static const char *const mode_names[] = {
 struct shape {
     enum numa_mode mode;
     unsigned npkg;
+    unsigned ndie;      /* dies per package (1: no die level) */
+    unsigned nclus;     /* clusters between L3 and L2 (0: none) */
+    bool nocore;        /* no Core objects: every PU is its own core */
     unsigned ngroup;    /* groups per package (0: no group level) */
     unsigned nnuma;     /* NM_EPYC: NUMA nodes per package */
     unsigned nl3;       /* L3 per parent (0: no L3 level) */
@@ -122,7 +125,8 @@ struct shape {
 
 static unsigned shape_npus (const struct shape *sh)
 {
-    unsigned n = sh->npkg;
+    unsigned n = sh->npkg * sh->ndie;
+    n *= sh->nclus ? sh->nclus : 1;
     n *= sh->ngroup ? sh->ngroup : 1;
     n *= sh->mode == NM_EPYC ? sh->nnuma : 1;
     n *= sh->nl3 ? sh->nl3 : 1;
@@ -138,6 +142,7 @@ static void shape_draw (uint64_t *s, struct shape *sh)
     memset (sh, 0, sizeof (*sh));
     sh->mode = (enum numa_mode)below (s, NM_COUNT);
     sh->npkg = pkgs[below (s, 10)];
+    sh->ndie = chance (s, 10) ? 2 : 1;
     sh->tpc = tpcs[below (s, 10)];
     switch (sh->mode) {
         case NM_PKG:
@@ -172,6 +177,13 @@ static void shape_draw (uint64_t *s, struct shape *sh)
     }
     else
         sh->ncore = between (s, 1, 8);
+    /* clusters of cores below the L3 (ARM, Zen 5c) */
+    if (sh->ngroup == 0 && sh->nl3 > 0 && sh->mode != NM_EPYC
+        && chance (s, 15))
+        sh->nclus = between (s, 2, 4);
+    /* no Core objects (some ARM and POWER dumps): needs an L2 level,
+     * whose cores are then the PUs */
+    sh->nocore = sh->nl2 > 0 && chance (s, 6);
     /* keep it small enough for the checker: at most 256 PUs */
     while (shape_npus (sh) > 256) {
         if (sh->nl2 > 1)
@@ -194,92 +206,105 @@ static void shape_expect (const struct shape *sh, unsigned n[TOPO_NLEVELS],
                           unsigned *nodes)
 {
     unsigned groups = sh->ngroup ? sh->ngroup : 1;
+    unsigned dies = sh->npkg * sh->ndie;    /* everything is per die */
 
     n[TOPO_PKG] = sh->npkg;
-    n[TOPO_CORE] = shape_npus (sh) / sh->tpc;
-    n[TOPO_L2] = sh->nl2 ? n[TOPO_CORE] / sh->ncore : n[TOPO_CORE];
+    n[TOPO_CORE] = sh->nocore ? shape_npus (sh) : shape_npus (sh) / sh->tpc;
+    n[TOPO_L2] = !sh->nl2 ? n[TOPO_CORE]
+               : shape_npus (sh) / (sh->ncore * sh->tpc);
     switch (sh->mode) {
         case NM_PKG:
         case NM_DUAL:
-            n[TOPO_NUMA] = sh->npkg;
+            n[TOPO_NUMA] = dies;
             break;
         case NM_GROUP:
         case NM_SNC:
         case NM_NESTED:
-            n[TOPO_NUMA] = sh->npkg * sh->ngroup;
+            n[TOPO_NUMA] = dies * sh->ngroup;
             break;
         case NM_EPYC:
-            n[TOPO_NUMA] = sh->npkg * sh->nnuma;
+            n[TOPO_NUMA] = dies * sh->nnuma;
             break;
         case NM_MACHINE:
             n[TOPO_NUMA] = 1;
             break;
         case NM_L3:
         case NM_COUNT:
-            n[TOPO_NUMA] = sh->npkg * sh->nl3;
+            n[TOPO_NUMA] = dies * sh->nl3;
             break;
     }
     if (sh->mode == NM_SNC)
-        n[TOPO_L3] = sh->npkg;
+        n[TOPO_L3] = dies;
     else if (sh->nl3)
-        n[TOPO_L3] = sh->npkg * groups
+        n[TOPO_L3] = dies * groups
                      * (sh->mode == NM_EPYC ? sh->nnuma : 1) * sh->nl3;
     else
         n[TOPO_L3] = n[TOPO_NUMA];
     *nodes = sh->mode == NM_DUAL ? 2 : 1;
 }
 
-static const char *const numberings[] = {
-    "", "(indexes=core:pack)", "(indexes=pack:core)",
-};
+/* OS numberings: 0 in tree order, 1 "Linux" (all first threads of all
+ * packages, then the second threads...), 2 round-robin over packages. */
 #define NNUMBERINGS 3
 
 /* The synthetic description of a shape with OS numbering v. */
 static void shape_format (const struct shape *sh, int v, char *buf,
                           size_t len)
 {
-    char l3[32] = "", l2[32] = "", grp[32] = "";
+    char pk[32], l3[32] = "", l2[32] = "", grp[32] = "", clus[32] = "";
+    char cores[32] = "", idx[64];
     int n = 0;
 
+    snprintf (pk, sizeof (pk), sh->ndie > 1 ? "pack:%u die:%u" : "pack:%u",
+              sh->npkg, sh->ndie);
     if (sh->nl3)
         snprintf (l3, sizeof (l3), " l3:%u", sh->nl3);
+    if (sh->nclus)
+        snprintf (clus, sizeof (clus), " group:%u", sh->nclus);
     if (sh->nl2)
         snprintf (l2, sizeof (l2), " l2:%u", sh->nl2);
     if (sh->ngroup)
         snprintf (grp, sizeof (grp), " group:%u", sh->ngroup);
+    if (!sh->nocore)
+        snprintf (cores, sizeof (cores), " core:%u", sh->ncore);
     switch (sh->mode) {
         case NM_PKG:
-            n = snprintf (buf, len, "pack:%u [numa]%s%s", sh->npkg, grp, l3);
+            n = snprintf (buf, len, "%s [numa]%s%s", pk, grp, l3);
             break;
         case NM_GROUP:
-            n = snprintf (buf, len, "pack:%u%s [numa]%s", sh->npkg, grp, l3);
+            n = snprintf (buf, len, "%s%s [numa]%s", pk, grp, l3);
             break;
         case NM_SNC:
-            n = snprintf (buf, len, "pack:%u l3:1%s [numa]", sh->npkg, grp);
+            n = snprintf (buf, len, "%s l3:1%s [numa]", pk, grp);
             break;
         case NM_EPYC:
-            n = snprintf (buf, len, "pack:%u numa:%u%s", sh->npkg, sh->nnuma,
-                          l3);
+            n = snprintf (buf, len, "%s numa:%u%s", pk, sh->nnuma, l3);
             break;
         case NM_MACHINE:
-            n = snprintf (buf, len, "pack:%u%s%s", sh->npkg, grp, l3);
+            n = snprintf (buf, len, "%s%s%s", pk, grp, l3);
             break;
         case NM_NESTED:
-            n = snprintf (buf, len, "pack:%u [numa]%s [numa]%s", sh->npkg,
-                          grp, l3);
+            n = snprintf (buf, len, "%s [numa]%s [numa]%s", pk, grp, l3);
             break;
         case NM_DUAL:
-            n = snprintf (buf, len, "pack:%u [numa] [numa]%s%s", sh->npkg,
-                          grp, l3);
+            n = snprintf (buf, len, "%s [numa] [numa]%s%s", pk, grp, l3);
             break;
         case NM_L3:
-            n = snprintf (buf, len, "pack:%u%s [numa]", sh->npkg, l3);
+            n = snprintf (buf, len, "%s%s [numa]", pk, l3);
             break;
         case NM_COUNT:
             break;
     }
-    snprintf (buf + n, len - (size_t)n, "%s core:%u pu:%u%s", l2, sh->ncore,
-              sh->tpc, numberings[v]);
+    /* the level above the PUs: core, or l2 without cores */
+    const char *up = sh->nocore ? "l2" : "core";
+    if (v == 0)
+        idx[0] = '\0';
+    else if (v == 1)
+        snprintf (idx, sizeof (idx), "(indexes=%s:pack)", up);
+    else
+        snprintf (idx, sizeof (idx), "(indexes=pack:%s)", up);
+    snprintf (buf + n, len - (size_t)n, "%s%s%s pu:%u%s", clus, l2, cores,
+              sh->nocore ? sh->ncore * sh->tpc : sh->tpc, idx);
 }
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -513,9 +538,10 @@ static void make_variant (const topo_t *t, int v, uint64_t *s,
                     .seed = rnd (s),
                 };
                 req.ntasks = between (s, 1, left / 2 / req.cpus_per_task);
+                /* fits by construction; checked by the grid anyway (no
+                 * ck_assert here: --emit runs outside check) */
                 struct place_plan *plan = place_compute (t, &req, NULL);
-                ck_assert_ptr_nonnull (plan);
-                for (unsigned i = 0; i < plan->ntasks; i++)
+                for (unsigned i = 0; plan && i < plan->ntasks; i++)
                     hwloc_bitmap_or (*busy, *busy, plan->tasks[i].cpus);
                 place_plan_destroy (plan);
             }
@@ -1050,7 +1076,15 @@ static int emit (unsigned count)
             .seed = rnd (&s) % 1000000,
         };
         unsigned navail = placecheck_navail (t, &req);
-        req.cpus_per_task = between (&s, 1, navail ? navail : 1);
+        if (navail == 0) {
+            /* nothing free: the same machine idle */
+            hwloc_bitmap_free (allowed);
+            hwloc_bitmap_free (busy);
+            allowed = busy = NULL;
+            req.allowed = req.busy = NULL;
+            navail = topo_npus (t);
+        }
+        req.cpus_per_task = between (&s, 1, navail);
         req.ntasks = between (&s, 1, navail / req.cpus_per_task < 6
                                          ? navail / req.cpus_per_task : 6);
         if (req.ntasks == 0)
