@@ -253,6 +253,7 @@ if test $shell = yes; then
 fi
 
 start=$(date +%s)
+hostload=$(cut -d' ' -f1 /proc/loadavg)
 # setpriv --pdeathsig: qemu dies with this script even if it is SIGKILLed.
 pdeath=()
 setpriv --pdeathsig KILL true 2>/dev/null && pdeath=(setpriv --pdeathsig KILL --)
@@ -310,9 +311,10 @@ t_boot=$(read_num "$share/out/uptime.start")
 t_end=$(read_num "$share/out/uptime.end")
 if test -n "$t_boot" && test -n "$t_end"; then
     awk -v w=$((end - start)) -v b="$t_boot" -v e="$t_end" 'BEGIN {
-        printf "# vm: wall %ds: kernel boot to script start %.1fs, script %.1fs\n", w, b, e - b }'
+        printf "# vm: wall %ds: kernel boot to script start %.1fs, script %.1fs", w, b, e - b }'
+    echo " (host load average at start: $hostload)"
 else
-    echo "# vm: wall $((end - start))s"
+    echo "# vm: wall $((end - start))s (host load average at start: $hostload)"
 fi
 
 status=1
