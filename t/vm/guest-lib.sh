@@ -7,8 +7,8 @@
 # /run/pin-vm/slurm (a tmpfs that exists only in this boot) and is shared by
 # every test of the boot: a test asks for the mode (and local-slurm.sh
 # options) it needs with vm_slurm_require, which reuses the running cluster
-# when it matches and restarts it otherwise.  Tests never stop it;
-# guest-run.sh does at the end (and the guest powers off anyway).
+# when it matches and restarts it otherwise.  Tests never stop it: the
+# guest powers off after guest-run.sh, which only saves its logs.
 #
 # Modes (DESIGN.md "Where Slurm's own cgroups are"):
 #   cgroup    cgroup/v2, proctrack/cgroup, task/cgroup,task/affinity
@@ -160,19 +160,25 @@ vm_slurm_wait_idle ()
     done
 }
 
-# vm_slurm_stop: stop the cluster if one runs, keeping its logs in
-# $PIN_VM_OUT/slurm-MODE-logs/.
-vm_slurm_stop ()
+# vm_slurm_save_logs: copy the cluster's logs to $PIN_VM_OUT/slurm-MODE-logs/.
+vm_slurm_save_logs ()
 {
-    test -d "$VM_SLURM_DIR" || return 0
     _mode=$(vm_slurm_mode)
-    "$PIN_SRCDIR/contrib/local-slurm.sh" stop --dir "$VM_SLURM_DIR" >/dev/null 2>&1
-    _rc=$?
     if test -d "$PIN_VM_OUT" && test -d "$VM_SLURM_DIR/log"; then
         _logs=$PIN_VM_OUT/slurm-${_mode%% *}-logs
         mkdir -p "$_logs"
         cp "$VM_SLURM_DIR"/log/*.log "$VM_SLURM_DIR.start.log" "$_logs/" 2>/dev/null
     fi
+    return 0
+}
+
+# vm_slurm_stop: stop the cluster if one runs, keeping its logs (above).
+vm_slurm_stop ()
+{
+    test -d "$VM_SLURM_DIR" || return 0
+    "$PIN_SRCDIR/contrib/local-slurm.sh" stop --dir "$VM_SLURM_DIR" >/dev/null 2>&1
+    _rc=$?
+    vm_slurm_save_logs
     rm -f "$VM_SLURM_STATE"
     return $_rc
 }
