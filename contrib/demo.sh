@@ -6,9 +6,12 @@
 # Installs the packages, builds in build/ and prints the placement
 # 'slurm-pin plan' computes for every policy, for a 2-socket
 # 8-core/16-thread node like ALICE's (a real machine's hwloc XML from
-# ../shared/topologies) and for this machine.  Each step is a function
-# called from main(), so the demo can grow (a local Slurm, a pinned job,
-# the report) without being rewritten.
+# ../shared/topologies) and for this machine.  Then it starts a private
+# local Slurm (munge, slurmctld, slurmd: contrib/local-slurm.sh) with the
+# build's pin.so in its plugstack.conf, runs pinned job steps with
+# srun --pin-policy=...,verbose, prints what each task got as the kernel
+# reports it (/proc/self/status), and stops the cluster again.  Each step
+# is a function called from main().
 #
 # Environment: JOBS (default 2) for make -j.
 set -euo pipefail
@@ -77,11 +80,61 @@ step_plan_system () {
     done
 }
 
+demo_dir=""
+stop_cluster () {
+    if test -n "$demo_dir"; then
+        contrib/local-slurm.sh stop --dir "$demo_dir" --clean >/dev/null 2>&1 || true
+        demo_dir=""
+    fi
+}
+
+step_slurm () {
+    local pin_so=$top/build/src/plugins/spank/.libs/pin.so
+    say "a local Slurm with pin.so (contrib/local-slurm.sh)"
+    demo_dir=$(mktemp -d /tmp/slurm-pin-demo.XXXXXX)
+    trap stop_cluster EXIT
+    cat >"$demo_dir/pin.conf" <<-EOF
+	DefaultPolicy=none
+	StateDir=$demo_dir/pin-state
+	TopologyCache=$demo_dir/pin-state/topology.xml
+	EOF
+    echo "required $pin_so conf=@PIN_CONF@" >"$demo_dir/plugstack.conf"
+    local env
+    env=$(contrib/local-slurm.sh start --dir "$demo_dir/slurm" \
+        --plugstack "$demo_dir/plugstack.conf" \
+        --pin-conf "$demo_dir/pin.conf")
+    demo_dir=$demo_dir/slurm
+    eval "$env"
+    echo "SLURM_CONF=$SLURM_CONF"
+    sinfo
+
+    local ncpus policy
+    ncpus=$(nproc)
+    say "pinned job steps (srun --pin-policy=POLICY,verbose)"
+    for policy in numa-local cache-shared random; do
+        show srun -n 1 -c 1 --pin-policy="$policy",verbose \
+            grep -E '^(Cpus|Mems)_allowed_list' /proc/self/status
+    done
+    if ((ncpus >= 2)); then
+        say "a whole-node pilot: two overlapping steps, disjoint CPUs"
+        # Each step holds its CPU for 2 s, so the two really overlap.
+        local pilot_step="srun --overlap -n 1 -c 1 --pin-policy=numa-local,verbose sh -c 'grep Cpus_allowed_list /proc/self/status; sleep 2'"
+        show sbatch --wait -Q -o "$demo_dir/pilot.out" -n 1 -c "$ncpus" \
+            --wrap "$pilot_step & $pilot_step & wait"
+        cat "$demo_dir/pilot.out"
+    fi
+    say "a bad policy is refused at submission"
+    show srun --pin-policy=numa-locl true || echo "(srun exited $?)"
+    stop_cluster
+    trap - EXIT
+}
+
 main () {
     step_deps
     step_build
     step_plan_alice
     step_plan_system
+    step_slurm
 }
 
 main "$@"
