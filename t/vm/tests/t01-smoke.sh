@@ -10,6 +10,9 @@ PUs, 2 NUMA nodes, SMT siblings adjacent), that the kernel enforces a
 cgroup v2 cpuset, and that Slurm in cgroup mode runs a step in
 job_<id>/step_<id>/user/task_<n> with the CPUs it reports.'
 
+# run-guest.sh sets PIN_BUILDDIR, empty when it was given no build
+# directory; t/sharness.d/00-pin.sh would replace an empty one with a guess.
+vm_builddir=${PIN_BUILDDIR:-}
 SHARNESS_TEST_SRCDIR=${PIN_SRCDIR:-/nonexistent}/t
 SHARNESS_TEST_EXTENSION="sh"
 export SHARNESS_TEST_SRCDIR SHARNESS_TEST_EXTENSION
@@ -86,8 +89,8 @@ test_expect_success 'root is the tmpfs overlay, /share is a 9p mount' '
 '
 
 test_expect_success 'the build directory is visible, when one was given' '
-    if test -n "$PIN_BUILDDIR"; then
-        test -f "$PIN_BUILDDIR/config.status"
+    if test -n "$vm_builddir"; then
+        test -f "$vm_builddir/config.status"
     else
         say "no build directory was given (run-guest.sh --builddir)"
     fi
