@@ -26,11 +26,19 @@ test "$exports" = "$expected"
 ok $? "exports are the SPANK entry points only"
 test "$exports" = "$expected" || echo "# got: $exports"
 
-stray=$(nm -D --undefined-only "$so" | awk '{ print $2 }' | grep -v '@' |
-    grep -v -E '^(slurm_(error|info|debug|verbose)|spank_[a-z_]+|hwloc_[a-z0-9_]+|_ITM_[A-Za-z]+|__gmon_start__|__cxa_finalize)$')
-test -z "$stray"
-ok $? "undefined symbols are Slurm's, hwloc's or libc's"
-test -z "$stray" || echo "# stray: $stray"
+undef=$(nm -D --undefined-only "$so" | awk '{ print $2 }')
+if printf '%s\n' "$undef" | grep -q '^__asan_'; then
+    # --enable-sanitizers: ASan interposes libc, whose symbols then carry
+    # no version, so this check cannot tell them from stray ones.
+    n=$((n + 1))
+    echo "ok $n # SKIP sanitizer build: undefined symbols not checked"
+else
+    stray=$(printf '%s\n' "$undef" | grep -v '@' |
+        grep -v -E '^(slurm_(error|info|debug|verbose)|spank_[a-z_]+|hwloc_[a-z0-9_]+|_ITM_[A-Za-z]+|__gmon_start__|__cxa_finalize)$')
+    test -z "$stray"
+    ok $? "undefined symbols are Slurm's, hwloc's or libc's"
+    test -z "$stray" || echo "# stray: $stray"
+fi
 
 deps=$(ldd "$so" 2>&1)
 ! printf '%s\n' "$deps" | grep -q -e "not found" -e libslurm
