@@ -27,6 +27,8 @@ KNOWN="numa-local, numa-spread, cache-shared, random, none"
 STATE=$(mktemp -d /tmp/pin-t2000.XXXXXX) || exit 1
 cleanup "rm -rf '$STATE'"
 BASE=slurm-pin-t2000-$$
+CGROOT=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+cleanup "rmdir '$CGROOT/$BASE' 2>/dev/null; true"
 
 test_expect_success PIN_SO 'start a cluster with pin.so required' '
     cat >pin.conf <<-EOF &&
