@@ -31,6 +31,10 @@ struct model {
     unsigned *uq;       /* [nl2] rating of each free L2 unit (domain_info) */
     unsigned *csize, *cfree, *cnuma, *cin;    /* per core, see core_counts() */
     unsigned *cl3;      /* [ncore] L3 domain of the core */
+    /* scratch of domain_info(), allocated once */
+    unsigned *sv;       /* [ncore + nl3 + 1] */
+    unsigned *stot, *sfr;   /* [nl2 + 1] */
+    bool *swf;          /* [nl2 + 1] */
     unsigned maxd;
 };
 
@@ -118,7 +122,7 @@ static void domain_info (struct model *m, unsigned d, unsigned cpt,
                          struct dinfo *di)
 {
     unsigned ncore = m->nd[TOPO_CORE];
-    unsigned *v = calloc (ncore + m->nd[TOPO_L3] + 1, sizeof (*v));
+    unsigned *v = m->sv;
     unsigned nv = 0;
 
     memset (di, 0, sizeof (*di));
@@ -141,9 +145,12 @@ static void domain_info (struct model *m, unsigned d, unsigned cpt,
     /* free L2 units of d: rated 0 (every PU of the unit in d free), 1 (a
      * free PU on a wholly free core), 2 (other); per L3 */
     unsigned nl2 = m->nd[TOPO_L2], nl3 = m->nd[TOPO_L3];
-    unsigned *tot = calloc (nl2 + 1, sizeof (*tot));
-    unsigned *fr = calloc (nl2 + 1, sizeof (*fr));
-    bool *wf = calloc (nl2 + 1, sizeof (*wf));
+    unsigned *tot = m->stot;
+    unsigned *fr = m->sfr;
+    bool *wf = m->swf;
+    memset (tot, 0, nl2 * sizeof (*tot));
+    memset (fr, 0, nl2 * sizeof (*fr));
+    memset (wf, 0, nl2 * sizeof (*wf));
     unsigned nq[3] = { 0, 0, 0 };
     for (unsigned j = m->dstart[d]; j < m->dstart[d + 1]; j++) {
         unsigned i = m->dpus[j];
@@ -177,10 +184,6 @@ static void domain_info (struct model *m, unsigned d, unsigned cpt,
         m->uq[l] = q;
     }
     di->l3min = greedy_count (v, nl3, cpt);
-    free (tot);
-    free (fr);
-    free (wf);
-    free (v);
 }
 
 static bool numa_has (struct model *m, const bool *sel, unsigned d)
@@ -728,6 +731,10 @@ int placecheck (const topo_t *t, const struct place_request *req,
     m.cnuma = calloc (m.nd[TOPO_CORE] + 1, sizeof (*m.cnuma));
     m.cin = calloc (m.nd[TOPO_CORE] + 1, sizeof (*m.cin));
     m.cl3 = calloc (m.nd[TOPO_CORE] + 1, sizeof (*m.cl3));
+    m.sv = calloc (m.nd[TOPO_CORE] + m.nd[TOPO_L3] + 1, sizeof (*m.sv));
+    m.stot = calloc (m.nd[TOPO_L2] + 1, sizeof (*m.stot));
+    m.sfr = calloc (m.nd[TOPO_L2] + 1, sizeof (*m.sfr));
+    m.swf = calloc (m.nd[TOPO_L2] + 1, sizeof (*m.swf));
     m.dstart = calloc (m.nd[TOPO_NUMA] + 2, sizeof (*m.dstart));
     m.dpus = calloc (m.n + 1, sizeof (*m.dpus));
     m.din = calloc (m.nd[TOPO_NUMA] + 1, sizeof (*m.din));
@@ -735,7 +742,8 @@ int placecheck (const topo_t *t, const struct place_request *req,
     di = calloc (m.nd[TOPO_NUMA] + 1, sizeof (*di));
     if (!m.pu || !m.free || !m.in || !m.mark || !m.csize || !m.cfree
         || !m.cnuma || !m.cin || !m.cl3 || !m.dstart || !m.dpus || !m.din
-        || !m.uq || !di || !mems || !allowed) {
+        || !m.uq || !m.sv || !m.stot || !m.sfr || !m.swf || !di || !mems
+        || !allowed) {
         pc_fail (msg, len, "out of memory");
         goto out;
     }
@@ -855,6 +863,10 @@ out:
     free (m.cnuma);
     free (m.cin);
     free (m.cl3);
+    free (m.sv);
+    free (m.stot);
+    free (m.sfr);
+    free (m.swf);
     free (m.dstart);
     free (m.dpus);
     free (m.din);
