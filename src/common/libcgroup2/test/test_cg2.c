@@ -26,6 +26,7 @@
 #include "libtopo/topo.h"
 #include "libcgroup2/cg2.h"
 #include "libcgroup2/cg2_private.h"
+#include "libtest/tap.h"
 
 static char root[256];
 
@@ -1280,52 +1281,11 @@ static Suite *cg2_suite (const char **skips, int *nskips)
     return s;
 }
 
-/* Run the suite and print TAP on stdout: check's own TAP lines, then one
- * "ok N # SKIP reason" per case that could not run here, then the plan.
- * Returns the exit status. */
-static int run_tap (Suite *s, const char *const *skips, int nskips)
-{
-    char path[] = "/tmp/test_cg2.tap.XXXXXX";
-    char line[4096];
-    SRunner *sr;
-    FILE *f;
-    int fd, n = 0, failed, i;
-
-    if ((fd = mkstemp (path)) < 0) {
-        perror ("mkstemp");
-        return EXIT_FAILURE;
-    }
-    close (fd);
-    sr = srunner_create (s);
-    srunner_set_tap (sr, path);
-    srunner_run_all (sr, CK_SILENT);
-    failed = srunner_ntests_failed (sr);
-    srunner_free (sr);
-    if (!(f = fopen (path, "r"))) {
-        perror (path);
-        unlink (path);
-        return EXIT_FAILURE;
-    }
-    while (fgets (line, sizeof (line), f)) {
-        if (strncmp (line, "1..", 3) == 0)
-            continue;
-        if (strncmp (line, "ok ", 3) == 0 || strncmp (line, "not ok ", 7) == 0)
-            n++;
-        fputs (line, stdout);
-    }
-    fclose (f);
-    unlink (path);
-    for (i = 0; i < nskips; i++)
-        printf ("ok %d # SKIP %s\n", ++n, skips[i]);
-    printf ("1..%d\n", n);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
-
 int main (void)
 {
     const char *skips[4];
     int nskips = 0;
     Suite *s = cg2_suite (skips, &nskips);
 
-    return run_tap (s, skips, nskips);
+    return tap_run (s, skips, nskips);
 }

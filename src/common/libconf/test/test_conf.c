@@ -14,6 +14,7 @@
 
 #include "libplace/place.h"
 #include "libconf/conf.h"
+#include "libtest/tap.h"
 
 static char tmpdir[256];
 static char cfile[300];
@@ -662,51 +663,10 @@ static Suite *conf_suite (const char **skip)
     return s;
 }
 
-/* Run the suite and print TAP on stdout: check's own TAP lines, then one
- * "ok N # SKIP reason" per case that could not run here, then the plan.
- * Returns the exit status. */
-static int run_tap (Suite *s, const char *const *skips, int nskips)
-{
-    char path[] = "/tmp/test_conf.tap.XXXXXX";
-    char line[4096];
-    SRunner *sr;
-    FILE *f;
-    int fd, n = 0, failed, i;
-
-    if ((fd = mkstemp (path)) < 0) {
-        perror ("mkstemp");
-        return EXIT_FAILURE;
-    }
-    close (fd);
-    sr = srunner_create (s);
-    srunner_set_tap (sr, path);
-    srunner_run_all (sr, CK_SILENT);
-    failed = srunner_ntests_failed (sr);
-    srunner_free (sr);
-    if (!(f = fopen (path, "r"))) {
-        perror (path);
-        unlink (path);
-        return EXIT_FAILURE;
-    }
-    while (fgets (line, sizeof (line), f)) {
-        if (strncmp (line, "1..", 3) == 0)
-            continue;
-        if (strncmp (line, "ok ", 3) == 0 || strncmp (line, "not ok ", 7) == 0)
-            n++;
-        fputs (line, stdout);
-    }
-    fclose (f);
-    unlink (path);
-    for (i = 0; i < nskips; i++)
-        printf ("ok %d # SKIP %s\n", ++n, skips[i]);
-    printf ("1..%d\n", n);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
-
 int main (void)
 {
     const char *skip = NULL;
     Suite *s = conf_suite (&skip);
 
-    return run_tap (s, &skip, skip ? 1 : 0);
+    return tap_run (s, &skip, skip ? 1 : 0);
 }

@@ -9,7 +9,7 @@
 #include "libplace/place.h"
 #include "libtopo/topo.h"
 #include "ompenv.h"
-#include "tap.h"
+#include "libtest/tap.h"
 
 static const struct {
     const char *cpus;
@@ -119,5 +119,5 @@ int main (void)
     tcase_add_loop_test (tc, test_decide, 0,
                          sizeof (decide) / sizeof (decide[0]));
     suite_add_tcase (s, tc);
-    return tap_run (s);
+    return tap_run (s, NULL, 0);
 }

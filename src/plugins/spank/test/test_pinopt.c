@@ -8,7 +8,7 @@
 
 #include "libplace/place.h"
 #include "pinopt.h"
-#include "tap.h"
+#include "libtest/tap.h"
 
 static const struct {
     const char *value;
@@ -180,5 +180,5 @@ int main (void)
                          sizeof (binds) / sizeof (binds[0]));
     tcase_add_test (tc, test_seed);
     suite_add_tcase (s, tc);
-    return tap_run (s);
+    return tap_run (s, NULL, 0);
 }

@@ -19,7 +19,7 @@
 #include "libcgroup2/cg2.h"
 #include "libtopo/topo.h"
 #include "stepcg.h"
-#include "tap.h"
+#include "libtest/tap.h"
 
 static const struct {
     uint32_t step;
@@ -275,5 +275,5 @@ int main (void)
     tcase_add_test (tree, test_children);
     tcase_add_test (tree, test_has_controller);
     suite_add_tcase (s, tree);
-    return tap_run (s);
+    return tap_run (s, NULL, 0);
 }

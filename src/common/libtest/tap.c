@@ -1,16 +1,16 @@
-/* tap.h - run a check suite and print TAP on stdout (one line per case) */
-#ifndef PIN_SPANK_TEST_TAP_H
-#define PIN_SPANK_TEST_TAP_H
-
-#include <check.h>
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static inline int tap_run (Suite *s)
+#include "tap.h"
+
+int tap_run (Suite *s, const char *const *skips, int nskips)
 {
-    char path[] = "/tmp/pin-spank-tap.XXXXXX";
+    char path[] = "/tmp/pin-test-tap.XXXXXX";
     char line[4096];
     SRunner *sr;
     FILE *f;
@@ -31,6 +31,7 @@ static inline int tap_run (Suite *s)
         unlink (path);
         return EXIT_FAILURE;
     }
+    /* Drop check's plan: the skips come after its cases. */
     while (fgets (line, sizeof (line), f)) {
         if (strncmp (line, "1..", 3) == 0)
             continue;
@@ -40,8 +41,8 @@ static inline int tap_run (Suite *s)
     }
     fclose (f);
     unlink (path);
+    for (int i = 0; i < nskips; i++)
+        printf ("ok %d # SKIP %s\n", ++n, skips[i]);
     printf ("1..%d\n", n);
     return failed == 0 && n > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
-
-#endif /* !PIN_SPANK_TEST_TAP_H */
