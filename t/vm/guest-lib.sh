@@ -182,3 +182,210 @@ vm_slurm_stop ()
     rm -f "$VM_SLURM_STATE"
     return $_rc
 }
+
+# --- slurm-pin's pin.so in the guest's Slurm (t/vm/tests/t10-t49) ----------
+#
+# vm_pin_require MODE installs the build's pin.so in the cluster's
+# plugstack; the probes below print what the kernel says about a task; the
+# vm_hw_* helpers check rule-level properties with hwloc-calc, independently
+# of libtopo/libplace.  See doc/vm.md "slurm-pin in the guest".
+
+VM_PIN_DIR=/run/pin-vm/pin          # pin.conf, StateDir, TopologyCache
+VM_PIN_BASE=slurm-pin               # CgroupBase of the standalone tree
+VM_HW_XML=/run/pin-vm/hwloc.xml     # the guest's topology, for hwloc-calc
+
+# VM_PROBE: a shell snippet a task runs (sh -c "$VM_PROBE"): one line
+#   task=N cpus=LIST mems=LIST cg=PATH cg_cpus=LIST cg_mems=LIST step_cpus=LIST
+# from the task's own /proc/PID/status (the shell's, $$), its cgroup
+# (/proc/PID/cgroup) and that cgroup's cpuset.*.effective; step_cpus is
+# cpuset.cpus.effective of the task cgroup's parent: in cgroup mode Slurm's
+# step_<id>/user, which holds the CPUs Slurm gave the step.
+# shellcheck disable=SC2016,SC2034  # expanded by the task's shell; for tests
+VM_PROBE='vm_c=$(sed -n "s/^0:://p" /proc/$$/cgroup)
+vm_s=${vm_c%/task_*}
+echo "task=${SLURM_PROCID:-?} cpus=$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/$$/status) mems=$(sed -n "s/^Mems_allowed_list:[[:space:]]*//p" /proc/$$/status) cg=$vm_c cg_cpus=$(cat /sys/fs/cgroup$vm_c/cpuset.cpus.effective) cg_mems=$(cat /sys/fs/cgroup$vm_c/cpuset.mems.effective) step_cpus=$(cat /sys/fs/cgroup$vm_s/cpuset.cpus.effective)"'
+
+# VM_ESCAPE: a snippet that tries to widen the task's CPUs every way a user
+# could: sched_setaffinity to every CPU (taskset), writing its cgroup's
+# cpuset, moving itself to the root cgroup.  Prints "escape: ..." lines:
+# taskset's answer, and "wrote cpuset" / "moved to root" if those worked.
+# shellcheck disable=SC2016,SC2034
+VM_ESCAPE='echo "escape: $(taskset -p -c 0-15 $$ 2>&1 | sed -n "s/.*new affinity list: *//p")"
+echo 0-15 2>/dev/null >/sys/fs/cgroup$vm_c/cpuset.cpus && echo "escape: wrote cpuset"
+echo $$ 2>/dev/null >/sys/fs/cgroup/cgroup.procs && echo "escape: moved to root"
+true'
+
+# vm_pin_require MODE: the guest's cluster in MODE (vm_slurm_require) with
+# the build's pin.so in its plugstack and a pin.conf of ours.  Slurm reads
+# plugstack.conf anew in every srun/sbatch and slurmstepd (doc/admin-guide.md),
+# so it is written into the running cluster's etc/ without a restart.
+# Exports PIN_SO, PIN_CONF and puts the build's slurm-pin on PATH.
+vm_pin_require ()
+{
+    PIN_SO=${PIN_BUILDDIR:-}/src/plugins/spank/.libs/pin.so
+    if test -z "${PIN_BUILDDIR:-}" || ! test -r "$PIN_SO"; then
+        echo "vm_pin_require: no pin.so at '$PIN_SO': give run-tests.sh --builddir DIR of a build" >&2
+        return 1
+    fi
+    vm_slurm_require "$1" || return 1
+    mkdir -p "$VM_PIN_DIR" || return 1
+    PIN_CONF=$VM_PIN_DIR/pin.conf
+    export PIN_SO PIN_CONF
+    cat >"$PIN_CONF.tmp" <<-EOF || return 1
+	# written by t/vm/guest-lib.sh vm_pin_require
+	CgroupBase=$VM_PIN_BASE
+	StateDir=$VM_PIN_DIR/state
+	TopologyCache=$VM_PIN_DIR/topology.xml
+	EOF
+    chmod 644 "$PIN_CONF.tmp" && mv -f "$PIN_CONF.tmp" "$PIN_CONF" || return 1
+    _ps=$(dirname "$SLURM_CONF")/plugstack.conf
+    echo "required $PIN_SO conf=$PIN_CONF" >"$_ps.tmp" \
+        && mv -f "$_ps.tmp" "$_ps" || return 1
+    case :$PATH: in
+        *":$PIN_BUILDDIR/src/cmd:"*) ;;
+        *) PATH=$PIN_BUILDDIR/src/cmd:$PATH; export PATH ;;
+    esac
+    test -s "$VM_HW_XML" || lstopo --of xml --force "$VM_HW_XML" || return 1
+}
+
+# vm_pin_remove: an empty plugstack again (Slurm alone).
+vm_pin_remove ()
+{
+    echo "# empty: Slurm alone" >"$(dirname "$SLURM_CONF")/plugstack.conf"
+}
+
+# vm_probe_tasks FILE [FIELD_CPUS FIELD_MEMS]: from VM_PROBE lines in
+# FILE, one line per task in task order, "task N: cpus=LIST mems=LIST"
+# (the form of 'slurm-pin plan'), taken from the fields cpus/mems (the
+# kernel's view of the task, the default) or cg_cpus/cg_mems (its cgroup).
+vm_probe_tasks ()
+{
+    sed -n 's/^task=\([0-9]*\) .*/&/p' "$1" | awk -v fc="${2:-cpus}" -v fm="${3:-mems}" '
+        {
+            delete f
+            for (i = 1; i <= NF; i++) {
+                k = $i; sub(/=.*/, "", k); v = $i; sub(/^[^=]*=/, "", v); f[k] = v
+            }
+            printf "task %s: cpus=%s mems=%s\n", f["task"], f[fc], f[fm]
+        }' | sort -n -k 2
+}
+
+# vm_probe_field FILE TASK FIELD: FIELD of task TASK's first probe line.
+vm_probe_field ()
+{
+    awk -v t="task=$2" -v k="$3=" '
+        $1 == t {
+            for (i = 2; i <= NF; i++)
+                if (index($i, k) == 1) { print substr($i, length(k) + 1); exit }
+            exit
+        }' "$1"
+}
+
+# vm_verbose_tasks FILE: pin's verbose lines in FILE as "task N: cpus=..
+# mems=.." in task order.
+vm_verbose_tasks ()
+{
+    sed -n 's/^pin: task \([0-9]*\) on [^:]*: policy=[^ ]* cpus=\([^ ]*\) mems=\([^ ]*\).*/task \1: cpus=\2 mems=\3/p' \
+        "$1" | sort -n -k 2
+}
+
+# vm_plan POLICY NTASKS CPUS ALLOWED [SEED]: what 'slurm-pin plan' says on
+# this machine's topology, without fallback notes.
+vm_plan ()
+{
+    slurm-pin plan --topology system --policy "$1" -n "$2" -c "$3" \
+        --allowed "$4" ${5:+--seed "$5"} | sed 's/ fallback=.*//'
+}
+
+# vm_hw ARGS...: hwloc-calc on the guest's topology (XML saved once: each
+# discovery costs a second or more under emulation).
+vm_hw ()
+{
+    hwloc-calc --input "$VM_HW_XML" "$@"
+}
+
+# vm_hw_locs LIST: kernel CPU list "0-3,8" as hwloc-calc locations.
+vm_hw_locs ()
+{
+    echo "$1" | sed 's/^/pu:/; s/,/ pu:/g'
+}
+
+# vm_hw_count TYPE LIST: how many TYPE objects (core, numa, l2, ...) the
+# CPUs of LIST touch.
+vm_hw_count ()
+{
+    # shellcheck disable=SC2046
+    vm_hw --physical-input -N "$1" $(vm_hw_locs "$2")
+}
+
+# vm_hw_in TYPE INDEX LIST: how many CPUs of LIST are in TYPE:INDEX (an OS
+# index for numa, logical otherwise).
+vm_hw_in ()
+{
+    # shellcheck disable=SC2046
+    vm_hw --physical-input -N pu $(vm_hw_locs "$3") "x$1:$2"
+}
+
+# vm_hw_numa LIST: the NUMA nodes (OS indexes, "0,1") the CPUs of LIST are in.
+vm_hw_numa ()
+{
+    # shellcheck disable=SC2046
+    vm_hw --physical -I numa $(vm_hw_locs "$1")
+}
+
+# vm_hw_nodes MEMS: a kernel node list ("0-1") as "0,1".
+vm_hw_nodes ()
+{
+    # shellcheck disable=SC2046
+    vm_hw --physical -I numa $(echo "$1" | sed 's/^/numa:/; s/,/ numa:/g')
+}
+
+# vm_hw_whole_cores LIST: true if LIST holds every PU of every core it
+# touches (both SMT threads).
+vm_hw_whole_cores ()
+{
+    # shellcheck disable=SC2046
+    _cores=$(vm_hw --physical-input --intersect core $(vm_hw_locs "$1") \
+                 | sed 's/^/core:/; s/,/ core:/g')
+    # shellcheck disable=SC2046,SC2086
+    test "$(vm_hw --physical-output -I pu $_cores)" \
+        = "$(vm_hw --physical -I pu $(vm_hw_locs "$1"))"
+}
+
+# vm_jobs_wait: until no job is left in the queue (at most
+# PIN_SLURM_TIMEOUT, 300 s).
+vm_jobs_wait ()
+{
+    _n=0
+    while test -n "$(squeue -h -o %A 2>/dev/null)"; do
+        _n=$((_n + 1))
+        test $_n -le $((2 * ${PIN_SLURM_TIMEOUT:-300})) || return 1
+        sleep 0.5
+    done
+}
+
+# vm_pin_leftovers: what of ours is left once every job ended, waiting up
+# to 30 s for slurmstepd to finish: job_* cgroups under Slurm's scope and
+# under the standalone base, claims in StateDir.  Prints them (nothing when
+# all is clean).
+vm_pin_leftovers ()
+{
+    _n=0
+    while :; do
+        _left=$(
+            for _d in /sys/fs/cgroup/system.slice/*_slurmstepd.scope \
+                      "/sys/fs/cgroup/$VM_PIN_BASE"; do
+                test -d "$_d" && find "$_d" -mindepth 1 -maxdepth 1 -type d -name 'job_*'
+            done
+            test -d "$VM_PIN_DIR/state/claims" \
+                && find "$VM_PIN_DIR/state/claims" -mindepth 1
+        )
+        test -z "$_left" && return 0
+        _n=$((_n + 1))
+        if test $_n -gt 150; then
+            echo "$_left"
+            return 0
+        fi
+        sleep 0.2
+    done
+}
