@@ -13,10 +13,25 @@
 # reports it (/proc/self/status), and stops the cluster again.  Each step
 # is a function called from main().
 #
+#   contrib/demo.sh --vm
+#
+# also shows the multi-NUMA case this machine cannot: it boots the qemu
+# guest of the test bed (t/vm/run-guest.sh: 2 sockets x 4 cores x 2
+# threads, 2 NUMA nodes, pure cgroup v2), starts Slurm in cgroup mode in it
+# with pin.so, and runs the same -n 2 -c 4 request with Slurm alone and
+# with each policy, printing each task's CPUs and memory nodes as the
+# guest's kernel reports them (a few minutes: the guest is emulated).
+#
 # Environment: JOBS (default 2) for make -j.
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+# Inside the guest (run-guest.sh runs this file with --in-guest).
+if test "${1:-}" = --in-guest; then
+    vm_guest=yes
+else
+    vm_guest=no
+    cd "$(dirname "$0")/.."
+fi
 top=$PWD
 jobs=${JOBS:-2}
 # Relative to the top of the repository, where the commands run.
@@ -129,12 +144,66 @@ step_slurm () {
     trap - EXIT
 }
 
+step_vm () {
+    say "the multi-NUMA case in the qemu guest (t/vm/run-guest.sh)"
+    echo "booting the guest: 2 sockets x 4 cores x 2 threads, 2 NUMA nodes;"
+    echo "its Slurm runs under emulation, about 20 times slower than here"
+    t/vm/run-guest.sh --quiet --builddir "$top/build" contrib/demo.sh --in-guest
+}
+
+# The guest's part of --vm (in the guest, as root; guest-lib.sh starts and
+# reuses its Slurm).
+vm_main () {
+    # shellcheck source=t/vm/guest-lib.sh disable=SC1091
+    . "$PIN_SRCDIR/t/vm/guest-lib.sh"
+    local where=/tmp/where policy
+    cat >"$where" <<-'EOF'
+	#!/bin/sh
+	# where: the CPUs and memory nodes of this task, as the kernel says
+	s=/proc/self/status
+	echo "task $SLURM_PROCID: cpus $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' $s)" \
+	     "mems $(sed -n 's/^Mems_allowed_list:[[:space:]]*//p' $s)"
+	EOF
+    chmod 755 "$where"
+    say "the guest's machine"
+    show lscpu --extended=CPU,CORE,SOCKET,NODE
+    echo "starting Slurm in cgroup mode (cgroup/v2, task/cgroup,task/affinity)..."
+    vm_pin_require cgroup
+    vm_pin_remove
+    say "Slurm alone (no SPANK plugin)"
+    show srun -n 2 -c 4 "$where"
+    show srun -n 2 -c 4 --hint=nomultithread "$where"
+    vm_pin_require cgroup
+    say "with pin.so: srun --pin-policy=POLICY,verbose"
+    for policy in numa-local numa-spread; do
+        show srun --pin-policy="$policy",verbose -n 2 -c 4 \
+            --hint=nomultithread "$where" 2>&1
+    done
+    for policy in cache-shared random; do
+        show srun --pin-policy="$policy",verbose -n 2 -c 4 "$where" 2>&1
+    done
+}
+
 main () {
+    local vm=no
+    while test $# -gt 0; do
+        case $1 in
+            --vm) vm=yes; shift ;;
+            *) echo "demo.sh: '$1': unknown option; known: --vm" >&2; exit 2 ;;
+        esac
+    done
     step_deps
     step_build
     step_plan_alice
     step_plan_system
     step_slurm
+    if test $vm = yes; then
+        step_vm
+    fi
 }
 
-main "$@"
+if test $vm_guest = yes; then
+    vm_main
+else
+    main "$@"
+fi
