@@ -1021,9 +1021,13 @@ START_TEST (random_machine)
 }
 END_TEST
 
-/* The project's own hybrid machine (test/data/hybrid-4p8e.xml): 4
- * P-cores with 2 threads and a private L2, 8 E-cores with 1 thread, an L2
- * per 4 E-cores; cpukinds E = 0, P = 1. */
+/* The project's own hybrid machine (test/data/hybrid-4p8e.xml, hand-made,
+ * not a dump): one package, 4 P-cores x 2 threads (P#0-7, siblings
+ * adjacent, a private 1.25 MB L2 each) and 8 E-cores x 1 thread (P#8-15,
+ * an L2 of 2 MB per 4 cores), one 24 MB L3, one NUMA node; cpukinds
+ * E = 0, P = 1.  The file carries no XML comment: hwloc's built-in reader
+ * (used when libhwloc-plugins is absent) refuses anything hwloc's own
+ * exporter would not write, and t0120 loads it with both readers. */
 START_TEST (hybrid_machine)
 {
     const char *path = PLACE_TEST_DATA "/hybrid-4p8e.xml";
