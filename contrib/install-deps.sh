@@ -6,7 +6,7 @@ set -eu
 
 PACKAGES="
   build-essential autoconf automake libtool pkg-config
-  libhwloc-dev hwloc libjson-c-dev libcgroup-dev check
+  libhwloc-dev libhwloc-plugins hwloc libjson-c-dev libcgroup-dev check
   libslurm-dev slurm-wlm slurmctld slurmd slurm-client munge
   sharness python3
   qemu-system-x86 linux-image-amd64 busybox-static cpio kmod

@@ -205,21 +205,28 @@ out:
 static topo_t *load_cache (const char *path, const char *fp)
 {
     hwloc_topology_t hw;
-    struct stat st;
     const char *recorded;
+    size_t len;
+    char *buf;
 
-    if (!fp || stat (path, &st) < 0 || !S_ISREG (st.st_mode))
+    /* a symlink is not followed; an incomplete file is not handed to
+     * hwloc (topo_read_xml) */
+    if (!fp || !(buf = topo_read_xml (path, true, &len, NULL)))
         return NULL;
-    if (topo_hw_init (&hw, TOPO_WHOLE_SYSTEM) < 0)
+    if (topo_hw_init (&hw, TOPO_WHOLE_SYSTEM) < 0) {
+        free (buf);
         return NULL;
-    if (hwloc_topology_set_xml (hw, path) < 0
+    }
+    if (hwloc_topology_set_xmlbuffer (hw, buf, (int)len + 1) < 0
         || hwloc_topology_load (hw) < 0
         || !(recorded = hwloc_obj_get_info_by_name (hwloc_get_root_obj (hw),
                                                     TOPO_FINGERPRINT_INFO))
         || strcmp (recorded, fp) != 0) {
+        free (buf);
         hwloc_topology_destroy (hw);
         return NULL;
     }
+    free (buf);
     return topo_from_hw (hw, TOPO_WHOLE_SYSTEM, path, NULL);
 }
 

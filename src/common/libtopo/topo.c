@@ -2,10 +2,14 @@
 #if HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <link.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "topo_private.h"
@@ -439,6 +443,155 @@ static bool is_xml_path (const char *src)
            || (len >= 4 && strcmp (src + len - 4, ".xml") == 0);
 }
 
+/* dl_iterate_phdr callback: is hwloc's libxml2 plugin mapped? */
+static int find_libxml_plugin (struct dl_phdr_info *info, size_t size,
+                               void *arg)
+{
+    const char *name = info->dlpi_name;
+    const char *base;
+
+    (void)size;
+    if (!name || !*name)
+        return 0;
+    base = strrchr (name, '/');
+    base = base ? base + 1 : name;
+    if (strcmp (base, TOPO_LIBXML_PLUGIN) == 0) {
+        *(bool *)arg = true;
+        return 1;
+    }
+    return 0;
+}
+
+/* hwloc chooses its XML reader in hwloc_xml_component_instantiate():
+ * the libxml2 one when its plugin is loaded (hwloc_topology_init() loads
+ * the plugins) unless HWLOC_LIBXML, or else HWLOC_LIBXML_IMPORT, is 0;
+ * its built-in one otherwise.  hwloc has no call that says which, so
+ * the same rule is applied here.  Call with a topology initialized. */
+static const char *xml_reader_loaded (void)
+{
+    const char *env = getenv ("HWLOC_LIBXML");
+    bool plugin = false;
+
+    if (!env)
+        env = getenv ("HWLOC_LIBXML_IMPORT");
+    if (env && atoi (env) == 0)
+        return TOPO_XML_READER_BUILTIN;
+    dl_iterate_phdr (find_libxml_plugin, &plugin);
+    return plugin ? TOPO_XML_READER_LIBXML2 : TOPO_XML_READER_BUILTIN;
+}
+
+const char *topo_xml_reader (void)
+{
+    hwloc_topology_t hw;
+    const char *reader;
+
+    if (hwloc_topology_init (&hw) < 0)
+        return NULL;
+    reader = xml_reader_loaded ();
+    hwloc_topology_destroy (hw);
+    return reader;
+}
+
+/* One line for an XML file hwloc would not load, naming the reader that
+ * refused it and what would read it. */
+static void xml_load_error (pin_error_t *errp, const char *src, int errnum,
+                            const char *reader)
+{
+    if (errnum != EINVAL)
+        errprintf (errp, "topology '%s': cannot load XML: %s", src,
+                   strerror (errnum));
+    else if (strcmp (reader, TOPO_XML_READER_BUILTIN) == 0)
+        errprintf (errp, "topology '%s': cannot load XML: hwloc's built-in "
+                         "XML reader refused it (it reads only what "
+                         "hwloc's own exporter writes); install "
+                         "libhwloc-plugins for hwloc's libxml2 reader",
+                   src);
+    else
+        errprintf (errp, "topology '%s': cannot load XML: hwloc's libxml2 "
+                         "XML reader refused it: not a valid hwloc XML "
+                         "topology", src);
+}
+
+/* Does the document end with its root's closing tag (then whitespace)? */
+static bool xml_complete (const char *buf, size_t len)
+{
+    static const char end[] = "</topology>";
+    size_t n = sizeof (end) - 1;
+
+    while (len > 0 && isspace ((unsigned char)buf[len - 1]))
+        len--;
+    return len >= n && memcmp (buf + len - n, end, n) == 0;
+}
+
+char *topo_read_xml (const char *path, bool nofollow, size_t *lenp,
+                     pin_error_t *errp)
+{
+    struct stat st;
+    char *buf = NULL;
+    size_t len = 0;
+    int fd, saved_errno;
+
+    if ((fd = open (path, O_RDONLY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0)))
+        < 0) {
+        saved_errno = errno;
+        errprintf (errp, "topology '%s': cannot load XML: %s", path,
+                   strerror (saved_errno));
+        errno = saved_errno;
+        return NULL;
+    }
+    if (fstat (fd, &st) < 0)
+        goto syserr;
+    if (!S_ISREG (st.st_mode)) {
+        errno = EINVAL;
+        errprintf (errp, "topology '%s': cannot load XML: not a regular file",
+                   path);
+        goto out;
+    }
+    if ((unsigned long long)st.st_size > TOPO_XML_MAX) {
+        errno = EFBIG;
+        errprintf (errp, "topology '%s': cannot load XML: %lld bytes, more "
+                         "than the %u MiB an XML topology may have", path,
+                   (long long)st.st_size, TOPO_XML_MAX >> 20);
+        goto out;
+    }
+    if (!(buf = malloc ((size_t)st.st_size + 1)))
+        goto syserr;
+    /* the file may change size under us: read what is there, up to the
+     * size seen, and no more */
+    while (len < (size_t)st.st_size) {
+        ssize_t n = read (fd, buf + len, (size_t)st.st_size - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            goto syserr;
+        if (n == 0)
+            break;
+        len += (size_t)n;
+    }
+    buf[len] = '\0';
+    if (strlen (buf) != len || !xml_complete (buf, len)) {
+        errno = EINVAL;
+        errprintf (errp, "topology '%s': cannot load XML: the file ends "
+                         "before its closing </topology> (truncated?)",
+                   path);
+        goto out;
+    }
+    close (fd);
+    *lenp = len;
+    return buf;
+syserr:
+    saved_errno = errno;
+    errprintf (errp, "topology '%s': cannot load XML: %s", path,
+               strerror (saved_errno));
+    errno = saved_errno;
+out:
+    saved_errno = errno;
+    free (buf);
+    close (fd);
+    errno = saved_errno;
+    return NULL;
+}
+
 topo_t *topo_load (const char *src, int flags, pin_error_t *errp)
 {
     hwloc_topology_t hw;
@@ -465,19 +618,29 @@ topo_t *topo_load (const char *src, int flags, pin_error_t *errp)
             goto load_error;
     }
     else if (is_xml_path (src)) {
-        /* hwloc reports a missing file only vaguely: check it first */
-        if (access (src, R_OK) < 0
-            || hwloc_topology_set_xml (hw, src) < 0
-            || hwloc_topology_load (hw) < 0) {
+        /* read here: hwloc reports a missing file only vaguely, and a
+         * truncated one costs it memory (topo_private.h) */
+        size_t len;
+        char *buf = topo_read_xml (src, false, &len, errp);
+        if (!buf) {
             int saved_errno = errno;
             hwloc_topology_destroy (hw);
-            errprintf (errp, "topology '%s': cannot load XML: %s", src,
-                       saved_errno == EINVAL
-                           ? "not a valid hwloc XML topology"
-                           : strerror (saved_errno));
             errno = saved_errno;
             return NULL;
         }
+        /* hwloc's buffer size counts the terminating NUL */
+        if (hwloc_topology_set_xmlbuffer (hw, buf, (int)len + 1) < 0
+            || hwloc_topology_load (hw) < 0) {
+            int saved_errno = errno;
+            /* before the destroy: the last one unloads the plugins */
+            const char *reader = xml_reader_loaded ();
+            free (buf);
+            hwloc_topology_destroy (hw);
+            xml_load_error (errp, src, saved_errno, reader);
+            errno = saved_errno;
+            return NULL;
+        }
+        free (buf);
     }
     else {
         if (hwloc_topology_set_synthetic (hw, src) < 0) {

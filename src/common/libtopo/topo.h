@@ -61,6 +61,17 @@ enum {
  */
 topo_t *topo_load (const char *src, int flags, pin_error_t *errp);
 
+/* hwloc has two XML readers: its built-in one, which reads only what
+ * hwloc's own exporter writes, and a libxml2 one in the plugin of Debian's
+ * libhwloc-plugins, which reads any well-formed hwloc XML.  Which one
+ * topo_load() uses: TOPO_XML_READER_LIBXML2 or TOPO_XML_READER_BUILTIN
+ * (NULL if hwloc cannot be initialized).  A refused file's error names
+ * the reader. */
+#define TOPO_XML_READER_LIBXML2 "libxml2"
+#define TOPO_XML_READER_BUILTIN "built-in"
+#define TOPO_LIBXML_PLUGIN "hwloc_xml_libxml.so"
+const char *topo_xml_reader (void);
+
 /* Load this machine's topology through a cached XML file at `cache_path`.
  * If the cache exists and its fingerprint (recorded inside the XML) matches
  * the running machine, it is loaded from the file; otherwise the machine is
