@@ -17,9 +17,7 @@ if test -x "$GEN"; then
 else
     say "$GEN not built (make check builds it): cases skipped"
 fi
-if command -v python3 >/dev/null 2>&1; then
-    test_set_prereq PYTHON3
-fi
+pin_prereq_cmd PYTHON3 python3
 
 # plan.json on stdin -> "cpus|mems|fallback;..." as --emit prints it
 cat >to_line.py <<'EOF'

@@ -11,9 +11,7 @@ CgroupRoot (the seam of libcgroup2) to reach every mode of the verdict.
 
 . "$(dirname "$0")/sharness.sh"
 
-if command -v python3 >/dev/null 2>&1; then
-    test_set_prereq PYTHON3
-fi
+pin_prereq_cmd PYTHON3 python3
 if test "$(id -u)" = 0 && unshare -m true 2>/dev/null; then
     test_set_prereq UNSHARE
 fi

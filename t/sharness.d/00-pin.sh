@@ -20,3 +20,18 @@ else
 fi
 
 test "$(id -u)" = 0 && test_set_prereq ROOT || :
+
+# pin_prereq_cmd PREREQ COMMAND: set PREREQ where COMMAND is installed.
+# contrib/install-deps.sh installs every command the tests use, so under
+# CI (CI non-empty) a missing one is a failed test, never a quiet skip.
+pin_prereq_cmd () {
+    if command -v "$2" >/dev/null 2>&1; then
+        test_set_prereq "$1"
+    elif test -n "${CI:-}"; then
+        test_expect_success "$2 is installed (contrib/install-deps.sh)" "
+            echo '$2: not found in PATH' && false
+        "
+    else
+        say "$2 not found: the tests that need it ($1) are skipped"
+    fi
+}
