@@ -15,9 +15,7 @@ SMT2="pack:2 [numa] l3:1 l2:4 core:1 pu:2(indexes=core:pack)"
 # The same with round-robin numbering: socket 0 = even P#.
 SMT2RR="pack:2 [numa] l3:1 l2:4 core:1 pu:2(indexes=pack:core)"
 
-if command -v python3 >/dev/null 2>&1; then
-    test_set_prereq PYTHON3
-fi
+pin_prereq_cmd PYTHON3 python3
 if test -w /dev/full; then
     test_set_prereq DEV_FULL
 fi
@@ -222,6 +220,34 @@ test_expect_success 'none: every task gets all allowed CPUs, busy or not' '
     test_cmp expected out
 '
 
+test_expect_success 'none: the size check is against the allocation, not minus busy' '
+    # 14 of 16 CPUs busy: none ignores busy when it places, so it must not
+    # refuse -n 2 -c 8 because of them
+    slurm-pin plan -t "$SMT2" -p none -n 2 -c 8 --busy=0-13 >out &&
+    cat >expected <<-\EOF &&
+	task 0: cpus=0-15 mems=0-1
+	task 1: cpus=0-15 mems=0-1
+	EOF
+    test_cmp expected out &&
+    slurm-pin plan -t "$SMT2" -p none -c 8 --allowed=0-7 --busy=0-7 >out &&
+    echo "task 0: cpus=0-7 mems=0-1" >expected &&
+    test_cmp expected out
+'
+
+test_expect_success 'none: a request larger than the allocation is refused' '
+    plan_fails "exceeds the 4 available (allowed 0-3)" -t "$SMT2" -p none \
+        -n 1 -c 5 --allowed=0-3 --busy=0-1 &&
+    ! grep busy fail.err
+'
+
+test_expect_success 'other policies still count busy CPUs in the size check' '
+    for p in numa-local numa-spread cache-shared random
+    do
+        plan_fails "exceeds the 2 available (allowed 0-15 minus busy 0-13)" \
+            -t "$SMT2" -p $p -n 2 -c 8 --busy=0-13 || return 1
+    done
+'
+
 test_expect_success '--allowed CPUs outside the topology are never used' '
     slurm-pin plan -t "$SMT2" -p none --allowed=0-5,100-200 >out &&
     echo "task 0: cpus=0-5 mems=0-1" >expected &&
@@ -334,9 +360,7 @@ test_expect_success PYTHON3 'json and text give the same placement' '
 
 # --- this machine ------------------------------------------------------------
 
-if command -v hwloc-calc >/dev/null 2>&1; then
-    test_set_prereq HWLOC_CALC
-fi
+pin_prereq_cmd HWLOC_CALC hwloc-calc
 
 test_expect_success HWLOC_CALC 'system: a step as large as this machine fits' '
     n=$(hwloc-calc -N pu all) &&
@@ -420,6 +444,40 @@ do
         plan_fails "$bad" -t "$SMT2" -p none --busy="$bad"
     '
 done
+
+# The kernel reads list numbers as decimal; hwloc alone would read 010 as
+# CPU 8 (octal).  A leading zero is refused, on a machine where both
+# readings would otherwise be accepted or refused for another reason.
+QUAD="pack:1 core:4 pu:1"
+test_expect_success '--allowed=010 (leading zero) is refused, not read as octal' '
+    plan_fails "010" --topology "$QUAD" --policy none --allowed 010 &&
+    echo "slurm-pin plan: --allowed: '"'"'010'"'"': CPU number 010 has a leading zero; expected the kernel list format, e.g. 0-3,8" \
+        >expected &&
+    test_cmp expected fail.err
+'
+
+for bad in 01 00 0-07 1,03 08 08-8
+do
+    test_expect_success "--allowed='$bad' (leading zero) is refused" '
+        plan_fails "has a leading zero" -t "$QUAD" -p none --allowed="$bad" &&
+        grep -F -e "$bad" fail.err
+    '
+    test_expect_success "--busy='$bad' (leading zero) is refused" '
+        plan_fails "has a leading zero" -t "$QUAD" -p none --busy="$bad" &&
+        grep -F -e "$bad" fail.err
+    '
+done
+
+test_expect_success 'a CPU number of 6 digits is out of range' '
+    plan_fails "CPU number 123456 is out of range; CPU numbers are below 100000" \
+        -t "$QUAD" -p none --allowed=0-123456
+'
+
+test_expect_success '0 and 10 are plain decimal CPU numbers' '
+    slurm-pin plan -t "pack:1 core:12 pu:1" -p none --allowed=0,10 >out &&
+    echo "task 0: cpus=0,10 mems=0" >expected &&
+    test_cmp expected out
+'
 
 test_expect_success 'a list with a newline inside still gives one line' '
     plan_fails "--allowed" -t "$SMT2" -p none --allowed="1

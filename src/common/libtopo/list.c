@@ -2,9 +2,12 @@
  *
  * hwloc_bitmap_list_sscanf() is lenient: it takes "0-" as an infinite
  * set, "3-1" as empty, stops silently at garbage and skips empty
- * elements.  Input comes from users and from Slurm, so the syntax is
- * checked strictly first (a POSIX regex), ranges must not be reversed, and
- * only then does hwloc parse it.
+ * elements, and it reads numbers with strtoul (..., 0), so "010" is CPU 8
+ * (octal) and "08" stops at the 8.  The kernel reads lists in decimal.
+ * Input comes from users and from Slurm, so the syntax is checked strictly
+ * first (a POSIX regex), then every number (no leading zero, below
+ * 100000) and every range (not reversed); the set is then built with
+ * hwloc_bitmap_set_range() from the decimal values.
  */
 #if HAVE_CONFIG_H
 #include "config.h"
@@ -18,9 +21,14 @@
 
 #include "topo_private.h"
 
-/* Up to 5 digits per number: a CPU id below 100000. */
-#define LIST_ELEM "[0-9]{1,5}(-[0-9]{1,5})?"
+/* Any number of digits here: numbers are checked one by one after, so
+ * that "123456" is named as out of range rather than malformed. */
+#define LIST_ELEM "[0-9]+(-[0-9]+)?"
 #define LIST_RE "^" LIST_ELEM "(," LIST_ELEM ")*$"
+
+/* CPU numbers have at most 5 digits: below 100000. */
+#define LIST_MAX_DIGITS 5
+#define LIST_LIMIT "100000"
 
 /* Longest accepted list: every id < 100000 listed once takes less. */
 #define LIST_MAX_LEN 600000
@@ -34,18 +42,23 @@ static void list_re_compile (void)
     list_re_rc = regcomp (&list_re, LIST_RE, REG_EXTENDED | REG_NOSUB);
 }
 
-/* Copy at most 40 characters of hostile text for an error message,
- * replacing anything unprintable. */
-static void quote (char *buf, size_t size, const char *s)
+/* Copy at most 40 characters (and at most n) of hostile text for an
+ * error message, replacing anything unprintable. */
+static void quote_n (char *buf, size_t size, const char *s, size_t n)
 {
     size_t i = 0;
-    for (; s[i] && i + 4 < size && i < 40; i++)
+    for (; i < n && s[i] && i + 4 < size && i < 40; i++)
         buf[i] = isprint ((unsigned char)s[i]) ? s[i] : '?';
-    if (s[i] && i + 4 <= size) {
+    if (i < n && s[i] && i + 4 <= size) {
         memcpy (buf + i, "...", 3);
         i += 3;
     }
     buf[i] = '\0';
+}
+
+static void quote (char *buf, size_t size, const char *s)
+{
+    quote_n (buf, size, s, (size_t)-1);
 }
 
 static int malformed (pin_error_t *errp, const char *what, const char *s)
@@ -56,6 +69,45 @@ static int malformed (pin_error_t *errp, const char *what, const char *s)
                      "format, e.g. 0-3,8", q, what);
     errno = EINVAL;
     return -1;
+}
+
+/* The kind of number in a `what` list: "CPU list" -> "CPU". */
+static int noun_len (const char *what)
+{
+    size_t n = strlen (what);
+    if (n > 5 && strcmp (what + n - 5, " list") == 0)
+        n -= 5;
+    return n > 64 ? 64 : (int)n;
+}
+
+/* Check the number of `len` digits at `p` (the syntax is checked: only
+ * digits) and store its value.  The kernel reads it as decimal; hwloc's
+ * parser would read a leading zero as octal, so one is refused. */
+static int number (const char *p, size_t len, unsigned *val,
+                   const char *what, const char *s, pin_error_t *errp)
+{
+    char q[48], qn[48];
+
+    if (len > 1 && p[0] == '0') {
+        quote (q, sizeof (q), s);
+        quote_n (qn, sizeof (qn), p, len);
+        errprintf (errp, "'%s': %.*s number %s has a leading zero; expected "
+                   "the kernel list format, e.g. 0-3,8", q, noun_len (what),
+                   what, qn);
+        errno = EINVAL;
+        return -1;
+    }
+    if (len > LIST_MAX_DIGITS) {
+        quote (q, sizeof (q), s);
+        quote_n (qn, sizeof (qn), p, len);
+        errprintf (errp, "'%s': %.*s number %s is out of range; %.*s "
+                   "numbers are below " LIST_LIMIT, q, noun_len (what), what,
+                   qn, noun_len (what), what);
+        errno = EINVAL;
+        return -1;
+    }
+    *val = (unsigned)strtoul (p, NULL, 10);
+    return 0;
 }
 
 int topo_list_parse_what (const char *s, hwloc_bitmap_t set,
@@ -99,24 +151,29 @@ int topo_list_parse_what (const char *s, hwloc_bitmap_t set,
         errprintf (errp, "%s: out of memory", what);
         goto out;
     }
-    /* the syntax is checked; a reversed range ("3-1") is the one thing
-     * left that hwloc would take (as an empty set) */
+    /* the syntax is checked: each element is digits, or digits '-'
+     * digits.  Check the numbers and the order of a range, and build the
+     * set from the decimal values: hwloc never reads the text. */
     for (char *tok = strtok_r (copy, ",", &saveptr); tok;
          tok = strtok_r (NULL, ",", &saveptr)) {
         char *dash = strchr (tok, '-');
-        if (dash && strtoul (tok, NULL, 10) > strtoul (dash + 1, NULL, 10)) {
+        size_t lolen = dash ? (size_t)(dash - tok) : strlen (tok);
+        unsigned lo, hi;
+        if (number (tok, lolen, &lo, what, s, errp) < 0)
+            goto out;
+        hi = lo;
+        if (dash && number (dash + 1, strlen (dash + 1), &hi, what, s,
+                            errp) < 0)
+            goto out;
+        if (lo > hi) {
             malformed (errp, what, s);
             goto out;
         }
-    }
-    /* strtok_r cut the copy: parse the original (minus the newline) */
-    memcpy (copy, s, len + 1);
-    if (copy[len - 1] == '\n')
-        copy[len - 1] = '\0';
-    if (hwloc_bitmap_list_sscanf (result, copy) < 0
-        || hwloc_bitmap_weight (result) < 0) {
-        malformed (errp, what, s);
-        goto out;
+        if (hwloc_bitmap_set_range (result, lo, (int)hi) < 0) {
+            errno = ENOMEM;
+            errprintf (errp, "%s: out of memory", what);
+            goto out;
+        }
     }
     if (hwloc_bitmap_copy (set, result) < 0) {
         errno = ENOMEM;

@@ -145,9 +145,12 @@ int topo_slurm_cores_to_cpuset (const topo_t *t, const char *cores,
 
 /* Parse a kernel list ("0-3,8") into `set` with hwloc; a malformed list
  * fails with errp naming it (EINVAL) and leaves `set` unchanged.  The
- * syntax is strict: decimal ids below 100000, ranges low-high with
- * low <= high, no spaces, no empty elements; one trailing newline (as in
- * the kernel's files) is accepted.  The empty string is the empty set. */
+ * syntax is strict: decimal ids below 100000 without a leading zero
+ * (hwloc's own parser would read "010" as octal; the kernel reads
+ * decimal), ranges low-high with low <= high, no spaces, no empty
+ * elements; one trailing newline (as in the kernel's files) is accepted.
+ * A number of 6 or more digits is "out of range", a leading zero is
+ * named as such.  The empty string is the empty set. */
 int topo_list_parse (const char *s, hwloc_bitmap_t set, pin_error_t *errp);
 
 /* Format a set in kernel list format ("" for the empty set); caller

@@ -408,40 +408,66 @@ END_TEST
 
 /* ---- kernel list format ------------------------------------------------- */
 
+/* The kernel reads list numbers as decimal (bitmap_parselist); hwloc's
+ * sscanf uses strtoul (..., 0), so "010" would be CPU 8 (octal), "08" the
+ * empty set and "08-8" bit 4294967288.  A leading zero is refused. */
+#define LEADING_ZERO(n) "CPU number " n " has a leading zero; expected the " \
+                        "kernel list format, e.g. 0-3,8"
+#define OUT_OF_RANGE(n) "CPU number " n " is out of range; CPU numbers " \
+                        "are below 100000"
+
 static const struct {
     const char *in;
     const char *out;                /* formatted result, NULL = rejected */
+    const char *error;              /* NULL: the "malformed" message */
 } lists[] = {
-    { "", "" },
-    { "\n", "" },
-    { "0", "0" },
-    { "0-3,8", "0-3,8" },
-    { "8,0-3", "0-3,8" },
-    { "0-3,2-5", "0-5" },
-    { "3-3", "3" },
-    { "1,3,5", "1,3,5" },
-    { "0-3\n", "0-3" },             /* as read from a kernel file */
-    { "99999", "99999" },
-    { "0-99999", "0-99999" },
+    { "", "", NULL },
+    { "\n", "", NULL },
+    { "0", "0", NULL },
+    { "0-3,8", "0-3,8", NULL },
+    { "8,0-3", "0-3,8", NULL },
+    { "0-3,2-5", "0-5", NULL },
+    { "3-3", "3", NULL },
+    { "1,3,5", "1,3,5", NULL },
+    { "0-3\n", "0-3", NULL },       /* as read from a kernel file */
+    { "99999", "99999", NULL },
+    { "0-99999", "0-99999", NULL },
     /* hwloc's sscanf takes these; a strict parser must not */
-    { "0-", NULL },                 /* hwloc: infinite */
-    { "3-1", NULL },                /* hwloc: empty */
-    { "a", NULL },
-    { "1a", NULL },                 /* hwloc: stops at 'a' */
-    { "1,,2", NULL },
-    { "0x3", NULL },
-    { ",1", NULL },
-    { "1,", NULL },
-    { "-1", NULL },
-    { "1-2-3", NULL },
-    { " 1", NULL },
-    { "1 ", NULL },
-    { "1, 2", NULL },
-    { "0-3\n\n", NULL },
-    { "100000", NULL },             /* more than 5 digits */
-    { "0-100000", NULL },
-    { "+1", NULL },
-    { "1\t", NULL },
+    { "0-", NULL, NULL },           /* hwloc: infinite */
+    { "3-1", NULL, NULL },          /* hwloc: empty */
+    { "a", NULL, NULL },
+    { "1a", NULL, NULL },           /* hwloc: stops at 'a' */
+    { "1,,2", NULL, NULL },
+    { "0x3", NULL, NULL },
+    { ",1", NULL, NULL },
+    { "1,", NULL, NULL },
+    { "-1", NULL, NULL },
+    { "1-2-3", NULL, NULL },
+    { " 1", NULL, NULL },
+    { "1 ", NULL, NULL },
+    { "1, 2", NULL, NULL },
+    { "0-3\n\n", NULL, NULL },
+    { "+1", NULL, NULL },
+    { "1\t", NULL, NULL },
+    /* numbers are decimal, as the kernel reads them */
+    { "10", "10", NULL },
+    { "0,10", "0,10", NULL },
+    { "0-10", "0-10", NULL },
+    { "100-109", "100-109", NULL },
+    { "010", NULL, "'010': " LEADING_ZERO ("010") },
+    { "08", NULL, "'08': " LEADING_ZERO ("08") },
+    { "08-8", NULL, "'08-8': " LEADING_ZERO ("08") },
+    { "0-07", NULL, "'0-07': " LEADING_ZERO ("07") },
+    { "00", NULL, "'00': " LEADING_ZERO ("00") },
+    { "1,2,0010", NULL, "'1,2,0010': " LEADING_ZERO ("0010") },
+    { "00-3\n", NULL, "'00-3?': " LEADING_ZERO ("00") },
+    /* 6 digits and more: out of range, whatever the digits */
+    { "100000", NULL, "'100000': " OUT_OF_RANGE ("100000") },
+    { "123456", NULL, "'123456': " OUT_OF_RANGE ("123456") },
+    { "0-100000", NULL, "'0-100000': " OUT_OF_RANGE ("100000") },
+    { "1,99999-123456", NULL, "'1,99999-123456': " OUT_OF_RANGE ("123456") },
+    { "18446744073709551617", NULL,
+      "'18446744073709551617': " OUT_OF_RANGE ("18446744073709551617") },
 };
 
 START_TEST (test_list_parse)
@@ -463,9 +489,13 @@ START_TEST (test_list_parse)
         ck_assert_msg (rc == -1, "'%s' accepted", lists[_i].in);
         ck_assert_int_eq (errno, EINVAL);
         ck_assert_str_eq (model_fmt (set), "77");
-        ck_assert_msg (strstr (e.text, "malformed CPU list; expected the "
-                                       "kernel list format, e.g. 0-3,8"),
-                       "message: %s", e.text);
+        if (lists[_i].error)
+            ck_assert_str_eq (e.text, lists[_i].error);
+        else
+            ck_assert_msg (strstr (e.text, "malformed CPU list; expected "
+                                           "the kernel list format, e.g. "
+                                           "0-3,8"),
+                           "message: %s", e.text);
     }
     hwloc_bitmap_free (set);
 }
@@ -487,9 +517,26 @@ START_TEST (test_list_messages)
     memset (long_list, '1', sizeof (long_list) - 1);
     long_list[sizeof (long_list) - 1] = '\0';
     ck_assert_int_eq (topo_list_parse (long_list, set, &e), -1);
-    ck_assert_msg (strstr (e.text, "1111...': malformed") != NULL, "%s",
-                   e.text);
+    ck_assert_msg (strstr (e.text, "1111...': CPU number 1111") != NULL,
+                   "%s", e.text);
+    ck_assert_msg (strstr (e.text, "1111... is out of range; CPU numbers "
+                                   "are below 100000") != NULL, "%s", e.text);
+    ck_assert_int_lt (strlen (e.text), 160);
+    /* the same bound for a long malformed list */
+    for (size_t i = 1; i + 1 < sizeof (long_list); i += 2)
+        long_list[i] = ',';
+    long_list[sizeof (long_list) - 2] = 'x';
+    ck_assert_int_eq (topo_list_parse (long_list, set, &e), -1);
+    ck_assert_msg (strstr (e.text, "1,1,...': malformed CPU list") != NULL,
+                   "%s", e.text);
     ck_assert_int_lt (strlen (e.text), 120);
+    /* a leading zero after a long valid prefix is named alone */
+    for (size_t i = 0; i + 1 < sizeof (long_list); i++)
+        long_list[i] = i % 2 ? ',' : '1';
+    memcpy (long_list + sizeof (long_list) - 4, "007", 4);
+    ck_assert_int_eq (topo_list_parse (long_list, set, &e), -1);
+    ck_assert_msg (strstr (e.text, "1,1,...': CPU number 007 has a leading "
+                                   "zero") != NULL, "%s", e.text);
     /* no error buffer is fine */
     ck_assert_int_eq (topo_list_parse ("x", set, NULL), -1);
     hwloc_bitmap_free (set);
@@ -556,6 +603,10 @@ static const struct {
     { "pack:1 [numa] core:4 pu:2", "0-", NULL,
       "'0-': malformed Slurm core list; expected the kernel list format, "
       "e.g. 0-3,8" },
+    /* decimal, as Slurm writes them: "01" is not core 1 */
+    { "pack:1 [numa] core:4 pu:2", "01", NULL,
+      "'01': Slurm core number 01 has a leading zero; expected the kernel "
+      "list format, e.g. 0-3,8" },
 };
 
 START_TEST (test_slurm_cores)
