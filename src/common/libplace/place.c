@@ -1160,14 +1160,15 @@ error:
 }
 
 /* "request of 2 tasks x 8 CPUs = 16 CPUs exceeds the 12 available
- * (allowed 0-15 minus busy 0-3)" */
+ * (allowed 0-15 minus busy 0-3)"; busy NULL or empty: no busy part. */
 static void too_large (pin_error_t *errp, const struct place_request *req,
                        uint64_t total, unsigned navail,
                        hwloc_const_bitmap_t allowed,
                        hwloc_const_bitmap_t busy)
 {
     char *a = topo_list_format (allowed);
-    char *b = hwloc_bitmap_iszero (busy) ? NULL : topo_list_format (busy);
+    char *b = !busy || hwloc_bitmap_iszero (busy) ? NULL
+                                                   : topo_list_format (busy);
 
     errprintf (errp, "request of %u task%s x %u CPU%s = %llu CPU%s exceeds "
                "the %u available (allowed %s%s%s)",
@@ -1221,11 +1222,15 @@ struct place_plan *place_compute (const topo_t *topo,
     if (hwloc_bitmap_andnot (avail, allowed, busy) < 0)
         goto nomem;
 
-    int w = hwloc_bitmap_weight (avail);
+    /* none ignores busy PUs (every task gets the allowed set): its size
+     * check is against the allocation, not allocation minus busy, so
+     * the baseline runs however busy the node is. */
+    bool none = req->policy == PLACE_NONE;
+    int w = hwloc_bitmap_weight (none ? allowed : avail);
     unsigned navail = w > 0 ? (unsigned)w : 0;
     uint64_t total = (uint64_t)req->ntasks * req->cpus_per_task;
     if (total > navail) {
-        too_large (errp, req, total, navail, allowed, busy);
+        too_large (errp, req, total, navail, allowed, none ? NULL : busy);
         errno = EINVAL;
         goto error;
     }

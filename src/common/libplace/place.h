@@ -75,7 +75,8 @@ struct place_plan {
 /* Compute a plan.  Fails (NULL, errno EINVAL, errp filled with one line
  * naming the value and what is valid) when ntasks or cpus_per_task is 0,
  * or when ntasks * cpus_per_task exceeds the PUs in allowed-minus-busy
- * (ENOMEM on allocation failure).  `topo` and `req` (and its bitmaps)
+ * (in allowed for PLACE_NONE, which ignores busy PUs) (ENOMEM on
+ * allocation failure).  `topo` and `req` (and its bitmaps)
  * stay the caller's.  The plan and its bitmaps belong to the caller, who
  * destroys them with place_plan_destroy().
  */

@@ -707,6 +707,14 @@ unsigned placecheck_navail (const topo_t *t, const struct place_request *req)
     return n;
 }
 
+unsigned placecheck_limit (const topo_t *t, const struct place_request *req)
+{
+    struct place_request r = *req;
+    if (req->policy == PLACE_NONE)
+        r.busy = NULL;
+    return placecheck_navail (t, &r);
+}
+
 int placecheck (const topo_t *t, const struct place_request *req,
                 const struct place_plan *plan, char *msg, size_t len)
 {
@@ -1000,7 +1008,7 @@ static void run_case (const char *name, const topo_t *t,
 {
     pin_error_t err = { { 0 } };
     char msg[512];
-    unsigned navail = placecheck_navail (t, req);
+    unsigned navail = placecheck_limit (t, req);
     uint64_t total = (uint64_t)req->ntasks * req->cpus_per_task;
     struct place_plan *plan = place_compute (t, req, &err);
 

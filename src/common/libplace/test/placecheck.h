@@ -25,8 +25,12 @@
 int placecheck (const topo_t *t, const struct place_request *req,
                 const struct place_plan *plan, char *msg, size_t len);
 
-/* Number of PUs in allowed-minus-busy for req (the size limit). */
+/* Number of PUs in allowed-minus-busy for req (the free PUs). */
 unsigned placecheck_navail (const topo_t *t, const struct place_request *req);
+
+/* The size limit of req: the PUs in allowed-minus-busy, or in allowed for
+ * none, which ignores busy PUs (doc/policies.md). */
+unsigned placecheck_limit (const topo_t *t, const struct place_request *req);
 
 /* Every policy, in a fixed order. */
 extern const enum place_policy placecheck_policies[];

@@ -202,6 +202,13 @@ static const struct exact exact[] = {
       { "0-15|0-1|", "0-15|0-1|" } },
     { "own-2s-smt-linux", "none", 1, 2, NULL, "2-3,100", 0,
       { "2-3|0-1|" } },
+    /* none ignores busy in its size check too: it is checked against the
+     * allocation (allowed), not allowed minus busy.  14 of the 16 PUs are
+     * busy and -n 2 -c 8 still gets the allowed set for each task. */
+    { "own-2s-smt-linux", "none", 2, 8, "0-13", NULL, 0,
+      { "0-15|0-1|", "0-15|0-1|" } },
+    { "own-2s-smt-linux", "none", 1, 8, "0-15", "0-3,8-11", 0,
+      { "0-3,8-11|0-1|" } },
 
     { "own-tiny", "numa-local", 1, 1, NULL, NULL, 0, { "0|0|" } },
     { "own-tiny", "numa-spread", 1, 1, NULL, NULL, 0, { "0|0|" } },
@@ -252,41 +259,56 @@ END_TEST
 
 /* ---- errors ------------------------------------------------------------- */
 
+/* none ignores busy PUs, so its size check is against the allowed set:
+ * a request that only busy PUs make too large is placed by none. */
+static const char none_fits[] = "(none places it)";
+
 struct bad {
     const char *machine;
     unsigned ntasks, cpt;
     const char *busy, *allowed;
     const char *message;
+    const char *none_message;   /* NULL: the same; none_fits: a plan */
 };
 
 static const struct bad bad[] = {
     { "own-2s-smt-linux", 0, 1, NULL, NULL,
-      "-n 0: number of tasks must be at least 1" },
+      "-n 0: number of tasks must be at least 1", NULL },
     { "own-2s-smt-linux", 1, 0, NULL, NULL,
-      "-c 0: CPUs per task must be at least 1" },
+      "-c 0: CPUs per task must be at least 1", NULL },
     { "own-2s-smt-linux", 2, 8, "0-3", "0-15",
       "request of 2 tasks x 8 CPUs = 16 CPUs exceeds the 12 available "
-      "(allowed 0-15 minus busy 0-3)" },
+      "(allowed 0-15 minus busy 0-3)", none_fits },
     { "own-2s-smt-linux", 1, 17, NULL, NULL,
       "request of 1 task x 17 CPUs = 17 CPUs exceeds the 16 available "
-      "(allowed 0-15)" },
+      "(allowed 0-15)", NULL },
     /* busy outside allowed does not count */
     { "own-2s-smt-linux", 3, 2, "0-1,8", "0-3,8-9",
       "request of 3 tasks x 2 CPUs = 6 CPUs exceeds the 3 available "
-      "(allowed 0-3,8-9 minus busy 0-1,8)" },
+      "(allowed 0-3,8-9 minus busy 0-1,8)", none_fits },
+    /* too large for the allowed set itself: none names no busy list */
+    { "own-2s-smt-linux", 1, 5, "0-1", "0-3",
+      "request of 1 task x 5 CPUs = 5 CPUs exceeds the 2 available "
+      "(allowed 0-3 minus busy 0-1)",
+      "request of 1 task x 5 CPUs = 5 CPUs exceeds the 4 available "
+      "(allowed 0-3)" },
+    { "own-2s-smt-linux", 2, 8, "0", NULL,
+      "request of 2 tasks x 8 CPUs = 16 CPUs exceeds the 15 available "
+      "(allowed 0-15 minus busy 0)", none_fits },
     { "own-2s-smt-linux", 1, 1, NULL, "100-200",
       "request of 1 task x 1 CPU = 1 CPU exceeds the 0 available "
-      "(allowed none)" },
+      "(allowed none)", NULL },
     /* no overflow: the product is computed in 64 bits */
     { "own-2s-smt-linux", UINT_MAX, UINT_MAX, NULL, NULL,
       "request of 4294967295 tasks x 4294967295 CPUs = "
-      "18446744065119617025 CPUs exceeds the 16 available (allowed 0-15)" },
+      "18446744065119617025 CPUs exceeds the 16 available (allowed 0-15)",
+      NULL },
     { "own-2s-smt-linux", 65536, 65536, NULL, NULL,
       "request of 65536 tasks x 65536 CPUs = 4294967296 CPUs exceeds the "
-      "16 available (allowed 0-15)" },
+      "16 available (allowed 0-15)", NULL },
     { "own-tiny", 2, 1, NULL, NULL,
       "request of 2 tasks x 1 CPU = 2 CPUs exceeds the 1 available "
-      "(allowed 0)" },
+      "(allowed 0)", NULL },
 };
 
 START_TEST (errors)
@@ -305,11 +327,28 @@ START_TEST (errors)
             .allowed = allowed,
         };
         pin_error_t err = { { 0 } };
+        const char *message = b->message;
+        if (req.policy == PLACE_NONE && b->none_message)
+            message = b->none_message;
         errno = 0;
         struct place_plan *plan = place_compute (t, &req, &err);
+        if (message == none_fits) {
+            /* none: every task gets allowed ∩ topology, busy or not */
+            hwloc_bitmap_t want = hwloc_bitmap_dup (topo_cpuset (t));
+            if (allowed)
+                hwloc_bitmap_and (want, want, allowed);
+            ck_assert_msg (plan != NULL, "none -n %u -c %u: %s", b->ntasks,
+                           b->cpt, err.text);
+            ck_assert_uint_eq (plan->ntasks, b->ntasks);
+            for (unsigned i = 0; i < plan->ntasks; i++)
+                ck_assert (hwloc_bitmap_isequal (plan->tasks[i].cpus, want));
+            hwloc_bitmap_free (want);
+            place_plan_destroy (plan);
+            continue;
+        }
         ck_assert_ptr_null (plan);
         ck_assert_int_eq (errno, EINVAL);
-        ck_assert_str_eq (err.text, b->message);
+        ck_assert_str_eq (err.text, message);
         /* a NULL errp is allowed */
         ck_assert_ptr_null (place_compute (t, &req, NULL));
     }

@@ -416,7 +416,7 @@ static struct place_plan *run_one (const char *machine, const topo_t *t,
 {
     char msg[512];
     pin_error_t err = { { 0 } };
-    unsigned navail = placecheck_navail (t, req);
+    unsigned navail = placecheck_limit (t, req);
     uint64_t total = (uint64_t)req->ntasks * req->cpus_per_task;
     struct place_plan *plan = place_compute (t, req, &err);
 
