@@ -4,6 +4,7 @@
 #endif
 #include <check.h>
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "libplace/place.h"
@@ -154,15 +155,21 @@ START_TEST (test_cpu_bind)
 END_TEST
 
 /* The seed is a fixed function: the same ids give the same seed on every
- * node and every run, and neighbouring steps and jobs differ. */
+ * node and every run, and neighbouring steps and jobs differ.  The pinned
+ * values were computed outside this code (splitmix64 of job << 32 | step,
+ * in Python), so they catch a change of the function, of the order of job
+ * and step, or of how the two are combined. */
 START_TEST (test_seed)
 {
-    ck_assert_uint_eq (pinopt_seed (42, 0), pinopt_seed (42, 0));
     ck_assert_uint_ne (pinopt_seed (42, 0), pinopt_seed (42, 1));
     ck_assert_uint_ne (pinopt_seed (42, 0), pinopt_seed (43, 0));
     ck_assert_uint_ne (pinopt_seed (0, 1), pinopt_seed (1, 0));
-    /* pinned value: changing it breaks `slurm-pin plan --seed` replays */
+    /* pinned values: changing them breaks `slurm-pin plan --seed` replays */
     ck_assert_uint_eq (pinopt_seed (0, 0), 0xe220a8397b1dcdafULL);
+    ck_assert_uint_eq (pinopt_seed (42, 0), 0xea67e2f1beabdfbbULL);
+    ck_assert_uint_eq (pinopt_seed (42, 7), 0x2c582b9e1961250fULL);
+    ck_assert_uint_eq (pinopt_seed (UINT32_MAX, UINT32_MAX),
+                       0xe4d971771b652c20ULL);
 }
 END_TEST
 
