@@ -35,8 +35,10 @@ export PIN_REQUIRE_SLURM="${PIN_REQUIRE_SLURM-1}"
 stage_failures=0
 failed_stages=()
 
+# Each header says how long the run has taken so far, so that the time
+# of every stage can be read off the log.
 header () {
-    printf '\n==== %s ====\n' "$*"
+    printf '\n==== %s ==== (%d s since start)\n' "$*" "$SECONDS"
 }
 
 # Run a command with its output in a log file; print the log on failure.
