@@ -3,8 +3,11 @@
  * Side by side in one run, so the ratios mean something on any machine:
  *  - loading the topology: from an hwloc XML fixture (default the largest,
  *    192em64t-24n8c2t.xml, 384 PUs), by live discovery of this machine
- *    ("system"), and through the cached XML (topo_load_cached() into a
- *    temporary directory: a first call writes it, the timed calls hit it);
+ *    ("system"), and through the cache (topo_load_cached() into a
+ *    temporary directory: a first call writes the XML and the model, the
+ *    timed calls hit the model), side by side with the old hit path (the
+ *    cached XML loaded by hwloc and flattened), for this machine and for
+ *    the fixture as if it were this machine (HWLOC_XMLFILE);
  *  - place_compute() for every policy on the fixture, for a typical step
  *    (-n 1 -c 8) and for -n 4 -c 8 with the first NUMA domain busy.
  * Reports the median and 90th percentile (CLOCK_MONOTONIC).  These are
@@ -124,6 +127,62 @@ static int load_cached (void *a)
     return 0;
 }
 
+/* A cache at `path` of this machine, or of the machine in the XML file
+ * `as_machine` (HWLOC_XMLFILE, which live discovery honours): the miss
+ * that writes it (timed once), the hits (the model), and the old hit
+ * path, the cached XML loaded and flattened with hwloc. */
+struct cache_bench {
+    struct stats miss, hit, oldhit;
+    bool written;
+    unsigned npus;
+};
+
+static void bench_cache (const char *path, const char *as_machine, int iters,
+                         struct cache_bench *cb)
+{
+    struct cached_arg ca = { .path = path };
+    struct load_arg xa = { .src = path };
+    char model[4096];
+    double t0;
+
+    if (as_machine)
+        setenv ("HWLOC_XMLFILE", as_machine, 1);
+    t0 = now_us ();
+    if (load_cached (&ca) < 0)
+        die (path, "cached load failed");
+    cb->miss.median_us = cb->miss.p90_us = now_us () - t0;
+    cb->written = ca.refreshed;
+    if (as_machine)
+        unsetenv ("HWLOC_XMLFILE");
+    if (measure (load_cached, &ca, iters, &cb->hit) < 0)
+        die (path, "cached load failed");
+    if (ca.refreshed)
+        die (path, "the cache was rewritten on a second load: no hit to "
+             "measure");
+    cb->npus = ca.npus;
+    if (measure (load_src, &xa, iters, &cb->oldhit) < 0)
+        die (path, "load of the cache file as XML failed");
+    snprintf (model, sizeof (model), "%s.model", path);
+    unlink (model);
+    unlink (path);
+}
+
+static void row (const char *what, int iters, const struct stats *st,
+                 const char *note);
+
+static void cache_rows (const struct cache_bench *cb, int iters,
+                        const char *which)
+{
+    char what[128];
+    snprintf (what, sizeof (what), "cache miss (%s)", which);
+    row (what, 1, &cb->miss, cb->written ? "XML + model written"
+                                         : "cache NOT written?");
+    snprintf (what, sizeof (what), "cache hit, model (%u PUs)", cb->npus);
+    row (what, iters, &cb->hit, "target < 1000");
+    snprintf (what, sizeof (what), "old hit: cached XML (%u PUs)", cb->npus);
+    row (what, iters, &cb->oldhit, "hwloc load + flatten");
+}
+
 /* ---- placements ------------------------------------------------------ */
 
 struct place_arg {
@@ -172,10 +231,9 @@ int main (int argc, char **argv)
     char fixture[4096];
     char tmpdir[] = "/tmp/bench-plan.XXXXXX";
     char cache[sizeof (tmpdir) + 16];
-    struct stats xml, xmlexp, live, cached, miss, cachexml;
-    struct load_arg xa, ea, la, cxa;
+    struct stats xml, xmlexp, live;
+    struct load_arg xa, ea, la;
     char exported[sizeof (tmpdir) + 16];
-    struct cached_arg ca;
     pin_error_t err;
     topo_t *t;
     int c;
@@ -226,26 +284,17 @@ int main (int argc, char **argv)
     if (measure (load_src, &la, load_iters, &live) < 0)
         die ("system", "live discovery failed");
 
+    struct cache_bench mine, big;
     snprintf (cache, sizeof (cache), "%s/topo.xml", tmpdir);
-    ca.path = cache;
-    /* A miss: the cache does not exist yet, so it is written.  Timed
-     * once only: every later call is a hit. */
-    {
-        double t0 = now_us ();
-        if (load_cached (&ca) < 0)
-            die (cache, "cached load failed");
-        miss.median_us = miss.p90_us = now_us () - t0;
-    }
-    bool first_refreshed = ca.refreshed;
-    if (measure (load_cached, &ca, load_iters, &cached) < 0)
-        die (cache, "cached load failed");
-    if (ca.refreshed)
-        die (cache, "the cache was rewritten on a second load: no hit "
-             "to measure");
-    cxa.src = cache;
-    if (measure (load_src, &cxa, load_iters, &cachexml) < 0)
-        die (cache, "load of the cache file as XML failed");
-    unlink (cache);
+    bench_cache (cache, NULL, load_iters, &mine);
+    /* the fixture as this machine: live discovery reads HWLOC_XMLFILE */
+    if (!(t = topo_load (fixture, TOPO_WHOLE_SYSTEM, &err))
+        || topo_export_xml (t, exported, &err) < 0)
+        die (fixture, err.text);
+    topo_destroy (t);
+    snprintf (cache, sizeof (cache), "%s/big.xml", tmpdir);
+    bench_cache (cache, exported, load_iters, &big);
+    unlink (exported);
     rmdir (tmpdir);
 
     printf ("bench-plan: medians and 90th percentiles in microseconds, "
@@ -261,11 +310,8 @@ int main (int argc, char **argv)
     snprintf (what, sizeof (what), "load system, live discovery (%u PUs)",
               la.npus);
     row (what, load_iters, &live, NULL);
-    row ("load cached, miss (discover + write)", 1, &miss,
-         first_refreshed ? "cache written" : "cache NOT written?");
-    snprintf (what, sizeof (what), "load cached, hit (%u PUs)", ca.npus);
-    row (what, load_iters, &cached, "target < 5000");
-    row ("load the cache file as plain XML", load_iters, &cachexml, NULL);
+    cache_rows (&mine, load_iters, "this machine");
+    cache_rows (&big, load_iters, "fixture as this machine");
 
     /* Placements on the fixture. */
     if (!(t = topo_load (fixture, 0, &err)))
@@ -303,15 +349,17 @@ int main (int argc, char **argv)
     topo_destroy (t);
 
     printf ("\nratios of medians (side by side, this run):\n");
-    printf ("  cached hit / live discovery   %8.3f\n",
-            cached.median_us / live.median_us);
-    printf ("  cached hit / cache file as XML %7.3f  (cost of the "
-            "fingerprint check)\n", cached.median_us / cachexml.median_us);
+    printf ("  cached hit / live discovery   %8.3f  (this machine)\n",
+            mine.hit.median_us / live.median_us);
+    printf ("  model hit / old XML hit       %8.3f  (this machine, %u PUs)\n",
+            mine.hit.median_us / mine.oldhit.median_us, mine.npus);
+    printf ("  model hit / old XML hit       %8.3f  (fixture, %u PUs)\n",
+            big.hit.median_us / big.oldhit.median_us, big.npus);
     printf ("  XML fixture / live discovery  %8.3f  (%u vs %u PUs)\n",
             xml.median_us / live.median_us, xa.npus, la.npus);
     printf ("  re-exported / XML fixture     %8.3f\n",
             xmlexp.median_us / xml.median_us);
-    printf ("  slowest placement / cached hit %7.3f\n",
-            worst / cached.median_us);
+    printf ("  slowest placement / cached hit %7.3f  (fixture)\n",
+            worst / big.hit.median_us);
     return 0;
 }

@@ -116,9 +116,7 @@ static int make_parent_dirs (const char *path)
     return 0;
 }
 
-/* Write buf to path atomically: a temporary file in the same directory,
- * mode 0644, fsync, rename. */
-static int write_atomic (const char *path, const char *buf, size_t len)
+int topo_write_atomic (const char *path, const char *buf, size_t len)
 {
     char tmp[PATH_MAX];
     int fd;
@@ -171,6 +169,12 @@ int topo_export_xml (const topo_t *t, const char *path, pin_error_t *errp)
         errno = EINVAL;
         return errprintf (errp, "topology export: missing argument");
     }
+    if (!t->hw) {
+        errno = ENOTSUP;
+        return errprintf (errp, "topology export to '%s': a model loaded "
+                                "from the model cache has no hwloc "
+                                "topology to export", path);
+    }
     /* export a copy: the caller's topology stays untouched */
     if (!(fp = topo_system_fingerprint ())
         || hwloc_topology_dup (&dup, t->hw) < 0
@@ -185,7 +189,7 @@ int topo_export_xml (const topo_t *t, const char *path, pin_error_t *errp)
         goto out;
     }
     /* hwloc counts the terminating NUL in len */
-    if (write_atomic (path, buf, strlen (buf)) < 0) {
+    if (topo_write_atomic (path, buf, strlen (buf)) < 0) {
         errprintf (errp, "topology export to '%s': %s", path,
                    strerror (errno));
         goto out;
@@ -230,11 +234,19 @@ static topo_t *load_cache (const char *path, const char *fp)
     return topo_from_hw (hw, TOPO_WHOLE_SYSTEM, path, NULL);
 }
 
+/* The model cache's path: the XML cache's with ".model" appended. */
+static char *model_path (const char *cache_path)
+{
+    char *p = NULL;
+    return asprintf (&p, "%s.model", cache_path) < 0 ? NULL : p;
+}
+
 topo_t *topo_load_cached (const char *cache_path, bool *refreshed,
                           pin_error_t *errp)
 {
     topo_t *t;
-    char *fp;
+    char *fp = NULL;
+    char *mpath = NULL;
 
     if (refreshed)
         *refreshed = false;
@@ -244,18 +256,28 @@ topo_t *topo_load_cached (const char *cache_path, bool *refreshed,
         return NULL;
     }
     fp = topo_system_fingerprint ();
+    mpath = model_path (cache_path);
+    /* the step-start path: the model alone, no hwloc topology */
+    if (fp && mpath && (t = topo_load_model (mpath, fp, cache_path, NULL)))
+        goto out;
     if ((t = load_cache (cache_path, fp))) {
-        free (fp);
-        return t;
+        /* the XML is current, its model is not: rewrite the model */
+        if (mpath)
+            (void)topo_export_model (t, fp, cache_path, mpath, NULL);
+        goto out;
     }
-    free (fp);
     if (!(t = topo_load ("system", TOPO_WHOLE_SYSTEM, errp)))
-        return NULL;
+        goto out;
     /* not being able to write the cache is not an error */
     if (make_parent_dirs (cache_path) == 0
         && topo_export_xml (t, cache_path, NULL) == 0) {
         if (refreshed)
             *refreshed = true;
+        if (fp && mpath)
+            (void)topo_export_model (t, fp, cache_path, mpath, NULL);
     }
+out:
+    free (fp);
+    free (mpath);
     return t;
 }

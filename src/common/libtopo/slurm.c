@@ -19,8 +19,6 @@ int topo_slurm_cores_to_cpuset (const topo_t *t, const char *cores,
 {
     hwloc_bitmap_t ids = NULL;
     hwloc_bitmap_t result = NULL;
-    hwloc_obj_type_t type = HWLOC_OBJ_CORE;
-    int ncores;
     int id;
     int rc = -1;
 
@@ -35,34 +33,26 @@ int topo_slurm_cores_to_cpuset (const topo_t *t, const char *cores,
     }
     if (topo_list_parse_what (cores, ids, "Slurm core list", errp) < 0)
         goto out;
-
-    /* A machine without Core objects: every PU is a core (topo.h). */
-    ncores = hwloc_get_nbobjs_by_type (t->hw, HWLOC_OBJ_CORE);
-    if (ncores <= 0) {
-        type = HWLOC_OBJ_PU;
-        ncores = hwloc_get_nbobjs_by_type (t->hw, HWLOC_OBJ_PU);
-    }
-    if ((id = hwloc_bitmap_last (ids)) >= ncores) {
+    /* the numbering is in the PU table (topo.c, number_slurm_cores) */
+    if ((id = hwloc_bitmap_last (ids)) >= (int)t->nslurm_cores) {
         errno = ERANGE;
         errprintf (errp, "Slurm core id %d (in '%.40s') out of range; "
-                         "this node has %d cores, 0-%d", id, cores,
-                   ncores, ncores - 1);
+                         "this node has %u cores, 0-%d", id, cores,
+                   t->nslurm_cores, (int)t->nslurm_cores - 1);
         goto out;
     }
-    hwloc_bitmap_foreach_begin (id, ids) {
-        hwloc_obj_t core = hwloc_get_obj_by_type (t->hw, type, (unsigned)id);
-        if (core && core->cpuset
-            && hwloc_bitmap_or (result, result, core->cpuset) < 0) {
+    /* PUs outside the table (disallowed ones without TOPO_WHOLE_SYSTEM)
+     * are not returned */
+    for (unsigned i = 0; i < t->npus; i++) {
+        if (t->pus[i].slurm_core >= 0
+            && hwloc_bitmap_isset (ids, (unsigned)t->pus[i].slurm_core)
+            && hwloc_bitmap_set (result, t->pus[i].os) < 0) {
             errno = ENOMEM;
             errprintf (errp, "Slurm core list: out of memory");
             goto out;
         }
     }
-    hwloc_bitmap_foreach_end ();
-    /* PUs outside the table (disallowed ones without TOPO_WHOLE_SYSTEM)
-     * are not returned */
-    if (hwloc_bitmap_and (result, result, t->cpuset) < 0
-        || hwloc_bitmap_copy (cpus, result) < 0) {
+    if (hwloc_bitmap_copy (cpus, result) < 0) {
         errno = ENOMEM;
         errprintf (errp, "Slurm core list: out of memory");
         goto out;

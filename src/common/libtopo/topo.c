@@ -393,6 +393,29 @@ static int build_nodeset (topo_t *t)
     return 0;
 }
 
+/* Slurm 22.05's slurmd numbers cores densely: the N-th Core object of
+ * its hwloc topology in logical order (sockets in logical order, cores
+ * below each), loaded with disallowed PUs included; on a machine without
+ * Core objects every PU is a core (doc/topology.md). */
+static void number_slurm_cores (struct build *b)
+{
+    topo_t *t = b->t;
+    int ncores = hwloc_get_nbobjs_by_type (t->hw, HWLOC_OBJ_CORE);
+    bool pus_are_cores = ncores <= 0;
+
+    if (pus_are_cores)
+        ncores = hwloc_get_nbobjs_by_type (t->hw, HWLOC_OBJ_PU);
+    t->nslurm_cores = ncores > 0 ? (unsigned)ncores : 0;
+    for (unsigned i = 0; i < t->npus; i++) {
+        hwloc_obj_t o = pus_are_cores
+                            ? b->pu_obj[i]
+                            : hwloc_get_ancestor_obj_by_type (t->hw,
+                                                              HWLOC_OBJ_CORE,
+                                                              b->pu_obj[i]);
+        t->pus[i].slurm_core = o ? (int)o->logical_index : -1;
+    }
+}
+
 topo_t *topo_from_hw (hwloc_topology_t hw, int flags, const char *src,
                       pin_error_t *errp)
 {
@@ -422,6 +445,7 @@ topo_t *topo_from_hw (hwloc_topology_t hw, int flags, const char *src,
     if (number_objects (&b) < 0 || number_numa (&b) < 0
         || number_l3 (&b) < 0 || build_domsets (t) < 0)
         goto nomem;
+    number_slurm_cores (&b);
     free (b.pu_obj);
     free (b.keys);
     return t;
@@ -433,6 +457,98 @@ error:
     free (b.pu_obj);
     free (b.keys);
     topo_destroy (t);
+    return NULL;
+}
+
+topo_t *topo_from_table (struct topo_pu *pus, unsigned npus, int flags,
+                         hwloc_bitmap_t const *numa_nodesets,
+                         const bool *numa_local, unsigned nnuma,
+                         hwloc_const_bitmap_t nodeset, unsigned nslurm_cores,
+                         const char *src, pin_error_t *errp)
+{
+    topo_t *t;
+    unsigned *seen = NULL;
+
+    if (!(t = calloc (1, sizeof (*t)))) {
+        free (pus);
+        errprintf (errp, "topology '%s': out of memory", src);
+        return NULL;
+    }
+    t->flags = flags;
+    t->pus = pus;
+    t->npus = npus;
+    t->nslurm_cores = nslurm_cores;
+    errno = 0;
+    if (npus == 0 || !pus)
+        goto invalid;
+    if (!(t->cpuset = hwloc_bitmap_alloc ())
+        || !(t->nodeset = hwloc_bitmap_dup (nodeset)))
+        goto nomem;
+    /* OS indexes unique; each level's indexes dense (0..n-1, every one
+     * used), the NUMA level matching the NUMA domains given */
+    for (unsigned i = 0; i < npus; i++) {
+        if (pus[i].os >= TOPO_MAX_OS || hwloc_bitmap_isset (t->cpuset,
+                                                           pus[i].os)
+            || pus[i].kind < -1 || pus[i].slurm_core < -1
+            || (pus[i].slurm_core >= 0
+                && (unsigned)pus[i].slurm_core >= nslurm_cores))
+            goto invalid;
+        if (hwloc_bitmap_set (t->cpuset, pus[i].os) < 0)
+            goto nomem;
+    }
+    if (!(seen = calloc (npus + 1, sizeof (*seen))))
+        goto nomem;
+    for (int lvl = 0; lvl < TOPO_NLEVELS; lvl++) {
+        unsigned n = 0;
+        memset (seen, 0, (npus + 1) * sizeof (*seen));
+        for (unsigned i = 0; i < npus; i++) {
+            unsigned d = pus[i].dom[lvl];
+            if (d >= npus)
+                goto invalid;
+            if (!seen[d]++)
+                n = d + 1 > n ? d + 1 : n;
+        }
+        for (unsigned d = 0; d < n; d++)
+            if (!seen[d])
+                goto invalid;
+        t->ndom[lvl] = n;
+    }
+    if (t->ndom[TOPO_NUMA] != nnuma)
+        goto invalid;
+    if (!(t->numa_nodesets = calloc (nnuma + 1, sizeof (*t->numa_nodesets)))
+        || !(t->numa_local = calloc (nnuma + 1, sizeof (*t->numa_local))))
+        goto nomem;
+    for (unsigned d = 0; d < nnuma; d++) {
+        if (!numa_nodesets[d] || hwloc_bitmap_iszero (numa_nodesets[d])
+            || !hwloc_bitmap_isincluded (numa_nodesets[d], nodeset))
+            goto invalid;
+        if (!(t->numa_nodesets[d] = hwloc_bitmap_dup (numa_nodesets[d])))
+            goto nomem;
+        t->numa_local[d] = numa_local[d];
+    }
+    t->os_to_index_len = (unsigned)hwloc_bitmap_last (t->cpuset) + 1;
+    if (!(t->os_to_index = malloc (t->os_to_index_len
+                                   * sizeof (*t->os_to_index))))
+        goto nomem;
+    for (unsigned i = 0; i < t->os_to_index_len; i++)
+        t->os_to_index[i] = -1;
+    for (unsigned i = 0; i < npus; i++)
+        t->os_to_index[pus[i].os] = (int)i;
+    if (build_domsets (t) < 0)
+        goto nomem;
+    free (seen);
+    return t;
+invalid:
+    free (seen);
+    errprintf (errp, "topology '%s': inconsistent model", src);
+    topo_destroy (t);
+    errno = EINVAL;
+    return NULL;
+nomem:
+    free (seen);
+    errprintf (errp, "topology '%s': out of memory", src);
+    topo_destroy (t);
+    errno = ENOMEM;
     return NULL;
 }
 
@@ -523,8 +639,8 @@ static bool xml_complete (const char *buf, size_t len)
     return len >= n && memcmp (buf + len - n, end, n) == 0;
 }
 
-char *topo_read_xml (const char *path, bool nofollow, size_t *lenp,
-                     pin_error_t *errp)
+char *topo_read_file (const char *path, const char *what, bool nofollow,
+                      size_t max, size_t *lenp, pin_error_t *errp)
 {
     struct stat st;
     char *buf = NULL;
@@ -534,7 +650,7 @@ char *topo_read_xml (const char *path, bool nofollow, size_t *lenp,
     if ((fd = open (path, O_RDONLY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0)))
         < 0) {
         saved_errno = errno;
-        errprintf (errp, "topology '%s': cannot load XML: %s", path,
+        errprintf (errp, "topology '%s': cannot load %s: %s", path, what,
                    strerror (saved_errno));
         errno = saved_errno;
         return NULL;
@@ -543,15 +659,15 @@ char *topo_read_xml (const char *path, bool nofollow, size_t *lenp,
         goto syserr;
     if (!S_ISREG (st.st_mode)) {
         errno = EINVAL;
-        errprintf (errp, "topology '%s': cannot load XML: not a regular file",
-                   path);
+        errprintf (errp, "topology '%s': cannot load %s: not a regular file",
+                   path, what);
         goto out;
     }
-    if ((unsigned long long)st.st_size > TOPO_XML_MAX) {
+    if ((unsigned long long)st.st_size > max) {
         errno = EFBIG;
-        errprintf (errp, "topology '%s': cannot load XML: %lld bytes, more "
-                         "than the %u MiB an XML topology may have", path,
-                   (long long)st.st_size, TOPO_XML_MAX >> 20);
+        errprintf (errp, "topology '%s': cannot load %s: %lld bytes, more "
+                         "than the %zu MiB it may have", path, what,
+                   (long long)st.st_size, max >> 20);
         goto out;
     }
     if (!(buf = malloc ((size_t)st.st_size + 1)))
@@ -569,19 +685,12 @@ char *topo_read_xml (const char *path, bool nofollow, size_t *lenp,
         len += (size_t)n;
     }
     buf[len] = '\0';
-    if (strlen (buf) != len || !xml_complete (buf, len)) {
-        errno = EINVAL;
-        errprintf (errp, "topology '%s': cannot load XML: the file ends "
-                         "before its closing </topology> (truncated?)",
-                   path);
-        goto out;
-    }
     close (fd);
     *lenp = len;
     return buf;
 syserr:
     saved_errno = errno;
-    errprintf (errp, "topology '%s': cannot load XML: %s", path,
+    errprintf (errp, "topology '%s': cannot load %s: %s", path, what,
                strerror (saved_errno));
     errno = saved_errno;
 out:
@@ -590,6 +699,27 @@ out:
     close (fd);
     errno = saved_errno;
     return NULL;
+}
+
+char *topo_read_xml (const char *path, bool nofollow, size_t *lenp,
+                     pin_error_t *errp)
+{
+    size_t len;
+    char *buf = topo_read_file (path, "XML", nofollow, TOPO_XML_MAX, &len,
+                                errp);
+
+    if (!buf)
+        return NULL;
+    if (strlen (buf) != len || !xml_complete (buf, len)) {
+        free (buf);
+        errprintf (errp, "topology '%s': cannot load XML: the file ends "
+                         "before its closing </topology> (truncated?)",
+                   path);
+        errno = EINVAL;
+        return NULL;
+    }
+    *lenp = len;
+    return buf;
 }
 
 topo_t *topo_load (const char *src, int flags, pin_error_t *errp)

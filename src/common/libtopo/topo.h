@@ -45,6 +45,7 @@ struct topo_pu {
     unsigned os;                    /* OS index (P#) */
     unsigned dom[TOPO_NLEVELS];     /* domain index at each level */
     int kind;                       /* hwloc cpukind index, -1 if unknown */
+    int slurm_core;                 /* Slurm's abstract core id, -1: none */
 };
 
 enum {

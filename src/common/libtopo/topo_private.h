@@ -8,6 +8,9 @@
 
 #include "topo.h"
 
+/* OS indexes of PUs are below this (the kernel list parser's limit). */
+#define TOPO_MAX_OS 100000
+
 /* Name of the root info attribute that carries the cache fingerprint. */
 #define TOPO_FINGERPRINT_INFO "SlurmPinFingerprint"
 
@@ -27,7 +30,45 @@ struct topo {
 
     hwloc_bitmap_t cpuset;
     hwloc_bitmap_t nodeset;
+
+    /* Slurm's core ids 0..nslurm_cores-1 (topo_pu.slurm_core): hwloc Core
+     * objects in logical order, or PUs on a machine without cores.
+     * Cores whose PUs are all outside the table still count. */
+    unsigned nslurm_cores;
 };
+
+/* Build the model from its parts (the model cache, model.c): `pus` (npus
+ * entries, taken over: freed on failure too) with dense domain indexes,
+ * the NUMA domains' nodesets and locality (ndom[TOPO_NUMA] entries,
+ * copied), the machine's nodeset.  Checks every index; NULL with errno
+ * EINVAL (and errp filled) on an inconsistent model. */
+topo_t *topo_from_table (struct topo_pu *pus, unsigned npus, int flags,
+                         hwloc_bitmap_t const *numa_nodesets,
+                         const bool *numa_local, unsigned nnuma,
+                         hwloc_const_bitmap_t nodeset, unsigned nslurm_cores,
+                         const char *src, pin_error_t *errp);
+
+/* Read a whole file of at most `max` bytes into a NUL-terminated buffer,
+ * refusing anything but a regular file (and a symlink with `nofollow`).
+ * *lenp: its length.  NULL with errno set and errp filled ("topology
+ * 'PATH': cannot load XML: ..." with `what` = "XML"). */
+char *topo_read_file (const char *path, const char *what, bool nofollow,
+                      size_t max, size_t *lenp, pin_error_t *errp);
+
+/* The model cache beside an XML cache (model.c): the flattened model, the
+ * fingerprint and the XML cache's size and mtime as JSON, loaded without
+ * hwloc's topology.  topo_export_model writes it atomically, recording
+ * `xml_path` as it is; topo_load_model returns NULL (errno set, errp
+ * filled) unless the file is a complete, consistent model recorded with
+ * fingerprint `fp` from the XML cache `xml_path` as it is now. */
+int topo_export_model (const topo_t *t, const char *fp, const char *xml_path,
+                       const char *path, pin_error_t *errp);
+topo_t *topo_load_model (const char *path, const char *fp,
+                         const char *xml_path, pin_error_t *errp);
+
+/* Write buf to path atomically (cache.c): a temporary file in the same
+ * directory, mode 0644, fsync, rename. */
+int topo_write_atomic (const char *path, const char *buf, size_t len);
 
 /* Create an hwloc topology handle with the project's filters and flags
  * (no I/O objects, no instruction caches, TOPO_WHOLE_SYSTEM honoured).

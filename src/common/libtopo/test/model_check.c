@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <unistd.h>
+
+#include "libtopo/topo_private.h"
 #include "model_check.h"
 
 static const char *level_name[TOPO_NLEVELS] = {
@@ -163,4 +167,84 @@ void model_check (const topo_t *t, const char *name)
     ck_assert_ptr_null (topo_numa_nodeset (t, topo_ndomains (t, TOPO_NUMA)));
     hwloc_bitmap_free (u);
     hwloc_bitmap_free (nodes_seen);
+}
+
+void model_same (const topo_t *a, const topo_t *b, const char *name)
+{
+    hwloc_bitmap_t ca = hwloc_bitmap_alloc ();
+    hwloc_bitmap_t cb = hwloc_bitmap_alloc ();
+    char id[16];
+    unsigned ncores = 0;
+
+    ck_assert_uint_eq (topo_npus (a), topo_npus (b));
+    for (unsigned i = 0; i < topo_npus (a); i++) {
+        const struct topo_pu *p = topo_pu (a, i);
+        const struct topo_pu *q = topo_pu (b, i);
+        ck_assert_msg (p->os == q->os && p->kind == q->kind
+                           && p->slurm_core == q->slurm_core
+                           && memcmp (p->dom, q->dom, sizeof (p->dom)) == 0,
+                       "%s: PU %u differs", name, i);
+        if (p->slurm_core >= 0 && (unsigned)p->slurm_core + 1 > ncores)
+            ncores = (unsigned)p->slurm_core + 1;
+    }
+    for (int lvl = 0; lvl < TOPO_NLEVELS; lvl++) {
+        ck_assert_uint_eq (topo_ndomains (a, lvl), topo_ndomains (b, lvl));
+        for (unsigned d = 0; d < topo_ndomains (a, lvl); d++)
+            ck_assert_msg (hwloc_bitmap_isequal (
+                               topo_domain_cpuset (a, lvl, d),
+                               topo_domain_cpuset (b, lvl, d)),
+                           "%s: level %d domain %u differs", name, lvl, d);
+    }
+    for (unsigned d = 0; d < topo_ndomains (a, TOPO_NUMA); d++) {
+        ck_assert (hwloc_bitmap_isequal (topo_numa_nodeset (a, d),
+                                         topo_numa_nodeset (b, d)));
+        ck_assert (topo_numa_is_local (a, d) == topo_numa_is_local (b, d));
+    }
+    ck_assert (hwloc_bitmap_isequal (topo_cpuset (a), topo_cpuset (b)));
+    ck_assert (hwloc_bitmap_isequal (topo_nodeset (a), topo_nodeset (b)));
+    /* every core id, and one past the end (the same error from both) */
+    for (unsigned c = 0; c <= ncores; c++) {
+        int ra, rb;
+        snprintf (id, sizeof (id), "%u", c);
+        ra = topo_slurm_cores_to_cpuset (a, id, ca, NULL);
+        rb = topo_slurm_cores_to_cpuset (b, id, cb, NULL);
+        ck_assert_msg (ra == rb, "%s: Slurm core %u: %d vs %d", name, c, ra,
+                       rb);
+        if (ra == 0)
+            ck_assert_msg (hwloc_bitmap_isequal (ca, cb),
+                           "%s: Slurm core %u: %s vs %s", name, c,
+                           model_fmt (ca), model_fmt (cb));
+    }
+    hwloc_bitmap_free (ca);
+    hwloc_bitmap_free (cb);
+}
+
+void model_round_trip (const topo_t *t, const char *name)
+{
+    char dir[] = "/tmp/model_rt.XXXXXX";
+    char xml[64], model[64];
+    pin_error_t e = { { 0 } };
+    topo_t *m;
+
+    ck_assert_ptr_nonnull (mkdtemp (dir));
+    snprintf (xml, sizeof (xml), "%s/t.xml", dir);
+    snprintf (model, sizeof (model), "%s/t.xml.model", dir);
+    ck_assert_msg (topo_export_xml (t, xml, &e) == 0, "%s", e.text);
+    ck_assert_msg (topo_export_model (t, "fp", xml, model, &e) == 0, "%s",
+                   e.text);
+    m = topo_load_model (model, "fp", xml, &e);
+    ck_assert_msg (m != NULL, "%s: %s", name, e.text);
+    model_check (m, name);
+    model_same (t, m, name);
+    /* no hwloc topology behind a model */
+    ck_assert_int_eq (topo_export_xml (m, xml, NULL), -1);
+    ck_assert_int_eq (errno, ENOTSUP);
+    topo_destroy (m);
+    /* another fingerprint, or the XML changed: not used */
+    ck_assert_ptr_null (topo_load_model (model, "other", xml, NULL));
+    ck_assert_int_eq (truncate (xml, 10), 0);
+    ck_assert_ptr_null (topo_load_model (model, "fp", xml, NULL));
+    unlink (model);
+    unlink (xml);
+    rmdir (dir);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "libtopo/topo.h"
+#include "libtopo/topo_private.h"
 #include "libtest/fixtures.h"
 #include "model_check.h"
 
@@ -32,6 +33,8 @@ START_TEST (test_own_fixtures)
     t = topo_load (f->src, TOPO_WHOLE_SYSTEM, &e);
     ck_assert_msg (t != NULL, "%s: %s", f->name, e.text);
     model_check (t, f->name);
+    /* the model cache gives the same model */
+    model_round_trip (t, f->name);
     topo_destroy (t);
 }
 END_TEST
@@ -716,7 +719,7 @@ static int count_entries (const char *dir)
 START_TEST (test_cache_refresh)
 {
     char *dir = make_tmpdir ();
-    char *sub = NULL, *path = NULL;
+    char *sub = NULL, *path = NULL, *model = NULL, *scratch = NULL;
     bool refreshed = false;
     struct stat st;
     topo_t *t;
@@ -735,7 +738,11 @@ START_TEST (test_cache_refresh)
     ck_assert_int_eq (stat (sub, &st), 0);
     ck_assert (S_ISDIR (st.st_mode));
     ck_assert_int_eq (st.st_mode & 07777, 0755);
-    ck_assert_int_eq (count_entries (sub), 1);  /* no temporary left */
+    /* the XML and its model, no temporary left */
+    ck_assert_int_eq (count_entries (sub), 2);
+    ck_assert (asprintf (&model, "%s.model", path) > 0);
+    ck_assert_int_eq (stat (model, &st), 0);
+    ck_assert_int_eq (st.st_mode & 07777, 0644);
 
     /* second call: the machine "changed" (LIVE_B) but the fingerprint
      * did not, so the cache is used as it is */
@@ -744,6 +751,23 @@ START_TEST (test_cache_refresh)
     ck_assert_uint_eq (topo_npus (t), 16);
     ck_assert_uint_eq (topo_ndomains (t, TOPO_CORE), 8);
     model_check (t, "cache, second call");
+    /* ... from the model cache: no hwloc topology behind it */
+    ck_assert_int_eq (topo_export_xml (t, model, NULL), -1);
+    ck_assert_int_eq (errno, ENOTSUP);
+    topo_destroy (t);
+
+    /* a damaged model: the XML is used (a topology with hwloc behind
+     * it, which exports) and the model rewritten, used the next time */
+    replace_in_file (model, "\"version\":1", "\"version\":9");
+    t = load_cached_as (LIVE_B, path, &refreshed);
+    ck_assert (!refreshed);
+    ck_assert_uint_eq (topo_npus (t), 16);
+    ck_assert (asprintf (&scratch, "%s/scratch.xml", dir) > 0);
+    ck_assert_int_eq (topo_export_xml (t, scratch, NULL), 0);
+    topo_destroy (t);
+    t = load_cached_as (LIVE_B, path, &refreshed);
+    ck_assert_uint_eq (topo_npus (t), 16);
+    ck_assert_int_eq (topo_export_xml (t, scratch, NULL), -1);
     topo_destroy (t);
 
     /* a fingerprint from another machine: rediscovered and rewritten */
@@ -761,8 +785,63 @@ START_TEST (test_cache_refresh)
     topo_destroy (load_cached_as (LIVE_A, path, NULL));
 
     remove_tree (dir);
+    free (scratch);
+    free (model);
     free (path);
     free (sub);
+    free (dir);
+}
+END_TEST
+
+/* Model caches edited into something inconsistent: each is refused
+ * (topo_load_model NULL), never half-used. */
+static const struct {
+    const char *from, *to;
+} bad_models[] = {
+    { "\"format\":\"slurm-pin", "\"format\":\"slurm-pix" },
+    { "\"version\":1", "\"version\":2" },
+    { "\"pus\":[[0,", "\"pus\":[[1," },          /* OS index twice */
+    { "\"pus\":[[0,0,", "\"pus\":[[0,9," },      /* core 9 of 4 PUs */
+    { "\"slurm_cores\":2", "\"slurm_cores\":1" }, /* core id 1 too big */
+    { "\"nodeset\":\"0\"", "\"nodeset\":\"x\"" },
+    { "[[\"0\",true]]", "[[\"0\",1234]]" },
+    { "[[\"0\",true]]", "[[\"1\",true]]" },      /* node not in nodeset */
+    { "\"numa\":[[\"0\",true]]", "\"numa\":[          ]" },
+};
+
+START_TEST (test_model_bad)
+{
+    char *dir = make_tmpdir ();
+    char *xml = NULL, *model = NULL;
+    pin_error_t e = { { 0 } };
+    topo_t *t;
+    FILE *f;
+
+    ck_assert (asprintf (&xml, "%s/t.xml", dir) > 0);
+    ck_assert (asprintf (&model, "%s/t.xml.model", dir) > 0);
+    ck_assert_ptr_nonnull (t = topo_load ("pack:1 [numa] core:2 pu:2",
+                                          TOPO_WHOLE_SYSTEM, &e));
+    ck_assert_int_eq (topo_export_xml (t, xml, &e), 0);
+    ck_assert_int_eq (topo_export_model (t, "fp", xml, model, &e), 0);
+    topo_destroy (t);
+    /* the good one loads */
+    ck_assert_ptr_nonnull (t = topo_load_model (model, "fp", xml, &e));
+    topo_destroy (t);
+    replace_in_file (model, bad_models[_i].from, bad_models[_i].to);
+    errno = 0;
+    ck_assert_ptr_null (topo_load_model (model, "fp", xml, &e));
+    ck_assert_int_eq (errno, EINVAL);
+    ck_assert_msg (strstr (e.text, model) != NULL, "%s", e.text);
+    /* trailing text after the object, and a cut one */
+    ck_assert_ptr_nonnull (f = fopen (model, "a"));
+    fputs ("{}", f);
+    fclose (f);
+    ck_assert_ptr_null (topo_load_model (model, "fp", xml, NULL));
+    ck_assert_int_eq (truncate (model, 40), 0);
+    ck_assert_ptr_null (topo_load_model (model, "fp", xml, NULL));
+    remove_tree (dir);
+    free (model);
+    free (xml);
     free (dir);
 }
 END_TEST
@@ -992,6 +1071,7 @@ static Suite *topo_suite (void)
     tcase_add_test (tc, test_cache_refresh);
     tcase_add_loop_test (tc, test_cache_bad_file, 0, NELEM (bad_caches));
     tcase_add_test (tc, test_cache_truncated);
+    tcase_add_loop_test (tc, test_model_bad, 0, NELEM (bad_models));
     tcase_add_test (tc, test_cache_unwritable);
     tcase_add_test (tc, test_cache_errors);
     tcase_add_test (tc, test_fingerprint);

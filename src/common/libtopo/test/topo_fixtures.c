@@ -51,6 +51,8 @@ START_TEST (test_every_fixture)
     model_check (w, f->name);
     /* the allowed PUs are a subset of the whole system's */
     ck_assert (hwloc_bitmap_isincluded (topo_cpuset (t), topo_cpuset (w)));
+    /* the model cache gives the same model, Slurm core ids included */
+    model_round_trip (w, f->name);
     topo_destroy (w);
     topo_destroy (t);
 }

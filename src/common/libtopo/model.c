@@ -1,0 +1,363 @@
+/* model.c - the flattened model as a cache of its own
+ *
+ * A step start needs the PU table, not hwloc's topology: loading the
+ * cached XML costs an hwloc init (which dlopens hwloc's plugins), an XML
+ * parse and the flattening, 1-5 ms per step on every node.  The model
+ * cache holds the flattened model itself and the fingerprint of the
+ * machine it was made on, as JSON (json-c):
+ *
+ *   {"format": "slurm-pin topology model", "version": 1,
+ *    "fingerprint": "...", "xml": [size, mtime_ns],
+ *    "flags": 1, "slurm_cores": 192,
+ *    "nodeset": "0-23",
+ *    "numa": [["0", true], ...],          one per NUMA domain
+ *    "pus": [[os, core, l2, l3, numa, pkg, kind, slurm_core], ...]}
+ *
+ * The XML cache stays the machine's description (lstopo -i reads it); the
+ * model is derived from it and records the XML file's size and mtime, so a
+ * model whose XML was replaced, damaged or removed is not used.  Domain
+ * cpusets are rebuilt from the PU table.  The file is root's and
+ * is read with the same care as the XML cache; everything in it is still
+ * checked (types, ranges, dense domain indexes, topo_from_table) and a
+ * file that fails any check is ignored and rewritten.
+ */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo_private.h"
+
+#define MODEL_FORMAT "slurm-pin topology model"
+#define MODEL_VERSION 1
+#define MODEL_MAX (16u << 20)
+#define PU_FIELDS (3 + TOPO_NLEVELS)    /* os, 5 domains, kind, slurm */
+
+static int add (json_object *o, const char *key, json_object *val)
+{
+    if (!val || json_object_object_add (o, key, val) < 0) {
+        json_object_put (val);
+        return -1;
+    }
+    return 0;
+}
+
+static json_object *list_string (hwloc_const_bitmap_t set)
+{
+    char *s = topo_list_format (set);
+    json_object *o = s ? json_object_new_string (s) : NULL;
+    free (s);
+    return o;
+}
+
+/* Size and mtime (ns) of the XML cache, not following a symlink. */
+static int xml_identity (const char *xml_path, int64_t id[2])
+{
+    struct stat st;
+    if (fstatat (AT_FDCWD, xml_path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return -1;
+    if (!S_ISREG (st.st_mode)) {
+        errno = EINVAL;
+        return -1;
+    }
+    id[0] = (int64_t)st.st_size;
+    id[1] = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    return 0;
+}
+
+static json_object *model_to_json (const topo_t *t, const char *fp,
+                                   const int64_t xml_id[2])
+{
+    json_object *o = json_object_new_object ();
+    json_object *numa = json_object_new_array ();
+    json_object *pus = json_object_new_array ();
+    json_object *xml = json_object_new_array ();
+
+    json_object *x;
+
+    if (!o || !numa || !pus || !xml)
+        goto error;
+    if (json_object_array_add (xml, json_object_new_int64 (xml_id[0])) < 0
+        || json_object_array_add (xml, json_object_new_int64 (xml_id[1]))
+               < 0)
+        goto error;
+    x = xml;
+    xml = NULL;                 /* o's from here, or freed by add() */
+    if (add (o, "xml", x) < 0)
+        goto error;
+    for (unsigned d = 0; d < t->ndom[TOPO_NUMA]; d++) {
+        json_object *e = json_object_new_array ();
+        if (!e || json_object_array_add (numa, e) < 0) {
+            json_object_put (e);
+            goto error;
+        }
+        if (json_object_array_add (e, list_string (t->numa_nodesets[d])) < 0
+            || json_object_array_add (e, json_object_new_boolean (
+                                             t->numa_local[d])) < 0)
+            goto error;
+    }
+    for (unsigned i = 0; i < t->npus; i++) {
+        const struct topo_pu *p = &t->pus[i];
+        json_object *e = json_object_new_array ();
+        if (!e || json_object_array_add (pus, e) < 0) {
+            json_object_put (e);
+            goto error;
+        }
+        if (json_object_array_add (e, json_object_new_int ((int)p->os)) < 0)
+            goto error;
+        for (int lvl = 0; lvl < TOPO_NLEVELS; lvl++)
+            if (json_object_array_add (e, json_object_new_int (
+                                              (int)p->dom[lvl])) < 0)
+                goto error;
+        if (json_object_array_add (e, json_object_new_int (p->kind)) < 0
+            || json_object_array_add (e, json_object_new_int (
+                                             p->slurm_core)) < 0)
+            goto error;
+    }
+    if (add (o, "format", json_object_new_string (MODEL_FORMAT)) < 0
+        || add (o, "version", json_object_new_int (MODEL_VERSION)) < 0
+        || add (o, "fingerprint", json_object_new_string (fp)) < 0
+        || add (o, "flags", json_object_new_int (t->flags)) < 0
+        || add (o, "slurm_cores", json_object_new_int (
+                                      (int)t->nslurm_cores)) < 0
+        || add (o, "nodeset", list_string (t->nodeset)) < 0)
+        goto error;
+    json_object_object_add (o, "numa", numa);
+    numa = NULL;
+    json_object_object_add (o, "pus", pus);
+    return o;
+error:
+    json_object_put (xml);
+    json_object_put (numa);
+    json_object_put (pus);
+    json_object_put (o);
+    return NULL;
+}
+
+
+int topo_export_model (const topo_t *t, const char *fp, const char *xml_path,
+                       const char *path, pin_error_t *errp)
+{
+    json_object *o;
+    const char *text;
+    int64_t id[2];
+    int rc = -1;
+
+    if (!t || !fp || !xml_path || !path || !*path) {
+        errno = EINVAL;
+        return errprintf (errp, "topology model export: missing argument");
+    }
+    if (xml_identity (xml_path, id) < 0)
+        return errprintf (errp, "topology model export: '%s': %s", xml_path,
+                          strerror (errno));
+    if (!(o = model_to_json (t, fp, id))) {
+        errno = ENOMEM;
+        return errprintf (errp, "topology model export to '%s': out of "
+                                "memory", path);
+    }
+    if (!(text = json_object_to_json_string_ext (o, JSON_C_TO_STRING_PLAIN))) {
+        errno = ENOMEM;
+        errprintf (errp, "topology model export to '%s': out of memory",
+                   path);
+    }
+    else if (topo_write_atomic (path, text, strlen (text)) < 0)
+        errprintf (errp, "topology model export to '%s': %s", path,
+                   strerror (errno));
+    else
+        rc = 0;
+    json_object_put (o);
+    return rc;
+}
+
+/* An int member of o in [lo, hi], or -1 ... fail. */
+static int get_int (json_object *o, const char *key, int lo, int hi,
+                    int *val)
+{
+    json_object *v;
+    if (!json_object_object_get_ex (o, key, &v)
+        || !json_object_is_type (v, json_type_int))
+        return -1;
+    return (*val = json_object_get_int (v)) < lo || *val > hi ? -1 : 0;
+}
+
+static const char *get_string (json_object *o, const char *key)
+{
+    json_object *v;
+    if (!json_object_object_get_ex (o, key, &v)
+        || !json_object_is_type (v, json_type_string))
+        return NULL;
+    return json_object_get_string (v);
+}
+
+static json_object *get_array (json_object *o, const char *key)
+{
+    json_object *v;
+    if (!json_object_object_get_ex (o, key, &v)
+        || !json_object_is_type (v, json_type_array))
+        return NULL;
+    return v;
+}
+
+/* Element i of array a as an int in [lo, hi]. */
+static int elem_int (json_object *a, size_t i, int lo, int hi, int *val)
+{
+    json_object *v = json_object_array_get_idx (a, i);
+    if (!v || !json_object_is_type (v, json_type_int))
+        return -1;
+    return (*val = json_object_get_int (v)) < lo || *val > hi ? -1 : 0;
+}
+
+/* The "xml" member matches the XML cache as it is now. */
+static bool xml_matches (json_object *o, const char *xml_path)
+{
+    json_object *a, *v0, *v1;
+    int64_t id[2];
+
+    if (!(a = get_array (o, "xml")) || json_object_array_length (a) != 2
+        || !(v0 = json_object_array_get_idx (a, 0))
+        || !(v1 = json_object_array_get_idx (a, 1))
+        || !json_object_is_type (v0, json_type_int)
+        || !json_object_is_type (v1, json_type_int)
+        || xml_identity (xml_path, id) < 0)
+        return false;
+    return json_object_get_int64 (v0) == id[0]
+           && json_object_get_int64 (v1) == id[1];
+}
+
+static topo_t *model_from_json (json_object *o, const char *fp,
+                                const char *xml_path, const char *path,
+                                pin_error_t *errp)
+{
+    json_object *numa, *pus;
+    hwloc_bitmap_t nodeset = NULL;
+    hwloc_bitmap_t *nodesets = NULL;
+    bool *local = NULL;
+    struct topo_pu *table = NULL;
+    size_t nnuma = 0, npus;
+    const char *s;
+    int version, flags, ncores;
+    topo_t *t = NULL;
+
+    if (!(s = get_string (o, "format")) || strcmp (s, MODEL_FORMAT) != 0
+        || get_int (o, "version", MODEL_VERSION, MODEL_VERSION, &version) < 0
+        || !(s = get_string (o, "fingerprint")) || strcmp (s, fp) != 0
+        || !xml_matches (o, xml_path)
+        || get_int (o, "flags", 0, TOPO_WHOLE_SYSTEM, &flags) < 0
+        || get_int (o, "slurm_cores", 0, TOPO_MAX_OS, &ncores) < 0
+        || !(s = get_string (o, "nodeset"))
+        || !(numa = get_array (o, "numa")) || !(pus = get_array (o, "pus"))
+        || (npus = json_object_array_length (pus)) == 0
+        || npus > TOPO_MAX_OS
+        || (nnuma = json_object_array_length (numa)) > npus)
+        goto invalid;
+    if (!(nodeset = hwloc_bitmap_alloc ())
+        || topo_list_parse (s, nodeset, NULL) < 0)
+        goto invalid;
+    if (!(nodesets = calloc (nnuma + 1, sizeof (*nodesets)))
+        || !(local = calloc (nnuma + 1, sizeof (*local)))
+        || !(table = calloc (npus, sizeof (*table))))
+        goto nomem;
+    for (size_t d = 0; d < nnuma; d++) {
+        json_object *e = json_object_array_get_idx (numa, d);
+        json_object *v0, *v1;
+        if (!e || !json_object_is_type (e, json_type_array)
+            || json_object_array_length (e) != 2
+            || !(v0 = json_object_array_get_idx (e, 0))
+            || !(v1 = json_object_array_get_idx (e, 1))
+            || !json_object_is_type (v0, json_type_string)
+            || !json_object_is_type (v1, json_type_boolean)
+            || !(nodesets[d] = hwloc_bitmap_alloc ())
+            || topo_list_parse (json_object_get_string (v0), nodesets[d],
+                                NULL) < 0)
+            goto invalid;
+        local[d] = json_object_get_boolean (v1);
+    }
+    for (size_t i = 0; i < npus; i++) {
+        json_object *e = json_object_array_get_idx (pus, i);
+        int v;
+        if (!e || !json_object_is_type (e, json_type_array)
+            || json_object_array_length (e) != PU_FIELDS
+            || elem_int (e, 0, 0, TOPO_MAX_OS - 1, &v) < 0)
+            goto invalid;
+        table[i].os = (unsigned)v;
+        for (int lvl = 0; lvl < TOPO_NLEVELS; lvl++) {
+            if (elem_int (e, 1 + (size_t)lvl, 0, (int)npus - 1, &v) < 0)
+                goto invalid;
+            table[i].dom[lvl] = (unsigned)v;
+        }
+        if (elem_int (e, 1 + TOPO_NLEVELS, -1, TOPO_MAX_OS, &v) < 0)
+            goto invalid;
+        table[i].kind = v;
+        if (elem_int (e, 2 + TOPO_NLEVELS, -1, TOPO_MAX_OS, &v) < 0)
+            goto invalid;
+        table[i].slurm_core = v;
+    }
+    /* takes the table over; checks the rest */
+    t = topo_from_table (table, (unsigned)npus, flags, nodesets, local,
+                         (unsigned)nnuma, nodeset, (unsigned)ncores, path,
+                         errp);
+    table = NULL;
+    goto out;
+invalid:
+    errprintf (errp, "topology '%s': not a valid model cache", path);
+    errno = EINVAL;
+    goto out;
+nomem:
+    errprintf (errp, "topology '%s': out of memory", path);
+    errno = ENOMEM;
+out:
+    if (nodesets) {
+        for (size_t d = 0; d < nnuma; d++)
+            hwloc_bitmap_free (nodesets[d]);
+    }
+    free (nodesets);
+    free (local);
+    free (table);
+    hwloc_bitmap_free (nodeset);
+    return t;
+}
+
+topo_t *topo_load_model (const char *path, const char *fp,
+                         const char *xml_path, pin_error_t *errp)
+{
+    json_tokener *tok = NULL;
+    json_object *o = NULL;
+    topo_t *t = NULL;
+    size_t len;
+    char *buf;
+
+    if (!path || !fp || !xml_path) {
+        errno = EINVAL;
+        errprintf (errp, "topology model: missing argument");
+        return NULL;
+    }
+    if (!(buf = topo_read_file (path, "model", true, MODEL_MAX, &len, errp)))
+        return NULL;
+    if (!(tok = json_tokener_new ())) {
+        errno = ENOMEM;
+        errprintf (errp, "topology '%s': out of memory", path);
+        goto out;
+    }
+    /* one complete JSON object and nothing after it */
+    o = json_tokener_parse_ex (tok, buf, (int)len);
+    if (!o || json_tokener_get_error (tok) != json_tokener_success
+        || json_tokener_get_parse_end (tok) != len
+        || !json_object_is_type (o, json_type_object)) {
+        errno = EINVAL;
+        errprintf (errp, "topology '%s': not a valid model cache", path);
+        goto out;
+    }
+    t = model_from_json (o, fp, xml_path, path, errp);
+out:
+    json_object_put (o);
+    if (tok)
+        json_tokener_free (tok);
+    free (buf);
+    return t;
+}
