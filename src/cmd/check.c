@@ -43,6 +43,7 @@
 #include "libplace/place.h"
 #include "libtopo/topo.h"
 #include "libutil/errprintf.h"
+#include "libutil/safefile.h"
 #include "subcmd.h"
 
 #define NAME "check"
@@ -586,39 +587,27 @@ static bool slurm_uses_cgroups (const struct report *r)
 /* ---- StateDir ---------------------------------------------------------- */
 
 /* A directory pin.so keeps claims and its lock in: missing is fine (the
- * first step makes it); otherwise root's, not a symlink, not writable by
- * group or others.  Returns 0 or -1 with `why` filled. */
+ * first step makes it); otherwise a directory that passes the plugin's
+ * own check for root (libutil/safefile.h: root's, not writable by group
+ * or others, no symlink, and the same for every directory above it).
+ * Returns 0 or -1 with `why` filled. */
 static int safe_dir (const char *path, char *why, size_t n, bool *exists,
                      mode_t *mode)
 {
+    pin_error_t err = { "" };
     struct stat st;
 
     *exists = false;
-    if (lstat (path, &st) < 0) {
-        if (errno == ENOENT)
-            return 0;
-        snprintf (why, n, "%s: %s", path, strerror (errno));
+    if (lstat (path, &st) < 0 && errno == ENOENT)
+        return 0;
+    if (safefile_check (path, 0, &err) < 0) {
+        snprintf (why, n, "%s", err.text);
         return -1;
     }
     *exists = true;
-    if (S_ISLNK (st.st_mode)) {
-        snprintf (why, n, "%s: a symbolic link; make it a directory owned "
-                  "by root, mode 0700", path);
-        return -1;
-    }
     if (!S_ISDIR (st.st_mode)) {
         snprintf (why, n, "%s: not a directory; remove it or set StateDir "
                   "to a directory owned by root, mode 0700", path);
-        return -1;
-    }
-    if (st.st_uid != 0) {
-        snprintf (why, n, "%s: owned by uid %u, not root; chown root and "
-                  "chmod 0700", path, (unsigned)st.st_uid);
-        return -1;
-    }
-    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-        snprintf (why, n, "%s: writable by group or others (mode %04o); "
-                  "chmod 0700", path, (unsigned)(st.st_mode & 07777));
         return -1;
     }
     *mode = st.st_mode & 07777;

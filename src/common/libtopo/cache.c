@@ -21,6 +21,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "libutil/safefile.h"
 #include "topo_private.h"
 
 /* Bump when the cache's meaning changes (filters, flags, model). */
@@ -200,6 +201,21 @@ out:
     return rc;
 }
 
+/* Would the directory of path pass safefile_check()? */
+static bool parent_safe (const char *path)
+{
+    char dir[PATH_MAX];
+    char *slash;
+
+    if (snprintf (dir, sizeof (dir), "%s", path) >= (int)sizeof (dir)
+        || !(slash = strrchr (dir, '/')))
+        return false;
+    if (slash == dir)
+        slash++;
+    *slash = '\0';
+    return safefile_check (dir, geteuid (), NULL) == 0;
+}
+
 /* Load the cache if it is a readable hwloc XML file recorded on this
  * very machine; NULL (quietly) otherwise. */
 static topo_t *load_cache (const char *path, const char *fp)
@@ -209,9 +225,12 @@ static topo_t *load_cache (const char *path, const char *fp)
     size_t len;
     char *buf;
 
-    /* a symlink is not followed; an incomplete file is not handed to
-     * hwloc (topo_read_xml) */
-    if (!fp || !(buf = topo_read_xml (path, true, &len, NULL)))
+    /* only a file that nobody but root (or the caller) can have written
+     * is trusted: its fingerprint proves nothing, anyone can compute it
+     * (libutil/safefile.h); a symlink is not followed; an incomplete file
+     * is not handed to hwloc (topo_read_xml) */
+    if (!fp || safefile_check (path, geteuid (), NULL) < 0
+        || !(buf = topo_read_xml (path, true, &len, NULL)))
         return NULL;
     if (topo_hw_init (&hw, TOPO_WHOLE_SYSTEM) < 0) {
         free (buf);
@@ -251,8 +270,10 @@ topo_t *topo_load_cached (const char *cache_path, bool *refreshed,
     free (fp);
     if (!(t = topo_load ("system", TOPO_WHOLE_SYSTEM, errp)))
         return NULL;
-    /* not being able to write the cache is not an error */
+    /* not being able to write the cache is not an error; a directory the
+     * next reader would not trust is not written to */
     if (make_parent_dirs (cache_path) == 0
+        && parent_safe (cache_path)
         && topo_export_xml (t, cache_path, NULL) == 0) {
         if (refreshed)
             *refreshed = true;

@@ -23,7 +23,6 @@
 #if HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -43,10 +42,12 @@
 #include <slurm/spank.h>
 
 #include "libcgroup2/cg2.h"
+#include "libclaims/claims.h"
 #include "libconf/conf.h"
 #include "libplace/place.h"
 #include "libtopo/topo.h"
 #include "libutil/errprintf.h"
+#include "libutil/safefile.h"
 #include "ompenv.h"
 #include "pinopt.h"
 #include "stepcg.h"
@@ -803,6 +804,11 @@ static int step_setup (spank_t sp)
                    strerror (errno));
         return -1;
     }
+    /* claims/ and lock are checked where they are opened (libclaims) */
+    if (safefile_check (g.conf.state_dir, geteuid (), &err) < 0) {
+        step_fail ("StateDir %s", err.text);
+        return -1;
+    }
     if (fmt_path (g.claims_dir, sizeof (g.claims_dir), "%s/claims",
                   g.conf.state_dir) < 0
         || fmt_path (g.lock_path, sizeof (g.lock_path), "%s/lock",
@@ -1150,38 +1156,23 @@ static void remove_tree (void)
     pin_lock_release (fd);
 }
 
+static void claim_removed (uint32_t step, void *arg)
+{
+    (void)arg;
+    slurm_info ("pin: job %u: removed the claim of step %u", g.job, step);
+}
+
 /* Drop the claims ("job_<id>.step_<step>" in StateDir/claims) that steps
- * of this job left behind (a killed slurmstepd: stale, but kept while its
- * pid lingers as a zombie). */
+ * of this job left behind (a killed slurmstepd). */
 static void remove_job_claims (void)
 {
-    char dir[PATH_MAX], prefix[32];
-    struct dirent *d;
-    DIR *dp;
+    pin_error_t err = { "" };
+    char dir[PATH_MAX];
 
-    if (fmt_path (dir, sizeof (dir), "%s/claims", g.conf.state_dir) < 0
-        || !(dp = opendir (dir)))
+    if (fmt_path (dir, sizeof (dir), "%s/claims", g.conf.state_dir) < 0)
         return;
-    snprintf (prefix, sizeof (prefix), "job_%u.step_", g.job);
-    while ((d = readdir (dp))) {
-        pin_error_t err = { "" };
-        unsigned long step;
-        char *end;
-
-        if (strncmp (d->d_name, prefix, strlen (prefix)) != 0)
-            continue;
-        errno = 0;
-        step = strtoul (d->d_name + strlen (prefix), &end, 10);
-        if (errno || *end || end == d->d_name + strlen (prefix)
-            || step > UINT32_MAX)
-            continue;
-        if (claims_remove (dir, g.job, (uint32_t)step, &err) < 0)
-            slurm_error ("pin: job %u: %s", g.job, err.text);
-        else
-            slurm_info ("pin: job %u: removed the claim of step %lu",
-                        g.job, step);
-    }
-    closedir (dp);
+    if (claims_remove_job (dir, g.job, claim_removed, NULL, &err) < 0)
+        slurm_error ("pin: job %u: %s", g.job, err.text);
 }
 
 /* The extern step (PrologFlags=Contain) ends after every other step of
