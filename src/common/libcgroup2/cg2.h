@@ -111,4 +111,32 @@ int cg2_remove_tree (cg2_t *cg, const char *relpath, int timeout_ms,
 int cg2_busy_cpus (cg2_t *cg, const char *relpath, const char *exclude,
                    hwloc_bitmap_t busy, pin_error_t *errp);
 
+/* The same walk with the caller's rules.  For every directory below
+ * relpath (no symlink followed), `filter` gets its path from the root
+ * ("job_1/step_0/user", normalized), the same relative to relpath
+ * ("step_0/user"), its name and `arg`, and says what it is:
+ * CG2_BUSY_SKIP (it and everything below it hold nothing),
+ * CG2_BUSY_DESCEND (not a holder itself: look below it) or
+ * CG2_BUSY_HOLDER (a step or task cgroup: while populated, its deepest
+ * holders below with a non-empty cpuset.cpus count, else its own
+ * non-empty cpuset.cpus).  cg2_busy_cpus() is this with "step_*" and
+ * "task_*" as holders, `exclude` skipped, everything else descended. */
+enum cg2_busy_verdict {
+    CG2_BUSY_SKIP = 0,
+    CG2_BUSY_DESCEND,
+    CG2_BUSY_HOLDER,
+};
+typedef enum cg2_busy_verdict (*cg2_busy_filter_f) (const char *path,
+                                                    const char *sub,
+                                                    const char *name,
+                                                    void *arg);
+int cg2_busy_cpus_filter (cg2_t *cg, const char *relpath,
+                          cg2_busy_filter_f filter, void *arg,
+                          hwloc_bitmap_t busy, pin_error_t *errp);
+
+/* Does relpath have any subdirectory (child cgroup; symlinks are none)?
+ * A missing relpath has none.  -1 with errp if it cannot be read. */
+int cg2_has_children (cg2_t *cg, const char *relpath, bool *any,
+                      pin_error_t *errp);
+
 #endif /* !PIN_CG2_H */

@@ -50,7 +50,7 @@
 #include "libutil/safefile.h"
 #include "ompenv.h"
 #include "pinopt.h"
-#include "stepcg.h"
+#include "libcgroup2/stepcg.h"
 
 SPANK_PLUGIN (pin, 1);
 
@@ -1147,7 +1147,7 @@ static void remove_tree (void)
         slurm_error ("pin: step %s: %s", g.stepname, err.text);
         return;
     }
-    if (stepcg_has_children (g.cg, g.job_rel, &children, &err) < 0)
+    if (cg2_has_children (g.cg, g.job_rel, &children, &err) < 0)
         slurm_error ("pin: step %s: %s", g.stepname, err.text);
     else if (!children
              && cg2_remove_tree (g.cg, g.job_rel, RMDIR_TIMEOUT_MS, &err) < 0)
