@@ -42,6 +42,7 @@
 #include <slurm/spank.h>
 
 #include "libcgroup2/cg2.h"
+#include "libcgroup2/mode.h"
 #include "libclaims/claims.h"
 #include "libconf/conf.h"
 #include "libplace/place.h"
@@ -57,14 +58,6 @@ SPANK_PLUGIN (pin, 1);
 #define LOCK_TIMEOUT_MS 10000   /* wait for other steps' plan-and-apply */
 #define RMDIR_TIMEOUT_MS 10000  /* EBUSY retries when removing our tree */
 #define CONTROLLERS "+cpuset +cpu"
-
-enum cg_mode {
-    CG_NONE = 0,        /* no usable cgroup v2 hierarchy: affinity only */
-    CG_NESTED,          /* inside Slurm's own step cgroup (cgroup/v2) */
-    CG_STANDALONE,      /* our own tree <root>/<base>/job_<id>/step_<id> */
-};
-
-static const char *cg_mode_name[] = { "affinity", "nested", "standalone" };
 
 /* What task_post_fork (in slurmstepd) did for each task, in memory shared
  * with the task processes, which read it in task_init (they were forked
@@ -107,7 +100,7 @@ static struct {
     bool moved;                 /* placed outside the step's own cores */
     bool widened;               /* nested: Slurm's step cpuset widened */
     struct place_plan *plan;    /* NULL for policy none */
-    enum cg_mode mode;
+    enum cg2_mode mode;         /* libcgroup2/mode.h */
     bool cpuset;                /* cpuset controller usable */
     cg2_t *cg;
     char job_rel[PATH_MAX];     /* standalone: <base>/job_<id> */
@@ -467,55 +460,40 @@ static int get_alloc (spank_t sp)
     return 0;
 }
 
-/* Decide nested/standalone/none and whether cpusets can be written. */
+/* Decide nested/standalone/none and whether cpusets can be written
+ * (libcgroup2's cg2_mode_detect(), which slurm-pin check uses too). */
 static void cgroup_detect (void)
 {
-    pin_error_t err = { "" };
-    char stepdir[32], user_rel[PATH_MAX + 8];
-    char *self;
+    struct cg2_mode_input in = {
+        .cgroup_root = g.conf.cgroup_root,
+        .cgroup_base = g.conf.cgroup_base,
+        .job = g.job,
+        .step = g.step,
+    };
+    struct cg2_mode_result *res = calloc (1, sizeof (*res));
+    char *self = cg2_pid_path (getpid (), NULL);
 
-    if (!(g.cg = cg2_open (g.conf.cgroup_root, &err))) {
-        g.mode = CG_NONE;
-        snprintf (g.warning, sizeof (g.warning),
-                  "no cgroup v2 hierarchy (%s): CPUs bound with "
-                  "sched_setaffinity only, not accounted", err.text);
-        return;
-    }
-    self = cg2_pid_path (getpid (), NULL);
-    if (self && stepcg_find_slurm_step (self, g.job, g.step, g.step_rel,
-                                        sizeof (g.step_rel)) == 0) {
-        g.mode = CG_NESTED;
-        g.cpuset = fmt_path (user_rel, sizeof (user_rel), "%s/user",
-                             g.step_rel) == 0
-                   && stepcg_has_controller (g.cg, user_rel, "cpuset");
-    }
-    else if (fmt_path (g.job_rel, sizeof (g.job_rel), "%s/job_%u",
-                       g.conf.cgroup_base, g.job) == 0
-             && fmt_path (g.step_rel, sizeof (g.step_rel), "%s/%s",
-                          g.job_rel, stepcg_step_dir (g.step, stepdir,
-                                                      sizeof (stepdir)))
-                == 0) {
-        g.mode = CG_STANDALONE;
-        g.cpuset = cg2_has_controller (g.cg, "cpuset");
-    }
-    else {
-        g.mode = CG_NONE;
-        g.cpuset = false;
-        cg2_close (g.cg);
-        g.cg = NULL;
+    if (!res) {
         free (self);
-        snprintf (g.warning, sizeof (g.warning),
-                  "CgroupBase %s: path too long: CPUs bound with "
-                  "sched_setaffinity only, not accounted",
-                  g.conf.cgroup_base);
+        g.mode = CG2_MODE_NONE;
+        copy_text (g.warning, sizeof (g.warning), "out of memory: CPUs "
+                   "bound with sched_setaffinity only, not accounted");
         return;
     }
+    in.self_cgroup = self ? self : "";
+    g.cg = cg2_mode_detect (&in, res);
+    g.mode = res->mode;
+    g.cpuset = res->cpuset;
+    copy_text (g.step_rel, sizeof (g.step_rel), res->step_rel);
+    copy_text (g.job_rel, sizeof (g.job_rel), res->job_rel);
+    if (g.mode == CG2_MODE_NONE)
+        snprintf (g.warning, sizeof (g.warning), "%.300s: CPUs bound with "
+                  "sched_setaffinity only, not accounted", res->why);
+    else if (!g.cpuset)
+        snprintf (g.warning, sizeof (g.warning), "%.300s: CPUs bound with "
+                  "sched_setaffinity only, memory not fenced", res->why);
     free (self);
-    if (!g.cpuset)
-        snprintf (g.warning, sizeof (g.warning),
-                  "cpuset controller not available in the cgroup v2 "
-                  "hierarchy at %s: CPUs bound with sched_setaffinity "
-                  "only, memory not fenced", cg2_root (g.cg));
+    free (res);
 }
 
 /* The affinity-only fallback is logged once per node and boot (a marker
@@ -559,7 +537,7 @@ static int read_busy (hwloc_bitmap_t busy)
                    err.text);
         return -1;
     }
-    if (g.mode == CG_NONE || !g.cpuset)
+    if (g.mode == CG2_MODE_NONE || !g.cpuset)
         return 0;
     job_dir_of_step (job_rel, sizeof (job_rel));
     if (stepcg_busy (g.cg, job_rel,
@@ -686,7 +664,7 @@ static int plan_locked (void)
             g.claimed = true;
         }
     }
-    if (g.mode == CG_STANDALONE) {
+    if (g.mode == CG2_MODE_STANDALONE) {
         if (cg2_create (g.cg, g.step_rel, g.cpuset ? CONTROLLERS : "+cpu",
                         &err) < 0) {
             step_fail ("cannot create cgroup %s/%s: %s", cg2_root (g.cg),
@@ -795,7 +773,7 @@ static int step_setup (spank_t sp)
     }
     cgroup_detect ();
 
-    if (g.policy == PLACE_NONE && g.mode != CG_STANDALONE) {
+    if (g.policy == PLACE_NONE && g.mode != CG2_MODE_STANDALONE) {
         g.ready = true;
         return 0;
     }
@@ -826,14 +804,14 @@ static int step_setup (spank_t sp)
     pin_lock_release (fd);
     if (rc < 0)
         return -1;
-    if (g.mode == CG_NESTED
+    if (g.mode == CG2_MODE_NESTED
         && !(g.task_dir_created = calloc (g.ntasks, sizeof (bool)))) {
         step_fail ("out of memory");
         return -1;
     }
     slurm_debug ("pin: step %s: policy=%s tasks=%u cpus_per_task=%u "
                  "mode=%s%s", g.stepname, policy_name (g.policy), g.ntasks,
-                 g.cpus_per_task, cg_mode_name[g.mode],
+                 g.cpus_per_task, cg2_mode_name (g.mode),
                  g.cpuset ? "" : " (affinity only)");
     g.ready = true;
     return 0;
@@ -868,7 +846,7 @@ static int apply_task (int id, pid_t pid, pin_error_t *errp)
     pin_error_t err = { "" };
     char task_rel[PATH_MAX + 32];
 
-    if (g.mode == CG_STANDALONE) {
+    if (g.mode == CG2_MODE_STANDALONE) {
         if (fmt_path (task_rel, sizeof (task_rel), "%s/task_%d", g.step_rel,
                       id) < 0
             || cg2_create (g.cg, task_rel, g.cpuset ? CONTROLLERS : "+cpu",
@@ -882,7 +860,7 @@ static int apply_task (int id, pid_t pid, pin_error_t *errp)
             return errprintf (errp, "cannot move pid %d into cgroup %s: %s",
                               (int)pid, task_rel, err.text);
     }
-    else if (g.mode == CG_NESTED && t && g.cpuset) {
+    else if (g.mode == CG2_MODE_NESTED && t && g.cpuset) {
         char *now, *procs;
         bool here;
 
@@ -1125,7 +1103,7 @@ static void remove_tree (void)
     char task_rel[PATH_MAX + 32];
     int fd;
 
-    if (g.mode == CG_NESTED && g.task_dir_created) {
+    if (g.mode == CG2_MODE_NESTED && g.task_dir_created) {
         for (uint32_t i = 0; i < g.ntasks; i++) {
             if (!g.task_dir_created[i])
                 continue;
