@@ -181,7 +181,7 @@ test_expect_success SLURM,PIN_SO 'a StateDir writable by others: the step fails 
     { cat statedir.err; false; }
 '
 
-test_expect_success SLURM,PIN_SO,CGROUP2 'nothing of ours is left under the cgroup tree' 
+test_expect_success SLURM,PIN_SO,CGROUP2 'nothing of ours is left under the cgroup tree' '
     wait_tree_empty >left.out &&
     test_must_be_empty left.out
 '
