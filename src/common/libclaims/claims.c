@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "libtopo/topo.h"
+#include "libutil/mkdirp.h"
 #include "libutil/safefile.h"
 #include "claims.h"
 
@@ -96,24 +97,8 @@ static int open_claims_dir (const char *dir, bool create, pin_error_t *errp)
 
     if (check_path (dir, "claims directory", errp) < 0)
         return -1;
-    if (create) {
-        char tmp[PATH_MAX];
-        char *p;
-
-        snprintf (tmp, sizeof (tmp), "%s", dir);
-        for (p = tmp + 1; ; p++) {
-            if (*p == '/' || *p == '\0') {
-                char c = *p;
-                *p = '\0';
-                if (mkdir (tmp, 0700) < 0 && errno != EEXIST)
-                    return errprintf (errp, "%s: mkdir: %s", tmp,
-                                      strerror (errno));
-                *p = c;
-                if (c == '\0')
-                    break;
-            }
-        }
-    }
+    if (create && mkdir_p (dir, 0700, 0700) < 0)
+        return errprintf (errp, "%s: mkdir: %s", dir, strerror (errno));
     fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT && !create)

@@ -21,6 +21,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "libutil/mkdirp.h"
 #include "libutil/safefile.h"
 #include "topo_private.h"
 
@@ -104,17 +105,7 @@ static int make_parent_dirs (const char *path)
     if (!(p = strrchr (dir, '/')) || p == dir)
         return 0;
     *p = '\0';
-    for (p = dir + 1; *p; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir (dir, 0755) < 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    }
-    if (mkdir (dir, 0755) < 0 && errno != EEXIST)
-        return -1;
-    return 0;
+    return mkdir_p (dir, 0755, 0755);
 }
 
 /* Write buf to path atomically: a temporary file in the same directory,

@@ -48,6 +48,7 @@
 #include "libplace/place.h"
 #include "libtopo/topo.h"
 #include "libutil/errprintf.h"
+#include "libutil/mkdirp.h"
 #include "libutil/safefile.h"
 #include "ompenv.h"
 #include "pinopt.h"
@@ -179,41 +180,6 @@ static int fmt_path (char *buf, size_t n, const char *fmt, ...)
         return -1;
     }
     return 0;
-}
-
-static int mkdir_private (const char *path)
-{
-    struct stat st;
-
-    if (mkdir (path, 0700) < 0 && errno != EEXIST)
-        return -1;
-    if (stat (path, &st) < 0)
-        return -1;
-    if (!S_ISDIR (st.st_mode)) {
-        errno = ENOTDIR;
-        return -1;
-    }
-    return 0;
-}
-
-/* mkdir -p for an absolute path made only of directories root owns. */
-static int mkdir_p (const char *path)
-{
-    char buf[PATH_MAX];
-
-    if (snprintf (buf, sizeof (buf), "%s", path) >= (int)sizeof (buf)) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    for (char *p = buf + 1; *p; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir (buf, 0755) < 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    }
-    return mkdir_private (buf);
 }
 
 /* Convert between hwloc bitmaps and the kernel's affinity masks. */
@@ -777,7 +743,7 @@ static int step_setup (spank_t sp)
         g.ready = true;
         return 0;
     }
-    if (mkdir_p (g.conf.state_dir) < 0) {
+    if (mkdir_p (g.conf.state_dir, 0755, 0700) < 0) {
         step_fail ("cannot create StateDir %s: %s", g.conf.state_dir,
                    strerror (errno));
         return -1;
@@ -791,7 +757,7 @@ static int step_setup (spank_t sp)
                   g.conf.state_dir) < 0
         || fmt_path (g.lock_path, sizeof (g.lock_path), "%s/lock",
                      g.conf.state_dir) < 0
-        || mkdir_private (g.claims_dir) < 0) {
+        || mkdir_p (g.claims_dir, 0700, 0700) < 0) {
         step_fail ("cannot create %s: %s", g.claims_dir, strerror (errno));
         return -1;
     }
