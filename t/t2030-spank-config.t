@@ -171,6 +171,16 @@ test_expect_success SLURM,PIN_SO 'plugstack.conf arguments override pin.conf' '
     grep "^pin: task 0 on $LOCAL_SLURM_NODE: policy=cache-shared cpus=" override.err
 '
 
+test_expect_success SLURM,PIN_SO 'a StateDir writable by others: the step fails and says why' '
+    mkdir -p "$STATE/state" &&
+    chmod 0777 "$STATE/state" &&
+    test_when_finished "chmod 0700 \"$STATE/state\"" &&
+    test_must_fail srun --pin-policy=numa-local -n1 touch ran 2>statedir.err &&
+    ! test -e ran &&
+    grep "^pin: error: step [0-9]*\.0 on $LOCAL_SLURM_NODE: StateDir $STATE/state: writable by group or others (mode 0777)" statedir.err ||
+    { cat statedir.err; false; }
+'
+
 test_expect_success SLURM,PIN_SO,CGROUP2 'nothing of ours is left under the cgroup tree' '
     wait_tree_empty >left.out &&
     test_must_be_empty left.out

@@ -39,17 +39,16 @@
 #include <libcgroup.h>
 
 #include "libcgroup2/cg2.h"
+#include "libcgroup2/mode.h"
 #include "libconf/conf.h"
 #include "libplace/place.h"
 #include "libtopo/topo.h"
 #include "libutil/errprintf.h"
+#include "libutil/safefile.h"
 #include "subcmd.h"
 
 #define NAME "check"
 
-#define SLURM_CONF_DEFAULT "/etc/slurm/slurm.conf"
-/* slurm.conf and cgroup.conf lines longer than this are skipped. */
-#define SLURM_LINE_MAX 4096
 
 static const struct option longopts[] = {
     { "conf", required_argument, NULL, 'c' },
@@ -106,17 +105,8 @@ struct report {
     char lcg_error[256];
     struct ctl_view ctl[2];
 
-    /* Slurm's configuration */
-    char slurm_conf[PATH_MAX];
-    bool slurm_conf_found;
-    int slurm_conf_errno;           /* why it was not read */
-    char task_plugin[256];          /* "" if not set */
-    char proctrack[256];
-    char cgroup_conf[PATH_MAX];
-    bool cgroup_conf_found;
-    int cgroup_conf_errno;
-    char cgroup_plugin[64];         /* as written; "" if not set */
-    const char *cgroup_resolved;    /* "cgroup/v1", "cgroup/v2" or NULL */
+    /* Slurm's configuration (libcgroup2/mode.h) */
+    struct cg2_slurm_conf sc;
 
     /* StateDir */
     bool state_ok;
@@ -147,7 +137,7 @@ static void usage (FILE *f)
 "fallback), 1 with one line on stderr when it cannot (bad pin.conf,\n"
 "topology not loadable, no cgroup v2 hierarchy, unsafe StateDir).\n"
 "See slurm-pin(1).\n",
-             SLURM_CONF_DEFAULT, PIN_CONF_DEFAULT_PATH);
+             CG2_SLURM_CONF_DEFAULT, PIN_CONF_DEFAULT_PATH);
 }
 
 /* Returns 0 to go on, 1 when --help was given, -1 on a usage error
@@ -436,189 +426,35 @@ static void lcg_words (const struct report *r, const struct ctl_view *v,
 
 /* ---- slurm.conf and cgroup.conf ---------------------------------------- */
 
-/* Read the value of `key` (case-insensitive) from a slurm.conf-style file:
- * the last line that starts with "Key=", the value up to the first blank
- * or '#', one pair of double quotes removed, control characters shown as
- * '?'.  Include lines are not
- * followed; over-long lines are skipped.  Returns 1 if found, 0 if not,
- * -1 if the file cannot be read (errno set). */
-static int conf_get (const char *path, const char *key, char *val, size_t n)
-{
-    char line[SLURM_LINE_MAX];
-    size_t klen = strlen (key);
-    struct stat st;
-    bool skipping = false;
-    int found = 0;
-    FILE *f;
-    int fd;
-
-    if ((fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0)
-        return -1;
-    if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode)) {
-        close (fd);
-        errno = EINVAL;
-        return -1;
-    }
-    if (!(f = fdopen (fd, "r"))) {
-        close (fd);
-        return -1;
-    }
-    while (fgets (line, sizeof (line), f)) {
-        size_t len = strlen (line);
-        bool eol = len > 0 && line[len - 1] == '\n';
-        char *p = line, *end;
-
-        if (skipping) {             /* the rest of an over-long line */
-            skipping = !eol;
-            continue;
-        }
-        if (!eol && !feof (f)) {    /* an over-long line: skip it */
-            skipping = true;
-            continue;
-        }
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (strncasecmp (p, key, klen) != 0)
-            continue;
-        p += klen;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (*p++ != '=')
-            continue;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (*p == '"') {
-            p++;
-            end = strchr (p, '"');
-        }
-        else
-            end = p + strcspn (p, " \t#\r\n");
-        if (!end)
-            continue;
-        *end = '\0';
-        for (char *c = p; *c; c++) {
-            if (iscntrl ((unsigned char)*c))
-                *c = '?';
-        }
-        snprintf (val, n, "%s", p);
-        found = 1;
-    }
-    fclose (f);
-    return found;
-}
-
-/* What Slurm 22.05 does for CgroupPlugin=autodetect
- * (src/common/cgroup.c): a cgroup2 /sys/fs/cgroup is v2; on a tmpfs
- * there, the type of /sys/fs/cgroup/systemd decides; anything else is
- * an error (NULL). */
-static const char *slurm_autodetect (void)
-{
-    unsigned long t = fs_type ("/sys/fs/cgroup/");
-
-    if (t == (unsigned long)CGROUP2_SUPER_MAGIC)
-        return "cgroup/v2";
-    if (t != (unsigned long)TMPFS_MAGIC)
-        return NULL;
-    t = fs_type ("/sys/fs/cgroup/systemd/");
-    if (t == (unsigned long)CGROUP2_SUPER_MAGIC)
-        return "cgroup/v2";
-    if (t == (unsigned long)CGROUP_SUPER_MAGIC)
-        return "cgroup/v1";
-    return NULL;
-}
-
 static void check_slurm_conf (struct report *r)
 {
-    const char *env = getenv ("SLURM_CONF");
-    char *slash;
-    int rc;
-
-    snprintf (r->slurm_conf, sizeof (r->slurm_conf), "%s",
-              env && env[0] == '/' ? env : SLURM_CONF_DEFAULT);
-    if (conf_get (r->slurm_conf, "TaskPlugin", r->task_plugin,
-                  sizeof (r->task_plugin)) >= 0
-        && conf_get (r->slurm_conf, "ProctrackType", r->proctrack,
-                     sizeof (r->proctrack)) >= 0)
-        r->slurm_conf_found = true;
-    else
-        r->slurm_conf_errno = errno;
-
-    /* Slurm reads cgroup.conf beside slurm.conf */
-    snprintf (r->cgroup_conf, sizeof (r->cgroup_conf), "%s", r->slurm_conf);
-    slash = strrchr (r->cgroup_conf, '/');
-    if (slash && (size_t)(slash - r->cgroup_conf) + sizeof ("/cgroup.conf")
-                 <= sizeof (r->cgroup_conf))
-        strcpy (slash, "/cgroup.conf");
-    rc = conf_get (r->cgroup_conf, "CgroupPlugin", r->cgroup_plugin,
-                   sizeof (r->cgroup_plugin));
-    if (rc < 0) {
-        r->cgroup_conf_errno = errno;
-        return;
-    }
-    r->cgroup_conf_found = true;
-    if (rc == 0 || strcasecmp (r->cgroup_plugin, "autodetect") == 0)
-        r->cgroup_resolved = slurm_autodetect ();
-    else if (strcmp (r->cgroup_plugin, "cgroup/v2") == 0)
-        r->cgroup_resolved = "cgroup/v2";
-    else if (strcmp (r->cgroup_plugin, "cgroup/v1") == 0)
-        r->cgroup_resolved = "cgroup/v1";
-}
-
-/* Does Slurm put steps in cgroups of its own (task/cgroup or
- * proctrack/cgroup; Slurm also takes plugin names without the prefix)? */
-static bool slurm_uses_cgroups (const struct report *r)
-{
-    char list[sizeof (r->task_plugin)];
-    char *save = NULL;
-
-    if (!strcmp (r->proctrack, "proctrack/cgroup")
-        || !strcmp (r->proctrack, "cgroup"))
-        return true;
-    snprintf (list, sizeof (list), "%s", r->task_plugin);
-    for (char *w = strtok_r (list, ",", &save); w;
-         w = strtok_r (NULL, ",", &save)) {
-        if (!strcmp (w, "task/cgroup") || !strcmp (w, "cgroup"))
-            return true;
-    }
-    return false;
+    cg2_slurm_conf_read (NULL, &r->sc);
 }
 
 /* ---- StateDir ---------------------------------------------------------- */
 
 /* A directory pin.so keeps claims and its lock in: missing is fine (the
- * first step makes it); otherwise root's, not a symlink, not writable by
- * group or others.  Returns 0 or -1 with `why` filled. */
+ * first step makes it); otherwise a directory that passes the plugin's
+ * own check for root (libutil/safefile.h: root's, not writable by group
+ * or others, no symlink, and the same for every directory above it).
+ * Returns 0 or -1 with `why` filled. */
 static int safe_dir (const char *path, char *why, size_t n, bool *exists,
                      mode_t *mode)
 {
+    pin_error_t err = { "" };
     struct stat st;
 
     *exists = false;
-    if (lstat (path, &st) < 0) {
-        if (errno == ENOENT)
-            return 0;
-        snprintf (why, n, "%s: %s", path, strerror (errno));
+    if (lstat (path, &st) < 0 && errno == ENOENT)
+        return 0;
+    if (safefile_check (path, 0, &err) < 0) {
+        snprintf (why, n, "%s", err.text);
         return -1;
     }
     *exists = true;
-    if (S_ISLNK (st.st_mode)) {
-        snprintf (why, n, "%s: a symbolic link; make it a directory owned "
-                  "by root, mode 0700", path);
-        return -1;
-    }
     if (!S_ISDIR (st.st_mode)) {
         snprintf (why, n, "%s: not a directory; remove it or set StateDir "
                   "to a directory owned by root, mode 0700", path);
-        return -1;
-    }
-    if (st.st_uid != 0) {
-        snprintf (why, n, "%s: owned by uid %u, not root; chown root and "
-                  "chmod 0700", path, (unsigned)st.st_uid);
-        return -1;
-    }
-    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-        snprintf (why, n, "%s: writable by group or others (mode %04o); "
-                  "chmod 0700", path, (unsigned)(st.st_mode & 07777));
         return -1;
     }
     *mode = st.st_mode & 07777;
@@ -658,10 +494,21 @@ static void check_state_dir (struct report *r)
 
 /* ---- the verdict ------------------------------------------------------ */
 
+/* The mode comes from libcgroup2's cg2_mode_detect(), the plugin's own
+ * decision, fed with what Slurm's configuration says (the plugin looks at
+ * its step's cgroup instead); here only the words. */
 static void decide_mode (struct report *r)
 {
     const struct ctl_view *cpuset = &r->ctl[0];
     char where[2 * PATH_MAX + 256];
+    struct cg2_mode_input in = {
+        .cgroup_root = r->conf.cgroup_root,
+        .cgroup_base = r->conf.cgroup_base,
+        .self_cgroup = NULL,
+        .slurm = cg2_slurm_cgroups (&r->sc),
+    };
+    struct cg2_mode_result *res;
+    cg2_t *cg;
 
     if (!r->conf_ok) {
         r->mode = "disabled";
@@ -670,14 +517,20 @@ static void decide_mode (struct report *r)
                   "unpinned if pin.so is optional)");
         return;
     }
-    if (!r->cg_ok) {
+    if (!(res = calloc (1, sizeof (*res)))) {
+        r->mode = "unknown";
+        snprintf (r->mode_detail, sizeof (r->mode_detail), "out of memory");
+        return;
+    }
+    cg = cg2_mode_detect (&in, res);
+    cg2_close (cg);
+    if (res->mode == CG2_MODE_NONE) {
         r->mode = "affinity only";
         snprintf (r->mode_detail, sizeof (r->mode_detail),
                   "no cgroup v2 hierarchy: tasks bound with "
                   "sched_setaffinity, steps not accounted");
-        return;
     }
-    if (!cpuset->v2) {
+    else if (!res->cpuset) {
         if (!r->lcg_ok)
             snprintf (where, sizeof (where), "where cpuset is bound is "
                       "unknown: libcgroup: %s", r->lcg_error);
@@ -699,44 +552,45 @@ static void decide_mode (struct report *r)
                   "no cpuset controller in the cgroup v2 hierarchy at %s "
                   "(%s): tasks bound with sched_setaffinity, memory not "
                   "fenced", r->cg_root, where);
-        return;
     }
-    if (r->slurm_conf_found && !slurm_uses_cgroups (r)) {
+    else if (res->mode == CG2_MODE_STANDALONE
+             && !cg2_slurm_uses_cgroups (&r->sc)) {
         r->mode = "standalone";
         snprintf (r->mode_detail, sizeof (r->mode_detail),
                   "cpuset available at %s; Slurm makes no step cgroups "
                   "(TaskPlugin=%s, ProctrackType=%s): pin.so makes "
                   "%s/%s/job_<id>/step_<id>", r->cg_root,
-                  *r->task_plugin ? r->task_plugin : "(default)",
-                  *r->proctrack ? r->proctrack : "(default)", r->cg_root,
+                  *r->sc.task_plugin ? r->sc.task_plugin : "(default)",
+                  *r->sc.proctrack ? r->sc.proctrack : "(default)", r->cg_root,
                   r->conf.cgroup_base);
-        return;
     }
-    if (!r->cgroup_conf_found) {
+    else if (res->mode == CG2_MODE_UNDECIDED) {
         r->mode = "standalone or nested";
         snprintf (r->mode_detail, sizeof (r->mode_detail),
                   "depends on cgroup.conf (none at %s): nested with "
                   "CgroupPlugin=cgroup/v2, else standalone; cpuset "
-                  "available at %s", r->cgroup_conf, r->cg_root);
-        return;
+                  "available at %s", r->sc.cgroup_conf, r->cg_root);
     }
-    if (r->cgroup_resolved && !strcmp (r->cgroup_resolved, "cgroup/v2")) {
+    else if (res->mode == CG2_MODE_NESTED) {
         r->mode = "nested";
         snprintf (r->mode_detail, sizeof (r->mode_detail),
                   "Slurm's cgroup/v2 makes the step cgroups (CgroupPlugin=%s"
                   "%s); pin.so narrows the cpusets inside them",
-                  *r->cgroup_plugin ? r->cgroup_plugin : "autodetect",
-                  r->slurm_conf_found ? "" : "; slurm.conf not read");
-        return;
+                  *r->sc.cgroup_plugin ? r->sc.cgroup_plugin : "autodetect",
+                  r->sc.slurm_conf_found ? "" : "; slurm.conf not read");
     }
-    r->mode = "standalone";
-    snprintf (r->mode_detail, sizeof (r->mode_detail),
-              "cpuset available at %s; Slurm's steps are not in cgroup v2 "
-              "(CgroupPlugin=%s%s%s): pin.so makes %s/%s/job_<id>/step_<id>",
-              r->cg_root, *r->cgroup_plugin ? r->cgroup_plugin : "autodetect",
-              r->cgroup_resolved ? " = " : ", undetected",
-              r->cgroup_resolved ? r->cgroup_resolved : "",
-              r->cg_root, r->conf.cgroup_base);
+    else {
+        r->mode = "standalone";
+        snprintf (r->mode_detail, sizeof (r->mode_detail),
+                  "cpuset available at %s; Slurm's steps are not in cgroup "
+                  "v2 (CgroupPlugin=%s%s%s): pin.so makes "
+                  "%s/%s/job_<id>/step_<id>", r->cg_root,
+                  *r->sc.cgroup_plugin ? r->sc.cgroup_plugin : "autodetect",
+                  r->sc.cgroup_resolved ? " = " : ", undetected",
+                  r->sc.cgroup_resolved ? r->sc.cgroup_resolved : "",
+                  r->cg_root, r->conf.cgroup_base);
+    }
+    free (res);
 }
 
 /* ---- output ----------------------------------------------------------- */
@@ -801,25 +655,25 @@ static void print_text (const struct report *r)
             print_line (v->name, "%s", buf);
     }
 
-    if (!r->slurm_conf_found)
-        print_line ("slurm.conf", "%s: not read (%s)", r->slurm_conf,
-                    strerror (r->slurm_conf_errno));
+    if (!r->sc.slurm_conf_found)
+        print_line ("slurm.conf", "%s: not read (%s)", r->sc.slurm_conf,
+                    strerror (r->sc.slurm_conf_errno));
     else
         print_line ("slurm.conf", "%s: TaskPlugin=%s, ProctrackType=%s",
-                    r->slurm_conf,
-                    *r->task_plugin ? r->task_plugin : "(default)",
-                    *r->proctrack ? r->proctrack : "(default)");
-    if (!r->cgroup_conf_found)
-        print_line ("cgroup.conf", "%s: not read (%s)", r->cgroup_conf,
-                    strerror (r->cgroup_conf_errno));
-    else if (!*r->cgroup_plugin
-             || !strcasecmp (r->cgroup_plugin, "autodetect"))
+                    r->sc.slurm_conf,
+                    *r->sc.task_plugin ? r->sc.task_plugin : "(default)",
+                    *r->sc.proctrack ? r->sc.proctrack : "(default)");
+    if (!r->sc.cgroup_conf_found)
+        print_line ("cgroup.conf", "%s: not read (%s)", r->sc.cgroup_conf,
+                    strerror (r->sc.cgroup_conf_errno));
+    else if (!*r->sc.cgroup_plugin
+             || !strcasecmp (r->sc.cgroup_plugin, "autodetect"))
         print_line ("cgroup.conf", "%s: CgroupPlugin=autodetect (%s on this "
-                    "node)", r->cgroup_conf, r->cgroup_resolved
-                    ? r->cgroup_resolved : "undetected");
+                    "node)", r->sc.cgroup_conf, r->sc.cgroup_resolved
+                    ? r->sc.cgroup_resolved : "undetected");
     else
-        print_line ("cgroup.conf", "%s: CgroupPlugin=%s", r->cgroup_conf,
-                    r->cgroup_plugin);
+        print_line ("cgroup.conf", "%s: CgroupPlugin=%s", r->sc.cgroup_conf,
+                    r->sc.cgroup_plugin);
 
     print_line ("statedir", "%s", r->state_note);
     print_line ("mode", "%s: %s", r->mode, r->mode_detail);
@@ -934,15 +788,15 @@ static json_object *report_to_json (const struct report *r)
         bad |= v ? jadd (ctl, r->ctl[i].name, v) : -1;
     }
 
-    bad |= jadd (sc, "path", jstr (r->slurm_conf));
-    bad |= jadd (sc, "found", json_object_new_boolean (r->slurm_conf_found));
-    bad |= jadd (sc, "TaskPlugin", jstr0 (r->task_plugin));
-    bad |= jadd (sc, "ProctrackType", jstr0 (r->proctrack));
+    bad |= jadd (sc, "path", jstr (r->sc.slurm_conf));
+    bad |= jadd (sc, "found", json_object_new_boolean (r->sc.slurm_conf_found));
+    bad |= jadd (sc, "TaskPlugin", jstr0 (r->sc.task_plugin));
+    bad |= jadd (sc, "ProctrackType", jstr0 (r->sc.proctrack));
 
-    bad |= jadd (gc, "path", jstr (r->cgroup_conf));
-    bad |= jadd (gc, "found", json_object_new_boolean (r->cgroup_conf_found));
-    bad |= jadd (gc, "CgroupPlugin", jstr0 (r->cgroup_plugin));
-    bad |= jadd (gc, "resolved", jstr (r->cgroup_resolved));
+    bad |= jadd (gc, "path", jstr (r->sc.cgroup_conf));
+    bad |= jadd (gc, "found", json_object_new_boolean (r->sc.cgroup_conf_found));
+    bad |= jadd (gc, "CgroupPlugin", jstr0 (r->sc.cgroup_plugin));
+    bad |= jadd (gc, "resolved", jstr (r->sc.cgroup_resolved));
 
     bad |= jadd (sd, "path", jstr (r->conf.state_dir));
     bad |= jadd (sd, "ok", json_object_new_boolean (r->state_ok));

@@ -1217,19 +1217,56 @@ int cg2_remove_tree (cg2_t *cg, const char *relpath, int timeout_ms,
     return rc;
 }
 
+/* ---- children ------------------------------------------------------------------ */
+
+int cg2_has_children (cg2_t *cg, const char *relpath, bool *any,
+                      pin_error_t *errp)
+{
+    char norm[PATH_MAX];
+    char **names;
+    int fd;
+
+    if (!cg || !any) {
+        errno = EINVAL;
+        return errprintf (errp, "cg2_has_children: invalid arguments");
+    }
+    *any = false;
+    if (cg2_relpath_normalize (relpath, norm, sizeof (norm), errp) < 0)
+        return -1;
+    if ((fd = open_dir (cg, norm)) < 0) {
+        if (errno == ENOENT)
+            return 0;
+        return errprintf (errp, "%s%s%s: %s", cg->root, slash (norm), norm,
+                          strerror (errno));
+    }
+    if (!(names = list_subdirs (fd, false))) {
+        errprintf (errp, "%s%s%s: %s", cg->root, slash (norm), norm,
+                   strerror (errno));
+        close_keep_errno (fd);
+        return -1;
+    }
+    *any = names[0] != NULL;
+    free_names (names);
+    close (fd);
+    return 0;
+}
+
 /* ---- busy PUs ------------------------------------------------------------------- */
 
-static bool step_or_task (const char *name)
-{
-    return strncmp (name, "step_", 5) == 0 || strncmp (name, "task_", 5) == 0;
-}
+struct busy_walk {
+    cg2_t *cg;
+    size_t start_len;           /* strlen of the normalized start */
+    cg2_busy_filter_f filter;
+    void *arg;
+};
 
 /* Add to `out` the PUs held below dirfd (path `path`).  Returns 1 if
  * something was added, 0 if not, -1 on error. */
-static int busy_below (cg2_t *cg, int dirfd, char *path, size_t size,
-                       int depth, const char *exclude, hwloc_bitmap_t out,
+static int busy_below (struct busy_walk *w, int dirfd, char *path,
+                       size_t size, int depth, hwloc_bitmap_t out,
                        pin_error_t *errp)
 {
+    cg2_t *cg = w->cg;
     char **names, **p;
     size_t plen = strlen (path);
     int added = 0;
@@ -1240,29 +1277,31 @@ static int busy_below (cg2_t *cg, int dirfd, char *path, size_t size,
         return errprintf (errp, "%s/%s: %s", cg->root, path,
                           strerror (errno));
     for (p = names; *p; p++) {
+        enum cg2_busy_verdict v;
+        const char *sub;
         int fd, r = 0;
-        bool match = step_or_task (*p);
 
         snprintf (path + plen, size - plen, "%s%s", plen ? "/" : "", *p);
-        if (exclude && strcmp (path, exclude) == 0)
+        sub = path + w->start_len + (w->start_len ? 1 : 0);
+        v = w->filter (path, sub, *p, w->arg);
+        if (v == CG2_BUSY_SKIP)
             goto next;
         fd = openat (dirfd, *p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW
                                 | O_CLOEXEC);
         if (fd < 0)
             goto next;          /* gone meanwhile */
-        if (!match)
-            r = busy_below (cg, fd, path, size, depth + 1, exclude, out, errp);
+        if (v == CG2_BUSY_DESCEND)
+            r = busy_below (w, fd, path, size, depth + 1, out, errp);
         else if (events_populated (fd) == 1) {
-            /* the deepest populated step/task cgroups with a cpuset
-             * count; this one only if none below it does */
+            /* the deepest populated holders with a cpuset count; this
+             * one only if none below it does */
             hwloc_bitmap_t below = hwloc_bitmap_alloc ();
             if (!below) {
                 close (fd);
                 r = errprintf (errp, "out of memory");
                 goto next_err;
             }
-            r = busy_below (cg, fd, path, size, depth + 1, exclude, below,
-                            errp);
+            r = busy_below (w, fd, path, size, depth + 1, below, errp);
             if (r > 0)
                 hwloc_bitmap_or (out, out, below);
             else if (r == 0) {
@@ -1300,21 +1339,20 @@ next:
     return added;
 }
 
-int cg2_busy_cpus (cg2_t *cg, const char *relpath, const char *exclude,
-                   hwloc_bitmap_t busy, pin_error_t *errp)
+int cg2_busy_cpus_filter (cg2_t *cg, const char *relpath,
+                          cg2_busy_filter_f filter, void *arg,
+                          hwloc_bitmap_t busy, pin_error_t *errp)
 {
+    struct busy_walk w = { cg, 0, filter, arg };
     char norm[PATH_MAX];
-    char ex[PATH_MAX];
     char walk[PATH_MAX];
     int fd, rc;
 
-    if (!cg || !busy) {
+    if (!cg || !busy || !filter) {
         errno = EINVAL;
         return errprintf (errp, "cg2_busy_cpus: invalid arguments");
     }
-    if (cg2_relpath_normalize (relpath, norm, sizeof (norm), errp) < 0
-        || (exclude && cg2_relpath_normalize (exclude, ex, sizeof (ex),
-                                              errp) < 0))
+    if (cg2_relpath_normalize (relpath, norm, sizeof (norm), errp) < 0)
         return -1;
     if ((fd = open_dir (cg, norm)) < 0) {
         if (errno == ENOENT)
@@ -1323,10 +1361,36 @@ int cg2_busy_cpus (cg2_t *cg, const char *relpath, const char *exclude,
                           strerror (errno));
     }
     snprintf (walk, sizeof (walk), "%s", norm);
-    rc = busy_below (cg, fd, walk, sizeof (walk), 1, exclude ? ex : NULL,
-                     busy, errp);
+    w.start_len = strlen (norm);
+    rc = busy_below (&w, fd, walk, sizeof (walk), 1, busy, errp);
     close_keep_errno (fd);
     return rc < 0 ? -1 : 0;
+}
+
+/* The default rules: every step_* or task_* directory holds, except
+ * `exclude` (normalized, from the root) and what is below it. */
+static enum cg2_busy_verdict step_or_task (const char *path, const char *sub,
+                                           const char *name, void *arg)
+{
+    const char *exclude = arg;
+
+    (void)sub;
+    if (exclude && strcmp (path, exclude) == 0)
+        return CG2_BUSY_SKIP;
+    if (strncmp (name, "step_", 5) == 0 || strncmp (name, "task_", 5) == 0)
+        return CG2_BUSY_HOLDER;
+    return CG2_BUSY_DESCEND;
+}
+
+int cg2_busy_cpus (cg2_t *cg, const char *relpath, const char *exclude,
+                   hwloc_bitmap_t busy, pin_error_t *errp)
+{
+    char ex[PATH_MAX];
+
+    if (exclude && cg2_relpath_normalize (exclude, ex, sizeof (ex), errp) < 0)
+        return -1;
+    return cg2_busy_cpus_filter (cg, relpath, step_or_task,
+                                 exclude ? ex : NULL, busy, errp);
 }
 
 /* vi: ts=4 sw=4 expandtab

@@ -111,32 +111,32 @@ int cg2_remove_tree (cg2_t *cg, const char *relpath, int timeout_ms,
 int cg2_busy_cpus (cg2_t *cg, const char *relpath, const char *exclude,
                    hwloc_bitmap_t busy, pin_error_t *errp);
 
-/* ---- affinity fallback: claims of PUs when there is no v2 cpuset ------ */
+/* The same walk with the caller's rules.  For every directory below
+ * relpath (no symlink followed), `filter` gets its path from the root
+ * ("job_1/step_0/user", normalized), the same relative to relpath
+ * ("step_0/user"), its name and `arg`, and says what it is:
+ * CG2_BUSY_SKIP (it and everything below it hold nothing),
+ * CG2_BUSY_DESCEND (not a holder itself: look below it) or
+ * CG2_BUSY_HOLDER (a step or task cgroup: while populated, its deepest
+ * holders below with a non-empty cpuset.cpus count, else its own
+ * non-empty cpuset.cpus).  cg2_busy_cpus() is this with "step_*" and
+ * "task_*" as holders, `exclude` skipped, everything else descended. */
+enum cg2_busy_verdict {
+    CG2_BUSY_SKIP = 0,
+    CG2_BUSY_DESCEND,
+    CG2_BUSY_HOLDER,
+};
+typedef enum cg2_busy_verdict (*cg2_busy_filter_f) (const char *path,
+                                                    const char *sub,
+                                                    const char *name,
+                                                    void *arg);
+int cg2_busy_cpus_filter (cg2_t *cg, const char *relpath,
+                          cg2_busy_filter_f filter, void *arg,
+                          hwloc_bitmap_t busy, pin_error_t *errp);
 
-/* A root-only directory of claim files "job_<job>.step_<step>" holding the
- * owner's pid and its cpus in list format ("1234 0-3,8\n").  `dir` is an
- * absolute path; claims_add creates it (and missing parents) with mode
- * 0700 and every call refuses a symlink or a directory not owned by the
- * caller's euid or writable by group/others.  A claim is written to a
- * temporary file and renamed into place (replacing an older one).
- * claims_busy adds to `busy` (not cleared first) the cpus of every claim
- * other than (job, step) whose pid is alive (kill(pid, 0) succeeds or
- * fails with EPERM), and removes stale and malformed claims.  A missing
- * directory holds no claims; removing an absent claim is success.
- * Callers hold pin_lock_acquire() around claims_busy + claims_add. */
-int claims_add (const char *dir, uint32_t job, uint32_t step, pid_t owner,
-                hwloc_const_bitmap_t cpus, pin_error_t *errp);
-int claims_busy (const char *dir, uint32_t job, uint32_t step,
-                 hwloc_bitmap_t busy, pin_error_t *errp);
-int claims_remove (const char *dir, uint32_t job, uint32_t step,
-                   pin_error_t *errp);
-
-/* An exclusive flock on `path` (absolute; created 0600 with O_NOFOLLOW,
- * refused unless a regular file owned by the caller's euid and not
- * group/world-writable), polled every 10 ms for at most timeout_ms (0: one
- * try); never blocks forever.  Returns an fd to pass to pin_lock_release(),
- * or -1 (ETIMEDOUT when another holder kept it). */
-int pin_lock_acquire (const char *path, int timeout_ms, pin_error_t *errp);
-void pin_lock_release (int fd);             /* accepts -1, keeps errno */
+/* Does relpath have any subdirectory (child cgroup; symlinks are none)?
+ * A missing relpath has none.  -1 with errp if it cannot be read. */
+int cg2_has_children (cg2_t *cg, const char *relpath, bool *any,
+                      pin_error_t *errp);
 
 #endif /* !PIN_CG2_H */

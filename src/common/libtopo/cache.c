@@ -21,6 +21,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "libutil/mkdirp.h"
+#include "libutil/safefile.h"
 #include "topo_private.h"
 
 /* Bump when the cache's meaning changes (filters, flags, model). */
@@ -103,17 +105,7 @@ static int make_parent_dirs (const char *path)
     if (!(p = strrchr (dir, '/')) || p == dir)
         return 0;
     *p = '\0';
-    for (p = dir + 1; *p; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir (dir, 0755) < 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    }
-    if (mkdir (dir, 0755) < 0 && errno != EEXIST)
-        return -1;
-    return 0;
+    return mkdir_p (dir, 0755, 0755);
 }
 
 int topo_write_atomic (const char *path, const char *buf, size_t len)
@@ -204,6 +196,21 @@ out:
     return rc;
 }
 
+/* Would the directory of path pass safefile_check()? */
+static bool parent_safe (const char *path)
+{
+    char dir[PATH_MAX];
+    char *slash;
+
+    if (snprintf (dir, sizeof (dir), "%s", path) >= (int)sizeof (dir)
+        || !(slash = strrchr (dir, '/')))
+        return false;
+    if (slash == dir)
+        slash++;
+    *slash = '\0';
+    return safefile_check (dir, geteuid (), NULL) == 0;
+}
+
 /* Load the cache if it is a readable hwloc XML file recorded on this
  * very machine; NULL (quietly) otherwise. */
 static topo_t *load_cache (const char *path, const char *fp)
@@ -213,9 +220,12 @@ static topo_t *load_cache (const char *path, const char *fp)
     size_t len;
     char *buf;
 
-    /* a symlink is not followed; an incomplete file is not handed to
-     * hwloc (topo_read_xml) */
-    if (!fp || !(buf = topo_read_xml (path, true, &len, NULL)))
+    /* only a file that nobody but root (or the caller) can have written
+     * is trusted: its fingerprint proves nothing, anyone can compute it
+     * (libutil/safefile.h); a symlink is not followed; an incomplete file
+     * is not handed to hwloc (topo_read_xml) */
+    if (!fp || safefile_check (path, geteuid (), NULL) < 0
+        || !(buf = topo_read_xml (path, true, &len, NULL)))
         return NULL;
     if (topo_hw_init (&hw, TOPO_WHOLE_SYSTEM) < 0) {
         free (buf);
@@ -257,19 +267,26 @@ topo_t *topo_load_cached (const char *cache_path, bool *refreshed,
     }
     fp = topo_system_fingerprint ();
     mpath = model_path (cache_path);
-    /* the step-start path: the model alone, no hwloc topology */
-    if (fp && mpath && (t = topo_load_model (mpath, fp, cache_path, NULL)))
+    /* the step-start path: the model alone, no hwloc topology; used only
+     * when both it and the XML it was derived from are trusted
+     * (libutil/safefile.h) */
+    if (fp && mpath && safefile_check (mpath, geteuid (), NULL) == 0
+        && safefile_check (cache_path, geteuid (), NULL) == 0
+        && (t = topo_load_model (mpath, fp, cache_path, NULL)))
         goto out;
     if ((t = load_cache (cache_path, fp))) {
-        /* the XML is current, its model is not: rewrite the model */
-        if (mpath)
+        /* the XML is current (and trusted), its model is not: rewrite
+         * the model */
+        if (mpath && parent_safe (cache_path))
             (void)topo_export_model (t, fp, cache_path, mpath, NULL);
         goto out;
     }
     if (!(t = topo_load ("system", TOPO_WHOLE_SYSTEM, errp)))
         goto out;
-    /* not being able to write the cache is not an error */
+    /* not being able to write the cache is not an error; a directory the
+     * next reader would not trust is not written to */
     if (make_parent_dirs (cache_path) == 0
+        && parent_safe (cache_path)
         && topo_export_xml (t, cache_path, NULL) == 0) {
         if (refreshed)
             *refreshed = true;

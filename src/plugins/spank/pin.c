@@ -23,7 +23,6 @@
 #if HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -43,27 +42,23 @@
 #include <slurm/spank.h>
 
 #include "libcgroup2/cg2.h"
+#include "libcgroup2/mode.h"
+#include "libclaims/claims.h"
 #include "libconf/conf.h"
 #include "libplace/place.h"
 #include "libtopo/topo.h"
 #include "libutil/errprintf.h"
+#include "libutil/mkdirp.h"
+#include "libutil/safefile.h"
 #include "ompenv.h"
 #include "pinopt.h"
-#include "stepcg.h"
+#include "libcgroup2/stepcg.h"
 
 SPANK_PLUGIN (pin, 1);
 
 #define LOCK_TIMEOUT_MS 10000   /* wait for other steps' plan-and-apply */
 #define RMDIR_TIMEOUT_MS 10000  /* EBUSY retries when removing our tree */
 #define CONTROLLERS "+cpuset +cpu"
-
-enum cg_mode {
-    CG_NONE = 0,        /* no usable cgroup v2 hierarchy: affinity only */
-    CG_NESTED,          /* inside Slurm's own step cgroup (cgroup/v2) */
-    CG_STANDALONE,      /* our own tree <root>/<base>/job_<id>/step_<id> */
-};
-
-static const char *cg_mode_name[] = { "affinity", "nested", "standalone" };
 
 /* What task_post_fork (in slurmstepd) did for each task, in memory shared
  * with the task processes, which read it in task_init (they were forked
@@ -106,7 +101,7 @@ static struct {
     bool moved;                 /* placed outside the step's own cores */
     bool widened;               /* nested: Slurm's step cpuset widened */
     struct place_plan *plan;    /* NULL for policy none */
-    enum cg_mode mode;
+    enum cg2_mode mode;         /* libcgroup2/mode.h */
     bool cpuset;                /* cpuset controller usable */
     cg2_t *cg;
     char job_rel[PATH_MAX];     /* standalone: <base>/job_<id> */
@@ -185,41 +180,6 @@ static int fmt_path (char *buf, size_t n, const char *fmt, ...)
         return -1;
     }
     return 0;
-}
-
-static int mkdir_private (const char *path)
-{
-    struct stat st;
-
-    if (mkdir (path, 0700) < 0 && errno != EEXIST)
-        return -1;
-    if (stat (path, &st) < 0)
-        return -1;
-    if (!S_ISDIR (st.st_mode)) {
-        errno = ENOTDIR;
-        return -1;
-    }
-    return 0;
-}
-
-/* mkdir -p for an absolute path made only of directories root owns. */
-static int mkdir_p (const char *path)
-{
-    char buf[PATH_MAX];
-
-    if (snprintf (buf, sizeof (buf), "%s", path) >= (int)sizeof (buf)) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    for (char *p = buf + 1; *p; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir (buf, 0755) < 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    }
-    return mkdir_private (buf);
 }
 
 /* Convert between hwloc bitmaps and the kernel's affinity masks. */
@@ -466,55 +426,40 @@ static int get_alloc (spank_t sp)
     return 0;
 }
 
-/* Decide nested/standalone/none and whether cpusets can be written. */
+/* Decide nested/standalone/none and whether cpusets can be written
+ * (libcgroup2's cg2_mode_detect(), which slurm-pin check uses too). */
 static void cgroup_detect (void)
 {
-    pin_error_t err = { "" };
-    char stepdir[32], user_rel[PATH_MAX + 8];
-    char *self;
+    struct cg2_mode_input in = {
+        .cgroup_root = g.conf.cgroup_root,
+        .cgroup_base = g.conf.cgroup_base,
+        .job = g.job,
+        .step = g.step,
+    };
+    struct cg2_mode_result *res = calloc (1, sizeof (*res));
+    char *self = cg2_pid_path (getpid (), NULL);
 
-    if (!(g.cg = cg2_open (g.conf.cgroup_root, &err))) {
-        g.mode = CG_NONE;
-        snprintf (g.warning, sizeof (g.warning),
-                  "no cgroup v2 hierarchy (%s): CPUs bound with "
-                  "sched_setaffinity only, not accounted", err.text);
-        return;
-    }
-    self = cg2_pid_path (getpid (), NULL);
-    if (self && stepcg_find_slurm_step (self, g.job, g.step, g.step_rel,
-                                        sizeof (g.step_rel)) == 0) {
-        g.mode = CG_NESTED;
-        g.cpuset = fmt_path (user_rel, sizeof (user_rel), "%s/user",
-                             g.step_rel) == 0
-                   && stepcg_has_controller (g.cg, user_rel, "cpuset");
-    }
-    else if (fmt_path (g.job_rel, sizeof (g.job_rel), "%s/job_%u",
-                       g.conf.cgroup_base, g.job) == 0
-             && fmt_path (g.step_rel, sizeof (g.step_rel), "%s/%s",
-                          g.job_rel, stepcg_step_dir (g.step, stepdir,
-                                                      sizeof (stepdir)))
-                == 0) {
-        g.mode = CG_STANDALONE;
-        g.cpuset = cg2_has_controller (g.cg, "cpuset");
-    }
-    else {
-        g.mode = CG_NONE;
-        g.cpuset = false;
-        cg2_close (g.cg);
-        g.cg = NULL;
+    if (!res) {
         free (self);
-        snprintf (g.warning, sizeof (g.warning),
-                  "CgroupBase %s: path too long: CPUs bound with "
-                  "sched_setaffinity only, not accounted",
-                  g.conf.cgroup_base);
+        g.mode = CG2_MODE_NONE;
+        copy_text (g.warning, sizeof (g.warning), "out of memory: CPUs "
+                   "bound with sched_setaffinity only, not accounted");
         return;
     }
+    in.self_cgroup = self ? self : "";
+    g.cg = cg2_mode_detect (&in, res);
+    g.mode = res->mode;
+    g.cpuset = res->cpuset;
+    copy_text (g.step_rel, sizeof (g.step_rel), res->step_rel);
+    copy_text (g.job_rel, sizeof (g.job_rel), res->job_rel);
+    if (g.mode == CG2_MODE_NONE)
+        snprintf (g.warning, sizeof (g.warning), "%.300s: CPUs bound with "
+                  "sched_setaffinity only, not accounted", res->why);
+    else if (!g.cpuset)
+        snprintf (g.warning, sizeof (g.warning), "%.300s: CPUs bound with "
+                  "sched_setaffinity only, memory not fenced", res->why);
     free (self);
-    if (!g.cpuset)
-        snprintf (g.warning, sizeof (g.warning),
-                  "cpuset controller not available in the cgroup v2 "
-                  "hierarchy at %s: CPUs bound with sched_setaffinity "
-                  "only, memory not fenced", cg2_root (g.cg));
+    free (res);
 }
 
 /* The affinity-only fallback is logged once per node and boot (a marker
@@ -558,7 +503,7 @@ static int read_busy (hwloc_bitmap_t busy)
                    err.text);
         return -1;
     }
-    if (g.mode == CG_NONE || !g.cpuset)
+    if (g.mode == CG2_MODE_NONE || !g.cpuset)
         return 0;
     job_dir_of_step (job_rel, sizeof (job_rel));
     if (stepcg_busy (g.cg, job_rel,
@@ -685,7 +630,7 @@ static int plan_locked (void)
             g.claimed = true;
         }
     }
-    if (g.mode == CG_STANDALONE) {
+    if (g.mode == CG2_MODE_STANDALONE) {
         if (cg2_create (g.cg, g.step_rel, g.cpuset ? CONTROLLERS : "+cpu",
                         &err) < 0) {
             step_fail ("cannot create cgroup %s/%s: %s", cg2_root (g.cg),
@@ -794,20 +739,25 @@ static int step_setup (spank_t sp)
     }
     cgroup_detect ();
 
-    if (g.policy == PLACE_NONE && g.mode != CG_STANDALONE) {
+    if (g.policy == PLACE_NONE && g.mode != CG2_MODE_STANDALONE) {
         g.ready = true;
         return 0;
     }
-    if (mkdir_p (g.conf.state_dir) < 0) {
+    if (mkdir_p (g.conf.state_dir, 0755, 0700) < 0) {
         step_fail ("cannot create StateDir %s: %s", g.conf.state_dir,
                    strerror (errno));
+        return -1;
+    }
+    /* claims/ and lock are checked where they are opened (libclaims) */
+    if (safefile_check (g.conf.state_dir, geteuid (), &err) < 0) {
+        step_fail ("StateDir %s", err.text);
         return -1;
     }
     if (fmt_path (g.claims_dir, sizeof (g.claims_dir), "%s/claims",
                   g.conf.state_dir) < 0
         || fmt_path (g.lock_path, sizeof (g.lock_path), "%s/lock",
                      g.conf.state_dir) < 0
-        || mkdir_private (g.claims_dir) < 0) {
+        || mkdir_p (g.claims_dir, 0700, 0700) < 0) {
         step_fail ("cannot create %s: %s", g.claims_dir, strerror (errno));
         return -1;
     }
@@ -820,14 +770,14 @@ static int step_setup (spank_t sp)
     pin_lock_release (fd);
     if (rc < 0)
         return -1;
-    if (g.mode == CG_NESTED
+    if (g.mode == CG2_MODE_NESTED
         && !(g.task_dir_created = calloc (g.ntasks, sizeof (bool)))) {
         step_fail ("out of memory");
         return -1;
     }
     slurm_debug ("pin: step %s: policy=%s tasks=%u cpus_per_task=%u "
                  "mode=%s%s", g.stepname, policy_name (g.policy), g.ntasks,
-                 g.cpus_per_task, cg_mode_name[g.mode],
+                 g.cpus_per_task, cg2_mode_name (g.mode),
                  g.cpuset ? "" : " (affinity only)");
     g.ready = true;
     return 0;
@@ -862,7 +812,7 @@ static int apply_task (int id, pid_t pid, pin_error_t *errp)
     pin_error_t err = { "" };
     char task_rel[PATH_MAX + 32];
 
-    if (g.mode == CG_STANDALONE) {
+    if (g.mode == CG2_MODE_STANDALONE) {
         if (fmt_path (task_rel, sizeof (task_rel), "%s/task_%d", g.step_rel,
                       id) < 0
             || cg2_create (g.cg, task_rel, g.cpuset ? CONTROLLERS : "+cpu",
@@ -876,7 +826,7 @@ static int apply_task (int id, pid_t pid, pin_error_t *errp)
             return errprintf (errp, "cannot move pid %d into cgroup %s: %s",
                               (int)pid, task_rel, err.text);
     }
-    else if (g.mode == CG_NESTED && t && g.cpuset) {
+    else if (g.mode == CG2_MODE_NESTED && t && g.cpuset) {
         char *now, *procs;
         bool here;
 
@@ -1119,7 +1069,7 @@ static void remove_tree (void)
     char task_rel[PATH_MAX + 32];
     int fd;
 
-    if (g.mode == CG_NESTED && g.task_dir_created) {
+    if (g.mode == CG2_MODE_NESTED && g.task_dir_created) {
         for (uint32_t i = 0; i < g.ntasks; i++) {
             if (!g.task_dir_created[i])
                 continue;
@@ -1141,7 +1091,7 @@ static void remove_tree (void)
         slurm_error ("pin: step %s: %s", g.stepname, err.text);
         return;
     }
-    if (stepcg_has_children (g.cg, g.job_rel, &children, &err) < 0)
+    if (cg2_has_children (g.cg, g.job_rel, &children, &err) < 0)
         slurm_error ("pin: step %s: %s", g.stepname, err.text);
     else if (!children
              && cg2_remove_tree (g.cg, g.job_rel, RMDIR_TIMEOUT_MS, &err) < 0)
@@ -1150,38 +1100,23 @@ static void remove_tree (void)
     pin_lock_release (fd);
 }
 
+static void claim_removed (uint32_t step, void *arg)
+{
+    (void)arg;
+    slurm_info ("pin: job %u: removed the claim of step %u", g.job, step);
+}
+
 /* Drop the claims ("job_<id>.step_<step>" in StateDir/claims) that steps
- * of this job left behind (a killed slurmstepd: stale, but kept while its
- * pid lingers as a zombie). */
+ * of this job left behind (a killed slurmstepd). */
 static void remove_job_claims (void)
 {
-    char dir[PATH_MAX], prefix[32];
-    struct dirent *d;
-    DIR *dp;
+    pin_error_t err = { "" };
+    char dir[PATH_MAX];
 
-    if (fmt_path (dir, sizeof (dir), "%s/claims", g.conf.state_dir) < 0
-        || !(dp = opendir (dir)))
+    if (fmt_path (dir, sizeof (dir), "%s/claims", g.conf.state_dir) < 0)
         return;
-    snprintf (prefix, sizeof (prefix), "job_%u.step_", g.job);
-    while ((d = readdir (dp))) {
-        pin_error_t err = { "" };
-        unsigned long step;
-        char *end;
-
-        if (strncmp (d->d_name, prefix, strlen (prefix)) != 0)
-            continue;
-        errno = 0;
-        step = strtoul (d->d_name + strlen (prefix), &end, 10);
-        if (errno || *end || end == d->d_name + strlen (prefix)
-            || step > UINT32_MAX)
-            continue;
-        if (claims_remove (dir, g.job, (uint32_t)step, &err) < 0)
-            slurm_error ("pin: job %u: %s", g.job, err.text);
-        else
-            slurm_info ("pin: job %u: removed the claim of step %lu",
-                        g.job, step);
-    }
-    closedir (dp);
+    if (claims_remove_job (dir, g.job, claim_removed, NULL, &err) < 0)
+        slurm_error ("pin: job %u: %s", g.job, err.text);
 }
 
 /* The extern step (PrologFlags=Contain) ends after every other step of

@@ -1,4 +1,4 @@
-/* test_cg2.c - unit tests for the cgroup v2 layer, claims and lock
+/* test_cg2.c - unit tests for the cgroup v2 layer
  *
  * The seam: a temporary directory of plain files stands for the cgroup2
  * mount; tests write the files the kernel would (cgroup.controllers,
@@ -814,7 +814,7 @@ START_TEST (test_busy_cpus)
 }
 END_TEST
 
-/* ---- claims ---------------------------------------------------------------------- */
+/* ---- helpers -------------------------------------------------------------------- */
 
 static pid_t dead_pid (void)
 {
@@ -827,216 +827,6 @@ static pid_t dead_pid (void)
     ck_assert_int_eq (kill (pid, 0), -1);   /* reaped: gone */
     return pid;
 }
-
-START_TEST (test_claims)
-{
-    pin_error_t e = { "" };
-    char dir[512];
-    char want[64];
-    struct stat st;
-    hwloc_bitmap_t set = set_of ("0-1");
-    hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
-    pid_t dead = dead_pid ();
-
-    path_of (dir, sizeof (dir), "state/claims");
-    /* no directory yet: no claims */
-    ck_assert_int_eq (claims_busy (dir, 1, 0, busy, &e), 0);
-    ck_assert (hwloc_bitmap_iszero (busy));
-    ck_assert_int_eq (claims_remove (dir, 1, 0, &e), 0);
-
-    ck_assert_msg (claims_add (dir, 1, 0, getpid (), set, &e) == 0, "%s",
-                   e.text);
-    ck_assert_int_eq (stat (dir, &st), 0);
-    ck_assert_uint_eq (st.st_mode & 07777, 0700);
-    snprintf (want, sizeof (want), "%ld 0-1\n", (long)getpid ());
-    ck_assert_str_eq (get ("state/claims/job_1.step_0"), want);
-
-    hwloc_bitmap_free (set);
-    set = set_of ("2-3");
-    ck_assert_msg (claims_add (dir, 1, 1, dead, set, &e) == 0, "%s", e.text);
-    hwloc_bitmap_free (set);
-    set = set_of ("4,4294");
-    ck_assert_msg (claims_add (dir, 4294967295u, 4294967294u, getpid (), set,
-                               &e) == 0, "%s", e.text);
-    ck_assert (exists ("state/claims/job_4294967295.step_4294967294"));
-    put ("state/claims/job_5.step_0", "garbage\n");
-    put ("state/claims/job_6.step_0", "1 2-3");         /* no newline */
-    put ("state/claims/README", "not a claim\n");
-    put ("state/claims/job_7.step_0.bak", "1 8\n");
-
-    /* for step 1.0: its own claim and the dead one do not count */
-    ck_assert_msg (claims_busy (dir, 1, 0, busy, &e) == 0, "%s", e.text);
-    assert_set (busy, "4,4294");
-    ck_assert (!exists ("state/claims/job_1.step_1"));  /* stale: removed */
-    ck_assert (!exists ("state/claims/job_5.step_0"));  /* malformed */
-    ck_assert (!exists ("state/claims/job_6.step_0"));
-    ck_assert (exists ("state/claims/job_1.step_0"));
-    ck_assert (exists ("state/claims/README"));         /* not ours */
-    ck_assert (exists ("state/claims/job_7.step_0.bak"));
-
-    /* another step sees 1.0 */
-    hwloc_bitmap_zero (busy);
-    ck_assert_int_eq (claims_busy (dir, 2, 0, busy, &e), 0);
-    assert_set (busy, "0-1,4,4294");
-
-    /* a new claim replaces the old one */
-    hwloc_bitmap_free (set);
-    set = set_of ("7");
-    ck_assert_int_eq (claims_add (dir, 1, 0, getpid (), set, &e), 0);
-    hwloc_bitmap_zero (busy);
-    ck_assert_int_eq (claims_busy (dir, 2, 0, busy, &e), 0);
-    assert_set (busy, "4,7,4294");
-
-    ck_assert_int_eq (claims_remove (dir, 1, 0, &e), 0);
-    ck_assert (!exists ("state/claims/job_1.step_0"));
-    ck_assert_int_eq (claims_remove (dir, 1, 0, &e), 0);
-
-    /* bad arguments */
-    ck_assert_int_lt (claims_add (dir, 1, 0, 0, set, &e), 0);
-    ck_assert_int_eq (errno, EINVAL);
-    hwloc_bitmap_zero (set);
-    ck_assert_int_lt (claims_add (dir, 1, 0, getpid (), set, &e), 0);
-    ck_assert_int_lt (claims_add ("relative/claims", 1, 0, getpid (), set,
-                                  &e), 0);
-    ck_assert_int_lt (claims_busy ("/tmp/../etc", 1, 0, busy, &e), 0);
-    ck_assert_int_eq (errno, EINVAL);
-    hwloc_bitmap_free (set);
-    hwloc_bitmap_free (busy);
-}
-END_TEST
-
-/* An attacker could pre-create the directory: a symlink or a directory
- * writable by others is refused. */
-START_TEST (test_claims_unsafe_dir)
-{
-    pin_error_t e = { "" };
-    char dir[512], target[512];
-    hwloc_bitmap_t set = set_of ("0");
-    hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
-
-    mkdirs ("elsewhere", true);
-    path_of (target, sizeof (target), "elsewhere");
-    path_of (dir, sizeof (dir), "link");
-    ck_assert_int_eq (symlink (target, dir), 0);
-    ck_assert_int_lt (claims_add (dir, 1, 0, getpid (), set, &e), 0);
-    ck_assert_msg (strstr (e.text, "a symlink or not a directory") != NULL,
-                   "%s", e.text);
-    ck_assert_int_lt (claims_busy (dir, 1, 0, busy, &e), 0);
-    ck_assert (!exists ("elsewhere/job_1.step_0"));
-
-    path_of (dir, sizeof (dir), "open");
-    mkdirs ("open", true);
-    ck_assert_int_eq (chmod (dir, 0777), 0);
-    ck_assert_int_lt (claims_add (dir, 1, 0, getpid (), set, &e), 0);
-    ck_assert_msg (strstr (e.text, "writable by group or others (mode 0777)")
-                   != NULL, "%s", e.text);
-    ck_assert_int_lt (claims_busy (dir, 1, 0, busy, &e), 0);
-    ck_assert_int_lt (claims_remove (dir, 1, 0, &e), 0);
-    ck_assert (!exists ("open/job_1.step_0"));
-
-    put ("file", "x\n");
-    path_of (dir, sizeof (dir), "file");
-    ck_assert_int_lt (claims_add (dir, 1, 0, getpid (), set, &e), 0);
-    hwloc_bitmap_free (set);
-    hwloc_bitmap_free (busy);
-}
-END_TEST
-
-/* As root: a directory owned by another user is refused. */
-START_TEST (test_claims_foreign_owner)
-{
-    pin_error_t e = { "" };
-    char dir[512];
-    hwloc_bitmap_t set = set_of ("0");
-
-    path_of (dir, sizeof (dir), "foreign");
-    mkdirs ("foreign", true);
-    ck_assert_int_eq (chmod (dir, 0700), 0);
-    ck_assert_int_eq (chown (dir, 65534, 65534), 0);
-    ck_assert_int_lt (claims_add (dir, 1, 0, getpid (), set, &e), 0);
-    ck_assert_msg (strstr (e.text, "owned by uid 65534, not uid 0") != NULL,
-                   "%s", e.text);
-    ck_assert (!exists ("foreign/job_1.step_0"));
-    hwloc_bitmap_free (set);
-}
-END_TEST
-
-/* ---- lock ------------------------------------------------------------------------- */
-
-START_TEST (test_lock)
-{
-    pin_error_t e = { "" };
-    char path[512], target[512];
-    struct stat st;
-    int fd1, fd2;
-
-    path_of (path, sizeof (path), "lock");
-    fd1 = pin_lock_acquire (path, 0, &e);
-    ck_assert_msg (fd1 >= 0, "%s", e.text);
-    ck_assert_int_eq (stat (path, &st), 0);
-    ck_assert_uint_eq (st.st_mode & 07777, 0600);
-    ck_assert (fcntl (fd1, F_GETFD) & FD_CLOEXEC);
-
-    /* held: a second open file description times out */
-    fd2 = pin_lock_acquire (path, 50, &e);
-    ck_assert_int_eq (fd2, -1);
-    ck_assert_int_eq (errno, ETIMEDOUT);
-    ck_assert_msg (strstr (e.text, "still locked by another process after "
-                           "50 ms") != NULL, "%s", e.text);
-    ck_assert_int_eq (pin_lock_acquire (path, 0, &e), -1);
-    ck_assert_int_eq (errno, ETIMEDOUT);
-
-    pin_lock_release (fd1);
-    fd2 = pin_lock_acquire (path, 50, &e);
-    ck_assert_msg (fd2 >= 0, "%s", e.text);
-    pin_lock_release (fd2);
-    pin_lock_release (-1);
-
-    /* a symlink planted at the lock path is refused */
-    path_of (target, sizeof (target), "target");
-    put ("target", "");
-    path_of (path, sizeof (path), "lock.link");
-    ck_assert_int_eq (symlink (target, path), 0);
-    ck_assert_int_eq (pin_lock_acquire (path, 0, &e), -1);
-    ck_assert_msg (strstr (e.text, "a symlink") != NULL, "%s", e.text);
-    ck_assert_int_eq (pin_lock_acquire ("relative.lock", 0, &e), -1);
-    ck_assert_int_eq (errno, EINVAL);
-}
-END_TEST
-
-/* Another process holding the lock blocks us until it lets go. */
-START_TEST (test_lock_other_process)
-{
-    pin_error_t e = { "" };
-    char path[512];
-    int pipefd[2], status, fd;
-    char c;
-    pid_t pid;
-
-    path_of (path, sizeof (path), "lock");
-    ck_assert_int_eq (pipe (pipefd), 0);
-    pid = fork ();
-    ck_assert_int_ge (pid, 0);
-    if (pid == 0) {
-        int lfd = pin_lock_acquire (path, 1000, NULL);
-        if (write (pipefd[1], lfd >= 0 ? "y" : "n", 1) != 1)
-            _exit (2);
-        pause ();               /* hold until killed */
-        _exit (0);
-    }
-    ck_assert_int_eq (read (pipefd[0], &c, 1), 1);
-    ck_assert_int_eq (c, 'y');
-    ck_assert_int_eq (pin_lock_acquire (path, 30, &e), -1);
-    ck_assert_int_eq (errno, ETIMEDOUT);
-    kill (pid, SIGKILL);
-    ck_assert_int_eq (waitpid (pid, &status, 0), pid);
-    fd = pin_lock_acquire (path, 1000, &e);
-    ck_assert_msg (fd >= 0, "%s", e.text);
-    pin_lock_release (fd);
-    close (pipefd[0]);
-    close (pipefd[1]);
-}
-END_TEST
 
 /* ---- no fd leaks ------------------------------------------------------------------ */
 
@@ -1059,7 +849,7 @@ START_TEST (test_no_fd_leak)
 {
     pin_error_t e;
     struct cg2_cpu_stat st;
-    char dir[512], lock[512], mi[512];
+    char mi[512];
     hwloc_bitmap_t cpus = set_of ("2-3");
     hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
     int before, round;
@@ -1071,15 +861,12 @@ START_TEST (test_no_fd_leak)
     put ("s/cgroup.procs", "");
     put ("s/cpu.stat", "usage_usec 1\n");
     put ("mountinfo", "1 1 0:1 / /x rw - cgroup2 cgroup2 rw\n");
-    path_of (dir, sizeof (dir), "claims");
-    path_of (lock, sizeof (lock), "lock");
     path_of (mi, sizeof (mi), "mountinfo");
     before = count_fds ();
     for (round = 0; round < 3; round++) {
         cg2_t *cg = open_seam ();
         char *s;
         char buf[64];
-        int fd;
 
         (void)cg2_create (cg, "n/m", "+cpuset", &e);        /* fails */
         (void)cg2_create (cg, "p/q", NULL, &e);
@@ -1098,13 +885,6 @@ START_TEST (test_no_fd_leak)
         s = cg2_pid_path (getpid (), &e);
         free (s);
         (void)cg2_pid_path (dead_pid (), &e);
-        (void)claims_add (dir, 1, 0, getpid (), cpus, &e);
-        (void)claims_add (dir, 1, 1, dead_pid (), cpus, &e);
-        (void)claims_busy (dir, 2, 0, busy, &e);
-        (void)claims_remove (dir, 1, 0, &e);
-        fd = pin_lock_acquire (lock, 0, &e);
-        (void)pin_lock_acquire (lock, 0, &e);               /* times out */
-        pin_lock_release (fd);
         cg2_close (cg);
         ck_assert_ptr_null (cg2_open ("/nonexistent-dir", &e));
     }
@@ -1259,15 +1039,6 @@ static Suite *cg2_suite (const char **skips, int *nskips)
     tcase_add_test (tc, test_remove_tree);
     tcase_add_test (tc, test_remove_tree_symlink);
     tcase_add_test (tc, test_busy_cpus);
-    tcase_add_test (tc, test_claims);
-    tcase_add_test (tc, test_claims_unsafe_dir);
-    if (geteuid () == 0)
-        tcase_add_test (tc, test_claims_foreign_owner);
-    else
-        skips[(*nskips)++] = "test_claims_foreign_owner: not root, cannot "
-                             "make a directory owned by another user";
-    tcase_add_test (tc, test_lock);
-    tcase_add_test (tc, test_lock_other_process);
     tcase_add_test (tc, test_no_fd_leak);
     suite_add_tcase (s, tc);
 

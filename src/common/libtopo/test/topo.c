@@ -946,6 +946,79 @@ START_TEST (test_cache_unwritable)
 }
 END_TEST
 
+/* A cache anyone could have written is not trusted (its fingerprint is
+ * public): it is ignored, the live topology is used, and nothing is
+ * written into a directory the next reader would not trust either. */
+START_TEST (test_cache_unsafe)
+{
+    char *dir = make_tmpdir ();
+    char *sub = NULL, *path = NULL, *model = NULL;
+    bool refreshed = true;
+    struct stat before, after;
+    topo_t *t;
+
+    ck_assert (asprintf (&sub, "%s/cache", dir) > 0);
+    ck_assert (asprintf (&path, "%s/topo.xml", sub) > 0);
+    topo_destroy (load_cached_as (LIVE_A, path, &refreshed));
+    ck_assert (refreshed);
+    ck_assert_int_eq (stat (path, &before), 0);
+
+    /* the directory is writable by everyone: ignored, not rewritten */
+    ck_assert_int_eq (chmod (sub, 0777), 0);
+    t = load_cached_as (LIVE_B, path, &refreshed);
+    ck_assert_uint_eq (topo_npus (t), 3);
+    ck_assert (!refreshed);
+    topo_destroy (t);
+    ck_assert_int_eq (stat (path, &after), 0);
+    ck_assert_uint_eq (after.st_ino, before.st_ino);
+    ck_assert_int_eq (count_entries (sub), 2);      /* XML and model */
+
+    /* the file itself is writable by everyone: ignored, and replaced by
+     * a fresh one (the directory is safe again) */
+    ck_assert_int_eq (chmod (sub, 0755), 0);
+    ck_assert_int_eq (chmod (path, 0666), 0);
+    t = load_cached_as (LIVE_B, path, &refreshed);
+    ck_assert_uint_eq (topo_npus (t), 3);
+    ck_assert (refreshed);
+    topo_destroy (t);
+    ck_assert_int_eq (stat (path, &after), 0);
+    ck_assert_int_eq (after.st_mode & 07777, 0644);
+
+    /* as root: a cache owned by another user is ignored */
+    if (geteuid () == 0) {
+        ck_assert_int_eq (chown (path, 65534, 65534), 0);
+        t = load_cached_as (LIVE_A, path, &refreshed);
+        ck_assert_uint_eq (topo_npus (t), 16);
+        ck_assert (refreshed);
+        topo_destroy (t);
+    }
+    /* and the trusted one is read again */
+    t = load_cached_as (LIVE_B, path, &refreshed);
+    ck_assert (!refreshed);
+    ck_assert_uint_eq (topo_npus (t), geteuid () == 0 ? 16 : 3);
+    topo_destroy (t);
+
+    /* a model anyone could have written is not used either: the XML is,
+     * and the model is written anew (mode 0644) */
+    ck_assert (asprintf (&model, "%s.model", path) > 0);
+    ck_assert_int_eq (chmod (model, 0666), 0);
+    t = load_cached_as (LIVE_B, path, &refreshed);
+    ck_assert (!refreshed);
+    ck_assert_uint_eq (topo_npus (t), geteuid () == 0 ? 16 : 3);
+    ck_assert_int_eq (topo_export_xml (t, "/nonexistent/x.xml", NULL), -1);
+    ck_assert_int_ne (errno, ENOTSUP);              /* an hwloc topology */
+    topo_destroy (t);
+    ck_assert_int_eq (stat (model, &after), 0);
+    ck_assert_int_eq (after.st_mode & 07777, 0644);
+
+    remove_tree (dir);
+    free (model);
+    free (path);
+    free (sub);
+    free (dir);
+}
+END_TEST
+
 START_TEST (test_cache_errors)
 {
     pin_error_t e = { { 0 } };
@@ -1073,6 +1146,7 @@ static Suite *topo_suite (void)
     tcase_add_test (tc, test_cache_truncated);
     tcase_add_loop_test (tc, test_model_bad, 0, NELEM (bad_models));
     tcase_add_test (tc, test_cache_unwritable);
+    tcase_add_test (tc, test_cache_unsafe);
     tcase_add_test (tc, test_cache_errors);
     tcase_add_test (tc, test_fingerprint);
     tcase_add_test (tc, test_export);

@@ -1,21 +1,22 @@
 /* stepcg.h - where a step's cgroups are, and what other steps hold
  *
- * Glue between the SPANK plugin and libcgroup2 that the library does not
- * (yet) offer: Slurm's step directory names, finding Slurm's own step
- * cgroup in a process's cgroup path (nested mode), and reading the PUs
- * that other running steps of a job were given from the cgroup tree.
+ * Slurm's layout on top of cg2.h: Slurm's step directory names, finding
+ * Slurm's own step cgroup in a process's cgroup path (nested mode), and
+ * reading the PUs that other running steps of a job were given from the
+ * cgroup tree (cg2_busy_cpus_filter() with the plugin's rules).  Every
+ * path is walked by cg2 from its root fd without following symlinks.
  * Paths are relative to the cg2 root, with or without a leading '/'.
  * Nothing here logs; errors go to errp.
  */
-#ifndef PIN_SPANK_STEPCG_H
-#define PIN_SPANK_STEPCG_H
+#ifndef PIN_CG2_STEPCG_H
+#define PIN_CG2_STEPCG_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <hwloc.h>
 
-#include "libcgroup2/cg2.h"
+#include "cg2.h"
 #include "libutil/errprintf.h"
 
 /* Slurm's name of a step's cgroup directory: "step_3", "step_batch",
@@ -42,14 +43,10 @@ bool stepcg_has_controller (cg2_t *cg, const char *relpath,
  * The step directory named `self` (e.g. "step_3", may be NULL) and the
  * batch, extern and interactive steps are skipped.  Task directories
  * whose cpuset.cpus is empty (Slurm's own) or that hold no process (a
- * crashed step) hold nothing.  A missing job_rel is an empty set.
- * Results are added to `busy`. */
+ * crashed step: "populated 1" missing from cgroup.events) hold nothing.
+ * Symlinks are not followed (a symlinked job_rel is an error).  A missing
+ * job_rel is an empty set.  Results are added to `busy`. */
 int stepcg_busy (cg2_t *cg, const char *job_rel, const char *self,
                  hwloc_bitmap_t busy, pin_error_t *errp);
 
-/* Does relpath have any subdirectory (child cgroup)?  A missing relpath
- * has none.  -1 with errp if it cannot be read. */
-int stepcg_has_children (cg2_t *cg, const char *relpath, bool *any,
-                         pin_error_t *errp);
-
-#endif /* !PIN_SPANK_STEPCG_H */
+#endif /* !PIN_CG2_STEPCG_H */

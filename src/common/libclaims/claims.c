@@ -1,11 +1,13 @@
-/* claims.c - PU claims of running steps, for the affinity fallback
+/* claims.c - PU claims of running steps and the node lock
  *
  * When the cgroup v2 hierarchy has no cpuset controller, the PUs a step
  * holds are recorded as files "job_<job>.step_<step>" in a root-only
- * directory, each "pid cpulist\n", written to a temporary file and renamed
- * into place.  Claims whose pid is gone are stale: claims_busy() ignores
- * and removes them.  Callers serialize "read busy, plan, add claim" with
- * pin_lock_acquire().  See doc/cgroup.md.
+ * directory, each "pid starttime cpulist\n", written to a temporary file
+ * and renamed into place.  Claims whose process is gone (no such pid, a
+ * zombie, or a pid recycled by a process that started at another time)
+ * are stale: claims_busy() ignores and removes them.  Callers serialize
+ * "read busy, plan, add claim" with pin_lock_acquire().  See claims.h and
+ * doc/cgroup.md.
  */
 #if HAVE_CONFIG_H
 #include "config.h"
@@ -26,9 +28,12 @@
 #include <unistd.h>
 
 #include "libtopo/topo.h"
-#include "cg2.h"
+#include "libutil/mkdirp.h"
+#include "libutil/safefile.h"
+#include "claims.h"
 
 #define CLAIM_MAX (64 * 1024)   /* largest claim file read */
+#define PROC_STAT_MAX 4096      /* /proc/PID/stat is shorter */
 
 static void close_keep_errno (int fd)
 {
@@ -66,7 +71,9 @@ static int check_path (const char *path, const char *what, pin_error_t *errp)
     return 0;
 }
 
-/* Is the open file `fd` owned by us and not writable by group or others? */
+/* Is the open file `fd` of the expected type, and its path (checked
+ * after opening: a chain that passes can only be changed by root or us)
+ * safe to trust?  See libutil/safefile.h. */
 static int check_owner (int fd, const char *path, bool dir, pin_error_t *errp)
 {
     struct stat st;
@@ -78,19 +85,7 @@ static int check_owner (int fd, const char *path, bool dir, pin_error_t *errp)
         return errprintf (errp, "%s: not a %s; remove it", path,
                           dir ? "directory" : "regular file");
     }
-    if (st.st_uid != geteuid ()) {
-        errno = EPERM;
-        return errprintf (errp, "%s: owned by uid %ld, not uid %ld; refusing "
-                          "to use it (remove it)", path, (long)st.st_uid,
-                          (long)geteuid ());
-    }
-    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-        errno = EPERM;
-        return errprintf (errp, "%s: writable by group or others (mode %04o); "
-                          "refusing to use it (remove it)", path,
-                          (unsigned)(st.st_mode & 07777));
-    }
-    return 0;
+    return safefile_check (path, geteuid (), errp);
 }
 
 /* Open the claims directory, creating it (and missing parents) with mode
@@ -102,24 +97,8 @@ static int open_claims_dir (const char *dir, bool create, pin_error_t *errp)
 
     if (check_path (dir, "claims directory", errp) < 0)
         return -1;
-    if (create) {
-        char tmp[PATH_MAX];
-        char *p;
-
-        snprintf (tmp, sizeof (tmp), "%s", dir);
-        for (p = tmp + 1; ; p++) {
-            if (*p == '/' || *p == '\0') {
-                char c = *p;
-                *p = '\0';
-                if (mkdir (tmp, 0700) < 0 && errno != EEXIST)
-                    return errprintf (errp, "%s: mkdir: %s", tmp,
-                                      strerror (errno));
-                *p = c;
-                if (c == '\0')
-                    break;
-            }
-        }
-    }
+    if (create && mkdir_p (dir, 0700, 0700) < 0)
+        return errprintf (errp, "%s: mkdir: %s", dir, strerror (errno));
     fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT && !create)
@@ -142,7 +121,7 @@ static void claim_name (char *buf, size_t size, uint32_t job, uint32_t step)
 }
 
 /* Strictly parse "job_<u32>.step_<u32>". */
-static bool parse_claim_name (const char *name, uint32_t *job, uint32_t *step)
+bool claims_parse_name (const char *name, uint32_t *job, uint32_t *step)
 {
     const char *p = name;
     unsigned long long v[2];
@@ -178,6 +157,8 @@ int claims_add (const char *dir, uint32_t job, uint32_t step, pid_t owner,
     char name[64], tmp[96];
     char *list = NULL, *content = NULL;
     int dfd = -1, fd = -1, rc = -1;
+    uint64_t start;
+    char state;
     size_t len;
     ssize_t n;
 
@@ -187,10 +168,14 @@ int claims_add (const char *dir, uint32_t job, uint32_t step, pid_t owner,
         return errprintf (errp, "claims_add: give a pid > 0 and a finite, "
                           "non-empty set of CPUs");
     }
+    if (claims_proc_start (owner, &state, &start) < 0)
+        return errprintf (errp, "claims_add: pid %ld: cannot read its start "
+                          "time: %s", (long)owner, strerror (errno));
     if ((dfd = open_claims_dir (dir, true, errp)) < 0)
         return -1;
     if (!(list = topo_list_format (cpus))
-        || asprintf (&content, "%ld %s\n", (long)owner, list) < 0) {
+        || asprintf (&content, "%ld %" PRIu64 " %s\n", (long)owner, start,
+                     list) < 0) {
         content = NULL;
         errprintf (errp, "out of memory");
         goto out;
@@ -249,31 +234,140 @@ out:
     return rc;
 }
 
-/* Read claim file `name` in dfd: 1 and pid/set on success, 0 if it is not
- * a well-formed claim, -1 with errno on a read error. */
-static int parse_claim (char *buf, pid_t *pid, hwloc_bitmap_t set)
+/* A decimal number of at most 20 digits, > 0 and <= max, followed by
+ * `stop`; *pp moved past stop.  false otherwise. */
+static bool parse_number (char **pp, uint64_t max, char stop, uint64_t *out)
 {
-    char *end, *nl;
-    long v;
+    char *p = *pp;
+    uint64_t v = 0;
+    int digits = 0;
 
-    if (!isdigit ((unsigned char)buf[0]))
+    while (isdigit ((unsigned char)*p)) {
+        unsigned d = (unsigned)(*p - '0');
+        if (++digits > 20 || v > (UINT64_MAX - d) / 10)
+            return false;
+        v = v * 10 + d;
+        p++;
+    }
+    if (digits == 0 || v == 0 || v > max || *p != stop)
+        return false;
+    *pp = p + 1;
+    *out = v;
+    return true;
+}
+
+int claims_parse_content (char *buf, pid_t *pid, uint64_t *start,
+                          hwloc_bitmap_t set)
+{
+    char *p = buf, *nl, *sp;
+    uint64_t v, t = 0;
+
+    if (!buf || !set || !parse_number (&p, INT32_MAX, ' ', &v))
         return 0;
-    errno = 0;
-    v = strtol (buf, &end, 10);
-    if (errno != 0 || v <= 0 || v > INT32_MAX || *end != ' ')
+    if (!(nl = strchr (p, '\n')) || nl[1] != '\0')
         return 0;
-    if (!(nl = strchr (end + 1, '\n')) || nl[1] != '\0')
-        return 0;
+    /* "start cpus" or (version 1) "cpus": a start time is followed by a
+     * space, a CPU list never holds one */
+    if ((sp = strchr (p, ' ')) && sp < nl) {
+        if (!parse_number (&p, UINT64_MAX, ' ', &t))
+            return 0;
+    }
     *nl = '\0';
     hwloc_bitmap_zero (set);
-    if (topo_list_parse (end + 1, set, NULL) < 0 || hwloc_bitmap_iszero (set))
+    if (topo_list_parse (p, set, NULL) < 0 || hwloc_bitmap_iszero (set))
         return 0;
     *pid = (pid_t)v;
+    *start = t;
     return 1;
 }
 
+int claims_parse_proc_stat (const char *text, char *state, uint64_t *start)
+{
+    const char *p;
+    char *end;
+    unsigned long long v;
+    int field;
+
+    /* "pid (comm) S ppid ...": comm may hold anything, even ") " */
+    if (!text || !(p = strrchr (text, ')')) || p[1] != ' ')
+        goto bad;
+    p += 2;
+    if (!isalpha ((unsigned char)*p) || p[1] != ' ')
+        goto bad;
+    *state = *p;
+    /* p is at field 3; step to field 22 */
+    for (field = 3; field < 22; field++) {
+        if (!(p = strchr (p, ' ')))
+            goto bad;
+        p++;
+    }
+    if (!isdigit ((unsigned char)*p))
+        goto bad;
+    errno = 0;
+    v = strtoull (p, &end, 10);
+    if (errno != 0 || (*end != ' ' && *end != '\n' && *end != '\0'))
+        goto bad;
+    *start = (uint64_t)v;
+    return 0;
+bad:
+    errno = EINVAL;
+    return -1;
+}
+
+int claims_proc_start (pid_t pid, char *state, uint64_t *start)
+{
+    char path[64], buf[PROC_STAT_MAX];
+    ssize_t n;
+    size_t len = 0;
+    int fd;
+
+    if (pid <= 0) {
+        errno = ESRCH;
+        return -1;
+    }
+    snprintf (path, sizeof (path), "/proc/%ld/stat", (long)pid);
+    if ((fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
+        if (errno == ENOENT)
+            errno = ESRCH;
+        return -1;
+    }
+    while (len < sizeof (buf) - 1) {
+        n = read (fd, buf + len, sizeof (buf) - 1 - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int e = errno == ESRCH ? ESRCH : errno;
+            close (fd);
+            errno = e;
+            return -1;
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+    }
+    close (fd);
+    buf[len] = '\0';
+    return claims_parse_proc_stat (buf, state, start);
+}
+
+/* Is the owner of a claim alive: the pid exists, is no zombie and (for a
+ * claim with a start time) started then? */
+static bool claim_alive (pid_t pid, uint64_t start)
+{
+    uint64_t now;
+    char state;
+
+    if (claims_proc_start (pid, &state, &now) < 0)   /* no /proc? */
+        return errno != ESRCH && (kill (pid, 0) == 0 || errno == EPERM);
+    if (state == 'Z' || state == 'X' || state == 'x')
+        return false;
+    return start == 0 || start == now;
+}
+
+/* Read claim file `name` in dfd: 1 and pid/start/set on success, 0 if it
+ * is not a well-formed claim, -1 with errno on a read error. */
 static int read_claim (int dfd, const char *name, pid_t *pid,
-                       hwloc_bitmap_t set)
+                       uint64_t *start, hwloc_bitmap_t set)
 {
     size_t len = 0;
     char *buf;
@@ -307,7 +401,7 @@ static int read_claim (int dfd, const char *name, pid_t *pid,
     }
     close (fd);
     buf[len] = '\0';
-    rc = parse_claim (buf, pid, set);
+    rc = claims_parse_content (buf, pid, start, set);
     free (buf);
     return rc;
 }
@@ -339,14 +433,15 @@ int claims_busy (const char *dir, uint32_t job, uint32_t step,
     errno = 0;
     while ((d = readdir (dp))) {
         uint32_t j, s;
+        uint64_t start;
         pid_t pid;
         int r;
 
-        if (!parse_claim_name (d->d_name, &j, &s) || (j == job && s == step)) {
+        if (!claims_parse_name (d->d_name, &j, &s) || (j == job && s == step)) {
             errno = 0;
             continue;
         }
-        r = read_claim (dfd, d->d_name, &pid, set);
+        r = read_claim (dfd, d->d_name, &pid, &start, set);
         if (r < 0) {
             if (errno == ENOENT) {      /* removed meanwhile */
                 errno = 0;
@@ -355,7 +450,7 @@ int claims_busy (const char *dir, uint32_t job, uint32_t step,
             errprintf (errp, "%s/%s: %s", dir, d->d_name, strerror (errno));
             goto out;
         }
-        if (r == 1 && (kill (pid, 0) == 0 || errno == EPERM))
+        if (r == 1 && claim_alive (pid, start))
             hwloc_bitmap_or (busy, busy, set);
         else
             (void)unlinkat (dfd, d->d_name, 0); /* stale or malformed */
@@ -397,6 +492,46 @@ int claims_remove (const char *dir, uint32_t job, uint32_t step,
     }
     close (dfd);
     return 0;
+}
+
+int claims_remove_job (const char *dir, uint32_t job,
+                       void (*removed) (uint32_t step, void *arg), void *arg,
+                       pin_error_t *errp)
+{
+    struct dirent *d;
+    DIR *dp;
+    int dfd, fd, rc = 0;
+
+    if ((dfd = open_claims_dir (dir, false, errp)) < 0)
+        return errno == ENOENT ? 0 : -1;
+    if ((fd = openat (dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0
+        || !(dp = fdopendir (fd))) {
+        errprintf (errp, "%s: %s", dir, strerror (errno));
+        close_keep_errno (fd);
+        close_keep_errno (dfd);
+        return -1;
+    }
+    while ((d = readdir (dp))) {
+        uint32_t j, s;
+
+        if (!claims_parse_name (d->d_name, &j, &s) || j != job)
+            continue;
+        if (unlinkat (dfd, d->d_name, 0) < 0) {
+            if (errno != ENOENT)
+                rc = errprintf (errp, "%s/%s: %s", dir, d->d_name,
+                                strerror (errno));
+            continue;
+        }
+        if (removed)
+            removed (s, arg);
+    }
+    {
+        int saved = errno;
+        closedir (dp);
+        close (dfd);
+        errno = saved;
+    }
+    return rc;
 }
 
 /* ---- lock ------------------------------------------------------------------ */

@@ -18,7 +18,7 @@
 
 #include "libcgroup2/cg2.h"
 #include "libtopo/topo.h"
-#include "stepcg.h"
+#include "libcgroup2/stepcg.h"
 #include "libtest/tap.h"
 
 static const struct {
@@ -214,6 +214,43 @@ START_TEST (test_busy_missing)
 }
 END_TEST
 
+/* The tree is walked below the root without following symlinks: a
+ * link planted at any level (a step's user/, the job directory itself)
+ * is not followed. */
+START_TEST (test_busy_symlink)
+{
+    char target[512], link[512], *s;
+    pin_error_t e = { "" };
+    hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
+    cg2_t *cg;
+    bool any = false;
+
+    task ("elsewhere/user/task_0", "9\n", true);
+    task ("elsewhere/step_0/task_0", "8\n", true);
+    task ("slurm-pin/job_7/step_0/task_0", "0\n", true);
+    put ("slurm-pin/job_7/step_6", "cgroup.procs", "");
+    snprintf (target, sizeof (target), "%s/elsewhere/user", root);
+    snprintf (link, sizeof (link), "%s/slurm-pin/job_7/step_6/user", root);
+    ck_assert_int_eq (symlink (target, link), 0);
+    s = busy_of ("slurm-pin/job_7", NULL);
+    ck_assert_str_eq (s, "0");
+    free (s);
+
+    snprintf (target, sizeof (target), "%s/elsewhere", root);
+    snprintf (link, sizeof (link), "%s/slurm-pin/job_8", root);
+    ck_assert_int_eq (symlink (target, link), 0);
+    ck_assert_ptr_nonnull (cg = cg2_open (root, &e));
+    ck_assert_int_lt (stepcg_busy (cg, "slurm-pin/job_8", NULL, busy, &e),
+                      0);
+    ck_assert (hwloc_bitmap_iszero (busy));
+    ck_assert_int_lt (cg2_has_children (cg, "slurm-pin/job_8", &any, &e),
+                      0);
+    ck_assert (!any);
+    hwloc_bitmap_free (busy);
+    cg2_close (cg);
+}
+END_TEST
+
 START_TEST (test_children)
 {
     pin_error_t e = { "" };
@@ -221,15 +258,15 @@ START_TEST (test_children)
     bool any = true;
 
     ck_assert_msg (cg != NULL, "%s", e.text);
-    ck_assert_int_eq (stepcg_has_children (cg, "slurm-pin/job_1", &any, &e),
+    ck_assert_int_eq (cg2_has_children (cg, "slurm-pin/job_1", &any, &e),
                       0);
     ck_assert (!any);
     put ("slurm-pin/job_1", "cgroup.procs", "");
-    ck_assert_int_eq (stepcg_has_children (cg, "slurm-pin/job_1", &any, &e),
+    ck_assert_int_eq (cg2_has_children (cg, "slurm-pin/job_1", &any, &e),
                       0);
     ck_assert (!any);
     put ("slurm-pin/job_1/step_0", NULL, NULL);
-    ck_assert_int_eq (stepcg_has_children (cg, "slurm-pin/job_1", &any, &e),
+    ck_assert_int_eq (cg2_has_children (cg, "slurm-pin/job_1", &any, &e),
                       0);
     ck_assert (any);
     cg2_close (cg);
@@ -272,6 +309,7 @@ int main (void)
     tcase_add_test (tree, test_busy_standalone);
     tcase_add_test (tree, test_busy_nested);
     tcase_add_test (tree, test_busy_missing);
+    tcase_add_test (tree, test_busy_symlink);
     tcase_add_test (tree, test_children);
     tcase_add_test (tree, test_has_controller);
     suite_add_tcase (s, tree);

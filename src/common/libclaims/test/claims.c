@@ -1,0 +1,654 @@
+/* test/claims.c - PU claims of running steps and the node lock
+ *
+ * Runs in a private temporary directory; the owners of claims are this
+ * process (alive), reaped children (gone), an unreaped child (a zombie)
+ * and this process with a wrong start time (a recycled pid).  One case
+ * needs root (chown) and is reported as SKIP otherwise.
+ */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libtopo/topo.h"
+#include "libclaims/claims.h"
+#include "libtest/tap.h"
+
+static char root[256];
+
+/* ---- fixture helpers ------------------------------------------------------- */
+
+static void path_of (char *buf, size_t size, const char *rel)
+{
+    snprintf (buf, size, "%s/%s", root, rel);
+}
+
+/* mkdir -p of the directory part of rel (or of rel itself if last_too). */
+static void mkdirs (const char *rel, bool last_too)
+{
+    char buf[512];
+    char *p;
+
+    path_of (buf, sizeof (buf), rel);
+    for (p = buf + strlen (root) + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            ck_assert_msg (mkdir (buf, 0700) == 0 || errno == EEXIST,
+                           "mkdir %s: %s", buf, strerror (errno));
+            *p = '/';
+        }
+    }
+    if (last_too)
+        ck_assert_msg (mkdir (buf, 0700) == 0 || errno == EEXIST,
+                       "mkdir %s: %s", buf, strerror (errno));
+}
+
+static void put (const char *rel, const char *content)
+{
+    char buf[512];
+    FILE *f;
+
+    mkdirs (rel, false);
+    path_of (buf, sizeof (buf), rel);
+    ck_assert_msg ((f = fopen (buf, "w")) != NULL, "%s: %s", buf,
+                   strerror (errno));
+    fputs (content, f);
+    ck_assert_int_eq (fclose (f), 0);
+}
+
+/* Contents of root/rel, or "<missing>"; static buffer. */
+static const char *get (const char *rel)
+{
+    static char content[4096];
+    char buf[512];
+    size_t n;
+    FILE *f;
+
+    path_of (buf, sizeof (buf), rel);
+    if (!(f = fopen (buf, "r")))
+        return "<missing>";
+    n = fread (content, 1, sizeof (content) - 1, f);
+    content[n] = '\0';
+    fclose (f);
+    return content;
+}
+
+static bool exists (const char *rel)
+{
+    char buf[512];
+    struct stat st;
+    path_of (buf, sizeof (buf), rel);
+    return lstat (buf, &st) == 0;
+}
+
+static int rm_one (const char *path, const struct stat *st, int flag,
+                   struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove (path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+static void setup (void)
+{
+    snprintf (root, sizeof (root), "%s/test_claims.XXXXXX",
+              getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp");
+    ck_assert_ptr_nonnull (mkdtemp (root));
+}
+
+static void teardown (void)
+{
+    nftw (root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static hwloc_bitmap_t set_of (const char *list)
+{
+    hwloc_bitmap_t s = hwloc_bitmap_alloc ();
+    pin_error_t e;
+    ck_assert_ptr_nonnull (s);
+    ck_assert_msg (topo_list_parse (list, s, &e) == 0, "%s", e.text);
+    return s;
+}
+
+static void assert_set (hwloc_const_bitmap_t s, const char *want)
+{
+    char *got = topo_list_format (s);
+    ck_assert_ptr_nonnull (got);
+    ck_assert_msg (strcmp (got, want) == 0, "set is '%s', want '%s'", got,
+                   want);
+    free (got);
+}
+
+static pid_t dead_pid (void)
+{
+    int status;
+    pid_t pid = fork ();
+    ck_assert_int_ge (pid, 0);
+    if (pid == 0)
+        _exit (0);
+    ck_assert_int_eq (waitpid (pid, &status, 0), pid);
+    ck_assert_int_eq (kill (pid, 0), -1);   /* reaped: gone */
+    return pid;
+}
+
+/* Field 22 of /proc/self/stat, read here without the library. */
+static unsigned long long own_start (void)
+{
+    char buf[1024], *p;
+    unsigned long long v = 0;
+    FILE *f = fopen ("/proc/self/stat", "r");
+    size_t n;
+
+    ck_assert_ptr_nonnull (f);
+    n = fread (buf, 1, sizeof (buf) - 1, f);
+    fclose (f);
+    buf[n] = '\0';
+    ck_assert_ptr_nonnull (p = strrchr (buf, ')'));
+    for (int field = 2; field < 22; field++)
+        ck_assert_ptr_nonnull (p = strchr (p + 1, ' '));
+    ck_assert_int_eq (sscanf (p + 1, "%llu", &v), 1);
+    return v;
+}
+
+/* ---- claims ----------------------------------------------------------------- */
+
+START_TEST (test_claims)
+{
+    pin_error_t e = { "" };
+    char dir[512];
+    char want[64];
+    struct stat st;
+    hwloc_bitmap_t set = set_of ("0-1");
+    hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
+    pid_t dead = dead_pid ();
+
+    path_of (dir, sizeof (dir), "state/claims");
+    /* no directory yet: no claims */
+    ck_assert_int_eq (claims_busy (dir, 1, 0, busy, &e), 0);
+    ck_assert (hwloc_bitmap_iszero (busy));
+    ck_assert_int_eq (claims_remove (dir, 1, 0, &e), 0);
+
+    ck_assert_msg (claims_add (dir, 1, 0, getpid (), set, &e) == 0, "%s",
+                   e.text);
+    ck_assert_int_eq (stat (dir, &st), 0);
+    ck_assert_uint_eq (st.st_mode & 07777, 0700);
+    snprintf (want, sizeof (want), "%ld %llu 0-1\n", (long)getpid (),
+              (unsigned long long)own_start ());
+    ck_assert_str_eq (get ("state/claims/job_1.step_0"), want);
+
+    hwloc_bitmap_free (set);
+    set = set_of ("2-3");
+    /* a pid that does not run cannot claim; its old claim is stale */
+    ck_assert_int_lt (claims_add (dir, 1, 1, dead, set, &e), 0);
+    ck_assert_int_eq (errno, ESRCH);
+    snprintf (want, sizeof (want), "%ld 1 2-3\n", (long)dead);
+    put ("state/claims/job_1.step_1", want);
+    hwloc_bitmap_free (set);
+    set = set_of ("4,4294");
+    ck_assert_msg (claims_add (dir, 4294967295u, 4294967294u, getpid (), set,
+                               &e) == 0, "%s", e.text);
+    ck_assert (exists ("state/claims/job_4294967295.step_4294967294"));
+    put ("state/claims/job_5.step_0", "garbage\n");
+    put ("state/claims/job_6.step_0", "1 2-3");         /* no newline */
+    put ("state/claims/README", "not a claim\n");
+    put ("state/claims/job_7.step_0.bak", "1 8\n");
+
+    /* for step 1.0: its own claim and the dead one do not count */
+    ck_assert_msg (claims_busy (dir, 1, 0, busy, &e) == 0, "%s", e.text);
+    assert_set (busy, "4,4294");
+    ck_assert (!exists ("state/claims/job_1.step_1"));  /* stale: removed */
+    ck_assert (!exists ("state/claims/job_5.step_0"));  /* malformed */
+    ck_assert (!exists ("state/claims/job_6.step_0"));
+    ck_assert (exists ("state/claims/job_1.step_0"));
+    ck_assert (exists ("state/claims/README"));         /* not ours */
+    ck_assert (exists ("state/claims/job_7.step_0.bak"));
+
+    /* another step sees 1.0 */
+    hwloc_bitmap_zero (busy);
+    ck_assert_int_eq (claims_busy (dir, 2, 0, busy, &e), 0);
+    assert_set (busy, "0-1,4,4294");
+
+    /* a new claim replaces the old one */
+    hwloc_bitmap_free (set);
+    set = set_of ("7");
+    ck_assert_int_eq (claims_add (dir, 1, 0, getpid (), set, &e), 0);
+    hwloc_bitmap_zero (busy);
+    ck_assert_int_eq (claims_busy (dir, 2, 0, busy, &e), 0);
+    assert_set (busy, "4,7,4294");
+
+    ck_assert_int_eq (claims_remove (dir, 1, 0, &e), 0);
+    ck_assert (!exists ("state/claims/job_1.step_0"));
+    ck_assert_int_eq (claims_remove (dir, 1, 0, &e), 0);
+
+    /* bad arguments */
+    ck_assert_int_lt (claims_add (dir, 1, 0, 0, set, &e), 0);
+    ck_assert_int_eq (errno, EINVAL);
+    hwloc_bitmap_zero (set);
+    ck_assert_int_lt (claims_add (dir, 1, 0, getpid (), set, &e), 0);
+    ck_assert_int_lt (claims_add ("relative/claims", 1, 0, getpid (), set,
+                                  &e), 0);
+    ck_assert_int_lt (claims_busy ("/tmp/../etc", 1, 0, busy, &e), 0);
+    ck_assert_int_eq (errno, EINVAL);
+    hwloc_bitmap_free (set);
+    hwloc_bitmap_free (busy);
+}
+END_TEST
+
+/* An attacker could pre-create the directory: a symlink or a directory
+ * writable by others is refused. */
+START_TEST (test_claims_unsafe_dir)
+{
+    pin_error_t e = { "" };
+    char dir[512], target[512];
+    hwloc_bitmap_t set = set_of ("0");
+    hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
+
+    mkdirs ("elsewhere", true);
+    path_of (target, sizeof (target), "elsewhere");
+    path_of (dir, sizeof (dir), "link");
+    ck_assert_int_eq (symlink (target, dir), 0);
+    ck_assert_int_lt (claims_add (dir, 1, 0, getpid (), set, &e), 0);
+    ck_assert_msg (strstr (e.text, "a symlink or not a directory") != NULL,
+                   "%s", e.text);
+    ck_assert_int_lt (claims_busy (dir, 1, 0, busy, &e), 0);
+    ck_assert (!exists ("elsewhere/job_1.step_0"));
+
+    path_of (dir, sizeof (dir), "open");
+    mkdirs ("open", true);
+    ck_assert_int_eq (chmod (dir, 0777), 0);
+    ck_assert_int_lt (claims_add (dir, 1, 0, getpid (), set, &e), 0);
+    ck_assert_msg (strstr (e.text, "writable by group or others (mode 0777)")
+                   != NULL, "%s", e.text);
+    ck_assert_int_lt (claims_busy (dir, 1, 0, busy, &e), 0);
+    ck_assert_int_lt (claims_remove (dir, 1, 0, &e), 0);
+    ck_assert (!exists ("open/job_1.step_0"));
+
+    put ("file", "x\n");
+    path_of (dir, sizeof (dir), "file");
+    ck_assert_int_lt (claims_add (dir, 1, 0, getpid (), set, &e), 0);
+    hwloc_bitmap_free (set);
+    hwloc_bitmap_free (busy);
+}
+END_TEST
+
+/* As root: a directory owned by another user is refused. */
+START_TEST (test_claims_foreign_owner)
+{
+    pin_error_t e = { "" };
+    char dir[512];
+    hwloc_bitmap_t set = set_of ("0");
+
+    path_of (dir, sizeof (dir), "foreign");
+    mkdirs ("foreign", true);
+    ck_assert_int_eq (chmod (dir, 0700), 0);
+    ck_assert_int_eq (chown (dir, 65534, 65534), 0);
+    ck_assert_int_lt (claims_add (dir, 1, 0, getpid (), set, &e), 0);
+    ck_assert_msg (strstr (e.text, "owned by uid 65534, not uid 0") != NULL,
+                   "%s", e.text);
+    ck_assert (!exists ("foreign/job_1.step_0"));
+    hwloc_bitmap_free (set);
+}
+END_TEST
+
+/* ---- lock ------------------------------------------------------------------------- */
+
+START_TEST (test_lock)
+{
+    pin_error_t e = { "" };
+    char path[512], target[512];
+    struct stat st;
+    int fd1, fd2;
+
+    path_of (path, sizeof (path), "lock");
+    fd1 = pin_lock_acquire (path, 0, &e);
+    ck_assert_msg (fd1 >= 0, "%s", e.text);
+    ck_assert_int_eq (stat (path, &st), 0);
+    ck_assert_uint_eq (st.st_mode & 07777, 0600);
+    ck_assert (fcntl (fd1, F_GETFD) & FD_CLOEXEC);
+
+    /* held: a second open file description times out */
+    fd2 = pin_lock_acquire (path, 50, &e);
+    ck_assert_int_eq (fd2, -1);
+    ck_assert_int_eq (errno, ETIMEDOUT);
+    ck_assert_msg (strstr (e.text, "still locked by another process after "
+                           "50 ms") != NULL, "%s", e.text);
+    ck_assert_int_eq (pin_lock_acquire (path, 0, &e), -1);
+    ck_assert_int_eq (errno, ETIMEDOUT);
+
+    pin_lock_release (fd1);
+    fd2 = pin_lock_acquire (path, 50, &e);
+    ck_assert_msg (fd2 >= 0, "%s", e.text);
+    pin_lock_release (fd2);
+    pin_lock_release (-1);
+
+    /* a symlink planted at the lock path is refused */
+    path_of (target, sizeof (target), "target");
+    put ("target", "");
+    path_of (path, sizeof (path), "lock.link");
+    ck_assert_int_eq (symlink (target, path), 0);
+    ck_assert_int_eq (pin_lock_acquire (path, 0, &e), -1);
+    ck_assert_msg (strstr (e.text, "a symlink") != NULL, "%s", e.text);
+    ck_assert_int_eq (pin_lock_acquire ("relative.lock", 0, &e), -1);
+    ck_assert_int_eq (errno, EINVAL);
+}
+END_TEST
+
+/* Another process holding the lock blocks us until it lets go. */
+START_TEST (test_lock_other_process)
+{
+    pin_error_t e = { "" };
+    char path[512];
+    int pipefd[2], status, fd;
+    char c;
+    pid_t pid;
+
+    path_of (path, sizeof (path), "lock");
+    ck_assert_int_eq (pipe (pipefd), 0);
+    pid = fork ();
+    ck_assert_int_ge (pid, 0);
+    if (pid == 0) {
+        int lfd = pin_lock_acquire (path, 1000, NULL);
+        if (write (pipefd[1], lfd >= 0 ? "y" : "n", 1) != 1)
+            _exit (2);
+        pause ();               /* hold until killed */
+        _exit (0);
+    }
+    ck_assert_int_eq (read (pipefd[0], &c, 1), 1);
+    ck_assert_int_eq (c, 'y');
+    ck_assert_int_eq (pin_lock_acquire (path, 30, &e), -1);
+    ck_assert_int_eq (errno, ETIMEDOUT);
+    kill (pid, SIGKILL);
+    ck_assert_int_eq (waitpid (pid, &status, 0), pid);
+    fd = pin_lock_acquire (path, 1000, &e);
+    ck_assert_msg (fd >= 0, "%s", e.text);
+    pin_lock_release (fd);
+    close (pipefd[0]);
+    close (pipefd[1]);
+}
+END_TEST
+
+
+/* ---- stale claims: recycled pids and zombies ------------------------------- */
+
+/* A claim is alive only while its pid runs the process that wrote it. */
+START_TEST (test_claims_start_time)
+{
+    pin_error_t e = { "" };
+    hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
+    unsigned long long start = own_start ();
+    char dir[512], buf[128];
+    int status;
+    pid_t zombie;
+
+    path_of (dir, sizeof (dir), "claims");
+    mkdirs ("claims", true);
+    /* our pid, our start time: alive */
+    snprintf (buf, sizeof (buf), "%ld %llu 0\n", (long)getpid (), start);
+    put ("claims/job_1.step_0", buf);
+    /* our pid with another start time: a recycled pid, stale */
+    snprintf (buf, sizeof (buf), "%ld %llu 1\n", (long)getpid (), start + 1);
+    put ("claims/job_1.step_1", buf);
+    /* an unreaped child: a zombie, stale even with its own start time */
+    zombie = fork ();
+    ck_assert_int_ge (zombie, 0);
+    if (zombie == 0)
+        _exit (0);
+    for (int i = 0; i < 500; i++) {     /* until it is a zombie */
+        char state = '?';
+        uint64_t t;
+        if (claims_proc_start (zombie, &state, &t) == 0 && state == 'Z') {
+            snprintf (buf, sizeof (buf), "%ld %llu 2\n", (long)zombie,
+                      (unsigned long long)t);
+            break;
+        }
+        ck_assert (i < 499);
+        usleep (10000);
+    }
+    put ("claims/job_1.step_2", buf);
+    /* the format without start time: alive while the pid is no zombie */
+    snprintf (buf, sizeof (buf), "%ld 3\n", (long)getpid ());
+    put ("claims/job_1.step_3", buf);
+    snprintf (buf, sizeof (buf), "%ld 4\n", (long)zombie);
+    put ("claims/job_1.step_4", buf);
+
+    ck_assert_msg (claims_busy (dir, 2, 0, busy, &e) == 0, "%s", e.text);
+    assert_set (busy, "0,3");
+    ck_assert (exists ("claims/job_1.step_0"));
+    ck_assert (!exists ("claims/job_1.step_1"));
+    ck_assert (!exists ("claims/job_1.step_2"));
+    ck_assert (exists ("claims/job_1.step_3"));
+    ck_assert (!exists ("claims/job_1.step_4"));
+    ck_assert_int_eq (waitpid (zombie, &status, 0), zombie);
+    hwloc_bitmap_free (busy);
+}
+END_TEST
+
+static const struct {
+    const char *text;
+    int rc;
+    char state;
+    unsigned long long start;
+} stat_cases[] = {
+    { "1 (init) S 0 1 1 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 42 1 2\n",
+      0, 'S', 42 },
+    /* a command name with spaces and ')': counted from the last ')' */
+    { "7 (a) b) c) R 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 12345 0 0\n",
+      0, 'R', 12345 },
+    { "7 () Z 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99 0", 0, 'Z', 99 },
+    { "7 (x) S 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 18446744073709551615 0",
+      0, 'S', 18446744073709551615ull },
+    { "7 (x) S 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0", -1, 0, 0 },  /* short */
+    { "7 (x) S 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 -5 0", -1, 0, 0 },
+    { "7 (x) S 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 12x 0", -1, 0, 0 },
+    { "7 (x S 1 7", -1, 0, 0 },                 /* no ')' */
+    { "7 (x)S 1", -1, 0, 0 },
+    { "", -1, 0, 0 },
+    { NULL, -1, 0, 0 },
+};
+
+START_TEST (test_parse_proc_stat)
+{
+    char state = 0;
+    uint64_t start = 0;
+    int rc = claims_parse_proc_stat (stat_cases[_i].text, &state, &start);
+
+    ck_assert_int_eq (rc, stat_cases[_i].rc);
+    if (rc == 0) {
+        ck_assert_int_eq (state, stat_cases[_i].state);
+        ck_assert_uint_eq (start, stat_cases[_i].start);
+    }
+}
+END_TEST
+
+static const struct {
+    const char *text;
+    int rc;
+    long pid;
+    unsigned long long start;
+    const char *cpus;
+} content_cases[] = {
+    { "4242 987 0-3,8\n", 1, 4242, 987, "0-3,8" },
+    { "4242 0-3,8\n", 1, 4242, 0, "0-3,8" },        /* version 1 */
+    { "1 18446744073709551615 5\n", 1, 1, 18446744073709551615ull, "5" },
+    { "4242 987 0-3,8", 0, 0, 0, NULL },            /* no newline */
+    { "4242 987 0-3\n\n", 0, 0, 0, NULL },
+    { "4242 0 1\n", 0, 0, 0, NULL },                /* start 0 */
+    { "0 987 1\n", 0, 0, 0, NULL },
+    { "2147483648 987 1\n", 0, 0, 0, NULL },        /* pid too large */
+    { "4242 18446744073709551616 1\n", 0, 0, 0, NULL },
+    { "4242  1\n", 0, 0, 0, NULL },
+    { "4242 987 \n", 0, 0, 0, NULL },
+    { "4242 987 1 2\n", 0, 0, 0, NULL },
+    { "-1 987 1\n", 0, 0, 0, NULL },
+    { "garbage\n", 0, 0, 0, NULL },
+    { "", 0, 0, 0, NULL },
+};
+
+START_TEST (test_parse_content)
+{
+    hwloc_bitmap_t set = hwloc_bitmap_alloc ();
+    char buf[128];
+    uint64_t start = 0;
+    pid_t pid = 0;
+
+    snprintf (buf, sizeof (buf), "%s", content_cases[_i].text);
+    ck_assert_int_eq (claims_parse_content (buf, &pid, &start, set),
+                      content_cases[_i].rc);
+    if (content_cases[_i].rc == 1) {
+        ck_assert_int_eq (pid, content_cases[_i].pid);
+        ck_assert_uint_eq (start, content_cases[_i].start);
+        assert_set (set, content_cases[_i].cpus);
+    }
+    hwloc_bitmap_free (set);
+}
+END_TEST
+
+static const struct {
+    const char *name;
+    bool ok;
+    uint32_t job, step;
+} name_cases[] = {
+    { "job_1.step_0", true, 1, 0 },
+    { "job_4294967295.step_4294967294", true, 4294967295u, 4294967294u },
+    { "job_4294967296.step_0", false, 0, 0 },
+    { "job_1.step_0.bak", false, 0, 0 },
+    { ".job_1.step_0.77.tmp", false, 0, 0 },
+    { "job_.step_0", false, 0, 0 },
+    { "job_1.step_", false, 0, 0 },
+    { "README", false, 0, 0 },
+    { "", false, 0, 0 },
+};
+
+START_TEST (test_parse_name)
+{
+    uint32_t job = 7, step = 7;
+    bool ok = claims_parse_name (name_cases[_i].name, &job, &step);
+
+    ck_assert_int_eq (ok, name_cases[_i].ok);
+    if (ok) {
+        ck_assert_uint_eq (job, name_cases[_i].job);
+        ck_assert_uint_eq (step, name_cases[_i].step);
+    }
+}
+END_TEST
+
+static void note_step (uint32_t step, void *arg)
+{
+    uint32_t *sum = arg;
+    *sum += step + 1;
+}
+
+/* The job's claims go, whatever their pid; other jobs' stay. */
+START_TEST (test_remove_job)
+{
+    pin_error_t e = { "" };
+    hwloc_bitmap_t set = set_of ("0");
+    char dir[512];
+    uint32_t sum = 0;
+
+    path_of (dir, sizeof (dir), "claims");
+    ck_assert_int_eq (claims_remove_job (dir, 5, note_step, &sum, &e), 0);
+    ck_assert_int_eq (claims_add (dir, 5, 0, getpid (), set, &e), 0);
+    ck_assert_int_eq (claims_add (dir, 5, 2, getpid (), set, &e), 0);
+    ck_assert_int_eq (claims_add (dir, 55, 0, getpid (), set, &e), 0);
+    put ("claims/job_5.step_1.bak", "x\n");
+    ck_assert_msg (claims_remove_job (dir, 5, note_step, &sum, &e) == 0,
+                   "%s", e.text);
+    ck_assert_uint_eq (sum, 1 + 3);
+    ck_assert (!exists ("claims/job_5.step_0"));
+    ck_assert (!exists ("claims/job_5.step_2"));
+    ck_assert (exists ("claims/job_55.step_0"));
+    ck_assert (exists ("claims/job_5.step_1.bak"));
+    hwloc_bitmap_free (set);
+}
+END_TEST
+
+/* ---- no fd leaks ------------------------------------------------------------ */
+
+static int count_fds (void)
+{
+    DIR *d = opendir ("/proc/self/fd");
+    struct dirent *de;
+    int n = 0;
+
+    ck_assert_ptr_nonnull (d);
+    while ((de = readdir (d)))
+        n++;
+    closedir (d);
+    return n;
+}
+
+START_TEST (test_no_fd_leak)
+{
+    pin_error_t e;
+    char dir[512], lock[512];
+    hwloc_bitmap_t cpus = set_of ("2-3");
+    hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
+    int before, round;
+
+    path_of (dir, sizeof (dir), "claims");
+    path_of (lock, sizeof (lock), "lock");
+    before = count_fds ();
+    for (round = 0; round < 3; round++) {
+        char state;
+        uint64_t start;
+        int fd;
+
+        (void)claims_add (dir, 1, 0, getpid (), cpus, &e);
+        (void)claims_add (dir, 1, 1, dead_pid (), cpus, &e);
+        (void)claims_busy (dir, 2, 0, busy, &e);
+        (void)claims_remove (dir, 1, 0, &e);
+        (void)claims_remove_job (dir, 1, NULL, NULL, &e);
+        (void)claims_proc_start (getpid (), &state, &start);
+        (void)claims_proc_start (dead_pid (), &state, &start);
+        fd = pin_lock_acquire (lock, 0, &e);
+        (void)pin_lock_acquire (lock, 0, &e);               /* times out */
+        pin_lock_release (fd);
+    }
+    ck_assert_int_eq (count_fds (), before);
+    hwloc_bitmap_free (cpus);
+    hwloc_bitmap_free (busy);
+}
+END_TEST
+
+#define NELEM(a) (sizeof (a) / sizeof ((a)[0]))
+
+int main (void)
+{
+    Suite *s = suite_create ("claims");
+    TCase *tc = tcase_create ("claims");
+    const char *skips[2];
+    int nskips = 0;
+
+    tcase_add_checked_fixture (tc, setup, teardown);
+    tcase_add_test (tc, test_claims);
+    tcase_add_test (tc, test_claims_unsafe_dir);
+    if (geteuid () == 0)
+        tcase_add_test (tc, test_claims_foreign_owner);
+    else
+        skips[nskips++] = "test_claims_foreign_owner: not root, cannot "
+                          "make a directory owned by another user";
+    tcase_add_test (tc, test_claims_start_time);
+    tcase_add_loop_test (tc, test_parse_proc_stat, 0, NELEM (stat_cases));
+    tcase_add_loop_test (tc, test_parse_content, 0, NELEM (content_cases));
+    tcase_add_loop_test (tc, test_parse_name, 0, NELEM (name_cases));
+    tcase_add_test (tc, test_remove_job);
+    tcase_add_test (tc, test_lock);
+    tcase_add_test (tc, test_lock_other_process);
+    tcase_add_test (tc, test_no_fd_leak);
+    suite_add_tcase (s, tc);
+    return tap_run (s, skips, nskips);
+}
