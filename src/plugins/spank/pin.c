@@ -49,6 +49,7 @@
 #include "libtopo/topo.h"
 #include "libutil/errprintf.h"
 #include "libutil/mkdirp.h"
+#include "libutil/phase.h"
 #include "libutil/safefile.h"
 #include "ompenv.h"
 #include "pinopt.h"
@@ -114,6 +115,10 @@ static struct {
     char lock_path[PATH_MAX];
     bool claimed;
     uint32_t tasks_exited;
+
+    /* where the plugin's time goes (debug log: libutil/phase.h) */
+    struct phases ph_init;      /* slurm_spank_init: pin.conf */
+    struct phases ph;           /* init_post_opt: the step's setup */
 } g;
 
 static int opt_cb (int val, const char *optarg, int remote);
@@ -325,6 +330,7 @@ int slurm_spank_init (spank_t sp, int ac, char **av)
     spank_context_t ctx = spank_context ();
     pin_error_t err = { "" };
 
+    phase_start (&g.ph_init);
     pin_conf_defaults (&g.conf);
     if (pin_conf_load_args (&g.conf, ac, av, &err) < 0) {
         g.conf_ok = false;
@@ -332,6 +338,7 @@ int slurm_spank_init (spank_t sp, int ac, char **av)
     }
     else
         g.conf_ok = true;
+    phase_mark (&g.ph_init, "conf");
 
     /* slurmd itself and prolog/epilog: never fail (a required plugin that
      * fails here would stop slurmd from starting). */
@@ -601,6 +608,7 @@ static int plan_locked (void)
          * neither waits for other steps nor holds PUs against them. */
         if (!g.batch && read_busy (busy) < 0)
             goto out;
+        phase_mark (&g.ph, "busy");
         /* srun --overlap: Slurm gives every overlapping step the same
          * first cores of the job.  Such a step is placed on the job's PUs
          * on this node instead, so concurrent steps stay disjoint. */
@@ -613,6 +621,7 @@ static int plan_locked (void)
             fail_no_room (err.text, busy);
             goto out;
         }
+        phase_mark (&g.ph, "plan");
         for (uint32_t i = 0; i < g.plan->ntasks; i++)
             hwloc_bitmap_or (all, all, g.plan->tasks[i].cpus);
         if (!(g.plan_cpus = hwloc_bitmap_dup (all))) {
@@ -628,6 +637,7 @@ static int plan_locked (void)
                 goto out;
             }
             g.claimed = true;
+            phase_mark (&g.ph, "claim");
         }
     }
     if (g.mode == CG2_MODE_STANDALONE) {
@@ -638,6 +648,7 @@ static int plan_locked (void)
             goto out;
         }
         g.tree_created = true;
+        phase_mark (&g.ph, "step cgroup");
     }
     rc = 0;
 out:
@@ -682,6 +693,20 @@ static int check_cpu_bind (spank_t sp)
     return -1;
 }
 
+/* The debug log's account of the plugin's CPU time for this step on this
+ * node, per phase (bench/README.md: how to read it). */
+static void log_phases (void)
+{
+    char init[128], setup[512];
+
+    phase_format (&g.ph_init, init, sizeof (init));
+    phase_format (&g.ph, setup, sizeof (setup));
+    slurm_debug ("pin: step %s: plugin CPU time %ld us (init: %s; setup: "
+                 "%s)", g.stepname, phase_total_cpu_us (&g.ph_init)
+                                    + phase_total_cpu_us (&g.ph),
+                 init, setup);
+}
+
 static int step_setup (spank_t sp)
 {
     pin_error_t err = { "" };
@@ -711,16 +736,20 @@ static int step_setup (spank_t sp)
     /* Policy none places nothing: the topology (a few ms to load) is only
      * needed to name the step's CPUs in the verbose line. */
     if (g.policy != PLACE_NONE || g.verbose) {
+        phase_mark (&g.ph, "start");
         if (!(g.topo = topo_load_cached (g.conf.topology_cache, &refreshed,
                                          &err))) {
             step_fail ("cannot load the topology: %s", err.text);
             return -1;
         }
+        phase_mark (&g.ph, refreshed ? "topology (cache rewritten)"
+                                     : "topology");
         if (refreshed)
             slurm_info ("pin: topology cache %s refreshed",
                         g.conf.topology_cache);
         if (get_alloc (sp) < 0)
             return -1;
+        phase_mark (&g.ph, "alloc");
     }
     if (g.batch && g.allowed) {
         /* The batch step gets all CPUs of the node (job->cpus), which
@@ -738,9 +767,11 @@ static int step_setup (spank_t sp)
         return -1;
     }
     cgroup_detect ();
+    phase_mark (&g.ph, "mode");
 
     if (g.policy == PLACE_NONE && g.mode != CG2_MODE_STANDALONE) {
         g.ready = true;
+        log_phases ();
         return 0;
     }
     if (mkdir_p (g.conf.state_dir, 0755, 0700) < 0) {
@@ -762,12 +793,15 @@ static int step_setup (spank_t sp)
         return -1;
     }
     warn_fallback ();
+    phase_mark (&g.ph, "statedir");
     if ((fd = pin_lock_acquire (g.lock_path, LOCK_TIMEOUT_MS, &err)) < 0) {
         step_fail ("cannot take the lock %s: %s", g.lock_path, err.text);
         return -1;
     }
+    phase_mark (&g.ph, "lock");
     int rc = plan_locked ();
     pin_lock_release (fd);
+    phase_mark (&g.ph, "unlock");
     if (rc < 0)
         return -1;
     if (g.mode == CG2_MODE_NESTED
@@ -780,6 +814,7 @@ static int step_setup (spank_t sp)
                  g.cpus_per_task, cg2_mode_name (g.mode),
                  g.cpuset ? "" : " (affinity only)");
     g.ready = true;
+    log_phases ();
     return 0;
 }
 
@@ -799,6 +834,7 @@ int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
     g.active = true;
     g.batch = (g.step == SLURM_BATCH_SCRIPT
                || g.step == SLURM_INTERACTIVE_STEP);
+    phase_start (&g.ph);
     (void)step_setup (sp);  /* errors reach the user through task_init */
     return 0;
 }
@@ -889,6 +925,8 @@ int slurm_spank_task_post_fork (spank_t sp, int ac, char **av)
                      g.stepname, id, (int)pid);
         return 0;
     }
+    struct phases ph;
+    phase_start (&ph);
     if (apply_task (id, pid, &err) < 0) {
         slurm_error ("pin: step %s task %d: %s", g.stepname, id, err.text);
         copy_text (g.status[id].msg, sizeof (g.status[id].msg), err.text);
@@ -896,6 +934,10 @@ int slurm_spank_task_post_fork (spank_t sp, int ac, char **av)
     }
     else
         g.status[id].state = TASK_APPLIED;
+    phase_mark (&ph, "apply");
+    slurm_debug ("pin: step %s task %d: applied in %ld us CPU, %ld us wall",
+                 g.stepname, id, phase_total_cpu_us (&ph),
+                 phase_total_wall_us (&ph));
     return 0;
 }
 
