@@ -679,16 +679,6 @@ static void print_text (const struct report *r)
     print_line ("mode", "%s: %s", r->mode, r->mode_detail);
 }
 
-/* Add `val` (taken over, NULL allowed as JSON null) under `key`. */
-static int jadd (json_object *o, const char *key, json_object *val)
-{
-    if (json_object_object_add (o, key, val) < 0) {
-        json_object_put (val);
-        return -1;
-    }
-    return 0;
-}
-
 static json_object *jstr (const char *s)
 {
     return s ? json_object_new_string (s) : NULL;
@@ -709,19 +699,19 @@ static json_object *ctl_to_json (const struct report *r,
                       : v->state == LCG_ERROR ? v->note : NULL;
 
     if (!o || !l
-        || jadd (l, "mounted", json_object_new_boolean (v->state
-                                                        == LCG_MOUNTED)) < 0
-        || jadd (l, "mount", v->state == LCG_MOUNTED ? jstr (v->mount)
-                                                     : NULL) < 0
-        || jadd (l, "version", v->state == LCG_MOUNTED && v->version
-                               ? json_object_new_int (v->version) : NULL) < 0
-        || jadd (l, "error", jstr (err)) < 0
-        || jadd (o, "cgroup2", json_object_new_boolean (v->v2)) < 0) {
+        || cmd_json_add (l, "mounted", json_object_new_boolean (v->state
+                                                        == LCG_MOUNTED), true) < 0
+        || cmd_json_add (l, "mount", v->state == LCG_MOUNTED ? jstr (v->mount)
+                                                     : NULL, true) < 0
+        || cmd_json_add (l, "version", v->state == LCG_MOUNTED && v->version
+                               ? json_object_new_int (v->version) : NULL, true) < 0
+        || cmd_json_add (l, "error", jstr (err), true) < 0
+        || cmd_json_add (o, "cgroup2", json_object_new_boolean (v->v2), true) < 0) {
         json_object_put (o);
         json_object_put (l);
         return NULL;
     }
-    if (jadd (o, "libcgroup", l) < 0) {
+    if (cmd_json_add (o, "libcgroup", l, true) < 0) {
         json_object_put (o);
         return NULL;
     }
@@ -746,25 +736,25 @@ static json_object *report_to_json (const struct report *r)
         goto nomem;
     allowed_string (&r->conf, allowed, sizeof (allowed));
 
-    bad |= jadd (pc, "path", jstr (r->conf_path));
-    bad |= jadd (pc, "found", json_object_new_boolean (r->conf_found));
-    bad |= jadd (pc, "ok", json_object_new_boolean (r->conf_ok));
-    bad |= jadd (pc, "error", r->conf_ok ? NULL : jstr (r->conf_err.text));
-    bad |= jadd (pc, "default_policy",
-                 jstr (place_policy_name (r->conf.default_policy)));
-    bad |= jadd (pc, "allowed_policies", jstr (allowed));
+    bad |= cmd_json_add (pc, "path", jstr (r->conf_path), true);
+    bad |= cmd_json_add (pc, "found", json_object_new_boolean (r->conf_found), true);
+    bad |= cmd_json_add (pc, "ok", json_object_new_boolean (r->conf_ok), true);
+    bad |= cmd_json_add (pc, "error", r->conf_ok ? NULL : jstr (r->conf_err.text), true);
+    bad |= cmd_json_add (pc, "default_policy",
+                 jstr (place_policy_name (r->conf.default_policy)), true);
+    bad |= cmd_json_add (pc, "allowed_policies", jstr (allowed), true);
 
-    bad |= jadd (tp, "ok", json_object_new_boolean (r->topo_ok));
-    bad |= jadd (tp, "source", jstr (r->topo_cached ? "cache" : "live"));
-    bad |= jadd (tp, "cache", jstr (r->conf.topology_cache));
-    bad |= jadd (tp, "cache_checked", json_object_new_boolean (r->conf_ok
-                                                     && geteuid () == 0));
-    bad |= jadd (tp, "refreshed", json_object_new_boolean (r->topo_refreshed));
-    bad |= jadd (tp, "note", jstr (r->topo_note));
-    bad |= jadd (tp, "pus", json_object_new_int64 (r->npus));
-    bad |= jadd (tp, "cores", json_object_new_int64 (r->ncores));
-    bad |= jadd (tp, "numa_domains", json_object_new_int64 (r->nnuma));
-    bad |= jadd (tp, "error", r->topo_ok ? NULL : jstr (r->topo_err.text));
+    bad |= cmd_json_add (tp, "ok", json_object_new_boolean (r->topo_ok), true);
+    bad |= cmd_json_add (tp, "source", jstr (r->topo_cached ? "cache" : "live"), true);
+    bad |= cmd_json_add (tp, "cache", jstr (r->conf.topology_cache), true);
+    bad |= cmd_json_add (tp, "cache_checked", json_object_new_boolean (r->conf_ok
+                                                     && geteuid () == 0), true);
+    bad |= cmd_json_add (tp, "refreshed", json_object_new_boolean (r->topo_refreshed), true);
+    bad |= cmd_json_add (tp, "note", jstr (r->topo_note), true);
+    bad |= cmd_json_add (tp, "pus", json_object_new_int64 (r->npus), true);
+    bad |= cmd_json_add (tp, "cores", json_object_new_int64 (r->ncores), true);
+    bad |= cmd_json_add (tp, "numa_domains", json_object_new_int64 (r->nnuma), true);
+    bad |= cmd_json_add (tp, "error", r->topo_ok ? NULL : jstr (r->topo_err.text), true);
 
     if (r->cg_controllers) {
         char *copy = strdup (r->cg_controllers), *save = NULL;
@@ -776,50 +766,50 @@ static json_object *report_to_json (const struct report *r)
             bad |= json_object_array_add (list, json_object_new_string (w));
         free (copy);
     }
-    bad |= jadd (cg, "ok", json_object_new_boolean (r->cg_ok));
-    bad |= jadd (cg, "root", r->cg_ok ? jstr (r->cg_root) : NULL);
-    bad |= jadd (cg, "controllers", list);
+    bad |= cmd_json_add (cg, "ok", json_object_new_boolean (r->cg_ok), true);
+    bad |= cmd_json_add (cg, "root", r->cg_ok ? jstr (r->cg_root) : NULL, true);
+    bad |= cmd_json_add (cg, "controllers", list, true);
     list = NULL;
-    bad |= jadd (cg, "error", r->cg_ok ? NULL : jstr (r->cg_err.text));
+    bad |= cmd_json_add (cg, "error", r->cg_ok ? NULL : jstr (r->cg_err.text), true);
 
     for (int i = 0; i < 2; i++) {
         json_object *v = ctl_to_json (r, &r->ctl[i]);
 
-        bad |= v ? jadd (ctl, r->ctl[i].name, v) : -1;
+        bad |= v ? cmd_json_add (ctl, r->ctl[i].name, v, true) : -1;
     }
 
-    bad |= jadd (sc, "path", jstr (r->sc.slurm_conf));
-    bad |= jadd (sc, "found", json_object_new_boolean (r->sc.slurm_conf_found));
-    bad |= jadd (sc, "TaskPlugin", jstr0 (r->sc.task_plugin));
-    bad |= jadd (sc, "ProctrackType", jstr0 (r->sc.proctrack));
+    bad |= cmd_json_add (sc, "path", jstr (r->sc.slurm_conf), true);
+    bad |= cmd_json_add (sc, "found", json_object_new_boolean (r->sc.slurm_conf_found), true);
+    bad |= cmd_json_add (sc, "TaskPlugin", jstr0 (r->sc.task_plugin), true);
+    bad |= cmd_json_add (sc, "ProctrackType", jstr0 (r->sc.proctrack), true);
 
-    bad |= jadd (gc, "path", jstr (r->sc.cgroup_conf));
-    bad |= jadd (gc, "found", json_object_new_boolean (r->sc.cgroup_conf_found));
-    bad |= jadd (gc, "CgroupPlugin", jstr0 (r->sc.cgroup_plugin));
-    bad |= jadd (gc, "resolved", jstr (r->sc.cgroup_resolved));
+    bad |= cmd_json_add (gc, "path", jstr (r->sc.cgroup_conf), true);
+    bad |= cmd_json_add (gc, "found", json_object_new_boolean (r->sc.cgroup_conf_found), true);
+    bad |= cmd_json_add (gc, "CgroupPlugin", jstr0 (r->sc.cgroup_plugin), true);
+    bad |= cmd_json_add (gc, "resolved", jstr (r->sc.cgroup_resolved), true);
 
-    bad |= jadd (sd, "path", jstr (r->conf.state_dir));
-    bad |= jadd (sd, "ok", json_object_new_boolean (r->state_ok));
-    bad |= jadd (sd, "note", jstr (r->state_note));
+    bad |= cmd_json_add (sd, "path", jstr (r->conf.state_dir), true);
+    bad |= cmd_json_add (sd, "ok", json_object_new_boolean (r->state_ok), true);
+    bad |= cmd_json_add (sd, "note", jstr (r->state_note), true);
 
-    bad |= jadd (root, "ok", json_object_new_boolean (r->ok));
-    bad |= jadd (root, "reason", r->ok ? NULL : jstr (r->reason));
-    bad |= jadd (root, "pin_conf", pc);
+    bad |= cmd_json_add (root, "ok", json_object_new_boolean (r->ok), true);
+    bad |= cmd_json_add (root, "reason", r->ok ? NULL : jstr (r->reason), true);
+    bad |= cmd_json_add (root, "pin_conf", pc, true);
     pc = NULL;
-    bad |= jadd (root, "topology", tp);
+    bad |= cmd_json_add (root, "topology", tp, true);
     tp = NULL;
-    bad |= jadd (root, "cgroup2", cg);
+    bad |= cmd_json_add (root, "cgroup2", cg, true);
     cg = NULL;
-    bad |= jadd (root, "controllers", ctl);
+    bad |= cmd_json_add (root, "controllers", ctl, true);
     ctl = NULL;
-    bad |= jadd (root, "slurm_conf", sc);
+    bad |= cmd_json_add (root, "slurm_conf", sc, true);
     sc = NULL;
-    bad |= jadd (root, "cgroup_conf", gc);
+    bad |= cmd_json_add (root, "cgroup_conf", gc, true);
     gc = NULL;
-    bad |= jadd (root, "state_dir", sd);
+    bad |= cmd_json_add (root, "state_dir", sd, true);
     sd = NULL;
-    bad |= jadd (root, "mode", jstr (r->mode));
-    bad |= jadd (root, "mode_detail", jstr (r->mode_detail));
+    bad |= cmd_json_add (root, "mode", jstr (r->mode), true);
+    bad |= cmd_json_add (root, "mode_detail", jstr (r->mode_detail), true);
     if (bad)
         goto nomem;
     return root;
@@ -835,23 +825,6 @@ nomem:
     json_object_put (root);
     errno = ENOMEM;
     return NULL;
-}
-
-static int print_json (const struct report *r)
-{
-    json_object *root = report_to_json (r);
-    const char *s;
-
-    if (!root || !(s = json_object_to_json_string_ext (root,
-                                                   JSON_C_TO_STRING_PLAIN
-                                                 | JSON_C_TO_STRING_NOSLASHESCAPE))) {
-        json_object_put (root);
-        cmd_error (NAME, "cannot build the JSON output: out of memory");
-        return -1;
-    }
-    printf ("%s\n", s);
-    json_object_put (root);
-    return 0;
 }
 
 int cmd_check (int argc, char **argv)
@@ -885,7 +858,7 @@ int cmd_check (int argc, char **argv)
 
     if (!json)
         print_text (r);
-    else if (print_json (r) < 0)
+    else if (cmd_print_json (NAME, report_to_json (r), stdout) < 0)
         goto out;
     if (cmd_flush_stdout (NAME) < 0)
         goto out;

@@ -247,18 +247,6 @@ static int print_text (const struct place_plan *plan, FILE *f)
     return 0;
 }
 
-/* Add `val` under `key`; on failure (NULL val or ENOMEM) put `val` and
- * return -1.  A NULL val with `null_ok` adds a JSON null. */
-static int jadd (json_object *obj, const char *key, json_object *val,
-                 bool null_ok)
-{
-    if ((!val && !null_ok) || json_object_object_add (obj, key, val) < 0) {
-        json_object_put (val);
-        return -1;
-    }
-    return 0;
-}
-
 static json_object *json_set (hwloc_const_bitmap_t set)
 {
     char *s = topo_list_format (set);
@@ -274,12 +262,12 @@ static json_object *plan_to_json (const struct place_plan *plan)
 
     if (!root || !tasks)
         goto nomem;
-    if (jadd (root, "policy",
+    if (cmd_json_add (root, "policy",
               json_object_new_string (place_policy_name (plan->policy)),
               false) < 0
-        || jadd (root, "ntasks", json_object_new_int64 (plan->ntasks),
+        || cmd_json_add (root, "ntasks", json_object_new_int64 (plan->ntasks),
                  false) < 0
-        || jadd (root, "cpus_per_task",
+        || cmd_json_add (root, "cpus_per_task",
                  json_object_new_int64 (plan->cpus_per_task), false) < 0)
         goto nomem;
     for (unsigned i = 0; i < plan->ntasks; i++) {
@@ -297,10 +285,10 @@ static json_object *plan_to_json (const struct place_plan *plan)
             if (!(fbj = json_object_new_string (fb)))
                 goto nomem;
         }
-        if (jadd (tj, "task", json_object_new_int64 (i), false) < 0
-            || jadd (tj, "cpus", json_set (task->cpus), false) < 0
-            || jadd (tj, "mems", json_set (task->mems), false) < 0
-            || jadd (tj, "fallback", fbj, true) < 0)
+        if (cmd_json_add (tj, "task", json_object_new_int64 (i), false) < 0
+            || cmd_json_add (tj, "cpus", json_set (task->cpus), false) < 0
+            || cmd_json_add (tj, "mems", json_set (task->mems), false) < 0
+            || cmd_json_add (tj, "fallback", fbj, true) < 0)
             goto nomem;
     }
     if (json_object_object_add (root, "tasks", tasks) < 0)
@@ -311,23 +299,6 @@ nomem:
     json_object_put (root);
     errno = ENOMEM;
     return NULL;
-}
-
-static int print_json (const struct place_plan *plan, FILE *f)
-{
-    json_object *root = plan_to_json (plan);
-    const char *s;
-
-    if (!root || !(s = json_object_to_json_string_ext (root,
-                                                       JSON_C_TO_STRING_PLAIN
-                                                     | JSON_C_TO_STRING_NOSLASHESCAPE))) {
-        json_object_put (root);
-        cmd_error (NAME, "cannot build the JSON output: out of memory");
-        return -1;
-    }
-    fprintf (f, "%s\n", s);
-    json_object_put (root);
-    return 0;
 }
 
 int cmd_plan (int argc, char **argv)
@@ -389,7 +360,8 @@ int cmd_plan (int argc, char **argv)
         cmd_error (NAME, "%s", err.text);
         goto done;
     }
-    if ((o.json ? print_json (plan, stdout) : print_text (plan, stdout)) < 0
+    if ((o.json ? cmd_print_json (NAME, plan_to_json (plan), stdout)
+                : print_text (plan, stdout)) < 0
         || cmd_flush_stdout (NAME) < 0)
         goto done;
     rc = 0;

@@ -60,3 +60,31 @@ int cmd_flush_stdout (const char *subcmd)
     }
     return 0;
 }
+
+int cmd_json_add (json_object *obj, const char *key, json_object *val,
+                  bool null_ok)
+{
+    if ((!val && !null_ok) || json_object_object_add (obj, key, val) < 0) {
+        json_object_put (val);
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_print_json (const char *subcmd, json_object *root, FILE *f)
+{
+    const char *s = NULL;
+
+    if (root)
+        s = json_object_to_json_string_ext (root,
+                                            JSON_C_TO_STRING_PLAIN
+                                                | JSON_C_TO_STRING_NOSLASHESCAPE);
+    if (!s) {
+        json_object_put (root);
+        cmd_error (subcmd, "cannot build the JSON output: out of memory");
+        return -1;
+    }
+    fprintf (f, "%s\n", s);
+    json_object_put (root);
+    return 0;
+}

@@ -7,7 +7,10 @@
 #ifndef PIN_SUBCMD_H
 #define PIN_SUBCMD_H
 
+#include <json-c/json.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct subcmd {
     const char *name;
@@ -35,5 +38,16 @@ int cmd_parse_u64 (const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* Flush stdout and report a write error (e.g. a full disk) on stderr.
  * Returns 0, or -1 after printing the error. */
 int cmd_flush_stdout (const char *subcmd);
+
+/* JSON output, one way for every subcommand (json-c).
+ * cmd_json_add: add `val` (taken over) under `key`; on failure (a NULL
+ * val unless `null_ok`, which adds a JSON null; ENOMEM) put `val` and
+ * return -1.
+ * cmd_print_json: print `root` (taken over; NULL means it could not be
+ * built) as one line of plain JSON on `f`; -1 after reporting "cannot
+ * build the JSON output" for `subcmd`. */
+int cmd_json_add (json_object *obj, const char *key, json_object *val,
+                  bool null_ok);
+int cmd_print_json (const char *subcmd, json_object *root, FILE *f);
 
 #endif /* !PIN_SUBCMD_H */
