@@ -1,0 +1,258 @@
+/* test_place_quality.c - placement quality (issue 10)
+ *
+ * Exact plans for the cases of issue 10 on the shared fixtures and the
+ * hand-made hybrid machine, each with the quality placequality.c measures
+ * (independently of libplace); then a sweep of every fixture with the
+ * quality rules that must always hold (doc/policies.md, "Quality").
+ */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <check.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libtest/fixtures.h"
+#include "libtopo/topo.h"
+#include "libplace/place.h"
+#include "placecheck.h"
+#include "placequality.h"
+
+static struct fixture *fx;
+static size_t nfx;
+static bool have_shared;
+
+/* A file of the shared fixtures ("ipa20.xml"), or of test/data with a
+ * "data:" prefix. */
+static topo_t *load (const char *name)
+{
+    char path[1024];
+    pin_error_t err;
+
+    if (strncmp (name, "data:", 5) == 0)
+        snprintf (path, sizeof (path), "%s/%s", PLACE_TEST_DATA, name + 5);
+    else if (strchr (name, ':') || strchr (name, ' '))
+        snprintf (path, sizeof (path), "%s", name);     /* synthetic */
+    else
+        snprintf (path, sizeof (path), "%s/%s", fixtures_dir (), name);
+    topo_t *t = topo_load (path, 0, &err);
+    ck_assert_msg (t != NULL, "%s: %s", path, err.text);
+    return t;
+}
+
+static hwloc_bitmap_t parse_set (const char *s)
+{
+    if (!s)
+        return NULL;
+    hwloc_bitmap_t set = hwloc_bitmap_alloc ();
+    pin_error_t err;
+    ck_assert_msg (topo_list_parse (s, set, &err) == 0, "%s", err.text);
+    return set;
+}
+
+/* "cpus|mems|fallback;..." of a plan */
+static void plan_string (const struct place_plan *plan, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (unsigned i = 0; i < plan->ntasks && used < len; i++) {
+        char fb[128];
+        char *c = topo_list_format (plan->tasks[i].cpus);
+        char *m = topo_list_format (plan->tasks[i].mems);
+        int rc = snprintf (buf + used, len - used, "%s%s|%s|%s",
+                           i ? ";" : "", c, m,
+                           place_fallback_string (plan->tasks[i].fallback, fb,
+                                                  sizeof (fb)));
+        free (c);
+        free (m);
+        if (rc < 0)
+            break;
+        used += (size_t)rc;
+    }
+}
+
+/* ---- exact plans of issue 10 ------------------------------------------ */
+
+struct qcase {
+    const char *machine;    /* shared fixture, "data:FILE" or synthetic */
+    const char *policy;
+    unsigned ntasks, cpt;
+    const char *busy, *allowed;
+    const char *expect;     /* "cpus|mems|fallback" per task, ';' between */
+    /* quality: cores shared between tasks, tasks sharing avoidably (some
+     * NUMA domain had room on wholly free cores), max - min tasks per
+     * package, tasks mixing kinds while one kind had room */
+    unsigned shared_cores, avoidable_any, pkg_imbalance, mixed_avoidable;
+};
+
+static const struct qcase qcases[] = {
+    /* control: an idle node, one task, nothing to improve */
+    { "ipa20.xml", "numa-local", 1, 4, NULL, NULL, "0-3|0|", 0, 0, 1, 0 },
+};
+
+START_TEST (exact_quality)
+{
+    const struct qcase *e = &qcases[_i];
+    topo_t *t = load (e->machine);
+    hwloc_bitmap_t busy = parse_set (e->busy);
+    hwloc_bitmap_t allowed = parse_set (e->allowed);
+    struct place_request req = {
+        .ntasks = e->ntasks, .cpus_per_task = e->cpt,
+        .busy = busy, .allowed = allowed,
+    };
+    pin_error_t err;
+    char got[2048], msg[512], qs[512];
+    struct placequality q;
+
+    ck_assert_int_eq (place_policy_parse (e->policy, &req.policy, NULL), 0);
+    struct place_plan *plan = place_compute (t, &req, &err);
+    ck_assert_msg (plan != NULL, "%s: %s", e->machine, err.text);
+    plan_string (plan, got, sizeof (got));
+    ck_assert_msg (strcmp (got, e->expect) == 0,
+                   "%s %s -n %u -c %u busy %s allowed %s:\n got      %s\n "
+                   "expected %s", e->machine, e->policy, e->ntasks, e->cpt,
+                   e->busy ? e->busy : "-", e->allowed ? e->allowed : "-",
+                   got, e->expect);
+    ck_assert_msg (placecheck (t, &req, plan, msg, sizeof (msg)) == 0,
+                   "%s %s: %s", e->machine, e->policy, msg);
+    ck_assert_int_eq (placequality (t, &req, plan, &q), 0);
+    placequality_string (&q, qs, sizeof (qs));
+    ck_assert_msg (q.shared_cores == e->shared_cores
+                   && q.avoidable_any_numa == e->avoidable_any
+                   && q.pkg_imbalance == e->pkg_imbalance
+                   && q.mixed_avoidable == e->mixed_avoidable
+                   && q.mems_wrong == 0,
+                   "%s %s -n %u -c %u: quality %s; expected shared-cores %u "
+                   "any-numa %u packages imbalance %u mixed avoidable %u",
+                   e->machine, e->policy, e->ntasks, e->cpt, qs,
+                   e->shared_cores, e->avoidable_any, e->pkg_imbalance,
+                   e->mixed_avoidable);
+    placequality_free (&q);
+    place_plan_destroy (plan);
+    hwloc_bitmap_free (busy);
+    hwloc_bitmap_free (allowed);
+    topo_destroy (t);
+}
+END_TEST
+
+/* ---- the sweep: every fixture, the quality rules that always hold ------ */
+
+struct sweep_counts {
+    unsigned plans;
+    unsigned shared_cores, avoidable_same, avoidable_any, stacked;
+    unsigned mixed_avoidable, mems_wrong;
+};
+
+static void sweep_one (const char *name, const topo_t *t,
+                       struct place_request *req, struct sweep_counts *sc)
+{
+    struct placequality q;
+    char buf[512], msg[512];
+    struct place_plan *plan = place_compute (t, req, NULL);
+
+    if (!plan)
+        return;     /* too large: placecheck's tests cover the error */
+    ck_assert_msg (placecheck (t, req, plan, msg, sizeof (msg)) == 0,
+                   "%s: %s -n %u -c %u: %s", name,
+                   place_policy_name (req->policy), req->ntasks,
+                   req->cpus_per_task, msg);
+    ck_assert_int_eq (placequality (t, req, plan, &q), 0);
+    sc->plans++;
+    sc->shared_cores += q.shared_cores;
+    sc->avoidable_same += q.avoidable_same_numa;
+    sc->avoidable_any += q.avoidable_any_numa;
+    sc->stacked += q.numa_stacked;
+    sc->mixed_avoidable += q.mixed_avoidable;
+    sc->mems_wrong += q.mems_wrong;
+    /* memory is local to the CPUs for every placing policy */
+    ck_assert_msg (q.mems_wrong == 0, "%s: %s -n %u -c %u: %s", name,
+                   place_policy_name (req->policy), req->ntasks,
+                   req->cpus_per_task,
+                   placequality_string (&q, buf, sizeof (buf)));
+    placequality_free (&q);
+    place_plan_destroy (plan);
+}
+
+static void sweep (const char *name, const topo_t *t)
+{
+    static const unsigned ns[] = { 1, 2, 3, 4, 6, 8, 10 };
+    static const unsigned cs[] = { 1, 2, 3, 4, 7, 8, 16 };
+    struct sweep_counts sc = { 0 };
+    unsigned npu = topo_npus (t);
+
+    for (int bv = 0; bv < 2; bv++) {
+        /* busy: none, or an earlier numa-local step of a quarter */
+        hwloc_bitmap_t busy = NULL;
+        if (bv == 1) {
+            struct place_request r0 = {
+                .policy = PLACE_NUMA_LOCAL, .ntasks = 1,
+                .cpus_per_task = npu / 4 ? npu / 4 : 1,
+            };
+            struct place_plan *p0 = place_compute (t, &r0, NULL);
+            ck_assert_ptr_nonnull (p0);
+            busy = hwloc_bitmap_dup (p0->tasks[0].cpus);
+            place_plan_destroy (p0);
+        }
+        for (size_t ni = 0; ni < sizeof (ns) / sizeof (ns[0]); ni++) {
+            for (size_t ci = 0; ci < sizeof (cs) / sizeof (cs[0]); ci++) {
+                for (size_t p = 0; p < PLACECHECK_NPOLICIES; p++) {
+                    struct place_request req = {
+                        .policy = placecheck_policies[p],
+                        .ntasks = ns[ni], .cpus_per_task = cs[ci],
+                        .busy = busy, .seed = 7,
+                    };
+                    sweep_one (name, t, &req, &sc);
+                }
+            }
+        }
+        hwloc_bitmap_free (busy);
+    }
+    printf ("# %s: %u plans; shared cores %u, avoidable same-numa %u "
+            "any-numa %u, stacked %u, mixed kinds avoidable %u\n", name,
+            sc.plans, sc.shared_cores, sc.avoidable_same, sc.avoidable_any,
+            sc.stacked, sc.mixed_avoidable);
+}
+
+START_TEST (fixture_quality)
+{
+    pin_error_t err;
+    topo_t *t = topo_load (fx[_i].src, 0, &err);
+    ck_assert_msg (t != NULL, "%s: %s", fx[_i].name, err.text);
+    sweep (fx[_i].name, t);
+    topo_destroy (t);
+}
+END_TEST
+
+START_TEST (hybrid_quality)
+{
+    topo_t *t = load ("data:hybrid-4p8e.xml");
+    sweep ("hybrid-4p8e.xml", t);
+    topo_destroy (t);
+}
+END_TEST
+
+int main (void)
+{
+    Suite *s = suite_create ("place_quality");
+    TCase *tc = tcase_create ("quality");
+
+    have_shared = fixtures_shared (&fx, &nfx) == 0;
+    tcase_set_timeout (tc, 300);
+    tcase_add_test (tc, hybrid_quality);
+    if (have_shared) {
+        tcase_add_loop_test (tc, exact_quality, 0,
+                             (int)(sizeof (qcases) / sizeof (qcases[0])));
+        tcase_add_loop_test (tc, fixture_quality, 0, (int)nfx);
+    }
+    else
+        printf ("# SKIP: %s not found; shared fixture quality tests "
+                "skipped\n", fixtures_dir ());
+    suite_add_tcase (s, tc);
+    int rc = placecheck_run_tap (s);
+    if (have_shared)
+        fixtures_free (fx);
+    return rc;
+}
