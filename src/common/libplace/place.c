@@ -42,7 +42,7 @@ static const char *const policy_names[] = {
 
 static const char *const fallback_names[] = {
     "multi-numa", "shared-l2", "shared-core", "unbalanced", "partial-core",
-    "no-local-numa",
+    "no-local-numa", "shared-with-task",
 };
 #define NFALLBACKS (sizeof (fallback_names) / sizeof (fallback_names[0]))
 
@@ -172,6 +172,8 @@ struct ctx {
     unsigned *dom[TOPO_NLEVELS];    /* [npu] per level */
     unsigned *core_size;            /* [ncore] PUs of the core in the table */
     unsigned *core_free;            /* [ncore] of them free now */
+    unsigned *core_taken;           /* [ncore] taken by earlier tasks */
+    unsigned maxcore;               /* PUs of the largest core */
     unsigned *numa_start;           /* [nnuma+1] CSR of the PUs of each */
     unsigned *numa_pus;             /* [npu] NUMA domain, logical order */
     unsigned *numa_pkg;             /* [nnuma] package of its first PU */
@@ -194,11 +196,19 @@ struct ctx {
     struct skey *keys;              /* [npu] */
     unsigned *list;                 /* [npu] */
     unsigned *cursor;               /* [npu] */
+    /* The view: 0 every free PU; 1 (clean) only the free PUs of wholly
+     * free cores.  The per-domain caches below hold both views, view v
+     * of domain d at index v * nnuma + d. */
+    unsigned view;
+    unsigned rest;                  /* tasks of the step after this one */
     /* per NUMA domain, valid until a task takes one of its PUs */
-    struct dstat *dst;              /* [nnuma] */
-    bool *dst_ok;                   /* [nnuma] dst[d] is current */
-    unsigned *l1_tier, *l1_nl3, *l1_left;   /* [nnuma] numa-local level 1 */
-    bool *l1_ok;                    /* [nnuma] */
+    struct dstat *dst;              /* [2 * nnuma] */
+    bool *dst_ok;                   /* [2 * nnuma] dst[d] is current */
+    unsigned *l1_tier, *l1_nl3, *l1_left;   /* [2 * nnuma] numa-local */
+    bool *l1_ok;                    /* [2 * nnuma] */
+    unsigned *wfit;                 /* [nnuma] tasks its whole cores hold */
+    bool *wfit_ok;                  /* [nnuma] */
+    unsigned *whist;                /* [maxcore + 1] scratch */
     struct cs_result *cs;           /* [nnuma] cache-shared, C PUs */
     bool *cs_ok;                    /* [nnuma] */
     unsigned *dorder;               /* [nnuma] */
@@ -226,6 +236,10 @@ static void ctx_destroy (struct ctx *c)
         }
         free (c->core_size);
         free (c->core_free);
+        free (c->core_taken);
+        free (c->wfit);
+        free (c->wfit_ok);
+        free (c->whist);
         free (c->numa_start);
         free (c->numa_pus);
         free (c->numa_pkg);
@@ -279,9 +293,12 @@ static struct ctx *ctx_create (const topo_t *topo, hwloc_const_bitmap_t avail)
     for (int l = 0; l < TOPO_NLEVELS; l++)
         c->nd[l] = topo_ndomains (topo, l);
     nnuma = c->nd[TOPO_NUMA];
+    unsigned nn2 = 2 * nnuma;   /* the two views of the domain caches */
 
     if (!ALLOC (c->os, n) || !ALLOC (c->core_size, c->nd[TOPO_CORE])
         || !ALLOC (c->core_free, c->nd[TOPO_CORE])
+        || !ALLOC (c->core_taken, c->nd[TOPO_CORE])
+        || !ALLOC (c->wfit, nnuma) || !ALLOC (c->wfit_ok, nnuma)
         || !ALLOC (c->numa_start, nnuma + 1) || !ALLOC (c->numa_pus, n)
         || !ALLOC (c->numa_pkg, nnuma) || !ALLOC (c->numa_local, nnuma)
         || !ALLOC (c->numa_free, nnuma) || !ALLOC (c->st, n)
@@ -290,10 +307,10 @@ static struct ctx *ctx_create (const topo_t *topo, hwloc_const_bitmap_t avail)
         || !ALLOC (c->gcap, n) || !ALLOC (c->gchosen, n)
         || !ALLOC (c->gtake, n) || !ALLOC (c->gused, n)
         || !ALLOC (c->keys, n > nnuma ? n : nnuma) || !ALLOC (c->list, n)
-        || !ALLOC (c->cursor, n) || !ALLOC (c->dst, nnuma)
-        || !ALLOC (c->dst_ok, nnuma) || !ALLOC (c->l1_tier, nnuma)
-        || !ALLOC (c->l1_nl3, nnuma) || !ALLOC (c->l1_left, nnuma)
-        || !ALLOC (c->l1_ok, nnuma) || !ALLOC (c->cs, nnuma)
+        || !ALLOC (c->cursor, n) || !ALLOC (c->dst, nn2)
+        || !ALLOC (c->dst_ok, nn2) || !ALLOC (c->l1_tier, nn2)
+        || !ALLOC (c->l1_nl3, nn2) || !ALLOC (c->l1_left, nn2)
+        || !ALLOC (c->l1_ok, nn2) || !ALLOC (c->cs, nnuma)
         || !ALLOC (c->cs_ok, nnuma)
         || !ALLOC (c->dorder, nnuma) || !ALLOC (c->dcap, nnuma)
         || !ALLOC (c->dchosen, nnuma) || !ALLOC (c->dtake, nnuma)
@@ -324,6 +341,11 @@ static struct ctx *ctx_create (const topo_t *topo, hwloc_const_bitmap_t avail)
             c->ravail[c->nravail++] = i;
         }
     }
+    for (unsigned k = 0; k < c->nd[TOPO_CORE]; k++)
+        if (c->core_size[k] > c->maxcore)
+            c->maxcore = c->core_size[k];
+    if (!ALLOC (c->whist, c->maxcore + 1))
+        goto nomem;
     for (unsigned d = 0; d < nnuma; d++) {
         c->numa_start[d + 1] += c->numa_start[d];
         c->numa_local[d] = topo_numa_is_local (topo, d);
@@ -351,6 +373,13 @@ nomem:
 static bool core_wholly_free (const struct ctx *c, unsigned core)
 {
     return c->core_free[core] == c->core_size[core];
+}
+
+/* PU p is free in the current view. */
+static bool pu_free (const struct ctx *c, unsigned p)
+{
+    return c->st[p] == PU_FREE
+           && (c->view == 0 || core_wholly_free (c, c->dom[TOPO_CORE][p]));
 }
 
 static int skey_cmp (const void *a, const void *b)
@@ -388,15 +417,18 @@ static void domain_stat (struct ctx *c, unsigned d, struct dstat *s)
     unsigned cnt[3] = { 0, 0, 0 };
     unsigned wcnt[3] = { 0, 0, 0 };
 
+    unsigned nfree = 0;
+
     /* free units, then units with a wholly free core */
     for (int pass = 0; pass < 2; pass++) {
         unsigned *n = pass == 0 ? cnt : wcnt;
         c->gen++;
         for (unsigned j = c->numa_start[d]; j < c->numa_start[d + 1]; j++) {
             unsigned p = c->numa_pus[j];
-            if (c->st[p] != PU_FREE
+            if (!pu_free (c, p)
                 || (pass == 1 && !core_wholly_free (c, c->dom[TOPO_CORE][p])))
                 continue;
+            nfree += pass == 0;
             for (int l = 0; l < 3; l++) {
                 unsigned id = c->dom[lv[l]][p];
                 if (c->stamp[lv[l]][id] != c->gen) {
@@ -406,7 +438,7 @@ static void domain_stat (struct ctx *c, unsigned d, struct dstat *s)
             }
         }
     }
-    s->nfree = c->numa_free[d];
+    s->nfree = nfree;
     s->nl2 = cnt[0];
     s->ncore = cnt[1];
     s->nl3 = cnt[2];
@@ -419,11 +451,27 @@ static void domain_stat (struct ctx *c, unsigned d, struct dstat *s)
  * it. */
 static const struct dstat *dstat_get (struct ctx *c, unsigned d)
 {
-    if (!c->dst_ok[d]) {
-        domain_stat (c, d, &c->dst[d]);
-        c->dst_ok[d] = true;
+    unsigned v = c->view * c->nd[TOPO_NUMA] + d;
+    if (!c->dst_ok[v]) {
+        domain_stat (c, d, &c->dst[v]);
+        c->dst_ok[v] = true;
     }
-    return &c->dst[d];
+    return &c->dst[v];
+}
+
+/* The cached statistics of domain d in the current view (dstat_get must
+ * have run since the last task). */
+static const struct dstat *dstat_of (const struct ctx *c, unsigned d)
+{
+    return &c->dst[c->view * c->nd[TOPO_NUMA] + d];
+}
+
+static void domain_invalidate (struct ctx *c, unsigned d)
+{
+    unsigned nnuma = c->nd[TOPO_NUMA];
+    c->dst_ok[d] = c->dst_ok[nnuma + d] = false;
+    c->l1_ok[d] = c->l1_ok[nnuma + d] = false;
+    c->cs_ok[d] = c->wfit_ok[d] = false;
 }
 
 /* Build the units of level `ul` (TOPO_L2 or TOPO_CORE) of NUMA domain d
@@ -452,7 +500,7 @@ static void build_units (struct ctx *c, unsigned d, enum topo_level ul,
         }
         u = &c->units[c->slot[ul][id]];
         u->ntotal++;
-        if (c->st[p] == PU_FREE) {
+        if (pu_free (c, p)) {
             c->next[p] = NIL;
             if (u->tail == NIL)
                 u->head = p;
@@ -736,6 +784,8 @@ static unsigned task_flags (struct ctx *c)
         }
         if (!c->numa_local[numa])
             fb |= PLACE_FB_NO_LOCAL_NUMA;
+        if (c->core_taken[core] > 0)
+            fb |= PLACE_FB_SHARED_WITH_TASK;
     }
     if (nnuma_used > 1)
         fb |= PLACE_FB_MULTI_NUMA;
@@ -754,6 +804,7 @@ static int task_commit (struct ctx *c, unsigned cpt, struct place_task *t)
             goto bug;
         c->st[p] = PU_TAKEN;
         c->core_free[c->dom[TOPO_CORE][p]]--;
+        c->core_taken[c->dom[TOPO_CORE][p]]++;
         c->numa_free[c->dom[TOPO_NUMA][p]]--;
         if (hwloc_bitmap_set (t->cpus, c->os[p]) < 0)
             return -1;
@@ -763,7 +814,7 @@ static int task_commit (struct ctx *c, unsigned cpt, struct place_task *t)
         unsigned numa = c->dom[TOPO_NUMA][c->out[i]];
         if (c->stamp[TOPO_NUMA][numa] != c->gen) {
             c->stamp[TOPO_NUMA][numa] = c->gen;
-            c->dst_ok[numa] = c->l1_ok[numa] = c->cs_ok[numa] = false;
+            domain_invalidate (c, numa);
             hwloc_const_bitmap_t ns = topo_numa_nodeset (c->topo, numa);
             if (ns && hwloc_bitmap_or (t->mems, t->mems, ns) < 0)
                 return -1;
@@ -777,10 +828,74 @@ bug:
 
 /* ---- numa-local ---------------------------------------------------------- */
 
-static unsigned task_numa_local (struct ctx *c, unsigned cpt)
+/* How many tasks of cpt PUs the wholly free cores of domain d hold,
+ * the `skip` largest of them left out: greedy, the largest cores first,
+ * each task on the fewest cores (as cache-shared places it). */
+static unsigned domain_fit (struct ctx *c, unsigned d, unsigned skip,
+                            unsigned cpt)
+{
+    unsigned *h = c->whist;
+    unsigned tasks = 0, sum = 0;
+
+    memset (h, 0, (c->maxcore + 1) * sizeof (*h));
+    c->gen++;
+    for (unsigned j = c->numa_start[d]; j < c->numa_start[d + 1]; j++) {
+        unsigned core = c->dom[TOPO_CORE][c->numa_pus[j]];
+        if (c->stamp[TOPO_CORE][core] != c->gen) {
+            c->stamp[TOPO_CORE][core] = c->gen;
+            if (core_wholly_free (c, core))
+                h[c->core_size[core]]++;
+        }
+    }
+    for (unsigned sz = c->maxcore; sz > 0; sz--) {
+        for (unsigned k = h[sz]; k > 0; k--) {
+            if (skip > 0) {
+                skip--;
+                continue;
+            }
+            sum += sz;
+            if (sum >= cpt) {
+                tasks++;
+                sum = 0;
+            }
+        }
+    }
+    return tasks;
+}
+
+/* The step budget: after this task opens `k` wholly free cores of
+ * domain d (counted as its largest), the wholly free cores of the node
+ * still hold the rest of the step. */
+static bool budget_ok (struct ctx *c, unsigned d, unsigned k, unsigned cpt)
 {
     unsigned nnuma = c->nd[TOPO_NUMA];
+    unsigned fit = 0;
+
+    if (c->rest == 0)
+        return true;
+    for (unsigned e = 0; e < nnuma && fit < c->rest; e++) {
+        if (e == d)
+            continue;
+        if (!c->wfit_ok[e]) {
+            c->wfit[e] = domain_fit (c, e, 0, cpt);
+            c->wfit_ok[e] = true;
+        }
+        fit += c->wfit[e];
+    }
+    if (fit < c->rest)
+        fit += domain_fit (c, d, k, cpt);
+    return fit >= c->rest;
+}
+
+/* The domain numa-local's levels choose in the current view (some
+ * domain must have cpt free PUs in it); *level is set. */
+static unsigned numa_local_domain (struct ctx *c, unsigned cpt,
+                                   unsigned *level_out)
+{
+    unsigned nnuma = c->nd[TOPO_NUMA];
+    unsigned nv = c->view * nnuma;
     unsigned level = 4;
+    struct skey best = { { 0 }, NIL };
 
     for (unsigned d = 0; d < nnuma; d++) {
         const struct dstat *s = dstat_get (c, d);
@@ -789,43 +904,111 @@ static unsigned task_numa_local (struct ctx *c, unsigned cpt)
         if (l < level)
             level = l;
     }
-    if (level <= 3) {
-        struct skey best = { { 0 }, NIL };
-        for (unsigned d = 0; d < nnuma; d++) {
-            const struct dstat *s = &c->dst[d];
-            unsigned pseudo = !c->numa_local[d];
-            struct skey k;
-            if (level == 1 && s->nl2 >= cpt) {
-                if (!c->l1_ok[d]) {
-                    unsigned left = 0;
-                    c->l1_nl3[d] = pick_units (c, d, cpt, s, true,
-                                               &c->l1_tier[d]);
-                    for (unsigned g = 0; g < c->ngroups; g++)
-                        left += c->gcap[g];
-                    c->l1_left[d] = left - cpt;
-                    c->l1_ok[d] = true;
-                }
-                k = skey_make (pseudo, c->l1_tier[d], c->l1_nl3[d],
-                               c->l1_left[d], 0, d);
+    for (unsigned d = 0; d < nnuma && level <= 3; d++) {
+        const struct dstat *s = dstat_of (c, d);
+        unsigned pseudo = !c->numa_local[d];
+        struct skey k;
+        if (level == 1 && s->nl2 >= cpt) {
+            if (!c->l1_ok[nv + d]) {
+                unsigned left = 0;
+                c->l1_nl3[nv + d] = pick_units (c, d, cpt, s, true,
+                                                &c->l1_tier[nv + d]);
+                for (unsigned g = 0; g < c->ngroups; g++)
+                    left += c->gcap[g];
+                c->l1_left[nv + d] = left - cpt;
+                c->l1_ok[nv + d] = true;
             }
-            else if (level == 2 && s->ncore >= cpt) {
-                bool whole = s->nwcore >= cpt;
-                k = whole ? skey_make (pseudo, 0, DESC (s->nwl2), s->nwl3,
-                                       s->nwcore - cpt, d)
-                          : skey_make (pseudo, 1, DESC (s->nl2), s->nl3,
-                                       s->ncore - cpt, d);
-            }
-            else if (level == 3 && s->nfree >= cpt)
-                k = skey_make (pseudo, DESC (s->ncore), DESC (s->nl2),
-                               s->nl3, s->nfree - cpt, d);
-            else
-                continue;
-            if (best.idx == NIL || skey_cmp (&k, &best) < 0)
-                best = k;
+            k = skey_make (pseudo, c->l1_tier[nv + d], c->l1_nl3[nv + d],
+                           c->l1_left[nv + d], 0, d);
         }
-        pick_units (c, best.idx, cpt, &c->dst[best.idx], false, NULL);
+        else if (level == 2 && s->ncore >= cpt) {
+            bool whole = s->nwcore >= cpt;
+            k = whole ? skey_make (pseudo, 0, DESC (s->nwl2), s->nwl3,
+                                   s->nwcore - cpt, d)
+                      : skey_make (pseudo, 1, DESC (s->nl2), s->nl3,
+                                   s->ncore - cpt, d);
+        }
+        else if (level == 3 && s->nfree >= cpt)
+            k = skey_make (pseudo, DESC (s->ncore), DESC (s->nl2), s->nl3,
+                           s->nfree - cpt, d);
+        else
+            continue;
+        if (best.idx == NIL || skey_cmp (&k, &best) < 0)
+            best = k;
+    }
+    *level_out = level;
+    return best.idx;
+}
+
+static void cs_pick (struct ctx *c, unsigned d, unsigned k, bool dry,
+                     struct cs_result *res);
+
+static unsigned task_numa_local (struct ctx *c, unsigned cpt)
+{
+    unsigned nnuma = c->nd[TOPO_NUMA];
+    unsigned level, dd;
+
+    /* 1. Some domain holds the task on wholly free cores: the levels on
+     * those cores alone, so the task shares no core with an earlier task
+     * or another step.  It opens one core per CPU only while the wholly
+     * free cores left still hold the rest of the step; otherwise it
+     * takes the fewest wholly free cores, each filled. */
+    c->view = 1;
+    dd = numa_local_domain (c, cpt, &level);
+    if (level <= 3) {
+        const struct dstat *s = dstat_of (c, dd);
+        unsigned k = s->ncore < cpt ? s->ncore : cpt;
+        if (budget_ok (c, dd, k, cpt))
+            pick_units (c, dd, cpt, s, false, NULL);
+        else {
+            struct cs_result r;
+            cs_pick (c, dd, cpt, false, &r);
+        }
+        c->view = 0;
         return task_flags (c);
     }
+
+    /* 2. Some domain has cpt free PUs, but none on wholly free cores: the
+     * one whose wholly free cores hold the most PUs (best fit, then the
+     * lowest index); the task takes every PU of those cores, then the
+     * rest by the levels on the other free PUs. */
+    struct skey best = { { 0 }, NIL };
+    for (unsigned e = 0; e < nnuma; e++) {
+        c->view = 0;
+        const struct dstat *s0 = dstat_get (c, e);
+        if (s0->nfree < cpt)
+            continue;
+        c->view = 1;
+        const struct dstat *s1 = dstat_get (c, e);
+        struct skey k = skey_make (!c->numa_local[e], DESC (s1->nfree),
+                                   s0->nfree - cpt, 0, 0, e);
+        if (best.idx == NIL || skey_cmp (&k, &best) < 0)
+            best = k;
+    }
+    c->view = 0;
+    if (best.idx != NIL) {
+        dd = best.idx;
+        c->view = 1;
+        const struct dstat *s1 = dstat_get (c, dd);
+        unsigned nw = s1->nfree;
+        pick_units (c, dd, nw, s1, false, NULL);
+        c->view = 0;
+        /* hide those PUs while the rest is chosen */
+        for (unsigned i = 0; i < c->nout; i++) {
+            c->st[c->out[i]] = PU_TAKEN;
+            c->core_free[c->dom[TOPO_CORE][c->out[i]]]--;
+        }
+        domain_invalidate (c, dd);
+        pick_units (c, dd, cpt - nw, dstat_get (c, dd), false, NULL);
+        for (unsigned i = 0; i < nw; i++) {
+            c->st[c->out[i]] = PU_FREE;
+            c->core_free[c->dom[TOPO_CORE][c->out[i]]]++;
+        }
+        domain_invalidate (c, dd);
+        return task_flags (c);
+    }
+    for (unsigned e = 0; e < nnuma; e++)
+        dstat_get (c, e);
 
     /* No domain has room: the fewest domains, distinct L2 units first,
      * then distinct cores, then siblings. */
@@ -1065,7 +1248,8 @@ static unsigned task_cache_shared (struct ctx *c, unsigned cpt)
     }
     if (best.idx != NIL) {
         cs_pick (c, best.idx, cpt, false, &r);
-        return (task_flags (c) & PLACE_FB_NO_LOCAL_NUMA)
+        return (task_flags (c)
+                & (PLACE_FB_NO_LOCAL_NUMA | PLACE_FB_SHARED_WITH_TASK))
                | (r.partial ? PLACE_FB_PARTIAL_CORE : 0);
     }
     unsigned fb = PLACE_FB_MULTI_NUMA;
@@ -1075,7 +1259,8 @@ static unsigned task_cache_shared (struct ctx *c, unsigned cpt)
         if (r.partial)
             fb |= PLACE_FB_PARTIAL_CORE;
     }
-    return fb | (task_flags (c) & PLACE_FB_NO_LOCAL_NUMA);
+    return fb | (task_flags (c)
+                 & (PLACE_FB_NO_LOCAL_NUMA | PLACE_FB_SHARED_WITH_TASK));
 }
 
 /* ---- random -------------------------------------------------------------- */
@@ -1258,6 +1443,7 @@ struct place_plan *place_compute (const topo_t *topo,
         unsigned cpt = req->cpus_per_task;
         unsigned fb = 0;
         c->nout = 0;
+        c->rest = req->ntasks - i - 1;
         switch (req->policy) {
             case PLACE_NUMA_LOCAL:
                 fb = task_numa_local (c, cpt);

@@ -23,6 +23,7 @@ struct model {
     unsigned nd[TOPO_NLEVELS];
     const struct topo_pu **pu;
     bool *free;         /* [n] free before the current task */
+    bool *taken;        /* [n] taken by an earlier task of the step */
     bool *in;           /* [n] in the current task */
     unsigned *mark;     /* scratch, sized to the largest level */
     unsigned gen;       /* current mark */
@@ -440,6 +441,165 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
     return 0;
 }
 
+/* Tasks of cpt PUs the wholly free cores of domain d hold, its `skip`
+ * largest wholly free cores left out: the largest cores first, each task
+ * on the fewest cores. */
+static unsigned whole_fit (struct model *m, unsigned d, unsigned skip,
+                           unsigned cpt)
+{
+    unsigned ncore = m->nd[TOPO_CORE];
+    unsigned *v = calloc (ncore + 1, sizeof (*v));
+    unsigned nv = 0, tasks = 0, sum = 0;
+    for (unsigned c = 0; c < ncore; c++)
+        if (m->cnuma[c] == d && m->csize[c] > 0 && m->cfree[c] == m->csize[c])
+            v[nv++] = m->csize[c];
+    qsort (v, nv, sizeof (*v), cmp_desc);
+    for (unsigned i = skip; i < nv; i++) {
+        sum += v[i];
+        if (sum >= cpt) {
+            tasks++;
+            sum = 0;
+        }
+    }
+    free (v);
+    return tasks;
+}
+
+/* numa-local for one task of a step (doc/policies.md, "numa-local"):
+ *  - some domain has cpt PUs on wholly free cores: the task uses only
+ *    wholly free cores, chosen by the levels on those cores alone; it
+ *    spreads (one core per CPU) only if the wholly free cores left hold
+ *    the rest of the step, else it takes the fewest wholly free cores;
+ *  - else, in the domain with cpt free PUs whose wholly free cores hold
+ *    the most PUs: all of those, then the rest;
+ *  - else the multi-domain rules. */
+static int check_numa_local_step (struct model *m, unsigned task,
+                                  unsigned cpt, unsigned ntasks, unsigned fb,
+                                  struct dinfo *di, char *msg, size_t len)
+{
+    unsigned nnuma = m->nd[TOPO_NUMA];
+    bool clean_room = false, room = false, room_local = false;
+
+    for (unsigned d = 0; d < nnuma; d++) {
+        if (di[d].wcap >= cpt)
+            clean_room = true;
+        if (di[d].nfree >= cpt) {
+            room = true;
+            room_local |= di[d].local;
+        }
+    }
+    if (!room)
+        return check_numa_local (m, task, cpt, fb, di, msg, len);
+    unsigned nused = distinct (m, m->in, -1, TOPO_NUMA);
+    unsigned ncores = distinct (m, m->in, -1, TOPO_CORE);
+    unsigned nl2 = distinct (m, m->in, -1, TOPO_L2);
+    if (nused != 1)
+        FAIL ("task %u: a domain has room but %u domains are used", task,
+              nused);
+    unsigned d = 0;
+    while (!numa_has (m, m->in, d))
+        d++;
+    if (!!(fb & PLACE_FB_NO_LOCAL_NUMA) != !di[d].local)
+        FAIL ("task %u: no-local-numa wrong (fallback 0x%x)", task, fb);
+
+    if (!clean_room) {
+        /* the domain whose wholly free cores hold the most PUs */
+        for (unsigned e = 0; e < nnuma; e++) {
+            if (di[e].nfree < cpt || di[e].local != room_local)
+                continue;
+            if (di[e].wcap > di[d].wcap)
+                FAIL ("task %u: domain %u has %u PUs on wholly free cores, "
+                      "domain %u %u", task, d, di[d].wcap, e, di[e].wcap);
+        }
+        if (di[d].local != room_local)
+            FAIL ("task %u: pseudo domain %u chosen over a local one", task,
+                  d);
+        unsigned onwhole = 0;
+        for (unsigned i = 0; i < m->n; i++) {
+            unsigned core = m->pu[i]->dom[TOPO_CORE];
+            onwhole += m->in[i] && m->cfree[core] == m->csize[core];
+        }
+        if (onwhole != di[d].wcap)
+            FAIL ("task %u: %u of its CPUs on wholly free cores, domain %u "
+                  "has %u", task, onwhole, d, di[d].wcap);
+        fb &= ~(unsigned)PLACE_FB_NO_LOCAL_NUMA;
+        unsigned want = (ncores < cpt ? PLACE_FB_SHARED_CORE : 0)
+                        | (nl2 < cpt ? PLACE_FB_SHARED_L2 : 0);
+        if (fb != want)
+            FAIL ("task %u: fallback 0x%x, expected 0x%x", task, fb, want);
+        return 0;
+    }
+
+    /* every CPU on a wholly free core */
+    for (unsigned i = 0; i < m->n; i++) {
+        unsigned core = m->pu[i]->dom[TOPO_CORE];
+        if (m->in[i] && m->cfree[core] != m->csize[core])
+            FAIL ("task %u: CPU %u on a core that is not wholly free while "
+                  "a domain has %u CPUs on wholly free cores", task,
+                  m->pu[i]->os, cpt);
+    }
+    /* the rules again, on wholly free cores alone */
+    bool *saved = malloc ((m->n + 1) * sizeof (*saved));
+    memcpy (saved, m->free, m->n * sizeof (*saved));
+    for (unsigned i = 0; i < m->n; i++) {
+        unsigned core = m->pu[i]->dom[TOPO_CORE];
+        if (m->cfree[core] != m->csize[core])
+            m->free[i] = false;
+    }
+    core_counts (m);
+    for (unsigned e = 0; e < nnuma; e++)
+        domain_info (m, e, cpt, &di[e]);
+    unsigned k = di[d].ncore < cpt ? di[d].ncore : cpt;
+    unsigned rest = ntasks - task - 1, fit = 0;
+    for (unsigned e = 0; e < nnuma && rest > 0; e++)
+        fit += whole_fit (m, e, e == d ? k : 0, cpt);
+    int r = 0;
+    if (rest == 0 || fit >= rest)
+        r = check_numa_local (m, task, cpt, fb, di, msg, len);
+    else {
+        /* packed: the fewest wholly free cores, each filled but one */
+        unsigned level = 4;
+        bool any_local = false;
+        for (unsigned e = 0; e < nnuma; e++) {
+            unsigned l = di[e].nl2 >= cpt ? 1 : di[e].ncore >= cpt ? 2
+                       : di[e].nfree >= cpt ? 3 : 4;
+            if (l < level)
+                level = l;
+        }
+        for (unsigned e = 0; e < nnuma; e++) {
+            bool ok = level == 1 ? di[e].nl2 >= cpt : level == 2
+                      ? di[e].ncore >= cpt : di[e].nfree >= cpt;
+            any_local |= ok && di[e].local;
+        }
+        bool ok = level == 1 ? di[d].nl2 >= cpt : level == 2
+                  ? di[d].ncore >= cpt : di[d].nfree >= cpt;
+        unsigned unfilled = 0;
+        memset (m->cin, 0, m->nd[TOPO_CORE] * sizeof (*m->cin));
+        for (unsigned i = 0; i < m->n; i++)
+            m->cin[m->pu[i]->dom[TOPO_CORE]] += m->in[i];
+        for (unsigned c = 0; c < m->nd[TOPO_CORE]; c++)
+            unfilled += m->cin[c] > 0 && m->cin[c] < m->cfree[c];
+        unsigned want = (ncores < cpt ? PLACE_FB_SHARED_CORE : 0)
+                        | (nl2 < cpt ? PLACE_FB_SHARED_L2 : 0)
+                        | (di[d].local ? 0 : PLACE_FB_NO_LOCAL_NUMA);
+        if (!ok || di[d].local != any_local)
+            r = pc_fail (msg, len, "task %u: domain %u not eligible at "
+                         "level %u", task, d, level);
+        else if (ncores != di[d].kmin || unfilled > 1)
+            r = pc_fail (msg, len, "task %u: packed on %u cores (%u left "
+                         "partly used), the fewest wholly free cores "
+                         "reaching %u is %u", task, ncores, unfilled, cpt,
+                         di[d].kmin);
+        else if (fb != want)
+            r = pc_fail (msg, len, "task %u: packed, fallback 0x%x, "
+                         "expected 0x%x", task, fb, want);
+    }
+    memcpy (m->free, saved, m->n * sizeof (*saved));
+    free (saved);
+    core_counts (m);
+    return r;
+}
+
 static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
                               unsigned fb, struct dinfo *di, char *msg,
                               size_t len)
@@ -732,6 +892,7 @@ int placecheck (const topo_t *t, const struct place_request *req,
     }
     m.pu = calloc (m.n, sizeof (*m.pu));
     m.free = calloc (m.n, sizeof (*m.free));
+    m.taken = calloc (m.n + 1, sizeof (*m.taken));
     m.in = calloc (m.n, sizeof (*m.in));
     m.mark = calloc (m.maxd + 1, sizeof (*m.mark));
     m.csize = calloc (m.nd[TOPO_CORE] + 1, sizeof (*m.csize));
@@ -748,7 +909,7 @@ int placecheck (const topo_t *t, const struct place_request *req,
     m.din = calloc (m.nd[TOPO_NUMA] + 1, sizeof (*m.din));
     m.uq = calloc (m.nd[TOPO_L2] + 1, sizeof (*m.uq));
     di = calloc (m.nd[TOPO_NUMA] + 1, sizeof (*di));
-    if (!m.pu || !m.free || !m.in || !m.mark || !m.csize || !m.cfree
+    if (!m.pu || !m.free || !m.taken || !m.in || !m.mark || !m.csize || !m.cfree
         || !m.cnuma || !m.cin || !m.cl3 || !m.dstart || !m.dpus || !m.din
         || !m.uq || !m.sv || !m.stot || !m.sfr || !m.swf || !di || !mems
         || !allowed) {
@@ -826,10 +987,31 @@ int placecheck (const topo_t *t, const struct place_request *req,
         core_counts (&m);
         for (unsigned d = 0; d < m.nd[TOPO_NUMA]; d++)
             domain_info (&m, d, cpt, &di[d]);
+        /* shared-with-task: a core of the task holds a PU of an earlier
+         * task of the step (every policy that sets bits but random) */
+        if (req->policy != PLACE_RANDOM) {
+            bool with_task = false;
+            memset (m.cin, 0, m.nd[TOPO_CORE] * sizeof (*m.cin));
+            for (unsigned i = 0; i < m.n; i++)
+                if (m.taken[i])
+                    m.cin[m.pu[i]->dom[TOPO_CORE]] = 1;
+            for (unsigned i = 0; i < m.n; i++)
+                if (m.in[i] && m.cin[m.pu[i]->dom[TOPO_CORE]])
+                    with_task = true;
+            if (!!(fb & PLACE_FB_SHARED_WITH_TASK) != with_task) {
+                pc_fail (msg, len, "task %u: shared-with-task is %s but a "
+                         "core of the task %s a PU of an earlier task", task,
+                         fb & PLACE_FB_SHARED_WITH_TASK ? "set" : "unset",
+                         with_task ? "holds" : "holds no");
+                goto out;
+            }
+            fb &= ~(unsigned)PLACE_FB_SHARED_WITH_TASK;
+        }
         int r = 0;
         switch (req->policy) {
             case PLACE_NUMA_LOCAL:
-                r = check_numa_local (&m, task, cpt, fb, di, msg, len);
+                r = check_numa_local_step (&m, task, cpt, req->ntasks, fb,
+                                           di, msg, len);
                 break;
             case PLACE_NUMA_SPREAD:
                 r = check_numa_spread (&m, task, cpt, fb, di, msg, len);
@@ -857,13 +1039,16 @@ int placecheck (const topo_t *t, const struct place_request *req,
         if (r < 0)
             goto out;
         for (unsigned i = 0; i < m.n; i++)
-            if (m.in[i])
+            if (m.in[i]) {
                 m.free[i] = false;
+                m.taken[i] = true;
+            }
     }
     rc = 0;
 out:
     free (m.pu);
     free (m.free);
+    free (m.taken);
     free (m.in);
     free (m.mark);
     free (m.csize);

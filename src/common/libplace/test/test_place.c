@@ -86,8 +86,13 @@ static const struct exact exact[] = {
     /* numa-local: one node, distinct L2, fewest L3, best fit */
     { "own-2s-smt-linux", "numa-local", 1, 4, NULL, NULL, 0,
       { "0-3|0|" } },
+    /* four tasks of 4 on 8 cores: one core per CPU would leave the last
+     * two tasks on the siblings of the first two; each gets 2 whole
+     * cores instead (issue 10) */
     { "own-2s-smt-linux", "numa-local", 4, 4, NULL, NULL, 0,
-      { "0-3|0|", "4-7|1|", "8-11|0|", "12-15|1|" } },
+      { "0-1,8-9|0|shared-l2,shared-core", "4-5,12-13|1|shared-l2,shared-core",
+        "2-3,10-11|0|shared-l2,shared-core",
+        "6-7,14-15|1|shared-l2,shared-core" } },
     /* the second task fills the hole beside the first (best fit) */
     { "own-2s-smt-linux", "numa-local", 4, 2, NULL, NULL, 0,
       { "0-1|0|", "2-3|0|", "4-5|1|", "6-7|1|" } },
@@ -457,7 +462,9 @@ static const struct {
       "multi-numa,shared-core" },
     { 63, 128, "multi-numa,shared-l2,shared-core,unbalanced,partial-core,"
       "no-local-numa" },
-    { PLACE_FB_NO_LOCAL_NUMA | 64 | 1024, 64, "no-local-numa" },
+    { 127, 128, "multi-numa,shared-l2,shared-core,unbalanced,partial-core,"
+      "no-local-numa,shared-with-task" },
+    { PLACE_FB_NO_LOCAL_NUMA | 128 | 1024, 64, "no-local-numa" },
     /* too small: whole names only, always terminated */
     { PLACE_FB_MULTI_NUMA | PLACE_FB_SHARED_L2, 16, "multi-numa" },
     { PLACE_FB_MULTI_NUMA, 4, "" },

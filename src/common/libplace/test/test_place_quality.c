@@ -91,6 +91,33 @@ struct qcase {
 static const struct qcase qcases[] = {
     /* control: an idle node, one task, nothing to improve */
     { "ipa20.xml", "numa-local", 1, 4, NULL, NULL, "0-3|0|", 0, 0, 1, 0 },
+
+    /* 1. siblings of busy cores: cores 18-23 are wholly free (was
+     * 48-54, the siblings of the busy 0-6); the seventh CPU is a sibling
+     * of the task's own core 18 */
+    { "epyc-corona-p2.xml", "numa-local", 1, 7, "0-17,24-41", NULL,
+      "18-23,66|0|shared-l2,shared-core", 0, 0, 1, 0 },
+    /* tasks 4 and 5 on the idle cores 6-7 and 14-15 and their own
+     * siblings (task 5 was 17-19, siblings of task 0) */
+    { "32em64t-2n8c2t-pci-noio.xml", "numa-local", 6, 3, NULL, NULL,
+      "0-2|0|;3-5|0|;8-10|1|;11-13|1|;6-7,22|0|shared-l2,shared-core;"
+      "14-15,30|1|shared-l2,shared-core", 0, 0, 0, 0 },
+    /* 4 whole cores of one socket for -n 2 -c 4: 2 whole cores each, as
+     * Slurm gives them (was 0-3 and 16-19: every core shared) */
+    { "32em64t-2n8c2t-pci-noio.xml", "numa-local", 2, 4, NULL, "0-3,16-19",
+      "0-1,16-17|0|shared-l2,shared-core;2-3,18-19|0|shared-l2,shared-core",
+      0, 0, 0, 0 },
+    /* tasks 8 and 9 on the idle cores 72-87 and 160-175 (were the
+     * siblings of task 0 and of task 0's cores) */
+    { "coral-lassen.xml", "numa-local", 10, 4, NULL, NULL,
+      "8,16,24,32|0|;40,48,56,64|0|;96,104,112,120|8|;128,136,144,152|8|;"
+      "12,20,28,36|0|;44,52,60,68|0|;100,108,116,124|8|;"
+      "132,140,148,156|8|;72,76,80,84|0|shared-l2;"
+      "160,164,168,172|8|shared-l2", 0, 0, 0, 0 },
+    /* the E-cores after the P-cores (was 1,3,8,12: siblings of task 0) */
+    { "data:hybrid-4p8e.xml", "numa-local", 3, 4, NULL, NULL,
+      "0,2,4,6|0|;8-9,12-13|0|shared-l2;10-11,14-15|0|shared-l2", 0, 0, 0,
+      0 },
 };
 
 START_TEST (exact_quality)
@@ -167,6 +194,16 @@ static void sweep_one (const char *name, const topo_t *t,
     sc->stacked += q.numa_stacked;
     sc->mixed_avoidable += q.mixed_avoidable;
     sc->mems_wrong += q.mems_wrong;
+    /* numa-local never puts a task on a core holding another task or
+     * step while a NUMA domain has room for it on wholly free cores, nor
+     * leaves a wholly free core of its own domain unused while it
+     * shares one */
+    if (req->policy == PLACE_NUMA_LOCAL)
+        ck_assert_msg (q.avoidable_any_numa == 0
+                       && q.avoidable_same_numa == 0 && q.numa_stacked == 0,
+                       "%s: numa-local -n %u -c %u: %s", name, req->ntasks,
+                       req->cpus_per_task,
+                       placequality_string (&q, buf, sizeof (buf)));
     /* memory is local to the CPUs for every placing policy */
     ck_assert_msg (q.mems_wrong == 0, "%s: %s -n %u -c %u: %s", name,
                    place_policy_name (req->policy), req->ntasks,
