@@ -179,6 +179,8 @@ struct ctx {
     unsigned *numa_pkg;             /* [nnuma] package of its first PU */
     bool *numa_local;               /* [nnuma] */
     unsigned *numa_free;            /* [nnuma] free PUs now */
+    unsigned *numa_tasks;           /* [nnuma] tasks of the step with a PU */
+    unsigned *pkg_tasks;            /* [npkg] tasks of the step with a PU */
     unsigned char *st;              /* [npu] PU_* */
 
     /* scratch, reused by every task */
@@ -245,6 +247,8 @@ static void ctx_destroy (struct ctx *c)
         free (c->numa_pkg);
         free (c->numa_local);
         free (c->numa_free);
+        free (c->numa_tasks);
+        free (c->pkg_tasks);
         free (c->st);
         free (c->next);
         free (c->units);
@@ -302,6 +306,8 @@ static struct ctx *ctx_create (const topo_t *topo, hwloc_const_bitmap_t avail)
         || !ALLOC (c->numa_start, nnuma + 1) || !ALLOC (c->numa_pus, n)
         || !ALLOC (c->numa_pkg, nnuma) || !ALLOC (c->numa_local, nnuma)
         || !ALLOC (c->numa_free, nnuma) || !ALLOC (c->st, n)
+        || !ALLOC (c->numa_tasks, nnuma)
+        || !ALLOC (c->pkg_tasks, c->nd[TOPO_PKG])
         || !ALLOC (c->next, n) || !ALLOC (c->units, n)
         || !ALLOC (c->groups, n) || !ALLOC (c->gunits, n)
         || !ALLOC (c->gcap, n) || !ALLOC (c->gchosen, n)
@@ -811,10 +817,18 @@ static int task_commit (struct ctx *c, unsigned cpt, struct place_task *t)
     }
     c->gen++;
     for (unsigned i = 0; i < c->nout; i++) {
+        unsigned pkg = c->dom[TOPO_PKG][c->out[i]];
+        if (c->stamp[TOPO_PKG][pkg] != c->gen) {
+            c->stamp[TOPO_PKG][pkg] = c->gen;
+            c->pkg_tasks[pkg]++;
+        }
+    }
+    for (unsigned i = 0; i < c->nout; i++) {
         unsigned numa = c->dom[TOPO_NUMA][c->out[i]];
         if (c->stamp[TOPO_NUMA][numa] != c->gen) {
             c->stamp[TOPO_NUMA][numa] = c->gen;
             domain_invalidate (c, numa);
+            c->numa_tasks[numa]++;
             hwloc_const_bitmap_t ns = topo_numa_nodeset (c->topo, numa);
             if (ns && hwloc_bitmap_or (t->mems, t->mems, ns) < 0)
                 return -1;
@@ -1046,15 +1060,16 @@ static unsigned task_numa_spread (struct ctx *c, unsigned cpt)
     unsigned ncand = 0;
     struct skey *k = c->keys;
 
-    /* candidates by (pseudo, package, free cores desc, free PUs desc,
-     * index): their rank inside their package */
+    /* candidates by (pseudo, package, tasks of the step in the domain,
+     * free cores desc, free PUs desc, index): their rank inside their
+     * package */
     for (unsigned d = 0; d < nnuma; d++) {
         if (c->numa_free[d] == 0)
             continue;
         dstat_get (c, d);
         k[ncand++] = skey_make (!c->numa_local[d], c->numa_pkg[d],
-                                DESC (c->dst[d].ncore),
-                                DESC (c->dst[d].nfree), 0, d);
+                                c->numa_tasks[d], DESC (c->dst[d].ncore),
+                                DESC (c->dst[d].nfree), d);
     }
     skey_sort (k, ncand);
     for (unsigned i = 0, rank = 0; i < ncand; i++) {
@@ -1063,15 +1078,20 @@ static unsigned task_numa_spread (struct ctx *c, unsigned cpt)
             rank = 0;
         c->dcount[k[i].idx] = rank++;
     }
-    /* alternate packages: rank 0 of every package (the emptier first),
-     * then rank 1, ... */
+    /* alternate packages: rank 0 of every package, then rank 1, ...;
+     * inside a round the package with the fewest tasks of the step first
+     * (so the tasks of a step rotate over the packages), then the emptier
+     * domain, then the package index (idx carries it, d is idx % nnuma) */
     for (unsigned i = 0; i < ncand; i++) {
         unsigned d = k[i].idx;
+        unsigned pkg = c->numa_pkg[d];
         k[i] = skey_make (!c->numa_local[d], c->dcount[d],
-                          DESC (c->dst[d].ncore), DESC (c->dst[d].nfree),
-                          c->numa_pkg[d], d);
+                          c->pkg_tasks[pkg], DESC (c->dst[d].ncore),
+                          DESC (c->dst[d].nfree), pkg * nnuma + d);
     }
     skey_sort (k, ncand);
+    for (unsigned i = 0; i < ncand; i++)
+        k[i].idx %= nnuma;
     unsigned nk = cpt < ncand ? cpt : ncand;
     unsigned total_cores = 0;
     for (unsigned i = 0; i < nk; i++) {

@@ -29,6 +29,8 @@ struct model {
     unsigned gen;       /* current mark */
     unsigned *dstart, *dpus;    /* PUs of each NUMA domain (CSR) */
     unsigned *din;      /* [nnuma] PUs of the current task in each */
+    unsigned *dtasks;   /* [nnuma] earlier tasks of the step in each */
+    unsigned *ptasks;   /* [npkg] earlier tasks of the step in each */
     unsigned *uq;       /* [nl2] rating of each free L2 unit (domain_info) */
     unsigned *csize, *cfree, *cnuma, *cin;    /* per core, see core_counts() */
     unsigned *cl3;      /* [ncore] L3 domain of the core */
@@ -658,11 +660,12 @@ static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
                       task, a, ca, b, cb, capb);
         }
     }
-    /* the domains: inside a package the emptiest first (most free
-     * cores, then most free PUs, then index), and the packages in turn:
-     * so the used domains are a prefix of each package's order, and two
-     * packages differ by at most one used domain unless one is used up.
-     * Pseudo domains come after every local one (checked above). */
+    /* the domains: inside a package the one with the fewest tasks of
+     * the step first, then the emptiest (most free cores, then most free
+     * PUs, then index), and the packages in turn: so the used domains
+     * are a prefix of each package's order, and two packages differ by
+     * at most one used domain unless one is used up.  Pseudo domains
+     * come after every local one (checked above). */
     for (unsigned a = 0; a < nnuma; a++) {
         if (!numa_has (m, m->in, a))
             continue;
@@ -671,14 +674,17 @@ static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
                 || di[b].local != di[a].local
                 || numa_pkg (m, b) != numa_pkg (m, a))
                 continue;
-            bool better = di[b].ncore != di[a].ncore
+            bool better = m->dtasks[b] != m->dtasks[a]
+                          ? m->dtasks[b] < m->dtasks[a]
+                          : di[b].ncore != di[a].ncore
                           ? di[b].ncore > di[a].ncore
                           : di[b].nfree != di[a].nfree
                           ? di[b].nfree > di[a].nfree : b < a;
             if (better)
-                FAIL ("task %u: domain %u (%u free cores, %u PUs) used, "
-                      "domain %u of the same package (%u, %u) not", task, a,
-                      di[a].ncore, di[a].nfree, b, di[b].ncore, di[b].nfree);
+                FAIL ("task %u: domain %u (%u tasks, %u free cores, %u PUs) "
+                      "used, domain %u of the same package (%u, %u, %u) not",
+                      task, a, m->dtasks[a], di[a].ncore, di[a].nfree, b,
+                      m->dtasks[b], di[b].ncore, di[b].nfree);
         }
     }
     unsigned npkg = m->nd[TOPO_PKG];
@@ -699,6 +705,60 @@ static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
                     free (pu_used);
                     FAIL ("task %u: %u domains used in package %u, %u in "
                           "package %u which has more", task, up, p, uq, q);
+                }
+            }
+        }
+        /* the last, partial round: package p got its domain of round
+         * pu_used[p] - 1 while package q (with a domain left) got none of
+         * round pu_used[q] == pu_used[p] - 1.  Then p comes first in that
+         * round: fewer tasks of the step in the package, then the domain
+         * with more free cores, more free PUs, then the package index.
+         * The rotation of issue 10: -n 2 -c 1 gives one task per package. */
+        for (unsigned p = 0; p < npkg; p++) {
+            for (unsigned q = 0; q < npkg; q++) {
+                if (p == q || pu_used[p] != pu_used[q] + 1
+                    || pu_used[q] >= pu_cand[q])
+                    continue;
+                /* p's domain of that round: its used domain ranked last;
+                 * q's: its unused domain ranked first */
+                int dp = -1, dq = -1;
+                for (unsigned a = 0; a < nnuma; a++) {
+                    if (di[a].nfree == 0 || di[a].local != (loc == 1))
+                        continue;
+                    bool used = numa_has (m, m->in, a);
+                    if (numa_pkg (m, a) == p && used
+                        && (dp < 0 || m->dtasks[a] > m->dtasks[dp]
+                            || (m->dtasks[a] == m->dtasks[dp]
+                                && (di[a].ncore < di[dp].ncore
+                                    || (di[a].ncore == di[dp].ncore
+                                        && (di[a].nfree < di[dp].nfree
+                                            || (di[a].nfree == di[dp].nfree
+                                                && (int)a > dp)))))))
+                        dp = (int)a;
+                    if (numa_pkg (m, a) == q && !used
+                        && (dq < 0 || m->dtasks[a] < m->dtasks[dq]
+                            || (m->dtasks[a] == m->dtasks[dq]
+                                && (di[a].ncore > di[dq].ncore
+                                    || (di[a].ncore == di[dq].ncore
+                                        && (di[a].nfree > di[dq].nfree
+                                            || (di[a].nfree == di[dq].nfree
+                                                && (int)a < dq)))))))
+                        dq = (int)a;
+                }
+                if (dp < 0 || dq < 0)
+                    continue;
+                unsigned kp[4] = { m->ptasks[p], ~0u - di[dp].ncore,
+                                   ~0u - di[dp].nfree, p };
+                unsigned kq[4] = { m->ptasks[q], ~0u - di[dq].ncore,
+                                   ~0u - di[dq].nfree, q };
+                int cmp = 0;
+                for (int i = 0; i < 4 && cmp == 0; i++)
+                    cmp = kp[i] < kq[i] ? -1 : kp[i] > kq[i];
+                if (cmp > 0) {
+                    free (pu_used);
+                    FAIL ("task %u: package %u (%u tasks of the step) got a "
+                          "domain of round %u before package %u (%u tasks)",
+                          task, p, m->ptasks[p], pu_used[q], q, m->ptasks[q]);
                 }
             }
         }
@@ -907,11 +967,14 @@ int placecheck (const topo_t *t, const struct place_request *req,
     m.dstart = calloc (m.nd[TOPO_NUMA] + 2, sizeof (*m.dstart));
     m.dpus = calloc (m.n + 1, sizeof (*m.dpus));
     m.din = calloc (m.nd[TOPO_NUMA] + 1, sizeof (*m.din));
+    m.dtasks = calloc (m.nd[TOPO_NUMA] + 1, sizeof (*m.dtasks));
+    m.ptasks = calloc (m.nd[TOPO_PKG] + 1, sizeof (*m.ptasks));
     m.uq = calloc (m.nd[TOPO_L2] + 1, sizeof (*m.uq));
     di = calloc (m.nd[TOPO_NUMA] + 1, sizeof (*di));
     if (!m.pu || !m.free || !m.taken || !m.in || !m.mark || !m.csize || !m.cfree
         || !m.cnuma || !m.cin || !m.cl3 || !m.dstart || !m.dpus || !m.din
-        || !m.uq || !m.sv || !m.stot || !m.sfr || !m.swf || !di || !mems
+        || !m.dtasks || !m.ptasks || !m.uq || !m.sv || !m.stot || !m.sfr
+        || !m.swf || !di || !mems
         || !allowed) {
         pc_fail (msg, len, "out of memory");
         goto out;
@@ -1043,6 +1106,14 @@ int placecheck (const topo_t *t, const struct place_request *req,
                 m.free[i] = false;
                 m.taken[i] = true;
             }
+        for (unsigned d = 0; d < m.nd[TOPO_NUMA]; d++)
+            m.dtasks[d] += m.din[d] > 0;
+        for (unsigned p = 0; p < m.nd[TOPO_PKG]; p++) {
+            bool has = false;
+            for (unsigned i = 0; i < m.n && !has; i++)
+                has = m.in[i] && m.pu[i]->dom[TOPO_PKG] == p;
+            m.ptasks[p] += has;
+        }
     }
     rc = 0;
 out:
@@ -1063,6 +1134,8 @@ out:
     free (m.dstart);
     free (m.dpus);
     free (m.din);
+    free (m.dtasks);
+    free (m.ptasks);
     free (m.uq);
     free (di);
     hwloc_bitmap_free (mems);

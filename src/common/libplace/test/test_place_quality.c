@@ -118,6 +118,21 @@ static const struct qcase qcases[] = {
     { "data:hybrid-4p8e.xml", "numa-local", 3, 4, NULL, NULL,
       "0,2,4,6|0|;8-9,12-13|0|shared-l2;10-11,14-15|0|shared-l2", 0, 0, 0,
       0 },
+
+    /* 2. numa-spread rotates a step's tasks over the packages, then over
+     * the NUMA domains inside them (all were on package 0: 0 and 14;
+     * 0/14/28/42; 0/6; 0/2) */
+    { "ipa20.xml", "numa-spread", 2, 1, NULL, NULL, "0|0|;56|4|", 0, 0, 0,
+      0 },
+    { "ipa20.xml", "numa-spread", 4, 1, NULL, NULL,
+      "0|0|;56|4|;14|1|;70|5|", 0, 0, 0, 0 },
+    { "epyc-corona.xml", "numa-spread", 2, 1, NULL, NULL, "0|0|;24|4|", 0,
+      0, 0, 0 },
+    { "memorysidecaches.xml", "numa-spread", 2, 1, NULL, NULL,
+      "0|0|;1|1|", 0, 0, 0, 0 },
+    /* each task still spread over one domain of every package */
+    { "ipa20.xml", "numa-spread", 2, 4, NULL, NULL,
+      "0,14,56,70|0-1,4-5|;28,42,84,98|2-3,6-7|", 0, 0, 0, 0 },
 };
 
 START_TEST (exact_quality)
@@ -173,6 +188,60 @@ struct sweep_counts {
     unsigned mixed_avoidable, mems_wrong;
 };
 
+/* Room for numa-spread's rotation: every NUMA domain is local and inside
+ * one package, and the step used fewer CPUs in every domain than it had
+ * free cores (so every package stayed in every round). */
+static bool spread_room (const topo_t *t, const struct place_request *req,
+                         const struct place_plan *plan, unsigned *npkg_free)
+{
+    unsigned npkg = topo_ndomains (t, TOPO_PKG);
+    bool *pfree = calloc (npkg + 1, sizeof (*pfree));
+    unsigned nnuma = topo_ndomains (t, TOPO_NUMA);
+    unsigned ncore = topo_ndomains (t, TOPO_CORE);
+    unsigned *pkg = calloc (nnuma + 1, sizeof (*pkg));
+    unsigned *fcores = calloc (nnuma + 1, sizeof (*fcores));
+    unsigned *used = calloc (nnuma + 1, sizeof (*used));
+    bool *seen = calloc (ncore + 1, sizeof (*seen));
+    bool ok = pkg && fcores && used && seen && pfree;
+
+    for (unsigned d = 0; d < nnuma; d++) {
+        pkg[d] = ~0u;
+        if (!topo_numa_is_local (t, d))
+            ok = false;
+    }
+    for (unsigned i = 0; ok && i < topo_npus (t); i++) {
+        const struct topo_pu *p = topo_pu (t, i);
+        unsigned d = p->dom[TOPO_NUMA];
+        if (pkg[d] == ~0u)
+            pkg[d] = p->dom[TOPO_PKG];
+        else if (pkg[d] != p->dom[TOPO_PKG])
+            ok = false;
+        bool free_pu = (!req->allowed
+                        || hwloc_bitmap_isset (req->allowed, p->os))
+                       && !(req->busy && hwloc_bitmap_isset (req->busy, p->os));
+        if (free_pu)
+            pfree[p->dom[TOPO_PKG]] = true;
+        if (free_pu && !seen[p->dom[TOPO_CORE]]) {
+            seen[p->dom[TOPO_CORE]] = true;
+            fcores[d]++;
+        }
+        for (unsigned k = 0; k < plan->ntasks; k++)
+            used[d] += hwloc_bitmap_isset (plan->tasks[k].cpus, p->os);
+    }
+    for (unsigned d = 0; ok && d < nnuma; d++)
+        if (fcores[d] > 0 && used[d] >= fcores[d])
+            ok = false;
+    *npkg_free = 0;
+    for (unsigned p = 0; ok && p < npkg; p++)
+        *npkg_free += pfree[p];
+    free (pfree);
+    free (pkg);
+    free (fcores);
+    free (used);
+    free (seen);
+    return ok;
+}
+
 static void sweep_one (const char *name, const topo_t *t,
                        struct place_request *req, struct sweep_counts *sc)
 {
@@ -204,6 +273,25 @@ static void sweep_one (const char *name, const topo_t *t,
                        "%s: numa-local -n %u -c %u: %s", name, req->ntasks,
                        req->cpus_per_task,
                        placequality_string (&q, buf, sizeof (buf)));
+    /* numa-spread rotates the tasks of a step over the packages: with
+     * no more tasks than packages with a free CPU, one CPU each, every task on its own
+     * package; and the tasks per package never differ by more than one.
+     * Where room allows: the packages hold the NUMA domains (not one
+     * domain over several packages) and no domain ran out of free cores
+     * during the step. */
+    unsigned npkg_free;
+    if (req->policy == PLACE_NUMA_SPREAD
+        && spread_room (t, req, plan, &npkg_free)) {
+        unsigned npkg = topo_ndomains (t, TOPO_PKG);
+        if (req->cpus_per_task == 1 && req->ntasks <= npkg_free)
+            for (unsigned p = 0; p < npkg; p++)
+                ck_assert_msg (q.pkg_tasks[p] <= 1, "%s: numa-spread -n %u "
+                               "-c 1: %u tasks on package %u", name,
+                               req->ntasks, q.pkg_tasks[p], p);
+        ck_assert_msg (q.pkg_imbalance <= 1, "%s: numa-spread -n %u -c %u: "
+                       "%s", name, req->ntasks, req->cpus_per_task,
+                       placequality_string (&q, buf, sizeof (buf)));
+    }
     /* memory is local to the CPUs for every placing policy */
     ck_assert_msg (q.mems_wrong == 0, "%s: %s -n %u -c %u: %s", name,
                    place_policy_name (req->policy), req->ntasks,
