@@ -586,7 +586,7 @@ test_expect_success SHARED_TOPOLOGIES 'ALICE-like 2x8c/16t node, -n 2 -c 4' '
     slurm-pin plan -t "$x" -p none -n 2 -c 4 >none.out &&
     cat >local.exp <<-\EOF &&
 	task 0: cpus=0-3 mems=0
-	task 1: cpus=4-7 mems=0
+	task 1: cpus=8-11 mems=1
 	EOF
     cat >spread.exp <<-\EOF &&
 	task 0: cpus=0-1,8-9 mems=0-1
@@ -722,7 +722,7 @@ test_expect_success SHARED_TOPOLOGIES 'SNC2 round-robin: NUMA node 0 is 0,4,8,..
     slurm-pin plan -t "$x" -p numa-local -n 2 -c 4 >out &&
     cat >expected <<-\EOF &&
 	task 0: cpus=0,4,8,12 mems=0
-	task 1: cpus=16,20,24,28 mems=0
+	task 1: cpus=2,6,10,14 mems=2
 	EOF
     test_cmp expected out &&
     slurm-pin plan -t "$x" -p numa-spread -c 8 >out &&

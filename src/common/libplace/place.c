@@ -158,7 +158,7 @@ struct cs_result {
 };
 
 /* A sort key: lexicographic over k[], then idx. */
-#define NKEY 5
+#define NKEY 7
 struct skey {
     unsigned k[NKEY];
     unsigned idx;
@@ -408,7 +408,15 @@ static void skey_sort (struct skey *k, unsigned n)
 static struct skey skey_make (unsigned a, unsigned b, unsigned c, unsigned d,
                               unsigned e, unsigned idx)
 {
-    struct skey k = { { a, b, c, d, e }, idx };
+    struct skey k = { { a, b, c, d, e, 0, 0 }, idx };
+    return k;
+}
+
+static struct skey skey_make7 (unsigned a, unsigned b, unsigned c, unsigned d,
+                               unsigned e, unsigned f, unsigned g,
+                               unsigned idx)
+{
+    struct skey k = { { a, b, c, d, e, f, g }, idx };
     return k;
 }
 
@@ -877,9 +885,88 @@ static unsigned domain_fit (struct ctx *c, unsigned d, unsigned skip,
     return tasks;
 }
 
+/* The fewest wholly free cores of domain d (largest first) holding cpt
+ * PUs; 0 if they do not. */
+static unsigned domain_kmin (struct ctx *c, unsigned d, unsigned cpt)
+{
+    unsigned *h = c->whist;
+    unsigned sum = 0, k = 0;
+
+    memset (h, 0, (c->maxcore + 1) * sizeof (*h));
+    c->gen++;
+    for (unsigned j = c->numa_start[d]; j < c->numa_start[d + 1]; j++) {
+        unsigned core = c->dom[TOPO_CORE][c->numa_pus[j]];
+        if (c->stamp[TOPO_CORE][core] != c->gen) {
+            c->stamp[TOPO_CORE][core] = c->gen;
+            if (core_wholly_free (c, core))
+                h[c->core_size[core]]++;
+        }
+    }
+    for (unsigned sz = c->maxcore; sz > 0; sz--) {
+        for (unsigned n = h[sz]; n > 0; n--) {
+            sum += sz;
+            k++;
+            if (sum >= cpt)
+                return k;
+        }
+    }
+    return 0;
+}
+
+/* Max - min tasks per domain once `rest` more tasks are placed, each in
+ * a domain with the fewest tasks among those with room (water-filling):
+ * cnt[e] tasks now, room for fit[e] more.  Only the domains with a task
+ * or room count. */
+static unsigned fill_imbalance (const unsigned *cnt, const unsigned *fit,
+                                unsigned n, unsigned rest)
+{
+    unsigned lo = 0, hi = 0;
+
+    for (unsigned e = 0; e < n; e++)
+        if (cnt[e] + fit[e] > hi)
+            hi = cnt[e] + fit[e];
+    /* the highest level L whose filling needs at most rest tasks */
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo + 1) / 2;
+        uint64_t need = 0;
+        for (unsigned e = 0; e < n; e++) {
+            unsigned top = cnt[e] + fit[e] < mid ? cnt[e] + fit[e] : mid;
+            need += top > cnt[e] ? top - cnt[e] : 0;
+        }
+        if (need <= rest)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    uint64_t used = 0;
+    for (unsigned e = 0; e < n; e++) {
+        unsigned top = cnt[e] + fit[e] < lo ? cnt[e] + fit[e] : lo;
+        used += top > cnt[e] ? top - cnt[e] : 0;
+    }
+    unsigned r = (unsigned)(rest - used);
+    unsigned mn = UINT_MAX, mx = 0;
+    for (unsigned e = 0; e < n; e++) {
+        if (cnt[e] == 0 && fit[e] == 0)
+            continue;
+        unsigned top = cnt[e] + fit[e] < lo ? cnt[e] + fit[e] : lo;
+        unsigned f = cnt[e] > top ? cnt[e] : top;
+        if (r > 0 && f == lo && cnt[e] + fit[e] > lo) {
+            f++;
+            r--;
+        }
+        if (f < mn)
+            mn = f;
+        if (f > mx)
+            mx = f;
+    }
+    return mx >= mn ? mx - mn : 0;
+}
+
 /* The step budget: after this task opens `k` wholly free cores of
  * domain d (counted as its largest), the wholly free cores of the node
- * still hold the rest of the step. */
+ * still hold the rest of the step, and the rest of the step, each task
+ * sent to a domain with the fewest tasks, ends no less balanced over the
+ * NUMA domains than if this task took the fewest wholly free cores. */
 static bool budget_ok (struct ctx *c, unsigned d, unsigned k, unsigned cpt)
 {
     unsigned nnuma = c->nd[TOPO_NUMA];
@@ -887,7 +974,7 @@ static bool budget_ok (struct ctx *c, unsigned d, unsigned k, unsigned cpt)
 
     if (c->rest == 0)
         return true;
-    for (unsigned e = 0; e < nnuma && fit < c->rest; e++) {
+    for (unsigned e = 0; e < nnuma; e++) {
         if (e == d)
             continue;
         if (!c->wfit_ok[e]) {
@@ -896,9 +983,21 @@ static bool budget_ok (struct ctx *c, unsigned d, unsigned k, unsigned cpt)
         }
         fit += c->wfit[e];
     }
-    if (fit < c->rest)
-        fit += domain_fit (c, d, k, cpt);
-    return fit >= c->rest;
+    unsigned fd = domain_fit (c, d, k, cpt);
+    if (fit + fd < c->rest)
+        return false;
+    unsigned kmin = domain_kmin (c, d, cpt);
+    if (kmin == 0 || kmin >= k)
+        return true;    /* spreading costs no core */
+    unsigned *cnt = c->dchosen, *fv = c->dtake;     /* scratch */
+    for (unsigned e = 0; e < nnuma; e++) {
+        cnt[e] = c->numa_tasks[e] + (e == d);
+        fv[e] = e == d ? fd : c->wfit[e];
+    }
+    unsigned spread = fill_imbalance (cnt, fv, nnuma, c->rest);
+    fv[d] = domain_fit (c, d, kmin, cpt);
+    unsigned packed = fill_imbalance (cnt, fv, nnuma, c->rest);
+    return spread <= packed;
 }
 
 /* The domain numa-local's levels choose in the current view (some
@@ -915,14 +1014,14 @@ static unsigned numa_local_domain (struct ctx *c, unsigned cpt,
         const struct dstat *s = dstat_get (c, d);
         unsigned l = s->nl2 >= cpt ? 1 : s->ncore >= cpt ? 2
                    : s->nfree >= cpt ? 3 : 4;
+        unsigned pseudo = !c->numa_local[d];
+        unsigned t = c->numa_tasks[d];
+        struct skey k;
         if (l < level)
             level = l;
-    }
-    for (unsigned d = 0; d < nnuma && level <= 3; d++) {
-        const struct dstat *s = dstat_of (c, d);
-        unsigned pseudo = !c->numa_local[d];
-        struct skey k;
-        if (level == 1 && s->nl2 >= cpt) {
+        /* local before pseudo, then the fewest tasks of the step (NUMA
+         * balance), then the level, then the level's ranking */
+        if (l == 1) {
             if (!c->l1_ok[nv + d]) {
                 unsigned left = 0;
                 c->l1_nl3[nv + d] = pick_units (c, d, cpt, s, true,
@@ -932,24 +1031,26 @@ static unsigned numa_local_domain (struct ctx *c, unsigned cpt,
                 c->l1_left[nv + d] = left - cpt;
                 c->l1_ok[nv + d] = true;
             }
-            k = skey_make (pseudo, c->l1_tier[nv + d], c->l1_nl3[nv + d],
-                           c->l1_left[nv + d], 0, d);
+            k = skey_make7 (pseudo, t, 1, c->l1_tier[nv + d],
+                            c->l1_nl3[nv + d], c->l1_left[nv + d], 0, d);
         }
-        else if (level == 2 && s->ncore >= cpt) {
+        else if (l == 2) {
             bool whole = s->nwcore >= cpt;
-            k = whole ? skey_make (pseudo, 0, DESC (s->nwl2), s->nwl3,
-                                   s->nwcore - cpt, d)
-                      : skey_make (pseudo, 1, DESC (s->nl2), s->nl3,
-                                   s->ncore - cpt, d);
+            k = whole ? skey_make7 (pseudo, t, 2, 0, DESC (s->nwl2), s->nwl3,
+                                    s->nwcore - cpt, d)
+                      : skey_make7 (pseudo, t, 2, 1, DESC (s->nl2), s->nl3,
+                                    s->ncore - cpt, d);
         }
-        else if (level == 3 && s->nfree >= cpt)
-            k = skey_make (pseudo, DESC (s->ncore), DESC (s->nl2), s->nl3,
-                           s->nfree - cpt, d);
+        else if (l == 3)
+            k = skey_make7 (pseudo, t, 3, DESC (s->ncore), DESC (s->nl2),
+                            s->nl3, s->nfree - cpt, d);
         else
             continue;
         if (best.idx == NIL || skey_cmp (&k, &best) < 0)
             best = k;
     }
+    if (best.idx != NIL)
+        level = best.k[2];
     *level_out = level;
     return best.idx;
 }

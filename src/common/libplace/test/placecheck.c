@@ -262,9 +262,12 @@ static int check_share (struct model *m, unsigned task, unsigned d,
     return 0;
 }
 
+/* numa-local.  cand (NULL: every domain) limits the domains the levels
+ * choose among when a domain has room: those with the fewest tasks of the
+ * step (check_numa_local_step). */
 static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
-                             unsigned fb, struct dinfo *di, char *msg,
-                             size_t len)
+                             unsigned fb, struct dinfo *di, const bool *cand,
+                             char *msg, size_t len)
 {
     unsigned nnuma = m->nd[TOPO_NUMA];
     unsigned nused = distinct (m, m->in, -1, TOPO_NUMA);
@@ -276,7 +279,7 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
     for (unsigned d = 0; d < nnuma; d++) {
         unsigned l = di[d].nl2 >= cpt ? 1 : di[d].ncore >= cpt ? 2
                    : di[d].nfree >= cpt ? 3 : 4;
-        if (l < level)
+        if (l < level && (!cand || cand[d]))
             level = l;
         if (numa_has (m, m->in, d) && !di[d].local)
             pseudo_used = true;
@@ -352,19 +355,19 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
     for (unsigned e = 0; e < nnuma; e++) {
         bool ok = level == 1 ? di[e].nl2 >= cpt : level == 2
                   ? di[e].ncore >= cpt : di[e].nfree >= cpt;
-        if (ok && di[e].local)
+        if (ok && di[e].local && (!cand || cand[e]))
             any_local = true;
     }
     /* level 2: wholly free cores only where some domain has enough */
     bool whole = false;
     for (unsigned e = 0; e < nnuma; e++)
         if (level == 2 && di[e].ncore >= cpt && di[e].local == any_local
-            && di[e].nwcore >= cpt)
+            && di[e].nwcore >= cpt && (!cand || cand[e]))
             whole = true;
     for (unsigned e = 0; e < nnuma; e++) {
         bool ok = level == 1 ? di[e].nl2 >= cpt : level == 2
                   ? di[e].ncore >= cpt : di[e].nfree >= cpt;
-        if (!ok || di[e].local != any_local)
+        if (!ok || di[e].local != any_local || (cand && !cand[e]))
             continue;
         if (level == 2 && whole && di[e].nwcore < cpt)
             continue;
@@ -379,6 +382,9 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
         if (di[e].ncore > best_core)
             best_core = di[e].ncore;
     }
+    if (cand && !cand[d])
+        FAIL ("task %u: domain %u holds %u tasks of the step, another with "
+              "room fewer", task, d, m->dtasks[d]);
     if (di[d].local != any_local)
         FAIL ("task %u: pseudo domain %u chosen while a local one was "
               "eligible", task, d);
@@ -467,6 +473,40 @@ static unsigned whole_fit (struct model *m, unsigned d, unsigned skip,
     return tasks;
 }
 
+/* Max - min tasks per domain after `rest` more tasks, one at a time, each
+ * to the domain with the fewest tasks among those with room left (the
+ * lowest index on ties); only domains with a task or room count. */
+static unsigned sim_imbalance (const unsigned *cnt0, const unsigned *fit0,
+                               unsigned n, unsigned rest)
+{
+    unsigned *cnt = calloc (n + 1, sizeof (*cnt));
+    unsigned *fit = calloc (n + 1, sizeof (*fit));
+    memcpy (cnt, cnt0, n * sizeof (*cnt));
+    memcpy (fit, fit0, n * sizeof (*fit));
+    for (unsigned r = 0; r < rest; r++) {
+        int best = -1;
+        for (unsigned e = 0; e < n; e++)
+            if (fit[e] > 0 && (best < 0 || cnt[e] < cnt[best]))
+                best = (int)e;
+        if (best < 0)
+            break;
+        cnt[best]++;
+        fit[best]--;
+    }
+    unsigned lo = ~0u, hi = 0;
+    for (unsigned e = 0; e < n; e++) {
+        if (cnt0[e] == 0 && fit0[e] == 0)
+            continue;
+        if (cnt[e] < lo)
+            lo = cnt[e];
+        if (cnt[e] > hi)
+            hi = cnt[e];
+    }
+    free (cnt);
+    free (fit);
+    return lo == ~0u ? 0 : hi - lo;
+}
+
 /* numa-local for one task of a step (doc/policies.md, "numa-local"):
  *  - some domain has cpt PUs on wholly free cores: the task uses only
  *    wholly free cores, chosen by the levels on those cores alone; it
@@ -491,7 +531,7 @@ static int check_numa_local_step (struct model *m, unsigned task,
         }
     }
     if (!room)
-        return check_numa_local (m, task, cpt, fb, di, msg, len);
+        return check_numa_local (m, task, cpt, fb, di, NULL, msg, len);
     unsigned nused = distinct (m, m->in, -1, TOPO_NUMA);
     unsigned ncores = distinct (m, m->in, -1, TOPO_CORE);
     unsigned nl2 = distinct (m, m->in, -1, TOPO_L2);
@@ -551,13 +591,41 @@ static int check_numa_local_step (struct model *m, unsigned task,
     core_counts (m);
     for (unsigned e = 0; e < nnuma; e++)
         domain_info (m, e, cpt, &di[e]);
+    /* the domains the levels choose among: room, local ones if any has
+     * room, and of those the fewest tasks of the step (NUMA balance) */
+    bool *cand = calloc (nnuma + 1, sizeof (*cand));
+    unsigned tmin = ~0u;
+    bool loc = false;
+    for (unsigned e = 0; e < nnuma; e++)
+        loc |= di[e].nfree >= cpt && di[e].local;
+    for (unsigned e = 0; e < nnuma; e++)
+        if (di[e].nfree >= cpt && di[e].local == loc && m->dtasks[e] < tmin)
+            tmin = m->dtasks[e];
+    for (unsigned e = 0; e < nnuma; e++)
+        cand[e] = di[e].nfree >= cpt && di[e].local == loc
+                  && m->dtasks[e] == tmin;
+    /* the step budget: the wholly free cores left hold the rest, and the
+     * rest ends no less balanced than if this task were packed */
     unsigned k = di[d].ncore < cpt ? di[d].ncore : cpt;
     unsigned rest = ntasks - task - 1, fit = 0;
-    for (unsigned e = 0; e < nnuma && rest > 0; e++)
-        fit += whole_fit (m, e, e == d ? k : 0, cpt);
+    unsigned *cnt = calloc (nnuma + 1, sizeof (*cnt));
+    unsigned *fv = calloc (nnuma + 1, sizeof (*fv));
+    for (unsigned e = 0; e < nnuma; e++) {
+        cnt[e] = m->dtasks[e] + (e == d);
+        fv[e] = whole_fit (m, e, e == d ? k : 0, cpt);
+        fit += fv[e];
+    }
+    bool spread = rest == 0 || fit >= rest;
+    if (spread && rest > 0 && di[d].kmin > 0 && di[d].kmin < k) {
+        unsigned imb = sim_imbalance (cnt, fv, nnuma, rest);
+        fv[d] = whole_fit (m, d, di[d].kmin, cpt);
+        spread = imb <= sim_imbalance (cnt, fv, nnuma, rest);
+    }
+    free (cnt);
+    free (fv);
     int r = 0;
-    if (rest == 0 || fit >= rest)
-        r = check_numa_local (m, task, cpt, fb, di, msg, len);
+    if (spread)
+        r = check_numa_local (m, task, cpt, fb, di, cand, msg, len);
     else {
         /* packed: the fewest wholly free cores, each filled but one */
         unsigned level = 4;
@@ -565,13 +633,13 @@ static int check_numa_local_step (struct model *m, unsigned task,
         for (unsigned e = 0; e < nnuma; e++) {
             unsigned l = di[e].nl2 >= cpt ? 1 : di[e].ncore >= cpt ? 2
                        : di[e].nfree >= cpt ? 3 : 4;
-            if (l < level)
+            if (l < level && cand[e])
                 level = l;
         }
         for (unsigned e = 0; e < nnuma; e++) {
             bool ok = level == 1 ? di[e].nl2 >= cpt : level == 2
                       ? di[e].ncore >= cpt : di[e].nfree >= cpt;
-            any_local |= ok && di[e].local;
+            any_local |= ok && di[e].local && cand[e];
         }
         bool ok = level == 1 ? di[d].nl2 >= cpt : level == 2
                   ? di[d].ncore >= cpt : di[d].nfree >= cpt;
@@ -584,7 +652,7 @@ static int check_numa_local_step (struct model *m, unsigned task,
         unsigned want = (ncores < cpt ? PLACE_FB_SHARED_CORE : 0)
                         | (nl2 < cpt ? PLACE_FB_SHARED_L2 : 0)
                         | (di[d].local ? 0 : PLACE_FB_NO_LOCAL_NUMA);
-        if (!ok || di[d].local != any_local)
+        if (!ok || di[d].local != any_local || !cand[d])
             r = pc_fail (msg, len, "task %u: domain %u not eligible at "
                          "level %u", task, d, level);
         else if (ncores != di[d].kmin || unfilled > 1)
@@ -598,6 +666,7 @@ static int check_numa_local_step (struct model *m, unsigned task,
     }
     memcpy (m->free, saved, m->n * sizeof (*saved));
     free (saved);
+    free (cand);
     core_counts (m);
     return r;
 }

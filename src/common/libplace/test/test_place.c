@@ -93,9 +93,10 @@ static const struct exact exact[] = {
       { "0-1,8-9|0|shared-l2,shared-core", "4-5,12-13|1|shared-l2,shared-core",
         "2-3,10-11|0|shared-l2,shared-core",
         "6-7,14-15|1|shared-l2,shared-core" } },
-    /* the second task fills the hole beside the first (best fit) */
+    /* the tasks alternate over the NUMA nodes (the fewest tasks of the
+     * step first, issue 10), then fill the hole beside the first */
     { "own-2s-smt-linux", "numa-local", 4, 2, NULL, NULL, 0,
-      { "0-1|0|", "2-3|0|", "4-5|1|", "6-7|1|" } },
+      { "0-1|0|", "4-5|1|", "2-3|0|", "6-7|1|" } },
     { "own-2s-smt-linux", "numa-local", 2, 8, NULL, NULL, 0,
       { "0-3,8-11|0|shared-l2,shared-core",
         "4-7,12-15|1|shared-l2,shared-core" } },
@@ -119,8 +120,9 @@ static const struct exact exact[] = {
       { "0-3,16-17|0|shared-l2,shared-core" } },
     { "own-epyc-like", "numa-local", 1, 3, NULL, NULL, 0,
       { "0-2|0|" } },
+    /* the second task on the other NUMA node (balance before best fit) */
     { "own-epyc-like", "numa-local", 2, 3, NULL, NULL, 0,
-      { "0-2|0|", "3-5|0|" } },
+      { "0-2|0|", "6-8|1|" } },
     { "own-epyc-like", "numa-local", 2, 4, NULL, NULL, 0,
       { "0-3|0|", "6-9|1|" } },
     /* best fit: the L3 with 2 clean cores left, not the one with 3 */

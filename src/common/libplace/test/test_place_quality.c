@@ -98,9 +98,10 @@ static const struct qcase qcases[] = {
     { "epyc-corona-p2.xml", "numa-local", 1, 7, "0-17,24-41", NULL,
       "18-23,66|0|shared-l2,shared-core", 0, 0, 1, 0 },
     /* tasks 4 and 5 on the idle cores 6-7 and 14-15 and their own
-     * siblings (task 5 was 17-19, siblings of task 0) */
+     * siblings (task 5 was 17-19, siblings of task 0); the tasks
+     * alternate over the sockets (3. below) */
     { "32em64t-2n8c2t-pci-noio.xml", "numa-local", 6, 3, NULL, NULL,
-      "0-2|0|;3-5|0|;8-10|1|;11-13|1|;6-7,22|0|shared-l2,shared-core;"
+      "0-2|0|;8-10|1|;3-5|0|;11-13|1|;6-7,22|0|shared-l2,shared-core;"
       "14-15,30|1|shared-l2,shared-core", 0, 0, 0, 0 },
     /* 4 whole cores of one socket for -n 2 -c 4: 2 whole cores each, as
      * Slurm gives them (was 0-3 and 16-19: every core shared) */
@@ -110,8 +111,8 @@ static const struct qcase qcases[] = {
     /* tasks 8 and 9 on the idle cores 72-87 and 160-175 (were the
      * siblings of task 0 and of task 0's cores) */
     { "coral-lassen.xml", "numa-local", 10, 4, NULL, NULL,
-      "8,16,24,32|0|;40,48,56,64|0|;96,104,112,120|8|;128,136,144,152|8|;"
-      "12,20,28,36|0|;44,52,60,68|0|;100,108,116,124|8|;"
+      "8,16,24,32|0|;96,104,112,120|8|;40,48,56,64|0|;128,136,144,152|8|;"
+      "12,20,28,36|0|;100,108,116,124|8|;44,52,60,68|0|;"
       "132,140,148,156|8|;72,76,80,84|0|shared-l2;"
       "160,164,168,172|8|shared-l2", 0, 0, 0, 0 },
     /* the E-cores after the P-cores (was 1,3,8,12: siblings of task 0) */
@@ -130,6 +131,32 @@ static const struct qcase qcases[] = {
       0, 0, 0 },
     { "memorysidecaches.xml", "numa-spread", 2, 1, NULL, NULL,
       "0|0|;1|1|", 0, 0, 0, 0 },
+    /* 3. NUMA balance before best fit: among the domains with room on
+     * wholly free cores, the fewest tasks of the step; a task spreads
+     * only if the rest of the step ends as balanced as if it packed.
+     * KNL (quadrants of 18/18/16/16 cores) -n 8 -c 16 was 1/1/2/4 tasks
+     * per quadrant, now 2/2/2/2 */
+    { "knl-snc4-flat-hwloc1.xml", "numa-local", 8, 16, NULL, NULL,
+      "0-3,68-71,136-139,204-207|0,4|shared-l2,shared-core;"
+      "18-21,86-89,154-157,222-225|1,5|shared-l2,shared-core;"
+      "36-39,104-107,172-175,240-243|2,6|shared-l2,shared-core;"
+      "52-55,120-123,188-191,256-259|3,7|shared-l2,shared-core;"
+      "4-17,72-73|0,4|shared-l2,shared-core;"
+      "22-35,90-91|1,5|shared-l2,shared-core;"
+      "40-51,108-111|2,6|shared-l2,shared-core;"
+      "56-67,124-127|3,7|shared-l2,shared-core", 0, 0, 0, 0 },
+    /* POWER9 -n 4 -c 20 was 1:3 (96-115, 120-139 and 116-117,... on
+     * socket 1), now 2:2 */
+    { "coral-lassen.xml", "numa-local", 4, 20, NULL, NULL,
+      "8-27|0|shared-l2,shared-core;96-115|8|shared-l2,shared-core;"
+      "28-29,32-33,36-37,40-41,44-45,48,52,56,60,64,68,72,76,80,84|0|"
+      "shared-l2,shared-core;"
+      "116-117,120-121,124-125,128-129,132-133,136,140,144,148,152,156,160,"
+      "164,168,172|8|shared-l2,shared-core", 0, 0, 0, 0 },
+    /* kept: g4dn.metal -n 4 -c 16 is 2:2 */
+    { "g4dnmetal.xml", "numa-local", 4, 16, NULL, NULL,
+      "0-15|0|;24-39|1|;16-23,64-71|0|shared-l2,shared-core;"
+      "40-47,88-95|1|shared-l2,shared-core", 0, 0, 0, 0 },
     /* each task still spread over one domain of every package */
     { "ipa20.xml", "numa-spread", 2, 4, NULL, NULL,
       "0,14,56,70|0-1,4-5|;28,42,84,98|2-3,6-7|", 0, 0, 0, 0 },
@@ -176,6 +203,54 @@ START_TEST (exact_quality)
     place_plan_destroy (plan);
     hwloc_bitmap_free (busy);
     hwloc_bitmap_free (allowed);
+    topo_destroy (t);
+}
+END_TEST
+
+/* ---- tasks per NUMA domain for steps too long to pin CPU by CPU ------ */
+
+struct ncase {
+    const char *machine, *policy;
+    unsigned ntasks, cpt;
+    const char *numa_tasks;     /* placequality's numa_tasks, '/' between */
+};
+
+static const struct ncase ncases[] = {
+    /* one task per core of each quadrant (18/18/16/16 cores), none on a
+     * core of another */
+    { "knl-snc4-flat-hwloc1.xml", "numa-local", 68, 2, "18/18/16/16" },
+    { "knl-snc4-flat-hwloc1.xml", "numa-local", 8, 16, "2/2/2/2" },
+    { "coral-lassen.xml", "numa-local", 4, 20, "2/2" },
+    { "g4dnmetal.xml", "numa-local", 4, 16, "2/2" },
+};
+
+START_TEST (numa_counts)
+{
+    const struct ncase *e = &ncases[_i];
+    topo_t *t = load (e->machine);
+    struct place_request req = {
+        .ntasks = e->ntasks, .cpus_per_task = e->cpt,
+    };
+    struct placequality q;
+    char got[256], msg[512], qs[512];
+    size_t used = 0;
+
+    ck_assert_int_eq (place_policy_parse (e->policy, &req.policy, NULL), 0);
+    struct place_plan *plan = place_compute (t, &req, NULL);
+    ck_assert_ptr_nonnull (plan);
+    ck_assert_msg (placecheck (t, &req, plan, msg, sizeof (msg)) == 0,
+                   "%s %s: %s", e->machine, e->policy, msg);
+    ck_assert_int_eq (placequality (t, &req, plan, &q), 0);
+    got[0] = '\0';
+    for (unsigned d = 0; d < q.nnuma && used < sizeof (got); d++)
+        used += (size_t)snprintf (got + used, sizeof (got) - used, "%s%u",
+                                  d ? "/" : "", q.numa_tasks[d]);
+    ck_assert_msg (strcmp (got, e->numa_tasks) == 0 && q.shared_cores == 0,
+                   "%s %s -n %u -c %u: tasks per NUMA domain %s, expected "
+                   "%s (%s)", e->machine, e->policy, e->ntasks, e->cpt, got,
+                   e->numa_tasks, placequality_string (&q, qs, sizeof (qs)));
+    placequality_free (&q);
+    place_plan_destroy (plan);
     topo_destroy (t);
 }
 END_TEST
@@ -370,6 +445,8 @@ int main (void)
     if (have_shared) {
         tcase_add_loop_test (tc, exact_quality, 0,
                              (int)(sizeof (qcases) / sizeof (qcases[0])));
+        tcase_add_loop_test (tc, numa_counts, 0,
+                             (int)(sizeof (ncases) / sizeof (ncases[0])));
         tcase_add_loop_test (tc, fixture_quality, 0, (int)nfx);
     }
     else
