@@ -149,13 +149,14 @@ test_expect_success 'numa-local -n 2 -c 4: one PU per core, one NUMA each' '
     test_cmp expected out
 '
 
-test_expect_success 'numa-local -n 3 -c 4: the third task takes siblings' '
-    # no whole core is left; distinct L2 still holds within NUMA 0
+test_expect_success 'numa-local -n 3 -c 4: no two tasks share a core' '
+    # one core per CPU for task 1 would leave task 2 on the siblings of
+    # task 0 or 1: tasks 1 and 2 take 2 whole cores each (issue 10)
     slurm-pin plan -t "$SMT2" -p numa-local -n 3 -c 4 >out &&
     cat >expected <<-\EOF &&
 	task 0: cpus=0-3 mems=0
-	task 1: cpus=4-7 mems=1
-	task 2: cpus=8-11 mems=0
+	task 1: cpus=4-5,12-13 mems=1 fallback=shared-l2,shared-core
+	task 2: cpus=6-7,14-15 mems=1 fallback=shared-l2,shared-core
 	EOF
     test_cmp expected out
 '
@@ -585,7 +586,7 @@ test_expect_success SHARED_TOPOLOGIES 'ALICE-like 2x8c/16t node, -n 2 -c 4' '
     slurm-pin plan -t "$x" -p none -n 2 -c 4 >none.out &&
     cat >local.exp <<-\EOF &&
 	task 0: cpus=0-3 mems=0
-	task 1: cpus=4-7 mems=0
+	task 1: cpus=8-11 mems=1
 	EOF
     cat >spread.exp <<-\EOF &&
 	task 0: cpus=0-1,8-9 mems=0-1
@@ -648,9 +649,11 @@ test_expect_success SHARED_TOPOLOGIES '384 PUs: numa-local -c 17 spans two nodes
 test_expect_success SHARED_TOPOLOGIES '384 PUs: a busy socket is skipped' '
     slurm-pin plan -t "$(topo 192em64t-24n8c2t.xml)" -p numa-local \
         -n 2 -c 8 --allowed=0-15,192-207 --busy=0-7 >out &&
+    # the 8 whole cores of node 1 hold both tasks, 4 cores each; the
+    # siblings of the busy CPUs 0-7 stay unused (issue 10)
     cat >expected <<-\EOF &&
-	task 0: cpus=8-15 mems=1
-	task 1: cpus=192-199 mems=0
+	task 0: cpus=8-11,200-203 mems=1 fallback=shared-l2,shared-core
+	task 1: cpus=12-15,204-207 mems=1 fallback=shared-l2,shared-core
 	EOF
     test_cmp expected out
 '
@@ -719,7 +722,7 @@ test_expect_success SHARED_TOPOLOGIES 'SNC2 round-robin: NUMA node 0 is 0,4,8,..
     slurm-pin plan -t "$x" -p numa-local -n 2 -c 4 >out &&
     cat >expected <<-\EOF &&
 	task 0: cpus=0,4,8,12 mems=0
-	task 1: cpus=16,20,24,28 mems=0
+	task 1: cpus=2,6,10,14 mems=2
 	EOF
     test_cmp expected out &&
     slurm-pin plan -t "$x" -p numa-spread -c 8 >out &&

@@ -42,7 +42,7 @@ static const char *const policy_names[] = {
 
 static const char *const fallback_names[] = {
     "multi-numa", "shared-l2", "shared-core", "unbalanced", "partial-core",
-    "no-local-numa",
+    "no-local-numa", "shared-with-task",
 };
 #define NFALLBACKS (sizeof (fallback_names) / sizeof (fallback_names[0]))
 
@@ -158,7 +158,7 @@ struct cs_result {
 };
 
 /* A sort key: lexicographic over k[], then idx. */
-#define NKEY 5
+#define NKEY 7
 struct skey {
     unsigned k[NKEY];
     unsigned idx;
@@ -172,11 +172,15 @@ struct ctx {
     unsigned *dom[TOPO_NLEVELS];    /* [npu] per level */
     unsigned *core_size;            /* [ncore] PUs of the core in the table */
     unsigned *core_free;            /* [ncore] of them free now */
+    unsigned *core_taken;           /* [ncore] taken by earlier tasks */
+    unsigned maxcore;               /* PUs of the largest core */
     unsigned *numa_start;           /* [nnuma+1] CSR of the PUs of each */
     unsigned *numa_pus;             /* [npu] NUMA domain, logical order */
     unsigned *numa_pkg;             /* [nnuma] package of its first PU */
     bool *numa_local;               /* [nnuma] */
     unsigned *numa_free;            /* [nnuma] free PUs now */
+    unsigned *numa_tasks;           /* [nnuma] tasks of the step with a PU */
+    unsigned *pkg_tasks;            /* [npkg] tasks of the step with a PU */
     unsigned char *st;              /* [npu] PU_* */
 
     /* scratch, reused by every task */
@@ -194,11 +198,19 @@ struct ctx {
     struct skey *keys;              /* [npu] */
     unsigned *list;                 /* [npu] */
     unsigned *cursor;               /* [npu] */
+    /* The view: 0 every free PU; 1 (clean) only the free PUs of wholly
+     * free cores.  The per-domain caches below hold both views, view v
+     * of domain d at index v * nnuma + d. */
+    unsigned view;
+    unsigned rest;                  /* tasks of the step after this one */
     /* per NUMA domain, valid until a task takes one of its PUs */
-    struct dstat *dst;              /* [nnuma] */
-    bool *dst_ok;                   /* [nnuma] dst[d] is current */
-    unsigned *l1_tier, *l1_nl3, *l1_left;   /* [nnuma] numa-local level 1 */
-    bool *l1_ok;                    /* [nnuma] */
+    struct dstat *dst;              /* [2 * nnuma] */
+    bool *dst_ok;                   /* [2 * nnuma] dst[d] is current */
+    unsigned *l1_tier, *l1_nl3, *l1_left;   /* [2 * nnuma] numa-local */
+    bool *l1_ok;                    /* [2 * nnuma] */
+    unsigned *wfit;                 /* [nnuma] tasks its whole cores hold */
+    bool *wfit_ok;                  /* [nnuma] */
+    unsigned *whist;                /* [maxcore + 1] scratch */
     struct cs_result *cs;           /* [nnuma] cache-shared, C PUs */
     bool *cs_ok;                    /* [nnuma] */
     unsigned *dorder;               /* [nnuma] */
@@ -226,11 +238,17 @@ static void ctx_destroy (struct ctx *c)
         }
         free (c->core_size);
         free (c->core_free);
+        free (c->core_taken);
+        free (c->wfit);
+        free (c->wfit_ok);
+        free (c->whist);
         free (c->numa_start);
         free (c->numa_pus);
         free (c->numa_pkg);
         free (c->numa_local);
         free (c->numa_free);
+        free (c->numa_tasks);
+        free (c->pkg_tasks);
         free (c->st);
         free (c->next);
         free (c->units);
@@ -279,21 +297,26 @@ static struct ctx *ctx_create (const topo_t *topo, hwloc_const_bitmap_t avail)
     for (int l = 0; l < TOPO_NLEVELS; l++)
         c->nd[l] = topo_ndomains (topo, l);
     nnuma = c->nd[TOPO_NUMA];
+    unsigned nn2 = 2 * nnuma;   /* the two views of the domain caches */
 
     if (!ALLOC (c->os, n) || !ALLOC (c->core_size, c->nd[TOPO_CORE])
         || !ALLOC (c->core_free, c->nd[TOPO_CORE])
+        || !ALLOC (c->core_taken, c->nd[TOPO_CORE])
+        || !ALLOC (c->wfit, nnuma) || !ALLOC (c->wfit_ok, nnuma)
         || !ALLOC (c->numa_start, nnuma + 1) || !ALLOC (c->numa_pus, n)
         || !ALLOC (c->numa_pkg, nnuma) || !ALLOC (c->numa_local, nnuma)
         || !ALLOC (c->numa_free, nnuma) || !ALLOC (c->st, n)
+        || !ALLOC (c->numa_tasks, nnuma)
+        || !ALLOC (c->pkg_tasks, c->nd[TOPO_PKG])
         || !ALLOC (c->next, n) || !ALLOC (c->units, n)
         || !ALLOC (c->groups, n) || !ALLOC (c->gunits, n)
         || !ALLOC (c->gcap, n) || !ALLOC (c->gchosen, n)
         || !ALLOC (c->gtake, n) || !ALLOC (c->gused, n)
         || !ALLOC (c->keys, n > nnuma ? n : nnuma) || !ALLOC (c->list, n)
-        || !ALLOC (c->cursor, n) || !ALLOC (c->dst, nnuma)
-        || !ALLOC (c->dst_ok, nnuma) || !ALLOC (c->l1_tier, nnuma)
-        || !ALLOC (c->l1_nl3, nnuma) || !ALLOC (c->l1_left, nnuma)
-        || !ALLOC (c->l1_ok, nnuma) || !ALLOC (c->cs, nnuma)
+        || !ALLOC (c->cursor, n) || !ALLOC (c->dst, nn2)
+        || !ALLOC (c->dst_ok, nn2) || !ALLOC (c->l1_tier, nn2)
+        || !ALLOC (c->l1_nl3, nn2) || !ALLOC (c->l1_left, nn2)
+        || !ALLOC (c->l1_ok, nn2) || !ALLOC (c->cs, nnuma)
         || !ALLOC (c->cs_ok, nnuma)
         || !ALLOC (c->dorder, nnuma) || !ALLOC (c->dcap, nnuma)
         || !ALLOC (c->dchosen, nnuma) || !ALLOC (c->dtake, nnuma)
@@ -324,6 +347,11 @@ static struct ctx *ctx_create (const topo_t *topo, hwloc_const_bitmap_t avail)
             c->ravail[c->nravail++] = i;
         }
     }
+    for (unsigned k = 0; k < c->nd[TOPO_CORE]; k++)
+        if (c->core_size[k] > c->maxcore)
+            c->maxcore = c->core_size[k];
+    if (!ALLOC (c->whist, c->maxcore + 1))
+        goto nomem;
     for (unsigned d = 0; d < nnuma; d++) {
         c->numa_start[d + 1] += c->numa_start[d];
         c->numa_local[d] = topo_numa_is_local (topo, d);
@@ -353,6 +381,13 @@ static bool core_wholly_free (const struct ctx *c, unsigned core)
     return c->core_free[core] == c->core_size[core];
 }
 
+/* PU p is free in the current view. */
+static bool pu_free (const struct ctx *c, unsigned p)
+{
+    return c->st[p] == PU_FREE
+           && (c->view == 0 || core_wholly_free (c, c->dom[TOPO_CORE][p]));
+}
+
 static int skey_cmp (const void *a, const void *b)
 {
     const struct skey *x = a;
@@ -373,7 +408,15 @@ static void skey_sort (struct skey *k, unsigned n)
 static struct skey skey_make (unsigned a, unsigned b, unsigned c, unsigned d,
                               unsigned e, unsigned idx)
 {
-    struct skey k = { { a, b, c, d, e }, idx };
+    struct skey k = { { a, b, c, d, e, 0, 0 }, idx };
+    return k;
+}
+
+static struct skey skey_make7 (unsigned a, unsigned b, unsigned c, unsigned d,
+                               unsigned e, unsigned f, unsigned g,
+                               unsigned idx)
+{
+    struct skey k = { { a, b, c, d, e, f, g }, idx };
     return k;
 }
 
@@ -388,15 +431,18 @@ static void domain_stat (struct ctx *c, unsigned d, struct dstat *s)
     unsigned cnt[3] = { 0, 0, 0 };
     unsigned wcnt[3] = { 0, 0, 0 };
 
+    unsigned nfree = 0;
+
     /* free units, then units with a wholly free core */
     for (int pass = 0; pass < 2; pass++) {
         unsigned *n = pass == 0 ? cnt : wcnt;
         c->gen++;
         for (unsigned j = c->numa_start[d]; j < c->numa_start[d + 1]; j++) {
             unsigned p = c->numa_pus[j];
-            if (c->st[p] != PU_FREE
+            if (!pu_free (c, p)
                 || (pass == 1 && !core_wholly_free (c, c->dom[TOPO_CORE][p])))
                 continue;
+            nfree += pass == 0;
             for (int l = 0; l < 3; l++) {
                 unsigned id = c->dom[lv[l]][p];
                 if (c->stamp[lv[l]][id] != c->gen) {
@@ -406,7 +452,7 @@ static void domain_stat (struct ctx *c, unsigned d, struct dstat *s)
             }
         }
     }
-    s->nfree = c->numa_free[d];
+    s->nfree = nfree;
     s->nl2 = cnt[0];
     s->ncore = cnt[1];
     s->nl3 = cnt[2];
@@ -419,11 +465,27 @@ static void domain_stat (struct ctx *c, unsigned d, struct dstat *s)
  * it. */
 static const struct dstat *dstat_get (struct ctx *c, unsigned d)
 {
-    if (!c->dst_ok[d]) {
-        domain_stat (c, d, &c->dst[d]);
-        c->dst_ok[d] = true;
+    unsigned v = c->view * c->nd[TOPO_NUMA] + d;
+    if (!c->dst_ok[v]) {
+        domain_stat (c, d, &c->dst[v]);
+        c->dst_ok[v] = true;
     }
-    return &c->dst[d];
+    return &c->dst[v];
+}
+
+/* The cached statistics of domain d in the current view (dstat_get must
+ * have run since the last task). */
+static const struct dstat *dstat_of (const struct ctx *c, unsigned d)
+{
+    return &c->dst[c->view * c->nd[TOPO_NUMA] + d];
+}
+
+static void domain_invalidate (struct ctx *c, unsigned d)
+{
+    unsigned nnuma = c->nd[TOPO_NUMA];
+    c->dst_ok[d] = c->dst_ok[nnuma + d] = false;
+    c->l1_ok[d] = c->l1_ok[nnuma + d] = false;
+    c->cs_ok[d] = c->wfit_ok[d] = false;
 }
 
 /* Build the units of level `ul` (TOPO_L2 or TOPO_CORE) of NUMA domain d
@@ -452,7 +514,7 @@ static void build_units (struct ctx *c, unsigned d, enum topo_level ul,
         }
         u = &c->units[c->slot[ul][id]];
         u->ntotal++;
-        if (c->st[p] == PU_FREE) {
+        if (pu_free (c, p)) {
             c->next[p] = NIL;
             if (u->tail == NIL)
                 u->head = p;
@@ -736,6 +798,8 @@ static unsigned task_flags (struct ctx *c)
         }
         if (!c->numa_local[numa])
             fb |= PLACE_FB_NO_LOCAL_NUMA;
+        if (c->core_taken[core] > 0)
+            fb |= PLACE_FB_SHARED_WITH_TASK;
     }
     if (nnuma_used > 1)
         fb |= PLACE_FB_MULTI_NUMA;
@@ -754,16 +818,25 @@ static int task_commit (struct ctx *c, unsigned cpt, struct place_task *t)
             goto bug;
         c->st[p] = PU_TAKEN;
         c->core_free[c->dom[TOPO_CORE][p]]--;
+        c->core_taken[c->dom[TOPO_CORE][p]]++;
         c->numa_free[c->dom[TOPO_NUMA][p]]--;
         if (hwloc_bitmap_set (t->cpus, c->os[p]) < 0)
             return -1;
     }
     c->gen++;
     for (unsigned i = 0; i < c->nout; i++) {
+        unsigned pkg = c->dom[TOPO_PKG][c->out[i]];
+        if (c->stamp[TOPO_PKG][pkg] != c->gen) {
+            c->stamp[TOPO_PKG][pkg] = c->gen;
+            c->pkg_tasks[pkg]++;
+        }
+    }
+    for (unsigned i = 0; i < c->nout; i++) {
         unsigned numa = c->dom[TOPO_NUMA][c->out[i]];
         if (c->stamp[TOPO_NUMA][numa] != c->gen) {
             c->stamp[TOPO_NUMA][numa] = c->gen;
-            c->dst_ok[numa] = c->l1_ok[numa] = c->cs_ok[numa] = false;
+            domain_invalidate (c, numa);
+            c->numa_tasks[numa]++;
             hwloc_const_bitmap_t ns = topo_numa_nodeset (c->topo, numa);
             if (ns && hwloc_bitmap_or (t->mems, t->mems, ns) < 0)
                 return -1;
@@ -777,55 +850,280 @@ bug:
 
 /* ---- numa-local ---------------------------------------------------------- */
 
-static unsigned task_numa_local (struct ctx *c, unsigned cpt)
+/* How many tasks of cpt PUs the wholly free cores of domain d hold,
+ * the `skip` largest of them left out: greedy, the largest cores first,
+ * each task on the fewest cores (as cache-shared places it). */
+static unsigned domain_fit (struct ctx *c, unsigned d, unsigned skip,
+                            unsigned cpt)
+{
+    unsigned *h = c->whist;
+    unsigned tasks = 0, sum = 0;
+
+    memset (h, 0, (c->maxcore + 1) * sizeof (*h));
+    c->gen++;
+    for (unsigned j = c->numa_start[d]; j < c->numa_start[d + 1]; j++) {
+        unsigned core = c->dom[TOPO_CORE][c->numa_pus[j]];
+        if (c->stamp[TOPO_CORE][core] != c->gen) {
+            c->stamp[TOPO_CORE][core] = c->gen;
+            if (core_wholly_free (c, core))
+                h[c->core_size[core]]++;
+        }
+    }
+    for (unsigned sz = c->maxcore; sz > 0; sz--) {
+        for (unsigned k = h[sz]; k > 0; k--) {
+            if (skip > 0) {
+                skip--;
+                continue;
+            }
+            sum += sz;
+            if (sum >= cpt) {
+                tasks++;
+                sum = 0;
+            }
+        }
+    }
+    return tasks;
+}
+
+/* The fewest wholly free cores of domain d (largest first) holding cpt
+ * PUs; 0 if they do not. */
+static unsigned domain_kmin (struct ctx *c, unsigned d, unsigned cpt)
+{
+    unsigned *h = c->whist;
+    unsigned sum = 0, k = 0;
+
+    memset (h, 0, (c->maxcore + 1) * sizeof (*h));
+    c->gen++;
+    for (unsigned j = c->numa_start[d]; j < c->numa_start[d + 1]; j++) {
+        unsigned core = c->dom[TOPO_CORE][c->numa_pus[j]];
+        if (c->stamp[TOPO_CORE][core] != c->gen) {
+            c->stamp[TOPO_CORE][core] = c->gen;
+            if (core_wholly_free (c, core))
+                h[c->core_size[core]]++;
+        }
+    }
+    for (unsigned sz = c->maxcore; sz > 0; sz--) {
+        for (unsigned n = h[sz]; n > 0; n--) {
+            sum += sz;
+            k++;
+            if (sum >= cpt)
+                return k;
+        }
+    }
+    return 0;
+}
+
+/* Max - min tasks per domain once `rest` more tasks are placed, each in
+ * a domain with the fewest tasks among those with room (water-filling):
+ * cnt[e] tasks now, room for fit[e] more.  Only the domains with a task
+ * or room count. */
+static unsigned fill_imbalance (const unsigned *cnt, const unsigned *fit,
+                                unsigned n, unsigned rest)
+{
+    unsigned lo = 0, hi = 0;
+
+    for (unsigned e = 0; e < n; e++)
+        if (cnt[e] + fit[e] > hi)
+            hi = cnt[e] + fit[e];
+    /* the highest level L whose filling needs at most rest tasks */
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo + 1) / 2;
+        uint64_t need = 0;
+        for (unsigned e = 0; e < n; e++) {
+            unsigned top = cnt[e] + fit[e] < mid ? cnt[e] + fit[e] : mid;
+            need += top > cnt[e] ? top - cnt[e] : 0;
+        }
+        if (need <= rest)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    uint64_t used = 0;
+    for (unsigned e = 0; e < n; e++) {
+        unsigned top = cnt[e] + fit[e] < lo ? cnt[e] + fit[e] : lo;
+        used += top > cnt[e] ? top - cnt[e] : 0;
+    }
+    unsigned r = (unsigned)(rest - used);
+    unsigned mn = UINT_MAX, mx = 0;
+    for (unsigned e = 0; e < n; e++) {
+        if (cnt[e] == 0 && fit[e] == 0)
+            continue;
+        unsigned top = cnt[e] + fit[e] < lo ? cnt[e] + fit[e] : lo;
+        unsigned f = cnt[e] > top ? cnt[e] : top;
+        if (r > 0 && f == lo && cnt[e] + fit[e] > lo) {
+            f++;
+            r--;
+        }
+        if (f < mn)
+            mn = f;
+        if (f > mx)
+            mx = f;
+    }
+    return mx >= mn ? mx - mn : 0;
+}
+
+/* The step budget: after this task opens `k` wholly free cores of
+ * domain d (counted as its largest), the wholly free cores of the node
+ * still hold the rest of the step, and the rest of the step, each task
+ * sent to a domain with the fewest tasks, ends no less balanced over the
+ * NUMA domains than if this task took the fewest wholly free cores. */
+static bool budget_ok (struct ctx *c, unsigned d, unsigned k, unsigned cpt)
 {
     unsigned nnuma = c->nd[TOPO_NUMA];
+    unsigned fit = 0;
+
+    if (c->rest == 0)
+        return true;
+    for (unsigned e = 0; e < nnuma; e++) {
+        if (e == d)
+            continue;
+        if (!c->wfit_ok[e]) {
+            c->wfit[e] = domain_fit (c, e, 0, cpt);
+            c->wfit_ok[e] = true;
+        }
+        fit += c->wfit[e];
+    }
+    unsigned fd = domain_fit (c, d, k, cpt);
+    if (fit + fd < c->rest)
+        return false;
+    unsigned kmin = domain_kmin (c, d, cpt);
+    if (kmin == 0 || kmin >= k)
+        return true;    /* spreading costs no core */
+    unsigned *cnt = c->dchosen, *fv = c->dtake;     /* scratch */
+    for (unsigned e = 0; e < nnuma; e++) {
+        cnt[e] = c->numa_tasks[e] + (e == d);
+        fv[e] = e == d ? fd : c->wfit[e];
+    }
+    unsigned spread = fill_imbalance (cnt, fv, nnuma, c->rest);
+    fv[d] = domain_fit (c, d, kmin, cpt);
+    unsigned packed = fill_imbalance (cnt, fv, nnuma, c->rest);
+    return spread <= packed;
+}
+
+/* The domain numa-local's levels choose in the current view (some
+ * domain must have cpt free PUs in it); *level is set. */
+static unsigned numa_local_domain (struct ctx *c, unsigned cpt,
+                                   unsigned *level_out)
+{
+    unsigned nnuma = c->nd[TOPO_NUMA];
+    unsigned nv = c->view * nnuma;
     unsigned level = 4;
+    struct skey best = { { 0 }, NIL };
 
     for (unsigned d = 0; d < nnuma; d++) {
         const struct dstat *s = dstat_get (c, d);
         unsigned l = s->nl2 >= cpt ? 1 : s->ncore >= cpt ? 2
                    : s->nfree >= cpt ? 3 : 4;
+        unsigned pseudo = !c->numa_local[d];
+        unsigned t = c->numa_tasks[d];
+        struct skey k;
         if (l < level)
             level = l;
-    }
-    if (level <= 3) {
-        struct skey best = { { 0 }, NIL };
-        for (unsigned d = 0; d < nnuma; d++) {
-            const struct dstat *s = &c->dst[d];
-            unsigned pseudo = !c->numa_local[d];
-            struct skey k;
-            if (level == 1 && s->nl2 >= cpt) {
-                if (!c->l1_ok[d]) {
-                    unsigned left = 0;
-                    c->l1_nl3[d] = pick_units (c, d, cpt, s, true,
-                                               &c->l1_tier[d]);
-                    for (unsigned g = 0; g < c->ngroups; g++)
-                        left += c->gcap[g];
-                    c->l1_left[d] = left - cpt;
-                    c->l1_ok[d] = true;
-                }
-                k = skey_make (pseudo, c->l1_tier[d], c->l1_nl3[d],
-                               c->l1_left[d], 0, d);
+        /* local before pseudo, then the fewest tasks of the step (NUMA
+         * balance), then the level, then the level's ranking */
+        if (l == 1) {
+            if (!c->l1_ok[nv + d]) {
+                unsigned left = 0;
+                c->l1_nl3[nv + d] = pick_units (c, d, cpt, s, true,
+                                                &c->l1_tier[nv + d]);
+                for (unsigned g = 0; g < c->ngroups; g++)
+                    left += c->gcap[g];
+                c->l1_left[nv + d] = left - cpt;
+                c->l1_ok[nv + d] = true;
             }
-            else if (level == 2 && s->ncore >= cpt) {
-                bool whole = s->nwcore >= cpt;
-                k = whole ? skey_make (pseudo, 0, DESC (s->nwl2), s->nwl3,
-                                       s->nwcore - cpt, d)
-                          : skey_make (pseudo, 1, DESC (s->nl2), s->nl3,
-                                       s->ncore - cpt, d);
-            }
-            else if (level == 3 && s->nfree >= cpt)
-                k = skey_make (pseudo, DESC (s->ncore), DESC (s->nl2),
-                               s->nl3, s->nfree - cpt, d);
-            else
-                continue;
-            if (best.idx == NIL || skey_cmp (&k, &best) < 0)
-                best = k;
+            k = skey_make7 (pseudo, t, 1, c->l1_tier[nv + d],
+                            c->l1_nl3[nv + d], c->l1_left[nv + d], 0, d);
         }
-        pick_units (c, best.idx, cpt, &c->dst[best.idx], false, NULL);
+        else if (l == 2) {
+            bool whole = s->nwcore >= cpt;
+            k = whole ? skey_make7 (pseudo, t, 2, 0, DESC (s->nwl2), s->nwl3,
+                                    s->nwcore - cpt, d)
+                      : skey_make7 (pseudo, t, 2, 1, DESC (s->nl2), s->nl3,
+                                    s->ncore - cpt, d);
+        }
+        else if (l == 3)
+            k = skey_make7 (pseudo, t, 3, DESC (s->ncore), DESC (s->nl2),
+                            s->nl3, s->nfree - cpt, d);
+        else
+            continue;
+        if (best.idx == NIL || skey_cmp (&k, &best) < 0)
+            best = k;
+    }
+    if (best.idx != NIL)
+        level = best.k[2];
+    *level_out = level;
+    return best.idx;
+}
+
+static void cs_pick (struct ctx *c, unsigned d, unsigned k, bool dry,
+                     struct cs_result *res);
+
+static unsigned task_numa_local (struct ctx *c, unsigned cpt)
+{
+    unsigned nnuma = c->nd[TOPO_NUMA];
+    unsigned level, dd;
+
+    /* 1. Some domain holds the task on wholly free cores: the levels on
+     * those cores alone, so the task shares no core with an earlier task
+     * or another step.  It opens one core per CPU only while the wholly
+     * free cores left still hold the rest of the step; otherwise it
+     * takes the fewest wholly free cores, each filled. */
+    c->view = 1;
+    dd = numa_local_domain (c, cpt, &level);
+    if (level <= 3) {
+        const struct dstat *s = dstat_of (c, dd);
+        unsigned k = s->ncore < cpt ? s->ncore : cpt;
+        if (budget_ok (c, dd, k, cpt))
+            pick_units (c, dd, cpt, s, false, NULL);
+        else {
+            struct cs_result r;
+            cs_pick (c, dd, cpt, false, &r);
+        }
+        c->view = 0;
         return task_flags (c);
     }
+
+    /* 2. Some domain has cpt free PUs, but none on wholly free cores: the
+     * one whose wholly free cores hold the most PUs (best fit, then the
+     * lowest index); the task takes every PU of those cores, then the
+     * rest by the levels on the other free PUs. */
+    struct skey best = { { 0 }, NIL };
+    for (unsigned e = 0; e < nnuma; e++) {
+        c->view = 0;
+        const struct dstat *s0 = dstat_get (c, e);
+        if (s0->nfree < cpt)
+            continue;
+        c->view = 1;
+        const struct dstat *s1 = dstat_get (c, e);
+        struct skey k = skey_make (!c->numa_local[e], DESC (s1->nfree),
+                                   s0->nfree - cpt, 0, 0, e);
+        if (best.idx == NIL || skey_cmp (&k, &best) < 0)
+            best = k;
+    }
+    c->view = 0;
+    if (best.idx != NIL) {
+        dd = best.idx;
+        c->view = 1;
+        const struct dstat *s1 = dstat_get (c, dd);
+        unsigned nw = s1->nfree;
+        pick_units (c, dd, nw, s1, false, NULL);
+        c->view = 0;
+        /* hide those PUs while the rest is chosen */
+        for (unsigned i = 0; i < c->nout; i++) {
+            c->st[c->out[i]] = PU_TAKEN;
+            c->core_free[c->dom[TOPO_CORE][c->out[i]]]--;
+        }
+        domain_invalidate (c, dd);
+        pick_units (c, dd, cpt - nw, dstat_get (c, dd), false, NULL);
+        for (unsigned i = 0; i < nw; i++) {
+            c->st[c->out[i]] = PU_FREE;
+            c->core_free[c->dom[TOPO_CORE][c->out[i]]]++;
+        }
+        domain_invalidate (c, dd);
+        return task_flags (c);
+    }
+    for (unsigned e = 0; e < nnuma; e++)
+        dstat_get (c, e);
 
     /* No domain has room: the fewest domains, distinct L2 units first,
      * then distinct cores, then siblings. */
@@ -863,15 +1161,16 @@ static unsigned task_numa_spread (struct ctx *c, unsigned cpt)
     unsigned ncand = 0;
     struct skey *k = c->keys;
 
-    /* candidates by (pseudo, package, free cores desc, free PUs desc,
-     * index): their rank inside their package */
+    /* candidates by (pseudo, package, tasks of the step in the domain,
+     * free cores desc, free PUs desc, index): their rank inside their
+     * package */
     for (unsigned d = 0; d < nnuma; d++) {
         if (c->numa_free[d] == 0)
             continue;
         dstat_get (c, d);
         k[ncand++] = skey_make (!c->numa_local[d], c->numa_pkg[d],
-                                DESC (c->dst[d].ncore),
-                                DESC (c->dst[d].nfree), 0, d);
+                                c->numa_tasks[d], DESC (c->dst[d].ncore),
+                                DESC (c->dst[d].nfree), d);
     }
     skey_sort (k, ncand);
     for (unsigned i = 0, rank = 0; i < ncand; i++) {
@@ -880,15 +1179,20 @@ static unsigned task_numa_spread (struct ctx *c, unsigned cpt)
             rank = 0;
         c->dcount[k[i].idx] = rank++;
     }
-    /* alternate packages: rank 0 of every package (the emptier first),
-     * then rank 1, ... */
+    /* alternate packages: rank 0 of every package, then rank 1, ...;
+     * inside a round the package with the fewest tasks of the step first
+     * (so the tasks of a step rotate over the packages), then the emptier
+     * domain, then the package index (idx carries it, d is idx % nnuma) */
     for (unsigned i = 0; i < ncand; i++) {
         unsigned d = k[i].idx;
+        unsigned pkg = c->numa_pkg[d];
         k[i] = skey_make (!c->numa_local[d], c->dcount[d],
-                          DESC (c->dst[d].ncore), DESC (c->dst[d].nfree),
-                          c->numa_pkg[d], d);
+                          c->pkg_tasks[pkg], DESC (c->dst[d].ncore),
+                          DESC (c->dst[d].nfree), pkg * nnuma + d);
     }
     skey_sort (k, ncand);
+    for (unsigned i = 0; i < ncand; i++)
+        k[i].idx %= nnuma;
     unsigned nk = cpt < ncand ? cpt : ncand;
     unsigned total_cores = 0;
     for (unsigned i = 0; i < nk; i++) {
@@ -1065,7 +1369,8 @@ static unsigned task_cache_shared (struct ctx *c, unsigned cpt)
     }
     if (best.idx != NIL) {
         cs_pick (c, best.idx, cpt, false, &r);
-        return (task_flags (c) & PLACE_FB_NO_LOCAL_NUMA)
+        return (task_flags (c)
+                & (PLACE_FB_NO_LOCAL_NUMA | PLACE_FB_SHARED_WITH_TASK))
                | (r.partial ? PLACE_FB_PARTIAL_CORE : 0);
     }
     unsigned fb = PLACE_FB_MULTI_NUMA;
@@ -1075,7 +1380,8 @@ static unsigned task_cache_shared (struct ctx *c, unsigned cpt)
         if (r.partial)
             fb |= PLACE_FB_PARTIAL_CORE;
     }
-    return fb | (task_flags (c) & PLACE_FB_NO_LOCAL_NUMA);
+    return fb | (task_flags (c)
+                 & (PLACE_FB_NO_LOCAL_NUMA | PLACE_FB_SHARED_WITH_TASK));
 }
 
 /* ---- random -------------------------------------------------------------- */
@@ -1258,6 +1564,7 @@ struct place_plan *place_compute (const topo_t *topo,
         unsigned cpt = req->cpus_per_task;
         unsigned fb = 0;
         c->nout = 0;
+        c->rest = req->ntasks - i - 1;
         switch (req->policy) {
             case PLACE_NUMA_LOCAL:
                 fb = task_numa_local (c, cpt);

@@ -48,6 +48,8 @@ enum {
     PLACE_FB_PARTIAL_CORE = 16,/* "partial-core": cache-shared had to use
                                   cores that are not wholly free */
     PLACE_FB_NO_LOCAL_NUMA = 32,/* "no-local-numa": PUs without a NUMA node */
+    PLACE_FB_SHARED_WITH_TASK = 64, /* "shared-with-task": a core of the
+                                  task holds a PU of an earlier task */
 };
 
 struct place_request {

@@ -23,11 +23,14 @@ struct model {
     unsigned nd[TOPO_NLEVELS];
     const struct topo_pu **pu;
     bool *free;         /* [n] free before the current task */
+    bool *taken;        /* [n] taken by an earlier task of the step */
     bool *in;           /* [n] in the current task */
     unsigned *mark;     /* scratch, sized to the largest level */
     unsigned gen;       /* current mark */
     unsigned *dstart, *dpus;    /* PUs of each NUMA domain (CSR) */
     unsigned *din;      /* [nnuma] PUs of the current task in each */
+    unsigned *dtasks;   /* [nnuma] earlier tasks of the step in each */
+    unsigned *ptasks;   /* [npkg] earlier tasks of the step in each */
     unsigned *uq;       /* [nl2] rating of each free L2 unit (domain_info) */
     unsigned *csize, *cfree, *cnuma, *cin;    /* per core, see core_counts() */
     unsigned *cl3;      /* [ncore] L3 domain of the core */
@@ -259,9 +262,12 @@ static int check_share (struct model *m, unsigned task, unsigned d,
     return 0;
 }
 
+/* numa-local.  cand (NULL: every domain) limits the domains the levels
+ * choose among when a domain has room: those with the fewest tasks of the
+ * step (check_numa_local_step). */
 static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
-                             unsigned fb, struct dinfo *di, char *msg,
-                             size_t len)
+                             unsigned fb, struct dinfo *di, const bool *cand,
+                             char *msg, size_t len)
 {
     unsigned nnuma = m->nd[TOPO_NUMA];
     unsigned nused = distinct (m, m->in, -1, TOPO_NUMA);
@@ -273,7 +279,7 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
     for (unsigned d = 0; d < nnuma; d++) {
         unsigned l = di[d].nl2 >= cpt ? 1 : di[d].ncore >= cpt ? 2
                    : di[d].nfree >= cpt ? 3 : 4;
-        if (l < level)
+        if (l < level && (!cand || cand[d]))
             level = l;
         if (numa_has (m, m->in, d) && !di[d].local)
             pseudo_used = true;
@@ -349,19 +355,19 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
     for (unsigned e = 0; e < nnuma; e++) {
         bool ok = level == 1 ? di[e].nl2 >= cpt : level == 2
                   ? di[e].ncore >= cpt : di[e].nfree >= cpt;
-        if (ok && di[e].local)
+        if (ok && di[e].local && (!cand || cand[e]))
             any_local = true;
     }
     /* level 2: wholly free cores only where some domain has enough */
     bool whole = false;
     for (unsigned e = 0; e < nnuma; e++)
         if (level == 2 && di[e].ncore >= cpt && di[e].local == any_local
-            && di[e].nwcore >= cpt)
+            && di[e].nwcore >= cpt && (!cand || cand[e]))
             whole = true;
     for (unsigned e = 0; e < nnuma; e++) {
         bool ok = level == 1 ? di[e].nl2 >= cpt : level == 2
                   ? di[e].ncore >= cpt : di[e].nfree >= cpt;
-        if (!ok || di[e].local != any_local)
+        if (!ok || di[e].local != any_local || (cand && !cand[e]))
             continue;
         if (level == 2 && whole && di[e].nwcore < cpt)
             continue;
@@ -376,6 +382,9 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
         if (di[e].ncore > best_core)
             best_core = di[e].ncore;
     }
+    if (cand && !cand[d])
+        FAIL ("task %u: domain %u holds %u tasks of the step, another with "
+              "room fewer", task, d, m->dtasks[d]);
     if (di[d].local != any_local)
         FAIL ("task %u: pseudo domain %u chosen while a local one was "
               "eligible", task, d);
@@ -440,6 +449,228 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
     return 0;
 }
 
+/* Tasks of cpt PUs the wholly free cores of domain d hold, its `skip`
+ * largest wholly free cores left out: the largest cores first, each task
+ * on the fewest cores. */
+static unsigned whole_fit (struct model *m, unsigned d, unsigned skip,
+                           unsigned cpt)
+{
+    unsigned ncore = m->nd[TOPO_CORE];
+    unsigned *v = calloc (ncore + 1, sizeof (*v));
+    unsigned nv = 0, tasks = 0, sum = 0;
+    for (unsigned c = 0; c < ncore; c++)
+        if (m->cnuma[c] == d && m->csize[c] > 0 && m->cfree[c] == m->csize[c])
+            v[nv++] = m->csize[c];
+    qsort (v, nv, sizeof (*v), cmp_desc);
+    for (unsigned i = skip; i < nv; i++) {
+        sum += v[i];
+        if (sum >= cpt) {
+            tasks++;
+            sum = 0;
+        }
+    }
+    free (v);
+    return tasks;
+}
+
+/* Max - min tasks per domain after `rest` more tasks, one at a time, each
+ * to the domain with the fewest tasks among those with room left (the
+ * lowest index on ties); only domains with a task or room count. */
+static unsigned sim_imbalance (const unsigned *cnt0, const unsigned *fit0,
+                               unsigned n, unsigned rest)
+{
+    unsigned *cnt = calloc (n + 1, sizeof (*cnt));
+    unsigned *fit = calloc (n + 1, sizeof (*fit));
+    memcpy (cnt, cnt0, n * sizeof (*cnt));
+    memcpy (fit, fit0, n * sizeof (*fit));
+    for (unsigned r = 0; r < rest; r++) {
+        int best = -1;
+        for (unsigned e = 0; e < n; e++)
+            if (fit[e] > 0 && (best < 0 || cnt[e] < cnt[best]))
+                best = (int)e;
+        if (best < 0)
+            break;
+        cnt[best]++;
+        fit[best]--;
+    }
+    unsigned lo = ~0u, hi = 0;
+    for (unsigned e = 0; e < n; e++) {
+        if (cnt0[e] == 0 && fit0[e] == 0)
+            continue;
+        if (cnt[e] < lo)
+            lo = cnt[e];
+        if (cnt[e] > hi)
+            hi = cnt[e];
+    }
+    free (cnt);
+    free (fit);
+    return lo == ~0u ? 0 : hi - lo;
+}
+
+/* numa-local for one task of a step (doc/policies.md, "numa-local"):
+ *  - some domain has cpt PUs on wholly free cores: the task uses only
+ *    wholly free cores, chosen by the levels on those cores alone; it
+ *    spreads (one core per CPU) only if the wholly free cores left hold
+ *    the rest of the step, else it takes the fewest wholly free cores;
+ *  - else, in the domain with cpt free PUs whose wholly free cores hold
+ *    the most PUs: all of those, then the rest;
+ *  - else the multi-domain rules. */
+static int check_numa_local_step (struct model *m, unsigned task,
+                                  unsigned cpt, unsigned ntasks, unsigned fb,
+                                  struct dinfo *di, char *msg, size_t len)
+{
+    unsigned nnuma = m->nd[TOPO_NUMA];
+    bool clean_room = false, room = false, room_local = false;
+
+    for (unsigned d = 0; d < nnuma; d++) {
+        if (di[d].wcap >= cpt)
+            clean_room = true;
+        if (di[d].nfree >= cpt) {
+            room = true;
+            room_local |= di[d].local;
+        }
+    }
+    if (!room)
+        return check_numa_local (m, task, cpt, fb, di, NULL, msg, len);
+    unsigned nused = distinct (m, m->in, -1, TOPO_NUMA);
+    unsigned ncores = distinct (m, m->in, -1, TOPO_CORE);
+    unsigned nl2 = distinct (m, m->in, -1, TOPO_L2);
+    if (nused != 1)
+        FAIL ("task %u: a domain has room but %u domains are used", task,
+              nused);
+    unsigned d = 0;
+    while (!numa_has (m, m->in, d))
+        d++;
+    if (!!(fb & PLACE_FB_NO_LOCAL_NUMA) != !di[d].local)
+        FAIL ("task %u: no-local-numa wrong (fallback 0x%x)", task, fb);
+
+    if (!clean_room) {
+        /* the domain whose wholly free cores hold the most PUs */
+        for (unsigned e = 0; e < nnuma; e++) {
+            if (di[e].nfree < cpt || di[e].local != room_local)
+                continue;
+            if (di[e].wcap > di[d].wcap)
+                FAIL ("task %u: domain %u has %u PUs on wholly free cores, "
+                      "domain %u %u", task, d, di[d].wcap, e, di[e].wcap);
+        }
+        if (di[d].local != room_local)
+            FAIL ("task %u: pseudo domain %u chosen over a local one", task,
+                  d);
+        unsigned onwhole = 0;
+        for (unsigned i = 0; i < m->n; i++) {
+            unsigned core = m->pu[i]->dom[TOPO_CORE];
+            onwhole += m->in[i] && m->cfree[core] == m->csize[core];
+        }
+        if (onwhole != di[d].wcap)
+            FAIL ("task %u: %u of its CPUs on wholly free cores, domain %u "
+                  "has %u", task, onwhole, d, di[d].wcap);
+        fb &= ~(unsigned)PLACE_FB_NO_LOCAL_NUMA;
+        unsigned want = (ncores < cpt ? PLACE_FB_SHARED_CORE : 0)
+                        | (nl2 < cpt ? PLACE_FB_SHARED_L2 : 0);
+        if (fb != want)
+            FAIL ("task %u: fallback 0x%x, expected 0x%x", task, fb, want);
+        return 0;
+    }
+
+    /* every CPU on a wholly free core */
+    for (unsigned i = 0; i < m->n; i++) {
+        unsigned core = m->pu[i]->dom[TOPO_CORE];
+        if (m->in[i] && m->cfree[core] != m->csize[core])
+            FAIL ("task %u: CPU %u on a core that is not wholly free while "
+                  "a domain has %u CPUs on wholly free cores", task,
+                  m->pu[i]->os, cpt);
+    }
+    /* the rules again, on wholly free cores alone */
+    bool *saved = malloc ((m->n + 1) * sizeof (*saved));
+    memcpy (saved, m->free, m->n * sizeof (*saved));
+    for (unsigned i = 0; i < m->n; i++) {
+        unsigned core = m->pu[i]->dom[TOPO_CORE];
+        if (m->cfree[core] != m->csize[core])
+            m->free[i] = false;
+    }
+    core_counts (m);
+    for (unsigned e = 0; e < nnuma; e++)
+        domain_info (m, e, cpt, &di[e]);
+    /* the domains the levels choose among: room, local ones if any has
+     * room, and of those the fewest tasks of the step (NUMA balance) */
+    bool *cand = calloc (nnuma + 1, sizeof (*cand));
+    unsigned tmin = ~0u;
+    bool loc = false;
+    for (unsigned e = 0; e < nnuma; e++)
+        loc |= di[e].nfree >= cpt && di[e].local;
+    for (unsigned e = 0; e < nnuma; e++)
+        if (di[e].nfree >= cpt && di[e].local == loc && m->dtasks[e] < tmin)
+            tmin = m->dtasks[e];
+    for (unsigned e = 0; e < nnuma; e++)
+        cand[e] = di[e].nfree >= cpt && di[e].local == loc
+                  && m->dtasks[e] == tmin;
+    /* the step budget: the wholly free cores left hold the rest, and the
+     * rest ends no less balanced than if this task were packed */
+    unsigned k = di[d].ncore < cpt ? di[d].ncore : cpt;
+    unsigned rest = ntasks - task - 1, fit = 0;
+    unsigned *cnt = calloc (nnuma + 1, sizeof (*cnt));
+    unsigned *fv = calloc (nnuma + 1, sizeof (*fv));
+    for (unsigned e = 0; e < nnuma; e++) {
+        cnt[e] = m->dtasks[e] + (e == d);
+        fv[e] = whole_fit (m, e, e == d ? k : 0, cpt);
+        fit += fv[e];
+    }
+    bool spread = rest == 0 || fit >= rest;
+    if (spread && rest > 0 && di[d].kmin > 0 && di[d].kmin < k) {
+        unsigned imb = sim_imbalance (cnt, fv, nnuma, rest);
+        fv[d] = whole_fit (m, d, di[d].kmin, cpt);
+        spread = imb <= sim_imbalance (cnt, fv, nnuma, rest);
+    }
+    free (cnt);
+    free (fv);
+    int r = 0;
+    if (spread)
+        r = check_numa_local (m, task, cpt, fb, di, cand, msg, len);
+    else {
+        /* packed: the fewest wholly free cores, each filled but one */
+        unsigned level = 4;
+        bool any_local = false;
+        for (unsigned e = 0; e < nnuma; e++) {
+            unsigned l = di[e].nl2 >= cpt ? 1 : di[e].ncore >= cpt ? 2
+                       : di[e].nfree >= cpt ? 3 : 4;
+            if (l < level && cand[e])
+                level = l;
+        }
+        for (unsigned e = 0; e < nnuma; e++) {
+            bool ok = level == 1 ? di[e].nl2 >= cpt : level == 2
+                      ? di[e].ncore >= cpt : di[e].nfree >= cpt;
+            any_local |= ok && di[e].local && cand[e];
+        }
+        bool ok = level == 1 ? di[d].nl2 >= cpt : level == 2
+                  ? di[d].ncore >= cpt : di[d].nfree >= cpt;
+        unsigned unfilled = 0;
+        memset (m->cin, 0, m->nd[TOPO_CORE] * sizeof (*m->cin));
+        for (unsigned i = 0; i < m->n; i++)
+            m->cin[m->pu[i]->dom[TOPO_CORE]] += m->in[i];
+        for (unsigned c = 0; c < m->nd[TOPO_CORE]; c++)
+            unfilled += m->cin[c] > 0 && m->cin[c] < m->cfree[c];
+        unsigned want = (ncores < cpt ? PLACE_FB_SHARED_CORE : 0)
+                        | (nl2 < cpt ? PLACE_FB_SHARED_L2 : 0)
+                        | (di[d].local ? 0 : PLACE_FB_NO_LOCAL_NUMA);
+        if (!ok || di[d].local != any_local || !cand[d])
+            r = pc_fail (msg, len, "task %u: domain %u not eligible at "
+                         "level %u", task, d, level);
+        else if (ncores != di[d].kmin || unfilled > 1)
+            r = pc_fail (msg, len, "task %u: packed on %u cores (%u left "
+                         "partly used), the fewest wholly free cores "
+                         "reaching %u is %u", task, ncores, unfilled, cpt,
+                         di[d].kmin);
+        else if (fb != want)
+            r = pc_fail (msg, len, "task %u: packed, fallback 0x%x, "
+                         "expected 0x%x", task, fb, want);
+    }
+    memcpy (m->free, saved, m->n * sizeof (*saved));
+    free (saved);
+    free (cand);
+    core_counts (m);
+    return r;
+}
+
 static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
                               unsigned fb, struct dinfo *di, char *msg,
                               size_t len)
@@ -498,11 +729,12 @@ static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
                       task, a, ca, b, cb, capb);
         }
     }
-    /* the domains: inside a package the emptiest first (most free
-     * cores, then most free PUs, then index), and the packages in turn:
-     * so the used domains are a prefix of each package's order, and two
-     * packages differ by at most one used domain unless one is used up.
-     * Pseudo domains come after every local one (checked above). */
+    /* the domains: inside a package the one with the fewest tasks of
+     * the step first, then the emptiest (most free cores, then most free
+     * PUs, then index), and the packages in turn: so the used domains
+     * are a prefix of each package's order, and two packages differ by
+     * at most one used domain unless one is used up.  Pseudo domains
+     * come after every local one (checked above). */
     for (unsigned a = 0; a < nnuma; a++) {
         if (!numa_has (m, m->in, a))
             continue;
@@ -511,14 +743,17 @@ static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
                 || di[b].local != di[a].local
                 || numa_pkg (m, b) != numa_pkg (m, a))
                 continue;
-            bool better = di[b].ncore != di[a].ncore
+            bool better = m->dtasks[b] != m->dtasks[a]
+                          ? m->dtasks[b] < m->dtasks[a]
+                          : di[b].ncore != di[a].ncore
                           ? di[b].ncore > di[a].ncore
                           : di[b].nfree != di[a].nfree
                           ? di[b].nfree > di[a].nfree : b < a;
             if (better)
-                FAIL ("task %u: domain %u (%u free cores, %u PUs) used, "
-                      "domain %u of the same package (%u, %u) not", task, a,
-                      di[a].ncore, di[a].nfree, b, di[b].ncore, di[b].nfree);
+                FAIL ("task %u: domain %u (%u tasks, %u free cores, %u PUs) "
+                      "used, domain %u of the same package (%u, %u, %u) not",
+                      task, a, m->dtasks[a], di[a].ncore, di[a].nfree, b,
+                      m->dtasks[b], di[b].ncore, di[b].nfree);
         }
     }
     unsigned npkg = m->nd[TOPO_PKG];
@@ -539,6 +774,60 @@ static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
                     free (pu_used);
                     FAIL ("task %u: %u domains used in package %u, %u in "
                           "package %u which has more", task, up, p, uq, q);
+                }
+            }
+        }
+        /* the last, partial round: package p got its domain of round
+         * pu_used[p] - 1 while package q (with a domain left) got none of
+         * round pu_used[q] == pu_used[p] - 1.  Then p comes first in that
+         * round: fewer tasks of the step in the package, then the domain
+         * with more free cores, more free PUs, then the package index.
+         * The rotation of issue 10: -n 2 -c 1 gives one task per package. */
+        for (unsigned p = 0; p < npkg; p++) {
+            for (unsigned q = 0; q < npkg; q++) {
+                if (p == q || pu_used[p] != pu_used[q] + 1
+                    || pu_used[q] >= pu_cand[q])
+                    continue;
+                /* p's domain of that round: its used domain ranked last;
+                 * q's: its unused domain ranked first */
+                int dp = -1, dq = -1;
+                for (unsigned a = 0; a < nnuma; a++) {
+                    if (di[a].nfree == 0 || di[a].local != (loc == 1))
+                        continue;
+                    bool used = numa_has (m, m->in, a);
+                    if (numa_pkg (m, a) == p && used
+                        && (dp < 0 || m->dtasks[a] > m->dtasks[dp]
+                            || (m->dtasks[a] == m->dtasks[dp]
+                                && (di[a].ncore < di[dp].ncore
+                                    || (di[a].ncore == di[dp].ncore
+                                        && (di[a].nfree < di[dp].nfree
+                                            || (di[a].nfree == di[dp].nfree
+                                                && (int)a > dp)))))))
+                        dp = (int)a;
+                    if (numa_pkg (m, a) == q && !used
+                        && (dq < 0 || m->dtasks[a] < m->dtasks[dq]
+                            || (m->dtasks[a] == m->dtasks[dq]
+                                && (di[a].ncore > di[dq].ncore
+                                    || (di[a].ncore == di[dq].ncore
+                                        && (di[a].nfree > di[dq].nfree
+                                            || (di[a].nfree == di[dq].nfree
+                                                && (int)a < dq)))))))
+                        dq = (int)a;
+                }
+                if (dp < 0 || dq < 0)
+                    continue;
+                unsigned kp[4] = { m->ptasks[p], ~0u - di[dp].ncore,
+                                   ~0u - di[dp].nfree, p };
+                unsigned kq[4] = { m->ptasks[q], ~0u - di[dq].ncore,
+                                   ~0u - di[dq].nfree, q };
+                int cmp = 0;
+                for (int i = 0; i < 4 && cmp == 0; i++)
+                    cmp = kp[i] < kq[i] ? -1 : kp[i] > kq[i];
+                if (cmp > 0) {
+                    free (pu_used);
+                    FAIL ("task %u: package %u (%u tasks of the step) got a "
+                          "domain of round %u before package %u (%u tasks)",
+                          task, p, m->ptasks[p], pu_used[q], q, m->ptasks[q]);
                 }
             }
         }
@@ -732,6 +1021,7 @@ int placecheck (const topo_t *t, const struct place_request *req,
     }
     m.pu = calloc (m.n, sizeof (*m.pu));
     m.free = calloc (m.n, sizeof (*m.free));
+    m.taken = calloc (m.n + 1, sizeof (*m.taken));
     m.in = calloc (m.n, sizeof (*m.in));
     m.mark = calloc (m.maxd + 1, sizeof (*m.mark));
     m.csize = calloc (m.nd[TOPO_CORE] + 1, sizeof (*m.csize));
@@ -746,11 +1036,14 @@ int placecheck (const topo_t *t, const struct place_request *req,
     m.dstart = calloc (m.nd[TOPO_NUMA] + 2, sizeof (*m.dstart));
     m.dpus = calloc (m.n + 1, sizeof (*m.dpus));
     m.din = calloc (m.nd[TOPO_NUMA] + 1, sizeof (*m.din));
+    m.dtasks = calloc (m.nd[TOPO_NUMA] + 1, sizeof (*m.dtasks));
+    m.ptasks = calloc (m.nd[TOPO_PKG] + 1, sizeof (*m.ptasks));
     m.uq = calloc (m.nd[TOPO_L2] + 1, sizeof (*m.uq));
     di = calloc (m.nd[TOPO_NUMA] + 1, sizeof (*di));
-    if (!m.pu || !m.free || !m.in || !m.mark || !m.csize || !m.cfree
+    if (!m.pu || !m.free || !m.taken || !m.in || !m.mark || !m.csize || !m.cfree
         || !m.cnuma || !m.cin || !m.cl3 || !m.dstart || !m.dpus || !m.din
-        || !m.uq || !m.sv || !m.stot || !m.sfr || !m.swf || !di || !mems
+        || !m.dtasks || !m.ptasks || !m.uq || !m.sv || !m.stot || !m.sfr
+        || !m.swf || !di || !mems
         || !allowed) {
         pc_fail (msg, len, "out of memory");
         goto out;
@@ -826,10 +1119,31 @@ int placecheck (const topo_t *t, const struct place_request *req,
         core_counts (&m);
         for (unsigned d = 0; d < m.nd[TOPO_NUMA]; d++)
             domain_info (&m, d, cpt, &di[d]);
+        /* shared-with-task: a core of the task holds a PU of an earlier
+         * task of the step (every policy that sets bits but random) */
+        if (req->policy != PLACE_RANDOM) {
+            bool with_task = false;
+            memset (m.cin, 0, m.nd[TOPO_CORE] * sizeof (*m.cin));
+            for (unsigned i = 0; i < m.n; i++)
+                if (m.taken[i])
+                    m.cin[m.pu[i]->dom[TOPO_CORE]] = 1;
+            for (unsigned i = 0; i < m.n; i++)
+                if (m.in[i] && m.cin[m.pu[i]->dom[TOPO_CORE]])
+                    with_task = true;
+            if (!!(fb & PLACE_FB_SHARED_WITH_TASK) != with_task) {
+                pc_fail (msg, len, "task %u: shared-with-task is %s but a "
+                         "core of the task %s a PU of an earlier task", task,
+                         fb & PLACE_FB_SHARED_WITH_TASK ? "set" : "unset",
+                         with_task ? "holds" : "holds no");
+                goto out;
+            }
+            fb &= ~(unsigned)PLACE_FB_SHARED_WITH_TASK;
+        }
         int r = 0;
         switch (req->policy) {
             case PLACE_NUMA_LOCAL:
-                r = check_numa_local (&m, task, cpt, fb, di, msg, len);
+                r = check_numa_local_step (&m, task, cpt, req->ntasks, fb,
+                                           di, msg, len);
                 break;
             case PLACE_NUMA_SPREAD:
                 r = check_numa_spread (&m, task, cpt, fb, di, msg, len);
@@ -857,13 +1171,24 @@ int placecheck (const topo_t *t, const struct place_request *req,
         if (r < 0)
             goto out;
         for (unsigned i = 0; i < m.n; i++)
-            if (m.in[i])
+            if (m.in[i]) {
                 m.free[i] = false;
+                m.taken[i] = true;
+            }
+        for (unsigned d = 0; d < m.nd[TOPO_NUMA]; d++)
+            m.dtasks[d] += m.din[d] > 0;
+        for (unsigned p = 0; p < m.nd[TOPO_PKG]; p++) {
+            bool has = false;
+            for (unsigned i = 0; i < m.n && !has; i++)
+                has = m.in[i] && m.pu[i]->dom[TOPO_PKG] == p;
+            m.ptasks[p] += has;
+        }
     }
     rc = 0;
 out:
     free (m.pu);
     free (m.free);
+    free (m.taken);
     free (m.in);
     free (m.mark);
     free (m.csize);
@@ -878,6 +1203,8 @@ out:
     free (m.dstart);
     free (m.dpus);
     free (m.din);
+    free (m.dtasks);
+    free (m.ptasks);
     free (m.uq);
     free (di);
     hwloc_bitmap_free (mems);

@@ -86,11 +86,17 @@ static const struct exact exact[] = {
     /* numa-local: one node, distinct L2, fewest L3, best fit */
     { "own-2s-smt-linux", "numa-local", 1, 4, NULL, NULL, 0,
       { "0-3|0|" } },
+    /* four tasks of 4 on 8 cores: one core per CPU would leave the last
+     * two tasks on the siblings of the first two; each gets 2 whole
+     * cores instead (issue 10) */
     { "own-2s-smt-linux", "numa-local", 4, 4, NULL, NULL, 0,
-      { "0-3|0|", "4-7|1|", "8-11|0|", "12-15|1|" } },
-    /* the second task fills the hole beside the first (best fit) */
+      { "0-1,8-9|0|shared-l2,shared-core", "4-5,12-13|1|shared-l2,shared-core",
+        "2-3,10-11|0|shared-l2,shared-core",
+        "6-7,14-15|1|shared-l2,shared-core" } },
+    /* the tasks alternate over the NUMA nodes (the fewest tasks of the
+     * step first, issue 10), then fill the hole beside the first */
     { "own-2s-smt-linux", "numa-local", 4, 2, NULL, NULL, 0,
-      { "0-1|0|", "2-3|0|", "4-5|1|", "6-7|1|" } },
+      { "0-1|0|", "4-5|1|", "2-3|0|", "6-7|1|" } },
     { "own-2s-smt-linux", "numa-local", 2, 8, NULL, NULL, 0,
       { "0-3,8-11|0|shared-l2,shared-core",
         "4-7,12-15|1|shared-l2,shared-core" } },
@@ -114,8 +120,9 @@ static const struct exact exact[] = {
       { "0-3,16-17|0|shared-l2,shared-core" } },
     { "own-epyc-like", "numa-local", 1, 3, NULL, NULL, 0,
       { "0-2|0|" } },
+    /* the second task on the other NUMA node (balance before best fit) */
     { "own-epyc-like", "numa-local", 2, 3, NULL, NULL, 0,
-      { "0-2|0|", "3-5|0|" } },
+      { "0-2|0|", "6-8|1|" } },
     { "own-epyc-like", "numa-local", 2, 4, NULL, NULL, 0,
       { "0-3|0|", "6-9|1|" } },
     /* best fit: the L3 with 2 clean cores left, not the one with 3 */
@@ -457,7 +464,9 @@ static const struct {
       "multi-numa,shared-core" },
     { 63, 128, "multi-numa,shared-l2,shared-core,unbalanced,partial-core,"
       "no-local-numa" },
-    { PLACE_FB_NO_LOCAL_NUMA | 64 | 1024, 64, "no-local-numa" },
+    { 127, 128, "multi-numa,shared-l2,shared-core,unbalanced,partial-core,"
+      "no-local-numa,shared-with-task" },
+    { PLACE_FB_NO_LOCAL_NUMA | 128 | 1024, 64, "no-local-numa" },
     /* too small: whole names only, always terminated */
     { PLACE_FB_MULTI_NUMA | PLACE_FB_SHARED_L2, 16, "multi-numa" },
     { PLACE_FB_MULTI_NUMA, 4, "" },
