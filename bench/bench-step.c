@@ -47,8 +47,12 @@ static void die (const char *what, const char *why)
     exit (1);
 }
 
-/* One step start; phases written to fd.  Runs in the child. */
-__attribute__ ((noinline)) static int one_step (const char *cache, const char *state,
+/* One step start; phases written to fd.  Runs in the child (not inlined:
+ * valgrind --toggle-collect=one_step counts its instructions alone). */
+static int one_step (const char *cache, const char *state,
+                     const char *claims, const char *lock, unsigned cpt,
+                     int fd) __attribute__ ((noinline));
+static int one_step (const char *cache, const char *state,
                      const char *claims, const char *lock, unsigned cpt,
                      int fd)
 {

@@ -679,6 +679,12 @@ static void print_text (const struct report *r)
     print_line ("mode", "%s: %s", r->mode, r->mode_detail);
 }
 
+/* Add `val` (taken over; NULL is a JSON null) under `key`. */
+static int jadd (json_object *o, const char *key, json_object *val)
+{
+    return cmd_json_add (o, key, val, true);
+}
+
 static json_object *jstr (const char *s)
 {
     return s ? json_object_new_string (s) : NULL;
@@ -699,19 +705,19 @@ static json_object *ctl_to_json (const struct report *r,
                       : v->state == LCG_ERROR ? v->note : NULL;
 
     if (!o || !l
-        || cmd_json_add (l, "mounted", json_object_new_boolean (v->state
-                                                        == LCG_MOUNTED), true) < 0
-        || cmd_json_add (l, "mount", v->state == LCG_MOUNTED ? jstr (v->mount)
-                                                     : NULL, true) < 0
-        || cmd_json_add (l, "version", v->state == LCG_MOUNTED && v->version
-                               ? json_object_new_int (v->version) : NULL, true) < 0
-        || cmd_json_add (l, "error", jstr (err), true) < 0
-        || cmd_json_add (o, "cgroup2", json_object_new_boolean (v->v2), true) < 0) {
+        || jadd (l, "mounted", json_object_new_boolean (v->state
+                                                        == LCG_MOUNTED)) < 0
+        || jadd (l, "mount", v->state == LCG_MOUNTED ? jstr (v->mount)
+                                                     : NULL) < 0
+        || jadd (l, "version", v->state == LCG_MOUNTED && v->version
+                               ? json_object_new_int (v->version) : NULL) < 0
+        || jadd (l, "error", jstr (err)) < 0
+        || jadd (o, "cgroup2", json_object_new_boolean (v->v2)) < 0) {
         json_object_put (o);
         json_object_put (l);
         return NULL;
     }
-    if (cmd_json_add (o, "libcgroup", l, true) < 0) {
+    if (jadd (o, "libcgroup", l) < 0) {
         json_object_put (o);
         return NULL;
     }
@@ -736,25 +742,25 @@ static json_object *report_to_json (const struct report *r)
         goto nomem;
     allowed_string (&r->conf, allowed, sizeof (allowed));
 
-    bad |= cmd_json_add (pc, "path", jstr (r->conf_path), true);
-    bad |= cmd_json_add (pc, "found", json_object_new_boolean (r->conf_found), true);
-    bad |= cmd_json_add (pc, "ok", json_object_new_boolean (r->conf_ok), true);
-    bad |= cmd_json_add (pc, "error", r->conf_ok ? NULL : jstr (r->conf_err.text), true);
-    bad |= cmd_json_add (pc, "default_policy",
-                 jstr (place_policy_name (r->conf.default_policy)), true);
-    bad |= cmd_json_add (pc, "allowed_policies", jstr (allowed), true);
+    bad |= jadd (pc, "path", jstr (r->conf_path));
+    bad |= jadd (pc, "found", json_object_new_boolean (r->conf_found));
+    bad |= jadd (pc, "ok", json_object_new_boolean (r->conf_ok));
+    bad |= jadd (pc, "error", r->conf_ok ? NULL : jstr (r->conf_err.text));
+    bad |= jadd (pc, "default_policy",
+                 jstr (place_policy_name (r->conf.default_policy)));
+    bad |= jadd (pc, "allowed_policies", jstr (allowed));
 
-    bad |= cmd_json_add (tp, "ok", json_object_new_boolean (r->topo_ok), true);
-    bad |= cmd_json_add (tp, "source", jstr (r->topo_cached ? "cache" : "live"), true);
-    bad |= cmd_json_add (tp, "cache", jstr (r->conf.topology_cache), true);
-    bad |= cmd_json_add (tp, "cache_checked", json_object_new_boolean (r->conf_ok
-                                                     && geteuid () == 0), true);
-    bad |= cmd_json_add (tp, "refreshed", json_object_new_boolean (r->topo_refreshed), true);
-    bad |= cmd_json_add (tp, "note", jstr (r->topo_note), true);
-    bad |= cmd_json_add (tp, "pus", json_object_new_int64 (r->npus), true);
-    bad |= cmd_json_add (tp, "cores", json_object_new_int64 (r->ncores), true);
-    bad |= cmd_json_add (tp, "numa_domains", json_object_new_int64 (r->nnuma), true);
-    bad |= cmd_json_add (tp, "error", r->topo_ok ? NULL : jstr (r->topo_err.text), true);
+    bad |= jadd (tp, "ok", json_object_new_boolean (r->topo_ok));
+    bad |= jadd (tp, "source", jstr (r->topo_cached ? "cache" : "live"));
+    bad |= jadd (tp, "cache", jstr (r->conf.topology_cache));
+    bad |= jadd (tp, "cache_checked", json_object_new_boolean (r->conf_ok
+                                                     && geteuid () == 0));
+    bad |= jadd (tp, "refreshed", json_object_new_boolean (r->topo_refreshed));
+    bad |= jadd (tp, "note", jstr (r->topo_note));
+    bad |= jadd (tp, "pus", json_object_new_int64 (r->npus));
+    bad |= jadd (tp, "cores", json_object_new_int64 (r->ncores));
+    bad |= jadd (tp, "numa_domains", json_object_new_int64 (r->nnuma));
+    bad |= jadd (tp, "error", r->topo_ok ? NULL : jstr (r->topo_err.text));
 
     if (r->cg_controllers) {
         char *copy = strdup (r->cg_controllers), *save = NULL;
@@ -766,50 +772,50 @@ static json_object *report_to_json (const struct report *r)
             bad |= json_object_array_add (list, json_object_new_string (w));
         free (copy);
     }
-    bad |= cmd_json_add (cg, "ok", json_object_new_boolean (r->cg_ok), true);
-    bad |= cmd_json_add (cg, "root", r->cg_ok ? jstr (r->cg_root) : NULL, true);
-    bad |= cmd_json_add (cg, "controllers", list, true);
+    bad |= jadd (cg, "ok", json_object_new_boolean (r->cg_ok));
+    bad |= jadd (cg, "root", r->cg_ok ? jstr (r->cg_root) : NULL);
+    bad |= jadd (cg, "controllers", list);
     list = NULL;
-    bad |= cmd_json_add (cg, "error", r->cg_ok ? NULL : jstr (r->cg_err.text), true);
+    bad |= jadd (cg, "error", r->cg_ok ? NULL : jstr (r->cg_err.text));
 
     for (int i = 0; i < 2; i++) {
         json_object *v = ctl_to_json (r, &r->ctl[i]);
 
-        bad |= v ? cmd_json_add (ctl, r->ctl[i].name, v, true) : -1;
+        bad |= v ? jadd (ctl, r->ctl[i].name, v) : -1;
     }
 
-    bad |= cmd_json_add (sc, "path", jstr (r->sc.slurm_conf), true);
-    bad |= cmd_json_add (sc, "found", json_object_new_boolean (r->sc.slurm_conf_found), true);
-    bad |= cmd_json_add (sc, "TaskPlugin", jstr0 (r->sc.task_plugin), true);
-    bad |= cmd_json_add (sc, "ProctrackType", jstr0 (r->sc.proctrack), true);
+    bad |= jadd (sc, "path", jstr (r->sc.slurm_conf));
+    bad |= jadd (sc, "found", json_object_new_boolean (r->sc.slurm_conf_found));
+    bad |= jadd (sc, "TaskPlugin", jstr0 (r->sc.task_plugin));
+    bad |= jadd (sc, "ProctrackType", jstr0 (r->sc.proctrack));
 
-    bad |= cmd_json_add (gc, "path", jstr (r->sc.cgroup_conf), true);
-    bad |= cmd_json_add (gc, "found", json_object_new_boolean (r->sc.cgroup_conf_found), true);
-    bad |= cmd_json_add (gc, "CgroupPlugin", jstr0 (r->sc.cgroup_plugin), true);
-    bad |= cmd_json_add (gc, "resolved", jstr (r->sc.cgroup_resolved), true);
+    bad |= jadd (gc, "path", jstr (r->sc.cgroup_conf));
+    bad |= jadd (gc, "found", json_object_new_boolean (r->sc.cgroup_conf_found));
+    bad |= jadd (gc, "CgroupPlugin", jstr0 (r->sc.cgroup_plugin));
+    bad |= jadd (gc, "resolved", jstr (r->sc.cgroup_resolved));
 
-    bad |= cmd_json_add (sd, "path", jstr (r->conf.state_dir), true);
-    bad |= cmd_json_add (sd, "ok", json_object_new_boolean (r->state_ok), true);
-    bad |= cmd_json_add (sd, "note", jstr (r->state_note), true);
+    bad |= jadd (sd, "path", jstr (r->conf.state_dir));
+    bad |= jadd (sd, "ok", json_object_new_boolean (r->state_ok));
+    bad |= jadd (sd, "note", jstr (r->state_note));
 
-    bad |= cmd_json_add (root, "ok", json_object_new_boolean (r->ok), true);
-    bad |= cmd_json_add (root, "reason", r->ok ? NULL : jstr (r->reason), true);
-    bad |= cmd_json_add (root, "pin_conf", pc, true);
+    bad |= jadd (root, "ok", json_object_new_boolean (r->ok));
+    bad |= jadd (root, "reason", r->ok ? NULL : jstr (r->reason));
+    bad |= jadd (root, "pin_conf", pc);
     pc = NULL;
-    bad |= cmd_json_add (root, "topology", tp, true);
+    bad |= jadd (root, "topology", tp);
     tp = NULL;
-    bad |= cmd_json_add (root, "cgroup2", cg, true);
+    bad |= jadd (root, "cgroup2", cg);
     cg = NULL;
-    bad |= cmd_json_add (root, "controllers", ctl, true);
+    bad |= jadd (root, "controllers", ctl);
     ctl = NULL;
-    bad |= cmd_json_add (root, "slurm_conf", sc, true);
+    bad |= jadd (root, "slurm_conf", sc);
     sc = NULL;
-    bad |= cmd_json_add (root, "cgroup_conf", gc, true);
+    bad |= jadd (root, "cgroup_conf", gc);
     gc = NULL;
-    bad |= cmd_json_add (root, "state_dir", sd, true);
+    bad |= jadd (root, "state_dir", sd);
     sd = NULL;
-    bad |= cmd_json_add (root, "mode", jstr (r->mode), true);
-    bad |= cmd_json_add (root, "mode_detail", jstr (r->mode_detail), true);
+    bad |= jadd (root, "mode", jstr (r->mode));
+    bad |= jadd (root, "mode_detail", jstr (r->mode_detail));
     if (bad)
         goto nomem;
     return root;

@@ -73,12 +73,11 @@ int cmd_json_add (json_object *obj, const char *key, json_object *val,
 
 int cmd_print_json (const char *subcmd, json_object *root, FILE *f)
 {
+    const int flags = JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
     const char *s = NULL;
 
     if (root)
-        s = json_object_to_json_string_ext (root,
-                                            JSON_C_TO_STRING_PLAIN
-                                                | JSON_C_TO_STRING_NOSLASHESCAPE);
+        s = json_object_to_json_string_ext (root, flags);
     if (!s) {
         json_object_put (root);
         cmd_error (subcmd, "cannot build the JSON output: out of memory");
