@@ -36,35 +36,9 @@ cleanup "rm -rf '$STATE'"
 BASE=slurm-pin-t2010-$$
 cleanup "rmdir '$CGROOT/$BASE' 2>/dev/null; true"
 
-# cpus_of FILE: the Cpus_allowed_list value in FILE.
-cpus_of () {
-    sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$1"
-}
-
-# count_cpus LIST: how many CPUs a kernel list ("0-3,8") names.
-count_cpus () {
-    echo "$1" | tr ',' '\n' | awk -F- '
-        /^[0-9]+$/ { n++ }
-        /^[0-9]+-[0-9]+$/ { n += $2 - $1 + 1 }
-        END { print n + 0 }'
-}
-
 # verbose_cpus FILE [TASK]: cpus= of task TASK (default 0) in FILE.
 verbose_cpus () {
     sed -n "s/^pin: task ${2:-0} on [^:]*: .* cpus=\\([^ ]*\\) .*/\\1/p" "$1"
-}
-
-# wait_tree_empty: until no job directory of ours is left under the
-# cgroup tree (slurmstepd removes it after srun returned), at most
-# PIN_SLURM_TIMEOUT seconds;
-# then list what is left (empty when all went well).
-wait_tree_empty () {
-    i=0
-    while test $i -lt $((PIN_SLURM_TIMEOUT * 5)) && test -n "$(ls "$CGROOT/$BASE" 2>/dev/null | grep job_)"; do
-        sleep 0.2
-        i=$((i + 1))
-    done
-    find "$CGROOT/$BASE" -mindepth 1 -type d 2>/dev/null || true
 }
 
 test_expect_success PIN_SO 'start a cluster with pin.so' '

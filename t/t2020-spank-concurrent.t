@@ -33,26 +33,6 @@ BASE=slurm-pin-t2020-$$
 cleanup "rmdir '$CGROOT/$BASE' 2>/dev/null; true"
 NCPUS=$(nproc)
 
-cpus_of () {
-    sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$1"
-}
-
-count_cpus () {
-    echo "$1" | tr ',' '\n' | awk -F- '
-        /^[0-9]+$/ { n++ }
-        /^[0-9]+-[0-9]+$/ { n += $2 - $1 + 1 }
-        END { print n + 0 }'
-}
-
-wait_tree_empty () {
-    i=0
-    while test $i -lt $((PIN_SLURM_TIMEOUT * 5)) && test -n "$(ls "$CGROOT/$BASE" 2>/dev/null | grep job_)"; do
-        sleep 0.2
-        i=$((i + 1))
-    done
-    find "$CGROOT/$BASE" -mindepth 1 -type d 2>/dev/null || true
-}
-
 # The pilot: ROUNDS rounds of NCPUS concurrent one-CPU steps (started
 # together, each waiting for all the others), the first round with an
 # extra step while all of them run, then one more step alone.

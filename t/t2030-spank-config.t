@@ -29,15 +29,6 @@ cleanup "rm -rf '$STATE'"
 BASE=slurm-pin-t2030-$$
 cleanup "rmdir '$CGROOT/$BASE' 2>/dev/null; true"
 
-wait_tree_empty () {
-    i=0
-    while test $i -lt $((PIN_SLURM_TIMEOUT * 5)) && test -n "$(ls "$CGROOT/$BASE" 2>/dev/null | grep job_)"; do
-        sleep 0.2
-        i=$((i + 1))
-    done
-    find "$CGROOT/$BASE" -mindepth 1 -type d 2>/dev/null || true
-}
-
 daemons_alive () {
     scontrol ping >ping.out &&
     grep "is UP" ping.out &&
