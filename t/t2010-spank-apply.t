@@ -22,7 +22,7 @@ else
     say "pin.so not built at $PIN_SO: the plugin tests are skipped"
 fi
 test "$(nproc)" -ge 2 && test_set_prereq TWO_CPUS
-command -v slurm-pin >/dev/null && test_set_prereq PIN_CLI
+pin_prereq_cmd PIN_CLI slurm-pin
 
 # The cgroup v2 mount (the plugin's CgroupRoot=auto takes the first one).
 CGROOT=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
