@@ -41,6 +41,7 @@
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
+#include "libaffinity/affinity.h"
 #include "libcgroup2/cg2.h"
 #include "libcgroup2/mode.h"
 #include "libclaims/claims.h"
@@ -187,96 +188,6 @@ static int fmt_path (char *buf, size_t n, const char *fmt, ...)
     return 0;
 }
 
-/* Convert between hwloc bitmaps and the kernel's affinity masks. */
-static cpu_set_t *mask_from_bitmap (hwloc_const_bitmap_t cpus, size_t *size,
-                                    int *ncpus)
-{
-    int last = hwloc_bitmap_last (cpus);
-    cpu_set_t *mask;
-    unsigned id;
-
-    if (last < 0) {
-        errno = EINVAL;
-        return NULL;
-    }
-    *ncpus = last + 1;
-    if (!(mask = CPU_ALLOC ((size_t)*ncpus)))
-        return NULL;
-    *size = CPU_ALLOC_SIZE ((size_t)*ncpus);
-    CPU_ZERO_S (*size, mask);
-    hwloc_bitmap_foreach_begin (id, cpus) {
-        CPU_SET_S (id, *size, mask);
-    }
-    hwloc_bitmap_foreach_end ();
-    return mask;
-}
-
-static int get_affinity (pid_t pid, hwloc_bitmap_t out)
-{
-    int ncpus = 1024;
-
-    for (;;) {
-        size_t size = CPU_ALLOC_SIZE ((size_t)ncpus);
-        cpu_set_t *mask = CPU_ALLOC ((size_t)ncpus);
-        if (!mask)
-            return -1;
-        if (sched_getaffinity (pid, size, mask) == 0) {
-            hwloc_bitmap_zero (out);
-            for (int i = 0; i < ncpus; i++) {
-                if (CPU_ISSET_S ((size_t)i, size, mask))
-                    hwloc_bitmap_set (out, (unsigned)i);
-            }
-            CPU_FREE (mask);
-            return 0;
-        }
-        CPU_FREE (mask);
-        if (errno != EINVAL || ncpus >= (1 << 20))
-            return -1;
-        ncpus *= 2;
-    }
-}
-
-static int set_affinity (pid_t pid, hwloc_const_bitmap_t cpus,
-                         pin_error_t *errp)
-{
-    hwloc_bitmap_t now = hwloc_bitmap_alloc ();
-    cpu_set_t *mask;
-    size_t size;
-    int ncpus, rc = -1;
-
-    if (!now)
-        return errprintf (errp, "out of memory");
-    if (!(mask = mask_from_bitmap (cpus, &size, &ncpus))) {
-        errprintf (errp, "cannot build an affinity mask: %s",
-                   strerror (errno));
-        goto out;
-    }
-    if (sched_setaffinity (pid, size, mask) < 0) {
-        errprintf (errp, "sched_setaffinity(pid %d): %s", (int)pid,
-                   strerror (errno));
-        goto out;
-    }
-    if (get_affinity (pid, now) < 0) {
-        errprintf (errp, "sched_getaffinity(pid %d): %s", (int)pid,
-                   strerror (errno));
-        goto out;
-    }
-    if (!hwloc_bitmap_isequal (now, cpus)) {
-        char *want = topo_list_format (cpus), *got = topo_list_format (now);
-        errprintf (errp, "pid %d: affinity is %s after binding to %s",
-                   (int)pid, got ? got : "?", want ? want : "?");
-        free (want);
-        free (got);
-        errno = EIO;
-        goto out;
-    }
-    rc = 0;
-out:
-    CPU_FREE (mask);
-    hwloc_bitmap_free (now);
-    return rc;
-}
-
 /* Set g.error (once: the first reason wins) and log it. */
 static void step_fail (const char *fmt, ...)
     __attribute__ ((format (printf, 1, 2)));
@@ -400,7 +311,7 @@ static int alloc_cpus (spank_t sp, spank_item_t item, hwloc_bitmap_t cpus)
         goto out;
     }
     hwloc_bitmap_and (cpus, cpus, topo_cpuset (g.topo));
-    if (get_affinity (0, mine) == 0)
+    if (affinity_get (0, mine) == 0)
         hwloc_bitmap_and (cpus, cpus, mine);
     if (hwloc_bitmap_iszero (cpus)) {
         step_fail ("%s cores %s map to no usable CPU on this node", what,
@@ -900,7 +811,7 @@ static int apply_task (int id, pid_t pid, pin_error_t *errp)
                               (int)pid, task_rel, err.text);
     }
     /* After the cgroup move: older kernels reset affinity on a move. */
-    if (t && set_affinity (pid, t->cpus, &err) < 0)
+    if (t && affinity_set (pid, t->cpus, &err) < 0)
         return errprintf (errp, "%s", err.text);
     return 0;
 }
