@@ -10,11 +10,9 @@
  * object, and exits 0 when the plugin can run on this node (in any mode),
  * 1 with one line on stderr saying why not.
  *
- * libcgroup is used here only: the plugin's cgroup layer does its own file
- * I/O (doc/cgroup.md).  cgroup_init() installs a logger that prints on
- * stdout (and follows CGROUP_LOGLEVEL) unless one is set first; a NULL
- * logger does not prevent that, so a callback of ours keeps the last
- * error message instead.
+ * libcgroup is used only through libcgview, by slurm-pin alone: the
+ * plugin's cgroup layer does its own file I/O (doc/cgroup.md).  What is
+ * decided here is decided in the libraries; this file gathers and prints.
  */
 #if HAVE_CONFIG_H
 #include "config.h"
@@ -31,15 +29,13 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
-#include <linux/magic.h>
 
 #include <json-c/json.h>
-#include <libcgroup.h>
 
 #include "libcgroup2/cg2.h"
 #include "libcgroup2/mode.h"
+#include "libcgview/cgview.h"
 #include "libconf/conf.h"
 #include "libplace/place.h"
 #include "libtopo/topo.h"
@@ -58,12 +54,12 @@ static const struct option longopts[] = {
 };
 static const char shortopts[] = ":c:jh";
 
-/* Where libcgroup says a controller is. */
+/* Where libcgroup says a controller is (libcgview/cgview.h). */
 enum lcg_state {
-    LCG_UNAVAILABLE = 0,    /* cgroup_init() failed: see lcg_error */
-    LCG_MOUNTED,            /* mount and version below */
-    LCG_NOT_MOUNTED,        /* in no hierarchy */
-    LCG_ERROR,              /* lookup failed: see note */
+    LCG_UNAVAILABLE = CGVIEW_UNAVAILABLE,   /* see lcg_error */
+    LCG_MOUNTED = CGVIEW_MOUNTED,           /* mount and version below */
+    LCG_NOT_MOUNTED = CGVIEW_NOT_MOUNTED,   /* in no hierarchy */
+    LCG_ERROR = CGVIEW_ERROR,               /* lookup failed: see note */
 };
 
 struct ctl_view {
@@ -333,76 +329,20 @@ static void check_cgroup2 (struct report *r)
 
 /* ---- the cross-version view (libcgroup) ------------------------------- */
 
-static void lcg_logger (void *userdata, int level, const char *fmt,
-                        va_list ap)
-{
-    char *buf = userdata;
-    size_t len;
-
-    vsnprintf (buf, sizeof (((struct report *)NULL)->lcg_error), fmt, ap);
-    len = strlen (buf);
-    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-        buf[--len] = '\0';
-}
-
-/* The f_type of the file system at `path`, 0 on error. */
-static unsigned long fs_type (const char *path)
-{
-    struct statfs sfs;
-
-    return statfs (path, &sfs) == 0 ? (unsigned long)sfs.f_type : 0;
-}
-
-/* 2 for a cgroup2 mount, 1 for cgroup v1, 0 for anything else. */
-static int fs_version (const char *path)
-{
-    unsigned long t = fs_type (path);
-
-    if (t == (unsigned long)CGROUP2_SUPER_MAGIC)
-        return 2;
-    if (t == (unsigned long)CGROUP_SUPER_MAGIC)
-        return 1;
-    return 0;
-}
-
 static void check_libcgroup (struct report *r)
 {
-    char logged[sizeof (r->lcg_error)] = "";
-    int rc;
+    const char *names[2] = { r->ctl[0].name, r->ctl[1].name };
+    struct cgview_ctl c[2];
 
-    /* before cgroup_init(): otherwise it installs its stdout logger */
-    cgroup_set_logger (lcg_logger, CGROUP_LOG_ERROR, logged);
-    if ((rc = cgroup_init ()) != 0) {
-        snprintf (r->lcg_error, sizeof (r->lcg_error), "%s%s%s",
-                  cgroup_strerror (rc), *logged ? ": " : "", logged);
-        cgroup_set_logger (lcg_logger, CGROUP_LOG_ERROR, r->lcg_error);
-        return;
+    r->lcg_ok = cgview_read (names, c, 2, r->lcg_error,
+                             sizeof (r->lcg_error)) == 0;
+    for (int i = 0; i < 2 && r->lcg_ok; i++) {
+        r->ctl[i].state = (enum lcg_state)c[i].state;
+        snprintf (r->ctl[i].mount, sizeof (r->ctl[i].mount), "%s",
+                  c[i].mount);
+        r->ctl[i].version = c[i].version;
+        snprintf (r->ctl[i].note, sizeof (r->ctl[i].note), "%s", c[i].note);
     }
-    r->lcg_ok = true;
-    for (int i = 0; i < 2; i++) {
-        struct ctl_view *v = &r->ctl[i];
-        char *mp = NULL;
-
-        logged[0] = '\0';
-        rc = cgroup_get_subsys_mount_point (v->name, &mp);
-        if (rc == 0 && mp) {
-            v->state = LCG_MOUNTED;
-            snprintf (v->mount, sizeof (v->mount), "%s", mp);
-            /* libcgroup 2.0.2 has no public call for the version of a
-             * controller: the file system type of its mount tells. */
-            v->version = fs_version (mp);
-        }
-        else if (rc == ECGROUPNOTEXIST)
-            v->state = LCG_NOT_MOUNTED;
-        else {
-            v->state = LCG_ERROR;
-            snprintf (v->note, sizeof (v->note), "%s%s%s",
-                      cgroup_strerror (rc), *logged ? ": " : "", logged);
-        }
-        free (mp);
-    }
-    /* keep any later message away from the stack buffer */
-    cgroup_set_logger (lcg_logger, CGROUP_LOG_ERROR, r->lcg_error);
 }
 
 /* "bound to cgroup v1 at /sys/fs/cgroup/cpuset (libcgroup)" */
