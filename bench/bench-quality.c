@@ -1,0 +1,645 @@
+/* bench-quality.c - placement quality of slurm-pin's policies next to
+ * hwloc-distrib's (issue 10, part 4)
+ *
+ * For every XML fixture of the shared directory (../shared/topologies and
+ * derived/, or $PIN_TOPOLOGIES) and a fixed set of requests, computes the
+ * plans of numa-local, numa-spread, cache-shared and random (seed 0) and
+ * the same request distributed by hwloc-distrib, measures each with the
+ * quality checker of the unit tests (src/common/libplace/test/
+ * placequality.c, which knows nothing of libplace's rules), and prints
+ * markdown: a summary per request, every request where hwloc-distrib is
+ * better on a metric the policy promises (with the reason recorded in
+ * the reasons file, or "no reason recorded"), and the numbers per
+ * fixture.  bench/compare-placements.sh turns this into
+ * doc/placement-quality.md.
+ *
+ * The peer, for a step of n tasks x c CPUs (fixed argument arrays,
+ * posix_spawnp, only stdout is parsed):
+ *   hwloc-distrib --if xml -i FILE n                       -> n sets S_i
+ *   hwloc-distrib --if xml -i FILE --restrict S_i --single c -> task i
+ * i.e. the tasks are distributed over the machine, then each task's c
+ * threads over its set, one PU each; a set of fewer than c PUs makes no
+ * plan ("short").  hwloc-distrib binds no memory: its mems are "not
+ * fenced" (every node).
+ *
+ * Usage: bench-quality [-D HWLOC_DISTRIB] [-r REASONS] [-f FIXTURE]
+ * Exit status 1 if a fixture does not load or hwloc-distrib fails to run.
+ */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <hwloc.h>
+
+#include "libtopo/topo.h"
+#include "libplace/place.h"
+#include "libtest/fixtures.h"
+#include "libplace/test/placequality.h"
+
+extern char **environ;
+
+/* ---- requests and metrics ---------------------------------------------- */
+
+/* Request templates; N = cores of the machine. */
+enum { RQ_1x4, RQ_2x4, RQ_4x2, RQ_4x8, RQ_HALFx2, RQ_2xHALF, NRQ };
+static const char *rq_label[NRQ] = {
+    "1x4", "2x4", "4x2", "4x8", "(N/2)x2", "2x(N/2)",
+};
+
+static void rq_shape (int rq, unsigned ncores, unsigned *n, unsigned *c)
+{
+    unsigned half = ncores / 2 ? ncores / 2 : 1;
+    static const unsigned fixed[][2] = { {1, 4}, {2, 4}, {4, 2}, {4, 8} };
+    if (rq < RQ_HALFx2) {
+        *n = fixed[rq][0];
+        *c = fixed[rq][1];
+    } else if (rq == RQ_HALFx2) {
+        *n = half;
+        *c = 2;
+    } else {
+        *n = 2;
+        *c = half;
+    }
+}
+
+/* Columns: slurm-pin's policies, then the peer. */
+enum { COL_LOCAL, COL_SPREAD, COL_CACHE, COL_RANDOM, COL_PEER, NCOL };
+static const char *col_name[NCOL] = {
+    "numa-local", "numa-spread", "cache-shared", "random", "hwloc-distrib",
+};
+static const enum place_policy col_policy[COL_PEER] = {
+    PLACE_NUMA_LOCAL, PLACE_NUMA_SPREAD, PLACE_CACHE_SHARED, PLACE_RANDOM,
+};
+
+enum {
+    M_SHARED,       /* cores holding PUs of two tasks */
+    M_STACKED,      /* tasks on fewer than min(c, cores) cores: SMT first */
+    M_CORES_MAX,    /* cores per task, max */
+    M_L2_MAX, M_L2_MEAN, M_L3_MAX, M_L3_MEAN,
+    M_NUMA_MAX,     /* NUMA domains per task, max */
+    M_NUMA_MIN,     /* NUMA domains per task, min */
+    M_NUMA_IMB, M_PKG_IMB,
+    M_MEMS_LOCAL,   /* tasks whose mems are exactly their CPUs' nodes */
+    M_MIXED,        /* tasks mixing CPU kinds */
+    NMETRIC
+};
+static const struct {
+    const char *name;
+    int better;     /* -1: lower is better, +1: higher is better */
+} metric[NMETRIC] = {
+    [M_SHARED] = { "shared-cores", -1 },
+    [M_STACKED] = { "smt-stacked", -1 },
+    [M_CORES_MAX] = { "cores-max", -1 },
+    [M_L2_MAX] = { "l2-max", -1 },
+    [M_L2_MEAN] = { "l2-mean", -1 },
+    [M_L3_MAX] = { "l3-max", -1 },
+    [M_L3_MEAN] = { "l3-mean", -1 },
+    [M_NUMA_MAX] = { "numa-max", -1 },
+    [M_NUMA_MIN] = { "numa-min", +1 },
+    [M_NUMA_IMB] = { "numa-imbalance", -1 },
+    [M_PKG_IMB] = { "pkg-imbalance", -1 },
+    [M_MEMS_LOCAL] = { "mems-local", +1 },
+    [M_MIXED] = { "mixed-kinds", -1 },
+};
+
+/* What each policy promises (doc/policies.md), compared with the peer. */
+static const int promised[COL_PEER][NMETRIC + 1] = {
+    [COL_LOCAL] = { M_NUMA_MAX, M_STACKED, M_SHARED, M_MEMS_LOCAL, -1 },
+    [COL_SPREAD] = { M_NUMA_MIN, M_NUMA_IMB, M_PKG_IMB, -1 },
+    [COL_CACHE] = { M_L2_MAX, M_L2_MEAN, M_L3_MAX, M_L3_MEAN, M_CORES_MAX,
+                    M_SHARED, -1 },
+    [COL_RANDOM] = { -1 },
+};
+
+struct result {
+    bool ok;
+    char why[300];          /* when !ok */
+    double m[NMETRIC];
+};
+
+struct row {
+    const char *fixture;
+    int rq;
+    unsigned n, c;
+    struct result r[NCOL];
+};
+
+/* ---- reasons ---------------------------------------------------------- */
+
+/* "fixture|request|policy|metric|reason", globs in the first four. */
+struct reason {
+    char *pat[4];
+    char *text;
+};
+static struct reason *reasons;
+static size_t nreasons;
+
+static void load_reasons (const char *path)
+{
+    FILE *f = fopen (path, "r");
+    char line[1024];
+    if (!f) {
+        fprintf (stderr, "bench-quality: %s: %s\n", path, strerror (errno));
+        exit (1);
+    }
+    while (fgets (line, sizeof (line), f)) {
+        char *p = line, *field[5];
+        int k = 0;
+        line[strcspn (line, "\n")] = '\0';
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        while (k < 5 && p) {
+            field[k++] = p;
+            p = k < 5 ? strchr (p, '|') : NULL;
+            if (p)
+                *p++ = '\0';
+        }
+        if (k != 5) {
+            fprintf (stderr, "bench-quality: %s: not 5 fields: %s\n", path,
+                     line);
+            exit (1);
+        }
+        struct reason *nr = realloc (reasons, (nreasons + 1)
+                                              * sizeof (*reasons));
+        if (!nr)
+            exit (1);
+        reasons = nr;
+        for (int i = 0; i < 4; i++)
+            reasons[nreasons].pat[i] = strdup (field[i]);
+        reasons[nreasons].text = strdup (field[4]);
+        nreasons++;
+    }
+    fclose (f);
+}
+
+static const char *find_reason (const char *fixture, const char *rq,
+                                const char *policy, const char *m)
+{
+    const char *key[4] = { fixture, rq, policy, m };
+    for (size_t i = 0; i < nreasons; i++) {
+        int k = 0;
+        while (k < 4 && fnmatch (reasons[i].pat[k], key[k], 0) == 0)
+            k++;
+        if (k == 4)
+            return reasons[i].text;
+    }
+    return NULL;
+}
+
+/* ---- the peer: hwloc-distrib ------------------------------------------ */
+
+/* Run argv (no shell), return its stdout (caller frees) or NULL. */
+static char *run_capture (char *const argv[])
+{
+    int fd[2];
+    posix_spawn_file_actions_t fa;
+    pid_t pid;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int status;
+
+    if (pipe (fd) < 0)
+        return NULL;
+    posix_spawn_file_actions_init (&fa);
+    posix_spawn_file_actions_adddup2 (&fa, fd[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose (&fa, fd[0]);
+    posix_spawn_file_actions_addclose (&fa, fd[1]);
+    int rc = posix_spawnp (&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy (&fa);
+    close (fd[1]);
+    if (rc != 0) {
+        close (fd[0]);
+        fprintf (stderr, "bench-quality: %s: %s\n", argv[0], strerror (rc));
+        return NULL;
+    }
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            char *nb = realloc (buf, cap = cap ? cap * 2 : 8192);
+            if (!nb)
+                break;
+            buf = nb;
+        }
+        ssize_t got = read (fd[0], buf + len, cap - len - 1);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        len += (size_t)got;
+    }
+    close (fd[0]);
+    while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!buf || !WIFEXITED (status) || WEXITSTATUS (status) != 0) {
+        fprintf (stderr, "bench-quality: %s failed\n", argv[0]);
+        free (buf);
+        return NULL;
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+/* Parse up to max lines of hwloc bitmaps into sets[]; count of lines. */
+static int parse_sets (char *out, hwloc_bitmap_t *sets, unsigned max)
+{
+    unsigned k = 0;
+    for (char *save = NULL, *l = strtok_r (out, "\n", &save); l;
+         l = strtok_r (NULL, "\n", &save)) {
+        if (k == max || hwloc_bitmap_sscanf (sets[k], l) < 0)
+            return -1;
+        k++;
+    }
+    return (int)k;
+}
+
+static const char *distrib = "hwloc-distrib";
+
+/* The peer's plan for n x c on xml, or NULL with why filled ("short")
+ * or, if hwloc-distrib itself failed, NULL with *fatal set. */
+static struct place_plan *peer_plan (const topo_t *t, const char *xml,
+                                     unsigned n, unsigned c, char *why,
+                                     size_t len, bool *fatal)
+{
+    char nstr[16], cstr[16];
+    hwloc_bitmap_t *sets = calloc (n, sizeof (*sets));
+    hwloc_bitmap_t *one = calloc (c, sizeof (*one));
+    struct place_plan *plan = calloc (1, sizeof (*plan));
+    char *out = NULL;
+
+    *fatal = false;
+    if (!sets || !one || !plan)
+        goto fail;
+    plan->policy = PLACE_RANDOM;    /* measured in full, mems not judged */
+    plan->ntasks = n;
+    plan->cpus_per_task = c;
+    plan->tasks = calloc (n, sizeof (*plan->tasks));
+    if (!plan->tasks)
+        goto fail;
+    for (unsigned i = 0; i < n; i++)
+        sets[i] = hwloc_bitmap_alloc ();
+    for (unsigned j = 0; j < c; j++)
+        one[j] = hwloc_bitmap_alloc ();
+    snprintf (nstr, sizeof (nstr), "%u", n);
+    snprintf (cstr, sizeof (cstr), "%u", c);
+
+    char *argv1[] = { (char *)distrib, "--if", "xml", "-i", (char *)xml,
+                      nstr, NULL };
+    if (!(out = run_capture (argv1)) || parse_sets (out, sets, n) != (int)n)
+        goto fatal;
+    free (out);
+    out = NULL;
+    for (unsigned i = 0; i < n; i++) {
+        char *s = NULL;
+        if (hwloc_bitmap_asprintf (&s, sets[i]) < 0)
+            goto fail;
+        char *argv2[] = { (char *)distrib, "--if", "xml", "-i", (char *)xml,
+                          "--restrict", s, "--single", cstr, NULL };
+        out = run_capture (argv2);
+        free (s);
+        if (!out || parse_sets (out, one, c) != (int)c)
+            goto fatal;
+        free (out);
+        out = NULL;
+        plan->tasks[i].cpus = hwloc_bitmap_alloc ();
+        plan->tasks[i].mems = hwloc_bitmap_dup (topo_nodeset (t));
+        for (unsigned j = 0; j < c; j++)
+            hwloc_bitmap_or (plan->tasks[i].cpus, plan->tasks[i].cpus,
+                             one[j]);
+        int w = hwloc_bitmap_weight (plan->tasks[i].cpus);
+        if (w != (int)c) {
+            char *l = topo_list_format (sets[i]);
+            snprintf (why, len, "short: task %u's set %s has %d PUs", i,
+                      l ? l : "?", hwloc_bitmap_weight (sets[i]));
+            free (l);
+            goto fail;
+        }
+    }
+    for (unsigned i = 0; i < n; i++)
+        hwloc_bitmap_free (sets[i]);
+    for (unsigned j = 0; j < c; j++)
+        hwloc_bitmap_free (one[j]);
+    free (sets);
+    free (one);
+    return plan;
+fatal:
+    *fatal = true;
+    snprintf (why, len, "hwloc-distrib failed");
+fail:
+    free (out);
+    for (unsigned i = 0; sets && i < n; i++)
+        hwloc_bitmap_free (sets[i]);
+    for (unsigned j = 0; one && j < c; j++)
+        hwloc_bitmap_free (one[j]);
+    free (sets);
+    free (one);
+    place_plan_destroy (plan);
+    return NULL;
+}
+
+/* ---- measuring ---------------------------------------------------------- */
+
+static int measure (const topo_t *t, const struct place_request *req,
+                    const struct place_plan *plan, struct result *r)
+{
+    struct placequality q;
+    unsigned ncores = topo_ndomains (t, TOPO_CORE);
+    unsigned want = req->cpus_per_task < ncores ? req->cpus_per_task
+                                                : ncores;
+
+    if (placequality (t, req, plan, &q) < 0)
+        return -1;
+    memset (r->m, 0, sizeof (r->m));
+    r->m[M_SHARED] = q.shared_cores;
+    r->m[M_NUMA_MIN] = 1e9;
+    for (unsigned i = 0; i < q.ntasks; i++) {
+        const struct pq_task *pt = &q.task[i];
+        r->m[M_STACKED] += pt->ncores < want;
+        r->m[M_CORES_MAX] = fmax (r->m[M_CORES_MAX], pt->ncores);
+        r->m[M_L2_MAX] = fmax (r->m[M_L2_MAX], pt->nl2);
+        r->m[M_L2_MEAN] += (double)pt->nl2 / q.ntasks;
+        r->m[M_L3_MAX] = fmax (r->m[M_L3_MAX], pt->nl3);
+        r->m[M_L3_MEAN] += (double)pt->nl3 / q.ntasks;
+        r->m[M_NUMA_MAX] = fmax (r->m[M_NUMA_MAX], pt->nnuma);
+        r->m[M_NUMA_MIN] = fmin (r->m[M_NUMA_MIN], pt->nnuma);
+        r->m[M_MEMS_LOCAL] += pt->mems_local;
+        r->m[M_MIXED] += pt->mixed_kinds;
+    }
+    r->m[M_NUMA_IMB] = q.numa_imbalance;
+    r->m[M_PKG_IMB] = q.pkg_imbalance;
+    r->ok = true;
+    placequality_free (&q);
+    return 0;
+}
+
+/* -1: policy worse than the peer, 0 equal, 1 better (on metric m). */
+static int cmp_metric (const struct row *w, int col, int m)
+{
+    double a = w->r[col].m[m], b = w->r[COL_PEER].m[m];
+    if (fabs (a - b) < 1e-9)
+        return 0;
+    return (a < b ? 1 : -1) * -metric[m].better;
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+static void fmt_metric (const struct result *r, int m, char *buf, size_t len)
+{
+    if (m == M_L2_MEAN || m == M_L3_MEAN)
+        snprintf (buf, len, "%.2f", r->m[m]);
+    else
+        snprintf (buf, len, "%.0f", r->m[m]);
+}
+
+static void print_summary (struct row *rows, size_t nrows)
+{
+    printf ("## Summary per request\n\n"
+            "Per policy, the fixtures where the request fits, compared with "
+            "hwloc-distrib on the metrics the policy promises: **better** "
+            "(better on one, worse on none), **equal**, **worse** (worse on "
+            "at least one); *peer short*: hwloc-distrib gave a task fewer "
+            "than c PUs, so it has no plan to compare.\n\n");
+    printf ("| request | fixtures |");
+    for (int col = 0; col < COL_RANDOM; col++)
+        printf (" %s better / equal / worse |", col_name[col]);
+    printf (" peer short |\n|---|---:|");
+    for (int col = 0; col < COL_RANDOM; col++)
+        printf ("---|");
+    printf ("---:|\n");
+    for (int rq = 0; rq <= NRQ; rq++) {
+        unsigned nfix = 0, nshort = 0, cnt[COL_RANDOM][3] = { { 0 } };
+        for (size_t i = 0; i < nrows; i++) {
+            struct row *w = &rows[i];
+            if (rq < NRQ && w->rq != rq)
+                continue;
+            nfix++;
+            if (!w->r[COL_PEER].ok) {
+                nshort++;
+                continue;
+            }
+            for (int col = 0; col < COL_RANDOM; col++) {
+                bool worse = false, better = false;
+                for (const int *m = promised[col]; *m >= 0; m++) {
+                    int v = cmp_metric (w, col, *m);
+                    worse |= v < 0;
+                    better |= v > 0;
+                }
+                cnt[col][worse ? 2 : better ? 0 : 1]++;
+            }
+        }
+        printf ("| %s | %u |", rq < NRQ ? rq_label[rq] : "**all**", nfix);
+        for (int col = 0; col < COL_RANDOM; col++)
+            printf (" %u / %u / %u |", cnt[col][0], cnt[col][1], cnt[col][2]);
+        printf (" %u |\n", nshort);
+    }
+
+    printf ("\n## Per promised metric\n\n"
+            "Requests (all fixtures) where the policy is better / equal / "
+            "worse than hwloc-distrib on each metric it promises.\n\n"
+            "| policy | metric | better | equal | worse |\n"
+            "|---|---|---:|---:|---:|\n");
+    for (int col = 0; col < COL_RANDOM; col++)
+        for (const int *m = promised[col]; *m >= 0; m++) {
+            unsigned cnt[3] = { 0 };
+            for (size_t i = 0; i < nrows; i++)
+                if (rows[i].r[COL_PEER].ok)
+                    cnt[1 - cmp_metric (&rows[i], col, *m)]++;
+            printf ("| %s | %s | %u | %u | %u |\n", col_name[col],
+                    metric[*m].name, cnt[0], cnt[1], cnt[2]);
+        }
+}
+
+static unsigned print_exceptions (struct row *rows, size_t nrows)
+{
+    unsigned missing = 0, total = 0;
+    printf ("\n## Exceptions: hwloc-distrib better on a promised metric\n\n"
+            "Reasons come from `bench/compare-placements.reasons`.\n\n"
+            "| fixture | request | policy | metric | slurm-pin | "
+            "hwloc-distrib | reason |\n|---|---|---|---|---:|---:|---|\n");
+    for (size_t i = 0; i < nrows; i++) {
+        struct row *w = &rows[i];
+        if (!w->r[COL_PEER].ok)
+            continue;
+        for (int col = 0; col < COL_RANDOM; col++)
+            for (const int *m = promised[col]; *m >= 0; m++) {
+                if (cmp_metric (w, col, *m) >= 0)
+                    continue;
+                char a[32], b[32];
+                const char *why = find_reason (w->fixture, rq_label[w->rq],
+                                               col_name[col],
+                                               metric[*m].name);
+                fmt_metric (&w->r[col], *m, a, sizeof (a));
+                fmt_metric (&w->r[COL_PEER], *m, b, sizeof (b));
+                printf ("| %s | -n %u -c %u | %s | %s | %s | %s | %s |\n",
+                        w->fixture, w->n, w->c, col_name[col],
+                        metric[*m].name, a, b,
+                        why ? why : "**no reason recorded**");
+                missing += !why;
+                total++;
+            }
+    }
+    if (total == 0)
+        printf ("| (none) | | | | | | |\n");
+    printf ("\n%u exceptions, %u without a recorded reason.\n", total,
+            missing);
+    return missing;
+}
+
+static void print_detail (struct row *rows, size_t nrows)
+{
+    static const int shown[] = { M_SHARED, M_STACKED, M_CORES_MAX, M_L2_MAX,
+                                 M_L2_MEAN, M_L3_MAX, M_L3_MEAN, M_NUMA_MAX,
+                                 M_NUMA_MIN, M_NUMA_IMB, M_PKG_IMB,
+                                 M_MEMS_LOCAL, M_MIXED };
+    const char *last = NULL;
+
+    printf ("\n## Per fixture\n\n"
+            "Columns: cores shared between tasks; tasks on fewer cores than "
+            "min(c, cores) (SMT siblings before whole cores); cores per "
+            "task (max); L2 and L3 domains per task (max, mean); NUMA "
+            "domains per task (max, min); NUMA and package imbalance "
+            "(max - min of tasks per domain); tasks whose memory is fenced "
+            "to exactly their CPUs' NUMA nodes (hwloc-distrib: *not fenced*, "
+            "it binds no memory); tasks mixing CPU kinds.\n");
+    for (size_t i = 0; i < nrows; i++) {
+        struct row *w = &rows[i];
+        if (!last || strcmp (last, w->fixture) != 0) {
+            last = w->fixture;
+            printf ("\n### %s\n\n| request | plan | shared | stacked | "
+                    "cores max | L2 max | L2 mean | L3 max | L3 mean | "
+                    "NUMA max | NUMA min | NUMA imb | pkg imb | mems local | "
+                    "mixed |\n|---|---|", w->fixture);
+            for (size_t k = 0; k < sizeof (shown) / sizeof (*shown); k++)
+                printf ("---:|");
+            printf ("\n");
+        }
+        for (int col = 0; col < NCOL; col++) {
+            const struct result *r = &w->r[col];
+            printf ("| -n %u -c %u | %s |", w->n, w->c, col_name[col]);
+            if (!r->ok) {
+                printf (" %s |", r->why);
+                for (size_t k = 1; k < sizeof (shown) / sizeof (*shown); k++)
+                    printf (" |");
+                printf ("\n");
+                continue;
+            }
+            for (size_t k = 0; k < sizeof (shown) / sizeof (*shown); k++) {
+                char v[32];
+                if (col == COL_PEER && shown[k] == M_MEMS_LOCAL
+                    && r->m[M_MEMS_LOCAL] < w->n)
+                    snprintf (v, sizeof (v), "not fenced");
+                else
+                    fmt_metric (r, shown[k], v, sizeof (v));
+                printf (" %s |", v);
+            }
+            printf ("\n");
+        }
+    }
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+static bool is_xml (const char *name)
+{
+    size_t l = strlen (name);
+    return l > 4 && strcmp (name + l - 4, ".xml") == 0;
+}
+
+int main (int argc, char **argv)
+{
+    struct fixture *fx;
+    size_t nfx;
+    const char *only = NULL, *reasons_path = NULL;
+    struct row *rows = NULL;
+    size_t nrows = 0;
+    int opt, status = 0;
+
+    while ((opt = getopt (argc, argv, "D:r:f:h")) != -1) {
+        switch (opt) {
+        case 'D': distrib = optarg; break;
+        case 'r': reasons_path = optarg; break;
+        case 'f': only = optarg; break;
+        default:
+            fprintf (stderr, "Usage: bench-quality [-D HWLOC_DISTRIB] "
+                     "[-r REASONS] [-f FIXTURE]\n");
+            return opt == 'h' ? 0 : 1;
+        }
+    }
+    if (reasons_path)
+        load_reasons (reasons_path);
+    if (fixtures_shared (&fx, &nfx) < 0) {
+        fprintf (stderr, "bench-quality: %s not found; nothing compared\n",
+                 fixtures_dir ());
+        return 1;
+    }
+    for (size_t f = 0; f < nfx; f++) {
+        if (!is_xml (fx[f].name) || (only && strcmp (only, fx[f].name) != 0))
+            continue;
+        pin_error_t err;
+        topo_t *t = topo_load (fx[f].src, 0, &err);
+        if (!t) {
+            fprintf (stderr, "bench-quality: %s\n", err.text);
+            status = 1;
+            continue;
+        }
+        unsigned ncores = topo_ndomains (t, TOPO_CORE), npus = topo_npus (t);
+        for (int rq = 0; rq < NRQ; rq++) {
+            unsigned n, c;
+            bool dup = false;
+            rq_shape (rq, ncores, &n, &c);
+            for (int k = 0; k < rq; k++) {
+                unsigned n2, c2;
+                rq_shape (k, ncores, &n2, &c2);
+                dup |= n2 == n && c2 == c;
+            }
+            if (dup || (unsigned long)n * c > npus)
+                continue;
+            struct row *nr = realloc (rows, (nrows + 1) * sizeof (*rows));
+            if (!nr)
+                return 1;
+            rows = nr;
+            struct row *w = &rows[nrows++];
+            memset (w, 0, sizeof (*w));
+            w->fixture = fx[f].name;
+            w->rq = rq;
+            w->n = n;
+            w->c = c;
+            struct place_request req = { .ntasks = n, .cpus_per_task = c };
+            for (int col = 0; col < NCOL; col++) {
+                struct place_plan *plan;
+                struct result *r = &w->r[col];
+                if (col == COL_PEER) {
+                    bool fatal;
+                    req.policy = PLACE_RANDOM;
+                    plan = peer_plan (t, fx[f].src, n, c, r->why,
+                                      sizeof (r->why), &fatal);
+                    if (fatal)
+                        status = 1;
+                } else {
+                    req.policy = col_policy[col];
+                    plan = place_compute (t, &req, &err);
+                    if (!plan)
+                        snprintf (r->why, sizeof (r->why), "%s", err.text);
+                }
+                if (plan && measure (t, &req, plan, r) < 0)
+                    return 1;
+                place_plan_destroy (plan);
+            }
+        }
+        topo_destroy (t);
+    }
+    print_summary (rows, nrows);
+    print_exceptions (rows, nrows);
+    print_detail (rows, nrows);
+    free (rows);
+    fixtures_free (fx);
+    return status;
+}
