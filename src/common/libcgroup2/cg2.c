@@ -1158,9 +1158,11 @@ static int remove_below (cg2_t *cg, int dirfd, char *path, size_t size,
     return rc;
 }
 
-int cg2_remove_tree (cg2_t *cg, const char *relpath, int timeout_ms,
-                     pin_error_t *errp)
+/* cg2_remove_tree() and cg2_remove_below(): `keep` leaves relpath itself. */
+static int remove_tree (cg2_t *cg, const char *relpath, int timeout_ms,
+                        bool keep, pin_error_t *errp)
 {
+    const char *fn = keep ? "cg2_remove_below" : "cg2_remove_tree";
     char norm[PATH_MAX];
     char path[PATH_MAX];
     char *leaf;
@@ -1169,14 +1171,14 @@ int cg2_remove_tree (cg2_t *cg, const char *relpath, int timeout_ms,
 
     if (!cg) {
         errno = EINVAL;
-        return errprintf (errp, "cg2_remove_tree: no hierarchy");
+        return errprintf (errp, "%s: no hierarchy", fn);
     }
     if (cg2_relpath_normalize (relpath, norm, sizeof (norm), errp) < 0)
         return -1;
     if (!*norm) {
         errno = EINVAL;
-        return errprintf (errp, "cg2_remove_tree: refusing to remove the "
-                          "root; give a path below it");
+        return errprintf (errp, "%s: refusing to remove the root; give a "
+                          "path below it", fn);
     }
     /* the parent, then the leaf */
     snprintf (path, sizeof (path), "%s", norm);
@@ -1209,12 +1211,24 @@ int cg2_remove_tree (cg2_t *cg, const char *relpath, int timeout_ms,
         rc = remove_below (cg, fd, walk, sizeof (walk), 1, deadline, errp);
     }
     close_keep_errno (fd);
-    if (rc == 0 && rmdir_retry (pfd, leaf, deadline) < 0)
+    if (rc == 0 && !keep && rmdir_retry (pfd, leaf, deadline) < 0)
         rc = errprintf (errp, "%s/%s: rmdir: %s%s", cg->root, norm,
                         strerror (errno),
                         errno == EBUSY ? " (processes still in it?)" : "");
     close_keep_errno (pfd);
     return rc;
+}
+
+int cg2_remove_tree (cg2_t *cg, const char *relpath, int timeout_ms,
+                     pin_error_t *errp)
+{
+    return remove_tree (cg, relpath, timeout_ms, false, errp);
+}
+
+int cg2_remove_below (cg2_t *cg, const char *relpath, int timeout_ms,
+                      pin_error_t *errp)
+{
+    return remove_tree (cg, relpath, timeout_ms, true, errp);
 }
 
 /* ---- children ------------------------------------------------------------------ */

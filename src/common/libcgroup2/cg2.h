@@ -97,6 +97,11 @@ int cg2_read_cpu_stat (cg2_t *cg, const char *relpath,
 int cg2_remove_tree (cg2_t *cg, const char *relpath, int timeout_ms,
                      pin_error_t *errp);
 
+/* The same for everything below relpath; relpath itself stays (so that a
+ * caller can remove it under a lock of its own, with no retries). */
+int cg2_remove_below (cg2_t *cg, const char *relpath, int timeout_ms,
+                      pin_error_t *errp);
+
 /* Add to `busy` (not cleared first) the cpuset.cpus of every populated
  * directory named "step_*" or "task_*" below relpath, skipping `exclude`
  * and everything below it (may be NULL; relative to the root, like

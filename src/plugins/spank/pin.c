@@ -1039,15 +1039,15 @@ static void remove_tree (void)
                      g.stepname, g.step_rel, err.text);
     /* The job directory goes with the job's last step.  Steps create their
      * directory under the lock, so an empty job directory seen under the
-     * lock belongs to no step. */
+     * lock belongs to no step.  One rmdir, no EBUSY retries: nothing may
+     * sleep under the node lock (every starting step waits for it). */
     if ((fd = pin_lock_acquire (g.lock_path, LOCK_TIMEOUT_MS, &err)) < 0) {
         slurm_error ("pin: step %s: %s", g.stepname, err.text);
         return;
     }
     if (cg2_has_children (g.cg, g.job_rel, &children, &err) < 0)
         slurm_error ("pin: step %s: %s", g.stepname, err.text);
-    else if (!children
-             && cg2_remove_tree (g.cg, g.job_rel, RMDIR_TIMEOUT_MS, &err) < 0)
+    else if (!children && cg2_remove_tree (g.cg, g.job_rel, 0, &err) < 0)
         slurm_error ("pin: step %s: cannot remove cgroup %s: %s",
                      g.stepname, g.job_rel, err.text);
     pin_lock_release (fd);
@@ -1072,14 +1072,61 @@ static void remove_job_claims (void)
         slurm_error ("pin: job %u: %s", g.job, err.text);
 }
 
-/* The extern step (PrologFlags=Contain) ends after every other step of
- * the job on this node: remove what a crashed step (a killed slurmstepd)
- * may have left of our tree.  Populated directories are left alone
- * (cg2_remove_tree gives up on them after its EBUSY retries). */
+/* For each cgroup below the job's directory that still holds processes
+ * (cgroup.procs lists its own members only): one line naming it and them. */
+struct left_walk {
+    cg2_t *cg;
+};
+
+static enum cg2_busy_verdict log_left (const char *path, const char *sub,
+                                       const char *name, void *arg)
+{
+    struct left_walk *w = arg;
+    char *procs, *p, *save = NULL, pids[128] = "";
+    int n = 0;
+    size_t len = 0;
+
+    (void)sub;
+    (void)name;
+    if (!(procs = cg2_read (w->cg, path, "cgroup.procs", NULL)))
+        return CG2_BUSY_DESCEND;
+    /* the first pids that fit, then " ..." */
+    for (p = strtok_r (procs, "\n", &save); p;
+         p = strtok_r (NULL, "\n", &save), n++) {
+        if (len == SIZE_MAX)
+            continue;
+        if (len + strlen (p) + 6 < sizeof (pids))
+            len += (size_t)snprintf (pids + len, sizeof (pids) - len,
+                                     "%s%s", n ? " " : "", p);
+        else {
+            snprintf (pids + len, sizeof (pids) - len, " ...");
+            len = SIZE_MAX;
+        }
+    }
+    free (procs);
+    if (n > 0) {
+        slurm_error ("pin: job %u: cgroup %s/%s still holds %d process%s "
+                     "(pid%s %s) after the job ended: %s escaped Slurm's "
+                     "process tracking (ProctrackType); the directory stays "
+                     "until %s, see doc/cgroup.md", g.job, cg2_root (w->cg),
+                     path, n, n == 1 ? "" : "es", n == 1 ? "" : "s", pids,
+                     n == 1 ? "it" : "they", n == 1 ? "it exits" :
+                     "they exit");
+    }
+    return CG2_BUSY_DESCEND;
+}
+
+/* The extern step (PrologFlags=Contain) ends with the job: remove what
+ * its steps left of our tree (a killed slurmstepd, or processes that
+ * escaped Slurm's process tracking).  The step directories are removed
+ * with EBUSY retries and without the node lock; only the job directory
+ * itself is removed under the lock, once, when it is empty (as in
+ * remove_tree()).  doc/cgroup.md, "When a job ends", says why. */
 static void extern_cleanup (void)
 {
     pin_error_t err = { "" };
     char job_rel[PATH_MAX], lock_path[PATH_MAX], path[PATH_MAX];
+    bool children = true;
     cg2_t *cg;
     int fd;
 
@@ -1091,17 +1138,36 @@ static void extern_cleanup (void)
     remove_job_claims ();
     if (!(cg = cg2_open (g.conf.cgroup_root, NULL)))
         return;
-    if (fmt_path (path, sizeof (path), "%s/%s", cg2_root (cg), job_rel) == 0
-        && access (path, F_OK) == 0
-        && (fd = pin_lock_acquire (lock_path, LOCK_TIMEOUT_MS, &err)) >= 0) {
-        if (cg2_remove_tree (cg, job_rel, RMDIR_TIMEOUT_MS, &err) < 0)
+    if (fmt_path (path, sizeof (path), "%s/%s", cg2_root (cg), job_rel) < 0
+        || access (path, F_OK) < 0)
+        goto out;
+    if (cg2_has_children (cg, job_rel, &children, &err) == 0 && children) {
+        if (cg2_remove_below (cg, job_rel, RMDIR_TIMEOUT_MS, &err) < 0) {
+            struct left_walk w = { .cg = cg };
+            hwloc_bitmap_t unused = hwloc_bitmap_alloc ();
+
             slurm_error ("pin: job %u: cannot remove leftovers in %s: %s",
                          g.job, job_rel, err.text);
-        else
-            slurm_info ("pin: job %u: removed leftovers of crashed steps: "
-                        "%s", g.job, path);
-        pin_lock_release (fd);
+            if (unused)
+                (void)cg2_busy_cpus_filter (cg, job_rel, log_left, &w,
+                                            unused, NULL);
+            hwloc_bitmap_free (unused);
+            goto out;
+        }
+        slurm_info ("pin: job %u: removed leftovers of crashed steps: %s",
+                    g.job, path);
     }
+    if ((fd = pin_lock_acquire (lock_path, LOCK_TIMEOUT_MS, &err)) < 0) {
+        slurm_error ("pin: job %u: %s", g.job, err.text);
+        goto out;
+    }
+    if (cg2_has_children (cg, job_rel, &children, &err) < 0)
+        slurm_error ("pin: job %u: %s", g.job, err.text);
+    else if (!children && cg2_remove_tree (cg, job_rel, 0, &err) < 0)
+        slurm_error ("pin: job %u: cannot remove cgroup %s: %s", g.job,
+                     job_rel, err.text);
+    pin_lock_release (fd);
+out:
     cg2_close (cg);
 }
 

@@ -705,6 +705,40 @@ START_TEST (test_remove_tree)
 }
 END_TEST
 
+/* cg2_remove_below: the children go, relpath itself stays. */
+START_TEST (test_remove_below)
+{
+    pin_error_t e = { "" };
+    cg2_t *cg = open_seam ();
+
+    put ("base/job_1/cgroup.procs", "");
+    put ("base/job_1/step_0/task_0/cgroup.procs", "");
+    put ("base/job_1/step_1/cpu.stat", "usage_usec 1\n");
+    ck_assert_msg (cg2_remove_below (cg, "base/job_1", 0, &e) == 0, "%s",
+                   e.text);
+    ck_assert (exists ("base/job_1"));
+    ck_assert (!exists ("base/job_1/step_0"));
+    ck_assert (!exists ("base/job_1/step_1"));
+    /* nothing below, or nothing at all: success */
+    ck_assert_msg (cg2_remove_below (cg, "base/job_1", 0, &e) == 0, "%s",
+                   e.text);
+    ck_assert_int_eq (cg2_remove_below (cg, "nothing/here", 0, &e), 0);
+
+    /* a child that cannot go is reported and kept, and so is relpath */
+    put ("base/job_3/step_0/README", "keep me\n");
+    ck_assert_int_lt (cg2_remove_below (cg, "base/job_3", 0, &e), 0);
+    ck_assert_int_eq (errno, ENOTEMPTY);
+    ck_assert_msg (strstr (e.text, "base/job_3/step_0: rmdir") != NULL, "%s",
+                   e.text);
+    ck_assert (exists ("base/job_3/step_0/README"));
+
+    ck_assert_int_lt (cg2_remove_below (cg, "", 0, &e), 0);
+    ck_assert_int_eq (errno, EINVAL);
+    ck_assert_int_lt (cg2_remove_below (cg, "base/..", 0, &e), 0);
+    cg2_close (cg);
+}
+END_TEST
+
 /* A symlink inside the tree is not followed: what it points to stays. */
 START_TEST (test_remove_tree_symlink)
 {
@@ -1037,6 +1071,7 @@ static Suite *cg2_suite (const char **skips, int *nskips)
                          sizeof (stat_cases) / sizeof (stat_cases[0]));
     tcase_add_test (tc, test_cpu_stat_read);
     tcase_add_test (tc, test_remove_tree);
+    tcase_add_test (tc, test_remove_below);
     tcase_add_test (tc, test_remove_tree_symlink);
     tcase_add_test (tc, test_busy_cpus);
     tcase_add_test (tc, test_no_fd_leak);
