@@ -155,7 +155,7 @@ if ! build_tree build --enable-werror \
     stage_failed "build"
     finish
 fi
-echo "built: build/src/cmd/slurm-pin, build/bench/bench-plan, build/bench/bench-quality"
+echo "built: build/src/cmd/slurm-pin, build/bench/bench-plan, bench-step, bench-quality"
 
 header "check (make check in build/: unit tests and t/)"
 before=$(failed_results)
