@@ -116,9 +116,8 @@ on (lower is better, except where marked):
 | cache-shared | L2 per task (max, mean), L3 per task (max, mean), cores per task (max: whole cores), cores shared between tasks |
 
 The other columns (numa-local's NUMA balance across tasks, CPU kinds)
-are shown in the detail but not promised by this comparison; the balance
-of numa-local's best fit and CPU kinds are being changed on branch
-\`place\` (issue 10).
+are shown in the detail but not compared here: the unit tests pin them
+(\`test_place_quality\`), and CPU kinds are the open part of issue 10.
 
 ## mpibind
 
