@@ -42,7 +42,7 @@ static const char *const policy_names[] = {
 
 static const char *const fallback_names[] = {
     "multi-numa", "shared-l2", "shared-core", "unbalanced", "partial-core",
-    "no-local-numa", "shared-with-task",
+    "no-local-numa", "shared-with-task", "mixed-kinds",
 };
 #define NFALLBACKS (sizeof (fallback_names) / sizeof (fallback_names[0]))
 
@@ -182,6 +182,14 @@ struct ctx {
     unsigned *numa_tasks;           /* [nnuma] tasks of the step with a PU */
     unsigned *pkg_tasks;            /* [npkg] tasks of the step with a PU */
     unsigned char *st;              /* [npu] PU_* */
+    /* CPU kinds: hwloc's cpukind index of each PU (-1 unknown), the
+     * number of kind slots (max index + 1; < 2: one kind, the kind rule
+     * is off), the free PUs per domain and kind, and the kind the
+     * current choice is restricted to (-1: every kind). */
+    int *kind;                      /* [npu] */
+    unsigned nkinds;
+    unsigned *kind_free;            /* [nnuma * nkinds] */
+    int kind_only;
 
     /* scratch, reused by every task */
     unsigned gen;
@@ -250,6 +258,8 @@ static void ctx_destroy (struct ctx *c)
         free (c->numa_tasks);
         free (c->pkg_tasks);
         free (c->st);
+        free (c->kind);
+        free (c->kind_free);
         free (c->next);
         free (c->units);
         free (c->groups);
@@ -321,8 +331,10 @@ static struct ctx *ctx_create (const topo_t *topo, hwloc_const_bitmap_t avail)
         || !ALLOC (c->dorder, nnuma) || !ALLOC (c->dcap, nnuma)
         || !ALLOC (c->dchosen, nnuma) || !ALLOC (c->dtake, nnuma)
         || !ALLOC (c->dcount, nnuma) || !ALLOC (c->dused, nnuma)
-        || !ALLOC (c->out, n) || !ALLOC (c->ravail, n))
+        || !ALLOC (c->out, n) || !ALLOC (c->ravail, n)
+        || !ALLOC (c->kind, n))
         goto nomem;
+    c->kind_only = -1;
     for (int l = 0; l < TOPO_NLEVELS; l++) {
         if (!ALLOC (c->dom[l], n) || !ALLOC (c->stamp[l], c->nd[l])
             || !ALLOC (c->slot[l], c->nd[l]))
@@ -333,6 +345,9 @@ static struct ctx *ctx_create (const topo_t *topo, hwloc_const_bitmap_t avail)
         if (!pu)
             goto inval;
         c->os[i] = pu->os;
+        c->kind[i] = pu->kind;
+        if (pu->kind >= 0 && (unsigned)pu->kind + 1 > c->nkinds)
+            c->nkinds = (unsigned)pu->kind + 1;
         for (int l = 0; l < TOPO_NLEVELS; l++) {
             if (pu->dom[l] >= c->nd[l])
                 goto inval;
@@ -352,6 +367,15 @@ static struct ctx *ctx_create (const topo_t *topo, hwloc_const_bitmap_t avail)
             c->maxcore = c->core_size[k];
     if (!ALLOC (c->whist, c->maxcore + 1))
         goto nomem;
+    if (c->nkinds >= 2) {
+        size_t nkf = (size_t)nnuma * c->nkinds;
+        if (!ALLOC (c->kind_free, nkf))
+            goto nomem;
+        for (unsigned i = 0; i < n; i++)
+            if (c->st[i] == PU_FREE && c->kind[i] >= 0)
+                c->kind_free[c->dom[TOPO_NUMA][i] * c->nkinds
+                             + (unsigned)c->kind[i]]++;
+    }
     for (unsigned d = 0; d < nnuma; d++) {
         c->numa_start[d + 1] += c->numa_start[d];
         c->numa_local[d] = topo_numa_is_local (topo, d);
@@ -381,10 +405,13 @@ static bool core_wholly_free (const struct ctx *c, unsigned core)
     return c->core_free[core] == c->core_size[core];
 }
 
-/* PU p is free in the current view. */
+/* PU p is free in the current view (and of the kind the choice is
+ * restricted to, if it is).  Whether its core is wholly free counts
+ * every PU of the core, of any kind. */
 static bool pu_free (const struct ctx *c, unsigned p)
 {
     return c->st[p] == PU_FREE
+           && (c->kind_only < 0 || c->kind[p] == c->kind_only)
            && (c->view == 0 || core_wholly_free (c, c->dom[TOPO_CORE][p]));
 }
 
@@ -486,6 +513,45 @@ static void domain_invalidate (struct ctx *c, unsigned d)
     c->dst_ok[d] = c->dst_ok[nnuma + d] = false;
     c->l1_ok[d] = c->l1_ok[nnuma + d] = false;
     c->cs_ok[d] = c->wfit_ok[d] = false;
+}
+
+/* ---- CPU kinds ----------------------------------------------------------- */
+
+/* Restrict every choice to the PUs of kind k (-1: every kind).  The
+ * cached domain statistics hold one restriction at a time: changing it
+ * invalidates them (only on machines with several kinds). */
+static void kind_set (struct ctx *c, int k)
+{
+    if (c->kind_only == k)
+        return;
+    c->kind_only = k;
+    for (unsigned d = 0; d < c->nd[TOPO_NUMA]; d++)
+        domain_invalidate (c, d);
+}
+
+/* Free PUs of domain d under the current restriction. */
+static unsigned domain_free (const struct ctx *c, unsigned d)
+{
+    if (c->kind_only < 0)
+        return c->numa_free[d];
+    return c->kind_free[d * c->nkinds + (unsigned)c->kind_only];
+}
+
+/* The kind at rank r of the preference: hwloc ranks kinds by rising
+ * performance, so the highest index (P-cores) comes first. */
+static int kind_at (const struct ctx *c, unsigned r)
+{
+    return (int)(c->nkinds - 1 - r);
+}
+
+/* PLACE_FB_MIXED_KINDS if the PUs of the current task are of several
+ * kinds (an unknown kind, -1, counts as one). */
+static unsigned task_kind_flag (const struct ctx *c)
+{
+    for (unsigned i = 1; i < c->nout; i++)
+        if (c->kind[c->out[i]] != c->kind[c->out[0]])
+            return PLACE_FB_MIXED_KINDS;
+    return 0;
 }
 
 /* Build the units of level `ul` (TOPO_L2 or TOPO_CORE) of NUMA domain d
@@ -820,6 +886,9 @@ static int task_commit (struct ctx *c, unsigned cpt, struct place_task *t)
         c->core_free[c->dom[TOPO_CORE][p]]--;
         c->core_taken[c->dom[TOPO_CORE][p]]++;
         c->numa_free[c->dom[TOPO_NUMA][p]]--;
+        if (c->kind_free && c->kind[p] >= 0)
+            c->kind_free[c->dom[TOPO_NUMA][p] * c->nkinds
+                         + (unsigned)c->kind[p]]--;
         if (hwloc_bitmap_set (t->cpus, c->os[p]) < 0)
             return -1;
     }
@@ -1153,6 +1222,68 @@ static unsigned task_numa_local (struct ctx *c, unsigned cpt)
     return task_flags (c) | PLACE_FB_MULTI_NUMA;
 }
 
+/* numa-local on a machine with several CPU kinds: the task takes PUs of
+ * one kind where one kind has room in a domain.  Separation from other
+ * tasks and steps still comes first, then the levels, then the kind:
+ *  1. a kind with cpt PUs on wholly free cores in a domain: local first,
+ *     then the best level, then the preferred kind;
+ *  2. else, every kind together on wholly free cores (mixed-kinds);
+ *  3. else a kind with cpt free PUs in a domain: local first, then the
+ *     most PUs on its wholly free cores there, then the preferred kind;
+ *  4. else every kind (mixed-kinds if the task mixes them). */
+static unsigned task_numa_local_kinds (struct ctx *c, unsigned cpt)
+{
+    unsigned nnuma = c->nd[TOPO_NUMA];
+    struct skey best = { { 0 }, NIL };
+    unsigned level, d, fb;
+    int kbest;
+
+    if (c->nkinds < 2)
+        return task_numa_local (c, cpt);
+    for (unsigned r = 0; r < c->nkinds; r++) {
+        kind_set (c, kind_at (c, r));
+        c->view = 1;
+        d = numa_local_domain (c, cpt, &level);
+        c->view = 0;
+        if (level > 3)
+            continue;
+        struct skey k = skey_make (!c->numa_local[d], level, r, 0, 0, r);
+        if (best.idx == NIL || skey_cmp (&k, &best) < 0)
+            best = k;
+    }
+    if (best.idx != NIL)
+        kbest = kind_at (c, best.idx);
+    else {
+        kind_set (c, -1);
+        c->view = 1;
+        numa_local_domain (c, cpt, &level);
+        c->view = 0;
+        kbest = -1;
+        if (level > 3) {
+            for (unsigned r = 0; r < c->nkinds; r++) {
+                kind_set (c, kind_at (c, r));
+                for (unsigned e = 0; e < nnuma; e++) {
+                    if (domain_free (c, e) < cpt)
+                        continue;
+                    c->view = 1;
+                    unsigned whole = dstat_get (c, e)->nfree;
+                    c->view = 0;
+                    struct skey k = skey_make (!c->numa_local[e],
+                                               DESC (whole), r, 0, 0, r);
+                    if (best.idx == NIL || skey_cmp (&k, &best) < 0)
+                        best = k;
+                }
+            }
+            if (best.idx != NIL)
+                kbest = kind_at (c, best.idx);
+        }
+    }
+    kind_set (c, kbest);
+    fb = task_numa_local (c, cpt) | task_kind_flag (c);
+    kind_set (c, -1);
+    return fb;
+}
+
 /* ---- numa-spread --------------------------------------------------------- */
 
 static unsigned task_numa_spread (struct ctx *c, unsigned cpt)
@@ -1348,31 +1479,46 @@ static void cs_pick (struct ctx *c, unsigned d, unsigned k, bool dry,
     }
 }
 
+/* cache-shared: on a machine with several CPU kinds, each kind alone
+ * (preferred first), then every kind together, ranked after locality
+ * and partial cores: a task mixes kinds only where no kind has room in
+ * a domain without a partial core, or no kind has room at all. */
 static unsigned task_cache_shared (struct ctx *c, unsigned cpt)
 {
     unsigned nnuma = c->nd[TOPO_NUMA];
+    unsigned nr = c->nkinds >= 2 ? c->nkinds + 1 : 1;
     struct skey best = { { 0 }, NIL };
     struct cs_result r;
 
-    for (unsigned d = 0; d < nnuma; d++) {
-        if (c->numa_free[d] < cpt)
-            continue;
-        if (!c->cs_ok[d]) {
-            cs_pick (c, d, cpt, true, &c->cs[d]);
-            c->cs_ok[d] = true;
+    for (unsigned ri = 0; ri < nr; ri++) {
+        kind_set (c, ri + 1 == nr ? -1 : kind_at (c, ri));
+        for (unsigned d = 0; d < nnuma; d++) {
+            if (domain_free (c, d) < cpt)
+                continue;
+            if (!c->cs_ok[d]) {
+                cs_pick (c, d, cpt, true, &c->cs[d]);
+                c->cs_ok[d] = true;
+            }
+            r = c->cs[d];
+            struct skey k = skey_make7 (!c->numa_local[d], r.partial, ri,
+                                        r.cores, r.l3,
+                                        domain_free (c, d) - cpt, 0,
+                                        ri * nnuma + d);
+            if (best.idx == NIL || skey_cmp (&k, &best) < 0)
+                best = k;
         }
-        r = c->cs[d];
-        struct skey k = skey_make (!c->numa_local[d], r.partial, r.cores,
-                                   r.l3, c->numa_free[d] - cpt, d);
-        if (best.idx == NIL || skey_cmp (&k, &best) < 0)
-            best = k;
     }
     if (best.idx != NIL) {
-        cs_pick (c, best.idx, cpt, false, &r);
+        unsigned ri = best.idx / nnuma;
+        kind_set (c, ri + 1 == nr ? -1 : kind_at (c, ri));
+        cs_pick (c, best.idx % nnuma, cpt, false, &r);
+        kind_set (c, -1);
         return (task_flags (c)
                 & (PLACE_FB_NO_LOCAL_NUMA | PLACE_FB_SHARED_WITH_TASK))
-               | (r.partial ? PLACE_FB_PARTIAL_CORE : 0);
+               | (r.partial ? PLACE_FB_PARTIAL_CORE : 0)
+               | task_kind_flag (c);
     }
+    kind_set (c, -1);
     unsigned fb = PLACE_FB_MULTI_NUMA;
     unsigned n = select_domains (c, c->numa_free, cpt);
     for (unsigned i = 0; i < n; i++) {
@@ -1380,8 +1526,9 @@ static unsigned task_cache_shared (struct ctx *c, unsigned cpt)
         if (r.partial)
             fb |= PLACE_FB_PARTIAL_CORE;
     }
-    return fb | (task_flags (c)
-                 & (PLACE_FB_NO_LOCAL_NUMA | PLACE_FB_SHARED_WITH_TASK));
+    return fb | task_kind_flag (c)
+           | (task_flags (c)
+              & (PLACE_FB_NO_LOCAL_NUMA | PLACE_FB_SHARED_WITH_TASK));
 }
 
 /* ---- random -------------------------------------------------------------- */
@@ -1567,7 +1714,7 @@ struct place_plan *place_compute (const topo_t *topo,
         c->rest = req->ntasks - i - 1;
         switch (req->policy) {
             case PLACE_NUMA_LOCAL:
-                fb = task_numa_local (c, cpt);
+                fb = task_numa_local_kinds (c, cpt);
                 break;
             case PLACE_NUMA_SPREAD:
                 fb = task_numa_spread (c, cpt);

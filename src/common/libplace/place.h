@@ -50,6 +50,9 @@ enum {
     PLACE_FB_NO_LOCAL_NUMA = 32,/* "no-local-numa": PUs without a NUMA node */
     PLACE_FB_SHARED_WITH_TASK = 64, /* "shared-with-task": a core of the
                                   task holds a PU of an earlier task */
+    PLACE_FB_MIXED_KINDS = 128, /* "mixed-kinds": the task's PUs are of
+                                  several CPU kinds, as no kind alone had
+                                  room in a domain */
 };
 
 struct place_request {

@@ -25,6 +25,7 @@ struct model {
     bool *free;         /* [n] free before the current task */
     bool *taken;        /* [n] taken by an earlier task of the step */
     bool *in;           /* [n] in the current task */
+    bool *khid;         /* [n] free, but hidden by the kind rule */
     unsigned *mark;     /* scratch, sized to the largest level */
     unsigned gen;       /* current mark */
     unsigned *dstart, *dpus;    /* PUs of each NUMA domain (CSR) */
@@ -34,6 +35,7 @@ struct model {
     unsigned *uq;       /* [nl2] rating of each free L2 unit (domain_info) */
     unsigned *csize, *cfree, *cnuma, *cin;    /* per core, see core_counts() */
     unsigned *cl3;      /* [ncore] L3 domain of the core */
+    unsigned *cvis;     /* [ncore] its free PUs the kind rule leaves */
     /* scratch of domain_info(), allocated once */
     unsigned *sv;       /* [ncore + nl3 + 1] */
     unsigned *stot, *sfr;   /* [nl2 + 1] */
@@ -112,10 +114,12 @@ static void core_counts (struct model *m)
     unsigned ncore = m->nd[TOPO_CORE];
     memset (m->csize, 0, ncore * sizeof (*m->csize));
     memset (m->cfree, 0, ncore * sizeof (*m->cfree));
+    memset (m->cvis, 0, ncore * sizeof (*m->cvis));
     for (unsigned i = m->n; i-- > 0;) {
         unsigned c = m->pu[i]->dom[TOPO_CORE];
         m->csize[c]++;
-        m->cfree[c] += m->free[i];
+        m->cfree[c] += m->free[i] || m->khid[i];
+        m->cvis[c] += m->free[i];
         m->cnuma[c] = m->pu[i]->dom[TOPO_NUMA];
         m->cl3[c] = m->pu[i]->dom[TOPO_L3];
     }
@@ -137,10 +141,11 @@ static void domain_info (struct model *m, unsigned d, unsigned cpt,
 
     /* wholly free cores of d */
     for (unsigned c = 0; c < ncore; c++) {
-        if (m->cnuma[c] != d || m->cfree[c] != m->csize[c])
+        if (m->cnuma[c] != d || m->cfree[c] != m->csize[c]
+            || m->cvis[c] == 0)
             continue;
-        v[nv++] = m->csize[c];
-        di->wcap += m->csize[c];
+        v[nv++] = m->cvis[c];
+        di->wcap += m->cvis[c];
         di->nwcore++;
     }
     di->kmin = greedy_count (v, nv, cpt);
@@ -187,6 +192,148 @@ static void domain_info (struct model *m, unsigned d, unsigned cpt,
         m->uq[l] = q;
     }
     di->l3min = greedy_count (v, nl3, cpt);
+}
+
+/* ---- CPU kinds ---------------------------------------------------------- */
+
+/* Number of kind slots (the highest hwloc cpukind index + 1). */
+static unsigned kind_count (const struct model *m)
+{
+    int mx = -1;
+    for (unsigned i = 0; i < m->n; i++)
+        if (m->pu[i]->kind > mx)
+            mx = m->pu[i]->kind;
+    return (unsigned)(mx + 1);
+}
+
+/* PUs of kind k (-1: any) in domain d that are free, and of those the
+ * ones on wholly free cores (every PU of the core free, any kind), and
+ * their distinct L2 units and cores. */
+struct kinfo {
+    unsigned nfree, nwhole, wl2, wcore;
+};
+
+static void kind_info (struct model *m, int k, unsigned d, struct kinfo *ki)
+{
+    memset (ki, 0, sizeof (*ki));
+    for (unsigned j = m->dstart[d]; j < m->dstart[d + 1]; j++) {
+        unsigned i = m->dpus[j];
+        if (!m->free[i] || (k >= 0 && m->pu[i]->kind != k))
+            continue;
+        ki->nfree++;
+        unsigned core = m->pu[i]->dom[TOPO_CORE];
+        if (m->cfree[core] == m->csize[core])
+            ki->nwhole++;
+    }
+    /* distinct L2 units and cores holding such PUs on wholly free cores */
+    for (int lv = 0; lv < 2; lv++) {
+        enum topo_level l = lv == 0 ? TOPO_L2 : TOPO_CORE;
+        unsigned cnt = 0;
+        m->gen++;
+        for (unsigned j = m->dstart[d]; j < m->dstart[d + 1]; j++) {
+            unsigned i = m->dpus[j];
+            unsigned core = m->pu[i]->dom[TOPO_CORE];
+            if (!m->free[i] || (k >= 0 && m->pu[i]->kind != k)
+                || m->cfree[core] != m->csize[core])
+                continue;
+            unsigned id = m->pu[i]->dom[l];
+            if (m->mark[id] != m->gen) {
+                m->mark[id] = m->gen;
+                cnt++;
+            }
+        }
+        if (lv == 0)
+            ki->wl2 = cnt;
+        else
+            ki->wcore = cnt;
+    }
+}
+
+/* The kind a task of cpt PUs must take (-1: kinds may mix), recomputed
+ * from doc/policies.md ("CPU kinds"); preference: the highest index.
+ * numa-local: (1) a kind with cpt PUs on wholly free cores in a domain,
+ * by locality, then the level of its best domain (local, fewest tasks of
+ * the step, level), then preference; (2) none, but every kind together
+ * has: mix; (3) a kind with cpt free PUs in a domain, by locality, most
+ * PUs on wholly free cores, preference; (4) mix.
+ * cache-shared: over every kind and then "any kind", the domains with
+ * cpt free PUs, by locality, no partial core, then that order. */
+static int expected_kind (struct model *m, enum place_policy pol,
+                          unsigned cpt, unsigned nk)
+{
+    unsigned nnuma = m->nd[TOPO_NUMA];
+    struct kinfo ki;
+    unsigned bk[3] = { ~0u, ~0u, ~0u };
+    int best = -2;
+
+    if (pol == PLACE_CACHE_SHARED) {
+        for (unsigned r = 0; r <= nk; r++) {
+            int k = r == nk ? -1 : (int)(nk - 1 - r);
+            for (unsigned d = 0; d < nnuma; d++) {
+                kind_info (m, k, d, &ki);
+                if (ki.nfree < cpt)
+                    continue;
+                unsigned key[3] = { !topo_numa_is_local (m->t, d),
+                                    ki.nwhole < cpt, r };
+                if ((key[0] < bk[0] || (key[0] == bk[0]
+                        && (key[1] < bk[1] || (key[1] == bk[1]
+                                               && key[2] < bk[2]))))) {
+                    memcpy (bk, key, sizeof (key));
+                    best = k;
+                }
+            }
+        }
+        return best < -1 ? -1 : best;
+    }
+    /* numa-local (1) */
+    for (unsigned r = 0; r < nk; r++) {
+        int k = (int)(nk - 1 - r);
+        unsigned dk[3] = { ~0u, ~0u, ~0u };     /* pseudo, tasks, level */
+        for (unsigned d = 0; d < nnuma; d++) {
+            kind_info (m, k, d, &ki);
+            if (ki.nwhole < cpt)
+                continue;
+            unsigned lvl = ki.wl2 >= cpt ? 1 : ki.wcore >= cpt ? 2 : 3;
+            unsigned key[3] = { !topo_numa_is_local (m->t, d), m->dtasks[d],
+                                lvl };
+            if (key[0] < dk[0] || (key[0] == dk[0] && (key[1] < dk[1]
+                || (key[1] == dk[1] && key[2] < dk[2]))))
+                memcpy (dk, key, sizeof (key));
+        }
+        if (dk[0] == ~0u)
+            continue;
+        unsigned key[3] = { dk[0], dk[2], r };
+        if (key[0] < bk[0] || (key[0] == bk[0] && (key[1] < bk[1]
+            || (key[1] == bk[1] && key[2] < bk[2])))) {
+            memcpy (bk, key, sizeof (key));
+            best = k;
+        }
+    }
+    if (best >= 0)
+        return best;
+    /* (2) */
+    for (unsigned d = 0; d < nnuma; d++) {
+        kind_info (m, -1, d, &ki);
+        if (ki.nwhole >= cpt)
+            return -1;
+    }
+    /* (3) */
+    for (unsigned r = 0; r < nk; r++) {
+        int k = (int)(nk - 1 - r);
+        for (unsigned d = 0; d < nnuma; d++) {
+            kind_info (m, k, d, &ki);
+            if (ki.nfree < cpt)
+                continue;
+            unsigned key[3] = { !topo_numa_is_local (m->t, d),
+                                ~0u - ki.nwhole, r };
+            if (key[0] < bk[0] || (key[0] == bk[0] && (key[1] < bk[1]
+                || (key[1] == bk[1] && key[2] < bk[2])))) {
+                memcpy (bk, key, sizeof (key));
+                best = k;
+            }
+        }
+    }
+    return best < -1 ? -1 : best;
 }
 
 static bool numa_has (struct model *m, const bool *sel, unsigned d)
@@ -648,7 +795,7 @@ static int check_numa_local_step (struct model *m, unsigned task,
         for (unsigned i = 0; i < m->n; i++)
             m->cin[m->pu[i]->dom[TOPO_CORE]] += m->in[i];
         for (unsigned c = 0; c < m->nd[TOPO_CORE]; c++)
-            unfilled += m->cin[c] > 0 && m->cin[c] < m->cfree[c];
+            unfilled += m->cin[c] > 0 && m->cin[c] < m->cvis[c];
         unsigned want = (ncores < cpt ? PLACE_FB_SHARED_CORE : 0)
                         | (nl2 < cpt ? PLACE_FB_SHARED_L2 : 0)
                         | (di[d].local ? 0 : PLACE_FB_NO_LOCAL_NUMA);
@@ -886,7 +1033,7 @@ static int check_cache_shared (struct model *m, unsigned task, unsigned cpt,
         if (cin[c] == 0)
             continue;
         ncores++;
-        if (cin[c] < m->cfree[c])
+        if (cin[c] < m->cvis[c])
             unfilled++;
         if (m->cfree[c] < m->csize[c])
             partial_used = true;
@@ -974,7 +1121,7 @@ static int check_cache_shared (struct model *m, unsigned task, unsigned cpt,
         /* every wholly free core of d is used in full */
         for (unsigned c = 0; c < ncore; c++) {
             if (m->cnuma[c] == d && m->cfree[c] == m->csize[c]
-                && cin[c] != m->csize[c])
+                && m->cvis[c] > 0 && cin[c] != m->cvis[c])
                 FAIL ("task %u: wholly free core %u not used in full while "
                       "partial cores are", task, c);
         }
@@ -1023,12 +1170,14 @@ int placecheck (const topo_t *t, const struct place_request *req,
     m.free = calloc (m.n, sizeof (*m.free));
     m.taken = calloc (m.n + 1, sizeof (*m.taken));
     m.in = calloc (m.n, sizeof (*m.in));
+    m.khid = calloc (m.n + 1, sizeof (*m.khid));
     m.mark = calloc (m.maxd + 1, sizeof (*m.mark));
     m.csize = calloc (m.nd[TOPO_CORE] + 1, sizeof (*m.csize));
     m.cfree = calloc (m.nd[TOPO_CORE] + 1, sizeof (*m.cfree));
     m.cnuma = calloc (m.nd[TOPO_CORE] + 1, sizeof (*m.cnuma));
     m.cin = calloc (m.nd[TOPO_CORE] + 1, sizeof (*m.cin));
     m.cl3 = calloc (m.nd[TOPO_CORE] + 1, sizeof (*m.cl3));
+    m.cvis = calloc (m.nd[TOPO_CORE] + 1, sizeof (*m.cvis));
     m.sv = calloc (m.nd[TOPO_CORE] + m.nd[TOPO_L3] + 1, sizeof (*m.sv));
     m.stot = calloc (m.nd[TOPO_L2] + 1, sizeof (*m.stot));
     m.sfr = calloc (m.nd[TOPO_L2] + 1, sizeof (*m.sfr));
@@ -1040,8 +1189,8 @@ int placecheck (const topo_t *t, const struct place_request *req,
     m.ptasks = calloc (m.nd[TOPO_PKG] + 1, sizeof (*m.ptasks));
     m.uq = calloc (m.nd[TOPO_L2] + 1, sizeof (*m.uq));
     di = calloc (m.nd[TOPO_NUMA] + 1, sizeof (*di));
-    if (!m.pu || !m.free || !m.taken || !m.in || !m.mark || !m.csize || !m.cfree
-        || !m.cnuma || !m.cin || !m.cl3 || !m.dstart || !m.dpus || !m.din
+    if (!m.pu || !m.free || !m.taken || !m.in || !m.khid || !m.mark || !m.csize || !m.cfree
+        || !m.cnuma || !m.cin || !m.cl3 || !m.cvis || !m.dstart || !m.dpus || !m.din
         || !m.dtasks || !m.ptasks || !m.uq || !m.sv || !m.stot || !m.sfr
         || !m.swf || !di || !mems
         || !allowed) {
@@ -1117,6 +1266,50 @@ int placecheck (const topo_t *t, const struct place_request *req,
             goto out;
         }
         core_counts (&m);
+        /* CPU kinds: numa-local and cache-shared keep a task to the kind
+         * the rule names (the other kinds' PUs are hidden for the checks
+         * below, their cores still count as wholly free); mixed-kinds is
+         * set exactly when the task's PUs are of several kinds */
+        {
+            bool mixed = false;
+            int k0 = -2;
+            for (unsigned i = 0; i < m.n; i++) {
+                if (!m.in[i])
+                    continue;
+                if (k0 == -2)
+                    k0 = m.pu[i]->kind;
+                else if (m.pu[i]->kind != k0)
+                    mixed = true;
+            }
+            bool kinded = req->policy == PLACE_NUMA_LOCAL
+                          || req->policy == PLACE_CACHE_SHARED;
+            if (!!(fb & PLACE_FB_MIXED_KINDS) != (kinded && mixed)) {
+                pc_fail (msg, len, "task %u: mixed-kinds is %s, the task's "
+                         "CPUs are of %s kind", task,
+                         fb & PLACE_FB_MIXED_KINDS ? "set" : "unset",
+                         mixed ? "more than one" : "one");
+                goto out;
+            }
+            fb &= ~(unsigned)PLACE_FB_MIXED_KINDS;
+            unsigned nk = kind_count (&m);
+            int want = kinded && nk >= 2
+                       ? expected_kind (&m, req->policy, cpt, nk) : -1;
+            if (want >= 0) {
+                for (unsigned i = 0; i < m.n; i++) {
+                    if (m.in[i] && m.pu[i]->kind != want) {
+                        pc_fail (msg, len, "task %u: CPU %u of kind %d, the "
+                                 "kind rule wants kind %d only", task,
+                                 m.pu[i]->os, m.pu[i]->kind, want);
+                        goto out;
+                    }
+                    if (m.free[i] && m.pu[i]->kind != want) {
+                        m.free[i] = false;
+                        m.khid[i] = true;
+                    }
+                }
+                core_counts (&m);
+            }
+        }
         for (unsigned d = 0; d < m.nd[TOPO_NUMA]; d++)
             domain_info (&m, d, cpt, &di[d]);
         /* shared-with-task: a core of the task holds a PU of an earlier
@@ -1171,6 +1364,11 @@ int placecheck (const topo_t *t, const struct place_request *req,
         if (r < 0)
             goto out;
         for (unsigned i = 0; i < m.n; i++)
+            if (m.khid[i]) {
+                m.khid[i] = false;
+                m.free[i] = true;
+            }
+        for (unsigned i = 0; i < m.n; i++)
             if (m.in[i]) {
                 m.free[i] = false;
                 m.taken[i] = true;
@@ -1190,6 +1388,8 @@ out:
     free (m.free);
     free (m.taken);
     free (m.in);
+    free (m.khid);
+    free (m.cvis);
     free (m.mark);
     free (m.csize);
     free (m.cfree);

@@ -188,10 +188,23 @@ int placequality (const topo_t *t, const struct place_request *req,
         for (unsigned i = 0; i < m.n; i++)
             if (m.in[i])
                 core_in[topo_pu (t, i)->dom[TOPO_CORE]] = true;
+        /* a task of one CPU kind could only have used a wholly free
+         * core of its kind (doc/policies.md, CPU kinds) */
+        int tkind = -2;
+        bool tmixed = false;
+        for (unsigned i = 0; i < m.n; i++) {
+            if (!m.in[i])
+                continue;
+            if (tkind == -2)
+                tkind = topo_pu (t, i)->kind;
+            else if (topo_pu (t, i)->kind != tkind)
+                tmixed = true;
+        }
         for (unsigned i = 0; i < m.n; i++) {
             const struct topo_pu *p = topo_pu (t, i);
             unsigned core = p->dom[TOPO_CORE];
-            if (core_wholly_free (&m, core) && !core_in[core])
+            if (core_wholly_free (&m, core) && !core_in[core]
+                && (tmixed || p->kind == tkind))
                 m.wunused[p->dom[TOPO_NUMA]] = true;
         }
 

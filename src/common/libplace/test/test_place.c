@@ -466,7 +466,10 @@ static const struct {
       "no-local-numa" },
     { 127, 128, "multi-numa,shared-l2,shared-core,unbalanced,partial-core,"
       "no-local-numa,shared-with-task" },
-    { PLACE_FB_NO_LOCAL_NUMA | 128 | 1024, 64, "no-local-numa" },
+    { 255, 128, "multi-numa,shared-l2,shared-core,unbalanced,partial-core,"
+      "no-local-numa,shared-with-task,mixed-kinds" },
+    { PLACE_FB_MIXED_KINDS, 64, "mixed-kinds" },
+    { PLACE_FB_NO_LOCAL_NUMA | 256 | 1024, 64, "no-local-numa" },
     /* too small: whole names only, always terminated */
     { PLACE_FB_MULTI_NUMA | PLACE_FB_SHARED_L2, 16, "multi-numa" },
     { PLACE_FB_MULTI_NUMA, 4, "" },

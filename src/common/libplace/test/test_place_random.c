@@ -1074,8 +1074,12 @@ static const struct {
 } hybrid_exact[] = {
     { "cache-shared", 1, 4, NULL, "0-3|" },
     { "cache-shared", 1, 3, "1", "2-4|" },
-    { "numa-local", 1, 6, NULL, "0,2,4,6,8,12|" },
-    { "numa-local", 1, 8, NULL, "0,2,4,6,8-9,12-13|shared-l2" },
+    /* one CPU kind per task: 6 or 8 distinct E-cores (level 2) beat
+     * the P-cores' SMT siblings (level 3); were 0,2,4,6,8,12 and
+     * 0,2,4,6,8-9,12-13, both mixing P- and E-cores */
+    { "numa-local", 1, 6, NULL, "8-10,12-14|shared-l2" },
+    { "numa-local", 1, 8, NULL, "8-15|shared-l2" },
+    { "numa-local", 1, 4, NULL, "0,2,4,6|" },
 };
 
 START_TEST (hybrid_exact_plans)
