@@ -29,6 +29,7 @@ struct qm {
     unsigned gen;
     int maxkind;
     unsigned *kfree;        /* [nnuma * (maxkind + 2)] free PUs per kind */
+    unsigned *kwfree;       /* the same, on wholly free cores only */
 };
 
 static void qm_free (struct qm *m)
@@ -43,6 +44,7 @@ static void qm_free (struct qm *m)
     free (m->wunused);
     free (m->mark);
     free (m->kfree);
+    free (m->kwfree);
 }
 
 static unsigned distinct_in (struct qm *m, enum topo_level l)
@@ -121,6 +123,7 @@ int placequality (const topo_t *t, const struct place_request *req,
     m.wunused = calloc (nnuma + 1, sizeof (*m.wunused));
     m.mark = calloc (maxd + 1, sizeof (*m.mark));
     m.kfree = calloc ((nnuma + 1) * nk, sizeof (*m.kfree));
+    m.kwfree = calloc ((nnuma + 1) * nk, sizeof (*m.kwfree));
     numa_eligible = calloc (nnuma + 1, sizeof (*numa_eligible));
     pkg_eligible = calloc (npkg + 1, sizeof (*pkg_eligible));
     q->ntasks = plan->ntasks;
@@ -130,7 +133,7 @@ int placequality (const topo_t *t, const struct place_request *req,
     q->numa_tasks = calloc (nnuma + 1, sizeof (*q->numa_tasks));
     q->pkg_tasks = calloc (npkg + 1, sizeof (*q->pkg_tasks));
     if (!mems || !m.st || !m.owner || !m.busy || !m.in || !m.csize
-        || !m.cfree || !m.wcap || !m.wunused || !m.mark || !m.kfree
+        || !m.cfree || !m.wcap || !m.wunused || !m.mark || !m.kfree || !m.kwfree
         || !numa_eligible || !pkg_eligible || !q->task || !q->numa_tasks
         || !q->pkg_tasks)
         goto nomem;
@@ -159,6 +162,7 @@ int placequality (const topo_t *t, const struct place_request *req,
         memset (m.cfree, 0, ncore * sizeof (*m.cfree));
         memset (m.wcap, 0, nnuma * sizeof (*m.wcap));
         memset (m.kfree, 0, nnuma * nk * sizeof (*m.kfree));
+        memset (m.kwfree, 0, nnuma * nk * sizeof (*m.kwfree));
         for (unsigned i = 0; i < m.n; i++) {
             const struct topo_pu *p = topo_pu (t, i);
             m.in[i] = hwloc_bitmap_isset (pt->cpus, p->os);
@@ -171,9 +175,12 @@ int placequality (const topo_t *t, const struct place_request *req,
         for (unsigned i = 0; i < m.n; i++) {
             const struct topo_pu *p = topo_pu (t, i);
             unsigned core = p->dom[TOPO_CORE];
-            if (core_wholly_free (&m, core) && m.mark[core] != m.gen) {
-                m.mark[core] = m.gen;
-                m.wcap[p->dom[TOPO_NUMA]] += m.csize[core];
+            if (core_wholly_free (&m, core)) {
+                m.kwfree[p->dom[TOPO_NUMA] * nk + (unsigned)(p->kind + 1)]++;
+                if (m.mark[core] != m.gen) {
+                    m.mark[core] = m.gen;
+                    m.wcap[p->dom[TOPO_NUMA]] += m.csize[core];
+                }
             }
         }
         if (ti == 0)
@@ -304,12 +311,22 @@ int placequality (const topo_t *t, const struct place_request *req,
                 r->mixed_kinds = true;
         }
         if (r->mixed_kinds) {
+            bool kind_room = false, kind_wroom = false, wroom = false;
             q->mixed_kinds++;
-            for (unsigned d = 0; d < nnuma; d++)
-                for (unsigned k = 0; k < nk; k++)
-                    if (m.kfree[d * nk + k] >= cpt)
-                        r->mixed_avoidable = true;
+            for (unsigned d = 0; d < nnuma; d++) {
+                wroom |= m.wcap[d] >= cpt;
+                for (unsigned k = 0; k < nk; k++) {
+                    kind_room |= m.kfree[d * nk + k] >= cpt;
+                    kind_wroom |= m.kwfree[d * nk + k] >= cpt;
+                }
+            }
+            /* one kind had c free PUs in one domain */
+            r->mixed_avoidable = kind_room;
             q->mixed_avoidable += r->mixed_avoidable;
+            /* ... without sharing a core that mixing would have kept
+             * whole (separation comes first: doc/policies.md) */
+            r->mixed_needless = kind_wroom || (!wroom && kind_room);
+            q->mixed_needless += r->mixed_needless;
         }
 
         /* the task's PUs are taken for the next one */

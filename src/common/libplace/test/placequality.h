@@ -36,6 +36,10 @@ struct pq_task {
     bool mixed_kinds;       /* its PUs are of several CPU kinds */
     /* mixed, while one NUMA domain had c free PUs of one kind */
     bool mixed_avoidable;
+    /* mixed, while one kind had c PUs on wholly free cores of one domain,
+     * or no domain had c PUs on wholly free cores (mixing kept no core
+     * whole) and one kind had c free PUs: the kind rule's order */
+    bool mixed_needless;
 };
 
 struct placequality {
@@ -47,7 +51,7 @@ struct placequality {
     unsigned avoidable_any_numa;
     unsigned mems_wrong;    /* tasks whose mems are not local (numa-local,
                                cache-shared, numa-spread only) */
-    unsigned mixed_kinds, mixed_avoidable;      /* tasks */
+    unsigned mixed_kinds, mixed_avoidable, mixed_needless;     /* tasks */
     unsigned nnuma;
     unsigned *numa_tasks;   /* [nnuma] tasks with a PU in each domain */
     /* max - min of numa_tasks over the domains that had a wholly free

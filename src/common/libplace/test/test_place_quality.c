@@ -160,6 +160,30 @@ static const struct qcase qcases[] = {
     /* each task still spread over one domain of every package */
     { "ipa20.xml", "numa-spread", 2, 4, NULL, NULL,
       "0,14,56,70|0-1,4-5|;28,42,84,98|2-3,6-7|", 0, 0, 0, 0 },
+
+    /* 4. CPU kinds (hwloc ranks kinds by efficiency, highest = the most
+     * performance: P-cores here).  hybrid-4p8e: P#0-7 are 4 P-cores x 2
+     * threads (kind 1), P#8-15 8 E-cores (kind 0), an L2 per 4 E-cores.
+     * -c 4: the P-cores' first threads */
+    { "data:hybrid-4p8e.xml", "numa-local", 1, 4, NULL, NULL,
+      "0,2,4,6|0|", 0, 0, 0, 0 },
+    /* -c 6 was 0,2,4,6,8,12 (both kinds): 6 whole E-cores beat the
+     * P-cores, which would need SMT siblings */
+    { "data:hybrid-4p8e.xml", "numa-local", 1, 6, NULL, NULL,
+      "8-10,12-14|0|shared-l2", 0, 0, 0, 0 },
+    /* two small tasks: P-cores for the first, E-cores for the second,
+     * each of one kind (was 0,2,4 and 6,8,12) */
+    { "data:hybrid-4p8e.xml", "numa-local", 2, 3, NULL, NULL,
+      "0,2,4|0|;8-9,12|0|shared-l2", 0, 0, 0, 0 },
+    /* Raptor-Lake-like (derived/): 6 P-cores x 2 threads (P#0-11), 8
+     * E-cores (P#12-19, an L2 per 4); -c 8 on the 8 E-cores, not 6
+     * P-cores plus 2 E-cores */
+    { "derived/20em64t-hybrid-1p6c2t+2ca4co1t.xml", "numa-local", 1, 8,
+      NULL, NULL, "12-19|0|shared-l2", 0, 0, 0, 0 },
+    { "derived/20em64t-hybrid-1p6c2t+2ca4co1t.xml", "numa-local", 3, 4,
+      NULL, NULL,
+      "0,2,4,6|0|;12-13,16-17|0|shared-l2;14-15,18-19|0|shared-l2", 0, 0, 0,
+      0 },
 };
 
 START_TEST (exact_quality)
@@ -260,7 +284,7 @@ END_TEST
 struct sweep_counts {
     unsigned plans;
     unsigned shared_cores, avoidable_same, avoidable_any, stacked;
-    unsigned mixed_avoidable, mems_wrong;
+    unsigned mixed_avoidable, mixed_needless, mems_wrong;
 };
 
 /* Room for numa-spread's rotation: every NUMA domain is local and inside
@@ -317,6 +341,28 @@ static bool spread_room (const topo_t *t, const struct place_request *req,
     return ok;
 }
 
+/* Is every core of one CPU kind (as on real hybrid machines)? */
+static bool cores_of_one_kind (const topo_t *t)
+{
+    unsigned ncore = topo_ndomains (t, TOPO_CORE);
+    int *kind = malloc ((ncore + 1) * sizeof (*kind));
+    bool ok = true;
+
+    ck_assert_ptr_nonnull (kind);
+    for (unsigned c = 0; c < ncore; c++)
+        kind[c] = -2;
+    for (unsigned i = 0; i < topo_npus (t); i++) {
+        const struct topo_pu *p = topo_pu (t, i);
+        unsigned c = p->dom[TOPO_CORE];
+        if (kind[c] == -2)
+            kind[c] = p->kind;
+        else if (kind[c] != p->kind)
+            ok = false;
+    }
+    free (kind);
+    return ok;
+}
+
 static void sweep_one (const char *name, const topo_t *t,
                        struct place_request *req, struct sweep_counts *sc)
 {
@@ -337,6 +383,10 @@ static void sweep_one (const char *name, const topo_t *t,
     sc->avoidable_any += q.avoidable_any_numa;
     sc->stacked += q.numa_stacked;
     sc->mixed_avoidable += q.mixed_avoidable;
+    /* needless mixing counts for the policies that keep kinds apart */
+    if (req->policy == PLACE_NUMA_LOCAL
+        || (req->policy == PLACE_CACHE_SHARED && cores_of_one_kind (t)))
+        sc->mixed_needless += q.mixed_needless;
     sc->mems_wrong += q.mems_wrong;
     /* numa-local never puts a task on a core holding another task or
      * step while a NUMA domain has room for it on wholly free cores, nor
@@ -367,6 +417,23 @@ static void sweep_one (const char *name, const topo_t *t,
                        "%s", name, req->ntasks, req->cpus_per_task,
                        placequality_string (&q, buf, sizeof (buf)));
     }
+    /* CPU kinds: numa-local and cache-shared keep a task to one kind
+     * where one kind has room, after keeping it off shared cores
+     * (separation comes first: a whole core of another kind beats a
+     * sibling of a busy core of the preferred one) */
+    if (req->policy == PLACE_NUMA_LOCAL)
+        ck_assert_msg (q.mixed_needless == 0, "%s: numa-local -n %u -c %u: "
+                       "a task mixed CPU kinds needlessly: %s", name,
+                       req->ntasks, req->cpus_per_task,
+                       placequality_string (&q, buf, sizeof (buf)));
+    /* cache-shared fills whole cores first: on a machine whose cores mix
+     * kinds (fakecpukinds.xml: P#0 and P#2 of one core differ) a whole
+     * core may have to mix them, so that case is left out */
+    if (req->policy == PLACE_CACHE_SHARED && cores_of_one_kind (t))
+        ck_assert_msg (q.mixed_needless == 0, "%s: cache-shared -n %u -c %u: "
+                       "a task mixed CPU kinds needlessly: %s",
+                       name, req->ntasks, req->cpus_per_task,
+                       placequality_string (&q, buf, sizeof (buf)));
     /* memory is local to the CPUs for every placing policy */
     ck_assert_msg (q.mems_wrong == 0, "%s: %s -n %u -c %u: %s", name,
                    place_policy_name (req->policy), req->ntasks,
@@ -411,9 +478,10 @@ static void sweep (const char *name, const topo_t *t)
         hwloc_bitmap_free (busy);
     }
     printf ("# %s: %u plans; shared cores %u, avoidable same-numa %u "
-            "any-numa %u, stacked %u, mixed kinds avoidable %u\n", name,
-            sc.plans, sc.shared_cores, sc.avoidable_same, sc.avoidable_any,
-            sc.stacked, sc.mixed_avoidable);
+            "any-numa %u, stacked %u, mixed kinds avoidable %u "
+            "(needless in numa-local/cache-shared %u)\n", name, sc.plans, sc.shared_cores,
+            sc.avoidable_same, sc.avoidable_any, sc.stacked,
+            sc.mixed_avoidable, sc.mixed_needless);
 }
 
 START_TEST (fixture_quality)
