@@ -235,18 +235,59 @@ test_expect_success 'none: the size check is against the allocation, not minus b
     test_cmp expected out
 '
 
-test_expect_success 'none: a request larger than the allocation is refused' '
+test_expect_success 'none --strict: a request larger than the allocation is refused' '
     plan_fails "exceeds the 4 available (allowed 0-3)" -t "$SMT2" -p none \
-        -n 1 -c 5 --allowed=0-3 --busy=0-1 &&
+        -n 1 -c 5 --allowed=0-3 --busy=0-1 --strict &&
     ! grep busy fail.err
 '
 
-test_expect_success 'other policies still count busy CPUs in the size check' '
+test_expect_success 'other policies --strict still count busy CPUs in the size check' '
     for p in numa-local numa-spread cache-shared random
     do
         plan_fails "exceeds the 2 available (allowed 0-15 minus busy 0-13)" \
-            -t "$SMT2" -p $p -n 2 -c 8 --busy=0-13 || return 1
+            -t "$SMT2" -p $p -n 2 -c 8 --busy=0-13 --strict || return 1
     done
+'
+
+# issue 10: by default plan shows what pin.so does, the fallback
+test_expect_success 'none: a request larger than the allocation is oversubscribed' '
+    slurm-pin plan -t "$SMT2" -p none -n 1 -c 5 --allowed=0-3 --busy=0-1 >out &&
+    echo "task 0: cpus=0-3 mems=0-1 fallback=oversubscribed" >expected &&
+    test_cmp expected out
+'
+
+test_expect_success 'overcommit: every thread of a core once, then round again' '
+    # allowed 0-1,8-9 = core 0 {0,8}, core 1 {1,9}
+    for p in numa-local numa-spread cache-shared random
+    do
+        slurm-pin plan -t "$SMT2" -p $p -n 6 --allowed=0-1,8-9 >out &&
+        cat >expected <<-\EOF &&
+	task 0: cpus=0 mems=0 fallback=oversubscribed
+	task 1: cpus=1 mems=0 fallback=oversubscribed
+	task 2: cpus=8 mems=0
+	task 3: cpus=9 mems=0
+	task 4: cpus=0 mems=0 fallback=oversubscribed
+	task 5: cpus=1 mems=0 fallback=oversubscribed
+	EOF
+        test_cmp expected out || return 1
+    done
+'
+
+test_expect_success 'a step that does not fit in the free CPUs shares busy ones' '
+    # the free 14-15 first, then the busy ones, no CPU twice
+    slurm-pin plan -t "$SMT2" -p numa-local -n 2 -c 8 --busy=0-13 >out &&
+    cat >expected <<-\EOF &&
+	task 0: cpus=0-5,14-15 mems=0-1 fallback=shared-with-step
+	task 1: cpus=6-13 mems=0-1 fallback=shared-with-step
+	EOF
+    test_cmp expected out &&
+    slurm-pin plan -t "$SMT2" -p numa-local -n 2 --busy=0-15 --json >out &&
+    grep "\"cpus\":\"0\",\"mems\":\"0\",\"fallback\":\"shared-with-step\"" out
+'
+
+test_expect_success '--strict takes no value' '
+    plan_fails "--strict=1: this option takes no value" -t "$SMT2" \
+        -p none --strict=1
 '
 
 test_expect_success '--allowed CPUs outside the topology are never used' '
@@ -371,9 +412,9 @@ test_expect_success HWLOC_CALC 'system: a step as large as this machine fits' '
     test "$(wc -l <out)" -eq $n
 '
 
-test_expect_success HWLOC_CALC 'system: one CPU more is refused' '
+test_expect_success HWLOC_CALC 'system: one CPU more is refused with --strict' '
     n=$(hwloc-calc -N pu all) &&
-    plan_fails "$((n + 1)) CPUs" -p numa-local -c $((n + 1))
+    plan_fails "$((n + 1)) CPUs" -p numa-local -c $((n + 1)) --strict
 '
 
 test_expect_success HWLOC_CALC,PYTHON3 'system: none gives the CPUs hwloc sees' '
@@ -490,23 +531,27 @@ test_expect_success '--allowed with no CPU of the topology names the list' '
         -t "$SMT2" -p none --allowed=100-200
 '
 
-test_expect_success 'a request larger than the topology is refused' '
-    plan_fails "5 tasks x 4 CPUs = 20 CPUs" -t "$SMT2" -p none -n 5 -c 4
+test_expect_success '--strict: a request larger than the topology is refused' '
+    plan_fails "5 tasks x 4 CPUs = 20 CPUs" -t "$SMT2" -p none -n 5 -c 4 \
+        --strict
 '
 
 test_expect_success 'a request whose CPU count overflows is refused' '
     plan_fails "65536 tasks x 65536 CPUs = 4294967296 CPUs" \
+        -t "$SMT2" -p none -n 65536 -c 65536 --strict &&
+    plan_fails "-n 65536: more than 4096 tasks cannot share the 16 allowed CPUs" \
         -t "$SMT2" -p none -n 65536 -c 65536
 '
 
-test_expect_success 'a request larger than --allowed is refused' '
-    plan_fails "8 CPUs" -t "$SMT2" -p numa-local -n 2 -c 4 --allowed=0-3 &&
+test_expect_success '--strict: a request larger than --allowed is refused' '
+    plan_fails "8 CPUs" -t "$SMT2" -p numa-local -n 2 -c 4 --allowed=0-3 \
+        --strict &&
     grep -e "0-3" fail.err
 '
 
-test_expect_success 'a request larger than allowed minus busy is refused' '
+test_expect_success '--strict: a request larger than allowed minus busy is refused' '
     plan_fails "8 CPUs" -t "$SMT2" -p numa-local -n 1 -c 8 --allowed=0-7 \
-        --busy=0 &&
+        --busy=0 --strict &&
     grep -e "0-7" fail.err
 '
 

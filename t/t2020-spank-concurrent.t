@@ -7,7 +7,8 @@ A job plays the whole-node pilot: it starts two "srun --overlap -c 1
 its CPUs and waits until the other runs too (a file barrier, bounded), so
 the two certainly overlap in time.  Slurm gives both the same core; the
 plugin must give them different CPUs (lock + claims).  A third step while
-both run finds no free CPU and fails with a clear message; once they ended,
+both run finds no free CPU and, with ShareWithSteps=refuse (the default
+allow shares, see t2050), fails with a clear message; once they ended,
 a new step gets a CPU again.  A claim left by a dead slurmstepd holds
 nothing, and what a killed slurmstepd left in the cgroup tree is removed
 when its job ends (PrologFlags=Contain).  Needs at least 2 CPUs.
@@ -89,6 +90,7 @@ test_expect_success PIN_SO,TWO_CPUS 'start a cluster with pin.so' '
 	CgroupBase=$BASE
 	StateDir=$STATE/state
 	TopologyCache=$STATE/topology.xml
+	ShareWithSteps=refuse
 	EOF
     echo "required $PIN_SO conf=@PIN_CONF@" >plugstack.conf &&
     slurm_start --plugstack plugstack.conf --pin-conf pin.conf \
@@ -124,7 +126,7 @@ test_expect_success SLURM,PIN_SO,TWO_CPUS 'a step while every CPU is held fails 
     ! test -e round.1/extra.ran &&
     grep "^pin: " round.1/extra.err >extra.ours &&
     test "$(wc -l <extra.ours)" -eq 1 &&
-    grep "^pin: error: step [0-9]*\.[0-9]* on $LOCAL_SLURM_NODE: .*exceeds.*; other running steps hold cpus " extra.ours
+    grep "^pin: error: step [0-9]*\.[0-9]* on $LOCAL_SLURM_NODE: .*exceeds.*; other running steps hold cpus .*; refused by ShareWithSteps=refuse in pin.conf" extra.ours
 '
 
 test_expect_success SLURM,PIN_SO,TWO_CPUS 'once they ended, a new step gets a CPU again' '

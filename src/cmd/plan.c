@@ -35,6 +35,7 @@ struct plan_opts {
     unsigned cpus_per_task;
     uint64_t seed;
     bool json;
+    bool strict;                /* refuse what does not fit (as before) */
 };
 
 static const struct option longopts[] = {
@@ -46,6 +47,7 @@ static const struct option longopts[] = {
     { "busy", required_argument, NULL, 'b' },
     { "seed", required_argument, NULL, 's' },
     { "json", no_argument, NULL, 'j' },
+    { "strict", no_argument, NULL, 'S' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -74,6 +76,11 @@ static void usage (FILE *f)
 "  -b, --busy=LIST          CPUs held by other steps (default: none)\n"
 "  -s, --seed=S             seed of the random policy (default 0)\n"
 "  -j, --json               print one JSON object instead of text\n"
+"      --strict             fail when the step does not fit in the free\n"
+"                           CPUs (as pin.conf Oversubscribe=refuse and\n"
+"                           ShareWithSteps=refuse); default: fall back as\n"
+"                           the plugin does (oversubscribed,\n"
+"                           shared-with-step)\n"
 "  -h, --help               show this help and exit\n"
 "\n"
 "Text output, one line per task:\n"
@@ -167,6 +174,9 @@ static int parse_args (int argc, char **argv, struct plan_opts *o)
                 break;
             case 'j':
                 o->json = true;
+                break;
+            case 'S':
+                o->strict = true;
                 break;
             case 'h':
                 return 1;
@@ -356,6 +366,8 @@ int cmd_plan (int argc, char **argv)
     req.allowed = allowed;
     req.busy = busy;
     req.seed = o.seed;
+    if (o.strict)
+        req.refuse = PLACE_REFUSE_SHARE | PLACE_REFUSE_OVERSUBSCRIBE;
     if (!(plan = place_compute (t, &req, &err))) {
         cmd_error (NAME, "%s", err.text);
         goto done;

@@ -260,6 +260,33 @@ static int set_verbose (struct ctx *ctx, const char *value,
     return -1;
 }
 
+/* allow|refuse */
+static int set_allow (bool *out, const char *value, char *why, size_t n)
+{
+    if (strcasecmp (value, "allow") == 0) {
+        *out = true;
+        return 0;
+    }
+    if (strcasecmp (value, "refuse") == 0) {
+        *out = false;
+        return 0;
+    }
+    snprintf (why, n, "expected allow or refuse");
+    return -1;
+}
+
+static int set_oversubscribe (struct ctx *ctx, const char *value,
+                              char *why, size_t n)
+{
+    return set_allow (&ctx->conf->oversubscribe, value, why, n);
+}
+
+static int set_share_with_steps (struct ctx *ctx, const char *value,
+                                 char *why, size_t n)
+{
+    return set_allow (&ctx->conf->share_with_steps, value, why, n);
+}
+
 static const struct key keys[] = {
     { "DefaultPolicy", "default_policy", "none", set_default_policy },
     { "AllowedPolicies", "allowed_policies", "all", set_allowed_policies },
@@ -269,11 +296,14 @@ static const struct key keys[] = {
       set_topology_cache },
     { "StateDir", "state_dir", PIN_CONF_DEFAULT_STATE_DIR, set_state_dir },
     { "Verbose", "verbose", "no", set_verbose },
+    { "Oversubscribe", "oversubscribe", "allow", set_oversubscribe },
+    { "ShareWithSteps", "share_with_steps", "allow", set_share_with_steps },
     { NULL, NULL, NULL, NULL },
 };
 
 #define KEYS_KNOWN "DefaultPolicy, AllowedPolicies, CgroupRoot, CgroupBase, " \
-                   "TopologyCache, StateDir, Verbose"
+                   "TopologyCache, StateDir, Verbose, Oversubscribe, " \
+                   "ShareWithSteps"
 
 /* pin.conf: case-insensitive exact match. */
 static const struct key *key_lookup_file (const char *name)
@@ -566,6 +596,8 @@ void pin_conf_defaults (struct pin_conf *conf)
     snprintf (conf->state_dir, sizeof (conf->state_dir), "%s",
               PIN_CONF_DEFAULT_STATE_DIR);
     conf->verbose = false;
+    conf->oversubscribe = true;
+    conf->share_with_steps = true;
 }
 
 int pin_conf_load_file (struct pin_conf *conf, const char *path,

@@ -46,6 +46,13 @@ struct pin_conf {
     char topology_cache[PATH_MAX];/* TopologyCache=/var/cache/slurm-pin/topology.xml */
     char state_dir[PATH_MAX];     /* StateDir=/run/slurm-pin (lock, claims) */
     bool verbose;                 /* Verbose=no: as if every step said ,verbose */
+    bool oversubscribe;           /* Oversubscribe=allow: a step asking for
+                                     more CPUs than allocated (srun -O) is
+                                     placed, tasks sharing CPUs; refuse:
+                                     the step fails */
+    bool share_with_steps;        /* ShareWithSteps=allow: a step that does
+                                     not fit beside the running steps shares
+                                     their CPUs; refuse: the step fails */
 };
 
 /* Fill with the documented defaults (doc/pin.conf.5). */

@@ -42,7 +42,8 @@ static const char *const policy_names[] = {
 
 static const char *const fallback_names[] = {
     "multi-numa", "shared-l2", "shared-core", "unbalanced", "partial-core",
-    "no-local-numa", "shared-with-task", "mixed-kinds",
+    "no-local-numa", "shared-with-task", "mixed-kinds", "oversubscribed",
+    "shared-with-step",
 };
 #define NFALLBACKS (sizeof (fallback_names) / sizeof (fallback_names[0]))
 
@@ -1633,6 +1634,104 @@ static void too_large (pin_error_t *errp, const struct place_request *req,
     free (b);
 }
 
+/* ---- too large: the fallback (doc/policies.md, "Too large") ----------- */
+
+/* Place every task of a request larger than allowed-minus-busy, one PU at
+ * a time: the allowed PU with the fewest tasks of this step, then a free
+ * one before a busy one, then the core with the fewest tasks of this step
+ * plus busy PUs, then the lowest logical index; never twice in one task.
+ * So every allowed PU gets a task before any gets a second one, and the
+ * threads of a core share the load before a thread takes a second task
+ * (HT oversubscription, never 2x on one thread while a thread is idle).
+ * A task asking for more PUs than allowed gets all of them. */
+static int place_overflow (const topo_t *topo,
+                           const struct place_request *req,
+                           hwloc_const_bitmap_t allowed,
+                           hwloc_const_bitmap_t busy,
+                           struct place_plan *plan)
+{
+    unsigned n = topo_npus (topo);
+    unsigned ncore = topo_ndomains (topo, TOPO_CORE);
+    unsigned *idx = calloc (n ? n : 1, sizeof (*idx));
+    unsigned *own = calloc (n ? n : 1, sizeof (*own));
+    unsigned *coreload = calloc (ncore ? ncore : 1, sizeof (*coreload));
+    unsigned *used = calloc (n ? n : 1, sizeof (*used));  /* task + 1 */
+    bool *isbusy = calloc (n ? n : 1, sizeof (*isbusy));
+    unsigned m = 0;
+    int rc = -1;
+
+    if (!idx || !own || !coreload || !used || !isbusy)
+        goto out;
+    for (unsigned i = 0; i < n; i++) {
+        const struct topo_pu *pu = topo_pu (topo, i);
+        if (!pu || pu->dom[TOPO_CORE] >= ncore) {
+            errno = EINVAL;
+            goto out;
+        }
+        if (!hwloc_bitmap_isset (allowed, pu->os))
+            continue;
+        isbusy[m] = hwloc_bitmap_isset (busy, pu->os);
+        if (isbusy[m])
+            coreload[pu->dom[TOPO_CORE]]++;
+        idx[m++] = i;
+    }
+    unsigned k = req->cpus_per_task < m ? req->cpus_per_task : m;
+    for (unsigned t = 0; t < req->ntasks; t++) {
+        struct place_task *task = &plan->tasks[t];
+        for (unsigned j = 0; j < k; j++) {
+            unsigned best = NIL;
+            for (unsigned a = 0; a < m; a++) {
+                if (used[a] == t + 1)
+                    continue;
+                if (best == NIL || own[a] < own[best]
+                    || (own[a] == own[best]
+                        && (isbusy[a] < isbusy[best]
+                            || (isbusy[a] == isbusy[best]
+                                && coreload[topo_pu (topo, idx[a])
+                                                ->dom[TOPO_CORE]]
+                                       < coreload[topo_pu (topo, idx[best])
+                                                      ->dom[TOPO_CORE]]))))
+                    best = a;
+            }
+            const struct topo_pu *pu = topo_pu (topo, idx[best]);
+            used[best] = t + 1;
+            own[best]++;
+            coreload[pu->dom[TOPO_CORE]]++;
+            hwloc_const_bitmap_t ns = topo_numa_nodeset (topo,
+                                                         pu->dom[TOPO_NUMA]);
+            if (hwloc_bitmap_set (task->cpus, pu->os) < 0
+                || (ns && hwloc_bitmap_or (task->mems, task->mems, ns) < 0))
+                goto out;
+        }
+    }
+    /* the reasons, from the final loads */
+    for (unsigned t = 0; t < req->ntasks; t++) {
+        struct place_task *task = &plan->tasks[t];
+        if (req->cpus_per_task > m)
+            task->fallback |= PLACE_FB_OVERSUBSCRIBED;
+        for (unsigned a = 0; a < m; a++) {
+            if (!hwloc_bitmap_isset (task->cpus, topo_pu (topo, idx[a])->os))
+                continue;
+            if (own[a] > 1)
+                task->fallback |= PLACE_FB_OVERSUBSCRIBED;
+            if (isbusy[a])
+                task->fallback |= PLACE_FB_SHARED_WITH_STEP;
+        }
+    }
+    rc = 0;
+out:
+    if (rc < 0 && errno != EINVAL)
+        errno = ENOMEM;
+    int saved_errno = errno;
+    free (idx);
+    free (own);
+    free (coreload);
+    free (used);
+    free (isbusy);
+    errno = saved_errno;
+    return rc;
+}
+
 struct place_plan *place_compute (const topo_t *topo,
                                   const struct place_request *req,
                                   pin_error_t *errp)
@@ -1681,14 +1780,40 @@ struct place_plan *place_compute (const topo_t *topo,
     bool none = req->policy == PLACE_NONE;
     int w = hwloc_bitmap_weight (none ? allowed : avail);
     unsigned navail = w > 0 ? (unsigned)w : 0;
+    int wa = hwloc_bitmap_weight (allowed);
+    unsigned nallowed = wa > 0 ? (unsigned)wa : 0;
     uint64_t total = (uint64_t)req->ntasks * req->cpus_per_task;
-    if (total > navail) {
-        too_large (errp, req, total, navail, allowed, none ? NULL : busy);
-        errno = EINVAL;
-        goto error;
+    bool overflow = total > navail;
+    if (overflow) {
+        /* the fallback, unless refused (see place.h) */
+        bool over = total > nallowed;
+        bool share = !none && !hwloc_bitmap_iszero (busy);
+        if (nallowed == 0
+            || (over && (req->refuse & PLACE_REFUSE_OVERSUBSCRIBE))
+            || (share && (req->refuse & PLACE_REFUSE_SHARE))) {
+            too_large (errp, req, total, navail, allowed, none ? NULL : busy);
+            errno = EINVAL;
+            goto error;
+        }
+        if (over && req->ntasks > PLACE_MAX_TASKS) {
+            errno = EINVAL;
+            errprintf (errp, "-n %u: more than %d tasks cannot share the %u "
+                       "allowed CPUs; ask for fewer tasks", req->ntasks,
+                       PLACE_MAX_TASKS, nallowed);
+            goto error;
+        }
     }
     if (!(plan = plan_create (req)))
         goto nomem;
+    if (overflow && !none) {
+        if (place_overflow (topo, req, allowed, busy, plan) < 0) {
+            if (errno == ENOMEM)
+                goto nomem;
+            errprintf (errp, "topology: inconsistent PU table");
+            goto error;
+        }
+        goto done;
+    }
 
     if (req->policy == PLACE_NONE) {
         for (unsigned i = 0; i < req->ntasks; i++) {
@@ -1696,6 +1821,8 @@ struct place_plan *place_compute (const topo_t *topo,
                 || hwloc_bitmap_copy (plan->tasks[i].mems,
                                       topo_nodeset (topo)) < 0)
                 goto nomem;
+            if (overflow)
+                plan->tasks[i].fallback = PLACE_FB_OVERSUBSCRIBED;
         }
         goto done;
     }

@@ -53,7 +53,23 @@ enum {
     PLACE_FB_MIXED_KINDS = 128, /* "mixed-kinds": the task's PUs are of
                                   several CPU kinds, as no kind alone had
                                   room in a domain */
+    PLACE_FB_OVERSUBSCRIBED = 256, /* "oversubscribed": more CPUs asked
+                                  than allowed; a PU of the task is given
+                                  to another task of the step too, or the
+                                  task got the whole (smaller) allocation */
+    PLACE_FB_SHARED_WITH_STEP = 512, /* "shared-with-step": the task holds
+                                  a PU that another step holds (busy) */
 };
+
+/* What place_compute() refuses instead of falling back (req.refuse). */
+enum {
+    PLACE_REFUSE_SHARE = 1,         /* a plan that uses busy PUs */
+    PLACE_REFUSE_OVERSUBSCRIBE = 2, /* more CPUs than allowed */
+};
+
+/* Most tasks place_compute() accepts when it has to oversubscribe
+ * (8 times Slurm's MAX_TASKS_PER_NODE). */
+#define PLACE_MAX_TASKS 4096
 
 struct place_request {
     enum place_policy policy;
@@ -62,6 +78,8 @@ struct place_request {
     hwloc_const_bitmap_t allowed; /* NULL: every PU of the topology */
     hwloc_const_bitmap_t busy;    /* NULL: none */
     uint64_t seed;              /* for PLACE_RANDOM */
+    unsigned refuse;            /* PLACE_REFUSE_* mask; 0: never fail a
+                                   request for being too large */
 };
 
 struct place_task {
@@ -79,10 +97,19 @@ struct place_plan {
 
 /* Compute a plan.  Fails (NULL, errno EINVAL, errp filled with one line
  * naming the value and what is valid) when ntasks or cpus_per_task is 0,
- * or when ntasks * cpus_per_task exceeds the PUs in allowed-minus-busy
- * (in allowed for PLACE_NONE, which ignores busy PUs) (ENOMEM on
- * allocation failure).  `topo` and `req` (and its bitmaps)
- * stay the caller's.  The plan and its bitmaps belong to the caller, who
+ * when allowed holds no PU of the topology (the "exceeds the 0 available"
+ * line), or (ENOMEM) on allocation failure.
+ *
+ * A request of ntasks * cpus_per_task larger than the PUs in
+ * allowed-minus-busy (in allowed for PLACE_NONE, which ignores busy PUs)
+ * is not placed by the policy but by the fallback of doc/policies.md
+ * ("Too large"): on the least-loaded allowed PUs, busy ones counted as
+ * loaded (shared-with-step), and beyond the allowed PUs round after round
+ * (oversubscribed).  It fails instead, with the "request of N tasks x C
+ * CPUs = T CPUs exceeds the A available (allowed L minus busy B)" line,
+ * when req->refuse names the fallback it would need, or when it would
+ * oversubscribe more than PLACE_MAX_TASKS tasks.  `topo` and `req` (and
+ * its bitmaps) stay the caller's.  The plan and its bitmaps belong to the caller, who
  * destroys them with place_plan_destroy().
  */
 struct place_plan *place_compute (const topo_t *topo,

@@ -483,12 +483,68 @@ static int widen_slurm_cpuset (hwloc_const_bitmap_t cpus, pin_error_t *errp)
     return 0;
 }
 
-static void fail_no_room (const char *why, hwloc_const_bitmap_t busy)
+/* `refused`: the pin.conf key that refused the fallback, or NULL. */
+static void fail_no_room (const char *why, hwloc_const_bitmap_t busy,
+                          const char *refused)
 {
     char *b = topo_list_format (busy);
 
-    step_fail ("%s; other running steps hold cpus %s", why,
-               b && *b ? b : "none");
+    step_fail ("%s; other running steps hold cpus %s%s%s%s", why,
+               b && *b ? b : "none", refused ? "; refused by " : "",
+               refused ? refused : "",
+               refused ? " in pin.conf (allow runs it on shared cpus)" : "");
+    free (b);
+}
+
+/* The pin.conf key that refuses what a too large request needs, or NULL
+ * (the request fits, or the fallback is allowed). */
+static const char *refused_by (const struct place_request *req,
+                               hwloc_const_bitmap_t busy)
+{
+    uint64_t total = (uint64_t)req->ntasks * req->cpus_per_task;
+    int na = hwloc_bitmap_weight (req->allowed);
+    hwloc_bitmap_t avail = hwloc_bitmap_dup (req->allowed);
+    int nf = avail && hwloc_bitmap_andnot (avail, avail, busy) == 0
+             ? hwloc_bitmap_weight (avail) : na;
+
+    hwloc_bitmap_free (avail);
+    if (na >= 0 && total > (uint64_t)na
+        && (req->refuse & PLACE_REFUSE_OVERSUBSCRIBE))
+        return "Oversubscribe=refuse";
+    if (nf >= 0 && total > (uint64_t)nf && nf != na
+        && (req->refuse & PLACE_REFUSE_SHARE))
+        return "ShareWithSteps=refuse";
+    return NULL;
+}
+
+/* Say in the node log that the step did not get its policy's placement
+ * but the fallback (oversubscribed, shared-with-step). */
+static void log_overflow (const struct place_plan *plan,
+                          hwloc_const_bitmap_t allowed,
+                          hwloc_const_bitmap_t busy)
+{
+    unsigned mask = 0, ntasks = 0;
+    char names[96];
+
+    for (uint32_t i = 0; i < plan->ntasks; i++) {
+        unsigned fb = plan->tasks[i].fallback
+                      & (PLACE_FB_OVERSUBSCRIBED | PLACE_FB_SHARED_WITH_STEP);
+        mask |= fb;
+        ntasks += fb != 0;
+    }
+    if (!mask)
+        return;
+    char *a = topo_list_format (allowed);
+    char *b = topo_list_format (busy);
+    slurm_info ("pin: step %s: %u task%s x %u CPU%s do not fit in cpus %s "
+                "minus busy %s: placed %s (%u of %u tasks; pin.conf "
+                "Oversubscribe=, ShareWithSteps=)", g.stepname,
+                plan->ntasks, plan->ntasks == 1 ? "" : "s",
+                plan->cpus_per_task, plan->cpus_per_task == 1 ? "" : "s",
+                a ? a : "?", b && *b ? b : "none",
+                place_fallback_string (mask, names, sizeof (names)), ntasks,
+                plan->ntasks);
+    free (a);
     free (b);
 }
 
@@ -514,6 +570,8 @@ static int plan_locked (void)
             .allowed = g.allowed,
             .busy = busy,
             .seed = g.seed,
+            .refuse = (g.conf.oversubscribe ? 0 : PLACE_REFUSE_OVERSUBSCRIBE)
+                      | (g.conf.share_with_steps ? 0 : PLACE_REFUSE_SHARE),
         };
         /* The batch (or interactive) step is the allocation's shell: it
          * neither waits for other steps nor holds PUs against them. */
@@ -529,9 +587,10 @@ static int plan_locked (void)
             moved = true;
         }
         if (!(g.plan = place_compute (g.topo, &req, &err))) {
-            fail_no_room (err.text, busy);
+            fail_no_room (err.text, busy, refused_by (&req, busy));
             goto out;
         }
+        log_overflow (g.plan, g.allowed, busy);
         phase_mark (&g.ph, "plan");
         for (uint32_t i = 0; i < g.plan->ntasks; i++)
             hwloc_bitmap_or (all, all, g.plan->tasks[i].cpus);

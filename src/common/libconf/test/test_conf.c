@@ -74,6 +74,8 @@ START_TEST (test_defaults)
     ck_assert_str_eq (c.topology_cache, "/var/cache/slurm-pin/topology.xml");
     ck_assert_str_eq (c.state_dir, "/run/slurm-pin");
     ck_assert (!c.verbose);
+    ck_assert (c.oversubscribe);        /* never fail what Slurm runs */
+    ck_assert (c.share_with_steps);
     ck_assert_str_eq (c.path, "");
     ck_assert (pin_conf_policy_allowed (&c, policy ("numa-local")));
     ck_assert (pin_conf_policy_allowed (&c, policy ("random")));
@@ -84,7 +86,8 @@ END_TEST
 
 /* ---- good files ------------------------------------------------------------ */
 
-enum field { F_DEFAULT, F_ALLOWED, F_ROOT, F_BASE, F_CACHE, F_STATE, F_VERBOSE };
+enum field { F_DEFAULT, F_ALLOWED, F_ROOT, F_BASE, F_CACHE, F_STATE, F_VERBOSE,
+             F_OVERSUB, F_SHARE };
 
 static void check_field (const struct pin_conf *c, enum field f,
                          const char *want, const char *text)
@@ -129,6 +132,17 @@ static void check_field (const struct pin_conf *c, enum field f,
                            "[%s] verbose %d, want %s", text, c->verbose,
                            want);
             break;
+        case F_OVERSUB:
+            ck_assert_msg (c->oversubscribe == (strcmp (want, "allow") == 0),
+                           "[%s] oversubscribe %d, want %s", text,
+                           c->oversubscribe, want);
+            break;
+        case F_SHARE:
+            ck_assert_msg (c->share_with_steps
+                               == (strcmp (want, "allow") == 0),
+                           "[%s] share_with_steps %d, want %s", text,
+                           c->share_with_steps, want);
+            break;
     }
 }
 
@@ -170,6 +184,13 @@ static const struct good_case {
     { "Verbose=False\n", F_VERBOSE, "no" },
     { "Verbose=0\n", F_VERBOSE, "no" },
     { "StateDir=/run/a=b\n", F_STATE, "/run/a=b" },
+    { "Oversubscribe=refuse\n", F_OVERSUB, "refuse" },
+    { "oversubscribe = REFUSE # srun -O fails\n", F_OVERSUB, "refuse" },
+    { "Oversubscribe=allow\n", F_OVERSUB, "allow" },
+    { "ShareWithSteps=refuse\n", F_SHARE, "refuse" },
+    { "sharewithsteps=Allow\n", F_SHARE, "allow" },
+    { "Oversubscribe=refuse\n", F_SHARE, "allow" },   /* independent */
+    { "ShareWithSteps=refuse\n", F_OVERSUB, "allow" },
     { "\n\n\n\n\n\n\n\nStateDir=/x\n\n", F_STATE, "/x" },
 };
 
@@ -247,7 +268,14 @@ static const struct bad_case {
     { "Verbose=\n", 1, "Verbose=: empty value" },
     { "Bogus=1\n", 1, "Bogus: unknown key; known: DefaultPolicy, "
       "AllowedPolicies, CgroupRoot, CgroupBase, TopologyCache, StateDir, "
-      "Verbose" },
+      "Verbose, Oversubscribe, ShareWithSteps" },
+    { "Oversubscribe=yes\n", 1,
+      "Oversubscribe=yes: expected allow or refuse" },
+    { "\nShareWithSteps=no\n", 2,
+      "ShareWithSteps=no: expected allow or refuse" },
+    { "ShareWithSteps=\n", 1, "ShareWithSteps=: empty value" },
+    { "Oversubscribe=allow\nOversubscribe=refuse\n", 2,
+      "Oversubscribe=refuse: Oversubscribe already set (" },
     { "default_policy=none\n", 1, "default_policy: unknown key" },
     { "Default Policy=none\n", 1, "Default Policy: unknown key" },
     { "Verbose=yes\n# again\nverbose=no\n", 3,
@@ -446,6 +474,32 @@ END_TEST
 
 /* ---- plugstack arguments ----------------------------------------------------- */
 
+/* forward declaration for the test below */
+static int load_args (struct pin_conf *c, pin_error_t *e, ...);
+
+/* plugstack.conf spells them oversubscribe= and share_with_steps= and
+ * overrides pin.conf */
+START_TEST (test_args_allow_refuse)
+{
+    struct pin_conf c;
+    pin_error_t e = { "" };
+    char confarg[320];
+
+    write_conf ("Oversubscribe=refuse\nShareWithSteps=refuse\n");
+    snprintf (confarg, sizeof (confarg), "conf=%s", cfile);
+    pin_conf_defaults (&c);
+    ck_assert_msg (load_args (&c, &e, confarg, "share_with_steps=allow",
+                              (char *)NULL) == 0, "%s", e.text);
+    ck_assert (!c.oversubscribe);
+    ck_assert (c.share_with_steps);
+    pin_conf_defaults (&c);
+    ck_assert_int_lt (load_args (&c, &e, confarg, "oversubscribe=never",
+                                 (char *)NULL), 0);
+    ck_assert_str_eq (e.text, "plugstack.conf argument 'oversubscribe=never': "
+                      "expected allow or refuse");
+}
+END_TEST
+
 static int load_args (struct pin_conf *c, pin_error_t *e, ...)
 {
     char *av[16];
@@ -512,7 +566,7 @@ static const struct arg_bad_case {
     { { "foo=1" },
       "plugstack.conf argument 'foo=1': unknown key; known: conf, "
       "DefaultPolicy, AllowedPolicies, CgroupRoot, CgroupBase, TopologyCache, "
-      "StateDir, Verbose" },
+      "StateDir, Verbose, Oversubscribe, ShareWithSteps" },
     { { "verbose" },
       "plugstack.conf argument 'verbose': missing '='; use key=value (e.g. "
       "default_policy=numa-local)" },
@@ -650,6 +704,7 @@ static Suite *conf_suite (const char **skip)
     tcase_add_test (tc, test_not_regular);
     tcase_add_test (tc, test_file_over_file);
     tcase_add_test (tc, test_args_override);
+    tcase_add_test (tc, test_args_allow_refuse);
     tcase_add_loop_test (tc, test_args_bad, 0,
                          sizeof (arg_bad_cases) / sizeof (arg_bad_cases[0]));
     tcase_add_test (tc, test_args_bad_file);

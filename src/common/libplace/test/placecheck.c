@@ -1151,9 +1151,135 @@ unsigned placecheck_limit (const topo_t *t, const struct place_request *req)
     return placecheck_navail (t, &r);
 }
 
+/* The rules of a request larger than its limit (doc/policies.md, "Too
+ * large"), recounted from the PU table: every task has min(C, allowed)
+ * allowed PUs and the mems of their NUMA domains (none: the allowed set
+ * and every node); the tasks per allowed PU differ by at most one (so no
+ * PU holds two tasks while one holds none, and a request that fits in
+ * allowed uses no PU twice); a busy PU never holds more tasks than a free
+ * one; a task is oversubscribed exactly when it asked for more PUs than
+ * allowed or holds a PU that another task holds, shared-with-step exactly
+ * when it holds a busy PU, and has no other reason. */
+static int check_too_large (const topo_t *t, const struct place_request *req,
+                            const struct place_plan *plan, char *msg,
+                            size_t len)
+{
+    unsigned n = topo_npus (t);
+    unsigned *load = calloc (n + 1, sizeof (*load));
+    bool *in = calloc (n + 1, sizeof (*in));
+    bool *busy = calloc (n + 1, sizeof (*busy));
+    hwloc_bitmap_t mems = hwloc_bitmap_alloc ();
+    unsigned m = 0;
+    int rc = -1;
+
+    if (!load || !in || !busy || !mems) {
+        pc_fail (msg, len, "out of memory");
+        goto out;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        unsigned os = topo_pu (t, i)->os;
+        in[i] = !req->allowed || hwloc_bitmap_isset (req->allowed, os);
+        busy[i] = in[i] && req->policy != PLACE_NONE && req->busy
+                  && hwloc_bitmap_isset (req->busy, os);
+        m += in[i];
+    }
+    if (plan->ntasks != req->ntasks || plan->policy != req->policy
+        || plan->cpus_per_task != req->cpus_per_task) {
+        pc_fail (msg, len, "plan header does not match the request");
+        goto out;
+    }
+    /* none: every task gets the whole allowed set */
+    unsigned k = req->cpus_per_task < m && req->policy != PLACE_NONE
+                 ? req->cpus_per_task : m;
+    for (unsigned task = 0; task < plan->ntasks; task++) {
+        const struct place_task *pt = &plan->tasks[task];
+        unsigned got = 0;
+        hwloc_bitmap_zero (mems);
+        for (unsigned i = 0; i < n; i++) {
+            const struct topo_pu *pu = topo_pu (t, i);
+            if (!hwloc_bitmap_isset (pt->cpus, pu->os))
+                continue;
+            if (!in[i]) {
+                pc_fail (msg, len, "too large: task %u has PU %u outside "
+                         "allowed", task, pu->os);
+                goto out;
+            }
+            got++;
+            load[i]++;
+            hwloc_bitmap_or (mems, mems,
+                             topo_numa_nodeset (t, pu->dom[TOPO_NUMA]));
+        }
+        if (req->policy == PLACE_NONE)
+            hwloc_bitmap_copy (mems, topo_nodeset (t));
+        if (got != k || hwloc_bitmap_weight (pt->cpus) != (int)k) {
+            pc_fail (msg, len, "too large: task %u has %d PUs, expected %u",
+                     task, hwloc_bitmap_weight (pt->cpus), k);
+            goto out;
+        }
+        if (!hwloc_bitmap_isequal (mems, pt->mems)) {
+            pc_fail (msg, len, "too large: task %u: mems are not those of "
+                     "its PUs", task);
+            goto out;
+        }
+    }
+    unsigned lo = UINT32_MAX, hi = 0, busy_hi = 0, free_lo = UINT32_MAX;
+    for (unsigned i = 0; i < n; i++) {
+        if (!in[i])
+            continue;
+        lo = load[i] < lo ? load[i] : lo;
+        hi = load[i] > hi ? load[i] : hi;
+        if (busy[i] && load[i] > busy_hi)
+            busy_hi = load[i];
+        if (!busy[i] && load[i] < free_lo)
+            free_lo = load[i];
+    }
+    if (req->policy != PLACE_NONE && hi - lo > 1) {
+        pc_fail (msg, len, "too large: tasks per allowed PU range from %u "
+                 "to %u", lo, hi);
+        goto out;
+    }
+    if (free_lo != UINT32_MAX && busy_hi > free_lo) {
+        pc_fail (msg, len, "too large: a busy PU holds %u tasks, a free one "
+                 "%u", busy_hi, free_lo);
+        goto out;
+    }
+    for (unsigned task = 0; task < plan->ntasks; task++) {
+        const struct place_task *pt = &plan->tasks[task];
+        unsigned want = req->cpus_per_task > m || req->policy == PLACE_NONE
+                        ? PLACE_FB_OVERSUBSCRIBED : 0;
+        for (unsigned i = 0; i < n; i++) {
+            if (!in[i] || !hwloc_bitmap_isset (pt->cpus, topo_pu (t, i)->os))
+                continue;
+            if (load[i] > 1)
+                want |= PLACE_FB_OVERSUBSCRIBED;
+            if (busy[i])
+                want |= PLACE_FB_SHARED_WITH_STEP;
+        }
+        if (pt->fallback != want) {
+            char a[128], b[128];
+            pc_fail (msg, len, "too large: task %u has fallback '%s', "
+                     "expected '%s'", task,
+                     place_fallback_string (pt->fallback, a, sizeof (a)),
+                     place_fallback_string (want, b, sizeof (b)));
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    free (load);
+    free (in);
+    free (busy);
+    hwloc_bitmap_free (mems);
+    return rc;
+}
+
 int placecheck (const topo_t *t, const struct place_request *req,
                 const struct place_plan *plan, char *msg, size_t len)
 {
+    if ((uint64_t)req->ntasks * req->cpus_per_task
+        > placecheck_limit (t, req))
+        return check_too_large (t, req, plan, msg, len);
+
     struct model m = { .t = t };
     struct dinfo *di = NULL;
     hwloc_bitmap_t mems = hwloc_bitmap_alloc ();
@@ -1527,7 +1653,7 @@ static bool plans_equal (const struct place_plan *a,
 }
 
 struct counts {
-    unsigned plans, errors;
+    unsigned plans, fallbacks, errors;
 };
 
 static void run_case (const char *name, const topo_t *t,
@@ -1540,9 +1666,30 @@ static void run_case (const char *name, const topo_t *t,
     struct place_plan *plan = place_compute (t, req, &err);
 
     if (total > navail) {
+        /* the fallback places it (and placecheck checks its rules) ... */
+        bool empty = req->allowed
+                     && !hwloc_bitmap_intersects (req->allowed,
+                                                  topo_cpuset (t));
+        ck_assert_msg (plan != NULL || empty, "%s: %s -n %u -c %u (%u "
+                       "available): no fallback: %s", name,
+                       place_policy_name (req->policy), req->ntasks,
+                       req->cpus_per_task, navail, err.text);
+        if (plan) {
+            int rc = placecheck (t, req, plan, msg, sizeof (msg));
+            ck_assert_msg (rc == 0, "%s: %s -n %u -c %u (%u available): %s",
+                           name, place_policy_name (req->policy),
+                           req->ntasks, req->cpus_per_task, navail, msg);
+            place_plan_destroy (plan);
+            cnt->fallbacks++;
+        }
+        /* ... and refuses it when asked to */
+        struct place_request strict = *req;
+        strict.refuse = PLACE_REFUSE_SHARE | PLACE_REFUSE_OVERSUBSCRIBE;
+        plan = place_compute (t, &strict, &err);
         ck_assert_msg (plan == NULL, "%s: %s -n %u -c %u: %u available, "
-                       "yet a plan", name, place_policy_name (req->policy),
-                       req->ntasks, req->cpus_per_task, navail);
+                       "refused, yet a plan", name,
+                       place_policy_name (req->policy), req->ntasks,
+                       req->cpus_per_task, navail);
         ck_assert_msg (strstr (err.text, "exceeds the") != NULL,
                        "%s: error '%s'", name, err.text);
         cnt->errors++;
@@ -1584,7 +1731,7 @@ static void run_case (const char *name, const topo_t *t,
 
 void placecheck_grid (const char *name, const topo_t *t, uint64_t seed)
 {
-    struct counts cnt = { 0, 0 };
+    struct counts cnt = { 0, 0, 0 };
     unsigned npu = topo_npus (t);
     const unsigned cpts[] = { 1, 2, 3, 4, 7, 8, 16, npu / 4, npu / 2,
                               npu - 1, npu, npu + 1 };
@@ -1617,7 +1764,9 @@ void placecheck_grid (const char *name, const topo_t *t, uint64_t seed)
         }
         hwloc_bitmap_free (allowed);
     }
-    /* the grid must have produced plans and errors on every machine */
-    ck_assert_msg (cnt.plans > 0 && cnt.errors > 0, "%s: %u plans, %u errors",
-                   name, cnt.plans, cnt.errors);
+    /* the grid must have produced plans, fallbacks and refusals on every
+     * machine */
+    ck_assert_msg (cnt.plans > 0 && cnt.fallbacks > 0 && cnt.errors > 0,
+                   "%s: %u plans, %u fallbacks, %u refusals", name,
+                   cnt.plans, cnt.fallbacks, cnt.errors);
 }

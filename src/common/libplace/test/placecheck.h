@@ -8,7 +8,9 @@
  * L2 units and fewest L3 inside each domain of numa-spread and of
  * numa-local across domains, the shares of those domains, numa-spread's
  * choice of domains per package, cache-shared's single L3 and its
- * domains taken whole but one.
+ * domains taken whole but one; for a request larger than its limit, the
+ * rules of the fallback (even load, free PUs before busy ones, the
+ * oversubscribed and shared-with-step bits).
  */
 #ifndef PIN_PLACECHECK_H
 #define PIN_PLACECHECK_H
@@ -42,7 +44,8 @@ extern const enum place_policy placecheck_policies[];
  * whole cores, half the packages) and five busy sets (none, 25% and 50%
  * of the PUs, 40% of the cores, an earlier step's PUs) drawn from `seed`; for random also same seed => same plan, and another seed
  * => another plan where there are more than 1e9 possible subsets.  Every
- * plan goes through placecheck(); every too large request must fail. */
+ * plan goes through placecheck(), the fallback plans of too large
+ * requests too; with req.refuse set every too large request must fail. */
 void placecheck_grid (const char *name, const topo_t *t, uint64_t seed);
 
 /* Run a suite with its results as TAP on stdout (one line per test

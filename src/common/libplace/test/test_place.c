@@ -217,6 +217,41 @@ static const struct exact exact[] = {
     { "own-2s-smt-linux", "none", 1, 8, "0-15", "0-3,8-11", 0,
       { "0-3,8-11|0-1|" } },
 
+    /* too large (doc/policies.md, "Too large"): every allowed PU gets a
+     * task before any gets a second one; a free PU before a busy one; the
+     * core with the fewest tasks (and busy PUs); the lowest logical
+     * index.  Allowed 0-1,8-9 is 2 cores x 2 threads: core 0 = 0,8. */
+    { "own-tiny", "numa-local", 2, 1, NULL, NULL, 0,
+      { "0|0|oversubscribed", "0|0|oversubscribed" } },
+    { "own-tiny", "none", 3, 1, NULL, NULL, 0,
+      { "0|0|oversubscribed", "0|0|oversubscribed", "0|0|oversubscribed" } },
+    /* -n 6 on 4 threads: 0,1,8,9 once (cores alternate), then 0 and 1:
+     * the threads hold 2,2,1,1 tasks, each core 3 */
+    { "own-2s-smt-linux", "numa-local", 6, 1, NULL, "0-1,8-9", 0,
+      { "0|0|oversubscribed", "1|0|oversubscribed", "8|0|", "9|0|",
+        "0|0|oversubscribed", "1|0|oversubscribed" } },
+    { "own-2s-smt-linux", "cache-shared", 5, 1, NULL, "0-1,8-9", 0,
+      { "0|0|oversubscribed", "1|0|", "8|0|", "9|0|",
+        "0|0|oversubscribed" } },
+    /* a task larger than the allocation gets all of it */
+    { "own-2s-smt-linux", "numa-spread", 2, 8, NULL, "0-1,8-9", 0,
+      { "0-1,8-9|0|oversubscribed", "0-1,8-9|0|oversubscribed" } },
+    { "own-2s-smt-linux", "random", 3, 8, NULL, NULL, 5,
+      { "0-7|0-1|oversubscribed", "8-15|0-1|", "0-7|0-1|oversubscribed" } },
+    /* every allowed PU busy (an --overlap step attaching to a full job) */
+    { "own-2s-smt-linux", "numa-local", 2, 1, "0-1,8-9", "0-1,8-9", 0,
+      { "0|0|shared-with-step", "1|0|shared-with-step" } },
+    /* the free core first, then the busy one */
+    { "own-2s-smt-linux", "numa-local", 3, 1, "0,8", "0-1,8-9", 0,
+      { "1|0|", "9|0|", "0|0|shared-with-step" } },
+    { "own-2s-smt-linux", "numa-spread", 2, 2, "0,8", "0-1,8-9", 0,
+      { "1,9|0|", "0,8|0|shared-with-step" } },
+    /* both: 5 on 4 threads, 9 busy: core 1 counts it, so the second
+     * task goes to 8 (logical order 0,8,1,9 breaks the tie) */
+    { "own-2s-smt-linux", "numa-local", 5, 1, "9", "0-1,8-9", 0,
+      { "0|0|oversubscribed", "8|0|", "1|0|", "9|0|shared-with-step",
+        "0|0|oversubscribed" } },
+
     { "own-tiny", "numa-local", 1, 1, NULL, NULL, 0, { "0|0|" } },
     { "own-tiny", "numa-spread", 1, 1, NULL, NULL, 0, { "0|0|" } },
     { "own-tiny", "cache-shared", 1, 1, NULL, NULL, 0, { "0|0|" } },
@@ -265,6 +300,10 @@ START_TEST (exact_plans)
 END_TEST
 
 /* ---- errors ------------------------------------------------------------- */
+
+/* The size errors below are asked with req.refuse set (pin.conf
+ * Oversubscribe=refuse, ShareWithSteps=refuse; slurm-pin plan --strict);
+ * without it those requests get the fallback (refuse_one below). */
 
 /* none ignores busy PUs, so its size check is against the allowed set:
  * a request that only busy PUs make too large is placed by none. */
@@ -332,6 +371,7 @@ START_TEST (errors)
             .cpus_per_task = b->cpt,
             .busy = busy,
             .allowed = allowed,
+            .refuse = PLACE_REFUSE_SHARE | PLACE_REFUSE_OVERSUBSCRIBE,
         };
         pin_error_t err = { { 0 } };
         const char *message = b->message;
@@ -359,6 +399,81 @@ START_TEST (errors)
         /* a NULL errp is allowed */
         ck_assert_ptr_null (place_compute (t, &req, NULL));
     }
+    hwloc_bitmap_free (busy);
+    hwloc_bitmap_free (allowed);
+    topo_destroy (t);
+}
+END_TEST
+
+/* Each refuse bit alone refuses only the fallback it names. */
+static const struct {
+    const char *machine;
+    unsigned ntasks, cpt;
+    const char *busy, *allowed;
+    unsigned refuse;
+    const char *message;        /* NULL: a plan */
+} refusals[] = {
+    /* sharing only: refused by REFUSE_SHARE alone */
+    { "own-2s-smt-linux", 2, 1, "0-1", "0-1", PLACE_REFUSE_SHARE,
+      "request of 2 tasks x 1 CPU = 2 CPUs exceeds the 0 available "
+      "(allowed 0-1 minus busy 0-1)" },
+    { "own-2s-smt-linux", 2, 1, "0-1", "0-1", PLACE_REFUSE_OVERSUBSCRIBE,
+      NULL },
+    /* oversubscribing only: refused by REFUSE_OVERSUBSCRIBE alone */
+    { "own-tiny", 2, 1, NULL, NULL, PLACE_REFUSE_OVERSUBSCRIBE,
+      "request of 2 tasks x 1 CPU = 2 CPUs exceeds the 1 available "
+      "(allowed 0)" },
+    { "own-tiny", 2, 1, NULL, NULL, PLACE_REFUSE_SHARE, NULL },
+    /* both needed: either bit refuses */
+    { "own-2s-smt-linux", 3, 1, "0", "0-1", PLACE_REFUSE_SHARE,
+      "request of 3 tasks x 1 CPU = 3 CPUs exceeds the 1 available "
+      "(allowed 0-1 minus busy 0)" },
+    { "own-2s-smt-linux", 3, 1, "0", "0-1", PLACE_REFUSE_OVERSUBSCRIBE,
+      "request of 3 tasks x 1 CPU = 3 CPUs exceeds the 1 available "
+      "(allowed 0-1 minus busy 0)" },
+    /* no allowed PU at all: no fallback can help */
+    { "own-2s-smt-linux", 1, 1, NULL, "100-200", 0,
+      "request of 1 task x 1 CPU = 1 CPU exceeds the 0 available "
+      "(allowed none)" },
+    /* far too many tasks to oversubscribe */
+    { "own-2s-smt-linux", PLACE_MAX_TASKS + 1, 1, NULL, NULL, 0,
+      "-n 4097: more than 4096 tasks cannot share the 16 allowed CPUs; "
+      "ask for fewer tasks" },
+    { "own-2s-smt-linux", UINT_MAX, UINT_MAX, NULL, NULL, 0,
+      "-n 4294967295: more than 4096 tasks cannot share the 16 allowed "
+      "CPUs; ask for fewer tasks" },
+    { "own-2s-smt-linux", PLACE_MAX_TASKS, 1, NULL, NULL, 0, NULL },
+};
+
+START_TEST (refuse_one)
+{
+    topo_t *t = load_own (refusals[_i].machine);
+    hwloc_bitmap_t busy = parse_set (refusals[_i].busy);
+    hwloc_bitmap_t allowed = parse_set (refusals[_i].allowed);
+    struct place_request req = {
+        .policy = PLACE_NUMA_LOCAL,
+        .ntasks = refusals[_i].ntasks,
+        .cpus_per_task = refusals[_i].cpt,
+        .busy = busy,
+        .allowed = allowed,
+        .refuse = refusals[_i].refuse,
+    };
+    pin_error_t err = { { 0 } };
+    char msg[512];
+
+    errno = 0;
+    struct place_plan *plan = place_compute (t, &req, &err);
+    if (refusals[_i].message) {
+        ck_assert_ptr_null (plan);
+        ck_assert_int_eq (errno, EINVAL);
+        ck_assert_str_eq (err.text, refusals[_i].message);
+    }
+    else {
+        ck_assert_msg (plan != NULL, "%s", err.text);
+        ck_assert_msg (placecheck (t, &req, plan, msg, sizeof (msg)) == 0,
+                       "%s", msg);
+    }
+    place_plan_destroy (plan);
     hwloc_bitmap_free (busy);
     hwloc_bitmap_free (allowed);
     topo_destroy (t);
@@ -466,10 +581,13 @@ static const struct {
       "no-local-numa" },
     { 127, 128, "multi-numa,shared-l2,shared-core,unbalanced,partial-core,"
       "no-local-numa,shared-with-task" },
-    { 255, 128, "multi-numa,shared-l2,shared-core,unbalanced,partial-core,"
-      "no-local-numa,shared-with-task,mixed-kinds" },
+    { 1023, 160, "multi-numa,shared-l2,shared-core,unbalanced,partial-core,"
+      "no-local-numa,shared-with-task,mixed-kinds,oversubscribed,"
+      "shared-with-step" },
     { PLACE_FB_MIXED_KINDS, 64, "mixed-kinds" },
-    { PLACE_FB_NO_LOCAL_NUMA | 256 | 1024, 64, "no-local-numa" },
+    { PLACE_FB_OVERSUBSCRIBED | PLACE_FB_SHARED_WITH_STEP, 64,
+      "oversubscribed,shared-with-step" },
+    { PLACE_FB_NO_LOCAL_NUMA | 1024 | 4096, 64, "no-local-numa" },
     /* too small: whole names only, always terminated */
     { PLACE_FB_MULTI_NUMA | PLACE_FB_SHARED_L2, 16, "multi-numa" },
     { PLACE_FB_MULTI_NUMA, 4, "" },
@@ -568,6 +686,7 @@ int main (void)
     tcase_set_timeout (tc, 120);
     tcase_add_loop_test (tc, exact_plans, 0, N (exact));
     tcase_add_loop_test (tc, errors, 0, N (bad));
+    tcase_add_loop_test (tc, refuse_one, 0, N (refusals));
     tcase_add_test (tc, bad_arguments);
     tcase_add_loop_test (tc, policy_names, 0, N (names));
     tcase_add_test (tc, policy_names_hostile);

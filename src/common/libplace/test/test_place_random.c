@@ -15,7 +15,9 @@
  *    that make it asymmetric: offline-like holes, one thread of some
  *    cores, a whole NUMA node busy, earlier steps of the same node.
  *    Every plan is checked with placecheck(); every too large request
- *    must fail; every call is repeated and must give the same plan.
+ *    gets a fallback plan (oversubscribed, shared-with-step) that passes
+ *    placecheck too, and fails once refused (req.refuse); every call is
+ *    repeated and must give the same plan.
  *  - the same requests on the two other OS numberings of the machine: the
  *    rules choose on the topology (logical order), never on the numbers,
  *    so the plans must be the same up to the renumbering.
@@ -404,11 +406,12 @@ static hwloc_bitmap_t renumber (hwloc_const_bitmap_t set, const topo_t *from,
 }
 
 struct stats {
-    unsigned plans, errors;
+    unsigned plans, fallbacks, errors;   /* errors: refused when strict */
 };
 
 /* Run one request: a plan that passes placecheck, the same plan again,
- * never a PU of `forbidden`; or the size error when it is too large.
+ * never a PU of `forbidden`; when it is too large, a fallback plan that
+ * passes placecheck and the size error once refused (req.refuse).
  * Returns the plan (the caller destroys it) or NULL after an error. */
 static struct place_plan *run_one (const char *machine, const topo_t *t,
                                    const struct place_request *req,
@@ -421,8 +424,42 @@ static struct place_plan *run_one (const char *machine, const topo_t *t,
     uint64_t total = (uint64_t)req->ntasks * req->cpus_per_task;
     struct place_plan *plan = place_compute (t, req, &err);
 
+    if (total > navail && req->allowed
+        && !hwloc_bitmap_intersects (req->allowed, topo_cpuset (t))) {
+        /* no allowed PU at all: nothing can place it */
+        ck_assert_msg (plan == NULL && errno == EINVAL
+                       && strstr (err.text, "exceeds the 0 available"),
+                       "%s: no allowed PU, yet '%s'",
+                       describe (machine, req), err.text);
+        st->errors++;
+        return NULL;
+    }
     if (total > navail) {
-        ck_assert_msg (plan == NULL, "%s: %u available, yet a plan",
+        /* too large (issue 10): the fallback places it, with its rules
+         * checked by placecheck; refused only when the request says so */
+        ck_assert_msg (plan != NULL, "%s (%u available): no fallback: %s",
+                       describe (machine, req), navail, err.text);
+        ck_assert_msg (placecheck (t, req, plan, msg, sizeof (msg)) == 0,
+                       "%s (%u available): %s", describe (machine, req),
+                       navail, msg);
+        for (unsigned i = 0; forbidden && i < plan->ntasks; i++)
+            ck_assert_msg (req->policy == PLACE_NONE
+                           || !hwloc_bitmap_intersects (plan->tasks[i].cpus,
+                                                        forbidden),
+                           "%s: fallback task %u uses a disallowed or "
+                           "removed PU", describe (machine, req), i);
+        struct place_plan *again = place_compute (t, req, NULL);
+        ck_assert_msg (again && plans_equal (plan, again),
+                       "%s: a second call gave another fallback plan",
+                       describe (machine, req));
+        place_plan_destroy (again);
+        place_plan_destroy (plan);
+        st->fallbacks++;
+        struct place_request strict = *req;
+        strict.refuse = PLACE_REFUSE_SHARE | PLACE_REFUSE_OVERSUBSCRIBE;
+        errno = 0;
+        plan = place_compute (t, &strict, &err);
+        ck_assert_msg (plan == NULL, "%s: %u available, refused, yet a plan",
                        describe (machine, req), navail);
         ck_assert_msg (errno == EINVAL && strstr (err.text, "exceeds the"),
                        "%s: error '%s'", describe (machine, req), err.text);
@@ -954,8 +991,9 @@ static void report (const char *machine, const struct stats *st)
 {
     const char *e = getenv ("PIN_RANDOM_STATS");
     if (e && *e && strcmp (e, "0") != 0)
-        fprintf (stderr, "stats: %u plans checked, %u requests refused: "
-                 "%s\n", st->plans, st->errors, machine);
+        fprintf (stderr, "stats: %u plans checked, %u fallback plans "
+                 "checked, %u requests refused when strict: %s\n",
+                 st->plans, st->fallbacks, st->errors, machine);
 }
 
 static uint64_t machine_seed (unsigned i)
@@ -973,7 +1011,7 @@ START_TEST (random_machine)
     topo_t *t[NNUMBERINGS];
     const char *names[NNUMBERINGS];
     pin_error_t err;
-    struct stats st = { 0, 0 };
+    struct stats st = { 0, 0, 0 };
 
     shape_draw (&s, &sh);
     for (int v = 0; v < NNUMBERINGS; v++) {
@@ -1028,9 +1066,10 @@ START_TEST (random_machine)
     }
     for (int v = 0; v < NNUMBERINGS; v++)
         topo_destroy (t[v]);
-    ck_assert_msg (st.plans > 0 && st.errors > 0,
-                   "machine %d (%s, mode %s): %u plans, %u errors", _i,
-                   src[v0], mode_names[sh.mode], st.plans, st.errors);
+    ck_assert_msg (st.plans > 0 && st.fallbacks > 0 && st.errors > 0,
+                   "machine %d (%s, mode %s): %u plans, %u fallbacks, "
+                   "%u refusals", _i, src[v0], mode_names[sh.mode], st.plans,
+                   st.fallbacks, st.errors);
     report (src[v0], &st);
 }
 END_TEST
@@ -1046,7 +1085,7 @@ START_TEST (hybrid_machine)
 {
     const char *path = PLACE_TEST_DATA "/hybrid-4p8e.xml";
     pin_error_t err;
-    struct stats st = { 0, 0 };
+    struct stats st = { 0, 0, 0 };
     topo_t *t = topo_load (path, 0, &err);
 
     ck_assert_msg (t != NULL, "%s: %s", path, err.text);
@@ -1058,7 +1097,7 @@ START_TEST (hybrid_machine)
     for (uint64_t k = 0; k < 8; k++)
         run_machine (path, t, NULL, NULL, 0, NULL, 0x4b1dULL + k, &st);
     topo_destroy (t);
-    ck_assert (st.plans > 0 && st.errors > 0);
+    ck_assert (st.plans > 0 && st.fallbacks > 0 && st.errors > 0);
     report (path, &st);
 }
 END_TEST
@@ -1131,14 +1170,14 @@ static size_t nfx;
 START_TEST (fixture_asymmetric)
 {
     pin_error_t err;
-    struct stats st = { 0, 0 };
+    struct stats st = { 0, 0, 0 };
     topo_t *t = topo_load (fx[_i].src, 0, &err);
 
     ck_assert_msg (t != NULL, "%s: %s", fx[_i].name, err.text);
     run_machine (fx[_i].name, t, NULL, NULL, 0, NULL,
                  machine_seed (1000 + (unsigned)_i), &st);
     topo_destroy (t);
-    ck_assert (st.plans > 0 && st.errors > 0);
+    ck_assert (st.plans > 0 && st.fallbacks > 0 && st.errors > 0);
     report (fx[_i].name, &st);
 }
 END_TEST
