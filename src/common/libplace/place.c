@@ -1377,6 +1377,35 @@ static unsigned task_numa_spread (struct ctx *c, unsigned cpt)
     return fb;
 }
 
+/* numa-spread on a machine with several CPU kinds: the task is spread
+ * over the PUs of one kind where that kind has cpt wholly free cores in
+ * the candidate domains (one core per CPU, no SMT sibling), the
+ * preferred kind first; otherwise over every kind (mixed-kinds if the
+ * task spans them). */
+static unsigned task_numa_spread_kinds (struct ctx *c, unsigned cpt)
+{
+    unsigned nnuma = c->nd[TOPO_NUMA];
+    int kbest = -1;
+    unsigned fb;
+
+    if (c->nkinds < 2)
+        return task_numa_spread (c, cpt);
+    for (unsigned r = 0; r < c->nkinds && kbest < 0; r++) {
+        unsigned cores = 0;
+        kind_set (c, kind_at (c, r));
+        c->view = 1;
+        for (unsigned e = 0; e < nnuma; e++)
+            cores += dstat_get (c, e)->ncore;
+        c->view = 0;
+        if (cores >= cpt)
+            kbest = kind_at (c, r);
+    }
+    kind_set (c, kbest);
+    fb = task_numa_spread (c, cpt) | task_kind_flag (c);
+    kind_set (c, -1);
+    return fb;
+}
+
 /* ---- cache-shared -------------------------------------------------------- */
 
 /* k PUs of domain d on the fewest wholly free cores, each filled before
@@ -1844,7 +1873,7 @@ struct place_plan *place_compute (const topo_t *topo,
                 fb = task_numa_local_kinds (c, cpt);
                 break;
             case PLACE_NUMA_SPREAD:
-                fb = task_numa_spread (c, cpt);
+                fb = task_numa_spread_kinds (c, cpt);
                 break;
             case PLACE_CACHE_SHARED:
                 fb = task_cache_shared (c, cpt);

@@ -257,7 +257,10 @@ static void kind_info (struct model *m, int k, unsigned d, struct kinfo *ki)
  * has: mix; (3) a kind with cpt free PUs in a domain, by locality, most
  * PUs on wholly free cores, preference; (4) mix.
  * cache-shared: over every kind and then "any kind", the domains with
- * cpt free PUs, by locality, no partial core, then that order. */
+ * cpt free PUs, by locality, no partial core, then that order.
+ * numa-spread: the first kind, in preference order, with cpt wholly free
+ * cores (cores with a PU of the kind, every PU of the core free) over all
+ * domains; else mix. */
 static int expected_kind (struct model *m, enum place_policy pol,
                           unsigned cpt, unsigned nk)
 {
@@ -266,6 +269,19 @@ static int expected_kind (struct model *m, enum place_policy pol,
     unsigned bk[3] = { ~0u, ~0u, ~0u };
     int best = -2;
 
+    if (pol == PLACE_NUMA_SPREAD) {
+        for (unsigned r = 0; r < nk; r++) {
+            int k = (int)(nk - 1 - r);
+            unsigned cores = 0;
+            for (unsigned d = 0; d < nnuma; d++) {
+                kind_info (m, k, d, &ki);
+                cores += ki.wcore;
+            }
+            if (cores >= cpt)
+                return k;
+        }
+        return -1;
+    }
     if (pol == PLACE_CACHE_SHARED) {
         for (unsigned r = 0; r <= nk; r++) {
             int k = r == nk ? -1 : (int)(nk - 1 - r);
@@ -1392,10 +1408,11 @@ int placecheck (const topo_t *t, const struct place_request *req,
             goto out;
         }
         core_counts (&m);
-        /* CPU kinds: numa-local and cache-shared keep a task to the kind
-         * the rule names (the other kinds' PUs are hidden for the checks
-         * below, their cores still count as wholly free); mixed-kinds is
-         * set exactly when the task's PUs are of several kinds */
+        /* CPU kinds: numa-local, numa-spread and cache-shared keep a task
+         * to the kind the rule names (the other kinds' PUs are hidden for
+         * the checks below, their cores still count as wholly free);
+         * mixed-kinds is set exactly when the task's PUs are of several
+         * kinds */
         {
             bool mixed = false;
             int k0 = -2;
@@ -1408,6 +1425,7 @@ int placecheck (const topo_t *t, const struct place_request *req,
                     mixed = true;
             }
             bool kinded = req->policy == PLACE_NUMA_LOCAL
+                          || req->policy == PLACE_NUMA_SPREAD
                           || req->policy == PLACE_CACHE_SHARED;
             if (!!(fb & PLACE_FB_MIXED_KINDS) != (kinded && mixed)) {
                 pc_fail (msg, len, "task %u: mixed-kinds is %s, the task's "

@@ -175,6 +175,12 @@ static const struct qcase qcases[] = {
      * each of one kind (was 0,2,4 and 6,8,12) */
     { "data:hybrid-4p8e.xml", "numa-local", 2, 3, NULL, NULL,
       "0,2,4|0|;8-9,12|0|shared-l2", 0, 0, 0, 0 },
+    /* numa-spread keeps a task to one kind with c wholly free cores:
+     * the 8 E-cores for -c 6 (was 0,2,4,6,8,12), the P-cores for -c 4 */
+    { "data:hybrid-4p8e.xml", "numa-spread", 1, 6, NULL, NULL,
+      "8-10,12-14|0|", 0, 0, 0, 0 },
+    { "data:hybrid-4p8e.xml", "numa-spread", 1, 4, NULL, NULL,
+      "0,2,4,6|0|", 0, 0, 0, 0 },
     /* Raptor-Lake-like (derived/): 6 P-cores x 2 threads (P#0-11), 8
      * E-cores (P#12-19, an L2 per 4); -c 8 on the 8 E-cores, not 6
      * P-cores plus 2 E-cores */
