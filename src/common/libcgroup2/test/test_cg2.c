@@ -27,106 +27,24 @@
 #include "libcgroup2/cg2.h"
 #include "libcgroup2/cg2_private.h"
 #include "libtest/tap.h"
-
-static char root[256];
-
-/* ---- fixture helpers -------------------------------------------------------- */
-
-static void path_of (char *buf, size_t size, const char *rel)
-{
-    snprintf (buf, size, "%s/%s", root, rel);
-}
-
-/* mkdir -p of the directory part of rel (or of rel itself if dir). */
-static void mkdirs (const char *rel, bool last_too)
-{
-    char buf[512];
-    char *p;
-
-    path_of (buf, sizeof (buf), rel);
-    for (p = buf + strlen (root) + 1; *p; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            ck_assert_msg (mkdir (buf, 0755) == 0 || errno == EEXIST,
-                           "mkdir %s: %s", buf, strerror (errno));
-            *p = '/';
-        }
-    }
-    if (last_too)
-        ck_assert_msg (mkdir (buf, 0755) == 0 || errno == EEXIST,
-                       "mkdir %s: %s", buf, strerror (errno));
-}
-
-static void put (const char *rel, const char *content)
-{
-    char buf[512];
-    FILE *f;
-
-    mkdirs (rel, false);
-    path_of (buf, sizeof (buf), rel);
-    ck_assert_msg ((f = fopen (buf, "w")) != NULL, "%s: %s", buf,
-                   strerror (errno));
-    fputs (content, f);
-    ck_assert_int_eq (fclose (f), 0);
-}
-
-/* Contents of root/rel, or "<missing>"; static buffer. */
-static const char *get (const char *rel)
-{
-    static char content[4096];
-    char buf[512];
-    size_t n;
-    FILE *f;
-
-    path_of (buf, sizeof (buf), rel);
-    if (!(f = fopen (buf, "r")))
-        return "<missing>";
-    n = fread (content, 1, sizeof (content) - 1, f);
-    content[n] = '\0';
-    fclose (f);
-    return content;
-}
-
-static bool exists (const char *rel)
-{
-    char buf[512];
-    struct stat st;
-    path_of (buf, sizeof (buf), rel);
-    return lstat (buf, &st) == 0;
-}
-
-static int rm_one (const char *path, const struct stat *st, int flag,
-                   struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove (path) < 0 && errno != ENOENT ? -1 : 0;
-}
-
-static void rm_rf (const char *path)
-{
-    nftw (path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
+#include "libtest/tmptree.h"
 
 static void setup (void)
 {
-    snprintf (root, sizeof (root), "%s/test_cg2.XXXXXX",
-              getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp");
-    ck_assert_ptr_nonnull (mkdtemp (root));
-    put ("cgroup.controllers", "cpuset cpu io memory pids\n");
-    put ("cgroup.subtree_control", "");
+    tmptree_setup ("test_cg2");
+    tmptree_put ("cgroup.controllers", "cpuset cpu io memory pids\n");
+    tmptree_put ("cgroup.subtree_control", "");
 }
 
 static void teardown (void)
 {
-    rm_rf (root);
+    tmptree_teardown ();
 }
 
 static cg2_t *open_seam (void)
 {
     pin_error_t e = { "" };
-    cg2_t *cg = cg2_open (root, &e);
+    cg2_t *cg = cg2_open (tmptree_root (), &e);
     ck_assert_msg (cg != NULL, "cg2_open: %s", e.text);
     ck_assert (!cg2_is_cgroup2fs (cg));
     return cg;
@@ -158,7 +76,7 @@ START_TEST (test_open)
     char path[512];
     cg2_t *cg = open_seam ();
 
-    ck_assert_str_eq (cg2_root (cg), root);
+    ck_assert_str_eq (cg2_root (cg), tmptree_root ());
     ck_assert (cg2_has_controller (cg, "cpuset"));
     ck_assert (cg2_has_controller (cg, "cpu"));
     ck_assert (cg2_has_controller (cg, "pids"));
@@ -170,15 +88,15 @@ START_TEST (test_open)
     cg2_close (NULL);
 
     /* a directory without cgroup.controllers is not a hierarchy */
-    mkdirs ("plain", true);
-    path_of (path, sizeof (path), "plain");
+    tmptree_mkdirs ("plain", true);
+    tmptree_path (path, sizeof (path), "plain");
     ck_assert_ptr_null (cg2_open (path, &e));
     ck_assert_msg (strstr (e.text, "not a cgroup v2 hierarchy") != NULL,
                    "%s", e.text);
     ck_assert_ptr_null (cg2_open ("relative/dir", &e));
     ck_assert_msg (strstr (e.text, "not an absolute path") != NULL, "%s",
                    e.text);
-    path_of (path, sizeof (path), "absent");
+    tmptree_path (path, sizeof (path), "absent");
     ck_assert_ptr_null (cg2_open (path, &e));
     ck_assert_int_eq (errno, ENOENT);
 }
@@ -190,7 +108,7 @@ START_TEST (test_mountinfo)
     char buf[256];
     char path[512];
 
-    put ("mountinfo",
+    tmptree_put ("mountinfo",
          "22 27 0:21 / /proc rw,nosuid - proc proc rw\n"
          "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
          "34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup "
@@ -198,12 +116,12 @@ START_TEST (test_mountinfo)
          "41 31 0:38 / /sys/fs/cgroup/uni\\040fied rw,relatime shared:9 - "
          "cgroup2 cgroup2 rw\n"
          "42 31 0:39 / /other rw - cgroup2 cgroup2 rw\n");
-    path_of (path, sizeof (path), "mountinfo");
+    tmptree_path (path, sizeof (path), "mountinfo");
     ck_assert_msg (cg2_mountinfo_find (path, buf, sizeof (buf), &e) == 0,
                    "%s", e.text);
     ck_assert_str_eq (buf, "/sys/fs/cgroup/uni fied");
 
-    put ("mountinfo", "31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n"
+    tmptree_put ("mountinfo", "31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n"
                       "34 31 0:31 / /sys/fs/cgroup/cpuset rw - cgroup cgroup "
                       "rw,cpuset\n");
     ck_assert_int_lt (cg2_mountinfo_find (path, buf, sizeof (buf), &e), 0);
@@ -289,42 +207,42 @@ START_TEST (test_create)
     pin_error_t e = { "" };
     cg2_t *cg = open_seam ();
 
-    put ("a/cgroup.subtree_control", "");
+    tmptree_put ("a/cgroup.subtree_control", "");
     ck_assert_msg (cg2_create (cg, "/a/b", "+cpuset +cpu +rdma", &e) == 0,
                    "%s", e.text);
     /* root and every ancestor, only controllers the root has */
-    ck_assert_str_eq (get ("cgroup.subtree_control"), "+cpuset +cpu");
-    ck_assert_str_eq (get ("a/cgroup.subtree_control"), "+cpuset +cpu");
-    ck_assert (exists ("a/b"));
+    ck_assert_str_eq (tmptree_get ("cgroup.subtree_control"), "+cpuset +cpu");
+    ck_assert_str_eq (tmptree_get ("a/cgroup.subtree_control"), "+cpuset +cpu");
+    ck_assert (tmptree_exists ("a/b"));
     /* the leaf stays a leaf */
-    ck_assert (!exists ("a/b/cgroup.subtree_control"));
+    ck_assert (!tmptree_exists ("a/b/cgroup.subtree_control"));
 
     /* again: fine, and files that list them all are not rewritten */
-    put ("cgroup.subtree_control", "cpuset cpu memory\n");
+    tmptree_put ("cgroup.subtree_control", "cpuset cpu memory\n");
     ck_assert_msg (cg2_create (cg, "a/b", "cpuset cpu", &e) == 0, "%s",
                    e.text);
-    ck_assert_str_eq (get ("cgroup.subtree_control"), "cpuset cpu memory\n");
+    ck_assert_str_eq (tmptree_get ("cgroup.subtree_control"), "cpuset cpu memory\n");
 
     /* no controllers: mkdir -p only */
     ck_assert_msg (cg2_create (cg, "p/q/r", NULL, &e) == 0, "%s", e.text);
-    ck_assert (exists ("p/q/r"));
-    ck_assert_str_eq (get ("cgroup.subtree_control"), "cpuset cpu memory\n");
-    ck_assert (!exists ("p/cgroup.subtree_control"));
+    ck_assert (tmptree_exists ("p/q/r"));
+    ck_assert_str_eq (tmptree_get ("cgroup.subtree_control"), "cpuset cpu memory\n");
+    ck_assert (!tmptree_exists ("p/cgroup.subtree_control"));
 
     /* a root without the asked controllers: nothing to enable */
     ck_assert_msg (cg2_create (cg, "p/s", "+rdma +hugetlb", &e) == 0, "%s",
                    e.text);
-    ck_assert (exists ("p/s"));
+    ck_assert (tmptree_exists ("p/s"));
 
     ck_assert_int_lt (cg2_create (cg, "", "+cpuset", &e), 0);
     ck_assert_int_eq (errno, EINVAL);
     ck_assert_int_lt (cg2_create (cg, "/", "+cpuset", &e), 0);
     ck_assert_int_lt (cg2_create (cg, "a/../x", "+cpuset", &e), 0);
-    ck_assert (!exists ("x"));
+    ck_assert (!tmptree_exists ("x"));
     ck_assert_int_lt (cg2_create (cg, "y", "+CPU$", &e), 0);
     ck_assert_int_eq (errno, EINVAL);
     ck_assert_msg (strstr (e.text, "+CPU$") != NULL, "%s", e.text);
-    ck_assert (!exists ("y"));
+    ck_assert (!tmptree_exists ("y"));
     cg2_close (cg);
 }
 END_TEST
@@ -336,22 +254,22 @@ START_TEST (test_create_order)
     pin_error_t e = { "" };
     cg2_t *cg = open_seam ();
 
-    mkdirs ("a/cgroup.subtree_control", true);  /* a directory: EISDIR */
+    tmptree_mkdirs ("a/cgroup.subtree_control", true);  /* a directory: EISDIR */
     ck_assert_int_lt (cg2_create (cg, "a/b/c", "+cpuset", &e), 0);
-    ck_assert_str_eq (get ("cgroup.subtree_control"), "+cpuset");
+    ck_assert_str_eq (tmptree_get ("cgroup.subtree_control"), "+cpuset");
     ck_assert_msg (strstr (e.text, "a/cgroup.subtree_control: write "
                            "'+cpuset'") != NULL, "%s", e.text);
-    ck_assert (!exists ("a/b"));
+    ck_assert (!tmptree_exists ("a/b"));
 
     /* x is made, x/cgroup.subtree_control does not exist (no O_CREAT):
      * the error names it and x is removed again */
-    put ("cgroup.subtree_control", "");
+    tmptree_put ("cgroup.subtree_control", "");
     ck_assert_int_lt (cg2_create (cg, "x/y/z", "+cpu", &e), 0);
     ck_assert_msg (strstr (e.text, "x/cgroup.subtree_control") != NULL,
                    "%s", e.text);
     ck_assert_int_eq (errno, ENOENT);
-    ck_assert (!exists ("x"));
-    ck_assert (!exists ("x/cgroup.subtree_control"));
+    ck_assert (!tmptree_exists ("x"));
+    ck_assert (!tmptree_exists ("x/cgroup.subtree_control"));
     cg2_close (cg);
 }
 END_TEST
@@ -364,23 +282,23 @@ START_TEST (test_no_symlinks)
     cg2_t *cg = open_seam ();
     char *s;
 
-    mkdirs ("outside", true);
-    put ("outside/cpuset.cpus", "0\n");
-    path_of (target, sizeof (target), "outside");
-    path_of (link, sizeof (link), "link");
+    tmptree_mkdirs ("outside", true);
+    tmptree_put ("outside/cpuset.cpus", "0\n");
+    tmptree_path (target, sizeof (target), "outside");
+    tmptree_path (link, sizeof (link), "link");
     ck_assert_int_eq (symlink (target, link), 0);
     ck_assert_int_lt (cg2_create (cg, "link/x", NULL, &e), 0);
-    ck_assert (!exists ("outside/x"));
+    ck_assert (!tmptree_exists ("outside/x"));
     ck_assert_int_lt (cg2_write (cg, "link", "cpuset.cpus", "5", &e), 0);
-    ck_assert_str_eq (get ("outside/cpuset.cpus"), "0\n");
+    ck_assert_str_eq (tmptree_get ("outside/cpuset.cpus"), "0\n");
     ck_assert_ptr_null (cg2_read (cg, "link", "cpuset.cpus", &e));
 
-    mkdirs ("d", true);
-    path_of (target, sizeof (target), "outside/cpuset.cpus");
-    path_of (link, sizeof (link), "d/cpuset.cpus");
+    tmptree_mkdirs ("d", true);
+    tmptree_path (target, sizeof (target), "outside/cpuset.cpus");
+    tmptree_path (link, sizeof (link), "d/cpuset.cpus");
     ck_assert_int_eq (symlink (target, link), 0);
     ck_assert_int_lt (cg2_write (cg, "d", "cpuset.cpus", "5", &e), 0);
-    ck_assert_str_eq (get ("outside/cpuset.cpus"), "0\n");
+    ck_assert_str_eq (tmptree_get ("outside/cpuset.cpus"), "0\n");
     s = cg2_read (cg, "d", "cpuset.cpus", &e);
     ck_assert_ptr_null (s);
     cg2_close (cg);
@@ -395,15 +313,15 @@ START_TEST (test_write_read)
     cg2_t *cg = open_seam ();
     char *s;
 
-    put ("a/cpu.max", "max 100000\n");
+    tmptree_put ("a/cpu.max", "max 100000\n");
     ck_assert_msg (cg2_write (cg, "a", "cpu.max", "50000 100000", &e) == 0,
                    "%s", e.text);
-    ck_assert_str_eq (get ("a/cpu.max"), "50000 100000");
+    ck_assert_str_eq (tmptree_get ("a/cpu.max"), "50000 100000");
     s = cg2_read (cg, "/a/", "cpu.max", &e);
     ck_assert_ptr_nonnull (s);
     ck_assert_str_eq (s, "50000 100000");
     free (s);
-    put ("a/cpu.max", "max 100000\n");
+    tmptree_put ("a/cpu.max", "max 100000\n");
     s = cg2_read (cg, "a", "cpu.max", &e);
     ck_assert_str_eq (s, "max 100000");        /* newline removed */
     free (s);
@@ -414,7 +332,7 @@ START_TEST (test_write_read)
     /* never creates a file */
     ck_assert_int_lt (cg2_write (cg, "a", "cpu.weight", "100", &e), 0);
     ck_assert_int_eq (errno, ENOENT);
-    ck_assert (!exists ("a/cpu.weight"));
+    ck_assert (!tmptree_exists ("a/cpu.weight"));
     ck_assert_msg (strstr (e.text, "a/cpu.weight: write '100'") != NULL, "%s",
                    e.text);
     ck_assert_int_lt (cg2_write (cg, "nope", "cpu.max", "1", &e), 0);
@@ -428,7 +346,7 @@ START_TEST (test_write_read)
     ck_assert_int_lt (cg2_write (cg, "", "..", "1", &e), 0);
     ck_assert_ptr_null (cg2_read (cg, "", NULL, &e));
     ck_assert_int_lt (cg2_write (cg, "..", "cpu.max", "1", &e), 0);
-    ck_assert_str_eq (get ("a/cpu.max"), "max 100000\n");
+    ck_assert_str_eq (tmptree_get ("a/cpu.max"), "max 100000\n");
     cg2_close (cg);
 }
 END_TEST
@@ -445,11 +363,11 @@ START_TEST (test_read_bounded)
     ck_assert_ptr_nonnull (big);
     memset (big, '1', n);
     big[n] = '\0';
-    put ("cgroup.procs", big);
+    tmptree_put ("cgroup.procs", big);
     ck_assert_ptr_null (cg2_read (cg, "", "cgroup.procs", &e));
     ck_assert_int_eq (errno, EFBIG);
     big[CG2_READ_MAX - 2] = '\0';
-    put ("cgroup.procs", big);
+    tmptree_put ("cgroup.procs", big);
     s = cg2_read (cg, "", "cgroup.procs", &e);
     ck_assert_msg (s != NULL, "%s", e.text);
     ck_assert_uint_eq (strlen (s), CG2_READ_MAX - 2);
@@ -469,28 +387,28 @@ START_TEST (test_set_cpuset)
     hwloc_bitmap_t mems = set_of ("1");
     hwloc_bitmap_t empty = hwloc_bitmap_alloc ();
 
-    put ("s/cpuset.cpus", "");
-    put ("s/cpuset.mems", "");
-    put ("s/cpuset.cpus.effective", "2-3,8\n");   /* the kernel agrees */
+    tmptree_put ("s/cpuset.cpus", "");
+    tmptree_put ("s/cpuset.mems", "");
+    tmptree_put ("s/cpuset.cpus.effective", "2-3,8\n");   /* the kernel agrees */
     ck_assert_msg (cg2_set_cpuset (cg, "s", cpus, mems, &e) == 0, "%s",
                    e.text);
-    ck_assert_str_eq (get ("s/cpuset.cpus"), "2-3,8");
-    ck_assert_str_eq (get ("s/cpuset.mems"), "1");
+    ck_assert_str_eq (tmptree_get ("s/cpuset.cpus"), "2-3,8");
+    ck_assert_str_eq (tmptree_get ("s/cpuset.mems"), "1");
 
     /* mems NULL: left alone */
-    put ("s/cpuset.mems", "0\n");
+    tmptree_put ("s/cpuset.mems", "0\n");
     ck_assert_msg (cg2_set_cpuset (cg, "s", cpus, NULL, &e) == 0, "%s",
                    e.text);
-    ck_assert_str_eq (get ("s/cpuset.mems"), "0\n");
+    ck_assert_str_eq (tmptree_get ("s/cpuset.mems"), "0\n");
 
     /* cpus NULL: only mems, no effective check */
-    put ("s/cpuset.cpus.effective", "0-15\n");
+    tmptree_put ("s/cpuset.cpus.effective", "0-15\n");
     ck_assert_msg (cg2_set_cpuset (cg, "s", NULL, mems, &e) == 0, "%s",
                    e.text);
-    ck_assert_str_eq (get ("s/cpuset.mems"), "1");
+    ck_assert_str_eq (tmptree_get ("s/cpuset.mems"), "1");
 
     /* the kernel narrowed it (the parent lacks CPU 8): EIO, both sets */
-    put ("s/cpuset.cpus.effective", "2-3\n");
+    tmptree_put ("s/cpuset.cpus.effective", "2-3\n");
     ck_assert_int_lt (cg2_set_cpuset (cg, "s", cpus, mems, &e), 0);
     ck_assert_int_eq (errno, EIO);
     ck_assert_msg (strstr (e.text, "cpuset.cpus.effective is '2-3' after "
@@ -498,8 +416,8 @@ START_TEST (test_set_cpuset)
                    e.text);
 
     /* no cpuset.cpus.effective: an error, not a silent pass */
-    put ("t/cpuset.cpus", "");
-    put ("t/cpuset.mems", "");
+    tmptree_put ("t/cpuset.cpus", "");
+    tmptree_put ("t/cpuset.mems", "");
     ck_assert_int_lt (cg2_set_cpuset (cg, "t", cpus, mems, &e), 0);
     ck_assert_msg (strstr (e.text, "cpuset.cpus.effective") != NULL, "%s",
                    e.text);
@@ -524,17 +442,17 @@ START_TEST (test_set_cpuset_order)
     hwloc_bitmap_t cpus = set_of ("4-5");
     hwloc_bitmap_t mems = set_of ("0");
 
-    mkdirs ("u/cpuset.cpus", true);                /* EISDIR */
-    put ("u/cpuset.mems", "old\n");
+    tmptree_mkdirs ("u/cpuset.cpus", true);                /* EISDIR */
+    tmptree_put ("u/cpuset.mems", "old\n");
     ck_assert_int_lt (cg2_set_cpuset (cg, "u", cpus, mems, &e), 0);
-    ck_assert_str_eq (get ("u/cpuset.mems"), "old\n");
+    ck_assert_str_eq (tmptree_get ("u/cpuset.mems"), "old\n");
     ck_assert_msg (strstr (e.text, "u/cpuset.cpus: write '4-5'") != NULL,
                    "%s", e.text);
 
-    put ("v/cpuset.cpus", "old\n");
-    mkdirs ("v/cpuset.mems", true);                /* EISDIR */
+    tmptree_put ("v/cpuset.cpus", "old\n");
+    tmptree_mkdirs ("v/cpuset.mems", true);                /* EISDIR */
     ck_assert_int_lt (cg2_set_cpuset (cg, "v", cpus, mems, &e), 0);
-    ck_assert_str_eq (get ("v/cpuset.cpus"), "4-5");
+    ck_assert_str_eq (tmptree_get ("v/cpuset.cpus"), "4-5");
     ck_assert_msg (strstr (e.text, "v/cpuset.mems: write '0'") != NULL,
                    "%s", e.text);
     hwloc_bitmap_free (cpus);
@@ -549,10 +467,10 @@ START_TEST (test_attach)
     char want[32];
     cg2_t *cg = open_seam ();
 
-    put ("a/cgroup.procs", "");
+    tmptree_put ("a/cgroup.procs", "");
     ck_assert_msg (cg2_attach (cg, "a", getpid (), &e) == 0, "%s", e.text);
     snprintf (want, sizeof (want), "%ld", (long)getpid ());
-    ck_assert_str_eq (get ("a/cgroup.procs"), want);
+    ck_assert_str_eq (tmptree_get ("a/cgroup.procs"), want);
     ck_assert_int_lt (cg2_attach (cg, "a", 0, &e), 0);
     ck_assert_int_eq (errno, EINVAL);
     ck_assert_int_lt (cg2_attach (cg, "a", -5, &e), 0);
@@ -566,13 +484,13 @@ START_TEST (test_populated)
 {
     cg2_t *cg = open_seam ();
 
-    put ("a/cgroup.events", "populated 1\nfrozen 0\n");
-    put ("b/cgroup.events", "populated 0\nfrozen 0\n");
-    put ("b/cgroup.procs", "123\n");        /* events win over procs */
-    put ("c/cgroup.procs", "");
-    put ("c/d/cgroup.procs", "");
-    put ("c/d/e/cgroup.procs", "4242\n");   /* no events: procs, deep */
-    put ("f/cgroup.procs", "\n");
+    tmptree_put ("a/cgroup.events", "populated 1\nfrozen 0\n");
+    tmptree_put ("b/cgroup.events", "populated 0\nfrozen 0\n");
+    tmptree_put ("b/cgroup.procs", "123\n");        /* events win over procs */
+    tmptree_put ("c/cgroup.procs", "");
+    tmptree_put ("c/d/cgroup.procs", "");
+    tmptree_put ("c/d/e/cgroup.procs", "4242\n");   /* no events: procs, deep */
+    tmptree_put ("f/cgroup.procs", "\n");
     ck_assert (cg2_populated (cg, "a"));
     ck_assert (!cg2_populated (cg, "b"));
     ck_assert (cg2_populated (cg, "c"));
@@ -643,14 +561,14 @@ START_TEST (test_cpu_stat_read)
     pin_error_t e = { "" };
     cg2_t *cg = open_seam ();
 
-    put ("job_1/step_0/cpu.stat", "usage_usec 123\nuser_usec 100\n"
+    tmptree_put ("job_1/step_0/cpu.stat", "usage_usec 123\nuser_usec 100\n"
          "system_usec 23\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n");
     ck_assert_msg (cg2_read_cpu_stat (cg, "job_1/step_0", &st, &e) == 0,
                    "%s", e.text);
     ck_assert_uint_eq (st.usage_usec, 123);
     ck_assert_uint_eq (st.user_usec, 100);
     ck_assert_uint_eq (st.system_usec, 23);
-    put ("job_1/step_1/cpu.stat", "usage_usec x\n");
+    tmptree_put ("job_1/step_1/cpu.stat", "usage_usec x\n");
     ck_assert_int_lt (cg2_read_cpu_stat (cg, "job_1/step_1", &st, &e), 0);
     ck_assert_msg (strstr (e.text, "job_1/step_1/cpu.stat: line 1") != NULL,
                    "%s", e.text);
@@ -667,18 +585,18 @@ START_TEST (test_remove_tree)
     pin_error_t e = { "" };
     cg2_t *cg = open_seam ();
 
-    put ("base/job_1/cgroup.procs", "");
-    put ("base/job_1/step_0/cpuset.cpus", "0-1\n");
-    put ("base/job_1/step_0/task_0/cgroup.events", "populated 0\n");
-    put ("base/job_1/step_0/task_1/cgroup.procs", "");
-    put ("base/job_1/step_1/cpu.stat", "usage_usec 1\n");
-    mkdirs ("base/job_1/step_1/empty/deeper", true);
-    put ("base/job_2/cgroup.procs", "");
+    tmptree_put ("base/job_1/cgroup.procs", "");
+    tmptree_put ("base/job_1/step_0/cpuset.cpus", "0-1\n");
+    tmptree_put ("base/job_1/step_0/task_0/cgroup.events", "populated 0\n");
+    tmptree_put ("base/job_1/step_0/task_1/cgroup.procs", "");
+    tmptree_put ("base/job_1/step_1/cpu.stat", "usage_usec 1\n");
+    tmptree_mkdirs ("base/job_1/step_1/empty/deeper", true);
+    tmptree_put ("base/job_2/cgroup.procs", "");
     ck_assert_msg (cg2_remove_tree (cg, "base/job_1", 0, &e) == 0, "%s",
                    e.text);
-    ck_assert (!exists ("base/job_1"));
-    ck_assert (exists ("base/job_2/cgroup.procs"));     /* sibling kept */
-    ck_assert (exists ("base"));
+    ck_assert (!tmptree_exists ("base/job_1"));
+    ck_assert (tmptree_exists ("base/job_2/cgroup.procs"));     /* sibling kept */
+    ck_assert (tmptree_exists ("base"));
 
     /* absent: success */
     ck_assert_msg (cg2_remove_tree (cg, "base/job_1", 0, &e) == 0, "%s",
@@ -687,20 +605,20 @@ START_TEST (test_remove_tree)
 
     /* only interface-like names are unlinked in the seam: another file
      * makes rmdir fail (ENOTEMPTY), reported, and it is kept */
-    put ("base/job_3/step_0/README", "keep me\n");
-    put ("base/job_3/step_0/cpuset.cpus", "1\n");
+    tmptree_put ("base/job_3/step_0/README", "keep me\n");
+    tmptree_put ("base/job_3/step_0/cpuset.cpus", "1\n");
     ck_assert_int_lt (cg2_remove_tree (cg, "base/job_3", 0, &e), 0);
     ck_assert_int_eq (errno, ENOTEMPTY);
     ck_assert_msg (strstr (e.text, "base/job_3/step_0: rmdir") != NULL, "%s",
                    e.text);
-    ck_assert (exists ("base/job_3/step_0/README"));
+    ck_assert (tmptree_exists ("base/job_3/step_0/README"));
 
     /* never the root, never outside */
     ck_assert_int_lt (cg2_remove_tree (cg, "", 0, &e), 0);
     ck_assert_int_eq (errno, EINVAL);
     ck_assert_int_lt (cg2_remove_tree (cg, "/", 0, &e), 0);
     ck_assert_int_lt (cg2_remove_tree (cg, "base/..", 0, &e), 0);
-    ck_assert (exists ("cgroup.controllers"));
+    ck_assert (tmptree_exists ("cgroup.controllers"));
     cg2_close (cg);
 }
 END_TEST
@@ -711,26 +629,26 @@ START_TEST (test_remove_below)
     pin_error_t e = { "" };
     cg2_t *cg = open_seam ();
 
-    put ("base/job_1/cgroup.procs", "");
-    put ("base/job_1/step_0/task_0/cgroup.procs", "");
-    put ("base/job_1/step_1/cpu.stat", "usage_usec 1\n");
+    tmptree_put ("base/job_1/cgroup.procs", "");
+    tmptree_put ("base/job_1/step_0/task_0/cgroup.procs", "");
+    tmptree_put ("base/job_1/step_1/cpu.stat", "usage_usec 1\n");
     ck_assert_msg (cg2_remove_below (cg, "base/job_1", 0, &e) == 0, "%s",
                    e.text);
-    ck_assert (exists ("base/job_1"));
-    ck_assert (!exists ("base/job_1/step_0"));
-    ck_assert (!exists ("base/job_1/step_1"));
+    ck_assert (tmptree_exists ("base/job_1"));
+    ck_assert (!tmptree_exists ("base/job_1/step_0"));
+    ck_assert (!tmptree_exists ("base/job_1/step_1"));
     /* nothing below, or nothing at all: success */
     ck_assert_msg (cg2_remove_below (cg, "base/job_1", 0, &e) == 0, "%s",
                    e.text);
     ck_assert_int_eq (cg2_remove_below (cg, "nothing/here", 0, &e), 0);
 
     /* a child that cannot go is reported and kept, and so is relpath */
-    put ("base/job_3/step_0/README", "keep me\n");
+    tmptree_put ("base/job_3/step_0/README", "keep me\n");
     ck_assert_int_lt (cg2_remove_below (cg, "base/job_3", 0, &e), 0);
     ck_assert_int_eq (errno, ENOTEMPTY);
     ck_assert_msg (strstr (e.text, "base/job_3/step_0: rmdir") != NULL, "%s",
                    e.text);
-    ck_assert (exists ("base/job_3/step_0/README"));
+    ck_assert (tmptree_exists ("base/job_3/step_0/README"));
 
     ck_assert_int_lt (cg2_remove_below (cg, "", 0, &e), 0);
     ck_assert_int_eq (errno, EINVAL);
@@ -746,13 +664,13 @@ START_TEST (test_remove_tree_symlink)
     char target[512], link[512];
     cg2_t *cg = open_seam ();
 
-    put ("outside/cpuset.cpus", "0\n");
-    put ("t/step_0/cpuset.cpus", "0\n");
-    path_of (target, sizeof (target), "outside");
-    path_of (link, sizeof (link), "t/step_0/evil.link");
+    tmptree_put ("outside/cpuset.cpus", "0\n");
+    tmptree_put ("t/step_0/cpuset.cpus", "0\n");
+    tmptree_path (target, sizeof (target), "outside");
+    tmptree_path (link, sizeof (link), "t/step_0/evil.link");
     ck_assert_int_eq (symlink (target, link), 0);
     (void)cg2_remove_tree (cg, "t", 0, &e);
-    ck_assert (exists ("outside/cpuset.cpus"));
+    ck_assert (tmptree_exists ("outside/cpuset.cpus"));
     cg2_close (cg);
 }
 END_TEST
@@ -762,44 +680,44 @@ END_TEST
 static void busy_tree (void)
 {
     /* Slurm-like: step_0 holds 0-7, its tasks were narrowed */
-    put ("job_1/step_0/cgroup.events", "populated 1\n");
-    put ("job_1/step_0/cpuset.cpus", "0-7\n");
-    put ("job_1/step_0/user/cgroup.events", "populated 1\n");
-    put ("job_1/step_0/user/task_0/cgroup.events", "populated 1\n");
-    put ("job_1/step_0/user/task_0/cpuset.cpus", "0-1\n");
-    put ("job_1/step_0/user/task_1/cgroup.events", "populated 1\n");
-    put ("job_1/step_0/user/task_1/cpuset.cpus", "2-3\n");
-    put ("job_1/step_0/user/task_2/cgroup.events", "populated 0\n");
-    put ("job_1/step_0/user/task_2/cpuset.cpus", "10\n");
-    put ("job_1/step_0/slurm/cgroup.events", "populated 1\n");
-    put ("job_1/step_0/slurm/cpuset.cpus", "\n");
+    tmptree_put ("job_1/step_0/cgroup.events", "populated 1\n");
+    tmptree_put ("job_1/step_0/cpuset.cpus", "0-7\n");
+    tmptree_put ("job_1/step_0/user/cgroup.events", "populated 1\n");
+    tmptree_put ("job_1/step_0/user/task_0/cgroup.events", "populated 1\n");
+    tmptree_put ("job_1/step_0/user/task_0/cpuset.cpus", "0-1\n");
+    tmptree_put ("job_1/step_0/user/task_1/cgroup.events", "populated 1\n");
+    tmptree_put ("job_1/step_0/user/task_1/cpuset.cpus", "2-3\n");
+    tmptree_put ("job_1/step_0/user/task_2/cgroup.events", "populated 0\n");
+    tmptree_put ("job_1/step_0/user/task_2/cpuset.cpus", "10\n");
+    tmptree_put ("job_1/step_0/slurm/cgroup.events", "populated 1\n");
+    tmptree_put ("job_1/step_0/slurm/cpuset.cpus", "\n");
     /* finished step: ignored */
-    put ("job_1/step_1/cgroup.events", "populated 0\n");
-    put ("job_1/step_1/cpuset.cpus", "4-5\n");
+    tmptree_put ("job_1/step_1/cgroup.events", "populated 0\n");
+    tmptree_put ("job_1/step_1/cpuset.cpus", "4-5\n");
     /* running step without task dirs */
-    put ("job_1/step_2/cgroup.events", "populated 1\n");
-    put ("job_1/step_2/cpuset.cpus", "6\n");
+    tmptree_put ("job_1/step_2/cgroup.events", "populated 1\n");
+    tmptree_put ("job_1/step_2/cpuset.cpus", "6\n");
     /* running, no cpuset of its own: holds nothing */
-    put ("job_1/step_3/cgroup.events", "populated 1\n");
-    put ("job_1/step_3/cpuset.cpus", "\n");
+    tmptree_put ("job_1/step_3/cgroup.events", "populated 1\n");
+    tmptree_put ("job_1/step_3/cpuset.cpus", "\n");
     /* the caller's own step */
-    put ("job_1/step_4/cgroup.events", "populated 1\n");
-    put ("job_1/step_4/cpuset.cpus", "8-9\n");
-    put ("job_1/step_4/task_0/cgroup.events", "populated 1\n");
-    put ("job_1/step_4/task_0/cpuset.cpus", "9\n");
+    tmptree_put ("job_1/step_4/cgroup.events", "populated 1\n");
+    tmptree_put ("job_1/step_4/cpuset.cpus", "8-9\n");
+    tmptree_put ("job_1/step_4/task_0/cgroup.events", "populated 1\n");
+    tmptree_put ("job_1/step_4/task_0/cpuset.cpus", "9\n");
     /* tasks without cpusets: the step's own set counts */
-    put ("job_1/step_5/cgroup.events", "populated 1\n");
-    put ("job_1/step_5/cpuset.cpus", "12-15\n");
-    put ("job_1/step_5/task_0/cgroup.events", "populated 1\n");
-    put ("job_1/step_5/task_0/cpuset.cpus", "\n");
+    tmptree_put ("job_1/step_5/cgroup.events", "populated 1\n");
+    tmptree_put ("job_1/step_5/cpuset.cpus", "12-15\n");
+    tmptree_put ("job_1/step_5/task_0/cgroup.events", "populated 1\n");
+    tmptree_put ("job_1/step_5/task_0/cpuset.cpus", "\n");
     /* below a directory of another name */
-    put ("job_1/other/step_9/cgroup.events", "populated 1\n");
-    put ("job_1/other/step_9/cpuset.cpus", "20\n");
+    tmptree_put ("job_1/other/step_9/cgroup.events", "populated 1\n");
+    tmptree_put ("job_1/other/step_9/cpuset.cpus", "20\n");
     /* a name that only starts like one */
-    put ("job_1/stepx/cgroup.events", "populated 1\n");
-    put ("job_1/stepx/cpuset.cpus", "30\n");
+    tmptree_put ("job_1/stepx/cgroup.events", "populated 1\n");
+    tmptree_put ("job_1/stepx/cpuset.cpus", "30\n");
     /* no cgroup.events: not known to be populated */
-    put ("job_1/step_6/cpuset.cpus", "31\n");
+    tmptree_put ("job_1/step_6/cpuset.cpus", "31\n");
 }
 
 START_TEST (test_busy_cpus)
@@ -837,7 +755,7 @@ START_TEST (test_busy_cpus)
     ck_assert (hwloc_bitmap_iszero (busy));
 
     /* malformed cpuset: an error naming it */
-    put ("job_1/step_2/cpuset.cpus", "6-x\n");
+    tmptree_put ("job_1/step_2/cpuset.cpus", "6-x\n");
     ck_assert_int_lt (cg2_busy_cpus (cg, "job_1", NULL, busy, &e), 0);
     ck_assert_msg (strstr (e.text, "job_1/step_2/cpuset.cpus") != NULL, "%s",
                    e.text);
@@ -889,13 +807,13 @@ START_TEST (test_no_fd_leak)
     int before, round;
 
     busy_tree ();
-    put ("s/cpuset.cpus", "");
-    put ("s/cpuset.mems", "");
-    put ("s/cpuset.cpus.effective", "2\n");
-    put ("s/cgroup.procs", "");
-    put ("s/cpu.stat", "usage_usec 1\n");
-    put ("mountinfo", "1 1 0:1 / /x rw - cgroup2 cgroup2 rw\n");
-    path_of (mi, sizeof (mi), "mountinfo");
+    tmptree_put ("s/cpuset.cpus", "");
+    tmptree_put ("s/cpuset.mems", "");
+    tmptree_put ("s/cpuset.cpus.effective", "2\n");
+    tmptree_put ("s/cgroup.procs", "");
+    tmptree_put ("s/cpu.stat", "usage_usec 1\n");
+    tmptree_put ("mountinfo", "1 1 0:1 / /x rw - cgroup2 cgroup2 rw\n");
+    tmptree_path (mi, sizeof (mi), "mountinfo");
     before = count_fds ();
     for (round = 0; round < 3; round++) {
         cg2_t *cg = open_seam ();

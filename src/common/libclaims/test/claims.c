@@ -25,93 +25,16 @@
 #include "libtopo/topo.h"
 #include "libclaims/claims.h"
 #include "libtest/tap.h"
-
-static char root[256];
-
-/* ---- fixture helpers ------------------------------------------------------- */
-
-static void path_of (char *buf, size_t size, const char *rel)
-{
-    snprintf (buf, size, "%s/%s", root, rel);
-}
-
-/* mkdir -p of the directory part of rel (or of rel itself if last_too). */
-static void mkdirs (const char *rel, bool last_too)
-{
-    char buf[512];
-    char *p;
-
-    path_of (buf, sizeof (buf), rel);
-    for (p = buf + strlen (root) + 1; *p; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            ck_assert_msg (mkdir (buf, 0700) == 0 || errno == EEXIST,
-                           "mkdir %s: %s", buf, strerror (errno));
-            *p = '/';
-        }
-    }
-    if (last_too)
-        ck_assert_msg (mkdir (buf, 0700) == 0 || errno == EEXIST,
-                       "mkdir %s: %s", buf, strerror (errno));
-}
-
-static void put (const char *rel, const char *content)
-{
-    char buf[512];
-    FILE *f;
-
-    mkdirs (rel, false);
-    path_of (buf, sizeof (buf), rel);
-    ck_assert_msg ((f = fopen (buf, "w")) != NULL, "%s: %s", buf,
-                   strerror (errno));
-    fputs (content, f);
-    ck_assert_int_eq (fclose (f), 0);
-}
-
-/* Contents of root/rel, or "<missing>"; static buffer. */
-static const char *get (const char *rel)
-{
-    static char content[4096];
-    char buf[512];
-    size_t n;
-    FILE *f;
-
-    path_of (buf, sizeof (buf), rel);
-    if (!(f = fopen (buf, "r")))
-        return "<missing>";
-    n = fread (content, 1, sizeof (content) - 1, f);
-    content[n] = '\0';
-    fclose (f);
-    return content;
-}
-
-static bool exists (const char *rel)
-{
-    char buf[512];
-    struct stat st;
-    path_of (buf, sizeof (buf), rel);
-    return lstat (buf, &st) == 0;
-}
-
-static int rm_one (const char *path, const struct stat *st, int flag,
-                   struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove (path) < 0 && errno != ENOENT ? -1 : 0;
-}
+#include "libtest/tmptree.h"
 
 static void setup (void)
 {
-    snprintf (root, sizeof (root), "%s/test_claims.XXXXXX",
-              getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp");
-    ck_assert_ptr_nonnull (mkdtemp (root));
+    tmptree_setup ("test_claims");
 }
 
 static void teardown (void)
 {
-    nftw (root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    tmptree_teardown ();
 }
 
 static hwloc_bitmap_t set_of (const char *list)
@@ -175,7 +98,7 @@ START_TEST (test_claims)
     hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
     pid_t dead = dead_pid ();
 
-    path_of (dir, sizeof (dir), "state/claims");
+    tmptree_path (dir, sizeof (dir), "state/claims");
     /* no directory yet: no claims */
     ck_assert_int_eq (claims_busy (dir, 1, 0, busy, &e), 0);
     ck_assert (hwloc_bitmap_iszero (busy));
@@ -187,7 +110,7 @@ START_TEST (test_claims)
     ck_assert_uint_eq (st.st_mode & 07777, 0700);
     snprintf (want, sizeof (want), "%ld %llu 0-1\n", (long)getpid (),
               (unsigned long long)own_start ());
-    ck_assert_str_eq (get ("state/claims/job_1.step_0"), want);
+    ck_assert_str_eq (tmptree_get ("state/claims/job_1.step_0"), want);
 
     hwloc_bitmap_free (set);
     set = set_of ("2-3");
@@ -195,26 +118,26 @@ START_TEST (test_claims)
     ck_assert_int_lt (claims_add (dir, 1, 1, dead, set, &e), 0);
     ck_assert_int_eq (errno, ESRCH);
     snprintf (want, sizeof (want), "%ld 1 2-3\n", (long)dead);
-    put ("state/claims/job_1.step_1", want);
+    tmptree_put ("state/claims/job_1.step_1", want);
     hwloc_bitmap_free (set);
     set = set_of ("4,4294");
     ck_assert_msg (claims_add (dir, 4294967295u, 4294967294u, getpid (), set,
                                &e) == 0, "%s", e.text);
-    ck_assert (exists ("state/claims/job_4294967295.step_4294967294"));
-    put ("state/claims/job_5.step_0", "garbage\n");
-    put ("state/claims/job_6.step_0", "1 2-3");         /* no newline */
-    put ("state/claims/README", "not a claim\n");
-    put ("state/claims/job_7.step_0.bak", "1 8\n");
+    ck_assert (tmptree_exists ("state/claims/job_4294967295.step_4294967294"));
+    tmptree_put ("state/claims/job_5.step_0", "garbage\n");
+    tmptree_put ("state/claims/job_6.step_0", "1 2-3");         /* no newline */
+    tmptree_put ("state/claims/README", "not a claim\n");
+    tmptree_put ("state/claims/job_7.step_0.bak", "1 8\n");
 
     /* for step 1.0: its own claim and the dead one do not count */
     ck_assert_msg (claims_busy (dir, 1, 0, busy, &e) == 0, "%s", e.text);
     assert_set (busy, "4,4294");
-    ck_assert (!exists ("state/claims/job_1.step_1"));  /* stale: removed */
-    ck_assert (!exists ("state/claims/job_5.step_0"));  /* malformed */
-    ck_assert (!exists ("state/claims/job_6.step_0"));
-    ck_assert (exists ("state/claims/job_1.step_0"));
-    ck_assert (exists ("state/claims/README"));         /* not ours */
-    ck_assert (exists ("state/claims/job_7.step_0.bak"));
+    ck_assert (!tmptree_exists ("state/claims/job_1.step_1"));  /* stale: removed */
+    ck_assert (!tmptree_exists ("state/claims/job_5.step_0"));  /* malformed */
+    ck_assert (!tmptree_exists ("state/claims/job_6.step_0"));
+    ck_assert (tmptree_exists ("state/claims/job_1.step_0"));
+    ck_assert (tmptree_exists ("state/claims/README"));         /* not ours */
+    ck_assert (tmptree_exists ("state/claims/job_7.step_0.bak"));
 
     /* another step sees 1.0 */
     hwloc_bitmap_zero (busy);
@@ -230,7 +153,7 @@ START_TEST (test_claims)
     assert_set (busy, "4,7,4294");
 
     ck_assert_int_eq (claims_remove (dir, 1, 0, &e), 0);
-    ck_assert (!exists ("state/claims/job_1.step_0"));
+    ck_assert (!tmptree_exists ("state/claims/job_1.step_0"));
     ck_assert_int_eq (claims_remove (dir, 1, 0, &e), 0);
 
     /* bad arguments */
@@ -256,28 +179,28 @@ START_TEST (test_claims_unsafe_dir)
     hwloc_bitmap_t set = set_of ("0");
     hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
 
-    mkdirs ("elsewhere", true);
-    path_of (target, sizeof (target), "elsewhere");
-    path_of (dir, sizeof (dir), "link");
+    tmptree_mkdirs ("elsewhere", true);
+    tmptree_path (target, sizeof (target), "elsewhere");
+    tmptree_path (dir, sizeof (dir), "link");
     ck_assert_int_eq (symlink (target, dir), 0);
     ck_assert_int_lt (claims_add (dir, 1, 0, getpid (), set, &e), 0);
     ck_assert_msg (strstr (e.text, "a symlink or not a directory") != NULL,
                    "%s", e.text);
     ck_assert_int_lt (claims_busy (dir, 1, 0, busy, &e), 0);
-    ck_assert (!exists ("elsewhere/job_1.step_0"));
+    ck_assert (!tmptree_exists ("elsewhere/job_1.step_0"));
 
-    path_of (dir, sizeof (dir), "open");
-    mkdirs ("open", true);
+    tmptree_path (dir, sizeof (dir), "open");
+    tmptree_mkdirs ("open", true);
     ck_assert_int_eq (chmod (dir, 0777), 0);
     ck_assert_int_lt (claims_add (dir, 1, 0, getpid (), set, &e), 0);
     ck_assert_msg (strstr (e.text, "writable by group or others (mode 0777)")
                    != NULL, "%s", e.text);
     ck_assert_int_lt (claims_busy (dir, 1, 0, busy, &e), 0);
     ck_assert_int_lt (claims_remove (dir, 1, 0, &e), 0);
-    ck_assert (!exists ("open/job_1.step_0"));
+    ck_assert (!tmptree_exists ("open/job_1.step_0"));
 
-    put ("file", "x\n");
-    path_of (dir, sizeof (dir), "file");
+    tmptree_put ("file", "x\n");
+    tmptree_path (dir, sizeof (dir), "file");
     ck_assert_int_lt (claims_add (dir, 1, 0, getpid (), set, &e), 0);
     hwloc_bitmap_free (set);
     hwloc_bitmap_free (busy);
@@ -291,14 +214,14 @@ START_TEST (test_claims_foreign_owner)
     char dir[512];
     hwloc_bitmap_t set = set_of ("0");
 
-    path_of (dir, sizeof (dir), "foreign");
-    mkdirs ("foreign", true);
+    tmptree_path (dir, sizeof (dir), "foreign");
+    tmptree_mkdirs ("foreign", true);
     ck_assert_int_eq (chmod (dir, 0700), 0);
     ck_assert_int_eq (chown (dir, 65534, 65534), 0);
     ck_assert_int_lt (claims_add (dir, 1, 0, getpid (), set, &e), 0);
     ck_assert_msg (strstr (e.text, "owned by uid 65534, not uid 0") != NULL,
                    "%s", e.text);
-    ck_assert (!exists ("foreign/job_1.step_0"));
+    ck_assert (!tmptree_exists ("foreign/job_1.step_0"));
     hwloc_bitmap_free (set);
 }
 END_TEST
@@ -312,7 +235,7 @@ START_TEST (test_lock)
     struct stat st;
     int fd1, fd2;
 
-    path_of (path, sizeof (path), "lock");
+    tmptree_path (path, sizeof (path), "lock");
     fd1 = pin_lock_acquire (path, 0, &e);
     ck_assert_msg (fd1 >= 0, "%s", e.text);
     ck_assert_int_eq (stat (path, &st), 0);
@@ -335,9 +258,9 @@ START_TEST (test_lock)
     pin_lock_release (-1);
 
     /* a symlink planted at the lock path is refused */
-    path_of (target, sizeof (target), "target");
-    put ("target", "");
-    path_of (path, sizeof (path), "lock.link");
+    tmptree_path (target, sizeof (target), "target");
+    tmptree_put ("target", "");
+    tmptree_path (path, sizeof (path), "lock.link");
     ck_assert_int_eq (symlink (target, path), 0);
     ck_assert_int_eq (pin_lock_acquire (path, 0, &e), -1);
     ck_assert_msg (strstr (e.text, "a symlink") != NULL, "%s", e.text);
@@ -355,7 +278,7 @@ START_TEST (test_lock_other_process)
     char c;
     pid_t pid;
 
-    path_of (path, sizeof (path), "lock");
+    tmptree_path (path, sizeof (path), "lock");
     ck_assert_int_eq (pipe (pipefd), 0);
     pid = fork ();
     ck_assert_int_ge (pid, 0);
@@ -393,14 +316,14 @@ START_TEST (test_claims_start_time)
     int status;
     pid_t zombie;
 
-    path_of (dir, sizeof (dir), "claims");
-    mkdirs ("claims", true);
+    tmptree_path (dir, sizeof (dir), "claims");
+    tmptree_mkdirs ("claims", true);
     /* our pid, our start time: alive */
     snprintf (buf, sizeof (buf), "%ld %llu 0\n", (long)getpid (), start);
-    put ("claims/job_1.step_0", buf);
+    tmptree_put ("claims/job_1.step_0", buf);
     /* our pid with another start time: a recycled pid, stale */
     snprintf (buf, sizeof (buf), "%ld %llu 1\n", (long)getpid (), start + 1);
-    put ("claims/job_1.step_1", buf);
+    tmptree_put ("claims/job_1.step_1", buf);
     /* an unreaped child: a zombie, stale even with its own start time */
     zombie = fork ();
     ck_assert_int_ge (zombie, 0);
@@ -417,20 +340,20 @@ START_TEST (test_claims_start_time)
         ck_assert (i < 499);
         usleep (10000);
     }
-    put ("claims/job_1.step_2", buf);
+    tmptree_put ("claims/job_1.step_2", buf);
     /* the format without start time: alive while the pid is no zombie */
     snprintf (buf, sizeof (buf), "%ld 3\n", (long)getpid ());
-    put ("claims/job_1.step_3", buf);
+    tmptree_put ("claims/job_1.step_3", buf);
     snprintf (buf, sizeof (buf), "%ld 4\n", (long)zombie);
-    put ("claims/job_1.step_4", buf);
+    tmptree_put ("claims/job_1.step_4", buf);
 
     ck_assert_msg (claims_busy (dir, 2, 0, busy, &e) == 0, "%s", e.text);
     assert_set (busy, "0,3");
-    ck_assert (exists ("claims/job_1.step_0"));
-    ck_assert (!exists ("claims/job_1.step_1"));
-    ck_assert (!exists ("claims/job_1.step_2"));
-    ck_assert (exists ("claims/job_1.step_3"));
-    ck_assert (!exists ("claims/job_1.step_4"));
+    ck_assert (tmptree_exists ("claims/job_1.step_0"));
+    ck_assert (!tmptree_exists ("claims/job_1.step_1"));
+    ck_assert (!tmptree_exists ("claims/job_1.step_2"));
+    ck_assert (tmptree_exists ("claims/job_1.step_3"));
+    ck_assert (!tmptree_exists ("claims/job_1.step_4"));
     ck_assert_int_eq (waitpid (zombie, &status, 0), zombie);
     hwloc_bitmap_free (busy);
 }
@@ -559,19 +482,19 @@ START_TEST (test_remove_job)
     char dir[512];
     uint32_t sum = 0;
 
-    path_of (dir, sizeof (dir), "claims");
+    tmptree_path (dir, sizeof (dir), "claims");
     ck_assert_int_eq (claims_remove_job (dir, 5, note_step, &sum, &e), 0);
     ck_assert_int_eq (claims_add (dir, 5, 0, getpid (), set, &e), 0);
     ck_assert_int_eq (claims_add (dir, 5, 2, getpid (), set, &e), 0);
     ck_assert_int_eq (claims_add (dir, 55, 0, getpid (), set, &e), 0);
-    put ("claims/job_5.step_1.bak", "x\n");
+    tmptree_put ("claims/job_5.step_1.bak", "x\n");
     ck_assert_msg (claims_remove_job (dir, 5, note_step, &sum, &e) == 0,
                    "%s", e.text);
     ck_assert_uint_eq (sum, 1 + 3);
-    ck_assert (!exists ("claims/job_5.step_0"));
-    ck_assert (!exists ("claims/job_5.step_2"));
-    ck_assert (exists ("claims/job_55.step_0"));
-    ck_assert (exists ("claims/job_5.step_1.bak"));
+    ck_assert (!tmptree_exists ("claims/job_5.step_0"));
+    ck_assert (!tmptree_exists ("claims/job_5.step_2"));
+    ck_assert (tmptree_exists ("claims/job_55.step_0"));
+    ck_assert (tmptree_exists ("claims/job_5.step_1.bak"));
     hwloc_bitmap_free (set);
 }
 END_TEST
@@ -599,8 +522,8 @@ START_TEST (test_no_fd_leak)
     hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
     int before, round;
 
-    path_of (dir, sizeof (dir), "claims");
-    path_of (lock, sizeof (lock), "lock");
+    tmptree_path (dir, sizeof (dir), "claims");
+    tmptree_path (lock, sizeof (lock), "lock");
     before = count_fds ();
     for (round = 0; round < 3; round++) {
         char state;
