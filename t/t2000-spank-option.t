@@ -14,12 +14,7 @@ src/plugins/spank/test/check-symbols.sh (make check).
 
 slurm_require
 
-PIN_SO=$PIN_BUILDDIR/src/plugins/spank/.libs/pin.so
-if test -r "$PIN_SO"; then
-    test_set_prereq PIN_SO
-else
-    say "pin.so not built at $PIN_SO: the plugin tests are skipped"
-fi
+pin_so_prereq
 
 KNOWN="numa-local, numa-spread, cache-shared, random, none"
 

@@ -18,12 +18,7 @@ and a cgroup2 mount.'
 
 slurm_require
 
-PIN_SO=$PIN_BUILDDIR/src/plugins/spank/.libs/pin.so
-if test -r "$PIN_SO"; then
-    test_set_prereq PIN_SO
-else
-    say "pin.so not built at $PIN_SO: the plugin tests are skipped"
-fi
+pin_so_prereq
 test "$(nproc)" -ge 2 && test_set_prereq TWO_CPUS
 CGROOT=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 test -n "$CGROOT" && test_set_prereq CGROUP2

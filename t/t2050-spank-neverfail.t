@@ -17,12 +17,7 @@ Needs at least 2 CPUs.
 
 slurm_require
 
-PIN_SO=$PIN_BUILDDIR/src/plugins/spank/.libs/pin.so
-if test -r "$PIN_SO"; then
-    test_set_prereq PIN_SO
-else
-    say "pin.so not built at $PIN_SO: the plugin tests are skipped"
-fi
+pin_so_prereq
 test "$(nproc)" -ge 2 && test_set_prereq TWO_CPUS
 NCPUS=$(nproc)
 

@@ -204,3 +204,19 @@ slurm_wait_job () {
         sleep 0.2
     done
 }
+
+# pin_so_prereq: PIN_SO is the build's pin.so; set the prerequisite PIN_SO
+# where it is built.  Under CI (CI non-empty) a missing pin.so is a
+# failed test, never a quiet skip.
+pin_so_prereq () {
+    PIN_SO=$PIN_BUILDDIR/src/plugins/spank/.libs/pin.so
+    if test -r "$PIN_SO"; then
+        test_set_prereq PIN_SO
+    elif test -n "${CI:-}"; then
+        test_expect_success 'pin.so is built' "
+            echo '$PIN_SO: not built' && false
+        "
+    else
+        say "pin.so not built at $PIN_SO: the plugin tests are skipped"
+    fi
+}
