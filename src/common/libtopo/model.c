@@ -9,14 +9,15 @@
  *   {"format": "slurm-pin topology model", "version": 2,
  *    "fingerprint": "...", "xml": [size, mtime_ns],
  *    "flags": 1, "slurm_cores": 192,
- *    "nodeset": "0-23",
- *    "numa": [["0", true], ...],          one per NUMA domain
- *    "npus": 384,
+ *    "nodeset": "0x00ffffff",             hwloc's bitmap string
+ *    "numa": [["0x00000001", true], ...], one per NUMA domain
+ *    "npus": 384, "hexwidth": 3,
  *    "pus": {"os": COLUMN, "core": COLUMN, "l2": ..., "l3": ..., "numa": ...,
  *            "pkg": ..., "kind": ..., "slurm_core": ...}}
  *
- * A COLUMN is a string of npus values, 8 hexadecimal digits each, in PU
- * table order; "kind" and "slurm_core" hold value + 1 (so -1 is 0).  One
+ * A COLUMN is a string of npus values, "hexwidth" hexadecimal digits each
+ * (1 to 8: as many as the largest value of the table needs), in PU table
+ * order; "kind" and "slurm_core" hold value + 1 (so -1 is 0).  One
  * string per column instead of one JSON number per cell: json-c makes an
  * object per value, and for a 384-PU machine that was 3,000 objects and
  * 70 % of the load (callgrind); a column string decodes in microseconds.
@@ -43,10 +44,10 @@
 #include "topo_private.h"
 
 #define MODEL_FORMAT "slurm-pin topology model"
-#define MODEL_VERSION 2
+#define MODEL_VERSION 4
 #define MODEL_MAX (16u << 20)
 #define PU_FIELDS (3 + TOPO_NLEVELS)    /* os, 5 domains, kind, slurm */
-#define HEX_DIGITS 8
+#define HEX_MAX 8               /* digits of a 32-bit value */
 
 /* The columns, in struct topo_pu's order; `bias` is added when written. */
 static const struct {
@@ -68,16 +69,31 @@ static unsigned long field (const struct topo_pu *p, int f)
                            + 1);
 }
 
-static json_object *column_string (const topo_t *t, int f)
+/* The hexadecimal digits every value of the table fits in (1 to 8). */
+static int hex_width (const topo_t *t)
 {
-    size_t len = (size_t)t->npus * HEX_DIGITS;
+    unsigned long mx = 0;
+    int w = 1;
+
+    for (unsigned i = 0; i < t->npus; i++)
+        for (int f = 0; f < PU_FIELDS; f++)
+            if ((field (&t->pus[i], f) & 0xffffffffUL) > mx)
+                mx = field (&t->pus[i], f) & 0xffffffffUL;
+    while (w < HEX_MAX && (mx >> (4 * w)) != 0)
+        w++;
+    return w;
+}
+
+static json_object *column_string (const topo_t *t, int f, int w)
+{
+    size_t len = (size_t)t->npus * (size_t)w;
     char *buf = malloc (len + 1);
     json_object *o;
 
     if (!buf)
         return NULL;
     for (unsigned i = 0; i < t->npus; i++)
-        snprintf (buf + (size_t)i * HEX_DIGITS, HEX_DIGITS + 1, "%08lx",
+        snprintf (buf + (size_t)i * (size_t)w, (size_t)w + 1, "%0*lx", w,
                   field (&t->pus[i], f) & 0xffffffffUL);
     o = json_object_new_string_len (buf, (int)len);
     free (buf);
@@ -93,23 +109,24 @@ static int hexval (char c)
     return -1;
 }
 
-/* Decode column `name` of `pus` into v (n values, bias taken off); -1 if
- * it is missing, of the wrong length or not lowercase hexadecimal. */
+/* Decode column `name` of `pus` into v (n values of w digits, bias taken
+ * off); -1 if it is missing, of the wrong length or not lowercase
+ * hexadecimal. */
 static int column_decode (json_object *pus, const char *name, int bias,
-                          size_t n, long *v)
+                          size_t n, int w, long *v)
 {
     json_object *c;
     const char *s;
 
     if (!json_object_object_get_ex (pus, name, &c)
         || !json_object_is_type (c, json_type_string)
-        || (size_t)json_object_get_string_len (c) != n * HEX_DIGITS)
+        || (size_t)json_object_get_string_len (c) != n * (size_t)w)
         return -1;
     s = json_object_get_string (c);
     for (size_t i = 0; i < n; i++) {
         unsigned long x = 0;
-        for (int d = 0; d < HEX_DIGITS; d++) {
-            int h = hexval (s[i * HEX_DIGITS + (size_t)d]);
+        for (int d = 0; d < w; d++) {
+            int h = hexval (s[i * (size_t)w + (size_t)d]);
             if (h < 0)
                 return -1;
             x = (x << 4) | (unsigned long)h;
@@ -128,12 +145,36 @@ static int add (json_object *o, const char *key, json_object *val)
     return 0;
 }
 
-static json_object *list_string (hwloc_const_bitmap_t set)
+/* A nodeset as hwloc's own bitmap string ("0x00000003"): read back by
+ * hwloc_bitmap_sscanf() without the kernel list parser's regex, which a
+ * fresh slurmstepd would compile for two short strings. */
+static json_object *set_string (hwloc_const_bitmap_t set)
 {
-    char *s = topo_list_format (set);
-    json_object *o = s ? json_object_new_string (s) : NULL;
+    char *s = NULL;
+    json_object *o;
+
+    if (hwloc_bitmap_asprintf (&s, set) < 0)
+        return NULL;
+    o = json_object_new_string (s);
     free (s);
     return o;
+}
+
+/* Parse what set_string() wrote, strictly: the text must be exactly what
+ * hwloc prints for the set it reads. */
+static int set_parse (const char *text, hwloc_bitmap_t set)
+{
+    char *back = NULL;
+    int rc = -1;
+
+    if (strncmp (text, "0x", 2) != 0 || hwloc_bitmap_sscanf (set, text) < 0
+        || hwloc_bitmap_weight (set) < 0
+        || hwloc_bitmap_asprintf (&back, set) < 0)
+        goto out;
+    rc = strcmp (back, text) == 0 ? 0 : -1;
+out:
+    free (back);
+    return rc;
 }
 
 /* Size and mtime (ns) of the XML cache, not following a symlink. */
@@ -177,13 +218,14 @@ static json_object *model_to_json (const topo_t *t, const char *fp,
             json_object_put (e);
             goto error;
         }
-        if (json_object_array_add (e, list_string (t->numa_nodesets[d])) < 0
+        if (json_object_array_add (e, set_string (t->numa_nodesets[d])) < 0
             || json_object_array_add (e, json_object_new_boolean (
                                              t->numa_local[d])) < 0)
             goto error;
     }
+    int w = hex_width (t);
     for (int f = 0; f < PU_FIELDS; f++)
-        if (add (pus, columns[f].name, column_string (t, f)) < 0)
+        if (add (pus, columns[f].name, column_string (t, f, w)) < 0)
             goto error;
     if (add (o, "format", json_object_new_string (MODEL_FORMAT)) < 0
         || add (o, "version", json_object_new_int (MODEL_VERSION)) < 0
@@ -191,8 +233,9 @@ static json_object *model_to_json (const topo_t *t, const char *fp,
         || add (o, "flags", json_object_new_int (t->flags)) < 0
         || add (o, "slurm_cores", json_object_new_int (
                                       (int)t->nslurm_cores)) < 0
-        || add (o, "nodeset", list_string (t->nodeset)) < 0
-        || add (o, "npus", json_object_new_int ((int)t->npus)) < 0)
+        || add (o, "nodeset", set_string (t->nodeset)) < 0
+        || add (o, "npus", json_object_new_int ((int)t->npus)) < 0
+        || add (o, "hexwidth", json_object_new_int (w)) < 0)
         goto error;
     json_object_object_add (o, "numa", numa);
     numa = NULL;
@@ -299,7 +342,7 @@ static topo_t *model_from_json (json_object *o, const char *fp,
     struct topo_pu *table = NULL;
     size_t nnuma = 0, npus;
     const char *s;
-    int version, flags, ncores, n;
+    int version, flags, ncores, n, w;
     long *col = NULL;
     topo_t *t = NULL;
 
@@ -314,11 +357,12 @@ static topo_t *model_from_json (json_object *o, const char *fp,
         || !json_object_object_get_ex (o, "pus", &pus)
         || !json_object_is_type (pus, json_type_object)
         || get_int (o, "npus", 1, TOPO_MAX_OS, &n) < 0
+        || get_int (o, "hexwidth", 1, HEX_MAX, &w) < 0
         || (nnuma = json_object_array_length (numa)) > (size_t)n)
         goto invalid;
     npus = (size_t)n;
     if (!(nodeset = hwloc_bitmap_alloc ())
-        || topo_list_parse (s, nodeset, NULL) < 0)
+        || set_parse (s, nodeset) < 0)
         goto invalid;
     if (!(nodesets = calloc (nnuma + 1, sizeof (*nodesets)))
         || !(local = calloc (nnuma + 1, sizeof (*local)))
@@ -335,14 +379,13 @@ static topo_t *model_from_json (json_object *o, const char *fp,
             || !json_object_is_type (v0, json_type_string)
             || !json_object_is_type (v1, json_type_boolean)
             || !(nodesets[d] = hwloc_bitmap_alloc ())
-            || topo_list_parse (json_object_get_string (v0), nodesets[d],
-                                NULL) < 0)
+            || set_parse (json_object_get_string (v0), nodesets[d]) < 0)
             goto invalid;
         local[d] = json_object_get_boolean (v1);
     }
     for (int f = 0; f < PU_FIELDS; f++) {
-        if (column_decode (pus, columns[f].name, columns[f].bias, npus, col)
-            < 0)
+        if (column_decode (pus, columns[f].name, columns[f].bias, npus, w,
+                           col) < 0)
             goto invalid;
         for (size_t i = 0; i < npus; i++) {
             long v = col[i];

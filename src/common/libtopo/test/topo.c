@@ -758,7 +758,7 @@ START_TEST (test_cache_refresh)
 
     /* a damaged model: the XML is used (a topology with hwloc behind
      * it, which exports) and the model rewritten, used the next time */
-    replace_in_file (model, "\"version\":2", "\"version\":9");
+    replace_in_file (model, "\"version\":4", "\"version\":9");
     t = load_cached_as (LIVE_B, path, &refreshed);
     ck_assert (!refreshed);
     ck_assert_uint_eq (topo_npus (t), 16);
@@ -799,17 +799,19 @@ static const struct {
     const char *from, *to;
 } bad_models[] = {
     { "\"format\":\"slurm-pin", "\"format\":\"slurm-pix" },
-    { "\"version\":2", "\"version\":1" },
-    { "\"os\":\"00000000", "\"os\":\"00000001" },   /* OS index twice */
-    { "\"os\":\"00000000", "\"os\":\"0000000g" },   /* not hexadecimal */
-    { "\"core\":\"00000000", "\"core\":\"00000009" }, /* core 9 of 4 PUs */
+    { "\"version\":4", "\"version\":3" },
+    { "\"os\":\"0", "\"os\":\"1" },                 /* OS index twice */
+    { "\"os\":\"0", "\"os\":\"g" },                 /* not hexadecimal */
+    { "\"core\":\"0", "\"core\":\"9" },             /* core 9 of 4 PUs */
     { "\"npus\":4", "\"npus\":5" },                  /* columns too short */
-    { "\"kind\":\"00000000", "\"kind\":\"fffffffe" }, /* kind out of range */
+    { "\"hexwidth\":1", "\"hexwidth\":2" },          /* the same */
+    { "\"hexwidth\":1", "\"hexwidth\":9" },          /* out of range */
     { "\"slurm_cores\":2", "\"slurm_cores\":1" }, /* core id 1 too big */
-    { "\"nodeset\":\"0\"", "\"nodeset\":\"x\"" },
-    { "[[\"0\",true]]", "[[\"0\",1234]]" },
-    { "[[\"0\",true]]", "[[\"1\",true]]" },      /* node not in nodeset */
-    { "\"numa\":[[\"0\",true]]", "\"numa\":[          ]" },
+    { "\"nodeset\":\"0x00000001\"", "\"nodeset\":\"0x0000000x\"" },
+    { "\"nodeset\":\"0x00000001\"", "\"nodeset\":\"0x000001\"  " }, /* not hwloc's own */
+    { "[[\"0x00000001\",true]]", "[[\"0x00000001\",1234]]" },
+    { "[[\"0x00000001\",true]]", "[[\"0x00000002\",true]]" }, /* not in nodeset */
+    { "\"numa\":[[\"0x00000001\",true]]", "\"numa\":[                   ]" },
 };
 
 START_TEST (test_model_bad)
