@@ -2,7 +2,7 @@
 # bench-step-phases.sh - where pin.so's CPU time goes in a step start,
 # read from its own debug log on a real local Slurm.
 #
-#   bench/bench-step-phases.sh [-n RUNS] [-p POLICY] [--build DIR]
+#   bench/bench-step-phases.sh [-n RUNS] [-p POLICY] [--build DIR] [--topology XML]
 #
 # Starts a private Slurm (contrib/local-slurm.sh, SlurmdDebug=debug) with
 # the build's pin.so, runs `srun -n 1 -c 1 --pin-policy=POLICY true` RUNS
@@ -16,6 +16,14 @@
 # microseconds of CPU time of slurmstepd's thread running the plugin
 # (CLOCK_THREAD_CPUTIME_ID).  A measurement, never an assertion.  Needs
 # root (slurmd runs as root).
+#
+# --topology XML gives the plugin a bigger machine than this one: its
+# topology cache is written beforehand from XML with this machine's
+# fingerprint (bench-step -w), so the plugin loads that machine's model on
+# every step (a cache hit).  Slurm still allocates this machine's core 0,
+# which the model maps to that machine's core 0; a task of one CPU is
+# placed on CPU 0, which exists here.  The phases that depend on the
+# machine's size (topology, alloc, plan) then show what a big node pays.
 set -u
 LC_ALL=C
 export LC_ALL
@@ -25,15 +33,16 @@ die () { echo "$prog: $*" >&2; exit 1; }
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/.." && pwd)
-runs=30 policy=numa-local
+runs=30 policy=numa-local topology=
 build=${PIN_BUILDDIR:-$src/build}
 while [ $# -gt 0 ]; do
     case "$1" in
         -n) [ $# -ge 2 ] || die "-n: needs a number"; runs=$2; shift 2 ;;
         -p) [ $# -ge 2 ] || die "-p: needs a policy"; policy=$2; shift 2 ;;
         --build) [ $# -ge 2 ] || die "--build: needs a directory"; build=$2; shift 2 ;;
+        --topology) [ $# -ge 2 ] || die "--topology: needs an XML file"; topology=$2; shift 2 ;;
         -h|--help) sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; exit 0 ;;
-        *) die "'$1': unknown option; known: -n RUNS, -p POLICY, --build DIR" ;;
+        *) die "'$1': unknown option; known: -n RUNS, -p POLICY, --build DIR, --topology XML" ;;
     esac
 done
 case "$runs" in
@@ -56,6 +65,11 @@ StateDir=$state/pin-state
 TopologyCache=$work/cache/topology.xml
 EOF
 echo "required $pin_so conf=@PIN_CONF@" >"$work/plugstack.conf"
+if [ -n "$topology" ]; then
+    [ -x "$build/bench/bench-step" ] || die "$build/bench/bench-step: not built (make -C $build/bench bench)"
+    "$build/bench/bench-step" -w "$work/cache/topology.xml" "$topology" \
+        || die "cannot write the cache of $topology"
+fi
 env=$("$src/contrib/local-slurm.sh" start --dir "$work/slurm" \
       --plugstack "$work/plugstack.conf" --pin-conf "$work/pin.conf" \
       --conf-extra SlurmdDebug=debug) || die "the local Slurm did not start"
@@ -81,7 +95,7 @@ grep -E 'task 0: applied in' "$log" | tail -n "$runs" \
 n=$(grep -c '^plugin_total ' "$work/phases")
 [ "$n" -gt 0 ] || die "no 'plugin CPU time' lines in $log (SlurmdDebug=debug?)"
 
-echo "$prog: pin.so --pin-policy=$policy, $n steps, $(nproc) CPUs, kernel $(uname -r)"
+echo "$prog: pin.so --pin-policy=$policy, $n steps, $(nproc) CPUs, kernel $(uname -r)${topology:+, topology $topology}"
 echo "CPU time of the plugin in slurmstepd, microseconds (median, p90):"
 awk '{ k = $0; sub(/ [0-9]+$/, "", k); v = $NF; vals[k] = vals[k] " " v;
        if (!(k in seen)) { seen[k] = 1; order[++n] = k } }

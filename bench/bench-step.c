@@ -23,6 +23,11 @@
  *
  * Usage: bench-step [-i ITERS] [-c CPUS_PER_TASK] [XML]
  *        (default: this machine; XML: e.g. a fixture of ../shared)
+ *        bench-step -w CACHE XML
+ *        writes the topology cache CACHE (the XML and its model) of the
+ *        machine in XML as if it were this one, with this machine's
+ *        fingerprint: bench-step-phases.sh --topology XML gives it to
+ *        pin.so, so that the real plugin loads a big machine's model.
  */
 #if HAVE_CONFIG_H
 #include "config.h"
@@ -130,14 +135,20 @@ int main (int argc, char **argv)
     int iters = 30;
     unsigned cpt = 1;
     const char *xml = NULL;
-    char dir[] = "/tmp/bench-step.XXXXXX";
+    /* StateDir on a tmpfs, as the admin guide asks (/run); /tmp else */
+    char dir[] = "/run/bench-step.XXXXXX";
     char cache[64], state[64], claims[80], lock[80];
     struct phases *runs;
     unsigned npus = 0;
     int c;
 
-    while ((c = getopt (argc, argv, "i:c:h")) != -1) {
+    const char *write_cache = NULL;
+
+    while ((c = getopt (argc, argv, "i:c:w:h")) != -1) {
         switch (c) {
+            case 'w':
+                write_cache = optarg;
+                break;
             case 'i':
                 iters = atoi (optarg);
                 break;
@@ -146,16 +157,36 @@ int main (int argc, char **argv)
                 break;
             default:
                 fprintf (stderr, "Usage: bench-step [-i ITERS] "
-                         "[-c CPUS_PER_TASK] [XML]\n");
+                         "[-c CPUS_PER_TASK] [XML] | -w CACHE XML\n");
                 return 1;
         }
     }
     if (optind < argc)
         xml = argv[optind];
+    if (write_cache) {
+        pin_error_t err = { { 0 } };
+        bool refreshed = false;
+        topo_t *t;
+        if (!xml)
+            die ("-w", "give the XML of the machine");
+        setenv ("HWLOC_XMLFILE", xml, 1);
+        if (!(t = topo_load_cached (write_cache, &refreshed, &err)))
+            die (write_cache, err.text);
+        if (!refreshed)
+            die (write_cache, "not written (an existing cache of this "
+                 "machine? remove it first)");
+        printf ("bench-step: wrote %s (%u PUs of %s)\n", write_cache,
+                topo_npus (t), xml);
+        topo_destroy (t);
+        return 0;
+    }
     if (iters < 1 || cpt < 1)
         die ("options", "-i and -c take positive numbers");
-    if (!mkdtemp (dir))
-        die ("mkdtemp", strerror (errno));
+    if (!mkdtemp (dir)) {
+        memcpy (dir, "/tmp", 4);
+        if (!mkdtemp (dir))
+            die ("mkdtemp", strerror (errno));
+    }
     snprintf (cache, sizeof (cache), "%s/topology.xml", dir);
     snprintf (state, sizeof (state), "%s/state", dir);
     snprintf (claims, sizeof (claims), "%s/claims", state);
@@ -200,7 +231,8 @@ int main (int argc, char **argv)
     }
 
     printf ("bench-step: %s (%u PUs), numa-local -n 1 -c %u, %d fresh "
-            "processes\n", xml ? xml : "this machine", npus, cpt, iters);
+            "processes, state in %s\n", xml ? xml : "this machine", npus, cpt,
+            iters, dir);
     printf ("CPU time per phase, microseconds (median, p90):\n");
     long *v = calloc ((size_t)iters, sizeof (*v));
     if (!v)
