@@ -11,6 +11,7 @@
 #include "config.h"
 #endif
 #include <errno.h>
+#include <string.h>
 
 #include "topo_private.h"
 
@@ -43,10 +44,14 @@ int topo_slurm_cores_to_cpuset (const topo_t *t, const char *cores,
         ncores = hwloc_get_nbobjs_by_type (t->hw, HWLOC_OBJ_PU);
     }
     if ((id = hwloc_bitmap_last (ids)) >= ncores) {
+        /* the list parsed: digits, '-' and ',', and perhaps the one
+         * trailing newline of a kernel list, which stays out of the
+         * one-line message */
+        size_t len = strcspn (cores, "\n");
         errno = ERANGE;
-        errprintf (errp, "Slurm core id %d (in '%.40s') out of range; "
-                         "this node has %d cores, 0-%d", id, cores,
-                   ncores, ncores - 1);
+        errprintf (errp, "Slurm core id %d (in '%.*s') out of range; "
+                         "this node has %d cores, 0-%d", id,
+                   len > 40 ? 40 : (int)len, cores, ncores, ncores - 1);
         goto out;
     }
     hwloc_bitmap_foreach_begin (id, ids) {

@@ -600,6 +600,10 @@ static const struct {
       "Slurm core id 4 (in '4') out of range; this node has 4 cores, 0-3" },
     { "pack:1 [numa] core:4 pu:2", "0-9", NULL,
       "Slurm core id 9 (in '0-9') out of range; this node has 4 cores, 0-3" },
+    /* the trailing newline a kernel-style list may have stays out of the
+     * one-line message */
+    { "pack:1 [numa] core:4 pu:2", "0-9\n", NULL,
+      "Slurm core id 9 (in '0-9') out of range; this node has 4 cores, 0-3" },
     { "pack:1 [numa] core:4 pu:2", "0-", NULL,
       "'0-': malformed Slurm core list; expected the kernel list format, "
       "e.g. 0-3,8" },
