@@ -27,6 +27,16 @@ int cg2_mountinfo_find (const char *mountinfo, char *buf, size_t size,
 int cg2_parse_cpu_stat (const char *text, struct cg2_cpu_stat *st,
                         pin_error_t *errp);
 
+/* The parsers of claims.c's files, as claims_busy() uses them (exposed
+ * for t/fuzz/fuzz_claims.c).  claims_parse() reads a claim's content
+ * "PID CPULIST\n" in `buf` (NUL-terminated; its newline is overwritten):
+ * 1 with *pid and `set` filled, or 0 if it is not a well-formed claim
+ * (`set` may then have been cleared).  claims_parse_name() reads a claim's
+ * file name "job_<job>.step_<step>": true with *job and *step filled, or
+ * false. */
+int claims_parse (char *buf, pid_t *pid, hwloc_bitmap_t set);
+bool claims_parse_name (const char *name, uint32_t *job, uint32_t *step);
+
 /* Is the root a real cgroup2 mount (statfs), as opposed to the seam? */
 bool cg2_is_cgroup2fs (const cg2_t *cg);
 

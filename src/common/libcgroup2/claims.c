@@ -27,6 +27,7 @@
 
 #include "libtopo/topo.h"
 #include "cg2.h"
+#include "cg2_private.h"
 
 #define CLAIM_MAX (64 * 1024)   /* largest claim file read */
 
@@ -458,6 +459,18 @@ int pin_lock_acquire (const char *path, int timeout_ms, pin_error_t *errp)
 void pin_lock_release (int fd)
 {
     close_keep_errno (fd);
+}
+
+/* ---- the parsers, for the fuzz harness (cg2_private.h) ------------------ */
+
+int claims_parse (char *buf, pid_t *pid, hwloc_bitmap_t set)
+{
+    return parse_claim (buf, pid, set);
+}
+
+bool claims_parse_name (const char *name, uint32_t *job, uint32_t *step)
+{
+    return parse_claim_name (name, job, step);
 }
 
 /* vi: ts=4 sw=4 expandtab
