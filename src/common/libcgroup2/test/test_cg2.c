@@ -881,6 +881,9 @@ START_TEST (test_claims)
     put ("state/claims/job_6.step_0", "1 2-3");         /* no newline */
     put ("state/claims/README", "not a claim\n");
     put ("state/claims/job_7.step_0.bak", "1 8\n");
+    /* not a name claims_add() writes (it prints "job_7.step_0"): not a
+     * claim, neither counted nor removed */
+    put ("state/claims/job_07.step_0", "1 9\n");
 
     /* for step 1.0: its own claim and the dead one do not count */
     ck_assert_msg (claims_busy (dir, 1, 0, busy, &e) == 0, "%s", e.text);
@@ -891,6 +894,7 @@ START_TEST (test_claims)
     ck_assert (exists ("state/claims/job_1.step_0"));
     ck_assert (exists ("state/claims/README"));         /* not ours */
     ck_assert (exists ("state/claims/job_7.step_0.bak"));
+    ck_assert (exists ("state/claims/job_07.step_0"));
 
     /* another step sees 1.0 */
     hwloc_bitmap_zero (busy);
