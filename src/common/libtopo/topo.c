@@ -523,12 +523,88 @@ static bool xml_complete (const char *buf, size_t len)
     return len >= n && memcmp (buf + len - n, end, n) == 0;
 }
 
+/* Can `c` be part of an XML name as far as this scanner cares? */
+static bool xml_name_char (char c)
+{
+    return c && !isspace ((unsigned char)c) && !strchr ("=<>/\"'", c);
+}
+
+/* Is the name of `len` bytes at `s`, without a namespace prefix, `local`? */
+static bool xml_local_name_is (const char *s, size_t len, const char *local)
+{
+    const char *colon = memrchr (s, ':', len);
+
+    if (colon) {
+        len -= (size_t)(colon + 1 - s);
+        s = colon + 1;
+    }
+    return len == strlen (local) && memcmp (s, local, len) == 0;
+}
+
+/* hwloc 2.9 (Debian 12) checks only that a normal or memory object it
+ * imports has a cpuset; one without complete_cpuset, nodeset or
+ * complete_nodeset makes its core dereference NULL while loading (SEGV in
+ * hwloc_bitmap_compare_first(), _set() or _or(); refused upstream since
+ * hwloc PR #783, 2026).  hwloc's exporter always writes all four.  So every
+ * start tag named "object" (with any namespace prefix; anywhere in the
+ * document, comments included: a false alarm only refuses a file no
+ * exporter wrote) that has a cpuset attribute must have the other three.
+ * Returns the line of the first that does not, 0 if none does. */
+static unsigned xml_object_sets_missing (const char *buf)
+{
+    static const char *sets[] = {
+        "cpuset", "complete_cpuset", "nodeset", "complete_nodeset",
+    };
+    unsigned line = 1;
+    const char *p = buf;
+
+    while (*p) {
+        const char *name = p + 1;
+        unsigned tagline = line, have = 0;
+        size_t len;
+
+        if (*p != '<') {
+            line += *p++ == '\n';
+            continue;
+        }
+        for (len = 0; xml_name_char (name[len]); len++)
+            ;
+        p = name + len;
+        if (!xml_local_name_is (name, len, "object"))
+            continue;
+        /* the attributes, up to the end of the tag */
+        while (*p && *p != '>') {
+            if (xml_name_char (*p)) {
+                const char *attr = p;
+                while (xml_name_char (*p))
+                    p++;
+                for (unsigned i = 0; i < 4; i++)
+                    if (xml_local_name_is (attr, (size_t)(p - attr), sets[i]))
+                        have |= 1u << i;
+            }
+            else if (*p == '"' || *p == '\'') {
+                char quote = *p++;
+                while (*p && *p != quote)
+                    line += *p++ == '\n';
+                if (*p)
+                    p++;
+            }
+            else
+                line += *p++ == '\n';
+        }
+        if ((have & 1) && have != 0xf)
+            return tagline;
+    }
+    return 0;
+}
+
 char *topo_read_xml (const char *path, bool nofollow, size_t *lenp,
                      pin_error_t *errp)
 {
     struct stat st;
     char *buf = NULL;
     size_t len = 0;
+    unsigned line;
     int fd, saved_errno;
 
     if ((fd = open (path, O_RDONLY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0)))
@@ -574,6 +650,14 @@ char *topo_read_xml (const char *path, bool nofollow, size_t *lenp,
         errprintf (errp, "topology '%s': cannot load XML: the file ends "
                          "before its closing </topology> (truncated?)",
                    path);
+        goto out;
+    }
+    if ((line = xml_object_sets_missing (buf)) > 0) {
+        errno = EINVAL;
+        errprintf (errp, "topology '%s': cannot load XML: line %u: an object "
+                         "with a cpuset lacks complete_cpuset, nodeset or "
+                         "complete_nodeset (hwloc's exporter writes all "
+                         "four)", path, line);
         goto out;
     }
     close (fd);

@@ -372,6 +372,89 @@ START_TEST (test_load_truncated_xml)
 }
 END_TEST
 
+/* XML files hwloc 2.9 loads, or crashes on, that are no machine's: each
+ * refused with one line.  The base document (2 PUs of one core) loads;
+ * each case replaces one line of it. */
+static const char *xml_base[] = {
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
+    "<topology version=\"2.0\">",
+    "  <object type=\"Machine\" os_index=\"0\" cpuset=\"0x3\" "
+    "complete_cpuset=\"0x3\" allowed_cpuset=\"0x3\" nodeset=\"0x3\" "
+    "complete_nodeset=\"0x3\" allowed_nodeset=\"0x3\" gp_index=\"1\">",
+    "    <object type=\"NUMANode\" os_index=\"0\" cpuset=\"0x3\" "
+    "complete_cpuset=\"0x3\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+    "gp_index=\"2\"/>",
+    "    <object type=\"Core\" os_index=\"0\" cpuset=\"0x3\" "
+    "complete_cpuset=\"0x3\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+    "gp_index=\"3\">",
+    "      <object type=\"PU\" os_index=\"0\" cpuset=\"0x1\" "
+    "complete_cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+    "gp_index=\"4\"/>",
+    "      <object type=\"PU\" os_index=\"1\" cpuset=\"0x2\" "
+    "complete_cpuset=\"0x2\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+    "gp_index=\"5\"/>",
+    "    </object>",
+    "  </object>",
+    "</topology>",
+};
+
+static const struct {
+    int line;                       /* index into xml_base, -1: none */
+    const char *text;               /* replaces it */
+    const char *error;              /* after "topology 'PATH': " */
+} bad_xml[] = {
+    { -1, NULL, NULL },             /* the base loads */
+    /* found by t/fuzz/fuzz_topoxml: hwloc 2.9 dereferences NULL */
+    { 5, "      <object type=\"PU\" os_index=\"0\" cpuset=\"0x1\" "
+         "nodeset=\"0x1\" complete_nodeset=\"0x1\" gp_index=\"4\"/>",
+      "cannot load XML: line 6: an object with a cpuset lacks "
+      "complete_cpuset, nodeset or complete_nodeset (hwloc's exporter "
+      "writes all four)" },
+    { 4, "    <x:object type=\"Core\" os_index=\"0\" cpuset=\"0x3\"\n"
+         "complete_cpuset='0x3' gp_index=\"3\">",
+      "cannot load XML: line 5: an object with a cpuset lacks "
+      "complete_cpuset, nodeset or complete_nodeset (hwloc's exporter "
+      "writes all four)" },
+};
+
+START_TEST (test_load_bad_xml)
+{
+    char *dir = make_tmpdir ();
+    char *path = NULL;
+    char *want = NULL;
+    pin_error_t e = { { 0 } };
+    topo_t *t;
+    FILE *f;
+
+    ck_assert (asprintf (&path, "%s/bad.xml", dir) > 0);
+    ck_assert_ptr_nonnull (f = fopen (path, "w"));
+    for (int i = 0; i < (int)(sizeof (xml_base) / sizeof (xml_base[0])); i++)
+        fprintf (f, "%s\n", i == bad_xml[_i].line ? bad_xml[_i].text
+                                                   : xml_base[i]);
+    ck_assert_int_eq (fclose (f), 0);
+    for (int flags = 0; flags <= TOPO_WHOLE_SYSTEM; flags++) {
+        t = topo_load (path, flags, &e);
+        if (!bad_xml[_i].error) {
+            ck_assert_msg (t != NULL, "%s", e.text);
+            model_check (t, "base");
+            ck_assert_uint_eq (topo_npus (t), 2);
+            topo_destroy (t);
+            continue;
+        }
+        ck_assert_ptr_null (t);
+        ck_assert_int_eq (errno, EINVAL);
+        free (want);
+        ck_assert (asprintf (&want, "topology '%s': %s", path,
+                             bad_xml[_i].error) > 0);
+        ck_assert_str_eq (e.text, want);
+    }
+    remove_tree (dir);
+    free (want);
+    free (path);
+    free (dir);
+}
+END_TEST
+
 START_TEST (test_system)
 {
     pin_error_t e = { { 0 } };
@@ -976,6 +1059,7 @@ static Suite *topo_suite (void)
     tcase_add_loop_test (tc, test_load_errors, 0, NELEM (load_errors));
     tcase_add_test (tc, test_load_garbage_xml);
     tcase_add_test (tc, test_load_truncated_xml);
+    tcase_add_loop_test (tc, test_load_bad_xml, 0, NELEM (bad_xml));
     tcase_add_test (tc, test_system);
     tcase_add_test (tc, test_accessors_out_of_range);
     suite_add_tcase (s, tc);
