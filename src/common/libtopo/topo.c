@@ -393,6 +393,109 @@ static int build_nodeset (topo_t *t)
     return 0;
 }
 
+/* CPU numbers are below this, as in kernel lists (list.c). */
+#define TOPO_PU_OS_LIMIT 100000
+
+/* hwloc 2.9 takes a PU's number (os_index) and cpuset from an XML file as
+ * written.  The model needs every PU's number once, below
+ * TOPO_PU_OS_LIMIT (it sizes a table by the largest), and its cpuset to be
+ * that number alone (Slurm's core ids map through cpusets).  -1 with
+ * errno EINVAL and errp filled if not. */
+static int check_pus (hwloc_topology_t hw, const char *src, pin_error_t *errp)
+{
+    hwloc_bitmap_t seen = hwloc_bitmap_alloc ();
+    hwloc_obj_t pu = NULL;
+    int rc = -1;
+
+    if (!seen) {
+        errno = ENOMEM;
+        return errprintf (errp, "topology '%s': out of memory", src);
+    }
+    errno = EINVAL;
+    while ((pu = hwloc_get_next_obj_by_type (hw, HWLOC_OBJ_PU, pu))) {
+        if (pu->os_index >= TOPO_PU_OS_LIMIT) {
+            errprintf (errp, "topology '%s': PU P#%u out of range; CPU "
+                             "numbers are below %d", src, pu->os_index,
+                       TOPO_PU_OS_LIMIT);
+            goto out;
+        }
+        if (hwloc_bitmap_isset (seen, pu->os_index)) {
+            errprintf (errp, "topology '%s': PU P#%u appears twice", src,
+                       pu->os_index);
+            goto out;
+        }
+        if (!pu->cpuset || hwloc_bitmap_weight (pu->cpuset) != 1
+            || !hwloc_bitmap_isset (pu->cpuset, pu->os_index)) {
+            errprintf (errp, "topology '%s': PU P#%u has a cpuset other "
+                             "than its own number", src, pu->os_index);
+            goto out;
+        }
+        if (hwloc_bitmap_set (seen, pu->os_index) < 0) {
+            errno = ENOMEM;
+            errprintf (errp, "topology '%s': out of memory", src);
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    hwloc_bitmap_free (seen);
+    return rc;
+}
+
+/* The domains nest: the PUs of a core share their L2, L3, NUMA domain and
+ * package, those of an L2 domain their L3.  hwloc's discovery guarantees
+ * it; an XML file whose NUMA nodes split a core does not, and the
+ * policies would then split cores.  -1 with errno EINVAL and errp filled
+ * if they do not. */
+static int check_nesting (const topo_t *t, const char *src,
+                          pin_error_t *errp)
+{
+    static const struct {
+        int inner, outer;
+        const char *inner_name, *outer_name;
+    } rules[] = {
+        { TOPO_CORE, TOPO_L2, "a core", "L2" },
+        { TOPO_CORE, TOPO_NUMA, "a core", "NUMA domain" },
+        { TOPO_CORE, TOPO_PKG, "a core", "package" },
+        { TOPO_CORE, TOPO_L3, "a core", "L3" },
+        { TOPO_L2, TOPO_L3, "an L2", "L3" },
+    };
+    unsigned *first = NULL;
+    int rc = -1;
+
+    for (size_t r = 0; r < sizeof (rules) / sizeof (rules[0]); r++) {
+        unsigned n = t->ndom[rules[r].inner];
+
+        free (first);
+        if (!(first = malloc ((n + 1) * sizeof (*first)))) {
+            errno = ENOMEM;
+            errprintf (errp, "topology '%s': out of memory", src);
+            goto out;
+        }
+        for (unsigned d = 0; d < n; d++)
+            first[d] = UINT32_MAX;
+        for (unsigned i = 0; i < t->npus; i++) {
+            const struct topo_pu *pu = &t->pus[i];
+            int outer = rules[r].outer;
+            unsigned *f = &first[pu->dom[rules[r].inner]];
+            if (*f == UINT32_MAX)
+                *f = i;
+            else if (t->pus[*f].dom[outer] != pu->dom[outer]) {
+                errno = EINVAL;
+                errprintf (errp, "topology '%s': P#%u and P#%u share %s "
+                                 "but not their %s; not a topology hwloc "
+                                 "discovers", src, t->pus[*f].os, pu->os,
+                           rules[r].inner_name, rules[r].outer_name);
+                goto out;
+            }
+        }
+    }
+    rc = 0;
+out:
+    free (first);
+    return rc;
+}
+
 topo_t *topo_from_hw (hwloc_topology_t hw, int flags, const char *src,
                       pin_error_t *errp)
 {
@@ -407,6 +510,8 @@ topo_t *topo_from_hw (hwloc_topology_t hw, int flags, const char *src,
     t->hw = hw;
     t->flags = flags;
     b.t = t;
+    if (check_pus (hw, src, errp) < 0)
+        goto error;
     errno = 0;
     if (!(t->cpuset = hwloc_bitmap_alloc ())
         || !(t->nodeset = hwloc_bitmap_alloc ())
@@ -422,6 +527,8 @@ topo_t *topo_from_hw (hwloc_topology_t hw, int flags, const char *src,
     if (number_objects (&b) < 0 || number_numa (&b) < 0
         || number_l3 (&b) < 0 || build_domsets (t) < 0)
         goto nomem;
+    if (check_nesting (t, src, errp) < 0)
+        goto error;
     free (b.pu_obj);
     free (b.keys);
     return t;

@@ -415,6 +415,32 @@ static const struct {
       "cannot load XML: line 5: an object with a cpuset lacks "
       "complete_cpuset, nodeset or complete_nodeset (hwloc's exporter "
       "writes all four)" },
+    /* an out-of-range PU number sized a table by it */
+    { 6, "      <object type=\"PU\" os_index=\"100000\" cpuset=\"0x2\" "
+         "complete_cpuset=\"0x2\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+         "gp_index=\"5\"/>",
+      "PU P#100000 out of range; CPU numbers are below 100000" },
+    { 6, "      <object type=\"PU\" os_index=\"0\" cpuset=\"0x2\" "
+         "complete_cpuset=\"0x2\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+         "gp_index=\"5\"/>",
+      "PU P#0 appears twice" },
+    { 6, "      <object type=\"PU\" os_index=\"1\" cpuset=\"0x3\" "
+         "complete_cpuset=\"0x3\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+         "gp_index=\"5\"/>",
+      "PU P#1 has a cpuset other than its own number" },
+    /* a NUMA node inside the core, next to one of its PUs (found by
+     * fuzz_topoxml): the core would be split between NUMA domains */
+    { 5, "      <object type=\"Group\" cpuset=\"0x1\" complete_cpuset=\"0x1\" "
+         "nodeset=\"0x2\" complete_nodeset=\"0x2\" gp_index=\"6\">\n"
+         "        <object type=\"NUMANode\" os_index=\"1\" cpuset=\"0x1\" "
+         "complete_cpuset=\"0x1\" nodeset=\"0x2\" complete_nodeset=\"0x2\" "
+         "gp_index=\"7\"/>\n"
+         "        <object type=\"PU\" os_index=\"0\" cpuset=\"0x1\" "
+         "complete_cpuset=\"0x1\" nodeset=\"0x2\" complete_nodeset=\"0x2\" "
+         "gp_index=\"4\"/>\n"
+         "      </object>",
+      "P#0 and P#1 share a core but not their NUMA domain; not a topology "
+      "hwloc discovers" },
 };
 
 START_TEST (test_load_bad_xml)
