@@ -648,16 +648,40 @@ static bool xml_local_name_is (const char *s, size_t len, const char *local)
     return len == strlen (local) && memcmp (s, local, len) == 0;
 }
 
-/* hwloc 2.9 (Debian 12) checks only that a normal or memory object it
- * imports has a cpuset; one without complete_cpuset, nodeset or
- * complete_nodeset makes its core dereference NULL while loading (SEGV in
- * hwloc_bitmap_compare_first(), _set() or _or(); refused upstream since
- * hwloc PR #783, 2026).  hwloc's exporter always writes all four.  So every
- * start tag named "object" (with any namespace prefix; anywhere in the
- * document, comments included: a false alarm only refuses a file no
- * exporter wrote) that has a cpuset attribute must have the other three.
- * Returns the line of the first that does not, 0 if none does. */
-static unsigned xml_object_sets_missing (const char *buf)
+/* One attribute value of a start tag being scanned. */
+struct xml_value {
+    const char *s;
+    size_t len;
+};
+
+/* Is the value a decimal number below 100000 without a leading zero? */
+static bool xml_small_number (const struct xml_value *v)
+{
+    if (!v->s || v->len == 0 || v->len > 5 || (v->len > 1 && v->s[0] == '0'))
+        return false;
+    for (size_t i = 0; i < v->len; i++)
+        if (!isdigit ((unsigned char)v->s[i]))
+            return false;
+    return true;
+}
+
+/* hwloc 2.9 (Debian 12) trusts more of an XML file than its exporter
+ * guarantees, and crashes or allocates without bound on what it trusts:
+ *   - it checks only that a normal or memory object has a cpuset; one
+ *     without complete_cpuset, nodeset or complete_nodeset makes it
+ *     dereference NULL while loading (SEGV in hwloc_bitmap_compare_first(),
+ *     _set() or _or(); refused upstream since hwloc PR #783, 2026);
+ *   - it sets bit os_index of a PU's or NUMA node's sets, so a missing
+ *     os_index (-1) or a huge one costs a 512 MiB bitmap per set.
+ * hwloc's exporter writes all four sets, and os_index of every PU and
+ * NUMA node.  So every start tag named "object" (with any namespace
+ * prefix; anywhere in the document, comments included: a false alarm
+ * only refuses a file no exporter wrote) that has a cpuset must have the
+ * other three sets, and one of type PU or NUMANode an os_index below
+ * 100000 (the bound of CPU numbers in list.c).  Returns what is wrong
+ * with the first object that breaks a rule and sets *linep to its line,
+ * or returns NULL. */
+static const char *xml_object_check (const char *buf, unsigned *linep)
 {
     static const char *sets[] = {
         "cpuset", "complete_cpuset", "nodeset", "complete_nodeset",
@@ -667,6 +691,7 @@ static unsigned xml_object_sets_missing (const char *buf)
 
     while (*p) {
         const char *name = p + 1;
+        struct xml_value type = { NULL, 0 }, os_index = { NULL, 0 };
         unsigned tagline = line, have = 0;
         size_t len;
 
@@ -683,11 +708,24 @@ static unsigned xml_object_sets_missing (const char *buf)
         while (*p && *p != '>') {
             if (xml_name_char (*p)) {
                 const char *attr = p;
+                struct xml_value *want = NULL;
+
                 while (xml_name_char (*p))
                     p++;
+                len = (size_t)(p - attr);
                 for (unsigned i = 0; i < 4; i++)
-                    if (xml_local_name_is (attr, (size_t)(p - attr), sets[i]))
+                    if (xml_local_name_is (attr, len, sets[i]))
                         have |= 1u << i;
+                if (xml_local_name_is (attr, len, "type"))
+                    want = &type;
+                else if (xml_local_name_is (attr, len, "os_index"))
+                    want = &os_index;
+                while (isspace ((unsigned char)*p) || *p == '=')
+                    line += *p++ == '\n';
+                if (want && (*p == '"' || *p == '\'')) {
+                    want->s = p + 1;
+                    want->len = strcspn (want->s, *p == '"' ? "\"" : "'");
+                }
             }
             else if (*p == '"' || *p == '\'') {
                 char quote = *p++;
@@ -699,10 +737,18 @@ static unsigned xml_object_sets_missing (const char *buf)
             else
                 line += *p++ == '\n';
         }
+        *linep = tagline;
         if ((have & 1) && have != 0xf)
-            return tagline;
+            return "an object with a cpuset lacks complete_cpuset, nodeset "
+                   "or complete_nodeset (hwloc's exporter writes all four)";
+        if (type.s && ((type.len == 2 && memcmp (type.s, "PU", 2) == 0)
+                       || (type.len == 8
+                           && memcmp (type.s, "NUMANode", 8) == 0))
+            && !xml_small_number (&os_index))
+            return "a PU or NUMANode object has no os_index below 100000 "
+                   "(hwloc's exporter writes one)";
     }
-    return 0;
+    return NULL;
 }
 
 char *topo_read_xml (const char *path, bool nofollow, size_t *lenp,
@@ -711,6 +757,7 @@ char *topo_read_xml (const char *path, bool nofollow, size_t *lenp,
     struct stat st;
     char *buf = NULL;
     size_t len = 0;
+    const char *bad;
     unsigned line;
     int fd, saved_errno;
 
@@ -759,12 +806,10 @@ char *topo_read_xml (const char *path, bool nofollow, size_t *lenp,
                    path);
         goto out;
     }
-    if ((line = xml_object_sets_missing (buf)) > 0) {
+    if ((bad = xml_object_check (buf, &line))) {
         errno = EINVAL;
-        errprintf (errp, "topology '%s': cannot load XML: line %u: an object "
-                         "with a cpuset lacks complete_cpuset, nodeset or "
-                         "complete_nodeset (hwloc's exporter writes all "
-                         "four)", path, line);
+        errprintf (errp, "topology '%s': cannot load XML: line %u: %s", path,
+                   line, bad);
         goto out;
     }
     close (fd);

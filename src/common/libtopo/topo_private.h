@@ -47,8 +47,9 @@ topo_t *topo_from_hw (hwloc_topology_t hw, int flags, const char *src,
  * it allocated when its built-in reader meets the end of such a file
  * (LeakSanitizer sees 640 bytes, unreachable once hwloc_topology_load()
  * failed).  An object with a cpuset but without complete_cpuset, nodeset
- * or complete_nodeset is refused too: hwloc 2.9 crashes on it (topo.c,
- * xml_object_sets_missing()).  `nofollow` opens with O_NOFOLLOW.  At most
+ * or complete_nodeset, and a PU or NUMA node without an os_index below
+ * 100000, are refused too: hwloc 2.9 crashes on the former and allocates
+ * 512 MiB bitmaps for the latter (topo.c, xml_object_check()).  `nofollow` opens with O_NOFOLLOW.  At most
  * TOPO_XML_MAX bytes.  Returns NULL with errno set and errp filled
  * ("topology 'PATH': ..."). */
 #define TOPO_XML_MAX (64u << 20)

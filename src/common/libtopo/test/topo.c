@@ -272,6 +272,10 @@ static const struct {
              "or a synthetic description" },
     { "pack:1 pu:1", 0x100, "topology 'pack:1 pu:1': unknown flags 0x100; "
                             "expected 0 or TOPO_WHOLE_SYSTEM" },
+    /* CPU numbers are below 100000, as in kernel lists */
+    { "pack:1 pu:2(indexes=0,100000)", 0,
+      "topology 'pack:1 pu:2(indexes=0,100000)': PU P#100000 out of range; "
+      "CPU numbers are below 100000" },
 };
 
 START_TEST (test_load_errors)
@@ -415,11 +419,18 @@ static const struct {
       "cannot load XML: line 5: an object with a cpuset lacks "
       "complete_cpuset, nodeset or complete_nodeset (hwloc's exporter "
       "writes all four)" },
-    /* an out-of-range PU number sized a table by it */
+    /* PU and NUMA node numbers become bits of hwloc's bitmaps (512 MiB
+     * for an unknown one) and size a table of the model */
     { 6, "      <object type=\"PU\" os_index=\"100000\" cpuset=\"0x2\" "
          "complete_cpuset=\"0x2\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
          "gp_index=\"5\"/>",
-      "PU P#100000 out of range; CPU numbers are below 100000" },
+      "cannot load XML: line 7: a PU or NUMANode object has no os_index "
+      "below 100000 (hwloc's exporter writes one)" },
+    { 3, "    <object type=\"NUMANode\" cpuset=\"0x3\" "
+         "complete_cpuset=\"0x3\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+         "gp_index=\"2\"/>",
+      "cannot load XML: line 4: a PU or NUMANode object has no os_index "
+      "below 100000 (hwloc's exporter writes one)" },
     { 6, "      <object type=\"PU\" os_index=\"0\" cpuset=\"0x2\" "
          "complete_cpuset=\"0x2\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
          "gp_index=\"5\"/>",
