@@ -454,6 +454,58 @@ static const struct {
       "hwloc discovers" },
 };
 
+/* Nothing allowed: hwloc 2.9 reads freed memory loading that without
+ * disallowed objects (found by fuzz_topoxml).  With TOPO_WHOLE_SYSTEM it
+ * loads. */
+START_TEST (test_load_nothing_allowed_xml)
+{
+    static const struct {
+        const char *allowed_cpus, *allowed_nodes, *error;
+    } cases[] = {
+        { "0x0", "0x0", "no usable CPU (none is allowed)" },
+        { "0x3", "0x2", "no usable memory node (none is allowed)" },
+    };
+    char *dir = make_tmpdir ();
+    char *path = NULL;
+    char *want = NULL;
+    pin_error_t e = { { 0 } };
+    topo_t *t;
+    FILE *f;
+
+    ck_assert (asprintf (&path, "%s/none.xml", dir) > 0);
+    for (int c = 0; c < 2; c++) {
+        ck_assert_ptr_nonnull (f = fopen (path, "w"));
+        for (int i = 0; i < (int)(sizeof (xml_base) / sizeof (xml_base[0]));
+             i++) {
+            if (i == 2)
+                fprintf (f, "  <object type=\"Machine\" os_index=\"0\" "
+                         "cpuset=\"0x3\" complete_cpuset=\"0x3\" "
+                         "allowed_cpuset=\"%s\" nodeset=\"0x1\" "
+                         "complete_nodeset=\"0x1\" allowed_nodeset=\"%s\" "
+                         "gp_index=\"1\">\n", cases[c].allowed_cpus,
+                         cases[c].allowed_nodes);
+            else
+                fprintf (f, "%s\n", xml_base[i]);
+        }
+        ck_assert_int_eq (fclose (f), 0);
+        ck_assert_ptr_null (topo_load (path, 0, &e));
+        ck_assert_int_eq (errno, ENOENT);
+        free (want);
+        ck_assert (asprintf (&want, "topology '%s': %s", path,
+                             cases[c].error) > 0);
+        ck_assert_str_eq (e.text, want);
+        t = topo_load (path, TOPO_WHOLE_SYSTEM, &e);
+        ck_assert_msg (t != NULL, "%s", e.text);
+        ck_assert_uint_eq (topo_npus (t), 2);
+        topo_destroy (t);
+    }
+    remove_tree (dir);
+    free (want);
+    free (path);
+    free (dir);
+}
+END_TEST
+
 START_TEST (test_load_bad_xml)
 {
     char *dir = make_tmpdir ();
@@ -1097,6 +1149,7 @@ static Suite *topo_suite (void)
     tcase_add_test (tc, test_load_garbage_xml);
     tcase_add_test (tc, test_load_truncated_xml);
     tcase_add_loop_test (tc, test_load_bad_xml, 0, NELEM (bad_xml));
+    tcase_add_test (tc, test_load_nothing_allowed_xml);
     tcase_add_test (tc, test_system);
     tcase_add_test (tc, test_accessors_out_of_range);
     suite_add_tcase (s, tc);
