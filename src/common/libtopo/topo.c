@@ -674,11 +674,13 @@ static bool xml_small_number (const struct xml_value *v)
  *   - it sets bit os_index of a PU's or NUMA node's sets, so a missing
  *     os_index (-1) or a huge one costs a 512 MiB bitmap per set.
  * hwloc's exporter writes all four sets, and os_index of every PU and
- * NUMA node.  So every start tag named "object" (with any namespace
- * prefix; anywhere in the document, comments included: a false alarm
- * only refuses a file no exporter wrote) that has a cpuset must have the
- * other three sets, and one of type PU or NUMANode an os_index below
- * 100000 (the bound of CPU numbers in list.c).  Returns what is wrong
+ * NUMA node.  So every start tag named "object" that has a cpuset must
+ * have the other three sets, and one of type PU or NUMANode an os_index
+ * below 100000 (the bound of CPU numbers in list.c).  Conservatively: a
+ * tag or attribute with any namespace prefix, anywhere in the document
+ * (comments included), makes a rule apply, but only the exact attribute
+ * names satisfy it; a false alarm only refuses a file no exporter
+ * wrote.  Returns what is wrong
  * with the first object that breaks a rule and sets *linep to its line,
  * or returns NULL. */
 static const char *xml_object_check (const char *buf, unsigned *linep)
@@ -693,6 +695,7 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
         const char *name = p + 1;
         struct xml_value type = { NULL, 0 }, os_index = { NULL, 0 };
         unsigned tagline = line, have = 0;
+        bool pu_or_numa = false;
         size_t len;
 
         if (*p != '<') {
@@ -713,18 +716,29 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
                 while (xml_name_char (*p))
                     p++;
                 len = (size_t)(p - attr);
-                for (unsigned i = 0; i < 4; i++)
-                    if (xml_local_name_is (attr, len, sets[i]))
+                /* what makes a rule apply matches with any prefix, what
+                 * satisfies it only exactly: the reader may keep a
+                 * prefix as part of the name */
+                if (xml_local_name_is (attr, len, sets[0]))
+                    have |= 1;
+                for (unsigned i = 1; i < 4; i++)
+                    if (len == strlen (sets[i])
+                        && memcmp (attr, sets[i], len) == 0)
                         have |= 1u << i;
                 if (xml_local_name_is (attr, len, "type"))
                     want = &type;
-                else if (xml_local_name_is (attr, len, "os_index"))
+                else if (len == 8 && memcmp (attr, "os_index", 8) == 0)
                     want = &os_index;
                 while (isspace ((unsigned char)*p) || *p == '=')
                     line += *p++ == '\n';
                 if (want && (*p == '"' || *p == '\'')) {
                     want->s = p + 1;
                     want->len = strcspn (want->s, *p == '"' ? "\"" : "'");
+                    if (want == &type
+                        && ((type.len == 2 && memcmp (type.s, "PU", 2) == 0)
+                            || (type.len == 8
+                                && memcmp (type.s, "NUMANode", 8) == 0)))
+                        pu_or_numa = true;
                 }
             }
             else if (*p == '"' || *p == '\'') {
@@ -741,10 +755,7 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
         if ((have & 1) && have != 0xf)
             return "an object with a cpuset lacks complete_cpuset, nodeset "
                    "or complete_nodeset (hwloc's exporter writes all four)";
-        if (type.s && ((type.len == 2 && memcmp (type.s, "PU", 2) == 0)
-                       || (type.len == 8
-                           && memcmp (type.s, "NUMANode", 8) == 0))
-            && !xml_small_number (&os_index))
+        if (pu_or_numa && !xml_small_number (&os_index))
             return "a PU or NUMANode object has no os_index below 100000 "
                    "(hwloc's exporter writes one)";
     }
