@@ -712,26 +712,31 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
             if (xml_name_char (*p)) {
                 const char *attr = p;
                 struct xml_value *want = NULL;
+                bool quoted, eq = false;
 
                 while (xml_name_char (*p))
                     p++;
                 len = (size_t)(p - attr);
-                /* what makes a rule apply matches with any prefix, what
-                 * satisfies it only exactly: the reader may keep a
-                 * prefix as part of the name */
+                while (isspace ((unsigned char)*p) || *p == '=') {
+                    eq |= *p == '=';
+                    line += *p++ == '\n';
+                }
+                quoted = eq && (*p == '"' || *p == '\'');
+                /* what makes a rule apply matches with any prefix and any
+                 * value, what satisfies it only with the exact name and
+                 * a quoted value: a reader may keep a prefix as part of
+                 * the name, or stop at a value without quotes */
                 if (xml_local_name_is (attr, len, sets[0]))
                     have |= 1;
                 for (unsigned i = 1; i < 4; i++)
-                    if (len == strlen (sets[i])
+                    if (quoted && len == strlen (sets[i])
                         && memcmp (attr, sets[i], len) == 0)
                         have |= 1u << i;
                 if (xml_local_name_is (attr, len, "type"))
                     want = &type;
                 else if (len == 8 && memcmp (attr, "os_index", 8) == 0)
                     want = &os_index;
-                while (isspace ((unsigned char)*p) || *p == '=')
-                    line += *p++ == '\n';
-                if (want && (*p == '"' || *p == '\'')) {
+                if (want && quoted) {
                     want->s = p + 1;
                     want->len = strcspn (want->s, *p == '"' ? "\"" : "'");
                     if (want == &type
