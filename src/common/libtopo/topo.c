@@ -665,6 +665,41 @@ static bool xml_small_number (const struct xml_value *v)
     return true;
 }
 
+/* Is the value a set as hwloc writes them: "0x" and 1 to 8 hex digits (or
+ * "0xf...f" for an infinite set), then ',' and such chunks, which may be
+ * empty ("0x000000ff,,0x1")? */
+static bool xml_set_syntax (const struct xml_value *v)
+{
+    const char *p = v->s, *end = v->s + v->len;
+    bool first = true;
+
+    if (v->len >= 7 && memcmp (p, "0xf...f", 7) == 0) {
+        p += 7;
+        first = false;
+        if (p == end)
+            return true;
+        if (*p++ != ',')
+            return false;
+    }
+    for (;;) {
+        int digits = 0;
+
+        if (p + 2 <= end && p[0] == '0' && p[1] == 'x') {
+            for (p += 2; p < end && isxdigit ((unsigned char)*p); p++)
+                digits++;
+            if (digits == 0 || digits > 8)
+                return false;
+        }
+        else if (first)
+            return false;       /* hwloc 2.9 asserts on a leading ',' */
+        first = false;
+        if (p == end)
+            return true;
+        if (*p++ != ',')
+            return false;
+    }
+}
+
 /* hwloc 2.9 (Debian 12) trusts more of an XML file than its exporter
  * guarantees, and crashes or allocates without bound on what it trusts:
  *   - it checks only that a normal or memory object has a cpuset; one
@@ -672,17 +707,20 @@ static bool xml_small_number (const struct xml_value *v)
  *     dereference NULL while loading (SEGV in hwloc_bitmap_compare_first(),
  *     _set() or _or(); refused upstream since hwloc PR #783, 2026);
  *   - it sets bit os_index of a PU's or NUMA node's sets, so a missing
- *     os_index (-1) or a huge one costs a 512 MiB bitmap per set.
- * hwloc's exporter writes all four sets, and os_index of every PU and
- * NUMA node.  So every start tag named "object" that has a cpuset must
- * have the other three sets, and one of type PU or NUMANode an os_index
- * below 100000 (the bound of CPU numbers in list.c).  Conservatively: a
- * tag or attribute with any namespace prefix, anywhere in the document
- * (comments included), makes a rule apply, but only the exact attribute
- * names satisfy it; a false alarm only refuses a file no exporter
- * wrote.  Returns what is wrong
- * with the first object that breaks a rule and sets *linep to its line,
- * or returns NULL. */
+ *     os_index (-1) or a huge one costs a 512 MiB bitmap per set;
+ *   - hwloc_bitmap_sscanf() fails an assertion (abort) on a set that
+ *     starts with ','.
+ * hwloc's exporter writes all four sets, os_index of every PU and NUMA
+ * node, and sets as xml_set_syntax() reads them.  So every start tag
+ * named "object" that has a cpuset must have the other three sets, one of
+ * type PU or NUMANode an os_index below 100000 (the bound of CPU numbers
+ * in list.c), and any attribute of any tag named like a cpuset or nodeset
+ * must be written as a set.  Conservatively: a tag or attribute with any
+ * namespace prefix, anywhere in the document (comments included), makes
+ * a rule apply, but only the exact attribute names with quoted values
+ * satisfy it; a false alarm only refuses a file no exporter wrote.
+ * Returns what is wrong with the first tag that breaks a rule and sets
+ * *linep to its line, or returns NULL. */
 static const char *xml_object_check (const char *buf, unsigned *linep)
 {
     static const char *sets[] = {
@@ -695,7 +733,7 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
         const char *name = p + 1;
         struct xml_value type = { NULL, 0 }, os_index = { NULL, 0 };
         unsigned tagline = line, have = 0;
-        bool pu_or_numa = false;
+        bool pu_or_numa = false, object, bad_set = false;
         size_t len;
 
         if (*p != '<') {
@@ -705,8 +743,7 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
         for (len = 0; xml_name_char (name[len]); len++)
             ;
         p = name + len;
-        if (!xml_local_name_is (name, len, "object"))
-            continue;
+        object = xml_local_name_is (name, len, "object");
         /* the attributes, up to the end of the tag */
         while (*p && *p != '>') {
             if (xml_name_char (*p)) {
@@ -736,6 +773,18 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
                     want = &type;
                 else if (len == 8 && memcmp (attr, "os_index", 8) == 0)
                     want = &os_index;
+                /* any name ending in cpuset or nodeset */
+                if ((len >= 6 && memcmp (attr + len - 6, "cpuset", 6) == 0)
+                    || (len >= 7
+                        && memcmp (attr + len - 7, "nodeset", 7) == 0)) {
+                    struct xml_value v = { NULL, 0 };
+                    if (quoted) {
+                        v.s = p + 1;
+                        v.len = strcspn (v.s, *p == '"' ? "\"" : "'");
+                    }
+                    if (!quoted || !xml_set_syntax (&v))
+                        bad_set = true;
+                }
                 if (want && quoted) {
                     want->s = p + 1;
                     want->len = strcspn (want->s, *p == '"' ? "\"" : "'");
@@ -757,6 +806,11 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
                 line += *p++ == '\n';
         }
         *linep = tagline;
+        if (bad_set)
+            return "a cpuset or nodeset is not written as hwloc writes sets "
+                   "(0x0000000f,0x1)";
+        if (!object)
+            continue;
         if ((have & 1) && have != 0xf)
             return "an object with a cpuset lacks complete_cpuset, nodeset "
                    "or complete_nodeset (hwloc's exporter writes all four)";

@@ -431,9 +431,14 @@ static const struct {
     { 3, "    <object type=\"NUMANode\" os_index=\"0\" cpuset=\"0x3\" "
          "complete_cpuset=\"0x3\" nodeset=\"0x1\" complete_nodeset=0x1 "
          "gp_index=\"2\"/>",
-      "cannot load XML: line 4: an object with a cpuset lacks "
-      "complete_cpuset, nodeset or complete_nodeset (hwloc's exporter "
-      "writes all four)" },
+      "cannot load XML: line 4: a cpuset or nodeset is not written as "
+      "hwloc writes sets (0x0000000f,0x1)" },
+    /* hwloc_bitmap_sscanf() asserts on a set starting with ',' */
+    { 5, "      <object type=\"PU\" os_index=\"0\" cpuset=\"0x1\" "
+         "complete_cpuset=\",0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+         "gp_index=\"4\"/>",
+      "cannot load XML: line 6: a cpuset or nodeset is not written as "
+      "hwloc writes sets (0x0000000f,0x1)" },
     /* PU and NUMA node numbers become bits of hwloc's bitmaps (512 MiB
      * for an unknown one) and size a table of the model */
     { 6, "      <object type=\"PU\" os_index=\"100000\" cpuset=\"0x2\" "
