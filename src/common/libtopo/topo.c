@@ -709,13 +709,19 @@ static bool xml_set_syntax (const struct xml_value *v)
  *   - it sets bit os_index of a PU's or NUMA node's sets, so a missing
  *     os_index (-1) or a huge one costs a 512 MiB bitmap per set;
  *   - hwloc_bitmap_sscanf() fails an assertion (abort) on a set that
- *     starts with ','.
+ *     starts with ',';
+ *   - a document whose first object is not the Machine can leave the
+ *     topology empty, after which hwloc reads memory it freed.
  * hwloc's exporter writes all four sets, os_index of every PU and NUMA
  * node, and sets as xml_set_syntax() reads them.  So every start tag
  * named "object" that has a cpuset must have the other three sets, one of
  * type PU or NUMANode an os_index below 100000 (the bound of CPU numbers
- * in list.c), and any attribute of any tag named like a cpuset or nodeset
- * must be written as a set.  Conservatively: a tag or attribute with any
+ * in list.c), any attribute of any tag named like a cpuset or nodeset
+ * must be written as a set, and the first object must be of type Machine
+ * (System in hwloc 1.x files).  A tag ends at '>' or at the next '<',
+ * inside quotes too (hwloc's exporter escapes both in values), so that
+ * an unbalanced quote, a processing instruction or a comment cannot hide
+ * the tags after it.  Conservatively: a tag or attribute with any
  * namespace prefix, anywhere in the document (comments included), makes
  * a rule apply, but only the exact attribute names with quoted values
  * satisfy it; a false alarm only refuses a file no exporter wrote.
@@ -728,12 +734,13 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
     };
     unsigned line = 1;
     const char *p = buf;
+    bool first_object = true;
 
     while (*p) {
         const char *name = p + 1;
         struct xml_value type = { NULL, 0 }, os_index = { NULL, 0 };
         unsigned tagline = line, have = 0;
-        bool pu_or_numa = false, object, bad_set = false;
+        bool pu_or_numa = false, object, bad_set = false, machine = false;
         size_t len;
 
         if (*p != '<') {
@@ -745,7 +752,7 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
         p = name + len;
         object = xml_local_name_is (name, len, "object");
         /* the attributes, up to the end of the tag */
-        while (*p && *p != '>') {
+        while (*p && *p != '>' && *p != '<') {
             if (xml_name_char (*p)) {
                 const char *attr = p;
                 struct xml_value *want = NULL;
@@ -780,26 +787,34 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
                     struct xml_value v = { NULL, 0 };
                     if (quoted) {
                         v.s = p + 1;
-                        v.len = strcspn (v.s, *p == '"' ? "\"" : "'");
+                        v.len = strcspn (v.s, *p == '"' ? "\"<>" : "'<>");
                     }
                     if (!quoted || !xml_set_syntax (&v))
                         bad_set = true;
                 }
                 if (want && quoted) {
                     want->s = p + 1;
-                    want->len = strcspn (want->s, *p == '"' ? "\"" : "'");
+                    want->len = strcspn (want->s,
+                                         *p == '"' ? "\"<>" : "'<>");
                     if (want == &type
                         && ((type.len == 2 && memcmp (type.s, "PU", 2) == 0)
                             || (type.len == 8
                                 && memcmp (type.s, "NUMANode", 8) == 0)))
                         pu_or_numa = true;
+                    if (want == &type && xml_local_name_is (attr, len, "type")
+                        && len == 4
+                        && ((type.len == 7
+                             && memcmp (type.s, "Machine", 7) == 0)
+                            || (type.len == 6
+                                && memcmp (type.s, "System", 6) == 0)))
+                        machine = true;
                 }
             }
             else if (*p == '"' || *p == '\'') {
                 char quote = *p++;
-                while (*p && *p != quote)
+                while (*p && *p != quote && *p != '<' && *p != '>')
                     line += *p++ == '\n';
-                if (*p)
+                if (*p == quote)
                     p++;
             }
             else
@@ -811,6 +826,10 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
                    "(0x0000000f,0x1)";
         if (!object)
             continue;
+        if (first_object && !machine)
+            return "the first object is not the Machine (or v1 System) "
+                   "root";
+        first_object = false;
         if ((have & 1) && have != 0xf)
             return "an object with a cpuset lacks complete_cpuset, nodeset "
                    "or complete_nodeset (hwloc's exporter writes all four)";

@@ -305,8 +305,11 @@ START_TEST (test_load_garbage_xml)
 
     ck_assert (asprintf (&path, "%s/garbage.xml", dir) > 0);
     ck_assert_ptr_nonnull (f = fopen (path, "w"));
+    /* a Machine root with a child of no known type: past libtopo's own
+     * checks (xml_object_check()), refused by hwloc */
     fputs ("<?xml version=\"1.0\"?>\n<topology version=\"2.0\">"
-           "<object type=\"Bogus\"/></topology>\n", f);
+           "<object type=\"Machine\"><object type=\"Bogus\"/></object>"
+           "</topology>\n", f);
     fclose (f);
     ck_assert_ptr_null (topo_load (path, 0, &e));
     ck_assert_int_eq (errno, EINVAL);
@@ -439,6 +442,21 @@ static const struct {
          "gp_index=\"4\"/>",
       "cannot load XML: line 6: a cpuset or nodeset is not written as "
       "hwloc writes sets (0x0000000f,0x1)" },
+    /* an unbalanced quote in a processing instruction does not hide the
+     * tags after it */
+    { 4, "<?x v=\"1?>\n"
+         "    <object type=\"Core\" os_index=\"0\" cpuset=\"0x3\" "
+         "gp_index=\"3\">",
+      "cannot load XML: line 6: an object with a cpuset lacks "
+      "complete_cpuset, nodeset or complete_nodeset (hwloc's exporter "
+      "writes all four)" },
+    /* no Machine on top: hwloc 2.9 can end with an empty topology and
+     * read freed memory */
+    { 2, "  <object type=\"Package\" os_index=\"0\" cpuset=\"0x3\" "
+         "complete_cpuset=\"0x3\" nodeset=\"0x3\" complete_nodeset=\"0x3\" "
+         "gp_index=\"1\">",
+      "cannot load XML: line 3: the first object is not the Machine (or v1 "
+      "System) root" },
     /* PU and NUMA node numbers become bits of hwloc's bitmaps (512 MiB
      * for an unknown one) and size a table of the model */
     { 6, "      <object type=\"PU\" os_index=\"100000\" cpuset=\"0x2\" "
