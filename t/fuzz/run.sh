@@ -213,6 +213,7 @@ fuzz_one () {
     local -a env_args=()
 
     mkdir -p "$dir/corpus" "$dir/crashes" "$scratch/$name"
+    rm -f "$dir/result"
     if ! build_harness "$name" "$src"; then
         echo "not ok - $name: does not build; see $build_log" >"$dir/result"
         return
@@ -258,7 +259,7 @@ report () {
     [[ $line == ok* ]] || failed=$((failed + 1))
 }
 
-running=()
+running=0
 names=()
 for entry in "${selected[@]}"; do
     read -r name src corpus maxlen envs <<<"$entry"
@@ -269,12 +270,14 @@ for entry in "${selected[@]}"; do
         report "$n" "$name"
         continue
     fi
-    fuzz_one "$name" "$src" "$corpus" "$maxlen" "$envs" &
-    running+=($!)
-    if ((${#running[@]} >= jobs)); then
+    # FUZZ_JOBS at a time; the results are printed in order at the end
+    if ((running >= jobs)); then
         wait -n
-        mapfile -t running < <(jobs -pr)
+        running=$((running - 1))
     fi
+    echo "# $name: fuzzing for $seconds s"
+    fuzz_one "$name" "$src" "$corpus" "$maxlen" "$envs" &
+    running=$((running + 1))
 done
 if ((jobs > 1)); then
     wait
