@@ -700,6 +700,25 @@ static bool xml_set_syntax (const struct xml_value *v)
     }
 }
 
+/* Is the type value one hwloc's exporter writes for an object that has no
+ * os_index of its own (neither PU nor NUMANode)?  hwloc also reads
+ * abbreviations and other case ("NUMA*ode" is a NUMA node to it), so
+ * anything else counts as a PU or NUMA node here. */
+static bool xml_type_without_index (const struct xml_value *v)
+{
+    static const char *types[] = {
+        "Machine", "System", "Package", "Socket", "Die", "Core", "Group",
+        "L1Cache", "L2Cache", "L3Cache", "L4Cache", "L5Cache", "L1iCache",
+        "L2iCache", "L3iCache", "Cache", "MemCache", "Bridge", "PCIDev",
+        "OSDev", "Misc", NULL,
+    };
+
+    for (int i = 0; types[i]; i++)
+        if (v->len == strlen (types[i]) && memcmp (v->s, types[i], v->len) == 0)
+            return true;
+    return false;
+}
+
 /* hwloc 2.9 (Debian 12) trusts more of an XML file than its exporter
  * guarantees, and crashes or allocates without bound on what it trusts:
  *   - it checks only that a normal or memory object has a cpuset; one
@@ -711,13 +730,17 @@ static bool xml_set_syntax (const struct xml_value *v)
  *   - hwloc_bitmap_sscanf() fails an assertion (abort) on a set that
  *     starts with ',';
  *   - a document whose first object is not the Machine can leave the
- *     topology empty, after which hwloc reads memory it freed.
- * hwloc's exporter writes all four sets, os_index of every PU and NUMA
+ *     topology empty, after which hwloc reads memory it freed;
+ *   - its built-in reader stops reading a tag's attributes at one without
+ *     a quoted value, leaving sets NULL.
+ * Every attribute of an element must be name="value" (as XML requires),
+ * and hwloc's exporter writes all four sets, os_index of every PU and NUMA
  * node, and sets as xml_set_syntax() reads them.  So every start tag
  * named "object" that has a cpuset must have the other three sets, one of
- * type PU or NUMANode an os_index below 100000 (the bound of CPU numbers
- * in list.c), any attribute of any tag named like a cpuset or nodeset
- * must be written as a set, and the first object must be of type Machine
+ * type PU or NUMANode (or a type xml_type_without_index() does not know)
+ * an os_index below 100000 (the bound of CPU numbers in list.c), any
+ * attribute of any tag named like a cpuset or nodeset must be written as
+ * a set, and the first object must be of type Machine
  * (System in hwloc 1.x files).  A tag ends at '>' or at the next '<',
  * inside quotes too (hwloc's exporter escapes both in values), so that
  * an unbalanced quote, a processing instruction or a comment cannot hide
@@ -741,6 +764,7 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
         struct xml_value type = { NULL, 0 }, os_index = { NULL, 0 };
         unsigned tagline = line, have = 0;
         bool pu_or_numa = false, object, bad_set = false, machine = false;
+        bool element, bad_attr = false;
         size_t len;
 
         if (*p != '<') {
@@ -751,6 +775,8 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
             ;
         p = name + len;
         object = xml_local_name_is (name, len, "object");
+        /* not </x>, <?x ?> or <!x> */
+        element = len > 0 && isalpha ((unsigned char)name[0]);
         /* the attributes, up to the end of the tag */
         while (*p && *p != '>' && *p != '<') {
             if (xml_name_char (*p)) {
@@ -766,6 +792,8 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
                     line += *p++ == '\n';
                 }
                 quoted = eq && (*p == '"' || *p == '\'');
+                if (element && !quoted)
+                    bad_attr = true;
                 /* what makes a rule apply matches with any prefix and any
                  * value, what satisfies it only with the exact name and
                  * a quoted value: a reader may keep a prefix as part of
@@ -796,10 +824,7 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
                     want->s = p + 1;
                     want->len = strcspn (want->s,
                                          *p == '"' ? "\"<>" : "'<>");
-                    if (want == &type
-                        && ((type.len == 2 && memcmp (type.s, "PU", 2) == 0)
-                            || (type.len == 8
-                                && memcmp (type.s, "NUMANode", 8) == 0)))
+                    if (want == &type && !xml_type_without_index (&type))
                         pu_or_numa = true;
                     if (want == &type && xml_local_name_is (attr, len, "type")
                         && len == 4
@@ -821,6 +846,8 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
                 line += *p++ == '\n';
         }
         *linep = tagline;
+        if (bad_attr)
+            return "an attribute without '=' and a quoted value";
         if (bad_set)
             return "a cpuset or nodeset is not written as hwloc writes sets "
                    "(0x0000000f,0x1)";

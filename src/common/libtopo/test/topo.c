@@ -308,7 +308,8 @@ START_TEST (test_load_garbage_xml)
     /* a Machine root with a child of no known type: past libtopo's own
      * checks (xml_object_check()), refused by hwloc */
     fputs ("<?xml version=\"1.0\"?>\n<topology version=\"2.0\">"
-           "<object type=\"Machine\"><object type=\"Bogus\"/></object>"
+           "<object type=\"Machine\"><object type=\"Bogus\" "
+           "os_index=\"0\"/></object>"
            "</topology>\n", f);
     fclose (f);
     ck_assert_ptr_null (topo_load (path, 0, &e));
@@ -434,8 +435,8 @@ static const struct {
     { 3, "    <object type=\"NUMANode\" os_index=\"0\" cpuset=\"0x3\" "
          "complete_cpuset=\"0x3\" nodeset=\"0x1\" complete_nodeset=0x1 "
          "gp_index=\"2\"/>",
-      "cannot load XML: line 4: a cpuset or nodeset is not written as "
-      "hwloc writes sets (0x0000000f,0x1)" },
+      "cannot load XML: line 4: an attribute without '=' and a quoted "
+      "value" },
     /* hwloc_bitmap_sscanf() asserts on a set starting with ',' */
     { 5, "      <object type=\"PU\" os_index=\"0\" cpuset=\"0x1\" "
          "complete_cpuset=\",0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
@@ -457,6 +458,18 @@ static const struct {
          "gp_index=\"1\">",
       "cannot load XML: line 3: the first object is not the Machine (or v1 "
       "System) root" },
+    /* hwloc reads "NUMA*ode" as a NUMA node: an os_index is needed */
+    { 3, "    <object type=\"NUMA*ode\" cpuset=\"0x3\" "
+         "complete_cpuset=\"0x3\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+         "gp_index=\"2\"/>",
+      "cannot load XML: line 4: a PU or NUMANode object has no os_index "
+      "below 100000 (hwloc's exporter writes one)" },
+    /* hwloc's built-in reader stops at an attribute without a value */
+    { 3, "    <object type=\"NUMANode\" os_index=\"0\" cpuset=\"0x3\" "
+         "complete_cpuset=\"0x3\" nodeset=\"0x1\" stray "
+         "complete_nodeset=\"0x1\" gp_index=\"2\"/>",
+      "cannot load XML: line 4: an attribute without '=' and a quoted "
+      "value" },
     /* PU and NUMA node numbers become bits of hwloc's bitmaps (512 MiB
      * for an unknown one) and size a table of the model */
     { 6, "      <object type=\"PU\" os_index=\"100000\" cpuset=\"0x2\" "
