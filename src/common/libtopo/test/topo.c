@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "libtopo/topo.h"
+#include "libtopo/topo_private.h"       /* t->hw: the cache fingerprint */
 #include "libtest/fixtures.h"
 #include "model_check.h"
 
@@ -1128,6 +1129,52 @@ END_TEST
 
 /* topo_export_xml round trip: the model survives, the fingerprint is in
  * the file once, and exporting a cached topology replaces it. */
+/* The export's fingerprint is the one read back, even when the root
+ * already has an info whose name becomes SlurmPinFingerprint through the
+ * export and import (a non-ASCII byte, with hwloc's built-in reader;
+ * found by fuzz_topoxml_builtin). */
+START_TEST (test_export_fingerprint_first)
+{
+    char *dir = make_tmpdir ();
+    char *in = NULL, *out = NULL, *fp = topo_system_fingerprint ();
+    pin_error_t e = { { 0 } };
+    const char *recorded;
+    topo_t *t;
+    FILE *f;
+
+    ck_assert_ptr_nonnull (fp);
+    ck_assert (asprintf (&in, "%s/in.xml", dir) > 0);
+    ck_assert (asprintf (&out, "%s/out.xml", dir) > 0);
+    ck_assert_ptr_nonnull (f = fopen (in, "w"));
+    for (int i = 0; i < (int)(sizeof (xml_base) / sizeof (xml_base[0])); i++) {
+        fprintf (f, "%s\n", xml_base[i]);
+        if (i == 2)
+            fprintf (f, "    <info name=\"SlurmPinFi\xc2ngerprint\" "
+                     "value=\"format=1;host=elsewhere\"/>\n");
+    }
+    ck_assert_int_eq (fclose (f), 0);
+    if (!(t = topo_load (in, TOPO_WHOLE_SYSTEM, &e))) {
+        /* the libxml2 reader refuses the byte that is not UTF-8 */
+        ck_assert_str_eq (topo_xml_reader (), TOPO_XML_READER_LIBXML2);
+        goto out;
+    }
+    ck_assert_msg (topo_export_xml (t, out, &e) == 0, "%s", e.text);
+    topo_destroy (t);
+    ck_assert_ptr_nonnull (t = topo_load (out, TOPO_WHOLE_SYSTEM, &e));
+    recorded = hwloc_obj_get_info_by_name (hwloc_get_root_obj (t->hw),
+                                           TOPO_FINGERPRINT_INFO);
+    ck_assert_ptr_nonnull (recorded);
+    ck_assert_str_eq (recorded, fp);
+    topo_destroy (t);
+out:
+    remove_tree (dir);
+    free (in);
+    free (out);
+    free (fp);
+    free (dir);
+}
+END_TEST
+
 START_TEST (test_export)
 {
     char *dir = make_tmpdir ();
@@ -1201,6 +1248,7 @@ static Suite *topo_suite (void)
     tcase_add_test (tc, test_load_truncated_xml);
     tcase_add_loop_test (tc, test_load_bad_xml, 0, NELEM (bad_xml));
     tcase_add_test (tc, test_load_nothing_allowed_xml);
+    tcase_add_test (tc, test_export_fingerprint_first);
     tcase_add_test (tc, test_system);
     tcase_add_test (tc, test_accessors_out_of_range);
     suite_add_tcase (s, tc);
