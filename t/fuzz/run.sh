@@ -21,6 +21,10 @@
 #   HARNESS...   run only these (default: all)
 # Environment:
 #   FUZZ_SECONDS  time per harness (default 30)
+#   FUZZ_SEED     libFuzzer's -seed (default 1: a regression run explores
+#                 the same inputs each time, so that it fails for a change
+#                 of the code, not of luck; 0: a random seed, for the
+#                 longer runs that look for new bugs)
 #   FUZZ_JOBS     harnesses fuzzed at the same time (default 1)
 #   FUZZ_BUILD    where objects and binaries go (default build/fuzz)
 #   CC            the compiler (default clang; must have libFuzzer)
@@ -32,6 +36,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd) || exit 1
 fuzzdir=$top/t/fuzz
 seconds=${FUZZ_SECONDS:-30}
 jobs=${FUZZ_JOBS:-1}
+seed=${FUZZ_SEED:-1}
 build=${FUZZ_BUILD:-$top/build/fuzz}
 cc=${CC:-clang}
 keep=""
@@ -99,6 +104,7 @@ while (($#)); do
 done
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || die "FUZZ_SECONDS=$seconds: give a number of seconds"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "FUZZ_JOBS=$jobs: give a number >= 1"
+[[ $seed =~ ^[0-9]+$ ]] || die "FUZZ_SEED=$seed: give a number (0: random)"
 
 # The harnesses to run, as table lines.
 selected=()
@@ -225,7 +231,7 @@ fuzz_one () {
     (cd "$dir" && env FUZZ_TMPDIR="$scratch/$name" "${env_args[@]}" \
         timeout --kill-after=10 $((seconds * 2 + 60)) \
         "$build/bin/$name" -max_total_time="$seconds" -max_len="$maxlen" \
-        -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
+        -seed="$seed" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$dir/crashes/" "$dir/corpus") \
         >"$dir/log" 2>&1 || rc=$?
     runs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1/p' "$dir/log" | tail -1)
