@@ -736,7 +736,9 @@ static bool xml_type_without_index (const struct xml_value *v)
  * Every attribute of an element must be name="value" (as XML requires),
  * and hwloc's exporter writes all four sets, os_index of every PU and NUMA
  * node, and sets as xml_set_syntax() reads them.  So every start tag
- * named "object" that has a cpuset must have the other three sets, one of
+ * named "object" that has a cpuset must have the other three sets (a PU
+ * or NUMA node all four: without a cpuset, hwloc 2.9 dereferences NULL
+ * importing a NUMA node of an hwloc 1.x file), one of
  * type PU or NUMANode (or a type xml_type_without_index() does not know)
  * an os_index below 100000 (the bound of CPU numbers in list.c), any
  * attribute of any tag named like a cpuset or nodeset must be written as
@@ -857,6 +859,9 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
             return "the first object is not the Machine (or v1 System) "
                    "root";
         first_object = false;
+        if (pu_or_numa && !(have & 1))
+            return "a PU or NUMANode object has no cpuset (hwloc's exporter "
+                   "writes one)";
         if ((have & 1) && have != 0xf)
             return "an object with a cpuset lacks complete_cpuset, nodeset "
                    "or complete_nodeset (hwloc's exporter writes all four)";

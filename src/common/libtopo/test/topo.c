@@ -310,7 +310,8 @@ START_TEST (test_load_garbage_xml)
      * checks (xml_object_check()), refused by hwloc */
     fputs ("<?xml version=\"1.0\"?>\n<topology version=\"2.0\">"
            "<object type=\"Machine\"><object type=\"Bogus\" "
-           "os_index=\"0\"/></object>"
+           "os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\" "
+           "nodeset=\"0x1\" complete_nodeset=\"0x1\"/></object>"
            "</topology>\n", f);
     fclose (f);
     ck_assert_ptr_null (topo_load (path, 0, &e));
@@ -459,6 +460,12 @@ static const struct {
          "gp_index=\"1\">",
       "cannot load XML: line 3: the first object is not the Machine (or v1 "
       "System) root" },
+    /* a NUMA node without any set (hwloc 2.9 crashes on one in an hwloc
+     * 1.x file) */
+    { 3, "    <object type=\"NUMANode\" os_index=\"0\" cpus=\"x\" "
+         "gp_index=\"2\"/>",
+      "cannot load XML: line 4: a PU or NUMANode object has no cpuset "
+      "(hwloc's exporter writes one)" },
     /* hwloc reads "NUMA*ode" as a NUMA node: an os_index is needed */
     { 3, "    <object type=\"NUMA*ode\" cpuset=\"0x3\" "
          "complete_cpuset=\"0x3\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
