@@ -1,7 +1,11 @@
 #!/bin/sh
 # Install the Debian 12 packages slurm-pin needs to build and to run all of
-# its tests (unit, local Slurm, qemu guest).  Idempotent: does nothing when
-# everything is already installed.  Needs root.
+# its tests (unit, local Slurm, fuzz harnesses, qemu guest).  Idempotent:
+# does nothing when everything is already installed.  Needs root.
+# The fuzz harnesses (t/fuzz/run.sh) need clang and its libFuzzer and
+# sanitizer runtimes, libclang-rt-dev (only recommended by clang, and
+# recommends are not installed here); llvm brings llvm-symbolizer, which
+# names functions and lines in their crash reports.
 set -eu
 
 PACKAGES="
@@ -9,6 +13,7 @@ PACKAGES="
   libhwloc-dev libhwloc-plugins hwloc libjson-c-dev libcgroup-dev check
   libslurm-dev slurm-wlm slurmctld slurmd slurm-client munge
   sharness python3
+  clang libclang-rt-dev llvm
   qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
   iproute2 procps util-linux
 "

@@ -10,20 +10,25 @@
 #      then 'make check' there (unit tests of every library and the
 #      integration tests in t/)
 #   4. build in build-sanitize/ with ASan+UBSan, run the unit tests
-#   5. the qemu tier, t/vm/run-tests.sh (always: it fails if qemu cannot run)
+#   5. the fuzz harnesses, t/fuzz/run.sh: each built with clang and run for
+#      FUZZ_SECONDS (default 30) as a regression check (doc/fuzzing.md)
+#   6. the qemu tier, t/vm/run-tests.sh (always: it fails if qemu cannot run)
 # A test failure does not stop the later stages; a failed build does.
 # For each failed 'make check' the test-suite.log files with failures are
 # printed.  The last line is the summary CI reads:
 #   N passed, N failed, N skipped
 # counted over the :test-result: lines of automake's .trs files (one per
 # TAP test case, one per plain test program); PASS and XFAIL count as
-# passed, FAIL, XPASS and ERROR as failed, SKIP as skipped.  A stage that
-# fails outside any test (a build; a check stage or the qemu tier failing
-# with no failed test result to show for it) counts as one more failure,
-# so "0 failed" always means everything worked.
+# passed, FAIL, XPASS and ERROR as failed, SKIP as skipped; the TAP of the
+# fuzz stage and of the qemu tier (build/fuzz.log, build/vm-tier.log)
+# counts the same way, one result per "ok" / "not ok" line.  A stage that
+# fails outside any test (a build; a check stage, the fuzz stage or the
+# qemu tier failing with no failed test result to show for it) counts as
+# one more failure, so "0 failed" always means everything worked.
 # Exit status: 0 only if nothing failed.
 #
-# Environment: JOBS (default 2) for make -j.  PIN_REQUIRE_SLURM defaults
+# Environment: JOBS (default 2) for make -j.  FUZZ_SECONDS (default 30)
+# for each fuzz harness.  PIN_REQUIRE_SLURM defaults
 # to 1: a machine where the local Slurm cannot start fails the Slurm tests
 # instead of skipping them.
 set -uo pipefail
@@ -98,8 +103,41 @@ test_stage_failed () {
     fi
 }
 
+# TAP logs of stages that are not automake test suites (the fuzz stage,
+# the qemu tier): their "ok" / "not ok" lines count in the summary.
+tap_logs=()
+
+# Count the TAP results of log $1 into tap_pass, tap_fail and tap_skip
+# ("ok ... # SKIP" is a skip, not a pass).
+tap_count () {
+    local ok
+    tap_pass=0 tap_fail=0 tap_skip=0
+    [[ -f $1 ]] || return 0
+    ok=$(grep -Ec '^ok [0-9]+' "$1")
+    tap_skip=$(grep -Eci '^ok [0-9]+.*# skip' "$1")
+    tap_pass=$((ok - tap_skip))
+    tap_fail=$(grep -Ec '^not ok [0-9]+' "$1")
+}
+
+# Run a TAP-printing stage: command $3... with its output shown and kept
+# in log $2, registered for the summary.  Stage name $1 fails when the
+# command does; with no 'not ok' to show for it (the command could not
+# run at all) that is one more failure.
+run_tap_stage () {
+    local name=$1 log=$2 tap_pass tap_fail tap_skip
+    shift 2
+    tap_logs+=("$log")
+    if "$@" 2>&1 | tee "$log"; then
+        return 0
+    fi
+    failed_stages+=("$name")
+    echo "stage failed: $name"
+    tap_count "$log"
+    ((tap_fail > 0)) || stage_failures=$((stage_failures + 1))
+}
+
 summary () {
-    local pass=0 fail=0 skip=0 result
+    local pass=0 fail=0 skip=0 result log tap_pass tap_fail tap_skip
     while IFS= read -r result; do
         case $result in
             PASS | XFAIL) pass=$((pass + 1)) ;;
@@ -107,9 +145,13 @@ summary () {
             SKIP) skip=$((skip + 1)) ;;
         esac
     done < <(results)
-    pass=$((pass + ${vm_pass:-0} - ${vm_skip:-0}))
-    fail=$((fail + ${vm_fail:-0} + stage_failures))
-    skip=$((skip + ${vm_skip:-0}))
+    for log in "${tap_logs[@]}"; do
+        tap_count "$log"
+        pass=$((pass + tap_pass))
+        fail=$((fail + tap_fail))
+        skip=$((skip + tap_skip))
+    done
+    fail=$((fail + stage_failures))
     header "summary"
     if ((${#failed_stages[@]})); then
         echo "failed stages: ${failed_stages[*]}"
@@ -175,24 +217,17 @@ else
     fi
 fi
 
+# Every parser of untrusted text has a libFuzzer harness; each runs for a
+# bounded time here, a regression check (the longer run before a release
+# is in doc/fuzzing.md).  Its TAP (one line per harness) is kept in
+# build/fuzz.log; clang or libFuzzer missing fails the stage.
+header "fuzz (t/fuzz/run.sh, FUZZ_SECONDS=${FUZZ_SECONDS:-30} each)"
+run_tap_stage fuzz build/fuzz.log t/fuzz/run.sh
+
 # The qemu tier is where placements are enforced by a real multi-NUMA
 # kernel: it is part of every run, and a guest that cannot boot fails it.
 header "qemu guest (t/vm/run-tests.sh)"
-# Its TAP (one stream for the whole boot) is kept in build/vm-tier.log and
-# its ok / not ok lines count in the summary like the .trs results.
-vm_ok=0
-if ! t/vm/run-tests.sh 2>&1 | tee build/vm-tier.log; then
-    vm_ok=1
-fi
-vm_pass=$(grep -Ec '^ok [0-9]+' build/vm-tier.log)
-vm_fail=$(grep -Ec '^not ok [0-9]+' build/vm-tier.log)
-vm_skip=$(grep -Eci '^ok [0-9]+.*# skip' build/vm-tier.log)
-if ((vm_ok != 0)); then
-    failed_stages+=("vm")
-    echo "stage failed: vm"
-    # A tier that failed without a 'not ok' (no qemu, a guest that died)
-    # is one more failure.
-    ((vm_fail > 0)) || stage_failures=$((stage_failures + 1))
-fi
+# Its TAP (one stream for the whole boot) is kept in build/vm-tier.log.
+run_tap_stage vm build/vm-tier.log t/vm/run-tests.sh
 
 finish

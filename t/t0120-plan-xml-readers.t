@@ -89,7 +89,7 @@ test_expect_success LIBXML_READER 'the libxml2 reader reads it: the same plan as
 '
 
 test_expect_success LIBXML_READER 'a document both refuse: the libxml2 reader is named' '
-    printf "<?xml version=\"1.0\"?>\n<topology version=\"2.0\"><object type=\"Bogus\"/></topology>\n" >bogus.xml &&
+    printf "<?xml version=\"1.0\"?>\n<topology version=\"2.0\"><object type=\"Machine\"><object type=\"Bogus\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\"/></object></topology>\n" >bogus.xml &&
     test_expect_code 1 env HWLOC_LIBXML_IMPORT=1 slurm-pin plan \
         --topology bogus.xml --policy none >out 2>err &&
     test "$(wc -l <err)" -eq 1 &&

@@ -1039,9 +1039,19 @@ int cg2_parse_cpu_stat (const char *text, struct cg2_cpu_stat *st,
     *st = tmp;
     return 0;
 bad:
-    errno = EINVAL;
-    return errprintf (errp, "cpu.stat: line %d is not 'key value': '%.*s'",
-                      lineno, len > 64 ? 64 : (int)len, p);
+    {
+        /* at most 64 bytes of the line, unprintable ones as '?', so that
+         * the message stays one printable line */
+        char shown[65];
+        size_t i, n = len > 64 ? 64 : len;
+
+        for (i = 0; i < n; i++)
+            shown[i] = isprint ((unsigned char)p[i]) ? p[i] : '?';
+        shown[n] = '\0';
+        errno = EINVAL;
+        return errprintf (errp, "cpu.stat: line %d is not 'key value': "
+                          "'%s'", lineno, shown);
+    }
 }
 
 int cg2_read_cpu_stat (cg2_t *cg, const char *relpath,

@@ -120,7 +120,9 @@ static void claim_name (char *buf, size_t size, uint32_t job, uint32_t step)
     snprintf (buf, size, "job_%" PRIu32 ".step_%" PRIu32, job, step);
 }
 
-/* Strictly parse "job_<u32>.step_<u32>". */
+/* Strictly parse "job_<u32>.step_<u32>" as claim_name() prints it: no
+ * leading zero, so that a file claims_add() did not write is not a
+ * claim. */
 bool claims_parse_name (const char *name, uint32_t *job, uint32_t *step)
 {
     const char *p = name;
@@ -141,7 +143,8 @@ bool claims_parse_name (const char *name, uint32_t *job, uint32_t *step)
             p++;
             digits++;
         }
-        if (digits == 0 || v[i] > UINT32_MAX)
+        if (digits == 0 || v[i] > UINT32_MAX
+            || (digits > 1 && p[-digits] == '0'))
             return false;
     }
     if (*p != '\0')

@@ -73,7 +73,21 @@ char *topo_system_fingerprint (void)
     return s;
 }
 
-/* Set (or replace) the fingerprint info of the root object. */
+/* Move root info i to the front, so that it is the one
+ * hwloc_obj_get_info_by_name() finds after the export is read back. */
+static void info_to_front (hwloc_obj_t root, unsigned i)
+{
+    struct hwloc_info_s info = root->infos[i];
+
+    memmove (&root->infos[1], &root->infos[0], i * sizeof (info));
+    root->infos[0] = info;
+}
+
+/* Set (or replace) the fingerprint info of the root object, first of the
+ * root's infos: a name that differs from it only by bytes the XML export
+ * and import do not keep (seen with a non-ASCII byte and hwloc's built-in
+ * reader) comes back as a second SlurmPinFingerprint, and the first one
+ * is the one read. */
 static int set_fingerprint (hwloc_topology_t hw, const char *fp)
 {
     hwloc_obj_t root = hwloc_get_root_obj (hw);
@@ -86,10 +100,14 @@ static int set_fingerprint (hwloc_topology_t hw, const char *fp)
                 return -1;
             free (root->infos[i].value);
             root->infos[i].value = value;
+            info_to_front (root, i);
             return 0;
         }
     }
-    return hwloc_obj_add_info (root, TOPO_FINGERPRINT_INFO, fp);
+    if (hwloc_obj_add_info (root, TOPO_FINGERPRINT_INFO, fp) < 0)
+        return -1;
+    info_to_front (root, root->infos_count - 1);
+    return 0;
 }
 
 /* mkdir -p the directory part of path, new directories mode 0755. */

@@ -11,6 +11,7 @@
 #include "config.h"
 #endif
 #include <errno.h>
+#include <string.h>
 
 #include "topo_private.h"
 
@@ -35,10 +36,15 @@ int topo_slurm_cores_to_cpuset (const topo_t *t, const char *cores,
         goto out;
     /* the numbering is in the PU table (topo.c, number_slurm_cores) */
     if ((id = hwloc_bitmap_last (ids)) >= (int)t->nslurm_cores) {
+        /* the list parsed: digits, '-' and ',', and perhaps the one
+         * trailing newline of a kernel list, which stays out of the
+         * one-line message */
+        size_t len = strcspn (cores, "\n");
         errno = ERANGE;
-        errprintf (errp, "Slurm core id %d (in '%.40s') out of range; "
-                         "this node has %u cores, 0-%d", id, cores,
-                   t->nslurm_cores, (int)t->nslurm_cores - 1);
+        errprintf (errp, "Slurm core id %d (in '%.*s') out of range; "
+                         "this node has %u cores, 0-%d", id,
+                   len > 40 ? 40 : (int)len, cores, t->nslurm_cores,
+                   (int)t->nslurm_cores - 1);
         goto out;
     }
     /* PUs outside the table (disallowed ones without TOPO_WHOLE_SYSTEM)

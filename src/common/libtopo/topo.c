@@ -393,6 +393,106 @@ static int build_nodeset (topo_t *t)
     return 0;
 }
 
+/* hwloc 2.9 takes a PU's number (os_index) and cpuset from an XML file as
+ * written.  The model needs every PU's number once, below
+ * TOPO_MAX_OS (it sizes a table by the largest), and its cpuset to be
+ * that number alone (Slurm's core ids map through cpusets).  -1 with
+ * errno EINVAL and errp filled if not. */
+static int check_pus (hwloc_topology_t hw, const char *src, pin_error_t *errp)
+{
+    hwloc_bitmap_t seen = hwloc_bitmap_alloc ();
+    hwloc_obj_t pu = NULL;
+    int rc = -1;
+
+    if (!seen) {
+        errno = ENOMEM;
+        return errprintf (errp, "topology '%s': out of memory", src);
+    }
+    errno = EINVAL;
+    while ((pu = hwloc_get_next_obj_by_type (hw, HWLOC_OBJ_PU, pu))) {
+        if (pu->os_index >= TOPO_MAX_OS) {
+            errprintf (errp, "topology '%s': PU P#%u out of range; CPU "
+                             "numbers are below %d", src, pu->os_index,
+                       TOPO_MAX_OS);
+            goto out;
+        }
+        if (hwloc_bitmap_isset (seen, pu->os_index)) {
+            errprintf (errp, "topology '%s': PU P#%u appears twice", src,
+                       pu->os_index);
+            goto out;
+        }
+        if (!pu->cpuset || hwloc_bitmap_weight (pu->cpuset) != 1
+            || !hwloc_bitmap_isset (pu->cpuset, pu->os_index)) {
+            errprintf (errp, "topology '%s': PU P#%u has a cpuset other "
+                             "than its own number", src, pu->os_index);
+            goto out;
+        }
+        if (hwloc_bitmap_set (seen, pu->os_index) < 0) {
+            errno = ENOMEM;
+            errprintf (errp, "topology '%s': out of memory", src);
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    hwloc_bitmap_free (seen);
+    return rc;
+}
+
+/* The domains nest: the PUs of a core share their L2, L3, NUMA domain and
+ * package, those of an L2 domain their L3.  hwloc's discovery guarantees
+ * it; an XML file whose NUMA nodes split a core does not, and the
+ * policies would then split cores.  -1 with errno EINVAL and errp filled
+ * if they do not. */
+static int check_nesting (const topo_t *t, const char *src,
+                          pin_error_t *errp)
+{
+    static const struct {
+        int inner, outer;
+        const char *inner_name, *outer_name;
+    } rules[] = {
+        { TOPO_CORE, TOPO_L2, "a core", "L2" },
+        { TOPO_CORE, TOPO_NUMA, "a core", "NUMA domain" },
+        { TOPO_CORE, TOPO_PKG, "a core", "package" },
+        { TOPO_CORE, TOPO_L3, "a core", "L3" },
+        { TOPO_L2, TOPO_L3, "an L2", "L3" },
+    };
+    unsigned *first = NULL;
+    int rc = -1;
+
+    for (size_t r = 0; r < sizeof (rules) / sizeof (rules[0]); r++) {
+        unsigned n = t->ndom[rules[r].inner];
+
+        free (first);
+        if (!(first = malloc ((n + 1) * sizeof (*first)))) {
+            errno = ENOMEM;
+            errprintf (errp, "topology '%s': out of memory", src);
+            goto out;
+        }
+        for (unsigned d = 0; d < n; d++)
+            first[d] = UINT32_MAX;
+        for (unsigned i = 0; i < t->npus; i++) {
+            const struct topo_pu *pu = &t->pus[i];
+            int outer = rules[r].outer;
+            unsigned *f = &first[pu->dom[rules[r].inner]];
+            if (*f == UINT32_MAX)
+                *f = i;
+            else if (t->pus[*f].dom[outer] != pu->dom[outer]) {
+                errno = EINVAL;
+                errprintf (errp, "topology '%s': P#%u and P#%u share %s "
+                                 "but not their %s; not a topology hwloc "
+                                 "discovers", src, t->pus[*f].os, pu->os,
+                           rules[r].inner_name, rules[r].outer_name);
+                goto out;
+            }
+        }
+    }
+    rc = 0;
+out:
+    free (first);
+    return rc;
+}
+
 /* Slurm 22.05's slurmd numbers cores densely: the N-th Core object of
  * its hwloc topology in logical order (sockets in logical order, cores
  * below each), loaded with disallowed PUs included; on a machine without
@@ -430,6 +530,8 @@ topo_t *topo_from_hw (hwloc_topology_t hw, int flags, const char *src,
     t->hw = hw;
     t->flags = flags;
     b.t = t;
+    if (check_pus (hw, src, errp) < 0)
+        goto error;
     errno = 0;
     if (!(t->cpuset = hwloc_bitmap_alloc ())
         || !(t->nodeset = hwloc_bitmap_alloc ())
@@ -445,6 +547,8 @@ topo_t *topo_from_hw (hwloc_topology_t hw, int flags, const char *src,
     if (number_objects (&b) < 0 || number_numa (&b) < 0
         || number_l3 (&b) < 0 || build_domsets (t) < 0)
         goto nomem;
+    if (check_nesting (t, src, errp) < 0)
+        goto error;
     number_slurm_cores (&b);
     free (b.pu_obj);
     free (b.keys);
@@ -639,6 +743,248 @@ static bool xml_complete (const char *buf, size_t len)
     return len >= n && memcmp (buf + len - n, end, n) == 0;
 }
 
+/* Can `c` be part of an XML name as far as this scanner cares? */
+static bool xml_name_char (char c)
+{
+    return c && !isspace ((unsigned char)c) && !strchr ("=<>/\"'", c);
+}
+
+/* Is the name of `len` bytes at `s`, without a namespace prefix, `local`? */
+static bool xml_local_name_is (const char *s, size_t len, const char *local)
+{
+    const char *colon = memrchr (s, ':', len);
+
+    if (colon) {
+        len -= (size_t)(colon + 1 - s);
+        s = colon + 1;
+    }
+    return len == strlen (local) && memcmp (s, local, len) == 0;
+}
+
+/* One attribute value of a start tag being scanned. */
+struct xml_value {
+    const char *s;
+    size_t len;
+};
+
+/* Is the value a decimal number below 100000 without a leading zero? */
+static bool xml_small_number (const struct xml_value *v)
+{
+    if (!v->s || v->len == 0 || v->len > 5 || (v->len > 1 && v->s[0] == '0'))
+        return false;
+    for (size_t i = 0; i < v->len; i++)
+        if (!isdigit ((unsigned char)v->s[i]))
+            return false;
+    return true;
+}
+
+/* Is the value a set as hwloc writes them: "0x" and 1 to 8 hex digits (or
+ * "0xf...f" for an infinite set), then ',' and such chunks, which may be
+ * empty ("0x000000ff,,0x1")? */
+static bool xml_set_syntax (const struct xml_value *v)
+{
+    const char *p = v->s, *end = v->s + v->len;
+    bool first = true;
+
+    if (v->len >= 7 && memcmp (p, "0xf...f", 7) == 0) {
+        p += 7;
+        first = false;
+        if (p == end)
+            return true;
+        if (*p++ != ',')
+            return false;
+    }
+    for (;;) {
+        int digits = 0;
+
+        if (p + 2 <= end && p[0] == '0' && p[1] == 'x') {
+            for (p += 2; p < end && isxdigit ((unsigned char)*p); p++)
+                digits++;
+            if (digits == 0 || digits > 8)
+                return false;
+        }
+        else if (first)
+            return false;       /* hwloc 2.9 asserts on a leading ',' */
+        first = false;
+        if (p == end)
+            return true;
+        if (*p++ != ',')
+            return false;
+    }
+}
+
+/* Is the type value one hwloc's exporter writes for an object that has no
+ * os_index of its own (neither PU nor NUMANode)?  hwloc also reads
+ * abbreviations and other case ("NUMA*ode" is a NUMA node to it), so
+ * anything else counts as a PU or NUMA node here. */
+static bool xml_type_without_index (const struct xml_value *v)
+{
+    static const char *types[] = {
+        "Machine", "System", "Package", "Socket", "Die", "Core", "Group",
+        "L1Cache", "L2Cache", "L3Cache", "L4Cache", "L5Cache", "L1iCache",
+        "L2iCache", "L3iCache", "Cache", "MemCache", "Bridge", "PCIDev",
+        "OSDev", "Misc", NULL,
+    };
+
+    for (int i = 0; types[i]; i++)
+        if (v->len == strlen (types[i]) && memcmp (v->s, types[i], v->len) == 0)
+            return true;
+    return false;
+}
+
+/* hwloc 2.9 (Debian 12) trusts more of an XML file than its exporter
+ * guarantees, and crashes or allocates without bound on what it trusts:
+ *   - it checks only that a normal or memory object has a cpuset; one
+ *     without complete_cpuset, nodeset or complete_nodeset makes it
+ *     dereference NULL while loading (SEGV in hwloc_bitmap_compare_first(),
+ *     _set() or _or(); refused upstream since hwloc PR #783, 2026);
+ *   - it sets bit os_index of a PU's or NUMA node's sets, so a missing
+ *     os_index (-1) or a huge one costs a 512 MiB bitmap per set;
+ *   - hwloc_bitmap_sscanf() fails an assertion (abort) on a set that
+ *     starts with ',';
+ *   - a document whose first object is not the Machine can leave the
+ *     topology empty, after which hwloc reads memory it freed;
+ *   - its built-in reader stops reading a tag's attributes at one without
+ *     a quoted value, leaving sets NULL.
+ * Every attribute of an element must be name="value" (as XML requires),
+ * and hwloc's exporter writes all four sets, os_index of every PU and NUMA
+ * node, and sets as xml_set_syntax() reads them.  So every start tag
+ * named "object" that has a cpuset must have the other three sets (a PU
+ * or NUMA node all four: without a cpuset, hwloc 2.9 dereferences NULL
+ * importing a NUMA node of an hwloc 1.x file), one of
+ * type PU or NUMANode (or a type xml_type_without_index() does not know)
+ * an os_index below 100000 (the bound of CPU numbers in list.c), any
+ * attribute of any tag named like a cpuset or nodeset must be written as
+ * a set, and the first object must be of type Machine
+ * (System in hwloc 1.x files).  A tag ends at '>' or at the next '<',
+ * inside quotes too (hwloc's exporter escapes both in values), so that
+ * an unbalanced quote, a processing instruction or a comment cannot hide
+ * the tags after it.  Conservatively: a tag or attribute with any
+ * namespace prefix, anywhere in the document (comments included), makes
+ * a rule apply, but only the exact attribute names with quoted values
+ * satisfy it; a false alarm only refuses a file no exporter wrote.
+ * Returns what is wrong with the first tag that breaks a rule and sets
+ * *linep to its line, or returns NULL. */
+static const char *xml_object_check (const char *buf, unsigned *linep)
+{
+    static const char *sets[] = {
+        "cpuset", "complete_cpuset", "nodeset", "complete_nodeset",
+    };
+    unsigned line = 1;
+    const char *p = buf;
+    bool first_object = true;
+
+    while (*p) {
+        const char *name = p + 1;
+        struct xml_value type = { NULL, 0 }, os_index = { NULL, 0 };
+        unsigned tagline = line, have = 0;
+        bool pu_or_numa = false, object, bad_set = false, machine = false;
+        bool element, bad_attr = false;
+        size_t len;
+
+        if (*p != '<') {
+            line += *p++ == '\n';
+            continue;
+        }
+        for (len = 0; xml_name_char (name[len]); len++)
+            ;
+        p = name + len;
+        object = xml_local_name_is (name, len, "object");
+        /* not </x>, <?x ?> or <!x> */
+        element = len > 0 && isalpha ((unsigned char)name[0]);
+        /* the attributes, up to the end of the tag */
+        while (*p && *p != '>' && *p != '<') {
+            if (xml_name_char (*p)) {
+                const char *attr = p;
+                struct xml_value *want = NULL;
+                bool quoted, eq = false;
+
+                while (xml_name_char (*p))
+                    p++;
+                len = (size_t)(p - attr);
+                while (isspace ((unsigned char)*p) || *p == '=') {
+                    eq |= *p == '=';
+                    line += *p++ == '\n';
+                }
+                quoted = eq && (*p == '"' || *p == '\'');
+                if (element && !quoted)
+                    bad_attr = true;
+                /* what makes a rule apply matches with any prefix and any
+                 * value, what satisfies it only with the exact name and
+                 * a quoted value: a reader may keep a prefix as part of
+                 * the name, or stop at a value without quotes */
+                if (xml_local_name_is (attr, len, sets[0]))
+                    have |= 1;
+                for (unsigned i = 1; i < 4; i++)
+                    if (quoted && len == strlen (sets[i])
+                        && memcmp (attr, sets[i], len) == 0)
+                        have |= 1u << i;
+                if (xml_local_name_is (attr, len, "type"))
+                    want = &type;
+                else if (len == 8 && memcmp (attr, "os_index", 8) == 0)
+                    want = &os_index;
+                /* any name ending in cpuset or nodeset */
+                if ((len >= 6 && memcmp (attr + len - 6, "cpuset", 6) == 0)
+                    || (len >= 7
+                        && memcmp (attr + len - 7, "nodeset", 7) == 0)) {
+                    struct xml_value v = { NULL, 0 };
+                    if (quoted) {
+                        v.s = p + 1;
+                        v.len = strcspn (v.s, *p == '"' ? "\"<>" : "'<>");
+                    }
+                    if (!quoted || !xml_set_syntax (&v))
+                        bad_set = true;
+                }
+                if (want && quoted) {
+                    want->s = p + 1;
+                    want->len = strcspn (want->s,
+                                         *p == '"' ? "\"<>" : "'<>");
+                    if (want == &type && !xml_type_without_index (&type))
+                        pu_or_numa = true;
+                    if (want == &type && xml_local_name_is (attr, len, "type")
+                        && len == 4
+                        && ((type.len == 7
+                             && memcmp (type.s, "Machine", 7) == 0)
+                            || (type.len == 6
+                                && memcmp (type.s, "System", 6) == 0)))
+                        machine = true;
+                }
+            }
+            else if (*p == '"' || *p == '\'') {
+                char quote = *p++;
+                while (*p && *p != quote && *p != '<' && *p != '>')
+                    line += *p++ == '\n';
+                if (*p == quote)
+                    p++;
+            }
+            else
+                line += *p++ == '\n';
+        }
+        *linep = tagline;
+        if (bad_attr)
+            return "an attribute without '=' and a quoted value";
+        if (bad_set)
+            return "a cpuset or nodeset is not written as hwloc writes sets "
+                   "(0x0000000f,0x1)";
+        if (!object)
+            continue;
+        if (first_object && !machine)
+            return "the first object is not the Machine (or v1 System) "
+                   "root";
+        first_object = false;
+        if (pu_or_numa && !(have & 1))
+            return "a PU or NUMANode object has no cpuset (hwloc's exporter "
+                   "writes one)";
+        if ((have & 1) && have != 0xf)
+            return "an object with a cpuset lacks complete_cpuset, nodeset "
+                   "or complete_nodeset (hwloc's exporter writes all four)";
+        if (pu_or_numa && !xml_small_number (&os_index))
+            return "a PU or NUMANode object has no os_index below 100000 "
+                   "(hwloc's exporter writes one)";
+    }
+    return NULL;
+}
+
 char *topo_read_file (const char *path, const char *what, bool nofollow,
                       size_t max, size_t *lenp, pin_error_t *errp)
 {
@@ -704,6 +1050,8 @@ out:
 char *topo_read_xml (const char *path, bool nofollow, size_t *lenp,
                      pin_error_t *errp)
 {
+    const char *bad;
+    unsigned line;
     size_t len;
     char *buf = topo_read_file (path, "XML", nofollow, TOPO_XML_MAX, &len,
                                 errp);
@@ -718,8 +1066,43 @@ char *topo_read_xml (const char *path, bool nofollow, size_t *lenp,
         errno = EINVAL;
         return NULL;
     }
+    if ((bad = xml_object_check (buf, &line))) {
+        free (buf);
+        errprintf (errp, "topology '%s': cannot load XML: line %u: %s", path,
+                   line, bad);
+        errno = EINVAL;
+        return NULL;
+    }
     *lenp = len;
     return buf;
+}
+
+/* hwloc 2.9, loading without HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED an XML
+ * topology in which no PU or no NUMA node is allowed, prints "Topology
+ * became empty, aborting!" and then reads memory it freed (valgrind; a
+ * SEGV under AddressSanitizer).  Load the buffer with its disallowed
+ * objects first and name what is missing: "CPU", "memory node", or NULL
+ * if both are allowed or it does not load at all (the real load then
+ * says why). */
+static const char *xml_nothing_allowed (const char *buf, size_t len)
+{
+    const char *missing = NULL;
+    hwloc_topology_t hw;
+
+    if (topo_hw_init (&hw, TOPO_WHOLE_SYSTEM) < 0)
+        return NULL;
+    if (hwloc_topology_set_xmlbuffer (hw, buf, (int)len + 1) == 0
+        && hwloc_topology_load (hw) == 0) {
+        hwloc_obj_t root = hwloc_get_root_obj (hw);
+        if (!hwloc_bitmap_intersects (hwloc_topology_get_allowed_cpuset (hw),
+                                      root->cpuset))
+            missing = "CPU";
+        else if (!hwloc_bitmap_intersects (
+                     hwloc_topology_get_allowed_nodeset (hw), root->nodeset))
+            missing = "memory node";
+    }
+    hwloc_topology_destroy (hw);
+    return missing;
 }
 
 topo_t *topo_load (const char *src, int flags, pin_error_t *errp)
@@ -750,12 +1133,22 @@ topo_t *topo_load (const char *src, int flags, pin_error_t *errp)
     else if (is_xml_path (src)) {
         /* read here: hwloc reports a missing file only vaguely, and a
          * truncated one costs it memory (topo_private.h) */
+        const char *missing;
         size_t len;
         char *buf = topo_read_xml (src, false, &len, errp);
         if (!buf) {
             int saved_errno = errno;
             hwloc_topology_destroy (hw);
             errno = saved_errno;
+            return NULL;
+        }
+        if (!(flags & TOPO_WHOLE_SYSTEM)
+            && (missing = xml_nothing_allowed (buf, len))) {
+            free (buf);
+            hwloc_topology_destroy (hw);
+            errprintf (errp, "topology '%s': no usable %s (none is allowed)",
+                       src, missing);
+            errno = ENOENT;
             return NULL;
         }
         /* hwloc's buffer size counts the terminating NUL */

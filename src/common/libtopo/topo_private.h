@@ -87,9 +87,12 @@ topo_t *topo_from_hw (hwloc_topology_t hw, int flags, const char *src,
  * hwloc 2.9's hwloc__xml_import_object() (topology-xml.c) loses an object
  * it allocated when its built-in reader meets the end of such a file
  * (LeakSanitizer sees 640 bytes, unreachable once hwloc_topology_load()
- * failed).  `nofollow` opens with O_NOFOLLOW.  At most TOPO_XML_MAX
- * bytes.  Returns NULL with errno set and errp filled ("topology 'PATH':
- * ..."). */
+ * failed).  An object with a cpuset but without complete_cpuset, nodeset
+ * or complete_nodeset, and a PU or NUMA node without an os_index below
+ * 100000, are refused too: hwloc 2.9 crashes on the former and allocates
+ * 512 MiB bitmaps for the latter (topo.c, xml_object_check()).  `nofollow` opens with O_NOFOLLOW.  At most
+ * TOPO_XML_MAX bytes.  Returns NULL with errno set and errp filled
+ * ("topology 'PATH': ..."). */
 #define TOPO_XML_MAX (64u << 20)
 char *topo_read_xml (const char *path, bool nofollow, size_t *lenp,
                      pin_error_t *errp);

@@ -555,6 +555,24 @@ START_TEST (test_cpu_stat_parse)
 }
 END_TEST
 
+/* The bad line is quoted on one printable line: a control character in
+ * the file (a CR, an escape) shows as '?'. */
+START_TEST (test_cpu_stat_parse_message)
+{
+    struct cg2_cpu_stat st;
+    pin_error_t e = { "" };
+
+    ck_assert_int_lt (cg2_parse_cpu_stat ("usage_usec 1\r\nuser_usec 2\r\n",
+                                          &st, &e), 0);
+    ck_assert_str_eq (e.text, "cpu.stat: line 1 is not 'key value': "
+                      "'usage_usec 1?'");
+    ck_assert_int_lt (cg2_parse_cpu_stat ("usage_usec 1\nuser_usec 1\033[2J"
+                                          "\n", &st, &e), 0);
+    ck_assert_str_eq (e.text, "cpu.stat: line 2 is not 'key value': "
+                      "'user_usec 1?[2J'");
+}
+END_TEST
+
 START_TEST (test_cpu_stat_read)
 {
     struct cg2_cpu_stat st;
@@ -987,6 +1005,7 @@ static Suite *cg2_suite (const char **skips, int *nskips)
     tcase_add_test (tc, test_populated);
     tcase_add_loop_test (tc, test_cpu_stat_parse, 0,
                          sizeof (stat_cases) / sizeof (stat_cases[0]));
+    tcase_add_test (tc, test_cpu_stat_parse_message);
     tcase_add_test (tc, test_cpu_stat_read);
     tcase_add_test (tc, test_remove_tree);
     tcase_add_test (tc, test_remove_below);

@@ -128,6 +128,9 @@ START_TEST (test_claims)
     tmptree_put ("state/claims/job_6.step_0", "1 2-3");         /* no newline */
     tmptree_put ("state/claims/README", "not a claim\n");
     tmptree_put ("state/claims/job_7.step_0.bak", "1 8\n");
+    /* not a name claims_add() writes (it prints "job_7.step_0"): not a
+     * claim, neither counted nor removed */
+    tmptree_put ("state/claims/job_07.step_0", "1 9\n");
 
     /* for step 1.0: its own claim and the dead one do not count */
     ck_assert_msg (claims_busy (dir, 1, 0, busy, &e) == 0, "%s", e.text);
@@ -138,6 +141,7 @@ START_TEST (test_claims)
     ck_assert (tmptree_exists ("state/claims/job_1.step_0"));
     ck_assert (tmptree_exists ("state/claims/README"));         /* not ours */
     ck_assert (tmptree_exists ("state/claims/job_7.step_0.bak"));
+    ck_assert (tmptree_exists ("state/claims/job_07.step_0"));
 
     /* another step sees 1.0 */
     hwloc_bitmap_zero (busy);
@@ -451,6 +455,9 @@ static const struct {
     { ".job_1.step_0.77.tmp", false, 0, 0 },
     { "job_.step_0", false, 0, 0 },
     { "job_1.step_", false, 0, 0 },
+    { "job_07.step_0", false, 0, 0 },     /* claims_add writes job_7 */
+    { "job_7.step_00", false, 0, 0 },
+    { "job_0.step_0", true, 0, 0 },
     { "README", false, 0, 0 },
     { "", false, 0, 0 },
 };

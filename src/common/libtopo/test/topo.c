@@ -275,6 +275,10 @@ static const struct {
              "or a synthetic description" },
     { "pack:1 pu:1", 0x100, "topology 'pack:1 pu:1': unknown flags 0x100; "
                             "expected 0 or TOPO_WHOLE_SYSTEM" },
+    /* CPU numbers are below 100000, as in kernel lists */
+    { "pack:1 pu:2(indexes=0,100000)", 0,
+      "topology 'pack:1 pu:2(indexes=0,100000)': PU P#100000 out of range; "
+      "CPU numbers are below 100000" },
 };
 
 START_TEST (test_load_errors)
@@ -304,8 +308,13 @@ START_TEST (test_load_garbage_xml)
 
     ck_assert (asprintf (&path, "%s/garbage.xml", dir) > 0);
     ck_assert_ptr_nonnull (f = fopen (path, "w"));
+    /* a Machine root with a child of no known type: past libtopo's own
+     * checks (xml_object_check()), refused by hwloc */
     fputs ("<?xml version=\"1.0\"?>\n<topology version=\"2.0\">"
-           "<object type=\"Bogus\"/></topology>\n", f);
+           "<object type=\"Machine\"><object type=\"Bogus\" "
+           "os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\" "
+           "nodeset=\"0x1\" complete_nodeset=\"0x1\"/></object>"
+           "</topology>\n", f);
     fclose (f);
     ck_assert_ptr_null (topo_load (path, 0, &e));
     ck_assert_int_eq (errno, EINVAL);
@@ -368,6 +377,227 @@ START_TEST (test_load_truncated_xml)
     ck_assert (asprintf (&path, "%s/", dir) > 0);
     ck_assert_ptr_null (topo_load (path, 0, &e));
     ck_assert_str_eq (e.text, want);
+    remove_tree (dir);
+    free (want);
+    free (path);
+    free (dir);
+}
+END_TEST
+
+/* XML files hwloc 2.9 loads, or crashes on, that are no machine's: each
+ * refused with one line.  The base document (2 PUs of one core) loads;
+ * each case replaces one line of it. */
+static const char *xml_base[] = {
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
+    "<topology version=\"2.0\">",
+    "  <object type=\"Machine\" os_index=\"0\" cpuset=\"0x3\" "
+    "complete_cpuset=\"0x3\" allowed_cpuset=\"0x3\" nodeset=\"0x3\" "
+    "complete_nodeset=\"0x3\" allowed_nodeset=\"0x3\" gp_index=\"1\">",
+    "    <object type=\"NUMANode\" os_index=\"0\" cpuset=\"0x3\" "
+    "complete_cpuset=\"0x3\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+    "gp_index=\"2\"/>",
+    "    <object type=\"Core\" os_index=\"0\" cpuset=\"0x3\" "
+    "complete_cpuset=\"0x3\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+    "gp_index=\"3\">",
+    "      <object type=\"PU\" os_index=\"0\" cpuset=\"0x1\" "
+    "complete_cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+    "gp_index=\"4\"/>",
+    "      <object type=\"PU\" os_index=\"1\" cpuset=\"0x2\" "
+    "complete_cpuset=\"0x2\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+    "gp_index=\"5\"/>",
+    "    </object>",
+    "  </object>",
+    "</topology>",
+};
+
+static const struct {
+    int line;                       /* index into xml_base, -1: none */
+    const char *text;               /* replaces it */
+    const char *error;              /* after "topology 'PATH': " */
+} bad_xml[] = {
+    { -1, NULL, NULL },             /* the base loads */
+    /* found by t/fuzz/fuzz_topoxml: hwloc 2.9 dereferences NULL */
+    { 5, "      <object type=\"PU\" os_index=\"0\" cpuset=\"0x1\" "
+         "nodeset=\"0x1\" complete_nodeset=\"0x1\" gp_index=\"4\"/>",
+      "cannot load XML: line 6: an object with a cpuset lacks "
+      "complete_cpuset, nodeset or complete_nodeset (hwloc's exporter "
+      "writes all four)" },
+    { 4, "    <x:object type=\"Core\" os_index=\"0\" cpuset=\"0x3\"\n"
+         "complete_cpuset='0x3' gp_index=\"3\">",
+      "cannot load XML: line 5: an object with a cpuset lacks "
+      "complete_cpuset, nodeset or complete_nodeset (hwloc's exporter "
+      "writes all four)" },
+    /* a prefix does not make an attribute the one hwloc looks for */
+    { 3, "    <object type=\"NUMANode\" os_index=\"0\" cpuset=\"0x3\" "
+         "complete_cpuset=\"0x3\" nodeset=\"0x1\" :complete_nodeset=\"0x1\" "
+         "gp_index=\"2\"/>",
+      "cannot load XML: line 4: an object with a cpuset lacks "
+      "complete_cpuset, nodeset or complete_nodeset (hwloc's exporter "
+      "writes all four)" },
+    /* nor does a value without quotes (hwloc's built-in reader skips
+     * it) */
+    { 3, "    <object type=\"NUMANode\" os_index=\"0\" cpuset=\"0x3\" "
+         "complete_cpuset=\"0x3\" nodeset=\"0x1\" complete_nodeset=0x1 "
+         "gp_index=\"2\"/>",
+      "cannot load XML: line 4: an attribute without '=' and a quoted "
+      "value" },
+    /* hwloc_bitmap_sscanf() asserts on a set starting with ',' */
+    { 5, "      <object type=\"PU\" os_index=\"0\" cpuset=\"0x1\" "
+         "complete_cpuset=\",0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+         "gp_index=\"4\"/>",
+      "cannot load XML: line 6: a cpuset or nodeset is not written as "
+      "hwloc writes sets (0x0000000f,0x1)" },
+    /* an unbalanced quote in a processing instruction does not hide the
+     * tags after it */
+    { 4, "<?x v=\"1?>\n"
+         "    <object type=\"Core\" os_index=\"0\" cpuset=\"0x3\" "
+         "gp_index=\"3\">",
+      "cannot load XML: line 6: an object with a cpuset lacks "
+      "complete_cpuset, nodeset or complete_nodeset (hwloc's exporter "
+      "writes all four)" },
+    /* no Machine on top: hwloc 2.9 can end with an empty topology and
+     * read freed memory */
+    { 2, "  <object type=\"Package\" os_index=\"0\" cpuset=\"0x3\" "
+         "complete_cpuset=\"0x3\" nodeset=\"0x3\" complete_nodeset=\"0x3\" "
+         "gp_index=\"1\">",
+      "cannot load XML: line 3: the first object is not the Machine (or v1 "
+      "System) root" },
+    /* a NUMA node without any set (hwloc 2.9 crashes on one in an hwloc
+     * 1.x file) */
+    { 3, "    <object type=\"NUMANode\" os_index=\"0\" cpus=\"x\" "
+         "gp_index=\"2\"/>",
+      "cannot load XML: line 4: a PU or NUMANode object has no cpuset "
+      "(hwloc's exporter writes one)" },
+    /* hwloc reads "NUMA*ode" as a NUMA node: an os_index is needed */
+    { 3, "    <object type=\"NUMA*ode\" cpuset=\"0x3\" "
+         "complete_cpuset=\"0x3\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+         "gp_index=\"2\"/>",
+      "cannot load XML: line 4: a PU or NUMANode object has no os_index "
+      "below 100000 (hwloc's exporter writes one)" },
+    /* hwloc's built-in reader stops at an attribute without a value */
+    { 3, "    <object type=\"NUMANode\" os_index=\"0\" cpuset=\"0x3\" "
+         "complete_cpuset=\"0x3\" nodeset=\"0x1\" stray "
+         "complete_nodeset=\"0x1\" gp_index=\"2\"/>",
+      "cannot load XML: line 4: an attribute without '=' and a quoted "
+      "value" },
+    /* PU and NUMA node numbers become bits of hwloc's bitmaps (512 MiB
+     * for an unknown one) and size a table of the model */
+    { 6, "      <object type=\"PU\" os_index=\"100000\" cpuset=\"0x2\" "
+         "complete_cpuset=\"0x2\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+         "gp_index=\"5\"/>",
+      "cannot load XML: line 7: a PU or NUMANode object has no os_index "
+      "below 100000 (hwloc's exporter writes one)" },
+    { 3, "    <object type=\"NUMANode\" cpuset=\"0x3\" "
+         "complete_cpuset=\"0x3\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+         "gp_index=\"2\"/>",
+      "cannot load XML: line 4: a PU or NUMANode object has no os_index "
+      "below 100000 (hwloc's exporter writes one)" },
+    { 6, "      <object type=\"PU\" os_index=\"0\" cpuset=\"0x2\" "
+         "complete_cpuset=\"0x2\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+         "gp_index=\"5\"/>",
+      "PU P#0 appears twice" },
+    { 6, "      <object type=\"PU\" os_index=\"1\" cpuset=\"0x3\" "
+         "complete_cpuset=\"0x3\" nodeset=\"0x1\" complete_nodeset=\"0x1\" "
+         "gp_index=\"5\"/>",
+      "PU P#1 has a cpuset other than its own number" },
+    /* a NUMA node inside the core, next to one of its PUs (found by
+     * fuzz_topoxml): the core would be split between NUMA domains */
+    { 5, "      <object type=\"Group\" cpuset=\"0x1\" complete_cpuset=\"0x1\" "
+         "nodeset=\"0x2\" complete_nodeset=\"0x2\" gp_index=\"6\">\n"
+         "        <object type=\"NUMANode\" os_index=\"1\" cpuset=\"0x1\" "
+         "complete_cpuset=\"0x1\" nodeset=\"0x2\" complete_nodeset=\"0x2\" "
+         "gp_index=\"7\"/>\n"
+         "        <object type=\"PU\" os_index=\"0\" cpuset=\"0x1\" "
+         "complete_cpuset=\"0x1\" nodeset=\"0x2\" complete_nodeset=\"0x2\" "
+         "gp_index=\"4\"/>\n"
+         "      </object>",
+      "P#0 and P#1 share a core but not their NUMA domain; not a topology "
+      "hwloc discovers" },
+};
+
+/* Nothing allowed: hwloc 2.9 reads freed memory loading that without
+ * disallowed objects (found by fuzz_topoxml).  With TOPO_WHOLE_SYSTEM it
+ * loads. */
+START_TEST (test_load_nothing_allowed_xml)
+{
+    static const struct {
+        const char *allowed_cpus, *allowed_nodes, *error;
+    } cases[] = {
+        { "0x0", "0x0", "no usable CPU (none is allowed)" },
+        { "0x3", "0x2", "no usable memory node (none is allowed)" },
+    };
+    char *dir = make_tmpdir ();
+    char *path = NULL;
+    char *want = NULL;
+    pin_error_t e = { { 0 } };
+    topo_t *t;
+    FILE *f;
+
+    ck_assert (asprintf (&path, "%s/none.xml", dir) > 0);
+    for (int c = 0; c < 2; c++) {
+        ck_assert_ptr_nonnull (f = fopen (path, "w"));
+        for (int i = 0; i < (int)(sizeof (xml_base) / sizeof (xml_base[0]));
+             i++) {
+            if (i == 2)
+                fprintf (f, "  <object type=\"Machine\" os_index=\"0\" "
+                         "cpuset=\"0x3\" complete_cpuset=\"0x3\" "
+                         "allowed_cpuset=\"%s\" nodeset=\"0x1\" "
+                         "complete_nodeset=\"0x1\" allowed_nodeset=\"%s\" "
+                         "gp_index=\"1\">\n", cases[c].allowed_cpus,
+                         cases[c].allowed_nodes);
+            else
+                fprintf (f, "%s\n", xml_base[i]);
+        }
+        ck_assert_int_eq (fclose (f), 0);
+        ck_assert_ptr_null (topo_load (path, 0, &e));
+        ck_assert_int_eq (errno, ENOENT);
+        free (want);
+        ck_assert (asprintf (&want, "topology '%s': %s", path,
+                             cases[c].error) > 0);
+        ck_assert_str_eq (e.text, want);
+        t = topo_load (path, TOPO_WHOLE_SYSTEM, &e);
+        ck_assert_msg (t != NULL, "%s", e.text);
+        ck_assert_uint_eq (topo_npus (t), 2);
+        topo_destroy (t);
+    }
+    remove_tree (dir);
+    free (want);
+    free (path);
+    free (dir);
+}
+END_TEST
+
+START_TEST (test_load_bad_xml)
+{
+    char *dir = make_tmpdir ();
+    char *path = NULL;
+    char *want = NULL;
+    pin_error_t e = { { 0 } };
+    topo_t *t;
+    FILE *f;
+
+    ck_assert (asprintf (&path, "%s/bad.xml", dir) > 0);
+    ck_assert_ptr_nonnull (f = fopen (path, "w"));
+    for (int i = 0; i < (int)(sizeof (xml_base) / sizeof (xml_base[0])); i++)
+        fprintf (f, "%s\n", i == bad_xml[_i].line ? bad_xml[_i].text
+                                                   : xml_base[i]);
+    ck_assert_int_eq (fclose (f), 0);
+    for (int flags = 0; flags <= TOPO_WHOLE_SYSTEM; flags++) {
+        t = topo_load (path, flags, &e);
+        if (!bad_xml[_i].error) {
+            ck_assert_msg (t != NULL, "%s", e.text);
+            model_check (t, "base");
+            ck_assert_uint_eq (topo_npus (t), 2);
+            topo_destroy (t);
+            continue;
+        }
+        ck_assert_ptr_null (t);
+        ck_assert_int_eq (errno, EINVAL);
+        free (want);
+        ck_assert (asprintf (&want, "topology '%s': %s", path,
+                             bad_xml[_i].error) > 0);
+        ck_assert_str_eq (e.text, want);
+    }
     remove_tree (dir);
     free (want);
     free (path);
@@ -602,6 +832,10 @@ static const struct {
     { "pack:1 [numa] core:4 pu:2", "4", NULL,
       "Slurm core id 4 (in '4') out of range; this node has 4 cores, 0-3" },
     { "pack:1 [numa] core:4 pu:2", "0-9", NULL,
+      "Slurm core id 9 (in '0-9') out of range; this node has 4 cores, 0-3" },
+    /* the trailing newline a kernel-style list may have stays out of the
+     * one-line message */
+    { "pack:1 [numa] core:4 pu:2", "0-9\n", NULL,
       "Slurm core id 9 (in '0-9') out of range; this node has 4 cores, 0-3" },
     { "pack:1 [numa] core:4 pu:2", "0-", NULL,
       "'0-': malformed Slurm core list; expected the kernel list format, "
@@ -1058,6 +1292,52 @@ END_TEST
 
 /* topo_export_xml round trip: the model survives, the fingerprint is in
  * the file once, and exporting a cached topology replaces it. */
+/* The export's fingerprint is the one read back, even when the root
+ * already has an info whose name becomes SlurmPinFingerprint through the
+ * export and import (a non-ASCII byte, with hwloc's built-in reader;
+ * found by fuzz_topoxml_builtin). */
+START_TEST (test_export_fingerprint_first)
+{
+    char *dir = make_tmpdir ();
+    char *in = NULL, *out = NULL, *fp = topo_system_fingerprint ();
+    pin_error_t e = { { 0 } };
+    const char *recorded;
+    topo_t *t;
+    FILE *f;
+
+    ck_assert_ptr_nonnull (fp);
+    ck_assert (asprintf (&in, "%s/in.xml", dir) > 0);
+    ck_assert (asprintf (&out, "%s/out.xml", dir) > 0);
+    ck_assert_ptr_nonnull (f = fopen (in, "w"));
+    for (int i = 0; i < (int)(sizeof (xml_base) / sizeof (xml_base[0])); i++) {
+        fprintf (f, "%s\n", xml_base[i]);
+        if (i == 2)
+            fprintf (f, "    <info name=\"SlurmPinFi\xc2ngerprint\" "
+                     "value=\"format=1;host=elsewhere\"/>\n");
+    }
+    ck_assert_int_eq (fclose (f), 0);
+    if (!(t = topo_load (in, TOPO_WHOLE_SYSTEM, &e))) {
+        /* the libxml2 reader refuses the byte that is not UTF-8 */
+        ck_assert_str_eq (topo_xml_reader (), TOPO_XML_READER_LIBXML2);
+        goto out;
+    }
+    ck_assert_msg (topo_export_xml (t, out, &e) == 0, "%s", e.text);
+    topo_destroy (t);
+    ck_assert_ptr_nonnull (t = topo_load (out, TOPO_WHOLE_SYSTEM, &e));
+    recorded = hwloc_obj_get_info_by_name (hwloc_get_root_obj (t->hw),
+                                           TOPO_FINGERPRINT_INFO);
+    ck_assert_ptr_nonnull (recorded);
+    ck_assert_str_eq (recorded, fp);
+    topo_destroy (t);
+out:
+    remove_tree (dir);
+    free (in);
+    free (out);
+    free (fp);
+    free (dir);
+}
+END_TEST
+
 START_TEST (test_export)
 {
     char *dir = make_tmpdir ();
@@ -1129,6 +1409,9 @@ static Suite *topo_suite (void)
     tcase_add_loop_test (tc, test_load_errors, 0, NELEM (load_errors));
     tcase_add_test (tc, test_load_garbage_xml);
     tcase_add_test (tc, test_load_truncated_xml);
+    tcase_add_loop_test (tc, test_load_bad_xml, 0, NELEM (bad_xml));
+    tcase_add_test (tc, test_load_nothing_allowed_xml);
+    tcase_add_test (tc, test_export_fingerprint_first);
     tcase_add_test (tc, test_system);
     tcase_add_test (tc, test_accessors_out_of_range);
     suite_add_tcase (s, tc);
