@@ -22,12 +22,28 @@
  * plan ("short").  hwloc-distrib binds no memory: its mems are "not
  * fenced" (every node).
  *
+ * A second peer, optional: mpibind (LLNL), when $MPIBIND_LIB names its
+ * shared library (built outside this tree, see bench/README.md).  It is
+ * loaded with dlopen, so nothing links against it; the few entry points
+ * used are declared below from its public header (mpibind.h).  Per
+ * request: the fixture as an hwloc topology (hwloc_topology_set_xml),
+ * mpibind_init, mpibind_set_ntasks (n), mpibind_set_nthreads (c),
+ * mpibind_set_topology, mpibind, mpibind_get_cpus, mpibind_finalize;
+ * the other parameters keep mpibind's defaults.  A task's set of more
+ * than c PUs is cut to c as a user pinning c threads in it would: one PU
+ * per core first (cores and PUs in libtopo's PU table order), then a
+ * second PU of each core, and so on; a set of fewer than c PUs is
+ * "short".  mpibind binds no memory: "not fenced".  Without
+ * $MPIBIND_LIB the output is what it was before mpibind was added.
+ *
  * Usage: bench-quality [-D HWLOC_DISTRIB] [-r REASONS] [-f FIXTURE]
- * Exit status 1 if a fixture does not load or hwloc-distrib fails to run.
+ * Exit status 1 if a fixture does not load, hwloc-distrib fails to run,
+ * or $MPIBIND_LIB is set and does not load or fails on a request.
  */
 #if HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <dlfcn.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
@@ -72,11 +88,15 @@ static void rq_shape (int rq, unsigned ncores, unsigned *n, unsigned *c)
     }
 }
 
-/* Columns: slurm-pin's policies, then the peer. */
-enum { COL_LOCAL, COL_SPREAD, COL_CACHE, COL_RANDOM, COL_PEER, NCOL };
+/* Columns: slurm-pin's policies, then the peers (mpibind only with
+ * $MPIBIND_LIB: ncol is NCOL then, COL_MPIBIND otherwise). */
+enum { COL_LOCAL, COL_SPREAD, COL_CACHE, COL_RANDOM, COL_PEER, COL_MPIBIND,
+       NCOL };
 static const char *col_name[NCOL] = {
     "numa-local", "numa-spread", "cache-shared", "random", "hwloc-distrib",
+    "mpibind",
 };
+static int ncol = COL_MPIBIND;
 static const enum place_policy col_policy[COL_PEER] = {
     PLACE_NUMA_LOCAL, PLACE_NUMA_SPREAD, PLACE_CACHE_SHARED, PLACE_RANDOM,
 };
@@ -136,9 +156,9 @@ struct row {
 
 /* ---- reasons ---------------------------------------------------------- */
 
-/* "fixture|request|policy|metric|reason", globs in the first four. */
+/* "peer|fixture|request|policy|metric|reason", globs in the first five. */
 struct reason {
-    char *pat[4];
+    char *pat[5];
     char *text;
 };
 static struct reason *reasons;
@@ -153,20 +173,21 @@ static void load_reasons (const char *path)
         exit (1);
     }
     while (fgets (line, sizeof (line), f)) {
-        char *p = line, *field[5];
+        char *p = line, *field[6];
         int k = 0;
         line[strcspn (line, "\n")] = '\0';
         if (line[0] == '#' || line[0] == '\0')
             continue;
-        while (k < 5 && p) {
+        while (k < 6 && p) {
             field[k++] = p;
-            p = k < 5 ? strchr (p, '|') : NULL;
+            p = k < 6 ? strchr (p, '|') : NULL;
             if (p)
                 *p++ = '\0';
         }
-        if (k != 5) {
-            fprintf (stderr, "bench-quality: %s: not 5 fields: %s\n", path,
-                     line);
+        if (k != 6) {
+            fprintf (stderr, "bench-quality: %s: not 6 fields "
+                     "(peer|fixture|request|policy|metric|reason): %s\n",
+                     path, line);
             exit (1);
         }
         struct reason *nr = realloc (reasons, (nreasons + 1)
@@ -174,23 +195,24 @@ static void load_reasons (const char *path)
         if (!nr)
             exit (1);
         reasons = nr;
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < 5; i++)
             reasons[nreasons].pat[i] = strdup (field[i]);
-        reasons[nreasons].text = strdup (field[4]);
+        reasons[nreasons].text = strdup (field[5]);
         nreasons++;
     }
     fclose (f);
 }
 
-static const char *find_reason (const char *fixture, const char *rq,
-                                const char *policy, const char *m)
+static const char *find_reason (const char *peer, const char *fixture,
+                                const char *rq, const char *policy,
+                                const char *m)
 {
-    const char *key[4] = { fixture, rq, policy, m };
+    const char *key[5] = { peer, fixture, rq, policy, m };
     for (size_t i = 0; i < nreasons; i++) {
         int k = 0;
-        while (k < 4 && fnmatch (reasons[i].pat[k], key[k], 0) == 0)
+        while (k < 5 && fnmatch (reasons[i].pat[k], key[k], 0) == 0)
             k++;
-        if (k == 4)
+        if (k == 5)
             return reasons[i].text;
     }
     return NULL;
@@ -345,6 +367,191 @@ fail:
     return NULL;
 }
 
+/* ---- the second peer: mpibind, loaded at run time ---------------------- */
+
+/* mpibind's public API (mpibind.h), the entry points used here; most
+ * return 0 on success.  The handle is opaque. */
+typedef struct mpibind_t mpibind_t;
+static struct {
+    void *dl;
+    int (*init) (mpibind_t **handle);
+    int (*finalize) (mpibind_t *handle);
+    int (*set_ntasks) (mpibind_t *handle, int ntasks);
+    int (*set_nthreads) (mpibind_t *handle, int nthreads);
+    int (*set_topology) (mpibind_t *handle, hwloc_topology_t topo);
+    int (*run) (mpibind_t *handle);                     /* mpibind () */
+    hwloc_bitmap_t *(*get_cpus) (mpibind_t *handle);    /* [ntasks] */
+} mb;
+
+/* dlopen path and resolve the entry points; -1 with a message printed. */
+static int mpibind_load (const char *path)
+{
+    static const char *names[] = {
+        "mpibind_init", "mpibind_finalize", "mpibind_set_ntasks",
+        "mpibind_set_nthreads", "mpibind_set_topology", "mpibind",
+        "mpibind_get_cpus",
+    };
+    void *sym[sizeof (names) / sizeof (*names)];
+
+    if (!(mb.dl = dlopen (path, RTLD_NOW | RTLD_LOCAL))) {
+        fprintf (stderr, "bench-quality: MPIBIND_LIB=%s: %s; unset it to "
+                 "compare with hwloc-distrib alone\n", path, dlerror ());
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof (names) / sizeof (*names); i++)
+        if (!(sym[i] = dlsym (mb.dl, names[i]))) {
+            fprintf (stderr, "bench-quality: MPIBIND_LIB=%s: no %s: not "
+                     "mpibind's library?\n", path, names[i]);
+            return -1;
+        }
+    /* POSIX: a data pointer from dlsym converts to a function pointer */
+    *(void **)&mb.init = sym[0];
+    *(void **)&mb.finalize = sym[1];
+    *(void **)&mb.set_ntasks = sym[2];
+    *(void **)&mb.set_nthreads = sym[3];
+    *(void **)&mb.set_topology = sym[4];
+    *(void **)&mb.run = sym[5];
+    *(void **)&mb.get_cpus = sym[6];
+    return 0;
+}
+
+/* Cut set to its first c PUs, one per core first: PUs in libtopo's table
+ * order, rank r = how many PUs of the same core in set come before; take
+ * every rank-0 PU in order, then rank 1, ...  out gets the result. */
+static void cut_one_per_core_first (const topo_t *t, hwloc_const_bitmap_t set,
+                                    unsigned c, hwloc_bitmap_t out)
+{
+    unsigned npu = topo_npus (t), ncore = topo_ndomains (t, TOPO_CORE);
+    unsigned *seen = calloc (ncore ? ncore : 1, sizeof (*seen));
+    unsigned *rank = calloc (npu ? npu : 1, sizeof (*rank));
+    unsigned taken = 0, maxrank = 0;
+
+    hwloc_bitmap_zero (out);
+    if (!seen || !rank)
+        goto done;
+    for (unsigned i = 0; i < npu; i++) {
+        const struct topo_pu *p = topo_pu (t, i);
+        if (!hwloc_bitmap_isset (set, p->os))
+            continue;
+        rank[i] = seen[p->dom[TOPO_CORE]]++;
+        if (rank[i] > maxrank)
+            maxrank = rank[i];
+    }
+    for (unsigned r = 0; r <= maxrank && taken < c; r++)
+        for (unsigned i = 0; i < npu && taken < c; i++)
+            if (rank[i] == r && hwloc_bitmap_isset (set, topo_pu (t, i)->os)) {
+                hwloc_bitmap_set (out, topo_pu (t, i)->os);
+                taken++;
+            }
+done:
+    free (seen);
+    free (rank);
+}
+
+/* mpibind () warns on stderr for every topology loaded from XML (no PCI
+ * or OS devices, not this system): 3 lines per request, true and the
+ * same every time.  Run it with stderr in a temporary file, shown only
+ * when it fails. */
+static int mpibind_run_quiet (mpibind_t *h)
+{
+    FILE *tmp = tmpfile ();
+    int saved = -1, rc;
+
+    fflush (stderr);
+    if (tmp && (saved = dup (STDERR_FILENO)) >= 0)
+        dup2 (fileno (tmp), STDERR_FILENO);
+    rc = mb.run (h);
+    if (saved >= 0) {
+        fflush (stderr);
+        dup2 (saved, STDERR_FILENO);
+        close (saved);
+        if (rc != 0) {
+            char buf[512];
+            rewind (tmp);
+            while (fgets (buf, sizeof (buf), tmp))
+                fprintf (stderr, "bench-quality: mpibind: %s", buf);
+        }
+    }
+    if (tmp)
+        fclose (tmp);
+    return rc;
+}
+
+/* mpibind's plan for n x c on xml, or NULL with why filled ("short"), or
+ * NULL with *fatal set if mpibind or the topology failed. */
+static struct place_plan *mpibind_plan (const topo_t *t, const char *xml,
+                                        unsigned n, unsigned c, char *why,
+                                        size_t len, bool *fatal)
+{
+    hwloc_topology_t topo = NULL;
+    mpibind_t *h = NULL;
+    hwloc_bitmap_t *cpus;
+    struct place_plan *plan = calloc (1, sizeof (*plan));
+    int rc;
+
+    *fatal = true;
+    snprintf (why, len, "mpibind failed");
+    if (!plan || !(plan->tasks = calloc (n, sizeof (*plan->tasks))))
+        goto fail;
+    plan->policy = PLACE_RANDOM;    /* measured in full, mems not judged */
+    plan->ntasks = n;
+    plan->cpus_per_task = c;
+    if (hwloc_topology_init (&topo) < 0) {
+        topo = NULL;
+        goto fail;
+    }
+    if (hwloc_topology_set_xml (topo, xml) < 0
+        || hwloc_topology_load (topo) < 0) {
+        snprintf (why, len, "mpibind: hwloc cannot load %s", xml);
+        goto fail;
+    }
+    if (mb.init (&h) != 0 || !h) {
+        h = NULL;
+        goto fail;
+    }
+    if ((rc = mb.set_ntasks (h, (int)n)) != 0
+        || (rc = mb.set_nthreads (h, (int)c)) != 0
+        || (rc = mb.set_topology (h, topo)) != 0
+        || (rc = mpibind_run_quiet (h)) != 0
+        || !(cpus = mb.get_cpus (h))) {
+        snprintf (why, len, "mpibind failed (rc %d)", rc);
+        goto fail;
+    }
+    *fatal = false;
+    for (unsigned i = 0; i < n; i++) {
+        int w = hwloc_bitmap_weight (cpus[i]);
+        if (w < (int)c) {
+            char *l = w > 0 ? topo_list_format (cpus[i]) : NULL;
+            if (w > 0)
+                snprintf (why, len, "short: task %u's set %s has %d PUs", i,
+                          l ? l : "?", w);
+            else
+                snprintf (why, len, "short: task %u got no PUs", i);
+            free (l);
+            goto fail;
+        }
+        plan->tasks[i].cpus = hwloc_bitmap_alloc ();
+        plan->tasks[i].mems = hwloc_bitmap_dup (topo_nodeset (t));
+        cut_one_per_core_first (t, cpus[i], c, plan->tasks[i].cpus);
+        if (hwloc_bitmap_weight (plan->tasks[i].cpus) != (int)c) {
+            snprintf (why, len, "mpibind: task %u's set is not in the PU "
+                      "table", i);
+            *fatal = true;
+            goto fail;
+        }
+    }
+    mb.finalize (h);
+    hwloc_topology_destroy (topo);
+    return plan;
+fail:
+    if (h)
+        mb.finalize (h);
+    if (topo)
+        hwloc_topology_destroy (topo);
+    place_plan_destroy (plan);
+    return NULL;
+}
+
 /* ---- measuring ---------------------------------------------------------- */
 
 static int measure (const topo_t *t, const struct place_request *req,
@@ -381,9 +588,9 @@ static int measure (const topo_t *t, const struct place_request *req,
 }
 
 /* -1: policy worse than the peer, 0 equal, 1 better (on metric m). */
-static int cmp_metric (const struct row *w, int col, int m)
+static int cmp_metric (const struct row *w, int col, int peer, int m)
 {
-    double a = w->r[col].m[m], b = w->r[COL_PEER].m[m];
+    double a = w->r[col].m[m], b = w->r[peer].m[m];
     if (fabs (a - b) < 1e-9)
         return 0;
     return (a < b ? 1 : -1) * -metric[m].better;
@@ -399,14 +606,8 @@ static void fmt_metric (const struct result *r, int m, char *buf, size_t len)
         snprintf (buf, len, "%.0f", r->m[m]);
 }
 
-static void print_summary (struct row *rows, size_t nrows)
+static void print_summary_table (struct row *rows, size_t nrows, int peer)
 {
-    printf ("## Summary per request\n\n"
-            "Per policy, the fixtures where the request fits, compared with "
-            "hwloc-distrib on the metrics the policy promises: **better** "
-            "(better on one, worse on none), **equal**, **worse** (worse on "
-            "at least one); *peer short*: hwloc-distrib gave a task fewer "
-            "than c PUs, so it has no plan to compare.\n\n");
     printf ("| request | fixtures |");
     for (int col = 0; col < COL_RANDOM; col++)
         printf (" %s better / equal / worse |", col_name[col]);
@@ -421,14 +622,14 @@ static void print_summary (struct row *rows, size_t nrows)
             if (rq < NRQ && w->rq != rq)
                 continue;
             nfix++;
-            if (!w->r[COL_PEER].ok) {
+            if (!w->r[peer].ok) {
                 nshort++;
                 continue;
             }
             for (int col = 0; col < COL_RANDOM; col++) {
                 bool worse = false, better = false;
                 for (const int *m = promised[col]; *m >= 0; m++) {
-                    int v = cmp_metric (w, col, *m);
+                    int v = cmp_metric (w, col, peer, *m);
                     worse |= v < 0;
                     better |= v > 0;
                 }
@@ -440,44 +641,71 @@ static void print_summary (struct row *rows, size_t nrows)
             printf (" %u / %u / %u |", cnt[col][0], cnt[col][1], cnt[col][2]);
         printf (" %u |\n", nshort);
     }
+}
 
-    printf ("\n## Per promised metric\n\n"
-            "Requests (all fixtures) where the policy is better / equal / "
-            "worse than hwloc-distrib on each metric it promises.\n\n"
-            "| policy | metric | better | equal | worse |\n"
+static void print_metric_table (struct row *rows, size_t nrows, int peer)
+{
+    printf ("| policy | metric | better | equal | worse |\n"
             "|---|---|---:|---:|---:|\n");
     for (int col = 0; col < COL_RANDOM; col++)
         for (const int *m = promised[col]; *m >= 0; m++) {
             unsigned cnt[3] = { 0 };
             for (size_t i = 0; i < nrows; i++)
-                if (rows[i].r[COL_PEER].ok)
-                    cnt[1 - cmp_metric (&rows[i], col, *m)]++;
+                if (rows[i].r[peer].ok)
+                    cnt[1 - cmp_metric (&rows[i], col, peer, *m)]++;
             printf ("| %s | %s | %u | %u | %u |\n", col_name[col],
                     metric[*m].name, cnt[0], cnt[1], cnt[2]);
         }
 }
 
-static unsigned print_exceptions (struct row *rows, size_t nrows)
+static void print_summary (struct row *rows, size_t nrows)
+{
+    printf ("## Summary per request\n\n"
+            "Per policy, the fixtures where the request fits, compared with "
+            "hwloc-distrib on the metrics the policy promises: **better** "
+            "(better on one, worse on none), **equal**, **worse** (worse on "
+            "at least one); *peer short*: hwloc-distrib gave a task fewer "
+            "than c PUs, so it has no plan to compare.\n\n");
+    print_summary_table (rows, nrows, COL_PEER);
+    if (ncol > COL_MPIBIND) {
+        printf ("\nThe same, compared with mpibind; *peer short*: mpibind "
+                "gave a task fewer than c PUs.\n\n");
+        print_summary_table (rows, nrows, COL_MPIBIND);
+    }
+
+    printf ("\n## Per promised metric\n\n"
+            "Requests (all fixtures) where the policy is better / equal / "
+            "worse than hwloc-distrib on each metric it promises.\n\n");
+    print_metric_table (rows, nrows, COL_PEER);
+    if (ncol > COL_MPIBIND) {
+        printf ("\nThe same, compared with mpibind.\n\n");
+        print_metric_table (rows, nrows, COL_MPIBIND);
+    }
+}
+
+static unsigned print_exceptions (struct row *rows, size_t nrows, int peer)
 {
     unsigned missing = 0, total = 0;
-    printf ("\n## Exceptions: hwloc-distrib better on a promised metric\n\n"
+    printf ("\n## Exceptions: %s better on a promised metric\n\n"
             "Reasons come from `bench/compare-placements.reasons`.\n\n"
             "| fixture | request | policy | metric | slurm-pin | "
-            "hwloc-distrib | reason |\n|---|---|---|---|---:|---:|---|\n");
+            "%s | reason |\n|---|---|---|---|---:|---:|---|\n",
+            col_name[peer], col_name[peer]);
     for (size_t i = 0; i < nrows; i++) {
         struct row *w = &rows[i];
-        if (!w->r[COL_PEER].ok)
+        if (!w->r[peer].ok)
             continue;
         for (int col = 0; col < COL_RANDOM; col++)
             for (const int *m = promised[col]; *m >= 0; m++) {
-                if (cmp_metric (w, col, *m) >= 0)
+                if (cmp_metric (w, col, peer, *m) >= 0)
                     continue;
                 char a[32], b[32];
-                const char *why = find_reason (w->fixture, rq_label[w->rq],
+                const char *why = find_reason (col_name[peer], w->fixture,
+                                               rq_label[w->rq],
                                                col_name[col],
                                                metric[*m].name);
                 fmt_metric (&w->r[col], *m, a, sizeof (a));
-                fmt_metric (&w->r[COL_PEER], *m, b, sizeof (b));
+                fmt_metric (&w->r[peer], *m, b, sizeof (b));
                 printf ("| %s | -n %u -c %u | %s | %s | %s | %s | %s |\n",
                         w->fixture, w->n, w->c, col_name[col],
                         metric[*m].name, a, b,
@@ -488,8 +716,12 @@ static unsigned print_exceptions (struct row *rows, size_t nrows)
     }
     if (total == 0)
         printf ("| (none) | | | | | | |\n");
-    printf ("\n%u exceptions, %u without a recorded reason.\n", total,
-            missing);
+    if (peer == COL_PEER)
+        printf ("\n%u exceptions, %u without a recorded reason.\n", total,
+                missing);
+    else
+        printf ("\n%u exceptions (%s), %u without a recorded reason.\n",
+                total, col_name[peer], missing);
     return missing;
 }
 
@@ -507,8 +739,12 @@ static void print_detail (struct row *rows, size_t nrows)
             "task (max); L2 and L3 domains per task (max, mean); NUMA "
             "domains per task (max, min); NUMA and package imbalance "
             "(max - min of tasks per domain); tasks whose memory is fenced "
-            "to exactly their CPUs' NUMA nodes (hwloc-distrib: *not fenced*, "
-            "it binds no memory); tasks mixing CPU kinds.\n");
+            "to exactly their CPUs' NUMA nodes (%s: *not fenced*, "
+            "%s); tasks mixing CPU kinds.\n",
+            ncol > COL_MPIBIND ? "hwloc-distrib and mpibind"
+                               : "hwloc-distrib",
+            ncol > COL_MPIBIND ? "neither binds memory"
+                               : "it binds no memory");
     for (size_t i = 0; i < nrows; i++) {
         struct row *w = &rows[i];
         if (!last || strcmp (last, w->fixture) != 0) {
@@ -521,7 +757,7 @@ static void print_detail (struct row *rows, size_t nrows)
                 printf ("---:|");
             printf ("\n");
         }
-        for (int col = 0; col < NCOL; col++) {
+        for (int col = 0; col < ncol; col++) {
             const struct result *r = &w->r[col];
             printf ("| -n %u -c %u | %s |", w->n, w->c, col_name[col]);
             if (!r->ok) {
@@ -533,7 +769,7 @@ static void print_detail (struct row *rows, size_t nrows)
             }
             for (size_t k = 0; k < sizeof (shown) / sizeof (*shown); k++) {
                 char v[32];
-                if (col == COL_PEER && shown[k] == M_MEMS_LOCAL
+                if (col >= COL_PEER && shown[k] == M_MEMS_LOCAL
                     && r->m[M_MEMS_LOCAL] < w->n)
                     snprintf (v, sizeof (v), "not fenced");
                 else
@@ -575,6 +811,12 @@ int main (int argc, char **argv)
     }
     if (reasons_path)
         load_reasons (reasons_path);
+    const char *mblib = getenv ("MPIBIND_LIB");
+    if (mblib && *mblib) {
+        if (mpibind_load (mblib) < 0)
+            return 1;
+        ncol = NCOL;
+    }
     if (fixtures_shared (&fx, &nfx) < 0) {
         fprintf (stderr, "bench-quality: %s not found; nothing compared\n",
                  fixtures_dir ());
@@ -613,10 +855,17 @@ int main (int argc, char **argv)
             w->n = n;
             w->c = c;
             struct place_request req = { .ntasks = n, .cpus_per_task = c };
-            for (int col = 0; col < NCOL; col++) {
+            for (int col = 0; col < ncol; col++) {
                 struct place_plan *plan;
                 struct result *r = &w->r[col];
-                if (col == COL_PEER) {
+                if (col == COL_MPIBIND) {
+                    bool fatal;
+                    req.policy = PLACE_RANDOM;
+                    plan = mpibind_plan (t, fx[f].src, n, c, r->why,
+                                         sizeof (r->why), &fatal);
+                    if (fatal)
+                        status = 1;
+                } else if (col == COL_PEER) {
                     bool fatal;
                     req.policy = PLACE_RANDOM;
                     plan = peer_plan (t, fx[f].src, n, c, r->why,
@@ -637,8 +886,12 @@ int main (int argc, char **argv)
         topo_destroy (t);
     }
     print_summary (rows, nrows);
-    print_exceptions (rows, nrows);
+    print_exceptions (rows, nrows, COL_PEER);
+    if (ncol > COL_MPIBIND)
+        print_exceptions (rows, nrows, COL_MPIBIND);
     print_detail (rows, nrows);
+    if (mb.dl)
+        dlclose (mb.dl);
     free (rows);
     fixtures_free (fx);
     return status;
