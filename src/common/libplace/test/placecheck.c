@@ -987,10 +987,11 @@ static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
                 for (int i = 0; i < 4 && cmp == 0; i++)
                     cmp = kp[i] < kq[i] ? -1 : kp[i] > kq[i];
                 if (cmp > 0) {
+                    unsigned round = pu_used[q];
                     free (pu_used);
                     FAIL ("task %u: package %u (%u tasks of the step) got a "
                           "domain of round %u before package %u (%u tasks)",
-                          task, p, m->ptasks[p], pu_used[q], q, m->ptasks[q]);
+                          task, p, m->ptasks[p], round, q, m->ptasks[q]);
                 }
             }
         }
