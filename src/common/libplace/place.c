@@ -920,14 +920,11 @@ bug:
 
 /* ---- numa-local ---------------------------------------------------------- */
 
-/* How many tasks of cpt PUs the wholly free cores of domain d hold,
- * the `skip` largest of them left out: greedy, the largest cores first,
- * each task on the fewest cores (as cache-shared places it). */
-static unsigned domain_fit (struct ctx *c, unsigned d, unsigned skip,
-                            unsigned cpt)
+/* The wholly free cores of domain d by size: c->whist[n] is the number of
+ * them with n PUs (1 <= n <= maxcore).  Returns c->whist. */
+static unsigned *whole_core_sizes (struct ctx *c, unsigned d)
 {
     unsigned *h = c->whist;
-    unsigned tasks = 0, sum = 0;
 
     memset (h, 0, (c->maxcore + 1) * sizeof (*h));
     c->gen++;
@@ -939,6 +936,18 @@ static unsigned domain_fit (struct ctx *c, unsigned d, unsigned skip,
                 h[c->core_size[core]]++;
         }
     }
+    return h;
+}
+
+/* How many tasks of cpt PUs the wholly free cores of domain d hold,
+ * the `skip` largest of them left out: greedy, the largest cores first,
+ * each task on the fewest cores (as cache-shared places it). */
+static unsigned domain_fit (struct ctx *c, unsigned d, unsigned skip,
+                            unsigned cpt)
+{
+    unsigned *h = whole_core_sizes (c, d);
+    unsigned tasks = 0, sum = 0;
+
     for (unsigned sz = c->maxcore; sz > 0; sz--) {
         for (unsigned k = h[sz]; k > 0; k--) {
             if (skip > 0) {
@@ -959,19 +968,9 @@ static unsigned domain_fit (struct ctx *c, unsigned d, unsigned skip,
  * PUs; 0 if they do not. */
 static unsigned domain_kmin (struct ctx *c, unsigned d, unsigned cpt)
 {
-    unsigned *h = c->whist;
+    unsigned *h = whole_core_sizes (c, d);
     unsigned sum = 0, k = 0;
 
-    memset (h, 0, (c->maxcore + 1) * sizeof (*h));
-    c->gen++;
-    for (unsigned j = c->numa_start[d]; j < c->numa_start[d + 1]; j++) {
-        unsigned core = c->dom[TOPO_CORE][c->numa_pus[j]];
-        if (c->stamp[TOPO_CORE][core] != c->gen) {
-            c->stamp[TOPO_CORE][core] = c->gen;
-            if (core_wholly_free (c, core))
-                h[c->core_size[core]]++;
-        }
-    }
     for (unsigned sz = c->maxcore; sz > 0; sz--) {
         for (unsigned n = h[sz]; n > 0; n--) {
             sum += sz;
