@@ -1005,7 +1005,8 @@ int acct_parse_time (const char *s, time_t now, int64_t *us, pin_error_t *errp)
         tm.tm_hour = h;
         tm.tm_min = m;
         tm.tm_sec = sec;
-    } else if (sscanf (s, "%4d-%2d-%2d%n", &Y, &M, &D, &len) == 3
+    } else if ((h = m = sec = 0, sscanf (s, "%4d-%2d-%2d%n", &Y, &M, &D,
+                                         &len) == 3)
                && len == 10) {
         if (s[10] == 'T') {
             int l2 = 0;

@@ -454,6 +454,121 @@ START_TEST (test_table_from_steps)
 }
 END_TEST
 
+/* ---- -j and -S/-E ---------------------------------------------------- */
+
+static const struct {
+    const char *s;
+    int rc;
+    size_t n;
+    uint32_t id, task, step;
+    bool has_step;
+} jobsel_cases[] = {
+    { "123", 0, 1, 123, ACCT_NO_VAL, 0, false },
+    { "123_4", 0, 1, 123, 4, 0, false },
+    { "123.0", 0, 1, 123, ACCT_NO_VAL, 0, true },
+    { "123.batch", 0, 1, 123, ACCT_NO_VAL, ACCT_STEP_BATCH, true },
+    { "123_4.extern", 0, 1, 123, 4, ACCT_STEP_EXTERN, true },
+    { "123.interactive", 0, 1, 123, ACCT_NO_VAL, ACCT_STEP_INTERACTIVE, true },
+    { "1,2,3", 0, 3, 1, ACCT_NO_VAL, 0, false },
+    { "", -1, 0, 0, 0, 0, false },
+    { "abc", -1, 0, 0, 0, 0, false },
+    { "123.", -1, 0, 0, 0, 0, false },
+    { "123_", -1, 0, 0, 0, 0, false },
+    { "123.foo", -1, 0, 0, 0, 0, false },
+    { "-1", -1, 0, 0, 0, 0, false },
+    { "99999999999", -1, 0, 0, 0, 0, false },
+    { "4294967291", -1, 0, 0, 0, 0, false },   /* a special value */
+};
+
+START_TEST (test_jobsel)
+{
+    struct acct_jobsel *sel = NULL;
+    size_t n = 0;
+    pin_error_t e = { "" };
+    int rc = acct_jobsel_parse (jobsel_cases[_i].s, &sel, &n, &e);
+
+    ck_assert_int_eq (rc, jobsel_cases[_i].rc);
+    if (rc == 0) {
+        ck_assert_uint_eq (n, jobsel_cases[_i].n);
+        ck_assert_uint_eq (sel[0].id, jobsel_cases[_i].id);
+        ck_assert_uint_eq (sel[0].task, jobsel_cases[_i].task);
+        ck_assert_int_eq (sel[0].has_step, jobsel_cases[_i].has_step);
+        if (sel[0].has_step)
+            ck_assert_uint_eq (sel[0].step, jobsel_cases[_i].step);
+    } else if (jobsel_cases[_i].s[0])
+        ck_assert_msg (strstr (e.text, "invalid job id"), "%s", e.text);
+    free (sel);
+}
+END_TEST
+
+START_TEST (test_jobsel_match)
+{
+    struct acct_jobsel *sel = NULL;
+    size_t n = 0;
+    struct acct_row plain = { .job_id = 123, .array_job_id = ACCT_NO_VAL,
+                              .array_task_id = ACCT_NO_VAL };
+    struct acct_row task = { .job_id = 130, .array_job_id = 123,
+                             .array_task_id = 4 };
+    struct acct_row other = { .job_id = 131, .array_job_id = 124,
+                              .array_task_id = 4 };
+
+    ck_assert_int_eq (acct_jobsel_parse ("123,123_4", &sel, &n, NULL), 0);
+    ck_assert (acct_jobsel_job (&sel[0], &plain));
+    ck_assert (acct_jobsel_job (&sel[0], &task));     /* every task of 123 */
+    ck_assert (!acct_jobsel_job (&sel[0], &other));
+    ck_assert (!acct_jobsel_job (&sel[1], &plain));
+    ck_assert (acct_jobsel_job (&sel[1], &task));
+    ck_assert (!acct_jobsel_job (&sel[1], &other));
+    free (sel);
+}
+END_TEST
+
+/* now = 2023-11-14T22:13:20 UTC */
+#define NOW 1700000000
+static const struct { const char *s; int rc; int64_t secs; } time_cases[] = {
+    { "now", 0, NOW },
+    { "now-1days", 0, NOW - 86400 },
+    { "now-1day", 0, NOW - 86400 },
+    { "now-2d", 0, NOW - 2 * 86400 },
+    { "now+3hours", 0, NOW + 3 * 3600 },
+    { "now-90", 0, NOW - 90 },
+    { "now-5minutes", 0, NOW - 300 },
+    { "now-1weeks", 0, NOW - 604800 },
+    { "today", 0, 1699920000 },
+    { "midnight", 0, 1699920000 },
+    { "noon", 0, 1699963200 },
+    { "tomorrow", 0, 1700006400 },
+    { "08:30", 0, 1699950600 },
+    { "08:30:15", 0, 1699950615 },
+    { "2023-11-01", 0, 1698796800 },
+    { "2023-11-01T10:00", 0, 1698832800 },
+    { "2023-11-01T10:00:05", 0, 1698832805 },
+    { "now-1fortnight", -1, 0 },
+    { "now*2", -1, 0 },
+    { "2023-13-01", -1, 0 },
+    { "2023-11-01T25:00", -1, 0 },
+    { "2023-11-01X", -1, 0 },
+    { "2023-11-01T10", -1, 0 },
+    { "yesterday-ish", -1, 0 },
+    { "", -1, 0 },
+};
+
+START_TEST (test_parse_time)
+{
+    int64_t us = 0;
+    pin_error_t e = { "" };
+
+    setenv ("TZ", "UTC", 1);
+    tzset ();
+    ck_assert_int_eq (acct_parse_time (time_cases[_i].s, NOW, &us, &e),
+                      time_cases[_i].rc);
+    if (time_cases[_i].rc == 0)
+        ck_assert_int_eq (us, time_cases[_i].secs * 1000000);
+    else
+        ck_assert_msg (strstr (e.text, "invalid time"), "%s", e.text);
+}
+END_TEST
+
 static Suite *sacct_suite (void)
 {
     Suite *s = suite_create ("sacct");
@@ -469,6 +584,9 @@ static Suite *sacct_suite (void)
     tcase_add_loop_test (tc, test_fmt_parse, 0, N (fmt_cases));
     tcase_add_loop_test (tc, test_fmt_bad, 0, N (fmt_bad));
     tcase_add_loop_test (tc, test_print, 0, N (print_cases));
+    tcase_add_loop_test (tc, test_jobsel, 0, N (jobsel_cases));
+    tcase_add_test (tc, test_jobsel_match);
+    tcase_add_loop_test (tc, test_parse_time, 0, N (time_cases));
     tcase_add_test (tc, test_table_merge);
     tcase_add_test (tc, test_table_from_steps);
     suite_add_tcase (s, tc);
