@@ -263,7 +263,7 @@ void acct_fmt_bytes (uint64_t bytes, char *buf, size_t n)
 
 /* ---- rows -------------------------------------------------------------- */
 
-void acct_step_name (uint32_t step_id, char *buf, size_t n)
+void acct_fmt_stepname (uint32_t step_id, char *buf, size_t n)
 {
     switch (step_id) {
     case ACCT_STEP_BATCH:
@@ -293,7 +293,7 @@ void acct_row_jobid (const struct acct_row *row, bool raw, char *buf,
     else
         snprintf (id, sizeof (id), "%" PRIu32, row->job_id);
     if (row->is_step)
-        acct_step_name (row->step_id, step, sizeof (step));
+        acct_fmt_stepname (row->step_id, step, sizeof (step));
     snprintf (buf, n, "%s%s%s", id, row->is_step ? "." : "", step);
 }
 
@@ -339,7 +339,7 @@ bool acct_row_field (const struct acct_row *row, int id, char *buf, size_t n)
         if (row->is_step && (row->step_id == ACCT_STEP_BATCH
                              || row->step_id == ACCT_STEP_EXTERN
                              || row->step_id == ACCT_STEP_INTERACTIVE)) {
-            acct_step_name (row->step_id, buf, n);
+            acct_fmt_stepname (row->step_id, buf, n);
             return true;
         }
         return put (buf, n, row->job_name);

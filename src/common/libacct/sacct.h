@@ -175,7 +175,7 @@ void acct_row_jobid (const struct acct_row *row, bool raw, char *buf,
                      size_t n);
 /* Step name suffix as sacct prints it: "batch", "extern", "interactive",
  * "0". */
-void acct_step_name (uint32_t step_id, char *buf, size_t n);
+void acct_fmt_stepname (uint32_t step_id, char *buf, size_t n);
 
 /* The text of one field of a row, unpadded; returns false when the field
  * has no value (sacct prints it blank). */
