@@ -73,8 +73,8 @@ static void usage (FILE *f)
 "  -n, --noheader           no header\n"
 "  -X, --allocations        job lines only\n"
 "      --json               sacct's JSON shape, with a slurm_pin object\n"
-"      --journal=DIR        the journal directory (default "
-                              ACCT_JOURNAL_DEFAULT ")\n"
+"      --journal=DIR        the journal directory (default: pin.conf's\n"
+"                           JournalDir=, else " ACCT_JOURNAL_DEFAULT ")\n"
 "  -h, --help               this text\n");
 }
 
@@ -295,9 +295,7 @@ static int print_json (const struct acct_query *q, const struct acct_table *t,
     sp = json_object_new_object ();
     cmd_json_add (sp, "version", json_object_new_string (PACKAGE_VERSION), false);
     cmd_json_add (sp, "source", json_object_new_string ("journal"), false);
-    cmd_json_add (sp, "journal", json_object_new_string (
-                                     q->journal ? q->journal
-                                                : ACCT_JOURNAL_DEFAULT), false);
+    cmd_json_add (sp, "journal", json_object_new_string (q->dir), false);
     cmd_json_add (sp, "skipped_lines", json_object_new_int64 (skipped), false);
     cmd_json_add (meta, "slurm_pin", sp, false);
     cmd_json_add (root, "meta", meta, false);

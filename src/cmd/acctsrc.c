@@ -12,6 +12,7 @@
 #include <slurm/slurm.h>
 
 #include "acctsrc.h"
+#include "libconf/conf.h"
 #include "subcmd.h"
 
 int acct_query_users (const char *subcmd, struct acct_query *q,
@@ -122,12 +123,44 @@ static void set_nodelist (struct acct_row *row)
     }
 }
 
-int acct_query_load (const char *subcmd, const struct acct_query *q,
+/* --journal, else pin.conf's JournalDir=, else the default.  libconf has
+ * JournalDir= once acct-core's branch is in (it defines
+ * PIN_CONF_DEFAULT_JOURNAL_DIR); before that, the default. */
+static const char *journal_dir (const char *subcmd, const char *opt,
+                                char *buf, size_t n)
+{
+#ifdef PIN_CONF_DEFAULT_JOURNAL_DIR
+    struct pin_conf conf;
+    pin_error_t e = { "" };
+
+    if (opt)
+        return opt;
+    pin_conf_defaults (&conf);
+    if (pin_conf_load_file (&conf, PIN_CONF_DEFAULT_PATH, false, &e) < 0) {
+        cmd_error (subcmd, "%s (or give --journal=DIR)", e.text);
+        return NULL;
+    }
+    snprintf (buf, n, "%s", conf.journal_dir);
+    return buf;
+#else
+    (void)subcmd;
+    (void)buf;
+    (void)n;
+    return opt ? opt : ACCT_JOURNAL_DEFAULT;
+#endif
+}
+
+int acct_query_load (const char *subcmd, struct acct_query *q,
                      struct acct_table *t, unsigned *skipped)
 {
     struct load_ctx c = { q, t, getuid (), false };
-    const char *dir = q->journal ? q->journal : ACCT_JOURNAL_DEFAULT;
+    char buf[4096];
+    const char *dir = journal_dir (subcmd, q->journal, buf, sizeof (buf));
     pin_error_t e = { "" };
+
+    if (!dir)
+        return -1;
+    snprintf (q->dir, sizeof (q->dir), "%s", dir);
 
     *skipped = 0;
     if (acct_journal_read (dir, on_record, &c, skipped, &e) < 0) {

@@ -13,9 +13,9 @@
 
 #include "libacct/sacct.h"
 
-/* The journal when pin.conf says nothing.
- * TODO(merge with acct-core): read pin.conf JournalDir= through libconf
- * (struct pin_conf journal_dir) once acct-core's key is there. */
+/* The journal when neither --journal nor pin.conf's JournalDir= says
+ * (acctsrc.c reads JournalDir= through libconf when libconf has it, that
+ * is once acct-core's branch is merged). */
 #define ACCT_JOURNAL_DEFAULT "/var/lib/slurm-pin/journal"
 
 struct acct_query {
@@ -26,6 +26,7 @@ struct acct_query {
     size_t nuids;
     bool all_users;               /* -a */
     int64_t start_us, end_us;     /* window (0: open) */
+    char dir[4096];               /* set by acct_query_load: the journal read */
 };
 
 /* -u LIST: names or uids -> q->uids.  -1 after printing the error. */
@@ -36,7 +37,7 @@ int acct_query_users (const char *subcmd, struct acct_query *q,
  * merge them into `t` (sorted), set NodeList.  Unparsable lines are
  * reported on stderr ("skipped N lines") and counted in *skipped.
  * -1 after printing the error. */
-int acct_query_load (const char *subcmd, const struct acct_query *q,
+int acct_query_load (const char *subcmd, struct acct_query *q,
                      struct acct_table *t, unsigned *skipped);
 
 /* Should a row of job `j` be printed?  The job line when no -j was given

@@ -46,8 +46,8 @@ static void usage (FILE *f)
 "when a step used its CPUs poorly, fell back, or was throttled.  JOBID may\n"
 "be 123 or 123_4 (array task).\n"
 "\n"
-"      --journal=DIR        the journal directory (default "
-                              ACCT_JOURNAL_DEFAULT ")\n"
+"      --journal=DIR        the journal directory (default: pin.conf's\n"
+"                           JournalDir=, else " ACCT_JOURNAL_DEFAULT ")\n"
 "  -h, --help               this text\n");
 }
 
@@ -139,8 +139,7 @@ int cmd_eff (int argc, char **argv)
         goto done;
     if (t.njobs == 0) {
         cmd_error (NAME, "job %s: no record%s in %s", argv[optind],
-                   getuid () ? " of yours" : "",
-                   q.journal ? q.journal : ACCT_JOURNAL_DEFAULT);
+                   getuid () ? " of yours" : "", q.dir);
         goto done;
     }
     for (size_t i = 0; i < t.njobs; i++) {

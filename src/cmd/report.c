@@ -55,8 +55,8 @@ static void usage (FILE *f)
 "      --with-extern        count extern steps too (left out: they hold\n"
 "                           the allocation, not the work)\n"
 "      --json               one JSON object\n"
-"      --journal=DIR        the journal directory (default "
-                              ACCT_JOURNAL_DEFAULT ")\n"
+"      --journal=DIR        the journal directory (default: pin.conf's\n"
+"                           JournalDir=, else " ACCT_JOURNAL_DEFAULT ")\n"
 "  -h, --help               this text\n");
 }
 
