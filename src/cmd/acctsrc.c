@@ -3,6 +3,7 @@
 #include "config.h"
 #endif
 #include <errno.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,8 +159,13 @@ int acct_query_load (const char *subcmd, struct acct_query *q,
     const char *dir = journal_dir (subcmd, q->journal, buf, sizeof (buf));
     pin_error_t e = { "" };
 
+    char abs[PATH_MAX];
+
     if (!dir)
         return -1;
+    /* the journal reader takes absolute paths only: make --journal=./j one */
+    if (dir[0] != '/' && realpath (dir, abs))
+        dir = abs;
     snprintf (q->dir, sizeof (q->dir), "%s", dir);
 
     *skipped = 0;
