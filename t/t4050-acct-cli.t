@@ -57,7 +57,7 @@ test_expect_success 'set up a journal: rotated file and current file' '
         rec step 300 0 node1 0 root -3888000 -3887000 1 10 0 &&
         printf "{\"v\":1,\"kind\":\"step\",\"job_id\":10" # torn: no newline
     } >journal/journal &&
-    chmod 0755 journal && chmod 0644 journal/*
+    chmod 0700 journal && chmod 0600 journal/*
 '
 
 ACCT="slurm-pin acct --journal=journal -S 2023-11-01"
@@ -181,14 +181,18 @@ test_expect_success 'a bad -o field is named, with the valid ones' '
     grep -F "invalid field requested: \"Bogus\"; valid fields: AllocCPUS," err
 '
 
+# The journal is its owner's alone (0700, files 0600): a copy owned by
+# nobody, with root's records in it, is read by nobody.
 test_expect_success ROOT,SETPRIV 'a user other than root sees only their own jobs' '
+    cp -r journal journal-nobody &&
+    chown -R $NOBODY journal-nobody &&
     setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
-        slurm-pin acct --journal="$PWD/journal" -S 2023-11-01 -a -o JobID,User -P >out 2>err &&
+        slurm-pin acct --journal=journal-nobody -S 2023-11-01 -a -o JobID,User -P >out 2>err &&
     printf "JobID|User\n102|nobody\n102.batch|\n102.0|\n" >expect &&
     test_cmp expect out &&
     grep -F "only root sees other users" err &&
     test_expect_code 1 setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
-        slurm-pin eff --journal="$PWD/journal" 101 2>err &&
+        slurm-pin eff --journal=journal-nobody 101 2>err &&
     grep -F "job 101: no record of yours" err
 '
 
@@ -234,6 +238,7 @@ test_expect_success 'eff: seff head, per-step lines and plain-words hints' '
 test_expect_success 'eff: a step above its allocation gets the over-use hint' '
     mkdir -p over &&
     rec step 400 0 node1 0 root 0 100 2 300 0 >over/journal &&
+    chmod 0700 over && chmod 0600 over/journal &&
     slurm-pin eff --journal=over 400 >out &&
     grep -F "step 400.0: CPU efficiency 150.00% is above 100%" out
 '

@@ -37,6 +37,7 @@ test_expect_success SACCT 'set up the same two jobs for sacct -c and slurm-pin' 
         printf "{\"v\":1,\"kind\":\"job\",\"cluster\":\"c1\",\"job_id\":101,\"node\":\"%s\",\"uid\":0,\"user\":\"root\",\"partition\":\"debug\",\"job_name\":\"averyverylongname\",\"policy\":\"none\",\"alloc_cpus\":4,\"start_us\":1700000000000000,\"end_us\":1700000120000000,\"elapsed_us\":120000000,\"exit_status\":0,\"state\":\"COMPLETED\"}\n" $n || return 1
     done >journal/journal &&
     printf "{\"v\":1,\"kind\":\"job\",\"cluster\":\"c1\",\"job_id\":102,\"node\":\"node10\",\"uid\":0,\"user\":\"root\",\"partition\":\"averylongpartition\",\"job_name\":\"sim\",\"policy\":\"none\",\"alloc_cpus\":2,\"start_us\":1700000000000000,\"end_us\":1700097265000000,\"elapsed_us\":97265000000,\"exit_status\":512,\"state\":\"FAILED\"}\n" >>journal/journal &&
+    chmod 0700 journal && chmod 0600 journal/journal &&
     SLURM_CONF=$PWD/slurm.conf &&
     export SLURM_CONF &&
     sacct -c -j 101 -o JobID -P -n >probe 2>probe.err &&

@@ -158,9 +158,11 @@ int acct_journal_read (const char *dir, acct_record_cb cb, void *arg,
             maxn = n;
     }
     closedir (d);
-    for (int n = maxn; n >= 0; n--) {
+    /* oldest first: journal.1, journal.2, ... (a larger N is newer),
+     * then journal */
+    for (int n = 1; n <= maxn + 1; n++) {
         int rc;
-        if (n)
+        if (n <= maxn)
             snprintf (path, sizeof (path), "%s/journal.%d", dir, n);
         else
             snprintf (path, sizeof (path), "%s/journal", dir);
