@@ -161,8 +161,8 @@ static json_object *row_json (const struct acct_row *row)
     sp = json_object_new_object ();
     cmd_json_add (sp, "policy", jstr_or_null (row->policy), true);
     cmd_json_add (sp, "fallback", jstr_or_null (row->fallback), true);
-    cmd_json_add (sp, "cpus", jstr_or_null (row->cpus), true);
-    cmd_json_add (sp, "mems", jstr_or_null (row->mems), true);
+    cmd_json_add (sp, "cpus", jstr_or_null (acct_row_cpus (row)), true);
+    cmd_json_add (sp, "mems", jstr_or_null (acct_row_mems (row)), true);
     cmd_json_add (sp, "efficiency", eff >= 0 ? json_object_new_double (eff)
                                              : NULL, true);
     acct_fmt_eff (eff, buf, sizeof (buf));

@@ -195,7 +195,8 @@ int cmd_eff (int argc, char **argv)
             acct_fmt_eff (acct_row_eff (s), ef, sizeof (ef));
             printf ("%-14s %-12s %5u %-15s %-6s %10s %10s %8s\n", id,
                     orval (s->policy, "none"), s->alloc_cpus,
-                    orval (s->cpus, "-"), orval (s->mems, "-"), u, sy,
+                    orval (acct_row_cpus (s), "-"),
+                    orval (acct_row_mems (s), "-"), u, sy,
                     orval (ef, "-"));
         }
         for (size_t k = 0; k < j->nsteps; k++) {

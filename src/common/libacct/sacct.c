@@ -389,9 +389,9 @@ bool acct_row_field (const struct acct_row *row, int id, char *buf, size_t n)
     case ACCT_F_FALLBACK:
         return put (buf, n, row->fallback);
     case ACCT_F_CPUSET:
-        return put (buf, n, row->cpus);
+        return put (buf, n, acct_row_cpus (row));
     case ACCT_F_MEMS:
-        return put (buf, n, row->mems);
+        return put (buf, n, acct_row_mems (row));
     case ACCT_F_THROTTLED:
         if (!row->has_throttle)
             return false;
@@ -520,6 +520,7 @@ void acct_table_free (struct acct_table *t)
         free (t->jobs[i].steps);
     }
     free (t->jobs);
+    free (t->hash);
     acct_table_init (t);
 }
 
@@ -638,11 +639,42 @@ static int row_merge (struct acct_row *row, const struct acct_record *r)
     return 0;
 }
 
+static size_t hash_slot (const struct acct_table *t, uint32_t job_id)
+{
+    return ((size_t)job_id * 2654435761u) & (t->hashcap - 1);
+}
+
+/* The hash of job ids: journals hold months of jobs, so no linear search.
+ * Rebuilt when it would be more than half full or after a sort. */
+static int hash_rebuild (struct acct_table *t)
+{
+    size_t cap = t->hashcap ? t->hashcap : 64;
+    size_t *h;
+
+    while (cap < 2 * (t->njobs + 1))
+        cap *= 2;
+    if (!(h = calloc (cap, sizeof (*h))))
+        return -1;
+    free (t->hash);
+    t->hash = h;
+    t->hashcap = cap;
+    for (size_t i = 0; i < t->njobs; i++) {
+        size_t s = hash_slot (t, t->jobs[i].job.job_id);
+        while (t->hash[s])
+            s = (s + 1) & (cap - 1);
+        t->hash[s] = i + 1;
+    }
+    return 0;
+}
+
 static struct acct_job *find_job (struct acct_table *t,
                                   const struct acct_record *r)
 {
-    for (size_t i = 0; i < t->njobs; i++) {
-        struct acct_job *j = &t->jobs[i];
+    if (!t->hashcap)
+        return NULL;
+    for (size_t s = hash_slot (t, r->job_id); t->hash[s];
+         s = (s + 1) & (t->hashcap - 1)) {
+        struct acct_job *j = &t->jobs[t->hash[s] - 1];
         if (j->job.job_id == r->job_id
             && strcmp (j->job.cluster, r->cluster) == 0)
             return j;
@@ -656,6 +688,8 @@ int acct_table_add (struct acct_table *t, const struct acct_record *r)
     struct acct_row *row = NULL;
 
     if (!j) {
+        if (2 * (t->njobs + 1) > t->hashcap && hash_rebuild (t) < 0)
+            return -1;
         if (t->njobs == t->capjobs) {
             size_t cap = t->capjobs ? 2 * t->capjobs : 16;
             struct acct_job *n = realloc (t->jobs, cap * sizeof (*n));
@@ -667,6 +701,12 @@ int acct_table_add (struct acct_table *t, const struct acct_record *r)
         j = &t->jobs[t->njobs++];
         memset (j, 0, sizeof (*j));
         row_start (&j->job, r, false);
+        {
+            size_t s = hash_slot (t, r->job_id);
+            while (t->hash[s])
+                s = (s + 1) & (t->hashcap - 1);
+            t->hash[s] = t->njobs;
+        }
     }
     if (r->kind == ACCT_KIND_JOB) {
         if (j->has_job_record && has_item (j->job.nodes, r->node, ','))
@@ -749,12 +789,23 @@ static int cmp_jobs (const void *a, const void *b)
 }
 
 /* "n1:0-3" alone: "0-3" (one node needs no name). */
-static void strip_single_node (char *s, unsigned nnodes)
+static const char *one_node (const char *s, unsigned nnodes)
 {
-    char *c;
+    const char *c;
 
     if (s && nnodes == 1 && (c = strchr (s, ':')))
-        memmove (s, c + 1, strlen (c + 1) + 1);
+        return c + 1;
+    return s;
+}
+
+const char *acct_row_cpus (const struct acct_row *row)
+{
+    return one_node (row->cpus, row->nnodes);
+}
+
+const char *acct_row_mems (const struct acct_row *row)
+{
+    return one_node (row->mems, row->nnodes);
 }
 
 /* A job line from its step rows, for a job without a job record: the
@@ -762,8 +813,22 @@ static void strip_single_node (char *s, unsigned nnodes)
 static int job_from_steps (struct acct_job *j)
 {
     struct acct_row *job = &j->job;
+    struct acct_row id = *job;
     uint32_t alloc = 0;
 
+    /* start over: a table sorted twice builds the line twice */
+    row_free (job);
+    memset (job, 0, sizeof (*job));
+    memcpy (job->cluster, id.cluster, sizeof (job->cluster));
+    job->job_id = id.job_id;
+    job->step_id = ACCT_NO_VAL;
+    job->array_job_id = id.array_job_id;
+    job->array_task_id = id.array_task_id;
+    job->uid = id.uid;
+    memcpy (job->user, id.user, sizeof (job->user));
+    memcpy (job->partition, id.partition, sizeof (job->partition));
+    memcpy (job->job_name, id.job_name, sizeof (job->job_name));
+    job->exit_status = -1;
     job->from_steps = true;
     for (size_t k = 0; k < j->nsteps; k++) {
         struct acct_row *s = &j->steps[k];
@@ -838,18 +903,13 @@ int acct_table_sort (struct acct_table *t)
 
         if (!j->has_job_record && job_from_steps (j) < 0)
             return -1;
-        strip_single_node (j->job.cpus, j->job.nnodes);
-        strip_single_node (j->job.mems, j->job.nnodes);
-        for (size_t k = 0; k < j->nsteps; k++) {
-            strip_single_node (j->steps[k].cpus, j->steps[k].nnodes);
-            strip_single_node (j->steps[k].mems, j->steps[k].nnodes);
-        }
         if (j->nsteps > 1)
             qsort (j->steps, j->nsteps, sizeof (j->steps[0]), cmp_steps);
     }
     if (t->njobs > 1)
         qsort (t->jobs, t->njobs, sizeof (t->jobs[0]), cmp_jobs);
-    return 0;
+    /* the indexes moved: a later add rebuilds the hash */
+    return t->hashcap ? hash_rebuild (t) : 0;
 }
 
 /* ---- selection ------------------------------------------------------- */

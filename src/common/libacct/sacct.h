@@ -120,8 +120,8 @@ struct acct_row {
                                     NULL: `nodes` is printed */
     char *policy;                /* distinct values, ',' joined */
     char *fallback;              /* distinct non-empty values, ',' joined */
-    char *cpus;                  /* one node: the list; several: "n1:0-3;n2:4-7" */
-    char *mems;                  /* likewise */
+    char *cpus;                  /* "n1:0-3;n2:4-7" (acct_row_cpus) */
+    char *mems;                  /* likewise (acct_row_mems) */
     unsigned nnodes;
     uint32_t alloc_cpus;         /* sum over nodes */
     int64_t start_us, end_us;    /* min start, max end */
@@ -147,6 +147,8 @@ struct acct_job {
 struct acct_table {
     struct acct_job *jobs;
     size_t njobs, capjobs;
+    size_t *hash;                /* job id -> index + 1 (0: free) */
+    size_t hashcap;              /* a power of two, or 0 */
 };
 
 void acct_table_init (struct acct_table *t);
@@ -167,6 +169,11 @@ int acct_table_sort (struct acct_table *t);
 /* Efficiency of a row: (user + system) / (elapsed * alloc_cpus), -1 when
  * elapsed or alloc_cpus is 0 (acct_efficiency's rule). */
 double acct_row_eff (const struct acct_row *row);
+/* Cpuset and Mems as printed: the list on one node ("0-3"), else
+ * "n1:0-3;n2:4-7"; NULL when not recorded.  Point into the row. */
+const char *acct_row_cpus (const struct acct_row *row);
+const char *acct_row_mems (const struct acct_row *row);
+
 /* Elapsed seconds of a row (end - start, 0 if unknown or negative). */
 int64_t acct_row_elapsed_s (const struct acct_row *row);
 

@@ -385,7 +385,8 @@ START_TEST (test_table_merge)
     ck_assert_str_eq (s0->fallback, "no-l3");
     ck_assert_str_eq (s0->state, "CANCELLED");
     ck_assert_int_eq (s0->exit_status, 9);
-    ck_assert_str_eq (j->steps[1].cpus, "0-3");          /* one node */
+    ck_assert_str_eq (acct_row_cpus (&j->steps[1]), "0-3");  /* one node */
+    ck_assert_str_eq (acct_row_cpus (s0), "n2:4-5;n1:0-1");
     acct_row_jobid (s0, false, buf, sizeof (buf));
     ck_assert_str_eq (buf, "7.0");
     acct_row_jobid (&j->steps[1], false, buf, sizeof (buf));
@@ -569,6 +570,35 @@ START_TEST (test_parse_time)
 }
 END_TEST
 
+/* Many jobs, their records interleaved (as nodes write them), and an add
+ * after a sort: every record lands in its own job. */
+START_TEST (test_table_many)
+{
+    struct acct_table t;
+    const uint32_t njobs = 20000;
+
+    acct_table_init (&t);
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < njobs; i++) {
+            uint32_t job = 1000 + (i * 7919) % njobs;  /* a permutation */
+            struct acct_record r = rec (ACCT_KIND_STEP, job, (uint32_t)pass,
+                                        "n1", T0, T0 + 10, 1, job, 0);
+            ck_assert_int_eq (acct_table_add (&t, &r), 0);
+        }
+        if (pass == 0)
+            ck_assert_int_eq (acct_table_sort (&t), 0);
+    }
+    ck_assert_int_eq (acct_table_sort (&t), 0);
+    ck_assert_uint_eq (t.njobs, njobs);
+    for (uint32_t i = 0; i < njobs; i++) {
+        ck_assert_uint_eq (t.jobs[i].job.job_id, 1000 + i);
+        ck_assert_uint_eq (t.jobs[i].nsteps, 2);
+        ck_assert_uint_eq (t.jobs[i].job.user_usec, 2 * (1000 + i));
+    }
+    acct_table_free (&t);
+}
+END_TEST
+
 static Suite *sacct_suite (void)
 {
     Suite *s = suite_create ("sacct");
@@ -589,6 +619,7 @@ static Suite *sacct_suite (void)
     tcase_add_loop_test (tc, test_parse_time, 0, N (time_cases));
     tcase_add_test (tc, test_table_merge);
     tcase_add_test (tc, test_table_from_steps);
+    tcase_add_test (tc, test_table_many);
     suite_add_tcase (s, tc);
     return s;
 }
