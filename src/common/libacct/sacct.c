@@ -886,6 +886,15 @@ static int job_from_steps (struct acct_job *j)
             job->confined_us = s->confined_us;
         job->nrecords += s->nrecords;
     }
+    /* sacct's job ExitCode and State are the batch script's (acct-core's
+     * acct_job_from_steps does the same); without one, the worst step's */
+    for (size_t k = 0; k < j->nsteps; k++) {
+        if (j->steps[k].step_id == ACCT_STEP_BATCH) {
+            job->exit_status = j->steps[k].exit_status;
+            if (j->steps[k].state[0])
+                memcpy (job->state, j->steps[k].state, sizeof (job->state));
+        }
+    }
     job->alloc_cpus = alloc;
     job->nnodes = 0;
     if (job->nodes && job->nodes[0]) {

@@ -448,7 +448,19 @@ START_TEST (test_table_from_steps)
     ck_assert_str_eq (j->job.state, "FAILED");
     acct_fmt_exitcode (j->job.exit_status, buf, sizeof (buf));
     ck_assert_str_eq (buf, "1:0");
+    /* the batch step's state and exit code, not step 0's */
+    r = rec (ACCT_KIND_STEP, 126, ACCT_STEP_BATCH, "n1", T0, T0 + 60, 1, 0, 0);
+    ck_assert_int_eq (acct_table_add (&t, &r), 0);
+    r = rec (ACCT_KIND_STEP, 126, 0, "n1", T0, T0 + 60, 1, 0, 0);
+    r.exit_status = 3 << 8;
+    snprintf (r.state, sizeof (r.state), "FAILED");
+    ck_assert_int_eq (acct_table_add (&t, &r), 0);
+    ck_assert_int_eq (acct_table_sort (&t), 0);
+    ck_assert_uint_eq (t.jobs[2].job.job_id, 126);
+    ck_assert_str_eq (t.jobs[2].job.state, "COMPLETED");
+    ck_assert_int_eq (t.jobs[2].job.exit_status, 0);
     ck_assert_uint_eq (t.jobs[1].job.job_id, 124);
+    ck_assert_str_eq (t.jobs[1].job.state, "COMPLETED");
     ck_assert_str_eq (t.jobs[1].job.nodes, "n3");
     acct_table_free (&t);
     acct_table_free (NULL);
