@@ -77,4 +77,11 @@ test_expect_success SACCT '-p, -P, --delimiter, -n' '
     same -o $FIELDS -P -n
 '
 
+test_expect_success SACCT 'SLURM_TIME_FORMAT formats Start and End alike' '
+    SLURM_TIME_FORMAT="%d/%m %H:%M" same -o JobID,Start,End%-8 &&
+    grep "14/11 22:13" pin.out &&
+    SLURM_TIME_FORMAT="%d/%m %H:%M" same -o JobID,Start,End -P &&
+    SLURM_TIME_FORMAT=standard same -o JobID,Start,End
+'
+
 test_done

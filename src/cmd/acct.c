@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 #include <slurm/slurm.h>
@@ -319,7 +320,8 @@ int cmd_acct (int argc, char **argv)
 {
     struct acct_query q = { 0 };
     struct acct_fmt fmt = { 0 };
-    struct acct_out out = { ACCT_OUT_FIXED, NULL, false };
+    struct acct_out out = { ACCT_OUT_FIXED, NULL, false,
+                            acct_time_format (getenv ("SLURM_TIME_FORMAT")) };
     struct acct_table t;
     const char *start = NULL, *end = NULL;
     bool json = false, allocations = false, have_fmt = false;

@@ -203,14 +203,36 @@ void acct_fmt_cputime (uint64_t usec, char *buf, size_t n)
         snprintf (buf, n, "00:%02" PRIu64 ":%02" PRIu64, m, s);
 }
 
-void acct_fmt_date (int64_t us, char *buf, size_t n)
+void acct_fmt_date_fmt (int64_t us, const char *fmt, char *buf, size_t n)
 {
     time_t t = (time_t)(us / 1000000);
     struct tm tm;
 
-    if (us <= 0 || !localtime_r (&t, &tm)
-        || strftime (buf, n, "%FT%T", &tm) == 0)
+    size_t len = 0;
+
+    if (us > 0 && localtime_r (&t, &tm)) {
+        /* the user's SLURM_TIME_FORMAT, as sacct takes it */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+        len = strftime (buf, n, fmt ? fmt : "%FT%T", &tm);
+#pragma GCC diagnostic pop
+    }
+    if (len == 0)
         snprintf (buf, n, "Unknown");
+}
+
+void acct_fmt_date (int64_t us, char *buf, size_t n)
+{
+    acct_fmt_date_fmt (us, NULL, buf, n);
+}
+
+const char *acct_time_format (const char *env)
+{
+    if (!env || !*env || strcmp (env, "standard") == 0
+        || strcmp (env, "relative") == 0 || !strchr (env, '%')
+        || strlen (env) >= 32)
+        return NULL;
+    return env;
 }
 
 void acct_fmt_exitcode (int32_t status, char *buf, size_t n)
@@ -456,6 +478,11 @@ void acct_print_row (FILE *f, const struct acct_fmt *fmt,
         int id = fmt->f[i].id, w = fmt->f[i].width, aw = abs (w);
         bool last = (i == fmt->n - 1);
         bool has = acct_row_field (row, id, buf, sizeof (buf));
+
+        if (out->date_fmt && (id == ACCT_F_START || id == ACCT_F_END))
+            acct_fmt_date_fmt (id == ACCT_F_START ? row->start_us
+                                                  : row->end_us,
+                               out->date_fmt, buf, sizeof (buf));
 
         if (out->mode == ACCT_OUT_PARSABLE2 && last) {
             fputs (has ? buf : "", f);

@@ -94,6 +94,13 @@ void acct_fmt_secs (int64_t secs, char *buf, size_t n);
 void acct_fmt_cputime (uint64_t usec, char *buf, size_t n);
 /* Start, End: "%FT%T" local time; 0 or less: "Unknown". */
 void acct_fmt_date (int64_t us, char *buf, size_t n);
+/* The same in strftime format `fmt` (NULL: "%FT%T"), as sacct does with
+ * SLURM_TIME_FORMAT. */
+void acct_fmt_date_fmt (int64_t us, const char *fmt, char *buf, size_t n);
+/* SLURM_TIME_FORMAT's value as sacct takes it: a strftime format with a
+ * '%', shorter than 32 bytes; NULL for unset, "standard", "relative"
+ * (not supported: the standard format) or an invalid value. */
+const char *acct_time_format (const char *env);
 /* ExitCode "N:S" from a wait(2) status; -1: "" (unknown). */
 void acct_fmt_exitcode (int32_t status, char *buf, size_t n);
 /* CPUEff: "97.41%"; eff < 0: "" (no elapsed time or no CPUs). */
@@ -200,6 +207,7 @@ struct acct_out {
     enum acct_out_mode mode;
     const char *delim;           /* NULL: "|" */
     bool noheader;               /* -n */
+    const char *date_fmt;        /* Start, End: NULL "%FT%T" */
 };
 
 /* Header (and, fixed width, the dashes line) unless out->noheader. */

@@ -74,6 +74,35 @@ START_TEST (test_date)
 }
 END_TEST
 
+static const struct { const char *env, *want; } tfmt_cases[] = {
+    { NULL, NULL },
+    { "", NULL },
+    { "standard", NULL },
+    { "relative", NULL },                /* not supported: standard */
+    { "nopercent", NULL },
+    { "%d/%m %H:%M:%S and a very long tail", NULL },   /* >= 32 bytes */
+    { "%d/%m %H:%M", "14/11 22:13" },
+};
+
+START_TEST (test_time_format)
+{
+    const char *f = acct_time_format (tfmt_cases[_i].env);
+    char buf[64];
+
+    setenv ("TZ", "UTC", 1);
+    tzset ();
+    if (!tfmt_cases[_i].want) {
+        ck_assert_ptr_null (f);
+        return;
+    }
+    ck_assert_ptr_nonnull (f);
+    acct_fmt_date_fmt (1700000000LL * 1000000, f, buf, sizeof (buf));
+    ck_assert_str_eq (buf, tfmt_cases[_i].want);
+    acct_fmt_date_fmt (0, f, buf, sizeof (buf));
+    ck_assert_str_eq (buf, "Unknown");
+}
+END_TEST
+
 static const struct { int32_t st; const char *want; } exit_cases[] = {
     { -1, "" },
     { 0, "0:0" },
@@ -620,6 +649,7 @@ static Suite *sacct_suite (void)
     tcase_add_loop_test (tc, test_secs, 0, N (secs_cases));
     tcase_add_loop_test (tc, test_cputime, 0, N (cpu_cases));
     tcase_add_loop_test (tc, test_date, 0, N (date_cases));
+    tcase_add_loop_test (tc, test_time_format, 0, N (tfmt_cases));
     tcase_add_loop_test (tc, test_exitcode, 0, N (exit_cases));
     tcase_add_loop_test (tc, test_eff, 0, N (eff_cases));
     tcase_add_loop_test (tc, test_bytes, 0, N (bytes_cases));
