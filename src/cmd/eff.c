@@ -155,7 +155,8 @@ int cmd_eff (int argc, char **argv)
         if (r->cluster[0])
             printf ("Cluster: %s\n", r->cluster);
         printf ("User: %s (uid %u)\n", orval (r->user, "?"), r->uid);
-        printf ("Job name: %s\n", r->job_name);
+        acct_row_field (r, ACCT_F_JOBNAME, buf, sizeof (buf));
+        printf ("Job name: %s\n", buf);
         if (r->exit_status < 0)
             printf ("State: %s\n", orval (r->state, "UNKNOWN"));
         else if (WIFSIGNALED (r->exit_status))

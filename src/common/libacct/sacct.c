@@ -344,7 +344,23 @@ static bool put (char *buf, size_t n, const char *s)
     return s != NULL;
 }
 
+static bool row_field (const struct acct_row *row, int id, char *buf,
+                       size_t n);
+
+/* Text from records is the users' (job names): a control character
+ * (newline, escape sequence) becomes '?', so that a row stays one line
+ * and a terminal shows what is there. */
 bool acct_row_field (const struct acct_row *row, int id, char *buf, size_t n)
+{
+    bool has = row_field (row, id, buf, n);
+
+    for (unsigned char *p = (unsigned char *)buf; n && *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return has;
+}
+
+static bool row_field (const struct acct_row *row, int id, char *buf, size_t n)
 {
     if (n)
         buf[0] = '\0';

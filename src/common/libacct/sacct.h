@@ -191,8 +191,9 @@ void acct_row_jobid (const struct acct_row *row, bool raw, char *buf,
  * "0". */
 void acct_fmt_stepname (uint32_t step_id, char *buf, size_t n);
 
-/* The text of one field of a row, unpadded; returns false when the field
- * has no value (sacct prints it blank). */
+/* The text of one field of a row, unpadded, control characters shown as
+ * '?'; returns false when the field has no value (sacct prints it
+ * blank). */
 bool acct_row_field (const struct acct_row *row, int id, char *buf,
                      size_t n);
 

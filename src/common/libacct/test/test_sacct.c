@@ -432,6 +432,10 @@ START_TEST (test_table_merge)
     ck_assert (acct_row_field (&j->steps[1], ACCT_F_JOBNAME, buf,
                                sizeof (buf)));
     ck_assert_str_eq (buf, "batch");
+    /* a hostile job name stays on its line */
+    snprintf (s0->job_name, sizeof (s0->job_name), "a\nb\033[2Jc\x7f\xc3\xa9");
+    ck_assert (acct_row_field (s0, ACCT_F_JOBNAME, buf, sizeof (buf)));
+    ck_assert_str_eq (buf, "a?b?[2Jc?\xc3\xa9");
     acct_table_free (&t);
 }
 END_TEST
