@@ -191,6 +191,11 @@ test_expect_success ROOT,SETPRIV 'a user other than root sees only their own job
     printf "JobID|User\n102|nobody\n102.batch|\n102.0|\n" >expect &&
     test_cmp expect out &&
     grep -F "only root sees other users" err &&
+    setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
+        slurm-pin acct --journal=journal-nobody -S 2023-11-01 -u nobody -X -o JobID -P -n >out 2>err &&
+    echo 102 >expect &&
+    test_cmp expect out &&
+    ! grep -F "only root" err &&
     test_expect_code 1 setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
         slurm-pin eff --journal=journal-nobody 101 2>err &&
     grep -F "job 101: no record of yours" err

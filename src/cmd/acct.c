@@ -421,8 +421,14 @@ int cmd_acct (int argc, char **argv)
                    e.text);
         goto done;
     }
-    if (getuid () != 0 && (q.all_users || q.uids))
-        cmd_error (NAME, "only root sees other users' jobs: showing yours");
+    if (getuid () != 0) {
+        bool others = q.all_users;
+        for (size_t i = 0; i < q.nuids; i++)
+            others = others || q.uids[i] != getuid ();
+        if (others)
+            cmd_error (NAME, "only root sees other users' jobs: showing "
+                       "yours");
+    }
     if (acct_query_load (NAME, &q, &t, &skipped) < 0)
         goto done;
     if (json) {
