@@ -54,6 +54,8 @@ test_expect_success 'set up a journal: rotated file and current file' '
             ",\"array_job_id\":200,\"array_task_id\":3,\"policy\":\"numa-spread\"" &&
         rec step 204 0 node2 0 root 20 80 2 120 0 \
             ",\"array_job_id\":200,\"array_task_id\":4,\"policy\":\"numa-spread\"" &&
+        rec step 205 0 node2 0 root 20 80 1 30 0 \
+            ",\"policy\":\"random\",\"seed\":12345678901" &&
         rec step 300 0 node1 0 root -3888000 -3887000 1 10 0 &&
         printf "{\"v\":1,\"kind\":\"step\",\"job_id\":10" # torn: no newline
     } >journal/journal &&
@@ -93,6 +95,8 @@ test_expect_success '-P: rows in sacct order, job line then steps by start' '
 	200_3.0|203.0|node1|2|50.00%|numa-spread|
 	200_4|204|node2|2|100.00%|numa-spread|
 	200_4.0|204.0|node2|2|100.00%|numa-spread|
+	205|205|node2|1|50.00%|random|
+	205.0|205.0|node2|1|50.00%|random|
 	EOF
     test_cmp expect out
 '
@@ -139,7 +143,7 @@ test_expect_success '%N widths and the + cut; negative widths left-justify' '
 
 test_expect_success '-X: job lines only' '
     $ACCT -X -o JobID -P -n >out 2>/dev/null &&
-    printf "101\n102\n200_3\n200_4\n" >expect &&
+    printf "101\n102\n200_3\n200_4\n205\n" >expect &&
     test_cmp expect out
 '
 
@@ -222,6 +226,14 @@ test_expect_success PYTHON3 '--json: sacct top-level shape, steps, slurm_pin' '
 	assert abs(s0["slurm_pin"]["efficiency"] - 0.75) < 1e-9
 	assert s0["slurm_pin"]["throttled_usec"] == 1234000
 	assert s0["slurm_pin"]["cpus"] == "node1:0-1;node2:0-1"
+	assert "seed" not in s0["slurm_pin"]
+	EOF
+    $ACCT -j 205.0 --json >out.json 2>/dev/null &&
+    python3 - <<-\EOF
+	import json
+	(j,) = json.load(open("out.json"))["jobs"]
+	assert j["steps"][0]["slurm_pin"]["seed"] == 12345678901
+	assert j["steps"][0]["slurm_pin"]["policy"] == "random"
 	EOF
 '
 
@@ -257,6 +269,7 @@ test_expect_success 'report --by policy: steps, CPU hours, efficiency, quartiles
 	none                  2       0.02   50.00%     0.00%   50.00%   50.00%   50.00%
 	numa-local            2       0.08   34.52%     6.64%   18.91%   37.61%   56.30%
 	numa-spread           2       0.05   75.00%     0.00%   62.50%   75.00%   87.50%
+	random                1       0.01   50.00%     0.00%   50.00%   50.00%   50.00%
 	EOF
     test_cmp expect out
 '
@@ -271,7 +284,7 @@ test_expect_success PYTHON3 'report --by user --json' '
 	assert sorted(g) == ["nobody", "root"], sorted(g)
 	assert g["nobody"]["steps"] == 2
 	assert abs(g["nobody"]["efficiency_median"] - (0.5 + 29/58) / 2) < 1e-9
-	assert g["root"]["steps"] == 4
+	assert g["root"]["steps"] == 5
 	EOF
 '
 

@@ -188,6 +188,8 @@ static json_object *row_json (const struct acct_row *row)
     if (row->confined_us > 0)
         cmd_json_add (sp, "confined_us", json_object_new_int64 (row->confined_us),
                       false);
+    if (row->has_seed)
+        cmd_json_add (sp, "seed", json_object_new_uint64 (row->seed), false);
     cmd_json_add (sp, "records", json_object_new_int64 (row->nrecords), false);
     if (!row->is_step)
         cmd_json_add (sp, "job_line_from_steps",

@@ -679,6 +679,10 @@ static int row_merge (struct acct_row *row, const struct acct_record *r)
     if (r->confined_us > 0
         && (row->confined_us <= 0 || r->confined_us < row->confined_us))
         row->confined_us = r->confined_us;
+    if (r->has_seed && !row->has_seed) {
+        row->has_seed = true;
+        row->seed = r->seed;
+    }
     return 0;
 }
 

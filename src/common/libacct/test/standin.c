@@ -106,6 +106,10 @@ int acct_record_from_json (const char *line, struct acct_record *r,
         r->has_mem_peak = true;
         r->mem_peak = (uint64_t)v;
     }
+    if (get_i64 (o, "seed", &v)) {
+        r->has_seed = true;
+        r->seed = (uint64_t)v;
+    }
     if (get_i64 (o, "exit_status", &v)) r->exit_status = (int32_t)v;
     get_str (o, "state", r->state, sizeof (r->state));
     get_i64 (o, "confined_us", &r->confined_us);
