@@ -17,6 +17,11 @@ static const struct subcmd subcmds[] = {
       cmd_plan },
     { "check", "tell whether pin.so can run on this node, in which mode",
       cmd_check },
+    { "acct", "list accounting records as sacct does", cmd_acct },
+    { "eff", "summarise a job's CPU efficiency, step by step (seff-like)",
+      cmd_eff },
+    { "report", "compare efficiency by policy, user or partition",
+      cmd_report },
     { NULL, NULL, NULL },
 };
 

@@ -1,0 +1,457 @@
+/* acct.c - slurm-pin acct: sacct-compatible listing of slurm-pin's records
+ *
+ * Options, rows and formats follow sacct (doc/accounting-reports.md lists
+ * every rule and the few differences); the records come from the node
+ * journals (acctsrc.c), the rows and text from libacct/sacct.h.
+ */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <slurm/slurm.h>
+
+#include "acctsrc.h"
+#include "libacct/sacct.h"
+#include "subcmd.h"
+
+#define NAME "acct"
+
+enum { OPT_DELIM = 256, OPT_JSON, OPT_JOURNAL };
+
+static const struct option longopts[] = {
+    { "jobs", required_argument, NULL, 'j' },
+    { "starttime", required_argument, NULL, 'S' },
+    { "endtime", required_argument, NULL, 'E' },
+    { "user", required_argument, NULL, 'u' },
+    { "uid", required_argument, NULL, 'u' },
+    { "allusers", no_argument, NULL, 'a' },
+    { "format", required_argument, NULL, 'o' },
+    { "parsable", no_argument, NULL, 'p' },
+    { "parsable2", no_argument, NULL, 'P' },
+    { "delimiter", required_argument, NULL, OPT_DELIM },
+    { "noheader", no_argument, NULL, 'n' },
+    { "allocations", no_argument, NULL, 'X' },
+    { "json", no_argument, NULL, OPT_JSON },
+    { "journal", required_argument, NULL, OPT_JOURNAL },
+    { "helpformat", no_argument, NULL, 'e' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+static const char shortopts[] = ":j:S:E:u:ao:pPnXeh";
+
+static void usage (FILE *f)
+{
+    fprintf (f,
+"Usage: slurm-pin acct [OPTIONS]\n"
+"\n"
+"List slurm-pin's accounting records the way sacct lists Slurm's: a job\n"
+"line, then its steps (batch, extern, 0, ...) in start order.\n"
+"\n"
+"  -j, --jobs=LIST          jobs or steps: 123, 123_4 (array task), 123.0,\n"
+"                           123.batch; default: every job in the window\n"
+"  -S, --starttime=TIME     jobs running at or after TIME (default: 00:00\n"
+"                           today unless -j is given)\n"
+"  -E, --endtime=TIME       jobs running at or before TIME (default: now)\n"
+"                           TIME: YYYY-MM-DD[THH:MM[:SS]], HH:MM[:SS],\n"
+"                           now[{+|-}N[seconds|minutes|hours|days|weeks]],\n"
+"                           today, midnight, noon, tomorrow\n"
+"  -u, --user=LIST          users (names or uids); only root sees others'\n"
+"  -a, --allusers           every user's jobs (root; the default for root)\n"
+"  -o, --format=LIST        fields, e.g. JobID,CPUEff%%8,Cpuset%%-20\n"
+"                           (default " ACCT_FMT_DEFAULT ")\n"
+"  -e, --helpformat         list the fields\n"
+"  -p, --parsable           '|' after every field\n"
+"  -P, --parsable2          '|' between fields\n"
+"      --delimiter=S        S instead of '|' with -p or -P\n"
+"  -n, --noheader           no header\n"
+"  -X, --allocations        job lines only\n"
+"      --json               sacct's JSON shape, with a slurm_pin object\n"
+"      --journal=DIR        the journal directory (default: pin.conf's\n"
+"                           JournalDir=, else " ACCT_JOURNAL_DEFAULT ")\n"
+"  -h, --help               this text\n");
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static json_object *jtime (uint64_t usec)
+{
+    json_object *o = json_object_new_object ();
+    if (o) {
+        cmd_json_add (o, "seconds", json_object_new_int64 ((int64_t)(usec
+                                                               / 1000000)),
+                      false);
+        cmd_json_add (o, "microseconds",
+                      json_object_new_int64 ((int64_t)(usec % 1000000)),
+                      false);
+    }
+    return o;
+}
+
+static json_object *jstr_or_null (const char *s)
+{
+    return s ? json_object_new_string (s) : NULL;
+}
+
+/* "time", "state", "exit_code", "nodes", "tres" as sacct --json (v0.0.38)
+ * spells them, and slurm-pin's own numbers under "slurm_pin". */
+static json_object *row_json (const struct acct_row *row)
+{
+    json_object *o = json_object_new_object (), *t, *st, *ec, *tres, *alloc,
+                *cpu, *sp;
+    char buf[256];
+    double eff = acct_row_eff (row);
+    int32_t es = row->exit_status;
+
+    if (!o)
+        return NULL;
+    t = json_object_new_object ();
+    cmd_json_add (t, "elapsed", json_object_new_int64 (acct_row_elapsed_s (row)),
+                  false);
+    cmd_json_add (t, "start", json_object_new_int64 (row->start_us / 1000000),
+                  false);
+    cmd_json_add (t, "end", json_object_new_int64 (row->end_us / 1000000),
+                  false);
+    cmd_json_add (t, "user", jtime (row->user_usec), false);
+    cmd_json_add (t, "system", jtime (row->system_usec), false);
+    cmd_json_add (t, "total", jtime (row->user_usec + row->system_usec), false);
+    cmd_json_add (o, "time", t, false);
+
+    st = json_object_new_object ();
+    cmd_json_add (st, "current", json_object_new_string (row->state), false);
+    cmd_json_add (st, "reason", json_object_new_string ("None"), false);
+    cmd_json_add (o, "state", st, false);
+
+    ec = json_object_new_object ();
+    if (es < 0) {
+        cmd_json_add (ec, "status", json_object_new_string ("PENDING"), false);
+    } else if (WIFSIGNALED (es)) {
+        cmd_json_add (ec, "status", json_object_new_string ("SIGNALED"), false);
+        cmd_json_add (ec, "return_code", json_object_new_int (0), false);
+        sp = json_object_new_object ();
+        cmd_json_add (sp, "signal_id", json_object_new_int (WTERMSIG (es)),
+                      false);
+        cmd_json_add (ec, "signal", sp, false);
+    } else {
+        int rc = WEXITSTATUS (es);
+        cmd_json_add (ec, "status", json_object_new_string (rc ? "FAILED"
+                                                               : "SUCCESS"),
+                      false);
+        cmd_json_add (ec, "return_code", json_object_new_int (rc), false);
+    }
+    cmd_json_add (o, "exit_code", ec, false);
+
+    tres = json_object_new_object ();
+    alloc = json_object_new_array ();
+    cpu = json_object_new_object ();
+    cmd_json_add (cpu, "type", json_object_new_string ("cpu"), false);
+    cmd_json_add (cpu, "id", json_object_new_int (1), false);
+    cmd_json_add (cpu, "count", json_object_new_int64 (row->alloc_cpus), false);
+    json_object_array_add (alloc, cpu);
+    cmd_json_add (tres, "allocated", alloc, false);
+    cmd_json_add (tres, "requested", json_object_new_array (), false);
+    cmd_json_add (o, "tres", tres, false);
+
+    sp = json_object_new_object ();
+    cmd_json_add (sp, "policy", jstr_or_null (row->policy), true);
+    cmd_json_add (sp, "fallback", jstr_or_null (row->fallback), true);
+    cmd_json_add (sp, "cpus", jstr_or_null (acct_row_cpus (row)), true);
+    cmd_json_add (sp, "mems", jstr_or_null (acct_row_mems (row)), true);
+    cmd_json_add (sp, "efficiency", eff >= 0 ? json_object_new_double (eff)
+                                             : NULL, true);
+    acct_fmt_eff (eff, buf, sizeof (buf));
+    cmd_json_add (sp, "cpu_eff", json_object_new_string (buf), false);
+    cmd_json_add (sp, "user_usec", json_object_new_int64 ((int64_t)row->user_usec),
+                  false);
+    cmd_json_add (sp, "system_usec",
+                  json_object_new_int64 ((int64_t)row->system_usec), false);
+    if (row->has_throttle) {
+        cmd_json_add (sp, "throttled_usec",
+                      json_object_new_int64 ((int64_t)row->throttled_usec),
+                      false);
+        cmd_json_add (sp, "nr_throttled",
+                      json_object_new_int64 ((int64_t)row->nr_throttled),
+                      false);
+        cmd_json_add (sp, "nr_periods",
+                      json_object_new_int64 ((int64_t)row->nr_periods), false);
+    }
+    if (row->has_mem_peak)
+        cmd_json_add (sp, "mem_peak",
+                      json_object_new_int64 ((int64_t)row->mem_peak), false);
+    if (row->confined_us > 0)
+        cmd_json_add (sp, "confined_us", json_object_new_int64 (row->confined_us),
+                      false);
+    if (row->has_seed)
+        cmd_json_add (sp, "seed", json_object_new_uint64 (row->seed), false);
+    cmd_json_add (sp, "records", json_object_new_int64 (row->nrecords), false);
+    if (!row->is_step)
+        cmd_json_add (sp, "job_line_from_steps",
+                      json_object_new_boolean (row->from_steps), false);
+    cmd_json_add (o, "slurm_pin", sp, false);
+    return o;
+}
+
+static json_object *nodes_json (const struct acct_row *row)
+{
+    json_object *n = json_object_new_object ();
+    cmd_json_add (n, "count", json_object_new_int64 (row->nnodes), false);
+    cmd_json_add (n, "range", json_object_new_string (
+                                  row->nodelist ? row->nodelist
+                                  : row->nodes ? row->nodes : ""), false);
+    return n;
+}
+
+static json_object *job_json (const struct acct_query *q,
+                              const struct acct_job *j, bool allocations)
+{
+    const struct acct_row *r = &j->job;
+    json_object *o = row_json (r), *arr, *steps;
+    char buf[64];
+
+    if (!o)
+        return NULL;
+    cmd_json_add (o, "job_id", json_object_new_int64 (r->job_id), false);
+    cmd_json_add (o, "name", json_object_new_string (r->job_name), false);
+    cmd_json_add (o, "user", json_object_new_string (r->user), false);
+    cmd_json_add (o, "partition", json_object_new_string (r->partition), false);
+    cmd_json_add (o, "cluster", json_object_new_string (r->cluster), false);
+    cmd_json_add (o, "nodes", json_object_new_string (
+                                  r->nodelist ? r->nodelist
+                                  : r->nodes ? r->nodes : ""), false);
+    cmd_json_add (o, "allocation_nodes", json_object_new_int64 (r->nnodes),
+                  false);
+    arr = json_object_new_object ();
+    cmd_json_add (arr, "job_id", json_object_new_int64 (
+                                     r->array_job_id == ACCT_NO_VAL
+                                         ? 0 : r->array_job_id), false);
+    cmd_json_add (arr, "task_id", r->array_task_id == ACCT_NO_VAL ? NULL
+                  : json_object_new_int64 (r->array_task_id), true);
+    cmd_json_add (o, "array", arr, false);
+    steps = json_object_new_array ();
+    for (size_t k = 0; !allocations && k < j->nsteps; k++) {
+        const struct acct_row *s = &j->steps[k];
+        json_object *so, *id;
+        if (!acct_query_step_line (q, j, s))
+            continue;
+        if (!(so = row_json (s)))
+            continue;
+        id = json_object_new_object ();
+        acct_row_jobid (s, true, buf, sizeof (buf));
+        cmd_json_add (id, "job_id", json_object_new_int64 (s->job_id), false);
+        cmd_json_add (id, "id", json_object_new_string (buf), false);
+        acct_row_field (s, ACCT_F_JOBNAME, buf, sizeof (buf));
+        cmd_json_add (id, "name", json_object_new_string (buf), false);
+        cmd_json_add (so, "step", id, false);
+        cmd_json_add (so, "nodes", nodes_json (s), false);
+        json_object_array_add (steps, so);
+    }
+    cmd_json_add (o, "steps", steps, false);
+    return o;
+}
+
+static int print_json (const struct acct_query *q, const struct acct_table *t,
+                       bool allocations, unsigned skipped)
+{
+    json_object *root = json_object_new_object (), *jobs, *meta, *plugin,
+                *slurm, *ver, *sp, *warnings;
+    char msg[512];
+
+    if (!root)
+        return cmd_print_json (NAME, NULL, stdout);
+    jobs = json_object_new_array ();
+    for (size_t i = 0; i < t->njobs; i++) {
+        const struct acct_job *j = &t->jobs[i];
+        bool any = acct_query_job_line (q, j);
+        for (size_t k = 0; !any && k < j->nsteps; k++)
+            any = acct_query_step_line (q, j, &j->steps[k]);
+        if (any && acct_query_in_window (q, j))
+            json_object_array_add (jobs, job_json (q, j, allocations));
+    }
+    cmd_json_add (root, "jobs", jobs, false);
+    meta = json_object_new_object ();
+    plugin = json_object_new_object ();
+    cmd_json_add (plugin, "type", json_object_new_string ("slurm-pin/acct"),
+                  false);
+    cmd_json_add (plugin, "name", json_object_new_string ("slurm-pin acct"),
+                  false);
+    cmd_json_add (meta, "plugin", plugin, false);
+    slurm = json_object_new_object ();
+    ver = json_object_new_object ();
+    cmd_json_add (ver, "major", json_object_new_int (SLURM_VERSION_MAJOR
+                                                     (SLURM_VERSION_NUMBER)),
+                  false);
+    cmd_json_add (ver, "minor", json_object_new_int (SLURM_VERSION_MINOR
+                                                     (SLURM_VERSION_NUMBER)),
+                  false);
+    cmd_json_add (ver, "micro", json_object_new_int (SLURM_VERSION_MICRO
+                                                     (SLURM_VERSION_NUMBER)),
+                  false);
+    cmd_json_add (slurm, "version", ver, false);
+    cmd_json_add (meta, "Slurm", slurm, false);
+    sp = json_object_new_object ();
+    cmd_json_add (sp, "version", json_object_new_string (PACKAGE_VERSION), false);
+    cmd_json_add (sp, "source", json_object_new_string ("journal"), false);
+    cmd_json_add (sp, "journal", json_object_new_string (q->dir), false);
+    cmd_json_add (sp, "skipped_lines", json_object_new_int64 (skipped), false);
+    cmd_json_add (meta, "slurm_pin", sp, false);
+    cmd_json_add (root, "meta", meta, false);
+    cmd_json_add (root, "errors", json_object_new_array (), false);
+    warnings = json_object_new_array ();
+    if (skipped) {
+        json_object *w = json_object_new_object ();
+        snprintf (msg, sizeof (msg), "skipped %u journal line%s that do not "
+                  "parse", skipped, skipped == 1 ? "" : "s");
+        cmd_json_add (w, "description", json_object_new_string (msg), false);
+        cmd_json_add (w, "source", json_object_new_string ("journal"), false);
+        json_object_array_add (warnings, w);
+    }
+    cmd_json_add (root, "warnings", warnings, false);
+    return cmd_print_json (NAME, root, stdout);
+}
+
+/* ---- main ------------------------------------------------------------- */
+
+int cmd_acct (int argc, char **argv)
+{
+    struct acct_query q = { 0 };
+    struct acct_fmt fmt = { 0 };
+    struct acct_out out = { ACCT_OUT_FIXED, NULL, false,
+                            acct_time_format (getenv ("SLURM_TIME_FORMAT")) };
+    struct acct_table t;
+    const char *start = NULL, *end = NULL;
+    bool json = false, allocations = false, have_fmt = false;
+    unsigned skipped = 0;
+    pin_error_t e = { "" };
+    time_t now = time (NULL);
+    int c, rc = 1;
+
+    acct_table_init (&t);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long (argc, argv, shortopts, longopts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            if (acct_jobsel_parse (optarg, &q.sel, &q.nsel, &e) < 0) {
+                cmd_error (NAME, "-j: %s", e.text);
+                goto done;
+            }
+            break;
+        case 'S':
+            start = optarg;
+            break;
+        case 'E':
+            end = optarg;
+            break;
+        case 'u':
+            if (acct_query_users (NAME, &q, optarg) < 0)
+                goto done;
+            break;
+        case 'a':
+            q.all_users = true;
+            break;
+        case 'o':
+            if (acct_fmt_parse (&fmt, optarg, &e) < 0) {
+                cmd_error (NAME, "-o: %s", e.text);
+                goto done;
+            }
+            have_fmt = true;
+            break;
+        case 'p':
+            out.mode = ACCT_OUT_PARSABLE;
+            break;
+        case 'P':
+            out.mode = ACCT_OUT_PARSABLE2;
+            break;
+        case OPT_DELIM:
+            out.delim = optarg;
+            break;
+        case 'n':
+            out.noheader = true;
+            break;
+        case 'X':
+            allocations = true;
+            break;
+        case OPT_JSON:
+            json = true;
+            break;
+        case OPT_JOURNAL:
+            q.journal = optarg;
+            break;
+        case 'e':
+            printf ("%s\n", acct_field_list ());
+            rc = cmd_flush_stdout (NAME) < 0;
+            goto done;
+        case 'h':
+            usage (stdout);
+            rc = 0;
+            goto done;
+        case ':':
+            cmd_error (NAME, "%s needs a value; see 'slurm-pin acct --help'",
+                       argv[optind - 1]);
+            rc = 2;
+            goto done;
+        default:
+            cmd_error (NAME, "unknown option %s; see 'slurm-pin acct --help'",
+                       argv[optind - 1]);
+            rc = 2;
+            goto done;
+        }
+    }
+    if (optind < argc) {
+        cmd_error (NAME, "unexpected argument \"%s\"; see 'slurm-pin acct "
+                   "--help'", argv[optind]);
+        rc = 2;
+        goto done;
+    }
+    if (!have_fmt && acct_fmt_parse (&fmt, ACCT_FMT_DEFAULT, &e) < 0) {
+        cmd_error (NAME, "%s", e.text);
+        goto done;
+    }
+    /* sacct: without -j, from 00:00 today */
+    if (!start && !q.sel)
+        start = "midnight";
+    if ((start && acct_parse_time (start, now, &q.start_us, &e) < 0)
+        || (end && acct_parse_time (end, now, &q.end_us, &e) < 0)) {
+        cmd_error (NAME, "%s %s", start && q.start_us == 0 ? "-S:" : "-E:",
+                   e.text);
+        goto done;
+    }
+    if (getuid () != 0) {
+        bool others = q.all_users;
+        for (size_t i = 0; i < q.nuids; i++)
+            others = others || q.uids[i] != getuid ();
+        if (others)
+            cmd_error (NAME, "only root sees other users' jobs: showing "
+                       "yours");
+    }
+    if (acct_query_load (NAME, &q, &t, &skipped) < 0)
+        goto done;
+    if (json) {
+        rc = print_json (&q, &t, allocations, skipped) < 0;
+        goto done;
+    }
+    acct_print_header (stdout, &fmt, &out);
+    for (size_t i = 0; i < t.njobs; i++) {
+        const struct acct_job *j = &t.jobs[i];
+        if (!acct_query_in_window (&q, j))
+            continue;
+        if (acct_query_job_line (&q, j))
+            acct_print_row (stdout, &fmt, &out, &j->job);
+        for (size_t k = 0; !allocations && k < j->nsteps; k++)
+            if (acct_query_step_line (&q, j, &j->steps[k]))
+                acct_print_row (stdout, &fmt, &out, &j->steps[k]);
+    }
+    rc = cmd_flush_stdout (NAME) < 0;
+done:
+    acct_table_free (&t);
+    free (q.sel);
+    free (q.uids);
+    return rc;
+}

@@ -1,0 +1,231 @@
+/* acctsrc.c - records for slurm-pin acct, eff and report */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+
+#include "acctsrc.h"
+#include "libconf/conf.h"
+#include "subcmd.h"
+
+int acct_query_users (const char *subcmd, struct acct_query *q,
+                      const char *list)
+{
+    const char *p = list;
+
+    while (*p) {
+        char name[256];
+        size_t len = strcspn (p, ",");
+        uint64_t uid;
+        struct passwd *pw;
+        uid_t *n;
+
+        if (len == 0) {
+            p++;
+            continue;
+        }
+        if (len >= sizeof (name)) {
+            cmd_error (subcmd, "-u: user name too long: %.40s...", p);
+            return -1;
+        }
+        memcpy (name, p, len);
+        name[len] = '\0';
+        p += len;
+        if (cmd_parse_u64 (name, 0, UINT32_MAX - 1, &uid) == 0)
+            ;
+        else if ((pw = getpwnam (name)))
+            uid = pw->pw_uid;
+        else {
+            cmd_error (subcmd, "-u: unknown user \"%s\"", name);
+            return -1;
+        }
+        if (!(n = realloc (q->uids, (q->nuids + 1) * sizeof (*n)))) {
+            cmd_error (subcmd, "out of memory");
+            return -1;
+        }
+        q->uids = n;
+        q->uids[q->nuids++] = (uid_t)uid;
+    }
+    return 0;
+}
+
+struct load_ctx {
+    const struct acct_query *q;
+    struct acct_table *t;
+    uid_t me;
+    bool nomem;
+};
+
+static bool job_selected (const struct acct_query *q,
+                          const struct acct_record *r)
+{
+    struct acct_row row;
+
+    if (!q->sel)
+        return true;
+    memset (&row, 0, sizeof (row));
+    row.job_id = r->job_id;
+    row.array_job_id = r->array_job_id;
+    row.array_task_id = r->array_task_id;
+    for (size_t i = 0; i < q->nsel; i++)
+        if (acct_jobsel_job (&q->sel[i], &row))
+            return true;
+    return false;
+}
+
+static int on_record (const struct acct_record *r, void *arg)
+{
+    struct load_ctx *c = arg;
+    const struct acct_query *q = c->q;
+
+    /* sacct's rule: a user other than root sees only their own jobs */
+    if (c->me != 0 && r->uid != c->me)
+        return 0;
+    if (q->uids) {
+        bool found = false;
+        for (size_t i = 0; i < q->nuids && !found; i++)
+            found = (q->uids[i] == r->uid);
+        if (!found)
+            return 0;
+    }
+    if (!job_selected (q, r))
+        return 0;
+    if (acct_table_add (c->t, r) < 0) {
+        c->nomem = true;
+        return 1;
+    }
+    return 0;
+}
+
+/* NodeList as Slurm writes it ("n[1-2]"), through libslurm. */
+static void set_nodelist (struct acct_row *row)
+{
+    hostlist_t hl;
+    char *s;
+
+    if (!row->nodes || !row->nodes[0])
+        return;
+    if (!(hl = slurm_hostlist_create (row->nodes)))
+        return;
+    slurm_hostlist_uniq (hl);
+    s = slurm_hostlist_ranged_string_malloc (hl);
+    slurm_hostlist_destroy (hl);
+    if (s) {
+        free (row->nodelist);
+        row->nodelist = s;
+    }
+}
+
+/* --journal, else pin.conf's JournalDir=, else the default.  libconf has
+ * JournalDir= once acct-core's branch is in (it defines
+ * PIN_CONF_DEFAULT_JOURNAL_DIR); before that, the default. */
+static const char *journal_dir (const char *subcmd, const char *opt,
+                                char *buf, size_t n)
+{
+#ifdef PIN_CONF_DEFAULT_JOURNAL_DIR
+    struct pin_conf conf;
+    pin_error_t e = { "" };
+
+    if (opt)
+        return opt;
+    pin_conf_defaults (&conf);
+    if (pin_conf_load_file (&conf, PIN_CONF_DEFAULT_PATH, false, &e) < 0) {
+        cmd_error (subcmd, "%s (or give --journal=DIR)", e.text);
+        return NULL;
+    }
+    snprintf (buf, n, "%s", conf.journal_dir);
+    return buf;
+#else
+    (void)subcmd;
+    (void)buf;
+    (void)n;
+    return opt ? opt : ACCT_JOURNAL_DEFAULT;
+#endif
+}
+
+int acct_query_load (const char *subcmd, struct acct_query *q,
+                     struct acct_table *t, unsigned *skipped)
+{
+    struct load_ctx c = { q, t, getuid (), false };
+    char buf[4096];
+    const char *dir = journal_dir (subcmd, q->journal, buf, sizeof (buf));
+    pin_error_t e = { "" };
+
+    char abs[PATH_MAX];
+
+    if (!dir)
+        return -1;
+    /* the journal reader takes absolute paths only: make --journal=./j one */
+    if (dir[0] != '/' && realpath (dir, abs))
+        dir = abs;
+    snprintf (q->dir, sizeof (q->dir), "%s", dir);
+
+    *skipped = 0;
+    if (acct_journal_read (dir, on_record, &c, skipped, &e) < 0) {
+        cmd_error (subcmd, "cannot read the journal: %s%s", e.text,
+                   c.me != 0 ? " (the journal is root's; run as root, or "
+                               "use the slurmdbd records)" : "");
+        return -1;
+    }
+    if (c.nomem || acct_table_sort (t) < 0) {
+        cmd_error (subcmd, "out of memory");
+        return -1;
+    }
+    if (*skipped)
+        cmd_error (subcmd, "%s: skipped %u line%s that %s not parse (a line "
+                   "torn by a crash, or not a record)", dir, *skipped,
+                   *skipped == 1 ? "" : "s", *skipped == 1 ? "does" : "do");
+    for (size_t i = 0; i < t->njobs; i++) {
+        set_nodelist (&t->jobs[i].job);
+        for (size_t k = 0; k < t->jobs[i].nsteps; k++)
+            set_nodelist (&t->jobs[i].steps[k]);
+    }
+    return 0;
+}
+
+static bool sel_names_step (const struct acct_jobsel *s,
+                            const struct acct_job *j)
+{
+    return s->has_step && acct_jobsel_job (s, &j->job);
+}
+
+bool acct_query_job_line (const struct acct_query *q, const struct acct_job *j)
+{
+    if (!q->sel)
+        return true;
+    for (size_t i = 0; i < q->nsel; i++)
+        if (!q->sel[i].has_step && acct_jobsel_job (&q->sel[i], &j->job))
+            return true;
+    return false;
+}
+
+bool acct_query_step_line (const struct acct_query *q,
+                           const struct acct_job *j,
+                           const struct acct_row *step)
+{
+    if (acct_query_job_line (q, j))
+        return true;
+    for (size_t i = 0; i < q->nsel; i++)
+        if (sel_names_step (&q->sel[i], j) && q->sel[i].step == step->step_id)
+            return true;
+    return false;
+}
+
+bool acct_query_in_window (const struct acct_query *q,
+                           const struct acct_job *j)
+{
+    /* sacct: jobs that ran at some time in [start, end] */
+    if (q->start_us && j->job.end_us > 0 && j->job.end_us < q->start_us)
+        return false;
+    if (q->end_us && j->job.start_us > q->end_us)
+        return false;
+    return true;
+}

@@ -1,0 +1,56 @@
+/* acctsrc.h - where slurm-pin acct, eff and report get their records
+ *
+ * Source (the node journals) -> records filtered by who may see them and
+ * by the options -> a table (libacct/sacct.h) -> NodeList through
+ * libslurm's hostlist.  The slurmdbd source (acct-dbd) plugs in here.
+ */
+#ifndef PIN_CMD_ACCTSRC_H
+#define PIN_CMD_ACCTSRC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "libacct/sacct.h"
+
+/* The journal when neither --journal nor pin.conf's JournalDir= says
+ * (acctsrc.c reads JournalDir= through libconf when libconf has it, that
+ * is once acct-core's branch is merged). */
+#define ACCT_JOURNAL_DEFAULT "/var/lib/slurm-pin/journal"
+
+struct acct_query {
+    const char *journal;          /* NULL: the default */
+    struct acct_jobsel *sel;      /* -j, NULL: all */
+    size_t nsel;
+    uid_t *uids;                  /* -u, NULL: see all_users */
+    size_t nuids;
+    bool all_users;               /* -a */
+    int64_t start_us, end_us;     /* window (0: open) */
+    char dir[4096];               /* set by acct_query_load: the journal read */
+};
+
+/* -u LIST: names or uids -> q->uids.  -1 after printing the error. */
+int acct_query_users (const char *subcmd, struct acct_query *q,
+                      const char *list);
+
+/* Read the records, keep those the caller may see and the query selects,
+ * merge them into `t` (sorted), set NodeList.  Unparsable lines are
+ * reported on stderr ("skipped N lines") and counted in *skipped.
+ * -1 after printing the error. */
+int acct_query_load (const char *subcmd, struct acct_query *q,
+                     struct acct_table *t, unsigned *skipped);
+
+/* Should a row of job `j` be printed?  The job line when no -j was given
+ * or a -j item names the job (not one step of it); a step when its job is
+ * selected whole or a -j item names the step. */
+bool acct_query_job_line (const struct acct_query *q,
+                          const struct acct_job *j);
+bool acct_query_step_line (const struct acct_query *q,
+                           const struct acct_job *j,
+                           const struct acct_row *step);
+
+/* Does the job fall in the -S/-E window? */
+bool acct_query_in_window (const struct acct_query *q,
+                           const struct acct_job *j);
+
+#endif /* !PIN_CMD_ACCTSRC_H */

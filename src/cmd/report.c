@@ -1,0 +1,250 @@
+/* report.c - slurm-pin report: compare policies (users, partitions)
+ *
+ * Seed 000 compares pinning configurations by their jobs' user and system
+ * time; none of sacct, seff, reportseff or jobstats groups by placement.
+ * This groups the step rows of a time window (libacct/report.h) and prints
+ * per group: steps, CPU hours, efficiency, system share and the quartiles
+ * of the steps' efficiencies.
+ */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "acctsrc.h"
+#include "libacct/report.h"
+#include "subcmd.h"
+
+#define NAME "report"
+
+enum { OPT_JSON = 256, OPT_JOURNAL, OPT_EXTERN };
+
+static const struct option longopts[] = {
+    { "by", required_argument, NULL, 'b' },
+    { "starttime", required_argument, NULL, 'S' },
+    { "endtime", required_argument, NULL, 'E' },
+    { "user", required_argument, NULL, 'u' },
+    { "allusers", no_argument, NULL, 'a' },
+    { "json", no_argument, NULL, OPT_JSON },
+    { "journal", required_argument, NULL, OPT_JOURNAL },
+    { "with-extern", no_argument, NULL, OPT_EXTERN },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+
+static void usage (FILE *f)
+{
+    fprintf (f,
+"Usage: slurm-pin report [--by=policy|user|partition] [OPTIONS]\n"
+"\n"
+"Per policy (user, partition): the steps that ran in the window, their CPU\n"
+"hours, overall CPU efficiency, the share of system time, and the first\n"
+"quartile, median and third quartile of the steps' efficiencies.\n"
+"\n"
+"  -b, --by=KEY             policy (default), user or partition\n"
+"  -S, --starttime=TIME     default 00:00 today (TIME as slurm-pin acct)\n"
+"  -E, --endtime=TIME       default now\n"
+"  -u, --user=LIST          only these users (root)\n"
+"  -a, --allusers           every user (root; the default for root)\n"
+"      --with-extern        count extern steps too (left out: they hold\n"
+"                           the allocation, not the work)\n"
+"      --json               one JSON object\n"
+"      --journal=DIR        the journal directory (default: pin.conf's\n"
+"                           JournalDir=, else " ACCT_JOURNAL_DEFAULT ")\n"
+"  -h, --help               this text\n");
+}
+
+static const char *by_name (enum acct_by by)
+{
+    return by == ACCT_BY_POLICY ? "policy"
+           : by == ACCT_BY_USER ? "user" : "partition";
+}
+
+static void pct (double v, char *buf, size_t n)
+{
+    if (v < 0)
+        snprintf (buf, n, "-");
+    else
+        snprintf (buf, n, "%.2f%%", v * 100);
+}
+
+static json_object *num_or_null (double v)
+{
+    return v < 0 ? NULL : json_object_new_double (v);
+}
+
+static int print_json (enum acct_by by, const struct acct_query *q,
+                       const struct acct_report *rep)
+{
+    json_object *root = json_object_new_object (), *groups;
+
+    if (!root)
+        return cmd_print_json (NAME, NULL, stdout);
+    cmd_json_add (root, "by", json_object_new_string (by_name (by)), false);
+    cmd_json_add (root, "start", json_object_new_int64 (q->start_us / 1000000),
+                  false);
+    cmd_json_add (root, "end", q->end_us ? json_object_new_int64 (
+                                               q->end_us / 1000000) : NULL,
+                  true);
+    groups = json_object_new_array ();
+    for (size_t i = 0; i < rep->ngroups; i++) {
+        const struct acct_group *g = &rep->groups[i];
+        json_object *o = json_object_new_object ();
+        cmd_json_add (o, by_name (by), json_object_new_string (g->key), false);
+        cmd_json_add (o, "steps", json_object_new_int64 ((int64_t)g->nsteps),
+                      false);
+        cmd_json_add (o, "cpu_hours", json_object_new_double (
+                          (g->user_usec + g->system_usec) / 3.6e9), false);
+        cmd_json_add (o, "alloc_cpu_hours",
+                      json_object_new_double (g->alloc_usec / 3.6e9), false);
+        cmd_json_add (o, "user_usec", json_object_new_double (g->user_usec),
+                      false);
+        cmd_json_add (o, "system_usec",
+                      json_object_new_double (g->system_usec), false);
+        cmd_json_add (o, "efficiency", num_or_null (acct_group_eff (g)), true);
+        cmd_json_add (o, "system_share",
+                      num_or_null (acct_group_sys_share (g)), true);
+        cmd_json_add (o, "efficiency_q1", num_or_null (g->q1), true);
+        cmd_json_add (o, "efficiency_median", num_or_null (g->median), true);
+        cmd_json_add (o, "efficiency_q3", num_or_null (g->q3), true);
+        json_object_array_add (groups, o);
+    }
+    cmd_json_add (root, "groups", groups, false);
+    return cmd_print_json (NAME, root, stdout);
+}
+
+static void print_text (enum acct_by by, const struct acct_report *rep)
+{
+    char h[16];
+
+    snprintf (h, sizeof (h), "%s", by_name (by));
+    h[0] = (char)(h[0] - 'a' + 'A');
+    printf ("%-16s %6s %10s %8s %9s %8s %8s %8s\n", h, "Steps", "CPUHours",
+            "CPUEff", "SysShare", "EffQ1", "EffMed", "EffQ3");
+    for (size_t i = 0; i < rep->ngroups; i++) {
+        const struct acct_group *g = &rep->groups[i];
+        char e[16], s[16], q1[16], md[16], q3[16];
+        pct (acct_group_eff (g), e, sizeof (e));
+        pct (acct_group_sys_share (g), s, sizeof (s));
+        pct (g->q1, q1, sizeof (q1));
+        pct (g->median, md, sizeof (md));
+        pct (g->q3, q3, sizeof (q3));
+        printf ("%-16s %6zu %10.2f %8s %9s %8s %8s %8s\n", g->key, g->nsteps,
+                (g->user_usec + g->system_usec) / 3.6e9, e, s, q1, md, q3);
+    }
+}
+
+int cmd_report (int argc, char **argv)
+{
+    struct acct_query q = { 0 };
+    struct acct_table t, win;
+    struct acct_report rep = { 0 };
+    enum acct_by by = ACCT_BY_POLICY;
+    const char *start = "midnight", *end = NULL;
+    bool json = false, with_extern = false;
+    unsigned skipped;
+    pin_error_t e = { "" };
+    time_t now = time (NULL);
+    int c, rc = 1;
+
+    acct_table_init (&t);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long (argc, argv, ":b:S:E:u:ah", longopts, NULL))
+           != -1) {
+        switch (c) {
+        case 'b':
+            if (acct_by_parse (optarg, &by, &e) < 0) {
+                cmd_error (NAME, "%s", e.text);
+                return 2;
+            }
+            break;
+        case 'S':
+            start = optarg;
+            break;
+        case 'E':
+            end = optarg;
+            break;
+        case 'u':
+            if (acct_query_users (NAME, &q, optarg) < 0)
+                goto done;
+            break;
+        case 'a':
+            q.all_users = true;
+            break;
+        case OPT_JSON:
+            json = true;
+            break;
+        case OPT_JOURNAL:
+            q.journal = optarg;
+            break;
+        case OPT_EXTERN:
+            with_extern = true;
+            break;
+        case 'h':
+            usage (stdout);
+            rc = 0;
+            goto done;
+        default:
+            cmd_error (NAME, "bad option %s; see 'slurm-pin report --help'",
+                       argv[optind - 1]);
+            rc = 2;
+            goto done;
+        }
+    }
+    if (optind < argc) {
+        cmd_error (NAME, "unexpected argument \"%s\"", argv[optind]);
+        rc = 2;
+        goto done;
+    }
+    if (acct_parse_time (start, now, &q.start_us, &e) < 0
+        || (end && acct_parse_time (end, now, &q.end_us, &e) < 0)) {
+        cmd_error (NAME, "%s", e.text);
+        rc = 2;
+        goto done;
+    }
+    if (acct_query_load (NAME, &q, &t, &skipped) < 0)
+        goto done;
+    /* the jobs of the window: move them into a table of their own */
+    acct_table_init (&win);
+    for (size_t i = 0; i < t.njobs; i++) {
+        if (!acct_query_in_window (&q, &t.jobs[i]))
+            continue;
+        if (win.njobs == win.capjobs) {
+            size_t cap = win.capjobs ? 2 * win.capjobs : 16;
+            struct acct_job *n = realloc (win.jobs, cap * sizeof (*n));
+            if (!n) {
+                cmd_error (NAME, "out of memory");
+                acct_table_free (&win);
+                goto done;
+            }
+            win.jobs = n;
+            win.capjobs = cap;
+        }
+        win.jobs[win.njobs++] = t.jobs[i];
+        memset (&t.jobs[i], 0, sizeof (t.jobs[i]));
+    }
+    if (acct_report_build (&win, by, with_extern, &rep) < 0) {
+        cmd_error (NAME, "out of memory");
+        acct_table_free (&win);
+        goto done;
+    }
+    acct_table_free (&win);
+    if (json)
+        rc = print_json (by, &q, &rep) < 0;
+    else {
+        print_text (by, &rep);
+        rc = cmd_flush_stdout (NAME) < 0;
+    }
+done:
+    acct_report_free (&rep);
+    acct_table_free (&t);
+    free (q.uids);
+    return rc;
+}
