@@ -23,12 +23,15 @@ STATE=$(mktemp -d /tmp/pin-t3000.XXXXXX) || exit 1
 cleanup "rm -rf '$STATE'"
 
 # pin.so (clients and steps) reads its own file, so that a broken
-# job_submit rules file below breaks only the plugin under test.
+# job_submit rules file below breaks only the plugin under test; its
+# PartitionName lines apply to steps the job_submit plugin does not see.
 cat >"$STATE/spank-pin.conf" <<EOF
 StateDir=$STATE/state
 TopologyCache=$STATE/topology.xml
 CgroupBase=slurm-pin-t3000-$$
 Verbose=yes
+PartitionName=debug DefaultPolicy=numa-spread
+PartitionName=pilot ForcedPolicy=cache-shared
 EOF
 
 # The rules of job_submit_pin.so: DIR/etc/pin.conf, beside slurm.conf.
@@ -130,6 +133,18 @@ test_expect_success SLURM,JS_SO,PIN_SO 'a forced policy reaches the steps; the u
     test "$(grep -c "^pin: task 0 on .*: policy=cache-shared " job2.out)" -eq 2 &&
     scontrol show job "$jobid" >show2.out &&
     grep "Comment=mine; pin: cache-shared (forced by partition)" show2.out
+'
+
+test_expect_success SLURM,JS_SO,PIN_SO 'steps the plugin does not see: pin.so applies the partition rules' '
+    srun -p pilot -n1 -c1 true 2>srun1.err &&
+    grep "^pin: task 0 on .*: policy=cache-shared " srun1.err &&
+    srun -p debug -n1 -c1 true 2>srun2.err &&
+    grep "^pin: task 0 on .*: policy=numa-spread " srun2.err &&
+    srun -n1 -c1 true 2>srun3.err &&
+    grep "^pin: task 0 on .*: policy=numa-spread " srun3.err &&
+    jobid=$(sbatch --parsable -p pilot -n1 -c1 -o job6.out --wrap "srun -n1 -c1 --pin-policy=numa-local true") &&
+    slurm_wait_job "$jobid" &&
+    test "$(grep -c "^pin: task 0 on .*: policy=cache-shared " job6.out)" -eq 2
 '
 
 test_expect_success SLURM,JS_SO 'explicit --threads-per-core and -m are kept' '
