@@ -244,6 +244,8 @@ static int decide_and_apply (job_desc_msg_t *job, uint32_t submit_uid,
     pin_error_t e = { "" };
     char name[256];
     uint32_t uid = job->user_id != NO_VAL ? job->user_id : submit_uid;
+    /* the name service may be slow: not under the lock */
+    const char *user = user_name (uid, name, sizeof (name));
     int rc;
 
     pthread_mutex_lock (&lock);
@@ -252,8 +254,7 @@ static int decide_and_apply (job_desc_msg_t *job, uint32_t submit_uid,
         return SLURM_SUCCESS;
     }
     refresh ();
-    rc = submit_decide (rules, job, user_name (uid, name, sizeof (name)), &d,
-                        &e);
+    rc = submit_decide (rules, job, user, &d, &e);
     pthread_mutex_unlock (&lock);
     if (rc < 0) {
         slurm_info ("pin: %s of uid %u refused: %s", what, uid, e.text);
