@@ -59,7 +59,6 @@ static int combined_rules (const struct pin_conf *conf, const char *parts,
     char name[PIN_CONF_PARTITION_NAME_MAX + 1];
     const char *p = parts;
     bool first = true;
-    int nforced = 0, nparts = 0;
 
     *defaults_differ = false;
     pin_conf_rules_for (conf, NULL, out);
@@ -94,15 +93,10 @@ static int combined_rules (const struct pin_conf *conf, const char *parts,
             }
             out->from_partition |= r.from_partition;
         }
-        if (r.forced_policy >= 0)
-            nforced++;
-        nparts++;
         p += len;
         if (*p == ',')
             p++;
     }
-    (void)nforced;
-    (void)nparts;
     return 0;
 }
 
