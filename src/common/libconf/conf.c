@@ -39,6 +39,7 @@ struct ctx {
     char ap_origin[ORIGIN_MAX];          /* where AllowedPolicies was set */
     char ap_text[SHOW_MAX + 4];          /* its value as written */
     int last_set;                        /* 1 DefaultPolicy, 2 Allowed... */
+    char part_origin[PIN_CONF_PARTITIONS_MAX][ORIGIN_MAX]; /* "FILE:LINE" */
 };
 
 typedef int (*setter_f) (struct ctx *ctx, const char *value,
@@ -119,8 +120,9 @@ static int set_default_policy (struct ctx *ctx, const char *value,
     return 0;
 }
 
-static int set_allowed_policies (struct ctx *ctx, const char *value,
-                                 char *why, size_t n)
+/* "all" or a comma list of policies, into *mask. */
+static int parse_policy_mask (const char *value, unsigned *out,
+                              char *why, size_t n)
 {
     char buf[PIN_CONF_LINE_MAX];
     char *item, *save = NULL;
@@ -128,7 +130,7 @@ static int set_allowed_policies (struct ctx *ctx, const char *value,
     size_t len = strlen (value);
 
     if (strcasecmp (value, "all") == 0) {
-        ctx->conf->allowed_policies = PIN_CONF_ALLOW_ALL;
+        *out = PIN_CONF_ALLOW_ALL;
         return 0;
     }
     if (len >= sizeof (buf)) {
@@ -164,7 +166,60 @@ static int set_allowed_policies (struct ctx *ctx, const char *value,
         }
         mask |= 1u << p;
     }
-    ctx->conf->allowed_policies = mask;
+    *out = mask;
+    return 0;
+}
+
+static int set_allowed_policies (struct ctx *ctx, const char *value,
+                                 char *why, size_t n)
+{
+    return parse_policy_mask (value, &ctx->conf->allowed_policies, why, n);
+}
+
+/* A comma list of user or account names (no empty item, no blanks). */
+static int set_names (char *dst, size_t size, const char *value,
+                      char *why, size_t n)
+{
+    size_t len = strlen (value);
+    const char *p;
+
+    if (len >= size) {
+        snprintf (why, n, "list longer than %zu characters", size - 1);
+        return -1;
+    }
+    if (value[0] == ',' || value[len - 1] == ',' || strstr (value, ",,")) {
+        snprintf (why, n, "empty item in the list; give a comma list of "
+                  "names");
+        return -1;
+    }
+    for (p = value; *p; p++) {
+        if (!isalnum ((unsigned char)*p) && !strchr (",._@-", *p)) {
+            snprintf (why, n, "not a comma list of names; use only "
+                      "[A-Za-z0-9._@-] and ','");
+            return -1;
+        }
+    }
+    memcpy (dst, value, len + 1);
+    return 0;
+}
+
+static int set_none_users (struct ctx *ctx, const char *value,
+                           char *why, size_t n)
+{
+    if (set_names (ctx->conf->none_users, sizeof (ctx->conf->none_users),
+                   value, why, n) < 0)
+        return -1;
+    ctx->conf->none_restricted = true;
+    return 0;
+}
+
+static int set_none_accounts (struct ctx *ctx, const char *value,
+                              char *why, size_t n)
+{
+    if (set_names (ctx->conf->none_accounts,
+                   sizeof (ctx->conf->none_accounts), value, why, n) < 0)
+        return -1;
+    ctx->conf->none_restricted = true;
     return 0;
 }
 
@@ -298,12 +353,157 @@ static const struct key keys[] = {
     { "Verbose", "verbose", "no", set_verbose },
     { "Oversubscribe", "oversubscribe", "allow", set_oversubscribe },
     { "ShareWithSteps", "share_with_steps", "allow", set_share_with_steps },
+    { "NoneUsers", "none_users", "(anyone)", set_none_users },
+    { "NoneAccounts", "none_accounts", "(any)", set_none_accounts },
     { NULL, NULL, NULL, NULL },
 };
 
 #define KEYS_KNOWN "DefaultPolicy, AllowedPolicies, CgroupRoot, CgroupBase, " \
                    "TopologyCache, StateDir, Verbose, Oversubscribe, " \
-                   "ShareWithSteps"
+                   "ShareWithSteps, NoneUsers, NoneAccounts, PartitionName"
+
+/* ---- PartitionName= lines ---------------------------------------------- */
+
+typedef int (*part_setter_f) (struct pin_conf_partition *part,
+                              const char *value, char *why, size_t n);
+
+static int part_set_default (struct pin_conf_partition *part,
+                             const char *value, char *why, size_t n)
+{
+    return parse_policy (value, &part->default_policy, why, n);
+}
+
+static int part_set_allowed (struct pin_conf_partition *part,
+                             const char *value, char *why, size_t n)
+{
+    return parse_policy_mask (value, &part->allowed_policies, why, n);
+}
+
+static int part_set_forced (struct pin_conf_partition *part,
+                            const char *value, char *why, size_t n)
+{
+    return parse_policy (value, &part->forced_policy, why, n);
+}
+
+/* The keys valid on a PartitionName= line: adding one is a bit in
+ * PIN_CONF_PART_*, a field and a line here. */
+static const struct part_key {
+    const char *name;
+    unsigned bit;
+    part_setter_f set;
+} part_keys[] = {
+    { "DefaultPolicy", PIN_CONF_PART_DEFAULT, part_set_default },
+    { "AllowedPolicies", PIN_CONF_PART_ALLOWED, part_set_allowed },
+    { "ForcedPolicy", PIN_CONF_PART_FORCED, part_set_forced },
+    { NULL, 0, NULL },
+};
+
+#define PART_KEYS_KNOWN "DefaultPolicy, AllowedPolicies, ForcedPolicy"
+
+/* `rest` is what follows "PartitionName=": NAME, then Key=Value words. */
+static int parse_partition_line (struct ctx *ctx, char *rest,
+                                 const char *origin, pin_error_t *errp)
+{
+    struct pin_conf *c = ctx->conf;
+    struct pin_conf_partition part;
+    char sname[SHOW_MAX + 4];
+    char *word, *save = NULL;
+    const char *p;
+    int i;
+
+    memset (&part, 0, sizeof (part));
+    part.forced_policy = -1;
+    word = strtok_r (rest, " \t", &save);
+    if (!word) {
+        errno = EINVAL;
+        return errprintf (errp, "%s: PartitionName=: empty value; give "
+                          "PartitionName=NAME Key=Value ...", origin);
+    }
+    show (sname, sizeof (sname), word);
+    if (strlen (word) >= sizeof (part.name)) {
+        errno = EINVAL;
+        return errprintf (errp, "%s: PartitionName=%s: name longer than "
+                          "%zu characters", origin, sname,
+                          sizeof (part.name) - 1);
+    }
+    for (p = word; *p; p++) {
+        if (!isalnum ((unsigned char)*p) && !strchr ("._-", *p)) {
+            errno = EINVAL;
+            return errprintf (errp, "%s: PartitionName=%s: not a partition "
+                              "name; use only [A-Za-z0-9._-]", origin,
+                              sname);
+        }
+    }
+    snprintf (part.name, sizeof (part.name), "%s", word);
+    for (i = 0; i < c->npartitions; i++) {
+        if (strcmp (c->partitions[i].name, part.name) == 0) {
+            errno = EINVAL;
+            return errprintf (errp, "%s: PartitionName=%s: partition "
+                              "already has a line; give one line per "
+                              "partition", origin, sname);
+        }
+    }
+    if (c->npartitions >= PIN_CONF_PARTITIONS_MAX) {
+        errno = EINVAL;
+        return errprintf (errp, "%s: PartitionName=%s: more than %d "
+                          "PartitionName lines", origin, sname,
+                          PIN_CONF_PARTITIONS_MAX);
+    }
+    while ((word = strtok_r (NULL, " \t", &save))) {
+        char sw[SHOW_MAX + 4], why[200];
+        const struct part_key *k = NULL;
+        char *eq = strchr (word, '=');
+
+        show (sw, sizeof (sw), word);
+        if (eq) {
+            *eq = '\0';
+            for (i = 0; part_keys[i].name; i++)
+                if (strcasecmp (part_keys[i].name, word) == 0)
+                    k = &part_keys[i];
+            *eq = '=';
+        }
+        if (!k) {
+            errno = EINVAL;
+            return errprintf (errp, "%s: PartitionName=%s: '%s': not a "
+                              "per-partition Key=Value; valid here: "
+                              PART_KEYS_KNOWN, origin, sname, sw);
+        }
+        if (part.set & k->bit) {
+            errno = EINVAL;
+            return errprintf (errp, "%s: PartitionName=%s: %s: %s already "
+                              "set on this line; set each key once",
+                              origin, sname, sw, k->name);
+        }
+        if (eq[1] == '\0') {
+            errno = EINVAL;
+            return errprintf (errp, "%s: PartitionName=%s: %s: empty value; "
+                              "give a value or leave the key out", origin,
+                              sname, sw);
+        }
+        if (k->set (&part, eq + 1, why, sizeof (why)) < 0) {
+            errno = EINVAL;
+            return errprintf (errp, "%s: PartitionName=%s: %s: %s", origin,
+                              sname, sw, why);
+        }
+        part.set |= k->bit;
+    }
+    if (part.set == 0) {
+        errno = EINVAL;
+        return errprintf (errp, "%s: PartitionName=%s: no keys; give at "
+                          "least one of: " PART_KEYS_KNOWN, origin, sname);
+    }
+    if ((part.set & PIN_CONF_PART_FORCED)
+        && (part.set & (PIN_CONF_PART_DEFAULT | PIN_CONF_PART_ALLOWED))) {
+        errno = EINVAL;
+        return errprintf (errp, "%s: PartitionName=%s: ForcedPolicy decides "
+                          "every job of the partition; drop DefaultPolicy "
+                          "and AllowedPolicies from this line", origin,
+                          sname);
+    }
+    snprintf (ctx->part_origin[c->npartitions], ORIGIN_MAX, "%s", origin);
+    c->partitions[c->npartitions++] = part;
+    return 0;
+}
 
 /* pin.conf: case-insensitive exact match. */
 static const struct key *key_lookup_file (const char *name)
@@ -394,7 +594,28 @@ static int check_default_allowed (struct ctx *ctx, const char *fallback,
     const struct pin_conf *c = ctx->conf;
     const char *name = place_policy_name ((enum place_policy)c->default_policy);
     const char *origin = fallback;
+    int i;
 
+    for (i = 0; i < c->npartitions; i++) {
+        struct pin_conf_rules r;
+        const char *pn;
+
+        pin_conf_rules_for (c, c->partitions[i].name, &r);
+        if (r.forced_policy >= 0 || r.default_policy < 0
+            || r.default_policy >= 32
+            || (r.allowed_policies & (1u << r.default_policy)))
+            continue;
+        pn = place_policy_name ((enum place_policy)r.default_policy);
+        errno = EINVAL;
+        return errprintf (errp, "%s: PartitionName=%s: DefaultPolicy=%s%s "
+                          "is not in its AllowedPolicies; set an allowed "
+                          "DefaultPolicy on the line or allow %s",
+                          ctx->part_origin[i][0] ? ctx->part_origin[i]
+                                                 : fallback,
+                          c->partitions[i].name, pn,
+                          (c->partitions[i].set & PIN_CONF_PART_DEFAULT)
+                              ? "" : " (global)", pn);
+    }
     if (pin_conf_policy_allowed (c, c->default_policy))
         return 0;
     if (ctx->last_set == 1)
@@ -446,6 +667,8 @@ static int parse_line (struct ctx *ctx, char *line, const char *origin,
     if (*key == '\0')
         return errprintf (errp, "%s: '%s': missing key before '='; lines "
                           "are Key=Value", origin, s);
+    if (strcasecmp (key, "PartitionName") == 0)
+        return parse_partition_line (ctx, value, origin, errp);
     if (!(k = key_lookup_file (key))) {
         show (s, sizeof (s), key);
         errno = EINVAL;
@@ -772,6 +995,60 @@ bool pin_conf_policy_allowed (const struct pin_conf *conf, int policy)
     if (!conf || policy < 0 || policy >= 32)
         return false;
     return (conf->allowed_policies & (1u << policy)) != 0;
+}
+
+void pin_conf_rules_for (const struct pin_conf *conf, const char *partition,
+                         struct pin_conf_rules *rules)
+{
+    int i;
+
+    rules->default_policy = conf->default_policy;
+    rules->allowed_policies = conf->allowed_policies;
+    rules->forced_policy = -1;
+    rules->from_partition = false;
+    if (!partition || !*partition)
+        return;
+    for (i = 0; i < conf->npartitions && i < PIN_CONF_PARTITIONS_MAX; i++) {
+        const struct pin_conf_partition *p = &conf->partitions[i];
+        if (strcmp (p->name, partition) != 0)
+            continue;
+        rules->from_partition = true;
+        if (p->set & PIN_CONF_PART_DEFAULT)
+            rules->default_policy = p->default_policy;
+        if (p->set & PIN_CONF_PART_ALLOWED)
+            rules->allowed_policies = p->allowed_policies;
+        if (p->set & PIN_CONF_PART_FORCED)
+            rules->forced_policy = p->forced_policy;
+        return;
+    }
+}
+
+/* Is `name` an item of the comma list `list`? */
+static bool in_list (const char *list, const char *name)
+{
+    size_t len;
+
+    if (!name || !*name)
+        return false;
+    len = strlen (name);
+    while (*list) {
+        size_t item = strcspn (list, ",");
+        if (item == len && strncmp (list, name, len) == 0)
+            return true;
+        list += item;
+        if (*list == ',')
+            list++;
+    }
+    return false;
+}
+
+bool pin_conf_none_permitted (const struct pin_conf *conf, const char *user,
+                              const char *account)
+{
+    if (!conf->none_restricted)
+        return true;
+    return in_list (conf->none_users, user)
+           || in_list (conf->none_accounts, account);
 }
 
 /* vi: ts=4 sw=4 expandtab

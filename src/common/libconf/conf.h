@@ -37,6 +37,38 @@
  * future. */
 #define PIN_CONF_ALLOW_ALL (~0u)
 
+/* PartitionName= lines (job_submit_pin.so rules, doc/job-submit.md). */
+#define PIN_CONF_PARTITIONS_MAX 64
+#define PIN_CONF_PARTITION_NAME_MAX 64     /* name + NUL */
+/* NoneUsers= / NoneAccounts= text, comma-separated names. */
+#define PIN_CONF_NAMES_MAX 1024
+
+/* Which keys a PartitionName= line set (pin_conf_partition.set).  Keys a
+ * line leaves out inherit the global value, so a per-partition key is
+ * added by one bit, one field and one entry in conf.c's part_keys[]. */
+enum {
+    PIN_CONF_PART_DEFAULT = 1,    /* DefaultPolicy= */
+    PIN_CONF_PART_ALLOWED = 2,    /* AllowedPolicies= */
+    PIN_CONF_PART_FORCED = 4,     /* ForcedPolicy= */
+};
+
+/* One `PartitionName=NAME Key=Value ...` line. */
+struct pin_conf_partition {
+    char name[PIN_CONF_PARTITION_NAME_MAX];
+    unsigned set;                 /* PIN_CONF_PART_* */
+    int default_policy;
+    unsigned allowed_policies;
+    int forced_policy;
+};
+
+/* The rules for the jobs of one partition (pin_conf_rules_for()). */
+struct pin_conf_rules {
+    int default_policy;           /* enum place_policy */
+    unsigned allowed_policies;
+    int forced_policy;            /* enum place_policy, -1 if not forced */
+    bool from_partition;          /* a PartitionName= line matched */
+};
+
 struct pin_conf {
     char path[PATH_MAX];          /* pin.conf in use ("" if none) */
     int default_policy;           /* enum place_policy; DefaultPolicy=none */
@@ -53,6 +85,12 @@ struct pin_conf {
     bool share_with_steps;        /* ShareWithSteps=allow: a step that does
                                      not fit beside the running steps shares
                                      their CPUs; refuse: the step fails */
+    bool none_restricted;         /* NoneUsers= or NoneAccounts= given:
+                                     only those may ask for `none` */
+    char none_users[PIN_CONF_NAMES_MAX];    /* NoneUsers=a,b ("" none) */
+    char none_accounts[PIN_CONF_NAMES_MAX]; /* NoneAccounts=x,y */
+    int npartitions;
+    struct pin_conf_partition partitions[PIN_CONF_PARTITIONS_MAX];
 };
 
 /* Fill with the documented defaults (doc/pin.conf.5). */
@@ -81,5 +119,19 @@ int pin_conf_load_args (struct pin_conf *conf, int ac, char **av,
 
 /* Is `policy` (an enum place_policy) allowed by the site? */
 bool pin_conf_policy_allowed (const struct pin_conf *conf, int policy);
+
+/* The rules for jobs of `partition` (NULL or "": the global ones): the
+ * global DefaultPolicy and AllowedPolicies, replaced by what the
+ * partition's PartitionName= line sets (names match exactly, as Slurm's
+ * do).  A ForcedPolicy line has forced_policy >= 0. */
+void pin_conf_rules_for (const struct pin_conf *conf, const char *partition,
+                         struct pin_conf_rules *rules);
+
+/* May a job of `user` charged to `account` (either may be NULL) ask for
+ * policy `none` explicitly?  Always, unless NoneUsers= or NoneAccounts=
+ * is set: then only the users and accounts listed there (exact names).
+ * A default or forced `none` is the site's choice and is not checked. */
+bool pin_conf_none_permitted (const struct pin_conf *conf, const char *user,
+                              const char *account);
 
 #endif /* !PIN_CONF_H */

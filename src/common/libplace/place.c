@@ -43,7 +43,7 @@ static const char *const policy_names[] = {
 static const char *const fallback_names[] = {
     "multi-numa", "shared-l2", "shared-core", "unbalanced", "partial-core",
     "no-local-numa", "shared-with-task", "mixed-kinds", "oversubscribed",
-    "shared-with-step",
+    "shared-with-step", "alloc-one-numa",
 };
 #define NFALLBACKS (sizeof (fallback_names) / sizeof (fallback_names[0]))
 
@@ -1758,6 +1758,27 @@ out:
     free (isbusy);
     errno = saved_errno;
     return rc;
+}
+
+unsigned place_alloc_confines (const topo_t *topo, enum place_policy policy,
+                               hwloc_const_bitmap_t allowed)
+{
+    unsigned n, local = 0, touched = 0;
+
+    if (!topo || policy != PLACE_NUMA_SPREAD || !allowed)
+        return 0;
+    n = topo_ndomains (topo, TOPO_NUMA);
+    for (unsigned i = 0; i < n; i++) {
+        if (!topo_numa_is_local (topo, i))
+            continue;
+        local++;
+        if (hwloc_bitmap_intersects (topo_domain_cpuset (topo, TOPO_NUMA, i),
+                                     allowed))
+            touched++;
+    }
+    if (policy == PLACE_NUMA_SPREAD && allowed && local > 1 && touched == 1)
+        return PLACE_FB_ALLOC_ONE_NUMA;
+    return 0;
 }
 
 struct place_plan *place_compute (const topo_t *topo,

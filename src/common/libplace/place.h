@@ -59,6 +59,10 @@ enum {
                                   task got the whole (smaller) allocation */
     PLACE_FB_SHARED_WITH_STEP = 512, /* "shared-with-step": the task holds
                                   a PU that another step holds (busy) */
+    PLACE_FB_ALLOC_ONE_NUMA = 1024, /* "alloc-one-numa": numa-spread on a
+                                  machine with several NUMA nodes, but
+                                  the allocation holds CPUs of one only
+                                  (doc/job-submit.md) */
 };
 
 /* What place_compute() refuses instead of falling back (req.refuse). */
@@ -118,6 +122,13 @@ struct place_plan *place_compute (const topo_t *topo,
 
 /* Destroy; accepts NULL, preserves errno. */
 void place_plan_destroy (struct place_plan *plan);
+
+/* Fallback bits the allocation alone causes (the step's allowed PUs,
+ * whatever is busy), for the caller to add to every task of a plan:
+ * PLACE_FB_ALLOC_ONE_NUMA for numa-spread when the machine has several
+ * NUMA nodes with memory and `allowed` touches only one.  0 otherwise. */
+unsigned place_alloc_confines (const topo_t *topo, enum place_policy policy,
+                               hwloc_const_bitmap_t allowed);
 
 /* Write the fallback mask as "multi-numa,shared-core" into buf (size n);
  * "" when mask is 0; whole names only if buf is too small; unknown bits

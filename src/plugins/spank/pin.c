@@ -591,6 +591,13 @@ static int plan_locked (void)
             goto out;
         }
         log_overflow (g.plan, g.allowed, busy);
+        /* a policy its allocation confines says so (alloc-one-numa) */
+        {
+            unsigned fb = place_alloc_confines (g.topo, req.policy,
+                                                g.allowed);
+            for (uint32_t i = 0; fb && i < g.plan->ntasks; i++)
+                g.plan->tasks[i].fallback |= fb;
+        }
         phase_mark (&g.ph, "plan");
         for (uint32_t i = 0; i < g.plan->ntasks; i++)
             hwloc_bitmap_or (all, all, g.plan->tasks[i].cpus);
@@ -684,6 +691,22 @@ static int step_setup (spank_t sp)
     int fd;
 
     g.policy = g.opt_given ? g.opt.policy : g.conf.default_policy;
+    /* pin.conf's PartitionName= rules (job_submit_pin(8)) for the steps
+     * the job_submit plugin does not see: the partition's default when
+     * the step asks for nothing, its forced policy always. */
+    {
+        struct pin_conf_rules r;
+        char part[PIN_CONF_PARTITION_NAME_MAX];
+
+        if (spank_getenv (sp, "SLURM_JOB_PARTITION", part, sizeof (part))
+            == ESPANK_SUCCESS) {
+            pin_conf_rules_for (&g.conf, part, &r);
+            if (r.forced_policy >= 0)
+                g.policy = r.forced_policy;
+            else if (!g.opt_given)
+                g.policy = r.default_policy;
+        }
+    }
     g.verbose = (g.opt_given && g.opt.verbose) || g.conf.verbose;
     g.seed = pinopt_seed (g.job, g.step);
     if (g.opt_error[0]) {

@@ -320,6 +320,114 @@ START_TEST (test_bad)
 END_TEST
 
 /* The error names the right line among many. */
+/* ---- PartitionName= lines, NoneUsers=, NoneAccounts= ------------------- */
+
+static const struct bad_case part_bad[] = {
+    { "PartitionName=\n", 1, "PartitionName=: empty value" },
+    { "PartitionName=p\n", 1, "PartitionName=p: no keys; give at least one "
+      "of: DefaultPolicy, AllowedPolicies, ForcedPolicy" },
+    { "PartitionName=p Bogus=1\n", 1, "PartitionName=p: 'Bogus=1': not a "
+      "per-partition Key=Value; valid here: DefaultPolicy, AllowedPolicies, "
+      "ForcedPolicy" },
+    { "PartitionName=p StateDir=/x\n", 1, "'StateDir=/x': not a "
+      "per-partition Key=Value" },
+    { "PartitionName=p DefaultPolicy\n", 1, "'DefaultPolicy': not a "
+      "per-partition Key=Value" },
+    { "PartitionName=p DefaultPolicy=\n", 1, "DefaultPolicy=: empty value" },
+    { "PartitionName=p ForcedPolicy=numa-locl\n", 1,
+      "PartitionName=p: ForcedPolicy=numa-locl: unknown policy 'numa-locl'" },
+    { "PartitionName=p DefaultPolicy=none DefaultPolicy=none\n", 1,
+      "DefaultPolicy already set on this line" },
+    { "PartitionName=a/b DefaultPolicy=none\n", 1,
+      "PartitionName=a/b: not a partition name" },
+    { "PartitionName=p DefaultPolicy=none\nPartitionName=p ForcedPolicy=none\n",
+      2, "PartitionName=p: partition already has a line" },
+    { "PartitionName=p ForcedPolicy=none AllowedPolicies=all\n", 1,
+      "ForcedPolicy decides every job of the partition" },
+    { "PartitionName=p AllowedPolicies=numa-local\n", 1,
+      "PartitionName=p: DefaultPolicy=none (global) is not in its "
+      "AllowedPolicies" },
+    { "PartitionName=p AllowedPolicies=random DefaultPolicy=numa-local\n", 1,
+      "PartitionName=p: DefaultPolicy=numa-local is not in its "
+      "AllowedPolicies" },
+    { "NoneUsers=\n", 1, "NoneUsers=: empty value" },
+    { "NoneUsers=a,,b\n", 1, "empty item in the list" },
+    { "NoneAccounts=a b\n", 1, "NoneAccounts=a b: not a comma list of names" },
+};
+
+START_TEST (test_part_bad)
+{
+    const struct bad_case *bc = &part_bad[_i];
+    struct pin_conf c, before;
+    pin_error_t e = { "" };
+    char prefix[400];
+
+    pin_conf_defaults (&c);
+    before = c;
+    write_conf (bc->text);
+    ck_assert_int_eq (pin_conf_load_file (&c, cfile, true, &e), -1);
+    snprintf (prefix, sizeof (prefix), "%s:%d: ", cfile, bc->line);
+    ck_assert_msg (strncmp (e.text, prefix, strlen (prefix)) == 0,
+                   "[%s] does not start with [%s]", e.text, prefix);
+    ck_assert_msg (strstr (e.text, bc->err), "[%s] lacks [%s]", e.text,
+                   bc->err);
+    ck_assert_msg (memcmp (&c, &before, sizeof (c)) == 0, "conf changed");
+}
+END_TEST
+
+START_TEST (test_part_good)
+{
+    struct pin_conf c;
+    struct pin_conf_rules r;
+    pin_error_t e = { "" };
+    char many[64 * 48 + 64];
+    size_t o = 0;
+    int i;
+
+    pin_conf_defaults (&c);
+    write_conf ("DefaultPolicy=numa-local\n"
+                "AllowedPolicies=numa-local,numa-spread,none\n"
+                "partitionname=pilot  forcedpolicy=numa-spread # whole nodes\n"
+                "PartitionName=open\tAllowedPolicies=all DefaultPolicy=none\n"
+                "PartitionName=strict AllowedPolicies=numa-local\n"
+                "NoneUsers=alice,bob\nNoneAccounts=bench\n");
+    ck_assert_msg (pin_conf_load_file (&c, cfile, true, &e) == 0, "%s",
+                   e.text);
+    ck_assert_int_eq (c.npartitions, 3);
+    pin_conf_rules_for (&c, "pilot", &r);
+    ck_assert_int_eq (r.forced_policy, policy ("numa-spread"));
+    ck_assert (r.from_partition);
+    pin_conf_rules_for (&c, "open", &r);
+    ck_assert_int_eq (r.forced_policy, -1);
+    ck_assert_int_eq (r.default_policy, policy ("none"));
+    ck_assert_uint_eq (r.allowed_policies, PIN_CONF_ALLOW_ALL);
+    pin_conf_rules_for (&c, "strict", &r);
+    ck_assert_int_eq (r.default_policy, policy ("numa-local"));
+    ck_assert_uint_eq (r.allowed_policies, 1u << policy ("numa-local"));
+    pin_conf_rules_for (&c, "Pilot", &r);    /* names are exact */
+    ck_assert (!r.from_partition);
+    ck_assert_int_eq (r.forced_policy, -1);
+    pin_conf_rules_for (&c, NULL, &r);
+    ck_assert_int_eq (r.default_policy, policy ("numa-local"));
+    ck_assert (pin_conf_none_permitted (&c, "bob", NULL));
+    ck_assert (pin_conf_none_permitted (&c, "carol", "bench"));
+    ck_assert (!pin_conf_none_permitted (&c, "carol", "benc"));
+    ck_assert (!pin_conf_none_permitted (&c, "ali", NULL));
+    ck_assert (!pin_conf_none_permitted (&c, NULL, NULL));
+    pin_conf_defaults (&c);
+    ck_assert (pin_conf_none_permitted (&c, NULL, NULL));
+
+    /* the 65th line is refused, the 64th accepted */
+    for (i = 0; i < PIN_CONF_PARTITIONS_MAX + 1; i++)
+        o += (size_t)snprintf (many + o, sizeof (many) - o,
+                               "PartitionName=p%d DefaultPolicy=none\n", i);
+    write_conf (many);
+    ck_assert_int_eq (pin_conf_load_file (&c, cfile, true, &e), -1);
+    ck_assert_msg (strstr (e.text, ":65: PartitionName=p64: more than 64"),
+                   "%s", e.text);
+}
+END_TEST
+
 START_TEST (test_line_numbers)
 {
     char text[4096];
@@ -698,6 +806,9 @@ static Suite *conf_suite (const char **skip)
     tcase_add_loop_test (tc, test_bad, 0,
                          sizeof (bad_cases) / sizeof (bad_cases[0]));
     tcase_add_test (tc, test_line_numbers);
+    tcase_add_loop_test (tc, test_part_bad, 0,
+                         (int)(sizeof (part_bad) / sizeof (part_bad[0])));
+    tcase_add_test (tc, test_part_good);
     tcase_add_test (tc, test_long_lines);
     tcase_add_test (tc, test_nul_byte);
     tcase_add_test (tc, test_missing_file);

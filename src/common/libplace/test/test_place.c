@@ -587,7 +587,9 @@ static const struct {
     { PLACE_FB_MIXED_KINDS, 64, "mixed-kinds" },
     { PLACE_FB_OVERSUBSCRIBED | PLACE_FB_SHARED_WITH_STEP, 64,
       "oversubscribed,shared-with-step" },
-    { PLACE_FB_NO_LOCAL_NUMA | 1024 | 4096, 64, "no-local-numa" },
+    { PLACE_FB_NO_LOCAL_NUMA | 2048 | 4096, 64, "no-local-numa" },
+    { PLACE_FB_ALLOC_ONE_NUMA | PLACE_FB_SHARED_CORE, 64,
+      "shared-core,alloc-one-numa" },
     /* too small: whole names only, always terminated */
     { PLACE_FB_MULTI_NUMA | PLACE_FB_SHARED_L2, 16, "multi-numa" },
     { PLACE_FB_MULTI_NUMA, 4, "" },
@@ -660,6 +662,38 @@ START_TEST (random_seeds)
 }
 END_TEST
 
+/* ---- place_alloc_confines ----------------------------------------------- */
+
+START_TEST (alloc_confines)
+{
+    static const struct {
+        const char *fixture;
+        enum place_policy policy;
+        const char *allowed;
+        unsigned want;
+    } cases[] = {
+        /* own-2s-smt-linux: NUMA 0 = PUs 0-3,8-11, NUMA 1 = 4-7,12-15 */
+        { "own-2s-smt-linux", PLACE_NUMA_SPREAD, "0-3", PLACE_FB_ALLOC_ONE_NUMA },
+        { "own-2s-smt-linux", PLACE_NUMA_SPREAD, "0,8", PLACE_FB_ALLOC_ONE_NUMA },
+        { "own-2s-smt-linux", PLACE_NUMA_SPREAD, "0,4", 0 },
+        { "own-2s-smt-linux", PLACE_NUMA_SPREAD, NULL, 0 },
+        { "own-2s-smt-linux", PLACE_NUMA_LOCAL, "0-3", 0 },
+        { "own-2s-smt-linux", PLACE_CACHE_SHARED, "0-3", 0 },
+        { "own-tiny", PLACE_NUMA_SPREAD, "0", 0 },
+    };
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+        topo_t *t = load_own (cases[i].fixture);
+        hwloc_bitmap_t a = parse_set (cases[i].allowed);
+        ck_assert_msg (place_alloc_confines (t, cases[i].policy, a)
+                       == cases[i].want, "case %zu", i);
+        hwloc_bitmap_free (a);
+        topo_destroy (t);
+    }
+    ck_assert_uint_eq (place_alloc_confines (NULL, PLACE_NUMA_SPREAD, NULL),
+                       0);
+}
+END_TEST
+
 /* ---- invariants on every own machine ------------------------------------ */
 
 START_TEST (own_invariants)
@@ -685,6 +719,7 @@ int main (void)
     TCase *tc = tcase_create ("place");
     tcase_set_timeout (tc, 120);
     tcase_add_loop_test (tc, exact_plans, 0, N (exact));
+    tcase_add_test (tc, alloc_confines);
     tcase_add_loop_test (tc, errors, 0, N (bad));
     tcase_add_loop_test (tc, refuse_one, 0, N (refusals));
     tcase_add_test (tc, bad_arguments);

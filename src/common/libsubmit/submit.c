@@ -1,0 +1,286 @@
+/* submit.c - job_submit_pin.so's decisions, without slurmctld */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "libplace/place.h"
+#include "../../plugins/spank/pinopt.h"
+#include "submit.h"
+
+#define QUOTE 64
+
+int submit_env_find (char *const *env, uint32_t size, const char *name)
+{
+    size_t len = strlen (name);
+    uint32_t i;
+
+    if (!env)
+        return -1;
+    for (i = 0; i < size && i < (uint32_t)INT32_MAX; i++) {
+        if (!env[i])
+            continue;
+        if (strncmp (env[i], name, len) == 0 && env[i][len] == '=')
+            return (int)i;
+    }
+    return -1;
+}
+
+const char *submit_policy_names (unsigned mask, char *buf, size_t n)
+{
+    size_t o = 0;
+    int p;
+
+    if (n == 0)
+        return buf;
+    buf[0] = '\0';
+    for (p = 0; p < 32; p++) {
+        const char *name = place_policy_name ((enum place_policy)p);
+        if (!(mask & (1u << p)) || strcmp (name, "unknown") == 0)
+            continue;
+        snprintf (buf + o, n - o, "%s%s", o ? ", " : "", name);
+        o = strlen (buf);
+    }
+    if (o == 0)
+        snprintf (buf, n, "(none)");
+    return buf;
+}
+
+/* The rules for a partition list "a,b" (NULL: the default partition,
+ * whose name the plugin does not know: the global rules).  Allowed is
+ * the intersection; a forced or default policy must be the same in every
+ * listed partition, else the user must name one policy or partition. */
+static int combined_rules (const struct pin_conf *conf, const char *parts,
+                           struct pin_conf_rules *out, bool *defaults_differ,
+                           pin_error_t *errp)
+{
+    char name[PIN_CONF_PARTITION_NAME_MAX + 1];
+    const char *p = parts;
+    bool first = true;
+
+    *defaults_differ = false;
+    pin_conf_rules_for (conf, NULL, out);
+    if (!parts || !*parts)
+        return 0;
+    while (*p) {
+        struct pin_conf_rules r;
+        size_t len = strcspn (p, ",");
+
+        if (len == 0 || len >= sizeof (name))
+            name[0] = '\0';     /* no line can match: global rules */
+        else {
+            memcpy (name, p, len);
+            name[len] = '\0';
+        }
+        pin_conf_rules_for (conf, name[0] ? name : NULL, &r);
+        if (first) {
+            *out = r;
+            first = false;
+        }
+        else {
+            out->allowed_policies &= r.allowed_policies;
+            if (r.default_policy != out->default_policy)
+                *defaults_differ = true;
+            if (r.forced_policy != out->forced_policy) {
+                char q[QUOTE + 8];
+                errno = EINVAL;
+                return errprintf (errp, "partitions %s: their pin.conf "
+                                  "ForcedPolicy differs; submit to one "
+                                  "partition",
+                                  pinopt_quote (parts, QUOTE, q, sizeof (q)));
+            }
+            out->from_partition |= r.from_partition;
+        }
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
+/* The policy the job asked for: the value of SUBMIT_SPANK_ENV_NAME in
+ * spank_job_env, or NULL.  Two entries with different values: refuse. */
+static int asked_value (const job_desc_msg_t *job, const char **value,
+                        pin_error_t *errp)
+{
+    size_t len = strlen (SUBMIT_SPANK_ENV_NAME);
+    const char *found = NULL;
+    uint32_t i;
+
+    *value = NULL;
+    if (!job->spank_job_env)
+        return 0;
+    for (i = 0; i < job->spank_job_env_size; i++) {
+        const char *e = job->spank_job_env[i];
+        if (!e || strncmp (e, SUBMIT_SPANK_ENV_NAME, len) != 0
+            || e[len] != '=')
+            continue;
+        if (found && strcmp (found, e + len + 1) != 0) {
+            char a[QUOTE + 8], b[QUOTE + 8];
+            errno = EINVAL;
+            return errprintf (errp, "--pin-policy given twice (%s and %s); "
+                              "give it once",
+                              pinopt_quote (found, QUOTE, a, sizeof (a)),
+                              pinopt_quote (e + len + 1, QUOTE, b,
+                                            sizeof (b)));
+        }
+        found = e + len + 1;
+    }
+    *value = found;
+    return 0;
+}
+
+static bool unset16 (uint16_t v)
+{
+    return v == NO_VAL16;
+}
+
+/* Did the user choose how threads and cores are used (--threads-per-core,
+ * --hint, -B, --ntasks-per-core, --cores-per-socket, ...)? */
+static bool user_set_cores (const job_desc_msg_t *job)
+{
+    return !unset16 (job->threads_per_core)
+           || !unset16 (job->ntasks_per_core)
+           || !unset16 (job->sockets_per_node)
+           || !unset16 (job->cores_per_socket)
+           || (job->cpu_bind_type != 0 && job->cpu_bind_type != NO_VAL16);
+}
+
+static bool user_set_dist (const job_desc_msg_t *job)
+{
+    uint32_t d = job->task_dist;
+    return !(d == 0 || d == NO_VAL || d == NO_VAL16
+             || d == SLURM_DIST_UNKNOWN);
+}
+
+/* The allocation fields for `policy` (doc/job-submit.md). */
+static void translate (const job_desc_msg_t *job, struct submit_decision *d,
+                       char *added, size_t n)
+{
+    size_t o = 0;
+
+    added[0] = '\0';
+    if (d->policy != PLACE_NUMA_LOCAL && d->policy != PLACE_NUMA_SPREAD)
+        return;
+    if (!user_set_cores (job)) {
+        d->threads_per_core = 1;
+        snprintf (added + o, n - o, "%sthreads_per_core=1", o ? "," : "");
+        o = strlen (added);
+    }
+    if (d->policy == PLACE_NUMA_SPREAD && !user_set_dist (job)) {
+        d->task_dist = SLURM_DIST_BLOCK_CFULL;
+        snprintf (added + o, n - o, "%sdistribution=block:fcyclic",
+                  o ? "," : "");
+    }
+}
+
+int submit_decide (const struct pin_conf *conf, const job_desc_msg_t *job,
+                   const char *user, struct submit_decision *d,
+                   pin_error_t *errp)
+{
+    struct pin_conf_rules rules;
+    struct pin_option opt = { 0, false };
+    const char *value = NULL;
+    bool defaults_differ = false;
+    char shown[QUOTE + 8], allowed[256], part[QUOTE + 8], added[96];
+    const char *why = "";
+
+    if (!conf || !job || !d) {
+        errno = EINVAL;
+        return errprintf (errp, "submit_decide: invalid arguments");
+    }
+    memset (d, 0, sizeof (*d));
+    d->threads_per_core = NO_VAL16;
+    d->task_dist = NO_VAL;
+    if (asked_value (job, &value, errp) < 0)
+        return -1;
+    if (value && pinopt_parse (value, &opt, errp) < 0)
+        return -1;
+    if (combined_rules (conf, job->partition, &rules, &defaults_differ,
+                        errp) < 0)
+        return -1;
+    pinopt_quote (value, QUOTE, shown, sizeof (shown));
+    if (job->partition && *job->partition)
+        pinopt_quote (job->partition, QUOTE, part, sizeof (part));
+    else
+        snprintf (part, sizeof (part), "(default)");
+
+    if (rules.forced_policy >= 0) {
+        const char *fname =
+            place_policy_name ((enum place_policy)rules.forced_policy);
+        if (value && opt.policy != rules.forced_policy) {
+            errno = EINVAL;
+            return errprintf (errp, "--pin-policy=%s: partition %s forces "
+                              "%s; leave --pin-policy out or give %s",
+                              shown, part, fname, fname);
+        }
+        d->source = value ? SUBMIT_ASKED : SUBMIT_FORCED;
+        d->policy = rules.forced_policy;
+        d->verbose = opt.verbose;
+        why = value ? "asked, forced by partition" : "forced by partition";
+    }
+    else if (value) {
+        unsigned mask = rules.allowed_policies;
+        bool none_ok = pin_conf_none_permitted (conf, user, job->account);
+
+        if (!none_ok)
+            mask &= ~(1u << PLACE_NONE);
+        if (!(rules.allowed_policies & (1u << opt.policy))) {
+            errno = EINVAL;
+            return errprintf (errp, "--pin-policy=%s: not allowed in "
+                              "partition %s; allowed: %s", shown, part,
+                              submit_policy_names (mask, allowed,
+                                                   sizeof (allowed)));
+        }
+        if (opt.policy == PLACE_NONE && !none_ok) {
+            errno = EINVAL;
+            return errprintf (errp, "--pin-policy=%s: only the users and "
+                              "accounts of pin.conf's NoneUsers and "
+                              "NoneAccounts may choose none; allowed: %s",
+                              shown, submit_policy_names (mask, allowed,
+                                                          sizeof (allowed)));
+        }
+        d->source = SUBMIT_ASKED;
+        d->policy = opt.policy;
+        d->verbose = opt.verbose;
+        why = "asked";
+    }
+    else {
+        if (defaults_differ) {
+            errno = EINVAL;
+            return errprintf (errp, "partitions %s have different pin.conf "
+                              "DefaultPolicy; give --pin-policy (allowed: "
+                              "%s) or one partition", part,
+                              submit_policy_names (rules.allowed_policies,
+                                                   allowed,
+                                                   sizeof (allowed)));
+        }
+        if (rules.default_policy == PLACE_NONE)
+            return 0;           /* SUBMIT_NONE: the job is left alone */
+        d->source = SUBMIT_DEFAULT;
+        d->policy = rules.default_policy;
+        why = rules.from_partition ? "partition default" : "site default";
+    }
+    if (d->source != SUBMIT_ASKED)
+        snprintf (d->write_value, sizeof (d->write_value), "%s",
+                  place_policy_name ((enum place_policy)d->policy));
+    translate (job, d, added, sizeof (added));
+    snprintf (d->note, sizeof (d->note), "pin: %s (%s)%s%s",
+              place_policy_name ((enum place_policy)d->policy), why,
+              added[0] ? "; added " : "", added);
+    return 0;
+}
+
+void submit_apply_fields (job_desc_msg_t *job,
+                          const struct submit_decision *d)
+{
+    if (d->threads_per_core != NO_VAL16)
+        job->threads_per_core = d->threads_per_core;
+    if (d->task_dist != NO_VAL)
+        job->task_dist = d->task_dist;
+}
+
+/* vi: ts=4 sw=4 expandtab
+ */

@@ -1,0 +1,82 @@
+/* submit.h - job_submit_pin.so's decisions, without slurmctld
+ *
+ * Given the site rules (libconf), a job description as slurmctld hands it
+ * to a job_submit plugin, and the submitting user's name, decide: refuse
+ * the job (one line naming the value and what is allowed), or accept it
+ * with an effective policy (asked, default or forced) and the allocation
+ * fields to add so that Slurm allocates what the policy needs
+ * (doc/job-submit.md has the table and the reasons).
+ *
+ * Pure: no logging, no allocation, no Slurm calls; only the types and
+ * constants of <slurm/slurm.h>.  The job is read, never written, except by
+ * submit_apply_fields() (plain numbers, no memory).  Strings the glue must
+ * copy into the job with Slurm's allocator are returned in the decision.
+ */
+#ifndef PIN_SUBMIT_H
+#define PIN_SUBMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <slurm/slurm.h>
+
+#include "libconf/conf.h"
+#include "libutil/errprintf.h"
+
+/* The option as it arrives in job_desc->spank_job_env (FACTS.md). */
+#define SUBMIT_SPANK_ENV_NAME "_SLURM_SPANK_OPTION_pin_pin_policy"
+/* The same in a batch job's environment, read by srun in the script
+ * (Slurm's spank_process_env_options(): "SLURM_SPANK_" + the above). */
+#define SUBMIT_JOB_ENV_NAME "SLURM_SPANK__SLURM_SPANK_OPTION_pin_pin_policy"
+
+/* Longest text submit_decide() puts into note (without the NUL). */
+#define SUBMIT_NOTE_MAX 200
+
+enum submit_source {
+    SUBMIT_NONE = 0,        /* no policy asked, no default: nothing to do */
+    SUBMIT_ASKED,           /* --pin-policy given and allowed */
+    SUBMIT_DEFAULT,         /* DefaultPolicy (global or the partition's) */
+    SUBMIT_FORCED,          /* the partition's ForcedPolicy */
+};
+
+struct submit_decision {
+    enum submit_source source;
+    int policy;             /* enum place_policy; meaningless if SUBMIT_NONE */
+    bool verbose;           /* ",verbose" was asked */
+    /* The option value the job must carry, "POLICY[,verbose]", when the
+     * job did not carry it already (default, forced): the glue writes
+     * SUBMIT_SPANK_ENV_NAME=value into spank_job_env and, for a batch
+     * job, SUBMIT_JOB_ENV_NAME=value into its environment.  "" if the
+     * job already carries what it needs. */
+    char write_value[80];
+    /* Allocation fields to set; NO_VAL16 / NO_VAL: leave as they are. */
+    uint16_t threads_per_core;
+    uint32_t task_dist;
+    /* What was decided, for the job's comment: "pin: numa-local
+     * (partition default); added threads_per_core=1".  "" if nothing. */
+    char note[SUBMIT_NOTE_MAX + 1];
+};
+
+/* Decide for `job` submitted by `user` (a name; may be NULL, then
+ * NoneUsers= cannot match).  `conf` holds the rules.  Returns 0 and fills
+ * *d, or -1 with errno EINVAL and errp one line for the user:
+ *   "--pin-policy=random: not allowed in partition debug; allowed: ..."
+ * *d is only meaningful on success.  Nothing to free.
+ */
+int submit_decide (const struct pin_conf *conf, const job_desc_msg_t *job,
+                   const char *user, struct submit_decision *d,
+                   pin_error_t *errp);
+
+/* Write d's allocation fields (threads_per_core, task_dist) into job;
+ * touches nothing else. */
+void submit_apply_fields (job_desc_msg_t *job,
+                          const struct submit_decision *d);
+
+/* Index of the entry NAME=... in a NULL-terminated or `size`-long string
+ * array (NULL entries skipped), or -1.  For spank_job_env / environment. */
+int submit_env_find (char *const *env, uint32_t size, const char *name);
+
+/* Write "p1, p2" for the policies in `mask` into buf (size n); returns
+ * buf. */
+const char *submit_policy_names (unsigned mask, char *buf, size_t n);
+
+#endif /* !PIN_SUBMIT_H */

@@ -1,0 +1,180 @@
+#!/bin/sh
+
+test_description='job_submit_pin.so: refusals, defaults, forced policies
+
+A private Slurm with JobSubmitPlugins=pin (PluginDir lists the build
+directory after Slurm'"'"'s own) and pin.so in plugstack.conf.  Bad values
+and policies a partition does not allow are refused at submission with
+one line, nothing is queued and slurmctld stays up; a partition default
+and a forced policy reach the steps of a batch job; what was added shows
+in scontrol show job; a broken pin.conf keeps the last good rules.
+'
+
+. "$(dirname "$0")/sharness.sh"
+
+slurm_require
+
+pin_so_prereq
+JS_DIR="$PIN_BUILDDIR/src/plugins/job_submit/.libs"
+test -r "$JS_DIR/job_submit_pin.so" && test_set_prereq JS_SO
+SLURM_PLUGINDIR=$(dirname "$(find /usr/lib -name job_submit_lua.so -path '*slurm*' 2>/dev/null | head -1)")
+
+STATE=$(mktemp -d /tmp/pin-t3000.XXXXXX) || exit 1
+cleanup "rm -rf '$STATE'"
+
+# pin.so (clients and steps) reads its own file, so that a broken
+# job_submit rules file below breaks only the plugin under test; its
+# PartitionName lines apply to steps the job_submit plugin does not see.
+cat >"$STATE/spank-pin.conf" <<EOF
+StateDir=$STATE/state
+TopologyCache=$STATE/topology.xml
+CgroupBase=slurm-pin-t3000-$$
+Verbose=yes
+PartitionName=debug DefaultPolicy=numa-spread
+PartitionName=pilot ForcedPolicy=cache-shared
+EOF
+
+# The rules of job_submit_pin.so: DIR/etc/pin.conf, beside slurm.conf.
+cat >pin.conf <<EOF
+DefaultPolicy=none
+AllowedPolicies=numa-local,numa-spread,cache-shared,none
+NoneUsers=nobody-at-all
+PartitionName=debug DefaultPolicy=numa-spread
+PartitionName=pilot ForcedPolicy=cache-shared
+EOF
+
+alive () {
+    scontrol ping >ping.out && grep "is UP" ping.out
+}
+
+queue_empty () {
+    squeue -h -o %i >queue.out && test ! -s queue.out
+}
+
+test_expect_success JS_SO,PIN_SO 'start Slurm with JobSubmitPlugins=pin' '
+    test -n "$SLURM_PLUGINDIR" &&
+    echo "required $PIN_SO conf=$STATE/spank-pin.conf" >plugstack.conf &&
+    slurm_start --plugstack plugstack.conf --pin-conf pin.conf \
+        --conf-extra "PluginDir=$SLURM_PLUGINDIR:$JS_DIR" \
+        --conf-extra JobSubmitPlugins=pin \
+        --conf-extra "PartitionName=pilot Nodes=ALL MaxTime=INFINITE State=UP" &&
+    grep "pin: loaded .*/pin.conf (2 partition lines)" \
+        "$LOCAL_SLURM_DIR/log/slurmctld.log"
+'
+
+# refused MSG CMD...: CMD exits non-zero and prints MSG (grep -F), nothing
+# ran, nothing is queued, slurmctld stays up.
+refused () {
+    msg=$1
+    shift
+    test_must_fail "$@" >refused.out 2>refused.err &&
+    grep -F -- "$msg" refused.err &&
+    ! test -e ran &&
+    queue_empty &&
+    alive ||
+    { echo "stderr:"; cat refused.err; false; }
+}
+
+test_expect_success SLURM,JS_SO 'sbatch: a policy the site does not allow is refused' '
+    refused "--pin-policy=random: not allowed in partition (default); allowed: numa-local, numa-spread, cache-shared" \
+        sbatch --pin-policy=random --wrap "touch ran"
+'
+
+test_expect_success SLURM,JS_SO 'srun and salloc: refused with the same line' '
+    refused "--pin-policy=random: not allowed in partition debug" \
+        srun -p debug --pin-policy=random touch ran &&
+    refused "--pin-policy=random: not allowed" \
+        salloc --pin-policy=random touch ran
+'
+
+test_expect_success SLURM,JS_SO 'a forced partition refuses another policy' '
+    refused "--pin-policy=numa-local: partition pilot forces cache-shared; leave --pin-policy out or give cache-shared" \
+        sbatch -p pilot --pin-policy=numa-local --wrap "touch ran"
+'
+
+test_expect_success SLURM,JS_SO 'none is only for NoneUsers and NoneAccounts' '
+    refused "--pin-policy=none: only the users and accounts of pin.conf" \
+        sbatch --pin-policy=none --wrap "touch ran"
+'
+
+test_expect_success SLURM,JS_SO 'garbage through the environment: refused, slurmctld alive' '
+    long=$(printf "%05000d" 0) &&
+    for v in "" "$long" "$(printf "\377\376numa")" "numa-local,loud" "numa-local,"; do
+        SLURM_SPANK__SLURM_SPANK_OPTION_pin_pin_policy="$v" \
+            test_must_fail sbatch --wrap "touch ran" 2>garbage.err &&
+        grep -- "--pin-policy=" garbage.err &&
+        ! test -e ran && queue_empty && alive || return 1
+    done
+'
+
+# The batch step and a step of the script each print pin.so's verbose line.
+cat >job.sh <<'EOF'
+#!/bin/sh
+echo "env ${SLURM_SPANK__SLURM_SPANK_OPTION_pin_pin_policy-unset}"
+srun -n1 -c1 true
+EOF
+chmod +x job.sh
+
+test_expect_success SLURM,JS_SO,PIN_SO 'a partition default reaches the steps of a batch job' '
+    jobid=$(sbatch --parsable -p debug -n1 -c1 -o job1.out job.sh) &&
+    slurm_wait_job "$jobid" &&
+    cat job1.out &&
+    grep "^env numa-spread$" job1.out &&
+    test "$(grep -c "^pin: task 0 on .*: policy=numa-spread " job1.out)" -eq 2 &&
+    scontrol show job "$jobid" >show1.out &&
+    grep "Comment=pin: numa-spread (partition default); added threads_per_core=1,distribution=block:fcyclic" show1.out
+'
+
+test_expect_success SLURM,JS_SO,PIN_SO 'a forced policy reaches the steps; the user comment is kept' '
+    jobid=$(sbatch --parsable -p pilot --comment=mine -n1 -c1 -o job2.out job.sh) &&
+    slurm_wait_job "$jobid" &&
+    cat job2.out &&
+    grep "^env cache-shared$" job2.out &&
+    test "$(grep -c "^pin: task 0 on .*: policy=cache-shared " job2.out)" -eq 2 &&
+    scontrol show job "$jobid" >show2.out &&
+    grep "Comment=mine; pin: cache-shared (forced by partition)" show2.out
+'
+
+test_expect_success SLURM,JS_SO,PIN_SO 'steps the plugin does not see: pin.so applies the partition rules' '
+    srun -p pilot -n1 -c1 true 2>srun1.err &&
+    grep "^pin: task 0 on .*: policy=cache-shared " srun1.err &&
+    srun -p debug -n1 -c1 true 2>srun2.err &&
+    grep "^pin: task 0 on .*: policy=numa-spread " srun2.err &&
+    srun -n1 -c1 true 2>srun3.err &&
+    grep "^pin: task 0 on .*: policy=numa-spread " srun3.err &&
+    jobid=$(sbatch --parsable -p pilot -n1 -c1 -o job6.out --wrap "srun -n1 -c1 --pin-policy=numa-local true") &&
+    slurm_wait_job "$jobid" &&
+    test "$(grep -c "^pin: task 0 on .*: policy=cache-shared " job6.out)" -eq 2
+'
+
+test_expect_success SLURM,JS_SO 'explicit --threads-per-core and -m are kept' '
+    jobid=$(sbatch --parsable -p debug --pin-policy=numa-spread --threads-per-core=1 -m block:block -n1 -c1 -o /dev/null --wrap true) &&
+    slurm_wait_job "$jobid" &&
+    scontrol show job "$jobid" >show3.out &&
+    grep "Comment=pin: numa-spread (asked) *$" show3.out
+'
+
+test_expect_success SLURM,JS_SO 'a changed pin.conf is picked up at reconfigure' '
+    sed "s/^PartitionName=debug .*/PartitionName=debug DefaultPolicy=numa-local/" \
+        "$LOCAL_SLURM_DIR/etc/pin.conf" >new.conf &&
+    cp new.conf "$LOCAL_SLURM_DIR/etc/pin.conf" &&
+    scontrol reconfigure &&
+    jobid=$(sbatch --parsable -p debug -n1 -c1 -o job4.out job.sh) &&
+    slurm_wait_job "$jobid" &&
+    grep "^env numa-local$" job4.out
+'
+
+test_expect_success SLURM,JS_SO 'a broken pin.conf keeps the last good rules and says why' '
+    echo "PartitionName=other Bogus=1" >>"$LOCAL_SLURM_DIR/etc/pin.conf" &&
+    scontrol reconfigure &&
+    refused "--pin-policy=random: not allowed" \
+        sbatch --pin-policy=random --wrap "touch ran" &&
+    jobid=$(sbatch --parsable -p debug -n1 -c1 -o job5.out job.sh) &&
+    slurm_wait_job "$jobid" &&
+    grep "^env numa-local$" job5.out &&
+    grep "pin: bad configuration: .*pin.conf:6: PartitionName=other: .Bogus=1.: not a per-partition Key=Value; valid here: DefaultPolicy, AllowedPolicies, ForcedPolicy; keeping the last good rules" \
+        "$LOCAL_SLURM_DIR/log/slurmctld.log" &&
+    alive
+'
+
+test_done
