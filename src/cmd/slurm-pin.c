@@ -17,6 +17,8 @@ static const struct subcmd subcmds[] = {
       cmd_plan },
     { "check", "tell whether pin.so can run on this node, in which mode",
       cmd_check },
+    { "profile", "record a command's processes and summarise a profile",
+      cmd_profile },
     { NULL, NULL, NULL },
 };
 
