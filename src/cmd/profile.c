@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -180,7 +181,7 @@ static int record (const struct opts *o, int argc, char **argv)
     json_object *hdr, *cmd;
     hwloc_bitmap_t cpus = NULL;
     pin_error_t e = { "" };
-    int go[2], status = -1, rc;
+    int go[2], status = -1, rc, pidfd;
     pid_t pid;
     char c = 'x';
 
@@ -256,15 +257,20 @@ static int record (const struct opts *o, int argc, char **argv)
         kill (pid, SIGKILL);
     }
     close (go[1]);
+    /* CMD's end wakes the loop through a pidfd (Linux >= 5.3); without
+     * one, the loop looks every 50 ms */
+    pidfd = (int)syscall (SYS_pidfd_open, pid, 0);
     rc = 0;
     for (;;) {
-        struct pollfd fds[4];
+        struct pollfd fds[5];
         int n = prof_rec_pollfds (r, fds, 4);
         int t = prof_rec_timeout_ms (r);
         pid_t w;
 
-        if (t < 0 || t > 50)
-            t = 50;     /* notice CMD's end soon */
+        if (pidfd >= 0)
+            fds[n++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+        else if (t < 0 || t > 50)
+            t = 50;
         if (poll (fds, (nfds_t)n, t) < 0 && errno != EINTR) {
             cmd_error (NAME, "poll: %s", strerror (errno));
             rc = -1;
@@ -277,6 +283,8 @@ static int record (const struct opts *o, int argc, char **argv)
         if (w == pid || (w < 0 && errno != EINTR))
             break;
     }
+    if (pidfd >= 0)
+        close (pidfd);
     prof_rec_stats (r, &st);
     if (prof_rec_finish (r, status, &e) < 0) {
         cmd_error (NAME, "%s", e.text);

@@ -581,10 +581,11 @@ int prof_rec_finish (struct prof_rec *r, int status, pin_error_t *errp)
     if (!r->failed) {
         if (drain_cn (r, errp) < 0 || drain_ts (r, errp) < 0)
             rc = -1;
-        /* records still in flight come within microseconds of the exit
-         * event (the kernel sends them first): one more drain */
-        if (rc == 0 && r->ts_fd >= 0) {
-            usleep (20000);
+        /* the kernel sends a task's record before its exit event, so a
+         * record still awaited is in flight or lost: wait up to 20 ms */
+        for (int i = 0; rc == 0 && r->ts_fd >= 0 && i < 20
+                    && tsmatch_awaiting (r->tsm) > 0; i++) {
+            usleep (1000);
             if (drain_cn (r, errp) < 0 || drain_ts (r, errp) < 0)
                 rc = -1;
         }

@@ -318,7 +318,7 @@ struct tsentry {
 
 struct tsmatch {
     struct tsentry *e;
-    size_t size, used;
+    size_t size, used, awaiting;
 };
 
 static size_t ts_hash (int32_t pid, size_t size)
@@ -381,8 +381,11 @@ static int ts_rebuild (struct tsmatch *m, size_t size, uint64_t now,
         if (age == 0 || (now > o->t && now - o->t > age)) {
             if (o->kind == TS_PENDING && unclaimed)
                 (*unclaimed)++;
-            if (o->kind == TS_AWAITING && missing)
-                (*missing)++;
+            if (o->kind == TS_AWAITING) {
+                m->awaiting--;
+                if (missing)
+                    (*missing)++;
+            }
             continue;
         }
         i = ts_hash (o->pid, size);
@@ -442,6 +445,7 @@ int tsmatch_record (struct tsmatch *m, const struct ts_record *r,
     if (k && k->kind == TS_AWAITING) {
         *out = *r;
         ts_erase (m, k);
+        m->awaiting--;
         return 1;
     }
     if (!k && !(k = ts_insert (m, r->pid)))
@@ -464,9 +468,16 @@ int tsmatch_exit (struct tsmatch *m, int32_t pid, uint64_t now_ns,
     }
     if (!k && !(k = ts_insert (m, pid)))
         return -1;
+    if (k->kind != TS_AWAITING)
+        m->awaiting++;
     k->kind = TS_AWAITING;
     k->t = now_ns;
     return 0;
+}
+
+size_t tsmatch_awaiting (const struct tsmatch *m)
+{
+    return m->awaiting;
 }
 
 void tsmatch_expire (struct tsmatch *m, uint64_t now_ns, uint64_t age_ns,

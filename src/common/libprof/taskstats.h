@@ -68,6 +68,9 @@ int tsmatch_record (struct tsmatch *m, const struct ts_record *r,
  * is it), 0 if it is now awaited, -1 ENOMEM. */
 int tsmatch_exit (struct tsmatch *m, int32_t pid, uint64_t now_ns,
                   struct ts_record *out);
+/* Exits still waiting for their record. */
+size_t tsmatch_awaiting (const struct tsmatch *m);
+
 /* Forget entries older than `age_ns` (all with age_ns 0): adds the
  * records never claimed (other tasks') to *unclaimed and the exits whose
  * record never came to *missing. */

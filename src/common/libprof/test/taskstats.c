@@ -189,11 +189,13 @@ START_TEST (test_match)
     r.pid = 12;
     ck_assert_int_eq (tsmatch_record (m, &r, 104, &out), 0);
     ck_assert_int_eq (tsmatch_exit (m, 13, 105, &out), 0);
+    ck_assert_uint_eq (tsmatch_awaiting (m), 1);
     tsmatch_expire (m, 106, 1000, &unclaimed, &missing);
     ck_assert_uint_eq (unclaimed + missing, 0);     /* not old yet */
     tsmatch_expire (m, 2000, 1000, &unclaimed, &missing);
     ck_assert_uint_eq (unclaimed, 1);
     ck_assert_uint_eq (missing, 1);
+    ck_assert_uint_eq (tsmatch_awaiting (m), 0);
     /* many: growth and deletion */
     for (int32_t p = 1; p < 5000; p++) {
         r.pid = p;
