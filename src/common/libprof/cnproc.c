@@ -257,22 +257,21 @@ void cnproc_seq_stats (const struct cnproc_seq *s,
 
 static int send_op (int fd, enum proc_cn_mcast_op op)
 {
-    struct {
-        struct nlmsghdr nh;
-        struct cn_msg cn;
-        enum proc_cn_mcast_op op;
-    } __attribute__ ((packed)) m;
+    unsigned char m[NLMSG_HDRLEN + sizeof (struct cn_msg) + sizeof (op)];
+    struct nlmsghdr nh = { 0 };
+    struct cn_msg cn = { 0 };
     struct sockaddr_nl to = { .nl_family = AF_NETLINK };
 
-    memset (&m, 0, sizeof (m));
-    m.nh.nlmsg_len = sizeof (m);
-    m.nh.nlmsg_type = NLMSG_DONE;
-    m.nh.nlmsg_pid = 0;
-    m.cn.id.idx = CN_IDX_PROC;
-    m.cn.id.val = CN_VAL_PROC;
-    m.cn.len = sizeof (op);
-    m.op = op;
-    if (sendto (fd, &m, sizeof (m), 0, (struct sockaddr *)&to,
+    nh.nlmsg_len = sizeof (m);
+    nh.nlmsg_type = NLMSG_DONE;
+    cn.id.idx = CN_IDX_PROC;
+    cn.id.val = CN_VAL_PROC;
+    cn.len = sizeof (op);
+    memset (m, 0, sizeof (m));
+    memcpy (m, &nh, sizeof (nh));
+    memcpy (m + NLMSG_HDRLEN, &cn, sizeof (cn));
+    memcpy (m + NLMSG_HDRLEN + sizeof (cn), &op, sizeof (op));
+    if (sendto (fd, m, sizeof (m), 0, (struct sockaddr *)&to,
                 sizeof (to)) != (ssize_t)sizeof (m))
         return -1;
     return 0;

@@ -141,7 +141,7 @@ int taskstats_parse (const void *buf, size_t len, uint16_t family,
             if (e.error != 0) {
                 errno = EPROTO;
                 return errprintf (errp, "taskstats: the kernel answered "
-                                  "error %d", -e.error);
+                                  "error %ld", -(long)e.error);
             }
         } else if (nh.nlmsg_type == family) {
             struct genlmsghdr g;
