@@ -192,6 +192,32 @@ test_expect_success CONNECTOR,PY 'every process line of the profile is a descend
 	EOF
 '
 
+# --- losses: a stopped recorder with a small buffer ----------------------
+
+# The recorder is stopped (SIGSTOP) while the workload forks 3000 times
+# into a 128 KiB receive buffer: the kernel must drop events, and the
+# profile must say so: ENOBUFS, sequence gaps covering every missing fork.
+test_expect_success CONNECTOR,PY 'events dropped by the kernel are counted, not ignored' '
+    slurm-pin profile --record lossy.jsonl --rcvbuf 65536 --interval 0 -- \
+        sh -c "sleep 1; \"$PY\" \"$WORKLOAD\" burst 3000" >lossy-workload.json \
+        2>lossy.err &
+    rec=$! &&
+    sleep 0.5 && kill -STOP $rec && sleep 4 && kill -CONT $rec &&
+    wait $rec &&
+    cat lossy.err &&
+    grep "events were lost" lossy.err &&
+    slurm-pin profile --json lossy.jsonl >lossy.json &&
+    got=$(jget lossy.json "j[\"processes_created\"]") &&
+    gaps=$(jget lossy.json "j[\"lost\"][\"sequence_gaps\"]") &&
+    enobufs=$(jget lossy.json "j[\"lost\"][\"enobufs\"]") &&
+    echo "recorded $got of 3001 processes; $gaps sequence gaps, $enobufs overflows" &&
+    test "$enobufs" -gt 0 && test "$gaps" -gt 0 &&
+    test "$got" -lt 3001 &&
+    test $((got + gaps)) -ge 3001 &&
+    grep "\"type\":\"lost\",.*\"kind\":\"sequence\"" lossy.jsonl >/dev/null &&
+    slurm-pin profile lossy.jsonl | grep "^lost events  *[1-9][0-9]* sequence gaps"
+'
+
 # --- memory: PSS against summed RSS ------------------------------------
 
 test_expect_success CONNECTOR,PY 'forked workers sharing 64 MiB: PSS well under summed RSS' '
