@@ -76,6 +76,8 @@ static uint64_t window_peak (uint64_t *v, size_t n)
     uint64_t peak = 0;
     size_t lo = 0;
 
+    if (n == 0)
+        return 0;   /* v may be NULL */
     qsort (v, n, sizeof (*v), cmp_u64);
     for (size_t hi = 0; hi < n; hi++) {
         while (v[hi] - v[lo] >= 1000000000ull)
@@ -333,11 +335,10 @@ static json_object *cmd_list (const struct prof_cmd_stat *c, size_t n,
     json_object *arr = json_object_new_array ();
 
     for (size_t i = 0; arr && i < n && i < top; i++) {
-        json_object *o = json_object_new_object ();
-        if (cpu && c[i].cpu_us == 0)
+        json_object *o;
+        if (cpu ? c[i].cpu_us == 0 : c[i].processes == 0)
             break;
-        if (!cpu && c[i].processes == 0)
-            break;
+        o = json_object_new_object ();
         json_object_object_add (o, "command",
                                 json_object_new_string (c[i].comm));
         json_object_object_add (o, "processes",
