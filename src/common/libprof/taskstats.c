@@ -189,7 +189,7 @@ static int put_attr (struct req *m, uint16_t type, const void *data,
 }
 
 static int send_req (int fd, uint16_t type, uint8_t cmd, uint16_t attr,
-                     const void *data, size_t len)
+                     const void *data, size_t len, bool ack)
 {
     struct req m;
     struct sockaddr_nl to = { .nl_family = AF_NETLINK };
@@ -197,7 +197,7 @@ static int send_req (int fd, uint16_t type, uint8_t cmd, uint16_t attr,
     memset (&m, 0, sizeof (m));
     m.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN;
     m.nh.nlmsg_type = type;
-    m.nh.nlmsg_flags = NLM_F_REQUEST;
+    m.nh.nlmsg_flags = NLM_F_REQUEST | (ack ? NLM_F_ACK : 0);
     m.g.cmd = cmd;
     m.g.version = 1;
     if (put_attr (&m, attr, data, len) < 0) {
@@ -260,7 +260,7 @@ int taskstats_open (int ncpus, int rcvbuf, uint16_t *family,
     if (bind (fd, (struct sockaddr *)&sa, sizeof (sa)) < 0)
         goto fail;
     if (send_req (fd, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME,
-                  TASKSTATS_GENL_NAME, sizeof (TASKSTATS_GENL_NAME)) < 0)
+                  TASKSTATS_GENL_NAME, sizeof (TASKSTATS_GENL_NAME), false) < 0)
         goto fail;
     if ((n = recv (fd, buf, sizeof (buf), 0)) < 0)
         goto fail;
@@ -273,10 +273,35 @@ int taskstats_open (int ncpus, int rcvbuf, uint16_t *family,
     snprintf (mask, sizeof (mask), "0-%d", ncpus > 0 ? ncpus - 1 : 0);
     if (send_req (fd, (uint16_t)id, TASKSTATS_CMD_GET,
                   TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, mask,
-                  strlen (mask) + 1) < 0)
+                  strlen (mask) + 1, true) < 0)
         goto fail;
-    /* no acknowledgement is asked for: an error would come as NLMSG_ERROR
-     * and be reported by taskstats_parse */
+    /* the acknowledgement says whether the kernel took the mask; exit
+     * records of tasks ending meanwhile may come first (not ours: no
+     * root is followed yet) */
+    for (int tries = 0;; tries++) {
+        struct nlmsghdr nh;
+        struct nlmsgerr ne = { 0 };
+        if (tries > 100000) {
+            errno = ETIMEDOUT;
+            goto fail;
+        }
+        if ((n = recv (fd, buf, sizeof (buf), 0)) < 0)
+            goto fail;
+        if ((size_t)n < NLMSG_HDRLEN)
+            continue;
+        memcpy (&nh, buf, sizeof (nh));
+        if (nh.nlmsg_type != NLMSG_ERROR)
+            continue;
+        if ((size_t)n >= NLMSG_HDRLEN + sizeof (ne))
+            memcpy (&ne, buf + NLMSG_HDRLEN, sizeof (ne));
+        if (ne.error != 0) {
+            close (fd);
+            errno = ne.error < 0 && ne.error > -4096 ? -ne.error : EPROTO;
+            return errprintf (errp, "taskstats: the kernel refused to "
+                              "register CPUs %s: %s", mask, strerror (errno));
+        }
+        break;
+    }
     tv.tv_sec = 0;
     (void)setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof (tv));
     if (fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK) < 0)
@@ -299,7 +324,7 @@ void taskstats_close (int fd, int ncpus, uint16_t family)
         snprintf (mask, sizeof (mask), "0-%d", ncpus > 0 ? ncpus - 1 : 0);
         (void)send_req (fd, family, TASKSTATS_CMD_GET,
                         TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, mask,
-                        strlen (mask) + 1);
+                        strlen (mask) + 1, false);
         close (fd);
     }
     errno = saved;
