@@ -21,6 +21,10 @@
 #define RECV_SIZE 65536
 #define MAX_EVENTS (RECV_SIZE / 16)
 #define MAX_CPUS 4096
+/* /proc/stat of a large machine: its intr line alone can be long */
+#define STAT_SIZE (1 << 20)
+/* datagrams read per call, so that a fork storm cannot starve sampling */
+#define MAX_BATCH 4096
 /* how long a taskstats record waits for its exit and the other way */
 #define TS_MATCH_AGE_NS (10ull * 1000000000ull)
 
@@ -39,6 +43,7 @@ struct prof_rec {
     struct cnproc_event *ev;
     struct ts_record *tsr;
     struct procfs_cpu *cpu;
+    char *statbuf;
     struct prof_rec_stats st;
     long clk_tck;
     bool failed;
@@ -105,6 +110,7 @@ struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
         || !(r->ev = calloc (MAX_EVENTS, sizeof (*r->ev)))
         || !(r->tsr = calloc (MAX_EVENTS, sizeof (*r->tsr)))
         || !(r->cpu = calloc (MAX_CPUS, sizeof (*r->cpu)))
+        || !(r->statbuf = malloc (STAT_SIZE))
         || !(r->cpus = o->cpus ? hwloc_bitmap_dup (o->cpus)
                                : hwloc_bitmap_alloc ())) {
         errno = ENOMEM;
@@ -158,6 +164,7 @@ fail:
     free (r->ev);
     free (r->tsr);
     free (r->cpu);
+    free (r->statbuf);
     free (r);
     return NULL;
 }
@@ -285,9 +292,11 @@ static int put_event (struct prof_rec *r, struct cnproc_event *e,
     return put (r, o, errp);
 }
 
+/* Read what is waiting, at most MAX_BATCH datagrams: 0 when the socket
+ * is empty, 1 when more may be waiting, -1 with errp. */
 static int drain_cn (struct prof_rec *r, pin_error_t *errp)
 {
-    for (;;) {
+    for (int batch = 0; batch < MAX_BATCH; batch++) {
         ssize_t n = cnproc_recv (r->cn_fd, r->buf, RECV_SIZE, &r->st.foreign);
         int nev;
 
@@ -346,13 +355,14 @@ static int drain_cn (struct prof_rec *r, pin_error_t *errp)
             }
         }
     }
+    return 1;   /* more may be waiting */
 }
 
 static int drain_ts (struct prof_rec *r, pin_error_t *errp)
 {
     if (r->ts_fd < 0)
         return 0;
-    for (;;) {
+    for (int batch = 0; batch < MAX_BATCH; batch++) {
         ssize_t n = recv (r->ts_fd, r->buf, RECV_SIZE, 0);
         int nrec;
 
@@ -381,6 +391,7 @@ static int drain_ts (struct prof_rec *r, pin_error_t *errp)
                 return -1;
         }
     }
+    return 1;   /* more may be waiting */
 }
 
 /* ---- sampling ---------------------------------------------------------- */
@@ -482,7 +493,6 @@ static int take_sample (struct prof_rec *r, pin_error_t *errp)
     struct sample *s = calloc (1, sizeof (*s));
     json_object *o, *cpus;
     struct tracker_counts c;
-    char statbuf[65536];
     int rc;
 
     if (!s) {
@@ -510,10 +520,17 @@ static int take_sample (struct prof_rec *r, pin_error_t *errp)
         ADD (o, "smaps_failed", I64 (s->smaps_fail));
         ADD (o, "smaps_ns", I64 (s->smaps_ns));
     }
-    if (!hwloc_bitmap_iszero (r->cpus)
-        && procfs_read ("/proc/stat", statbuf, sizeof (statbuf)) >= 0) {
-        int n = procfs_parse_cpustat (statbuf, r->cpus, r->cpu, MAX_CPUS,
-                                      NULL);
+    if (!hwloc_bitmap_iszero (r->cpus)) {
+        pin_error_t e = { "" };
+        int n = -1;
+        if (procfs_read ("/proc/stat", r->statbuf, STAT_SIZE) < 0)
+            snprintf (e.text, sizeof (e.text), "/proc/stat: %s",
+                      strerror (errno));
+        else
+            n = procfs_parse_cpustat (r->statbuf, r->cpus, r->cpu, MAX_CPUS,
+                                      &e);
+        if (n < 0)      /* said, not hidden */
+            ADD (o, "cpus_error", json_object_new_string (e.text));
         cpus = json_object_new_array ();
         for (int i = 0; i < n; i++) {
             json_object *a = json_object_new_array ();
@@ -579,8 +596,14 @@ int prof_rec_finish (struct prof_rec *r, int status, pin_error_t *errp)
     if (!r)
         return 0;
     if (!r->failed) {
-        if (drain_cn (r, errp) < 0 || drain_ts (r, errp) < 0)
-            rc = -1;
+        int more = 1;
+        /* bounded: other processes of the machine never stop sending */
+        for (int k = 0; rc == 0 && more && k < 64; k++) {
+            int a = drain_cn (r, errp), b = a < 0 ? 0 : drain_ts (r, errp);
+            if (a < 0 || b < 0)
+                rc = -1;
+            more = a > 0 || b > 0;
+        }
         /* the kernel sends a task's record before its exit event, so a
          * record still awaited is in flight or lost: wait up to 20 ms */
         for (int i = 0; rc == 0 && r->ts_fd >= 0 && i < 20
@@ -633,6 +656,7 @@ int prof_rec_finish (struct prof_rec *r, int status, pin_error_t *errp)
     free (r->ev);
     free (r->tsr);
     free (r->cpu);
+    free (r->statbuf);
     free (r);
     return rc;
 }
