@@ -361,12 +361,13 @@ static void print_summary (const char *path, const struct prof_summary *s,
     if (!s->have_end)
         printf ("lost events        UNKNOWN: the file has no end line "
                 "(recording cut short)\n");
-    else if (s->lost_seq || s->enobufs || s->untracked || s->dropped_lines
-             || s->bound_reached)
+    else if (s->lost_seq || s->enobufs || s->socket_drops || s->untracked
+             || s->dropped_lines || s->bound_reached)
         printf ("lost events        %" PRIu64 " sequence gaps, %" PRIu64
-                " buffer overflows, %" PRIu64 " untracked, %" PRIu64
-                " lines over the size bound\n", s->lost_seq, s->enobufs,
-                s->untracked, s->dropped_lines);
+                " buffer overflows (%" PRIu64 " messages dropped), %" PRIu64
+                " untracked, %" PRIu64 " lines over the size bound\n",
+                s->lost_seq, s->enobufs, s->socket_drops, s->untracked,
+                s->dropped_lines);
     else
         printf ("lost events        none\n");
     if (s->alive_processes || s->alive_threads)

@@ -6,6 +6,7 @@
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,4 +346,16 @@ ssize_t cnproc_recv (int fd, void *buf, size_t size, uint64_t *foreign)
         }
         return n;
     }
+}
+
+int64_t cnproc_socket_drops (int fd)
+{
+    uint32_t mem[SK_MEMINFO_VARS];
+    socklen_t len = sizeof (mem);
+
+    memset (mem, 0, sizeof (mem));
+    if (getsockopt (fd, SOL_SOCKET, SO_MEMINFO, mem, &len) < 0
+        || len <= SK_MEMINFO_DROPS * sizeof (uint32_t))
+        return -1;
+    return mem[SK_MEMINFO_DROPS];
 }

@@ -94,4 +94,8 @@ void cnproc_close (int fd);
  * counted in *foreign (may be NULL). */
 ssize_t cnproc_recv (int fd, void *buf, size_t size, uint64_t *foreign);
 
+/* The kernel's count of messages dropped for this socket's full buffer
+ * (SO_MEMINFO, SK_MEMINFO_DROPS), or -1 if the kernel does not say. */
+int64_t cnproc_socket_drops (int fd);
+
 #endif /* !PIN_CNPROC_H */

@@ -3,6 +3,8 @@
 #include "config.h"
 #endif
 #include <dirent.h>
+#include <sched.h>
+#include <sys/wait.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +46,7 @@ struct prof_rec {
     struct ts_record *tsr;
     struct procfs_cpu *cpu;
     char *statbuf;
+    int flushed_cpus;
     struct prof_rec_stats st;
     long clk_tck;
     bool failed;
@@ -587,6 +590,40 @@ void prof_rec_stats (const struct prof_rec *r, struct prof_rec_stats *s)
     s->alive_threads = c.threads;
 }
 
+/* Make every CPU this process may run on send one more event: a child
+ * bound to it exits there.  A loss at the very end of a CPU's events is
+ * only seen as a sequence gap when a later event of that CPU arrives;
+ * these are those later events.  The children are not in the step.
+ * Returns how many CPUs were reached. */
+static int flush_cpus (void)
+{
+    cpu_set_t set;
+    int n = 0;
+
+    if (sched_getaffinity (0, sizeof (set), &set) < 0)
+        return 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        pid_t pid;
+        if (!CPU_ISSET (cpu, &set))
+            continue;
+        if ((pid = fork ()) < 0)
+            break;
+        if (pid == 0) {
+            cpu_set_t one;
+            CPU_ZERO (&one);
+            CPU_SET (cpu, &one);
+            /* async-signal-safe only: the caller may have threads */
+            if (sched_setaffinity (0, sizeof (one), &one) == 0)
+                sched_yield ();
+            _exit (0);
+        }
+        while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        n++;
+    }
+    return n;
+}
+
 int prof_rec_finish (struct prof_rec *r, int status, pin_error_t *errp)
 {
     struct prof_rec_stats s;
@@ -596,13 +633,20 @@ int prof_rec_finish (struct prof_rec *r, int status, pin_error_t *errp)
     if (!r)
         return 0;
     if (!r->failed) {
-        int more = 1;
-        /* bounded: other processes of the machine never stop sending */
-        for (int k = 0; rc == 0 && more && k < 64; k++) {
-            int a = drain_cn (r, errp), b = a < 0 ? 0 : drain_ts (r, errp);
-            if (a < 0 || b < 0)
-                rc = -1;
-            more = a > 0 || b > 0;
+        /* drain (bounded: other processes of the machine never stop
+         * sending), so that the buffer has room for the flush events,
+         * flush, and drain again */
+        for (int pass = 0; pass < 2; pass++) {
+            int more = 1;
+            for (int k = 0; rc == 0 && more && k < 64; k++) {
+                int a = drain_cn (r, errp);
+                int b = a < 0 ? 0 : drain_ts (r, errp);
+                if (a < 0 || b < 0)
+                    rc = -1;
+                more = a > 0 || b > 0;
+            }
+            if (pass == 0)
+                r->flushed_cpus = flush_cpus ();
         }
         /* the kernel sends a task's record before its exit event, so a
          * record still awaited is in flight or lost: wait up to 20 ms */
@@ -636,6 +680,8 @@ int prof_rec_finish (struct prof_rec *r, int status, pin_error_t *errp)
     ADD (end, "taskstats_missing", I64 (s.ts_missing));
     ADD (end, "taskstats_enobufs", I64 (s.ts_enobufs));
     ADD (end, "samples", I64 (s.samples));
+    ADD (end, "flushed_cpus", I64 (r->flushed_cpus));
+    ADD (end, "socket_drops", I64 (cnproc_socket_drops (r->cn_fd)));
     {
         json_object *a = json_object_new_object ();
         ADD (a, "processes", I64 (s.alive_processes));

@@ -154,6 +154,10 @@ static int on_line (json_object *o, int lineno, void *arg)
         s->untracked = (uint64_t)prof_get_int (o, "untracked", 0);
         s->reordered = (uint64_t)prof_get_int (o, "reordered", 0);
         s->foreign = (uint64_t)prof_get_int (o, "foreign", 0);
+        {
+            int64_t d = prof_get_int (o, "socket_drops", 0);
+            s->socket_drops = d > 0 ? (uint64_t)d : 0;
+        }
         s->dropped_lines = (uint64_t)prof_get_int (o, "dropped_lines", 0);
         s->alive_processes = (uint64_t)get_sub (o, "alive", "processes");
         s->alive_threads = (uint64_t)get_sub (o, "alive", "threads");
@@ -409,6 +413,7 @@ json_object *prof_summary_json (const struct prof_summary *s, size_t top)
     lost = json_object_new_object ();
     json_object_object_add (lost, "sequence_gaps", I64 (s->lost_seq));
     json_object_object_add (lost, "enobufs", I64 (s->enobufs));
+    json_object_object_add (lost, "socket_drops", I64 (s->socket_drops));
     json_object_object_add (lost, "untracked", I64 (s->untracked));
     json_object_object_add (lost, "dropped_lines", I64 (s->dropped_lines));
     json_object_object_add (lost, "bound_reached",

@@ -37,6 +37,7 @@ struct prof_summary {
     uint64_t smaps_reads;         /* smaps_rollup files read */
     uint64_t smaps_ns;            /* time spent reading them */
     uint64_t lost_seq, enobufs, untracked, reordered, foreign;
+    uint64_t socket_drops;        /* the kernel's drop count of the socket */
     uint64_t dropped_lines;
     bool bound_reached, have_end;
     int64_t exit_status;          /* wait status of the root, -1 unknown */

@@ -186,6 +186,7 @@ static const char *synthetic[] = {
     "{\"type\":\"future-type\",\"t\":3400000000,\"whatever\":[1]}",
     "{\"type\":\"lost\",\"t\":3500000000,\"kind\":\"sequence\",\"count\":2}",
     "{\"type\":\"end\",\"t\":4000000000,\"status\":0,\"lost_seq\":2,"
+    "\"socket_drops\":3,"
     "\"enobufs\":1,\"dropped_lines\":0,\"alive\":{\"processes\":2,"
     "\"threads\":0}}",
 };
@@ -224,6 +225,7 @@ START_TEST (test_summary)
     ck_assert_uint_eq (s.pss_at_peak_rss_kb, 1000);
     ck_assert_uint_eq (s.peak_pss_kb, 1500);
     ck_assert_uint_eq (s.lost_seq, 2);
+    ck_assert_uint_eq (s.socket_drops, 3);
     ck_assert_uint_eq (s.enobufs, 1);
     ck_assert_uint_eq (s.alive_processes, 2);
     ck_assert (s.have_end && s.have_taskstats);
