@@ -59,7 +59,7 @@ for r in $(seq "$rounds"); do
         bare) n=$forks ;;
         profile)
             "$slurmpin" profile --json "$tmp/p.jsonl" >"$tmp/p.json"
-            n=$("$py" -c 'import json,sys; j=json.load(open(sys.argv[1])); l=j["lost"]; print("%d lost=%d" % (j["processes_created"], l["sequence_gaps"]+l["enobufs"]+l["untracked"]))' "$tmp/p.json") ;;
+            n=$("$py" -c 'import json,sys; j=json.load(open(sys.argv[1])); l=j["lost"]; print("%d lost=%d" % (j["processes_created"], l["sequence_gaps"]+l["enobufs"]+l["socket_drops"]+l["untracked"]))' "$tmp/p.json") ;;
         strace)
             # a completed or resumed fork-like call returning a pid
             n=$(grep -E '(clone3?|v?fork)\(|<\.\.\. (clone3?|v?fork) resumed>' "$tmp/s.txt" |
