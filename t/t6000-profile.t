@@ -95,6 +95,17 @@ test_expect_success CONNECTOR 'the exit status of the command is passed on' '
     grep "cannot run" n.err
 '
 
+test_expect_success CONNECTOR 'SIGTERM to the recorder goes to the command; the profile still ends' '
+    slurm-pin profile --record term.jsonl -- sleep 60 &
+    rec=$! &&
+    for i in $(seq 100); do grep -q "\"type\":\"exec\"" term.jsonl && break; sleep 0.1; done &&
+    kill -TERM $rec &&
+    test_expect_code 143 wait $rec &&
+    tail -n 1 term.jsonl >term-end.json &&
+    grep "\"type\":\"end\"" term-end.json &&
+    grep "\"status\":15," term-end.json
+'
+
 # --- exact counts ------------------------------------------------------
 
 # An outsider forking all the time beside the recording: none of its

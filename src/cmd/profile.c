@@ -161,6 +161,16 @@ static int parse_opts (int argc, char **argv, struct opts *o)
 
 /* ---- recording --------------------------------------------------------- */
 
+/* SIGTERM and SIGHUP go on to CMD, so that the recorder sees it end and
+ * still writes the end of the profile. */
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal (int sig)
+{
+    if (child_pid > 0)
+        kill ((pid_t)child_pid, sig);
+}
+
 static hwloc_bitmap_t own_cpus (void)
 {
     hwloc_bitmap_t b = hwloc_bitmap_alloc ();
@@ -252,6 +262,16 @@ static int record (const struct opts *o, int argc, char **argv)
     }
     signal (SIGINT, SIG_IGN);   /* the terminal's ^C goes to CMD too: */
     signal (SIGQUIT, SIG_IGN);  /* stay to write the end of the profile */
+    {
+        struct sigaction sa;
+        memset (&sa, 0, sizeof (sa));
+        sa.sa_handler = forward_signal;
+        sa.sa_flags = SA_RESTART;
+        sigemptyset (&sa.sa_mask);
+        child_pid = pid;
+        sigaction (SIGTERM, &sa, NULL);
+        sigaction (SIGHUP, &sa, NULL);
+    }
     if (write (go[1], &c, 1) != 1) {
         cmd_error (NAME, "cannot start %s: %s", argv[0], strerror (errno));
         kill (pid, SIGKILL);
