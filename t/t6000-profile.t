@@ -98,7 +98,9 @@ test_expect_success CONNECTOR 'the exit status of the command is passed on' '
 test_expect_success CONNECTOR 'SIGTERM to the recorder goes to the command; the profile still ends' '
     slurm-pin profile --record term.jsonl -- sleep 60 &
     rec=$! &&
-    for i in $(seq 100); do grep -q "\"type\":\"exec\"" term.jsonl && break; sleep 0.1; done &&
+    # once the command runs (the recorder is then set to pass signals on)
+    for i in $(seq 100); do pgrep -x -P $rec sleep >/dev/null && break; sleep 0.1; done &&
+    pgrep -x -P $rec sleep &&
     kill -TERM $rec &&
     test_expect_code 143 wait $rec &&
     tail -n 1 term.jsonl >term-end.json &&
