@@ -16,6 +16,7 @@ PACKAGES="
   clang libclang-rt-dev llvm
   qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
   iproute2 procps util-linux
+  strace
 "
 
 missing=""

@@ -22,6 +22,8 @@ static const struct subcmd subcmds[] = {
       cmd_eff },
     { "report", "compare efficiency by policy, user or partition",
       cmd_report },
+    { "profile", "record a command's processes and summarise a profile",
+      cmd_profile },
     { NULL, NULL, NULL },
 };
 

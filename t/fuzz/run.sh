@@ -58,6 +58,8 @@ fuzz_cpulist         fuzz_cpulist.c   fuzz_cpulist   4096  -                    
 fuzz_claims          fuzz_claims.c    fuzz_claims    4096  -                     yes
 fuzz_cpustat         fuzz_cpustat.c   fuzz_cpustat   4096  -                     yes
 fuzz_topoxml         fuzz_topoxml.c   fuzz_topoxml   65536 -                     yes
+fuzz_netlink         fuzz_netlink.c   fuzz_netlink   4096  -                     yes
+fuzz_procfs          fuzz_procfs.c    fuzz_procfs    4096  -                     yes
 fuzz_topoxml_builtin fuzz_topoxml.c   fuzz_topoxml   65536 HWLOC_LIBXML_IMPORT=0 no
 "
 
@@ -77,6 +79,10 @@ src/common/libconf/conf.c
 src/common/libcgroup2/cg2.c
 src/common/libclaims/claims.c
 src/plugins/spank/pinopt.c
+src/common/libprof/cnproc.c
+src/common/libprof/tracker.c
+src/common/libprof/taskstats.c
+src/common/libprof/procfs.c
 "
 
 usage () {

@@ -1,0 +1,87 @@
+#!/bin/bash
+# bench-profile.sh - what profiling costs a fork-heavy workload, next to strace
+#
+#   bench/bench-profile.sh [FORKS] [ROUNDS]      (root: the proc connector)
+#
+# Runs t/profile/workload.py burst FORKS (FORKS fork()s, reaped after the
+# last one; default 2000) ROUNDS times (default 5) in each of three ways,
+# interleaved so that a change of the machine's load hits all three:
+#   bare     the workload alone
+#   profile  under slurm-pin profile --record (proc connector, taskstats,
+#            samples every 1000 ms with PSS)
+#   strace   under strace -f -e trace=process -ttt -o FILE
+# and prints the median wall time of each, the slowdown against bare, and
+# how many of the FORKS processes each recorded (profile: fork events in
+# the profile and the losses it reports; strace: fork/clone/vfork calls
+# that returned a pid without CLONE_THREAD).  Then the cost of one
+# smaps_rollup read (PSS) for workers sharing 64 MiB.
+# Environment: PIN_BUILDDIR (default ./build), PY (default /usr/bin/python3).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${PIN_BUILDDIR:-$top/build}
+slurmpin=$build/src/cmd/slurm-pin
+py=${PY:-/usr/bin/python3}
+workload=$top/t/profile/workload.py
+forks=${1:-2000}
+rounds=${2:-5}
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "bench-profile: needs root (proc connector)" >&2
+    exit 1
+fi
+for x in "$slurmpin" "$py" strace; do
+    command -v "$x" >/dev/null || { echo "bench-profile: $x not found" >&2; exit 1; }
+done
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+now () { date +%s.%N; }
+
+declare -A times seen
+for r in $(seq "$rounds"); do
+    for mode in bare profile strace; do
+        t0=$(now)
+        case $mode in
+        bare)
+            "$py" "$workload" burst "$forks" >"$tmp/w.json" ;;
+        profile)
+            "$slurmpin" profile --record "$tmp/p.jsonl" -- \
+                "$py" "$workload" burst "$forks" >"$tmp/w.json" ;;
+        strace)
+            strace -f -e trace=process -ttt -o "$tmp/s.txt" \
+                "$py" "$workload" burst "$forks" >"$tmp/w.json" ;;
+        esac
+        t1=$(now)
+        times[$mode]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }') "
+        case $mode in
+        bare) n=$forks ;;
+        profile)
+            "$slurmpin" profile --json "$tmp/p.jsonl" >"$tmp/p.json"
+            n=$("$py" -c 'import json,sys; j=json.load(open(sys.argv[1])); l=j["lost"]; print("%d lost=%d" % (j["processes_created"], l["sequence_gaps"]+l["enobufs"]+l["socket_drops"]+l["untracked"]))' "$tmp/p.json") ;;
+        strace)
+            # a completed or resumed fork-like call returning a pid
+            n=$(grep -E '(clone3?|v?fork)\(|<\.\.\. (clone3?|v?fork) resumed>' "$tmp/s.txt" |
+                grep -v CLONE_THREAD | grep -cE '= [0-9]+$' || true) ;;
+        esac
+        seen[$mode]+="$n; "
+    done
+done
+
+median () { tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+echo "fork-heavy workload: $forks fork()s by Python, $rounds rounds, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-8s %10s %9s  %s\n' mode median_s slowdown "processes recorded per round (of $forks)"
+bare=$(echo "${times[bare]}" | median)
+for mode in bare profile strace; do
+    m=$(echo "${times[$mode]}" | median)
+    printf '%-8s %10.3f %8.2fx  %s\n' "$mode" "$m" \
+        "$(awk -v a="$m" -v b="$bare" 'BEGIN { print a / b }')" \
+        "${seen[$mode]}"
+done
+
+"$slurmpin" profile --record "$tmp/m.jsonl" --interval 100 -- \
+    "$py" "$workload" shared 64 4 1 >/dev/null
+"$slurmpin" profile --json "$tmp/m.jsonl" >"$tmp/m.json"
+"$py" -c 'import json,sys; m=json.load(open(sys.argv[1]))["memory"]; print("smaps_rollup: %d reads, %.0f us per read (processes of ~64 MiB); summed RSS %d KiB, PSS %d KiB" % (m["smaps_reads"], m["smaps_us_per_read"], m["peak_rss_sum_kb"], m["pss_at_peak_rss_kb"]))' "$tmp/m.json"

@@ -1,0 +1,445 @@
+/* profile.c - slurm-pin profile: record a command's processes, summarise
+ *
+ *   slurm-pin profile --record FILE [OPTIONS] -- CMD [ARGS...]
+ *   slurm-pin profile [--json] [--top N] FILE
+ *
+ * Recording needs root (proc connector, taskstats).  The job form
+ * (JOB[.STEP]) comes with the SPANK plugin's profiling.  doc/profiling.md
+ * describes the file; slurm-pin-profile(1) the command.
+ */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <hwloc.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "libprof/profile.h"
+#include "libprof/record.h"
+#include "libprof/summary.h"
+#include "subcmd.h"
+
+#define NAME "profile"
+
+struct opts {
+    const char *record;
+    uint64_t interval_ms, max_bytes, rcvbuf, top;
+    const char *cpus;
+    bool pss, taskstats, json;
+};
+
+static const struct option longopts[] = {
+    { "record", required_argument, NULL, 'r' },
+    { "interval", required_argument, NULL, 'i' },
+    { "max-size", required_argument, NULL, 'm' },
+    { "cpus", required_argument, NULL, 'c' },
+    { "rcvbuf", required_argument, NULL, 'b' },
+    { "no-pss", no_argument, NULL, 'P' },
+    { "no-taskstats", no_argument, NULL, 'T' },
+    { "json", no_argument, NULL, 'j' },
+    { "top", required_argument, NULL, 'n' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+static const char shortopts[] = "+:r:i:m:c:b:PTjn:h";
+
+static void usage (FILE *f)
+{
+    fprintf (f,
+"Usage: slurm-pin profile --record FILE [OPTIONS] -- CMD [ARGS...]\n"
+"       slurm-pin profile [--json] [--top N] FILE\n"
+"\n"
+"Record every fork, exec and exit of CMD and its descendants (proc\n"
+"connector, taskstats; root only) with samples of their states, context\n"
+"switches, PSS and RSS and per-CPU usage; or summarise a recorded file.\n"
+"\n"
+"Recording options:\n"
+"  -r, --record FILE     write the profile to FILE (replaced)\n"
+"  -i, --interval MS     sampling interval in ms, 0 for none (default 1000)\n"
+"  -m, --max-size BYTES  bound of the file (default 268435456)\n"
+"  -c, --cpus LIST       CPUs whose /proc/stat lines are sampled\n"
+"                        (default: the CPUs this command may run on)\n"
+"  -b, --rcvbuf BYTES    netlink receive buffer (default 67108864)\n"
+"  -P, --no-pss          do not read smaps_rollup (PSS, RSS)\n"
+"  -T, --no-taskstats    do not ask taskstats for exit records\n"
+"Summary options:\n"
+"  -j, --json            print the summary as one JSON object\n"
+"  -n, --top N           commands in each top list (default 10)\n"
+"  -h, --help            show this help\n"
+"\n"
+"The exit status of --record is CMD's (128+N if killed by signal N).\n"
+"See slurm-pin-profile(1) and doc/profiling.md.\n");
+}
+
+static int parse_num (const char *opt, const char *s, uint64_t min,
+                      uint64_t max, uint64_t *out)
+{
+    if (cmd_parse_u64 (s, min, max, out) < 0) {
+        cmd_error (NAME, "%s=%s: expected an integer from %" PRIu64
+                   " to %" PRIu64, opt, s, min, max);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_opts (int argc, char **argv, struct opts *o)
+{
+    int c;
+
+    memset (o, 0, sizeof (*o));
+    o->interval_ms = 1000;
+    o->max_bytes = 256ull << 20;
+    o->rcvbuf = 64ull << 20;
+    o->top = 10;
+    o->pss = o->taskstats = true;
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long (argc, argv, shortopts, longopts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            o->record = optarg;
+            break;
+        case 'i':
+            if (parse_num ("--interval", optarg, 0, 3600000,
+                           &o->interval_ms) < 0)
+                return -1;
+            break;
+        case 'm':
+            if (parse_num ("--max-size", optarg, PROF_MIN_BYTES,
+                           UINT64_MAX / 2, &o->max_bytes) < 0)
+                return -1;
+            break;
+        case 'b':
+            if (parse_num ("--rcvbuf", optarg, 65536, 1u << 30,
+                           &o->rcvbuf) < 0)
+                return -1;
+            break;
+        case 'c':
+            o->cpus = optarg;
+            break;
+        case 'P':
+            o->pss = false;
+            break;
+        case 'T':
+            o->taskstats = false;
+            break;
+        case 'j':
+            o->json = true;
+            break;
+        case 'n':
+            if (parse_num ("--top", optarg, 1, 1000, &o->top) < 0)
+                return -1;
+            break;
+        case 'h':
+            return 1;
+        case ':':
+            cmd_error (NAME, "%s: missing value (see 'slurm-pin profile "
+                       "--help')", argv[optind - 1]);
+            return -1;
+        default:
+            cmd_error (NAME, "%s: unknown option; known: --record, "
+                       "--interval, --max-size, --cpus, --rcvbuf, --no-pss, "
+                       "--no-taskstats, --json, --top, --help",
+                       argv[optind - 1]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- recording --------------------------------------------------------- */
+
+/* SIGTERM and SIGHUP go on to CMD, so that the recorder sees it end and
+ * still writes the end of the profile. */
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal (int sig)
+{
+    if (child_pid > 0)
+        kill ((pid_t)child_pid, sig);
+}
+
+static hwloc_bitmap_t own_cpus (void)
+{
+    hwloc_bitmap_t b = hwloc_bitmap_alloc ();
+    cpu_set_t set;
+
+    if (b && sched_getaffinity (0, sizeof (set), &set) == 0)
+        for (int i = 0; i < CPU_SETSIZE; i++)
+            if (CPU_ISSET (i, &set))
+                hwloc_bitmap_set (b, (unsigned)i);
+    return b;
+}
+
+static int record (const struct opts *o, int argc, char **argv)
+{
+    struct prof_rec_opts ro = { 0 };
+    struct prof_rec *r;
+    struct prof_rec_stats st;
+    json_object *hdr, *cmd;
+    hwloc_bitmap_t cpus = NULL;
+    pin_error_t e = { "" };
+    int go[2], status = -1, rc, pidfd;
+    pid_t pid;
+    char c = 'x';
+
+    if (geteuid () != 0) {
+        cmd_error (NAME, "--record needs root (proc connector, taskstats)");
+        return 1;
+    }
+    if (o->cpus) {
+        cpus = hwloc_bitmap_alloc ();
+        if (!cpus || hwloc_bitmap_list_sscanf (cpus, o->cpus) < 0
+            || hwloc_bitmap_weight (cpus) < 0) {
+            cmd_error (NAME, "--cpus=%s: expected a finite CPU list such "
+                       "as 0-3,8", o->cpus);
+            hwloc_bitmap_free (cpus);
+            return 1;
+        }
+    } else if (!(cpus = own_cpus ())) {
+        cmd_error (NAME, "out of memory");
+        return 1;
+    }
+    if (pipe2 (go, O_CLOEXEC) < 0) {
+        cmd_error (NAME, "pipe: %s", strerror (errno));
+        hwloc_bitmap_free (cpus);
+        return 1;
+    }
+    /* the child waits until the collector listens, so that not one of
+     * its forks is missed */
+    if ((pid = fork ()) < 0) {
+        cmd_error (NAME, "fork: %s", strerror (errno));
+        hwloc_bitmap_free (cpus);
+        return 1;
+    }
+    if (pid == 0) {
+        close (go[1]);
+        if (read (go[0], &c, 1) != 1)
+            _exit (127);
+        close (go[0]);
+        execvp (argv[0], argv);
+        cmd_error (NAME, "%s: cannot run: %s", argv[0], strerror (errno));
+        _exit (127);
+    }
+    close (go[0]);
+    hdr = json_object_new_object ();
+    cmd = json_object_new_array ();
+    for (int i = 0; i < argc; i++)
+        json_object_array_add (cmd, json_object_new_string (argv[i]));
+    json_object_object_add (hdr, "command", cmd);
+    json_object_object_add (hdr, "recorder",
+                            json_object_new_string ("slurm-pin profile "
+                                                    PACKAGE_VERSION));
+    ro.path = o->record;
+    ro.max_bytes = o->max_bytes;
+    ro.interval_ms = (unsigned)o->interval_ms;
+    ro.cpus = cpus;
+    ro.pss = o->pss;
+    ro.taskstats = o->taskstats;
+    ro.rcvbuf = (int)o->rcvbuf;
+    ro.header = hdr;
+    r = prof_rec_start (&ro, &e);
+    json_object_put (hdr);
+    hwloc_bitmap_free (cpus);
+    if (!r || prof_rec_add_root (r, pid, &e) < 0) {
+        cmd_error (NAME, "%s", e.text);
+        close (go[1]);      /* the child exits without running CMD */
+        waitpid (pid, NULL, 0);
+        prof_rec_finish (r, -1, NULL);
+        return 1;
+    }
+    signal (SIGINT, SIG_IGN);   /* the terminal's ^C goes to CMD too: */
+    signal (SIGQUIT, SIG_IGN);  /* stay to write the end of the profile */
+    {
+        struct sigaction sa;
+        memset (&sa, 0, sizeof (sa));
+        sa.sa_handler = forward_signal;
+        sa.sa_flags = SA_RESTART;
+        sigemptyset (&sa.sa_mask);
+        child_pid = pid;
+        sigaction (SIGTERM, &sa, NULL);
+        sigaction (SIGHUP, &sa, NULL);
+    }
+    if (write (go[1], &c, 1) != 1) {
+        cmd_error (NAME, "cannot start %s: %s", argv[0], strerror (errno));
+        kill (pid, SIGKILL);
+    }
+    close (go[1]);
+    /* CMD's end wakes the loop through a pidfd (Linux >= 5.3); without
+     * one, the loop looks every 50 ms */
+    pidfd = (int)syscall (SYS_pidfd_open, pid, 0);
+    rc = 0;
+    for (;;) {
+        struct pollfd fds[5];
+        int n = prof_rec_pollfds (r, fds, 4);
+        int t = prof_rec_timeout_ms (r);
+        pid_t w;
+
+        if (pidfd >= 0)
+            fds[n++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+        else if (t < 0 || t > 50)
+            t = 50;
+        if (poll (fds, (nfds_t)n, t) < 0 && errno != EINTR) {
+            cmd_error (NAME, "poll: %s", strerror (errno));
+            rc = -1;
+        }
+        if (rc == 0 && prof_rec_process (r, &e) < 0) {
+            cmd_error (NAME, "%s", e.text);
+            rc = -1;
+        }
+        w = waitpid (pid, &status, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR))
+            break;
+    }
+    if (pidfd >= 0)
+        close (pidfd);
+    prof_rec_stats (r, &st);
+    if (prof_rec_finish (r, status, &e) < 0) {
+        cmd_error (NAME, "%s", e.text);
+        rc = -1;
+    }
+    if (st.lost_seq || st.enobufs || st.untracked)
+        cmd_error (NAME, "%s: events were lost (%" PRIu64 " sequence gaps, "
+                   "%" PRIu64 " buffer overflows, %" PRIu64 " untracked); "
+                   "the summary reports them", o->record, st.lost_seq,
+                   st.enobufs, st.untracked);
+    if (rc < 0)
+        return 1;
+    if (WIFEXITED (status))
+        return WEXITSTATUS (status);
+    if (WIFSIGNALED (status))
+        return 128 + WTERMSIG (status);
+    return 1;
+}
+
+/* ---- summary ----------------------------------------------------------- */
+
+static void print_summary (const char *path, const struct prof_summary *s,
+                           size_t top)
+{
+    printf ("profile            %s\n", path);
+    printf ("duration           %.3f s", s->duration_s);
+    if (s->exit_status >= 0)
+        printf (" (wait status %" PRId64 ")", s->exit_status);
+    printf ("\n");
+    printf ("processes created  %" PRIu64 " (+%" PRIu64 " root), peak %"
+            PRIu64 " alive at once\n", s->processes, s->roots,
+            s->peak_processes);
+    printf ("threads created    %" PRIu64 ", peak %" PRIu64
+            " tasks (processes + threads) alive at once\n", s->threads,
+            s->peak_tasks);
+    printf ("execs              %" PRIu64 "\n", s->execs);
+    printf ("fork rate          peak %" PRIu64 "/s, mean %.1f/s "
+            "(threads: peak %" PRIu64 "/s)\n", s->fork_peak, s->fork_mean,
+            s->thread_peak);
+    if (s->have_taskstats) {
+        printf ("context switches   %" PRIu64 " voluntary, %" PRIu64
+                " involuntary (taskstats, %" PRIu64 " ended tasks)\n",
+                s->nvcsw, s->nivcsw, s->task_records);
+        printf ("CPU time           user %.3f s, system %.3f s (taskstats)\n",
+                (double)s->utime_us / 1e6, (double)s->stime_us / 1e6);
+    } else {
+        printf ("context switches   not recorded (no taskstats)\n");
+    }
+    printf ("D state            %.3f thread-seconds, peak %" PRIu64
+            " threads (%" PRIu64 " samples)\n", s->d_state_s,
+            s->peak_d_threads, s->samples);
+    if (s->smaps_reads)
+        printf ("memory             summed RSS peak %" PRIu64 " KiB, PSS "
+                "then %" PRIu64 " KiB (%.0f%%); PSS peak %" PRIu64
+                " KiB; smaps_rollup %.0f us per read\n", s->peak_rss_kb,
+                s->pss_at_peak_rss_kb, s->peak_rss_kb
+                ? 100.0 * (double)s->pss_at_peak_rss_kb
+                  / (double)s->peak_rss_kb : 0.0, s->peak_pss_kb,
+                (double)s->smaps_ns / 1e3 / (double)s->smaps_reads);
+    else
+        printf ("memory             not sampled\n");
+    printf ("top commands by processes:\n");
+    for (size_t i = 0; i < s->ncmds && i < top; i++)
+        if (s->by_count[i].processes)
+            printf ("  %8" PRIu64 "  %s\n", s->by_count[i].processes,
+                    s->by_count[i].comm);
+    if (s->have_taskstats) {
+        printf ("top commands by CPU time:\n");
+        for (size_t i = 0; i < s->ncmds && i < top; i++)
+            if (s->by_cpu[i].cpu_us)
+                printf ("  %8.3f s  %s\n", (double)s->by_cpu[i].cpu_us / 1e6,
+                        s->by_cpu[i].comm);
+    }
+    if (!s->have_end)
+        printf ("lost events        UNKNOWN: the file has no end line "
+                "(recording cut short)\n");
+    else if (s->lost_seq || s->enobufs || s->socket_drops || s->untracked
+             || s->dropped_lines || s->bound_reached)
+        printf ("lost events        %" PRIu64 " sequence gaps, %" PRIu64
+                " buffer overflows (%" PRIu64 " messages dropped), %" PRIu64
+                " untracked, %" PRIu64 " lines over the size bound\n",
+                s->lost_seq, s->enobufs, s->socket_drops, s->untracked,
+                s->dropped_lines);
+    else
+        printf ("lost events        none\n");
+    if (s->alive_processes || s->alive_threads)
+        printf ("still running      %" PRIu64 " processes, %" PRIu64
+                " threads when the recording ended\n", s->alive_processes,
+                s->alive_threads);
+}
+
+static int summary (const struct opts *o, const char *path)
+{
+    struct prof_summary s;
+    pin_error_t e = { "" };
+
+    if (prof_summary_read (path, &s, &e) < 0) {
+        cmd_error (NAME, "%s", e.text);
+        return 1;
+    }
+    if (o->json) {
+        if (cmd_print_json (NAME, prof_summary_json (&s, o->top), stdout) < 0) {
+            prof_summary_free (&s);
+            return 1;
+        }
+    } else {
+        print_summary (path, &s, o->top);
+    }
+    prof_summary_free (&s);
+    return cmd_flush_stdout (NAME) < 0 ? 1 : 0;
+}
+
+int cmd_profile (int argc, char **argv)
+{
+    struct opts o;
+    int rc = parse_opts (argc, argv, &o);
+
+    if (rc > 0) {
+        usage (stdout);
+        return cmd_flush_stdout (NAME) < 0 ? 1 : 0;
+    }
+    if (rc < 0)
+        return 1;
+    if (o.record) {
+        if (optind >= argc) {
+            cmd_error (NAME, "--record: no command given (slurm-pin "
+                       "profile --record FILE -- CMD [ARGS...])");
+            return 1;
+        }
+        return record (&o, argc - optind, argv + optind);
+    }
+    if (optind != argc - 1) {
+        cmd_error (NAME, "expected one profile FILE (profiles of jobs, "
+                   "JOB[.STEP], come with the SPANK plugin's profiling)");
+        return 1;
+    }
+    return summary (&o, argv[optind]);
+}

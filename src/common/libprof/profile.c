@@ -1,0 +1,273 @@
+/* profile.c - the profile file: JSON Lines, bounded in size */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profile.h"
+
+struct prof_writer {
+    FILE *f;
+    char *path;
+    uint64_t max, bytes, dropped;
+    bool full, failed;
+};
+
+static const int json_flags =
+    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
+
+static int write_line (struct prof_writer *w, json_object *o,
+                       pin_error_t *errp)
+{
+    const char *s = json_object_to_json_string_ext (o, json_flags);
+    size_t n;
+
+    if (!s) {
+        errno = ENOMEM;
+        return errprintf (errp, "%s: cannot format a line: out of memory",
+                          w->path);
+    }
+    n = strlen (s);
+    if (fwrite (s, 1, n, w->f) != n || fputc ('\n', w->f) == EOF) {
+        w->failed = true;
+        return errprintf (errp, "%s: write: %s", w->path, strerror (errno));
+    }
+    w->bytes += n + 1;
+    return 0;
+}
+
+static size_t line_size (json_object *o)
+{
+    const char *s = json_object_to_json_string_ext (o, json_flags);
+    return s ? strlen (s) + 1 : 0;
+}
+
+struct prof_writer *prof_writer_open (const char *path, uint64_t max_bytes,
+                                      json_object *header, pin_error_t *errp)
+{
+    struct prof_writer *w;
+    int fd;
+
+    if (max_bytes < PROF_MIN_BYTES) {
+        errno = EINVAL;
+        errprintf (errp, "profile size bound %llu bytes is too small; at "
+                   "least %d", (unsigned long long)max_bytes,
+                   PROF_MIN_BYTES);
+        return NULL;
+    }
+    if (!(w = calloc (1, sizeof (*w))) || !(w->path = strdup (path))) {
+        free (w);
+        errno = ENOMEM;
+        errprintf (errp, "%s: out of memory", path);
+        return NULL;
+    }
+    w->max = max_bytes;
+    fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+               0600);
+    if (fd < 0 || !(w->f = fdopen (fd, "w"))) {
+        int e = errno;
+        errprintf (errp, "%s: cannot create: %s", path, strerror (e));
+        if (fd >= 0)
+            close (fd);
+        free (w->path);
+        free (w);
+        errno = e;
+        return NULL;
+    }
+    json_object_object_add (header, "type", json_object_new_string ("header"));
+    json_object_object_add (header, "format",
+                            json_object_new_string (PROF_FORMAT));
+    json_object_object_add (header, "version",
+                            json_object_new_int (PROF_VERSION));
+    json_object_object_add (header, "max_bytes",
+                            json_object_new_int64 ((int64_t)max_bytes));
+    if (line_size (header) + PROF_RESERVE > max_bytes
+        || write_line (w, header, errp) < 0) {
+        if (!w->failed)
+            errprintf (errp, "%s: the header does not fit in %llu bytes",
+                       path, (unsigned long long)max_bytes);
+        fclose (w->f);
+        unlink (path);
+        free (w->path);
+        free (w);
+        errno = EINVAL;
+        return NULL;
+    }
+    return w;
+}
+
+int prof_writer_put (struct prof_writer *w, json_object *line,
+                     pin_error_t *errp)
+{
+    size_t n;
+
+    if (w->failed) {
+        errno = EIO;
+        return errprintf (errp, "%s: an earlier write failed", w->path);
+    }
+    if (w->full) {
+        w->dropped++;
+        return 0;
+    }
+    n = line_size (line);
+    if (w->bytes + n + PROF_RESERVE > w->max) {
+        json_object *note = json_object_new_object ();
+        char text[160];
+        int rc;
+        snprintf (text, sizeof (text), "size bound of %llu bytes reached: "
+                  "later lines are not recorded (counted in the end line)",
+                  (unsigned long long)w->max);
+        json_object_object_add (note, "type", json_object_new_string ("note"));
+        json_object_object_add (note, "text", json_object_new_string (text));
+        json_object_object_add (note, "bound_reached",
+                                json_object_new_boolean (1));
+        rc = write_line (w, note, errp);
+        json_object_put (note);
+        w->full = true;
+        w->dropped++;
+        return rc < 0 ? -1 : 0;
+    }
+    if (write_line (w, line, errp) < 0)
+        return -1;
+    return 1;
+}
+
+uint64_t prof_writer_dropped (const struct prof_writer *w)
+{
+    return w->dropped;
+}
+
+int prof_writer_close (struct prof_writer *w, json_object *end,
+                       pin_error_t *errp)
+{
+    int rc = 0;
+
+    if (!w)
+        return 0;
+    if (end && !w->failed) {
+        json_object_object_add (end, "type", json_object_new_string ("end"));
+        json_object_object_add (end, "dropped_lines",
+                                json_object_new_int64 ((int64_t)w->dropped));
+        if (write_line (w, end, errp) < 0)
+            rc = -1;
+    }
+    if (fflush (w->f) != 0 || ferror (w->f)) {
+        if (rc == 0)
+            errprintf (errp, "%s: write: %s", w->path, strerror (errno));
+        rc = -1;
+    }
+    if (fclose (w->f) != 0 && rc == 0) {
+        errprintf (errp, "%s: close: %s", w->path, strerror (errno));
+        rc = -1;
+    }
+    if (w->failed && rc == 0)
+        rc = errprintf (errp, "%s: an earlier write failed", w->path);
+    free (w->path);
+    free (w);
+    return rc;
+}
+
+int64_t prof_get_int (json_object *o, const char *key, int64_t dflt)
+{
+    json_object *v;
+
+    if (!o || !json_object_object_get_ex (o, key, &v)
+        || !json_object_is_type (v, json_type_int))
+        return dflt;
+    return json_object_get_int64 (v);
+}
+
+const char *prof_get_str (json_object *o, const char *key)
+{
+    json_object *v;
+
+    if (!o || !json_object_object_get_ex (o, key, &v)
+        || !json_object_is_type (v, json_type_string))
+        return NULL;
+    return json_object_get_string (v);
+}
+
+int prof_read (const char *path,
+               int (*fn) (json_object *line, int lineno, void *arg),
+               void *arg, pin_error_t *errp)
+{
+    FILE *f = fopen (path, "re");
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int lineno = 0, rc = 0;
+
+    if (!f)
+        return errprintf (errp, "%s: cannot open: %s", path, strerror (errno));
+    while ((n = getline (&buf, &cap, f)) >= 0) {
+        json_tokener *tok;
+        json_object *o;
+        const char *type;
+
+        lineno++;
+        if (n > PROF_MAX_LINE) {
+            errno = EINVAL;
+            rc = errprintf (errp, "%s:%d: line longer than %d bytes", path,
+                            lineno, PROF_MAX_LINE);
+            break;
+        }
+        if (n > 0 && buf[n - 1] == '\n')
+            buf[--n] = '\0';
+        if (!(tok = json_tokener_new ())) {
+            errno = ENOMEM;
+            rc = errprintf (errp, "%s: out of memory", path);
+            break;
+        }
+        o = json_tokener_parse_ex (tok, buf, (int)n);
+        if (o && json_tokener_get_parse_end (tok) != (size_t)n) {
+            json_object_put (o);
+            o = NULL;
+        }
+        json_tokener_free (tok);
+        if (!o || !json_object_is_type (o, json_type_object)
+            || !(type = prof_get_str (o, "type"))) {
+            json_object_put (o);
+            errno = EINVAL;
+            rc = errprintf (errp, "%s:%d: not a JSON object with a \"type\"",
+                            path, lineno);
+            break;
+        }
+        if (lineno == 1) {
+            const char *fmt = prof_get_str (o, "format");
+            int64_t v = prof_get_int (o, "version", -1);
+            if (strcmp (type, "header") || !fmt || strcmp (fmt, PROF_FORMAT)) {
+                json_object_put (o);
+                errno = EINVAL;
+                rc = errprintf (errp, "%s: not a %s file (no header line)",
+                                path, PROF_FORMAT);
+                break;
+            }
+            if (v < 1 || v > PROF_VERSION) {
+                json_object_put (o);
+                errno = EINVAL;
+                rc = errprintf (errp, "%s: format version %lld; this "
+                                "slurm-pin reads version 1 to %d", path,
+                                (long long)v, PROF_VERSION);
+                break;
+            }
+        }
+        rc = fn (o, lineno, arg);
+        json_object_put (o);
+        if (rc)
+            break;
+    }
+    if (rc == 0 && ferror (f))
+        rc = errprintf (errp, "%s: read: %s", path, strerror (errno));
+    if (rc == 0 && lineno == 0) {
+        errno = EINVAL;
+        rc = errprintf (errp, "%s: empty, not a %s file", path, PROF_FORMAT);
+    }
+    free (buf);
+    fclose (f);
+    return rc;
+}

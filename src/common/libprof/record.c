@@ -1,0 +1,708 @@
+/* record.c - record a profile of a set of processes and their descendants */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <dirent.h>
+#include <sched.h>
+#include <sys/wait.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cnproc.h"
+#include "procfs.h"
+#include "profile.h"
+#include "record.h"
+#include "taskstats.h"
+#include "tracker.h"
+
+#define RECV_SIZE 65536
+#define MAX_EVENTS (RECV_SIZE / 16)
+#define MAX_CPUS 4096
+/* /proc/stat of a large machine: its intr line alone can be long */
+#define STAT_SIZE (1 << 20)
+/* datagrams read per call, so that a fork storm cannot starve sampling */
+#define MAX_BATCH 4096
+/* how long a taskstats record waits for its exit and the other way */
+#define TS_MATCH_AGE_NS (10ull * 1000000000ull)
+
+struct prof_rec {
+    struct prof_writer *w;
+    struct tracker *tr;
+    struct cnproc_seq *seq;
+    struct tsmatch *tsm;
+    int cn_fd, ts_fd, ncpus;
+    uint16_t ts_family;
+    unsigned interval_ms;
+    uint64_t next_sample_ns;
+    hwloc_bitmap_t cpus;
+    bool pss;
+    unsigned char *buf;
+    struct cnproc_event *ev;
+    struct ts_record *tsr;
+    struct procfs_cpu *cpu;
+    char *statbuf;
+    int flushed_cpus;
+    struct prof_rec_stats st;
+    long clk_tck;
+    bool failed;
+};
+
+static uint64_t now_ns (void)
+{
+    struct timespec ts;
+
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+#define ADD(o, k, v) json_object_object_add ((o), (k), (v))
+#define I64(x) json_object_new_int64 ((int64_t)(x))
+
+static int put (struct prof_rec *r, json_object *o, pin_error_t *errp)
+{
+    int rc = 0;
+
+    if (!o) {
+        errno = ENOMEM;
+        return errprintf (errp, "profile: out of memory");
+    }
+    if (prof_writer_put (r->w, o, errp) < 0) {
+        r->failed = true;
+        rc = -1;
+    }
+    json_object_put (o);
+    return rc;
+}
+
+static int put_lost (struct prof_rec *r, const char *kind, uint64_t n,
+                     pin_error_t *errp)
+{
+    json_object *o = json_object_new_object ();
+
+    ADD (o, "type", json_object_new_string ("lost"));
+    ADD (o, "t", I64 (now_ns ()));
+    ADD (o, "kind", json_object_new_string (kind));
+    ADD (o, "count", I64 (n));
+    return put (r, o, errp);
+}
+
+struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
+                                 pin_error_t *errp)
+{
+    struct prof_rec *r = calloc (1, sizeof (*r));
+    json_object *h = NULL;
+    int got = 0;
+
+    if (!r) {
+        errno = ENOMEM;
+        errprintf (errp, "profile: out of memory");
+        return NULL;
+    }
+    r->cn_fd = r->ts_fd = -1;
+    r->interval_ms = o->interval_ms;
+    r->pss = o->pss;
+    r->clk_tck = sysconf (_SC_CLK_TCK);
+    r->ncpus = (int)sysconf (_SC_NPROCESSORS_CONF);
+    if (!(r->tr = tracker_create ()) || !(r->seq = cnproc_seq_create ())
+        || !(r->tsm = tsmatch_create ()) || !(r->buf = malloc (RECV_SIZE))
+        || !(r->ev = calloc (MAX_EVENTS, sizeof (*r->ev)))
+        || !(r->tsr = calloc (MAX_EVENTS, sizeof (*r->tsr)))
+        || !(r->cpu = calloc (MAX_CPUS, sizeof (*r->cpu)))
+        || !(r->statbuf = malloc (STAT_SIZE))
+        || !(r->cpus = o->cpus ? hwloc_bitmap_dup (o->cpus)
+                               : hwloc_bitmap_alloc ())) {
+        errno = ENOMEM;
+        errprintf (errp, "profile: out of memory");
+        goto fail;
+    }
+    if ((r->cn_fd = cnproc_open (o->rcvbuf, &got, errp)) < 0)
+        goto fail;
+    if (o->taskstats
+        && (r->ts_fd = taskstats_open (r->ncpus, o->rcvbuf, &r->ts_family,
+                                       NULL)) < 0)
+        r->ts_fd = -1;  /* said in the header ("taskstats": false) */
+    h = o->header ? json_object_get (o->header) : json_object_new_object ();
+    if (!h) {
+        errno = ENOMEM;
+        errprintf (errp, "profile: out of memory");
+        goto fail;
+    }
+    {
+        struct timespec rt;
+        char *list = NULL;
+        uint64_t t0 = now_ns ();
+        clock_gettime (CLOCK_REALTIME, &rt);
+        ADD (h, "clock", json_object_new_string ("CLOCK_MONOTONIC"));
+        ADD (h, "t0", I64 (t0));
+        ADD (h, "unix_t0", json_object_new_double (
+                 (double)rt.tv_sec + (double)rt.tv_nsec / 1e9));
+        ADD (h, "interval_ms", I64 (o->interval_ms));
+        if (hwloc_bitmap_list_asprintf (&list, r->cpus) >= 0 && list)
+            ADD (h, "cpus", json_object_new_string (list));
+        free (list);
+        ADD (h, "clk_tck", I64 (r->clk_tck));
+        ADD (h, "rcvbuf", I64 (got));
+        ADD (h, "pss", json_object_new_boolean (o->pss));
+        ADD (h, "taskstats", json_object_new_boolean (r->ts_fd >= 0));
+    }
+    r->next_sample_ns = now_ns ();
+    if (!(r->w = prof_writer_open (o->path, o->max_bytes, h, errp)))
+        goto fail;
+    json_object_put (h);
+    return r;
+fail:
+    json_object_put (h);
+    cnproc_close (r->cn_fd);
+    taskstats_close (r->ts_fd, r->ncpus, r->ts_family);
+    tracker_destroy (r->tr);
+    cnproc_seq_destroy (r->seq);
+    tsmatch_destroy (r->tsm);
+    hwloc_bitmap_free (r->cpus);
+    free (r->buf);
+    free (r->ev);
+    free (r->tsr);
+    free (r->cpu);
+    free (r->statbuf);
+    free (r);
+    return NULL;
+}
+
+static void read_comm (pid_t pid, char *comm, size_t n)
+{
+    char path[64], buf[64];
+    ssize_t len;
+
+    snprintf (path, sizeof (path), "/proc/%d/comm", (int)pid);
+    if ((len = procfs_read (path, buf, sizeof (buf))) <= 0)
+        return;
+    if (buf[len - 1] == '\n')
+        buf[--len] = '\0';
+    if ((size_t)len >= n)
+        len = (ssize_t)n - 1;
+    memcpy (comm, buf, (size_t)len);
+    comm[len] = '\0';
+}
+
+int prof_rec_add_root (struct prof_rec *r, pid_t pid, pin_error_t *errp)
+{
+    char comm[17] = "";
+    uint64_t t = now_ns ();
+    json_object *o;
+
+    read_comm (pid, comm, sizeof (comm));
+    if (tracker_add_root (r->tr, pid, comm, t) < 0)
+        return errprintf (errp, "profile: cannot follow pid %d: %s",
+                          (int)pid, strerror (errno));
+    o = json_object_new_object ();
+    ADD (o, "type", json_object_new_string ("root"));
+    ADD (o, "t", I64 (t));
+    ADD (o, "pid", I64 (pid));
+    ADD (o, "comm", json_object_new_string (comm));
+    return put (r, o, errp);
+}
+
+int prof_rec_pollfds (struct prof_rec *r, struct pollfd *fds, int max)
+{
+    int n = 0;
+
+    if (n < max)
+        fds[n++] = (struct pollfd){ .fd = r->cn_fd, .events = POLLIN };
+    if (r->ts_fd >= 0 && n < max)
+        fds[n++] = (struct pollfd){ .fd = r->ts_fd, .events = POLLIN };
+    return n;
+}
+
+int prof_rec_timeout_ms (struct prof_rec *r)
+{
+    uint64_t now = now_ns ();
+
+    if (!r->interval_ms)
+        return -1;
+    if (now >= r->next_sample_ns)
+        return 0;
+    return (int)((r->next_sample_ns - now + 999999) / 1000000);
+}
+
+static int put_task (struct prof_rec *r, const struct ts_record *t,
+                     pin_error_t *errp)
+{
+    json_object *o = json_object_new_object ();
+
+    r->st.ts_records++;
+    ADD (o, "type", json_object_new_string ("task"));
+    ADD (o, "pid", I64 (t->pid));
+    ADD (o, "tgid", I64 (t->tgid));
+    ADD (o, "ppid", I64 (t->ppid));
+    ADD (o, "comm", json_object_new_string (t->comm));
+    ADD (o, "exitcode", I64 (t->exitcode));
+    ADD (o, "btime", I64 (t->btime));
+    ADD (o, "etime_us", I64 (t->etime_us));
+    ADD (o, "utime_us", I64 (t->utime_us));
+    ADD (o, "stime_us", I64 (t->stime_us));
+    ADD (o, "nvcsw", I64 (t->nvcsw));
+    ADD (o, "nivcsw", I64 (t->nivcsw));
+    ADD (o, "hiwater_rss_kb", I64 (t->hiwater_rss_kb));
+    ADD (o, "cpu_delay_ns", I64 (t->cpu_delay_ns));
+    ADD (o, "blkio_delay_ns", I64 (t->blkio_delay_ns));
+    return put (r, o, errp);
+}
+
+static int put_event (struct prof_rec *r, struct cnproc_event *e,
+                      uint64_t start, pin_error_t *errp)
+{
+    json_object *o = json_object_new_object ();
+    const char *type = "other";
+
+    switch (e->type) {
+    case CNPROC_FORK:
+        type = "fork";
+        break;
+    case CNPROC_EXEC:
+        type = "exec";
+        break;
+    case CNPROC_EXIT:
+        type = "exit";
+        break;
+    case CNPROC_COMM:
+        type = "comm";
+        break;
+    default:
+        break;
+    }
+    ADD (o, "type", json_object_new_string (type));
+    ADD (o, "t", I64 (e->ts_ns));
+    ADD (o, "cpu", I64 (e->cpu));
+    ADD (o, "pid", I64 (e->pid));
+    ADD (o, "tgid", I64 (e->tgid));
+    if (e->type == CNPROC_FORK || e->type == CNPROC_EXIT)
+        ADD (o, "thread", json_object_new_boolean (e->pid != e->tgid));
+    if (e->type == CNPROC_FORK) {
+        ADD (o, "ppid", I64 (e->ppid));
+        ADD (o, "ptgid", I64 (e->ptgid));
+    }
+    if (e->type == CNPROC_EXIT) {
+        ADD (o, "status", I64 (e->exit_code));
+        ADD (o, "start", I64 (start));
+    }
+    if (e->type == CNPROC_OTHER)
+        ADD (o, "what", I64 (e->what));
+    ADD (o, "comm", json_object_new_string (e->comm));
+    return put (r, o, errp);
+}
+
+/* Read what is waiting, at most MAX_BATCH datagrams: 0 when the socket
+ * is empty, 1 when more may be waiting, -1 with errp. */
+static int drain_cn (struct prof_rec *r, pin_error_t *errp)
+{
+    for (int batch = 0; batch < MAX_BATCH; batch++) {
+        ssize_t n = cnproc_recv (r->cn_fd, r->buf, RECV_SIZE, &r->st.foreign);
+        int nev;
+
+        if (n == 0)
+            return 0;
+        if (n < 0) {
+            if (errno == ENOBUFS) {
+                r->st.enobufs++;
+                if (put_lost (r, "enobufs", 1, errp) < 0)
+                    return -1;
+                continue;
+            }
+            return errprintf (errp, "proc connector: recv: %s",
+                              strerror (errno));
+        }
+        if ((nev = cnproc_parse (r->buf, (size_t)n, r->ev, MAX_EVENTS,
+                                 NULL)) < 0) {
+            r->st.parse_errors++;
+            continue;
+        }
+        for (int i = 0; i < nev; i++) {
+            struct cnproc_event *e = &r->ev[i];
+            uint64_t gap = cnproc_seq_note (r->seq, e), start = 0;
+            int in;
+
+            if (e->type == CNPROC_NONE)
+                continue;
+            r->st.events++;
+            if (gap) {
+                r->st.lost_seq += gap;
+                if (put_lost (r, "sequence", gap, errp) < 0)
+                    return -1;
+            }
+            if ((in = tracker_feed (r->tr, e, &start)) < 0) {
+                r->st.untracked++;
+                continue;
+            }
+            if (!in)
+                continue;
+            r->st.step_events++;
+            if (e->type == CNPROC_EXEC) {
+                char comm[17] = "";
+                read_comm (e->pid, comm, sizeof (comm));
+                if (*comm) {
+                    tracker_set_comm (r->tr, e->pid, comm);
+                    memcpy (e->comm, comm, sizeof (comm));
+                }
+            }
+            if (put_event (r, e, start, errp) < 0)
+                return -1;
+            if (e->type == CNPROC_EXIT && r->ts_fd >= 0) {
+                struct ts_record t;
+                int m = tsmatch_exit (r->tsm, e->pid, now_ns (), &t);
+                if (m > 0 && put_task (r, &t, errp) < 0)
+                    return -1;
+            }
+        }
+    }
+    return 1;   /* more may be waiting */
+}
+
+static int drain_ts (struct prof_rec *r, pin_error_t *errp)
+{
+    if (r->ts_fd < 0)
+        return 0;
+    for (int batch = 0; batch < MAX_BATCH; batch++) {
+        ssize_t n = recv (r->ts_fd, r->buf, RECV_SIZE, 0);
+        int nrec;
+
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return 0;
+            if (errno == EINTR)
+                continue;
+            if (errno == ENOBUFS) {
+                r->st.ts_enobufs++;
+                if (put_lost (r, "taskstats_enobufs", 1, errp) < 0)
+                    return -1;
+                continue;
+            }
+            return errprintf (errp, "taskstats: recv: %s", strerror (errno));
+        }
+        if ((nrec = taskstats_parse (r->buf, (size_t)n, r->ts_family, r->tsr,
+                                     MAX_EVENTS, NULL)) < 0) {
+            r->st.parse_errors++;
+            continue;
+        }
+        for (int i = 0; i < nrec; i++) {
+            struct ts_record t;
+            int m = tsmatch_record (r->tsm, &r->tsr[i], now_ns (), &t);
+            if (m > 0 && put_task (r, &t, errp) < 0)
+                return -1;
+        }
+    }
+    return 1;   /* more may be waiting */
+}
+
+/* ---- sampling ---------------------------------------------------------- */
+
+struct sample {
+    struct prof_rec *r;
+    uint64_t procs[5], threads[5];     /* R S D Z other */
+    uint64_t nvcsw, nivcsw, utime, stime;
+    uint64_t rss_kb, pss_kb, smaps_reads, smaps_ns, smaps_fail;
+    uint64_t nprocs, nthreads;
+    char buf[8192];
+};
+
+static int state_index (char c)
+{
+    switch (c) {
+    case 'R':
+        return 0;
+    case 'S':
+        return 1;
+    case 'D':
+        return 2;
+    case 'Z':
+        return 3;
+    default:
+        return 4;
+    }
+}
+
+static int sample_process (int32_t tgid, void *arg)
+{
+    struct sample *s = arg;
+    char path[96];
+    struct procfs_stat st;
+    DIR *d;
+    struct dirent *de;
+
+    snprintf (path, sizeof (path), "/proc/%d/stat", (int)tgid);
+    if (procfs_read (path, s->buf, sizeof (s->buf)) < 0
+        || procfs_parse_stat (s->buf, &st, NULL) < 0)
+        return 0;   /* gone meanwhile */
+    s->nprocs++;
+    s->procs[state_index (st.state)]++;
+    snprintf (path, sizeof (path), "/proc/%d/task", (int)tgid);
+    if ((d = opendir (path))) {
+        while ((de = readdir (d))) {
+            struct procfs_status ps;
+            struct procfs_stat ts;
+            if (de->d_name[0] < '1' || de->d_name[0] > '9')
+                continue;
+            snprintf (path, sizeof (path), "/proc/%d/task/%.16s/stat",
+                      (int)tgid, de->d_name);
+            if (procfs_read (path, s->buf, sizeof (s->buf)) < 0
+                || procfs_parse_stat (s->buf, &ts, NULL) < 0)
+                continue;
+            s->nthreads++;
+            s->threads[state_index (ts.state)]++;
+            s->utime += ts.utime;
+            s->stime += ts.stime;
+            snprintf (path, sizeof (path), "/proc/%d/task/%.16s/status",
+                      (int)tgid, de->d_name);
+            if (procfs_read (path, s->buf, sizeof (s->buf)) >= 0
+                && procfs_parse_status (s->buf, &ps, NULL) == 0) {
+                s->nvcsw += ps.voluntary_ctxt_switches;
+                s->nivcsw += ps.nonvoluntary_ctxt_switches;
+            }
+        }
+        closedir (d);
+    }
+    if (s->r->pss && st.state != 'Z') {
+        struct procfs_rollup ro;
+        uint64_t t0 = now_ns ();
+        snprintf (path, sizeof (path), "/proc/%d/smaps_rollup", (int)tgid);
+        if (procfs_read (path, s->buf, sizeof (s->buf)) >= 0
+            && procfs_parse_rollup (s->buf, &ro, NULL) == 0) {
+            s->rss_kb += ro.rss_kb;
+            s->pss_kb += ro.pss_kb;
+            s->smaps_reads++;
+        } else {
+            s->smaps_fail++;
+        }
+        s->smaps_ns += now_ns () - t0;
+    }
+    return 0;
+}
+
+static json_object *states (const uint64_t *v)
+{
+    json_object *o = json_object_new_object ();
+    static const char *names[] = { "R", "S", "D", "Z", "other" };
+
+    for (int i = 0; i < 5; i++)
+        ADD (o, names[i], I64 (v[i]));
+    return o;
+}
+
+static int take_sample (struct prof_rec *r, pin_error_t *errp)
+{
+    struct sample *s = calloc (1, sizeof (*s));
+    json_object *o, *cpus;
+    struct tracker_counts c;
+    int rc;
+
+    if (!s) {
+        errno = ENOMEM;
+        return errprintf (errp, "profile: out of memory");
+    }
+    s->r = r;
+    o = json_object_new_object ();
+    ADD (o, "type", json_object_new_string ("sample"));
+    ADD (o, "t", I64 (now_ns ()));
+    tracker_foreach_process (r->tr, sample_process, s);
+    tracker_counts (r->tr, &c);
+    ADD (o, "tracked_processes", I64 (c.processes));
+    ADD (o, "tracked_threads", I64 (c.threads));
+    ADD (o, "procs", states (s->procs));
+    ADD (o, "threads", states (s->threads));
+    ADD (o, "nvcsw", I64 (s->nvcsw));
+    ADD (o, "nivcsw", I64 (s->nivcsw));
+    ADD (o, "utime_ticks", I64 (s->utime));
+    ADD (o, "stime_ticks", I64 (s->stime));
+    if (r->pss) {
+        ADD (o, "rss_kb", I64 (s->rss_kb));
+        ADD (o, "pss_kb", I64 (s->pss_kb));
+        ADD (o, "smaps_reads", I64 (s->smaps_reads));
+        ADD (o, "smaps_failed", I64 (s->smaps_fail));
+        ADD (o, "smaps_ns", I64 (s->smaps_ns));
+    }
+    if (!hwloc_bitmap_iszero (r->cpus)) {
+        pin_error_t e = { "" };
+        int n = -1;
+        if (procfs_read ("/proc/stat", r->statbuf, STAT_SIZE) < 0)
+            snprintf (e.text, sizeof (e.text), "/proc/stat: %s",
+                      strerror (errno));
+        else
+            n = procfs_parse_cpustat (r->statbuf, r->cpus, r->cpu, MAX_CPUS,
+                                      &e);
+        if (n < 0)      /* said, not hidden */
+            ADD (o, "cpus_error", json_object_new_string (e.text));
+        cpus = json_object_new_array ();
+        for (int i = 0; i < n; i++) {
+            json_object *a = json_object_new_array ();
+            const struct procfs_cpu *p = &r->cpu[i];
+            uint64_t v[] = { (uint64_t)p->cpu, p->user, p->nice, p->system,
+                             p->idle, p->iowait, p->irq, p->softirq,
+                             p->steal };
+            for (size_t k = 0; k < sizeof (v) / sizeof (v[0]); k++)
+                json_object_array_add (a, I64 (v[k]));
+            json_object_array_add (cpus, a);
+        }
+        ADD (o, "cpus", cpus);
+    }
+    free (s);
+    r->st.samples++;
+    rc = put (r, o, errp);
+    {
+        uint64_t unclaimed = 0;
+        tsmatch_expire (r->tsm, now_ns (), TS_MATCH_AGE_NS, &unclaimed,
+                        &r->st.ts_missing);
+    }
+    return rc;
+}
+
+int prof_rec_process (struct prof_rec *r, pin_error_t *errp)
+{
+    if (r->failed) {
+        errno = EIO;
+        return errprintf (errp, "profile: an earlier write failed");
+    }
+    if (drain_cn (r, errp) < 0 || drain_ts (r, errp) < 0)
+        return -1;
+    if (r->interval_ms && now_ns () >= r->next_sample_ns) {
+        uint64_t step = (uint64_t)r->interval_ms * 1000000ull;
+        if (take_sample (r, errp) < 0)
+            return -1;
+        while (r->next_sample_ns <= now_ns ())
+            r->next_sample_ns += step;
+    }
+    return 0;
+}
+
+void prof_rec_stats (const struct prof_rec *r, struct prof_rec_stats *s)
+{
+    struct tracker_counts c;
+    struct cnproc_seq_stats q;
+
+    *s = r->st;
+    tracker_counts (r->tr, &c);
+    cnproc_seq_stats (r->seq, &q);
+    s->reordered = q.reordered;
+    s->bad_cpu = q.bad_cpu;
+    s->alive_processes = c.processes;
+    s->alive_threads = c.threads;
+}
+
+/* Make every CPU this process may run on send one more event: a child
+ * bound to it exits there.  A loss at the very end of a CPU's events is
+ * only seen as a sequence gap when a later event of that CPU arrives;
+ * these are those later events.  The children are not in the step.
+ * Returns how many CPUs were reached. */
+static int flush_cpus (void)
+{
+    cpu_set_t set;
+    int n = 0;
+
+    if (sched_getaffinity (0, sizeof (set), &set) < 0)
+        return 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        pid_t pid;
+        if (!CPU_ISSET (cpu, &set))
+            continue;
+        if ((pid = fork ()) < 0)
+            break;
+        if (pid == 0) {
+            cpu_set_t one;
+            CPU_ZERO (&one);
+            CPU_SET (cpu, &one);
+            /* async-signal-safe only: the caller may have threads */
+            if (sched_setaffinity (0, sizeof (one), &one) == 0)
+                sched_yield ();
+            _exit (0);
+        }
+        while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        n++;
+    }
+    return n;
+}
+
+int prof_rec_finish (struct prof_rec *r, int status, pin_error_t *errp)
+{
+    struct prof_rec_stats s;
+    json_object *end;
+    int rc = 0;
+
+    if (!r)
+        return 0;
+    if (!r->failed) {
+        /* drain (bounded: other processes of the machine never stop
+         * sending), so that the buffer has room for the flush events,
+         * flush, and drain again */
+        for (int pass = 0; pass < 2; pass++) {
+            int more = 1;
+            for (int k = 0; rc == 0 && more && k < 64; k++) {
+                int a = drain_cn (r, errp);
+                int b = a < 0 ? 0 : drain_ts (r, errp);
+                if (a < 0 || b < 0)
+                    rc = -1;
+                more = a > 0 || b > 0;
+            }
+            if (pass == 0)
+                r->flushed_cpus = flush_cpus ();
+        }
+        /* the kernel sends a task's record before its exit event, so a
+         * record still awaited is in flight or lost: wait up to 20 ms */
+        for (int i = 0; rc == 0 && r->ts_fd >= 0 && i < 20
+                    && tsmatch_awaiting (r->tsm) > 0; i++) {
+            usleep (1000);
+            if (drain_cn (r, errp) < 0 || drain_ts (r, errp) < 0)
+                rc = -1;
+        }
+        if (rc == 0 && r->interval_ms && take_sample (r, errp) < 0)
+            rc = -1;
+    }
+    {
+        uint64_t unclaimed = 0;
+        tsmatch_expire (r->tsm, now_ns (), 0, &unclaimed, &r->st.ts_missing);
+    }
+    prof_rec_stats (r, &s);
+    end = json_object_new_object ();
+    ADD (end, "t", I64 (now_ns ()));
+    ADD (end, "status", I64 (status));
+    ADD (end, "events", I64 (s.events));
+    ADD (end, "step_events", I64 (s.step_events));
+    ADD (end, "lost_seq", I64 (s.lost_seq));
+    ADD (end, "enobufs", I64 (s.enobufs));
+    ADD (end, "reordered", I64 (s.reordered));
+    ADD (end, "bad_cpu", I64 (s.bad_cpu));
+    ADD (end, "foreign", I64 (s.foreign));
+    ADD (end, "untracked", I64 (s.untracked));
+    ADD (end, "parse_errors", I64 (s.parse_errors));
+    ADD (end, "taskstats_records", I64 (s.ts_records));
+    ADD (end, "taskstats_missing", I64 (s.ts_missing));
+    ADD (end, "taskstats_enobufs", I64 (s.ts_enobufs));
+    ADD (end, "samples", I64 (s.samples));
+    ADD (end, "flushed_cpus", I64 (r->flushed_cpus));
+    ADD (end, "socket_drops", I64 (cnproc_socket_drops (r->cn_fd)));
+    {
+        json_object *a = json_object_new_object ();
+        ADD (a, "processes", I64 (s.alive_processes));
+        ADD (a, "threads", I64 (s.alive_threads));
+        ADD (end, "alive", a);
+    }
+    if (prof_writer_close (r->w, r->failed ? NULL : end,
+                           rc < 0 ? NULL : errp) < 0)
+        rc = -1;
+    json_object_put (end);
+    cnproc_close (r->cn_fd);
+    taskstats_close (r->ts_fd, r->ncpus, r->ts_family);
+    tracker_destroy (r->tr);
+    cnproc_seq_destroy (r->seq);
+    tsmatch_destroy (r->tsm);
+    hwloc_bitmap_free (r->cpus);
+    free (r->buf);
+    free (r->ev);
+    free (r->tsr);
+    free (r->cpu);
+    free (r->statbuf);
+    free (r);
+    return rc;
+}

@@ -1,0 +1,79 @@
+/* record.h - record a profile of a set of processes and their descendants
+ *
+ * The engine behind `slurm-pin profile --record` (and, later, the step
+ * watcher of pin.so): listens on the proc connector (and taskstats when
+ * the kernel has it), follows the descendants of the roots it is given
+ * (tracker.h), samples /proc at an interval (procfs.h) and writes every
+ * event of those processes and every sample to a bounded profile file
+ * (profile.h).  Single-threaded: the caller polls the descriptors of
+ * prof_rec_pollfds() and calls prof_rec_process() when one is readable
+ * or the timeout of prof_rec_timeout_ms() has passed.  Needs root.
+ */
+#ifndef PIN_RECORD_H
+#define PIN_RECORD_H
+
+#include <hwloc.h>
+#include <json-c/json.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "libutil/errprintf.h"
+
+struct prof_rec_opts {
+    const char *path;          /* the profile file */
+    uint64_t max_bytes;        /* its bound (>= PROF_MIN_BYTES) */
+    unsigned interval_ms;      /* sampling interval; 0: no samples */
+    hwloc_const_bitmap_t cpus; /* CPUs whose /proc/stat lines are
+                                  sampled; NULL: none */
+    bool pss;                  /* read smaps_rollup at each sample */
+    bool taskstats;            /* also taskstats exit records */
+    int rcvbuf;                /* socket receive buffer, bytes */
+    json_object *header;       /* extra header fields (borrowed), or NULL */
+};
+
+struct prof_rec_stats {
+    uint64_t events;           /* proc connector events received */
+    uint64_t step_events;      /* ... of the tracked processes */
+    uint64_t lost_seq;         /* sequence gaps (all processes) */
+    uint64_t enobufs;          /* receive buffer overflows */
+    uint64_t reordered, foreign, untracked, bad_cpu;
+    uint64_t parse_errors;     /* datagrams that could not be parsed */
+    uint64_t ts_records;       /* taskstats records written */
+    uint64_t ts_missing;       /* step exits whose record never came */
+    uint64_t ts_enobufs;
+    uint64_t samples;
+    uint64_t alive_processes, alive_threads;
+};
+
+struct prof_rec;
+
+/* Open the sockets (subscribed from now on) and the file, write the
+ * header.  NULL with errp. */
+struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
+                                 pin_error_t *errp);
+
+/* Follow `pid` (a process that has not forked or made threads yet, e.g.
+ * one held before exec) and its descendants from now on. */
+int prof_rec_add_root (struct prof_rec *r, pid_t pid, pin_error_t *errp);
+
+/* The descriptors to poll for POLLIN (fills at most `max`, returns how
+ * many) and the time until the next sample (-1: none due). */
+int prof_rec_pollfds (struct prof_rec *r, struct pollfd *fds, int max);
+int prof_rec_timeout_ms (struct prof_rec *r);
+
+/* Read everything waiting, write the events of the tracked processes,
+ * take a sample if due.  0, or -1 with errp if the file cannot be
+ * written (a malformed datagram is counted, not an error). */
+int prof_rec_process (struct prof_rec *r, pin_error_t *errp);
+
+/* Counters so far. */
+void prof_rec_stats (const struct prof_rec *r, struct prof_rec_stats *s);
+
+/* Drain the sockets once more, take a last sample, write the end line
+ * (with `status`, the root's wait status or -1) and close; frees r.
+ * 0 or -1 with errp.  NULL r: no-op. */
+int prof_rec_finish (struct prof_rec *r, int status, pin_error_t *errp);
+
+#endif /* !PIN_RECORD_H */

@@ -1,0 +1,514 @@
+/* taskstats.c - per-task exit records from the kernel's taskstats */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <linux/taskstats.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "taskstats.h"
+
+/* ---- parsing ---------------------------------------------------------- */
+
+static void fill (struct ts_record *r, const unsigned char *p, size_t n)
+{
+    struct taskstats ts;
+
+    memset (&ts, 0, sizeof (ts));
+    memcpy (&ts, p, n < sizeof (ts) ? n : sizeof (ts));
+    r->version = ts.version;
+    r->exitcode = ts.ac_exitcode;
+    memcpy (r->comm, ts.ac_comm, 32);
+    r->comm[32] = '\0';
+    r->ppid = (int32_t)ts.ac_ppid;
+    r->btime = ts.ac_btime64 ? ts.ac_btime64 : ts.ac_btime;
+    r->etime_us = ts.ac_etime;
+    r->utime_us = ts.ac_utime;
+    r->stime_us = ts.ac_stime;
+    r->nvcsw = ts.nvcsw;
+    r->nivcsw = ts.nivcsw;
+    r->hiwater_rss_kb = ts.hiwater_rss;
+    r->cpu_delay_ns = ts.cpu_delay_total;
+    r->blkio_delay_ns = ts.blkio_delay_total;
+    if (n >= offsetof (struct taskstats, ac_tgid) + sizeof (ts.ac_tgid))
+        r->tgid = (int32_t)ts.ac_tgid;
+}
+
+/* Walk the attributes in p[0..n); for an AGGR_PID nest, fill a record. */
+static int parse_attrs (const unsigned char *p, size_t n, bool nested,
+                        struct ts_record *out, size_t max, size_t *count,
+                        size_t base, pin_error_t *errp)
+{
+    size_t off = 0;
+    struct ts_record r;
+    bool have_pid = false, have_stats = false;
+
+    memset (&r, 0, sizeof (r));
+    while (off + NLA_HDRLEN <= n) {
+        struct nlattr a;
+        size_t alen, type;
+        memcpy (&a, p + off, sizeof (a));
+        if (a.nla_len < NLA_HDRLEN || a.nla_len > n - off) {
+            errno = EINVAL;
+            return errprintf (errp, "taskstats: attribute length %u at "
+                              "offset %zu outside [%d, %zu]",
+                              (unsigned)a.nla_len, base + off, NLA_HDRLEN,
+                              n - off);
+        }
+        alen = a.nla_len - NLA_HDRLEN;
+        type = a.nla_type & NLA_TYPE_MASK;
+        if (!nested && type == TASKSTATS_TYPE_AGGR_PID) {
+            if (parse_attrs (p + off + NLA_HDRLEN, alen, true, out, max,
+                             count, base + off + NLA_HDRLEN, errp) < 0)
+                return -1;
+        } else if (nested && type == TASKSTATS_TYPE_PID) {
+            uint32_t v;
+            if (alen < sizeof (v))
+                goto short_;
+            memcpy (&v, p + off + NLA_HDRLEN, sizeof (v));
+            r.pid = (int32_t)v;
+            have_pid = true;
+        } else if (nested && type == TASKSTATS_TYPE_STATS) {
+            /* the oldest struct with what we read (up to nivcsw) */
+            if (alen < offsetof (struct taskstats, ac_utimescaled))
+                goto short_;
+            fill (&r, p + off + NLA_HDRLEN, alen);
+            have_stats = true;
+        }
+        off += NLA_ALIGN (a.nla_len);
+        continue;
+    short_:
+        errno = EINVAL;
+        return errprintf (errp, "taskstats: attribute %zu at offset %zu has "
+                          "%zu bytes, too short", type, base + off, alen);
+    }
+    if (nested) {
+        if (!have_pid || !have_stats) {
+            errno = EINVAL;
+            return errprintf (errp, "taskstats: a per-task record at offset "
+                              "%zu without %s", base, have_pid ? "stats"
+                              : "pid");
+        }
+        if (*count >= max) {
+            errno = E2BIG;
+            return errprintf (errp, "taskstats: more than %zu records in one "
+                              "datagram", max);
+        }
+        out[(*count)++] = r;
+    }
+    return 0;
+}
+
+int taskstats_parse (const void *buf, size_t len, uint16_t family,
+                     struct ts_record *out, size_t max, pin_error_t *errp)
+{
+    const unsigned char *b = buf;
+    size_t off = 0, count = 0;
+
+    if (!buf && len) {
+        errno = EINVAL;
+        return errprintf (errp, "taskstats: no buffer");
+    }
+    while (off < len) {
+        struct nlmsghdr nh;
+        size_t rest = len - off, payload;
+
+        if (rest < NLMSG_HDRLEN) {
+            errno = EINVAL;
+            return errprintf (errp, "taskstats: %zu bytes left at offset %zu, "
+                              "less than a netlink header", rest, off);
+        }
+        memcpy (&nh, b + off, sizeof (nh));
+        if (nh.nlmsg_len < NLMSG_HDRLEN || nh.nlmsg_len > rest) {
+            errno = EINVAL;
+            return errprintf (errp, "taskstats: netlink length %u at offset "
+                              "%zu outside [%zu, %zu]", (unsigned)nh.nlmsg_len,
+                              off, (size_t)NLMSG_HDRLEN, rest);
+        }
+        payload = nh.nlmsg_len - NLMSG_HDRLEN;
+        if (nh.nlmsg_type == NLMSG_ERROR) {
+            struct nlmsgerr e = { 0 };
+            memcpy (&e, b + off + NLMSG_HDRLEN,
+                    payload < sizeof (e) ? payload : sizeof (e));
+            if (e.error != 0) {
+                errno = EPROTO;
+                return errprintf (errp, "taskstats: the kernel answered "
+                                  "error %ld", -(long)e.error);
+            }
+        } else if (nh.nlmsg_type == family) {
+            struct genlmsghdr g;
+            if (payload < GENL_HDRLEN) {
+                errno = EINVAL;
+                return errprintf (errp, "taskstats: message at offset %zu "
+                                  "shorter than a genetlink header", off);
+            }
+            memcpy (&g, b + off + NLMSG_HDRLEN, sizeof (g));
+            if (g.cmd == TASKSTATS_CMD_NEW
+                && parse_attrs (b + off + NLMSG_HDRLEN + GENL_HDRLEN,
+                                payload - GENL_HDRLEN, false, out, max,
+                                &count, off + NLMSG_HDRLEN + GENL_HDRLEN,
+                                errp) < 0)
+                return -1;
+        }
+        if (NLMSG_ALIGN (nh.nlmsg_len) >= rest)
+            break;
+        off += NLMSG_ALIGN (nh.nlmsg_len);
+    }
+    return (int)count;
+}
+
+/* ---- the socket ------------------------------------------------------- */
+
+struct req {
+    struct nlmsghdr nh;
+    struct genlmsghdr g;
+    char attrs[256];
+};
+
+static int put_attr (struct req *m, uint16_t type, const void *data,
+                     size_t len)
+{
+    size_t off = m->nh.nlmsg_len;
+    struct nlattr a = { .nla_len = (uint16_t)(NLA_HDRLEN + len),
+                        .nla_type = type };
+
+    if (off + NLA_ALIGN (NLA_HDRLEN + len) > sizeof (*m))
+        return -1;
+    memcpy ((char *)m + off, &a, sizeof (a));
+    memcpy ((char *)m + off + NLA_HDRLEN, data, len);
+    m->nh.nlmsg_len = (uint32_t)(off + NLA_ALIGN (NLA_HDRLEN + len));
+    return 0;
+}
+
+static int send_req (int fd, uint16_t type, uint8_t cmd, uint16_t attr,
+                     const void *data, size_t len, bool ack)
+{
+    struct req m;
+    struct sockaddr_nl to = { .nl_family = AF_NETLINK };
+
+    memset (&m, 0, sizeof (m));
+    m.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN;
+    m.nh.nlmsg_type = type;
+    m.nh.nlmsg_flags = NLM_F_REQUEST | (ack ? NLM_F_ACK : 0);
+    m.g.cmd = cmd;
+    m.g.version = 1;
+    if (put_attr (&m, attr, data, len) < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (sendto (fd, &m, m.nh.nlmsg_len, 0, (struct sockaddr *)&to,
+                sizeof (to)) != (ssize_t)m.nh.nlmsg_len)
+        return -1;
+    return 0;
+}
+
+/* The family id from a CTRL_CMD_GETFAMILY answer; -1 if none. */
+static int family_id (const unsigned char *b, size_t len)
+{
+    struct nlmsghdr nh;
+    size_t off;
+
+    if (len < NLMSG_HDRLEN)
+        return -1;
+    memcpy (&nh, b, sizeof (nh));
+    if (nh.nlmsg_type != GENL_ID_CTRL || nh.nlmsg_len > len
+        || nh.nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
+        return -1;
+    for (off = NLMSG_HDRLEN + GENL_HDRLEN; off + NLA_HDRLEN <= nh.nlmsg_len;) {
+        struct nlattr a;
+        memcpy (&a, b + off, sizeof (a));
+        if (a.nla_len < NLA_HDRLEN || a.nla_len > nh.nlmsg_len - off)
+            return -1;
+        if ((a.nla_type & NLA_TYPE_MASK) == CTRL_ATTR_FAMILY_ID
+            && a.nla_len >= NLA_HDRLEN + 2) {
+            uint16_t id;
+            memcpy (&id, b + off + NLA_HDRLEN, 2);
+            return id;
+        }
+        off += NLA_ALIGN (a.nla_len);
+    }
+    return -1;
+}
+
+int taskstats_open (int ncpus, int rcvbuf, uint16_t *family,
+                    pin_error_t *errp)
+{
+    struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+    struct timeval tv = { .tv_sec = 2 };
+    unsigned char buf[4096];
+    char mask[32];
+    ssize_t n;
+    int fd, id, e;
+
+    fd = socket (AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+    if (fd < 0)
+        return errprintf (errp, "taskstats: socket: %s", strerror (errno));
+    if (rcvbuf > 0
+        && setsockopt (fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+                       sizeof (rcvbuf)) < 0)
+        (void)setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+                          sizeof (rcvbuf));
+    (void)setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof (tv));
+    if (bind (fd, (struct sockaddr *)&sa, sizeof (sa)) < 0)
+        goto fail;
+    if (send_req (fd, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME,
+                  TASKSTATS_GENL_NAME, sizeof (TASKSTATS_GENL_NAME), false) < 0)
+        goto fail;
+    if ((n = recv (fd, buf, sizeof (buf), 0)) < 0)
+        goto fail;
+    if ((id = family_id (buf, (size_t)n)) < 0) {
+        close (fd);
+        errno = ENOENT;
+        return errprintf (errp, "taskstats: this kernel has no TASKSTATS "
+                          "family (CONFIG_TASKSTATS)");
+    }
+    snprintf (mask, sizeof (mask), "0-%d", ncpus > 0 ? ncpus - 1 : 0);
+    if (send_req (fd, (uint16_t)id, TASKSTATS_CMD_GET,
+                  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, mask,
+                  strlen (mask) + 1, true) < 0)
+        goto fail;
+    /* the acknowledgement says whether the kernel took the mask; exit
+     * records of tasks ending meanwhile may come first (not ours: no
+     * root is followed yet) */
+    for (int tries = 0;; tries++) {
+        struct nlmsghdr nh;
+        struct nlmsgerr ne = { 0 };
+        if (tries > 100000) {
+            errno = ETIMEDOUT;
+            goto fail;
+        }
+        if ((n = recv (fd, buf, sizeof (buf), 0)) < 0)
+            goto fail;
+        if ((size_t)n < NLMSG_HDRLEN)
+            continue;
+        memcpy (&nh, buf, sizeof (nh));
+        if (nh.nlmsg_type != NLMSG_ERROR)
+            continue;
+        if ((size_t)n >= NLMSG_HDRLEN + sizeof (ne))
+            memcpy (&ne, buf + NLMSG_HDRLEN, sizeof (ne));
+        if (ne.error != 0) {
+            close (fd);
+            errno = ne.error < 0 && ne.error > -4096 ? -ne.error : EPROTO;
+            return errprintf (errp, "taskstats: the kernel refused to "
+                              "register CPUs %s: %s", mask, strerror (errno));
+        }
+        break;
+    }
+    tv.tv_sec = 0;
+    (void)setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof (tv));
+    if (fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK) < 0)
+        goto fail;
+    *family = (uint16_t)id;
+    return fd;
+fail:
+    e = errno;
+    close (fd);
+    errno = e;
+    return errprintf (errp, "taskstats: %s (root is needed)", strerror (e));
+}
+
+void taskstats_close (int fd, int ncpus, uint16_t family)
+{
+    int saved = errno;
+    char mask[32];
+
+    if (fd >= 0) {
+        snprintf (mask, sizeof (mask), "0-%d", ncpus > 0 ? ncpus - 1 : 0);
+        (void)send_req (fd, family, TASKSTATS_CMD_GET,
+                        TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, mask,
+                        strlen (mask) + 1, false);
+        close (fd);
+    }
+    errno = saved;
+}
+
+/* ---- pairing records with exits ---------------------------------------- */
+
+enum { TS_EMPTY = 0, TS_PENDING, TS_AWAITING };
+
+struct tsentry {
+    int32_t pid;
+    int kind;
+    uint64_t t;
+    struct ts_record r;
+};
+
+struct tsmatch {
+    struct tsentry *e;
+    size_t size, used, awaiting;
+};
+
+static size_t ts_hash (int32_t pid, size_t size)
+{
+    uint32_t x = (uint32_t)pid * 2654435761u;
+    return (size_t)(x ^ (x >> 16)) & (size - 1);
+}
+
+struct tsmatch *tsmatch_create (void)
+{
+    struct tsmatch *m = calloc (1, sizeof (*m));
+
+    if (!m)
+        return NULL;
+    m->size = 256;
+    if (!(m->e = calloc (m->size, sizeof (*m->e)))) {
+        free (m);
+        return NULL;
+    }
+    return m;
+}
+
+void tsmatch_destroy (struct tsmatch *m)
+{
+    int saved = errno;
+
+    if (m) {
+        free (m->e);
+        free (m);
+    }
+    errno = saved;
+}
+
+static struct tsentry *ts_find (struct tsmatch *m, int32_t pid)
+{
+    size_t i = ts_hash (pid, m->size);
+
+    while (m->e[i].kind != TS_EMPTY) {
+        if (m->e[i].pid == pid)
+            return &m->e[i];
+        i = (i + 1) & (m->size - 1);
+    }
+    return NULL;
+}
+
+/* Rebuild into `size` slots, keeping entries for which keep() says so. */
+static int ts_rebuild (struct tsmatch *m, size_t size, uint64_t now,
+                       uint64_t age, uint64_t *unclaimed, uint64_t *missing)
+{
+    struct tsentry *e = calloc (size, sizeof (*e));
+
+    if (!e)
+        return -1;
+    m->used = 0;
+    for (size_t k = 0; k < m->size; k++) {
+        struct tsentry *o = &m->e[k];
+        size_t i;
+        if (o->kind == TS_EMPTY)
+            continue;
+        if (age == 0 || (now > o->t && now - o->t > age)) {
+            if (o->kind == TS_PENDING && unclaimed)
+                (*unclaimed)++;
+            if (o->kind == TS_AWAITING) {
+                m->awaiting--;
+                if (missing)
+                    (*missing)++;
+            }
+            continue;
+        }
+        i = ts_hash (o->pid, size);
+        while (e[i].kind != TS_EMPTY)
+            i = (i + 1) & (size - 1);
+        e[i] = *o;
+        m->used++;
+    }
+    free (m->e);
+    m->e = e;
+    m->size = size;
+    return 0;
+}
+
+static struct tsentry *ts_insert (struct tsmatch *m, int32_t pid)
+{
+    size_t i;
+
+    if ((m->used + 1) * 2 > m->size
+        && ts_rebuild (m, m->size * 2, 0, UINT64_MAX, NULL, NULL) < 0) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    i = ts_hash (pid, m->size);
+    while (m->e[i].kind != TS_EMPTY)
+        i = (i + 1) & (m->size - 1);
+    m->e[i].pid = pid;
+    m->used++;
+    return &m->e[i];
+}
+
+static void ts_erase (struct tsmatch *m, struct tsentry *k)
+{
+    size_t i = (size_t)(k - m->e), j = i;
+
+    m->e[i].kind = TS_EMPTY;
+    m->used--;
+    for (;;) {
+        size_t h;
+        j = (j + 1) & (m->size - 1);
+        if (m->e[j].kind == TS_EMPTY)
+            return;
+        h = ts_hash (m->e[j].pid, m->size);
+        if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
+            m->e[i] = m->e[j];
+            m->e[j].kind = TS_EMPTY;
+            i = j;
+        }
+    }
+}
+
+int tsmatch_record (struct tsmatch *m, const struct ts_record *r,
+                    uint64_t now_ns, struct ts_record *out)
+{
+    struct tsentry *k = ts_find (m, r->pid);
+
+    if (k && k->kind == TS_AWAITING) {
+        *out = *r;
+        ts_erase (m, k);
+        m->awaiting--;
+        return 1;
+    }
+    if (!k && !(k = ts_insert (m, r->pid)))
+        return -1;
+    k->kind = TS_PENDING;   /* a newer record of a reused pid wins */
+    k->t = now_ns;
+    k->r = *r;
+    return 0;
+}
+
+int tsmatch_exit (struct tsmatch *m, int32_t pid, uint64_t now_ns,
+                  struct ts_record *out)
+{
+    struct tsentry *k = ts_find (m, pid);
+
+    if (k && k->kind == TS_PENDING) {
+        *out = k->r;
+        ts_erase (m, k);
+        return 1;
+    }
+    if (!k && !(k = ts_insert (m, pid)))
+        return -1;
+    if (k->kind != TS_AWAITING)
+        m->awaiting++;
+    k->kind = TS_AWAITING;
+    k->t = now_ns;
+    return 0;
+}
+
+size_t tsmatch_awaiting (const struct tsmatch *m)
+{
+    return m->awaiting;
+}
+
+void tsmatch_expire (struct tsmatch *m, uint64_t now_ns, uint64_t age_ns,
+                     uint64_t *unclaimed, uint64_t *missing)
+{
+    /* same size: cannot fail for lack of room, only of memory, in which
+     * case the entries stay until the next call */
+    (void)ts_rebuild (m, m->size, now_ns, age_ns, unclaimed, missing);
+}

@@ -1,0 +1,260 @@
+/* test/profile.c - the profile file: writer, bound, reader, summary */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "libprof/profile.h"
+#include "libprof/summary.h"
+#include "libtest/tap.h"
+#include "libtest/tmptree.h"
+
+static json_object *line (const char *text)
+{
+    json_object *o = json_tokener_parse (text);
+    ck_assert_ptr_nonnull (o);
+    return o;
+}
+
+static int count_cb (json_object *o, int lineno, void *arg)
+{
+    int *n = arg;
+    (void)o;
+    ck_assert_int_eq (lineno, n[0] + 1);
+    n[0]++;
+    if (!strcmp (prof_get_str (o, "type"), "note"))
+        n[1]++;
+    if (!strcmp (prof_get_str (o, "type"), "end"))
+        n[2] = (int)prof_get_int (o, "dropped_lines", -1);
+    return 0;
+}
+
+START_TEST (test_roundtrip)
+{
+    char path[4096];
+    json_object *h = json_object_new_object (), *l, *end;
+    struct prof_writer *w;
+    pin_error_t e = { "" };
+    int n[3] = { 0, 0, -1 };
+    struct stat st;
+
+    tmptree_setup ("test_profile");
+    tmptree_path (path, sizeof (path), "p.jsonl");
+    w = prof_writer_open (path, 1 << 20, h, &e);
+    ck_assert_msg (w != NULL, "%s", e.text);
+    l = line ("{\"type\":\"fork\",\"t\":5,\"thread\":false}");
+    for (int i = 0; i < 10; i++)
+        ck_assert_int_eq (prof_writer_put (w, l, &e), 1);
+    end = json_object_new_object ();
+    ck_assert_int_eq (prof_writer_close (w, end, &e), 0);
+    ck_assert_int_eq (prof_read (path, count_cb, n, &e), 0);
+    ck_assert_int_eq (n[0], 12);
+    ck_assert_int_eq (n[1], 0);
+    ck_assert_int_eq (n[2], 0);
+    ck_assert_int_eq (stat (path, &st), 0);
+    ck_assert_int_eq (st.st_mode & 0777, 0600);
+    json_object_put (l);
+    json_object_put (end);
+    json_object_put (h);
+    tmptree_teardown ();
+}
+END_TEST
+
+/* The bound: a note, the end line still there, the file within it. */
+START_TEST (test_bound)
+{
+    char path[4096];
+    json_object *h = json_object_new_object (), *l, *end;
+    struct prof_writer *w;
+    pin_error_t e = { "" };
+    int n[3] = { 0, 0, -1 }, written = 0, dropped = 0;
+    struct stat st;
+
+    tmptree_setup ("test_profile");
+    tmptree_path (path, sizeof (path), "p.jsonl");
+    ck_assert_ptr_null (prof_writer_open (path, PROF_MIN_BYTES - 1, h, &e));
+    ck_assert_int_eq (errno, EINVAL);
+    w = prof_writer_open (path, PROF_MIN_BYTES, h, &e);
+    ck_assert_ptr_nonnull (w);
+    l = line ("{\"type\":\"exec\",\"t\":123456789,\"pid\":1234,"
+              "\"comm\":\"0123456789abcdef\"}");
+    for (int i = 0; i < 1000; i++) {
+        int rc = prof_writer_put (w, l, &e);
+        ck_assert_int_ge (rc, 0);
+        rc ? written++ : dropped++;
+    }
+    ck_assert_int_gt (written, 10);
+    ck_assert_int_gt (dropped, 0);
+    ck_assert_uint_eq (prof_writer_dropped (w), (uint64_t)dropped);
+    end = json_object_new_object ();
+    json_object_object_add (end, "t", json_object_new_int64 (99));
+    ck_assert_int_eq (prof_writer_close (w, end, &e), 0);
+    ck_assert_int_eq (stat (path, &st), 0);
+    ck_assert_int_le (st.st_size, PROF_MIN_BYTES);
+    ck_assert_int_eq (prof_read (path, count_cb, n, &e), 0);
+    ck_assert_int_eq (n[1], 1);
+    ck_assert_int_eq (n[2], dropped);
+    ck_assert_int_eq (n[0], 1 + written + 1 + 1);
+    json_object_put (l);
+    json_object_put (end);
+    json_object_put (h);
+    tmptree_teardown ();
+}
+END_TEST
+
+static int none_cb (json_object *o, int lineno, void *arg)
+{
+    (void)o;
+    (void)lineno;
+    (void)arg;
+    return 0;
+}
+
+static const struct {
+    const char *content, *error;
+} bad[] = {
+    { "", "empty" },
+    { "{\"type\":\"fork\"}\n", "no header" },
+    { "{\"type\":\"header\",\"format\":\"other\",\"version\":1}\n", "no header" },
+    { "{\"type\":\"header\",\"format\":\"slurm-pin-profile\",\"version\":2}\n",
+      "version 2" },
+    { "{\"type\":\"header\",\"format\":\"slurm-pin-profile\"}\n", "version -1" },
+    { "{\"type\":\"header\",\"format\":\"slurm-pin-profile\",\"version\":1}\n"
+      "not json\n", ":2: not a JSON object" },
+    { "{\"type\":\"header\",\"format\":\"slurm-pin-profile\",\"version\":1}\n"
+      "[1,2]\n", ":2: not a JSON object" },
+    { "{\"type\":\"header\",\"format\":\"slurm-pin-profile\",\"version\":1}\n"
+      "{\"t\":1}\n", ":2: not a JSON object with a \"type\"" },
+    { "{\"type\":\"header\",\"format\":\"slurm-pin-profile\",\"version\":1}\n"
+      "{\"type\":\"fork\"} {}\n", ":2: not a JSON object" },
+    { "{\"type\":\"header\",\"format\":\"slurm-pin-profile\",\"version\":1}\n"
+      "{\"type\":\"fork\",\"t\":1}\n", ":2: fork line without \"thread\"" },
+};
+
+START_TEST (test_bad_files)
+{
+    char path[4096];
+    pin_error_t e = { "" };
+    struct prof_summary s;
+
+    tmptree_setup ("test_profile");
+    tmptree_put ("bad.jsonl", bad[_i].content);
+    tmptree_path (path, sizeof (path), "bad.jsonl");
+    ck_assert_int_eq (prof_summary_read (path, &s, &e), -1);
+    ck_assert_msg (strstr (e.text, bad[_i].error) && !strchr (e.text, '\n'),
+                   "'%s' lacks '%s'", e.text, bad[_i].error);
+    if (_i == 0) {
+        ck_assert_int_eq (prof_read ("/nonexistent/x", none_cb, NULL, &e), -1);
+        ck_assert_msg (strstr (e.text, "cannot open"), "%s", e.text);
+    }
+    tmptree_teardown ();
+}
+END_TEST
+
+/* A hand-made profile with known answers. */
+static const char *synthetic[] = {
+    "{\"type\":\"header\",\"format\":\"slurm-pin-profile\",\"version\":1,"
+    "\"interval_ms\":500,\"taskstats\":true}",
+    "{\"type\":\"root\",\"t\":1000000000,\"pid\":10,\"comm\":\"sh\"}",
+    /* 3 forks within 0.5 s, a 4th 2 s later; one thread */
+    "{\"type\":\"fork\",\"t\":1100000000,\"pid\":11,\"tgid\":11,\"thread\":false}",
+    "{\"type\":\"fork\",\"t\":1200000000,\"pid\":12,\"tgid\":12,\"thread\":false}",
+    "{\"type\":\"fork\",\"t\":1300000000,\"pid\":13,\"tgid\":13,\"thread\":false}",
+    "{\"type\":\"fork\",\"t\":1400000000,\"pid\":14,\"tgid\":13,\"thread\":true}",
+    "{\"type\":\"exec\",\"t\":1400000001,\"pid\":11,\"tgid\":11,\"comm\":\"cc1\"}",
+    "{\"type\":\"sample\",\"t\":1500000000,\"threads\":{\"D\":2},"
+    "\"rss_kb\":3000,\"pss_kb\":1000,\"smaps_reads\":3,\"smaps_ns\":3000}",
+    "{\"type\":\"exit\",\"t\":1600000000,\"pid\":14,\"tgid\":13,\"thread\":true,"
+    "\"comm\":\"w\"}",
+    "{\"type\":\"task\",\"pid\":14,\"tgid\":13,\"comm\":\"w\",\"utime_us\":5,"
+    "\"stime_us\":5,\"nvcsw\":1,\"nivcsw\":0}",
+    "{\"type\":\"exit\",\"t\":1700000000,\"pid\":11,\"tgid\":11,"
+    "\"thread\":false,\"comm\":\"cc1\"}",
+    "{\"type\":\"task\",\"pid\":11,\"tgid\":11,\"comm\":\"cc1\","
+    "\"utime_us\":2000000,\"stime_us\":500000,\"nvcsw\":10,\"nivcsw\":4}",
+    "{\"type\":\"sample\",\"t\":2000000000,\"threads\":{\"D\":1},"
+    "\"rss_kb\":2000,\"pss_kb\":1500}",
+    "{\"type\":\"exit\",\"t\":2100000000,\"pid\":12,\"tgid\":12,"
+    "\"thread\":false,\"comm\":\"sh\"}",
+    "{\"type\":\"task\",\"pid\":12,\"tgid\":12,\"comm\":\"sh\",\"utime_us\":1,"
+    "\"stime_us\":0,\"nvcsw\":1,\"nivcsw\":1}",
+    "{\"type\":\"fork\",\"t\":3300000000,\"pid\":15,\"tgid\":15,\"thread\":false}",
+    "{\"type\":\"future-type\",\"t\":3400000000,\"whatever\":[1]}",
+    "{\"type\":\"lost\",\"t\":3500000000,\"kind\":\"sequence\",\"count\":2}",
+    "{\"type\":\"end\",\"t\":4000000000,\"status\":0,\"lost_seq\":2,"
+    "\"socket_drops\":3,"
+    "\"enobufs\":1,\"dropped_lines\":0,\"alive\":{\"processes\":2,"
+    "\"threads\":0}}",
+};
+
+START_TEST (test_summary)
+{
+    char path[4096], text[8192] = "";
+    struct prof_summary s;
+    pin_error_t e = { "" };
+    json_object *j;
+
+    for (size_t i = 0; i < sizeof (synthetic) / sizeof (synthetic[0]); i++) {
+        strcat (text, synthetic[i]);
+        strcat (text, "\n");
+    }
+    tmptree_setup ("test_profile");
+    tmptree_put ("s.jsonl", text);
+    tmptree_path (path, sizeof (path), "s.jsonl");
+    ck_assert_msg (prof_summary_read (path, &s, &e) == 0, "%s", e.text);
+    ck_assert_uint_eq (s.roots, 1);
+    ck_assert_uint_eq (s.processes, 4);
+    ck_assert_uint_eq (s.threads, 1);
+    ck_assert_uint_eq (s.execs, 1);
+    ck_assert_uint_eq (s.peak_processes, 4);    /* root + 11, 12, 13 */
+    ck_assert_uint_eq (s.peak_tasks, 5);
+    ck_assert_uint_eq (s.fork_peak, 3);
+    ck_assert (s.duration_s > 2.999 && s.duration_s < 3.001);
+    ck_assert (s.fork_mean > 1.33 && s.fork_mean < 1.34);
+    ck_assert_uint_eq (s.task_records, 3);
+    ck_assert_uint_eq (s.nvcsw, 12);
+    ck_assert_uint_eq (s.nivcsw, 5);
+    ck_assert_uint_eq (s.utime_us, 2000006);
+    ck_assert (s.d_state_s > 1.499 && s.d_state_s < 1.501);
+    ck_assert_uint_eq (s.peak_d_threads, 2);
+    ck_assert_uint_eq (s.peak_rss_kb, 3000);
+    ck_assert_uint_eq (s.pss_at_peak_rss_kb, 1000);
+    ck_assert_uint_eq (s.peak_pss_kb, 1500);
+    ck_assert_uint_eq (s.lost_seq, 2);
+    ck_assert_uint_eq (s.socket_drops, 3);
+    ck_assert_uint_eq (s.enobufs, 1);
+    ck_assert_uint_eq (s.alive_processes, 2);
+    ck_assert (s.have_end && s.have_taskstats);
+    ck_assert_int_eq (s.exit_status, 0);
+    /* by CPU: cc1 first; by count (taskstats leaders): cc1 and sh, 1 each */
+    ck_assert_str_eq (s.by_cpu[0].comm, "cc1");
+    ck_assert_uint_eq (s.by_cpu[0].cpu_us, 2500000);
+    ck_assert_uint_eq (s.by_count[0].processes, 1);
+    ck_assert_uint_eq (s.by_count[1].processes, 1);
+    ck_assert_uint_eq (s.by_count[2].processes, 0);   /* w: a thread */
+    j = prof_summary_json (&s, 10);
+    ck_assert_ptr_nonnull (j);
+    ck_assert_int_eq (prof_get_int (j, "processes_created", -1), 4);
+    json_object_put (j);
+    prof_summary_free (&s);
+    prof_summary_free (&s);
+    tmptree_teardown ();
+}
+END_TEST
+
+int main (void)
+{
+    Suite *s = suite_create ("profile");
+    TCase *tc = tcase_create ("profile");
+
+    tcase_add_test (tc, test_roundtrip);
+    tcase_add_test (tc, test_bound);
+    tcase_add_loop_test (tc, test_bad_files, 0, sizeof (bad) / sizeof (bad[0]));
+    tcase_add_test (tc, test_summary);
+    suite_add_tcase (s, tc);
+    return tap_run (s, NULL, 0);
+}

@@ -1,0 +1,249 @@
+/* tracker.c - which tasks belong to a step */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracker.h"
+
+/* Open addressing on pid, linear probing, backward-shift deletion. */
+struct task {
+    int32_t pid;          /* 0: empty slot */
+    int32_t tgid;
+    uint64_t start_ns;
+    char comm[17];
+};
+
+struct tracker {
+    struct task *slot;
+    size_t size;          /* power of two */
+    size_t used;
+    uint64_t processes, threads;
+};
+
+static size_t hash (int32_t pid, size_t size)
+{
+    uint32_t x = (uint32_t)pid * 2654435761u;
+    return (size_t)(x ^ (x >> 16)) & (size - 1);
+}
+
+struct tracker *tracker_create (void)
+{
+    struct tracker *t = calloc (1, sizeof (*t));
+
+    if (!t)
+        return NULL;
+    t->size = 1024;
+    if (!(t->slot = calloc (t->size, sizeof (*t->slot)))) {
+        free (t);
+        return NULL;
+    }
+    return t;
+}
+
+void tracker_destroy (struct tracker *t)
+{
+    int saved = errno;
+
+    if (t) {
+        free (t->slot);
+        free (t);
+    }
+    errno = saved;
+}
+
+static struct task *find (const struct tracker *t, int32_t pid)
+{
+    size_t i = hash (pid, t->size);
+
+    while (t->slot[i].pid) {
+        if (t->slot[i].pid == pid)
+            return &t->slot[i];
+        i = (i + 1) & (t->size - 1);
+    }
+    return NULL;
+}
+
+static int grow (struct tracker *t)
+{
+    size_t n = t->size * 2;
+    struct task *old = t->slot, *s = calloc (n, sizeof (*s));
+
+    if (!s)
+        return -1;
+    for (size_t k = 0; k < t->size; k++) {
+        if (old[k].pid) {
+            size_t i = hash (old[k].pid, n);
+            while (s[i].pid)
+                i = (i + 1) & (n - 1);
+            s[i] = old[k];
+        }
+    }
+    t->slot = s;
+    t->size = n;
+    free (old);
+    return 0;
+}
+
+/* Insert (or overwrite) pid; NULL on ENOMEM. */
+static struct task *insert (struct tracker *t, int32_t pid)
+{
+    struct task *k = find (t, pid);
+    size_t i;
+
+    if (k)
+        return k;
+    if ((t->used + 1) * 2 > t->size && grow (t) < 0) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    i = hash (pid, t->size);
+    while (t->slot[i].pid)
+        i = (i + 1) & (t->size - 1);
+    memset (&t->slot[i], 0, sizeof (t->slot[i]));
+    t->slot[i].pid = pid;
+    t->used++;
+    return &t->slot[i];
+}
+
+static void erase (struct tracker *t, struct task *k)
+{
+    size_t i = (size_t)(k - t->slot), j = i;
+
+    t->slot[i].pid = 0;
+    t->used--;
+    for (;;) {
+        size_t h;
+        j = (j + 1) & (t->size - 1);
+        if (!t->slot[j].pid)
+            return;
+        h = hash (t->slot[j].pid, t->size);
+        /* move j back to i if its home h is not in (i, j] cyclically */
+        if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
+            t->slot[i] = t->slot[j];
+            t->slot[j].pid = 0;
+            i = j;
+        }
+    }
+}
+
+static void count (struct tracker *t, const struct task *k, int d)
+{
+    if (k->pid == k->tgid)
+        t->processes += d;
+    else
+        t->threads += d;
+}
+
+int tracker_add_root (struct tracker *t, int32_t tgid, const char *comm,
+                      uint64_t ts_ns)
+{
+    struct task *k;
+
+    if (tgid <= 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (find (t, tgid))
+        return 0;
+    if (!(k = insert (t, tgid)))
+        return -1;
+    k->tgid = tgid;
+    k->start_ns = ts_ns;
+    if (comm)
+        snprintf (k->comm, sizeof (k->comm), "%s", comm);
+    count (t, k, 1);
+    return 0;
+}
+
+int tracker_feed (struct tracker *t, struct cnproc_event *ev,
+                  uint64_t *start_ns)
+{
+    struct task *k, *parent;
+
+    if (ev->pid <= 0)
+        return 0;
+    switch (ev->type) {
+    case CNPROC_FORK:
+        /* a thread belongs to its process; a process to its parent */
+        parent = find (t, ev->pid != ev->tgid ? ev->tgid : ev->ptgid);
+        k = find (t, ev->pid);
+        if (k) {
+            /* a stale entry (its exit was lost): forget it */
+            count (t, k, -1);
+            erase (t, k);
+        }
+        if (!parent || parent->pid != parent->tgid)
+            return 0;
+        {
+            char comm[17];
+            memcpy (comm, parent->comm, sizeof (comm));
+            if (!(k = insert (t, ev->pid)))
+                return -1;
+            k->tgid = ev->tgid;
+            k->start_ns = ev->ts_ns;
+            memcpy (k->comm, comm, sizeof (comm));
+        }
+        count (t, k, 1);
+        memcpy (ev->comm, k->comm, sizeof (ev->comm));
+        return 1;
+    case CNPROC_EXEC:
+    case CNPROC_COMM:
+        if (!(k = find (t, ev->pid)))
+            return 0;
+        if (ev->type == CNPROC_COMM)
+            memcpy (k->comm, ev->comm, sizeof (k->comm));
+        else
+            memcpy (ev->comm, k->comm, sizeof (ev->comm));
+        k->comm[16] = '\0';
+        return 1;
+    case CNPROC_EXIT:
+        if (!(k = find (t, ev->pid)))
+            return 0;
+        memcpy (ev->comm, k->comm, sizeof (ev->comm));
+        if (start_ns)
+            *start_ns = k->start_ns;
+        count (t, k, -1);
+        erase (t, k);
+        return 1;
+    default:
+        if (ev->pid > 0 && find (t, ev->pid))
+            return 1;
+        return 0;
+    }
+}
+
+int tracker_set_comm (struct tracker *t, int32_t pid, const char *comm)
+{
+    struct task *k = find (t, pid);
+
+    if (!k) {
+        errno = ENOENT;
+        return -1;
+    }
+    snprintf (k->comm, sizeof (k->comm), "%s", comm ? comm : "");
+    return 0;
+}
+
+void tracker_counts (const struct tracker *t, struct tracker_counts *c)
+{
+    c->processes = t->processes;
+    c->threads = t->threads;
+}
+
+int tracker_foreach_process (const struct tracker *t,
+                             int (*fn) (int32_t tgid, void *arg), void *arg)
+{
+    for (size_t i = 0; i < t->size; i++) {
+        const struct task *k = &t->slot[i];
+        if (k->pid && k->pid == k->tgid) {
+            int rc = fn (k->pid, arg);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,56 @@
+/* tracker.h - which tasks belong to a step, from proc connector events
+ *
+ * Starts from a set of root processes; a process is in the step if its
+ * parent (the fork event's parent tgid) is, a thread if its process is.
+ * Fed every event of the machine in the order received, it answers for
+ * each one "in the step or not" and keeps, per task, its command (the
+ * parent's at fork, the caller's reading at exec, the new one at a comm
+ * event) and its start time.  No I/O: pure bookkeeping.
+ */
+#ifndef PIN_TRACKER_H
+#define PIN_TRACKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cnproc.h"
+
+struct tracker;
+
+/* NULL with errno ENOMEM.  Destroy accepts NULL and keeps errno. */
+struct tracker *tracker_create (void);
+void tracker_destroy (struct tracker *t);
+
+/* Add a root process (tgid; its threads are added as they are created,
+ * the ones it has already are not known) with its command (may be NULL),
+ * started at `ts_ns`.  -1 ENOMEM, EINVAL for pid <= 0. */
+int tracker_add_root (struct tracker *t, int32_t tgid, const char *comm,
+                      uint64_t ts_ns);
+
+/* Feed one event.  Returns 1 if it concerns a task of the step, 0 if
+ * not, -1 (ENOMEM) if the table could not grow (the event is then not
+ * tracked: the caller counts it as lost).  For events of the step, fills
+ * ev->comm with the command known for the task (EXIT: at its end) and
+ * *start_ns (may be NULL) with the task's start (fork) time for EXIT.
+ * An exited task is forgotten, so a reused pid is judged afresh. */
+int tracker_feed (struct tracker *t, struct cnproc_event *ev,
+                  uint64_t *start_ns);
+
+/* Set the command of a task of the step (after an exec the caller reads
+ * /proc/PID/comm).  0, or -1 ENOENT if the task is not in the step. */
+int tracker_set_comm (struct tracker *t, int32_t pid, const char *comm);
+
+/* Tasks of the step alive now. */
+struct tracker_counts {
+    uint64_t processes;   /* alive processes (thread-group leaders) */
+    uint64_t threads;     /* alive tasks that are not leaders */
+};
+void tracker_counts (const struct tracker *t, struct tracker_counts *c);
+
+/* Call fn(tgid, arg) for every alive process of the step; stops at and
+ * returns fn's first non-zero result. */
+int tracker_foreach_process (const struct tracker *t,
+                             int (*fn) (int32_t tgid, void *arg), void *arg);
+
+#endif /* !PIN_TRACKER_H */
