@@ -32,7 +32,10 @@ say () {
 
 usage () {
     cat <<EOF
-Usage: $0 start|stop|status|env [options]
+Usage: $0 start|stop|status|env|dbd-stop|dbd-start [options]
+
+  dbd-stop, dbd-start  stop or start again only slurmdbd of an instance
+                       started with --accounting (its database stays)
 
   --dir DIR            state directory (start: default a new mktemp dir;
                        stop/status/env: default \$LOCAL_SLURM_DIR)
@@ -65,10 +68,10 @@ EOF
 
 cmd=${1:-}
 case "$cmd" in
-    start|stop|status|env) shift ;;
+    start|stop|status|env|dbd-stop|dbd-start) shift ;;
     -h|--help) usage; exit 0 ;;
     "") usage >&2; exit 1 ;;
-    *) die "'$cmd': unknown command; known: start, stop, status, env" ;;
+    *) die "'$cmd': unknown command; known: start, stop, status, env, dbd-stop, dbd-start" ;;
 esac
 
 opt_dir=""
@@ -1163,7 +1166,27 @@ cmd_start () {
     print_env
 }
 
+# dbd-stop / dbd-start: only slurmdbd of a --accounting instance (tests
+# of what happens while it is away).
+cmd_dbd () {
+    open_existing
+    [ -r "$dir/etc/slurmdbd.conf" ] || die "$cmd: $dir was not started with --accounting"
+    exec 9>>"$dir/.lock" || die "$dir: cannot open lock file"
+    flock -w "$((opt_grace + 30))" 9 || die "$dir: another local-slurm command holds the lock"
+    if [ "$cmd" = dbd-stop ]; then
+        # shellcheck disable=SC2046
+        terminate slurmdbd $(find_daemons slurmdbd) || die "$cmd: slurmdbd did not stop"
+        return 0
+    fi
+    [ -z "$(find_daemons slurmdbd)" ] && { [ -n "$(find_daemons mariadbd)" ] \
+        || die "$cmd: the instance's MariaDB is not running (start the instance again)"; }
+    [ -n "$(find_daemons slurmdbd)" ] && return 0
+    slurmdbd_bin=$(command -v slurmdbd) || die "$cmd: slurmdbd not found"
+    start_slurmdbd || die "$cmd: slurmdbd did not start"
+}
+
 case "$cmd" in
+    dbd-stop|dbd-start) cmd_dbd ;;
     start) cmd_start ;;
     stop) cmd_stop ;;
     status) cmd_status ;;

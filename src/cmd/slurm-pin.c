@@ -17,6 +17,8 @@ static const struct subcmd subcmds[] = {
       cmd_plan },
     { "check", "tell whether pin.so can run on this node, in which mode",
       cmd_check },
+    { "deliver", "send this node's records of ended jobs to slurmdbd (AdminComment)",
+      cmd_deliver },
     { NULL, NULL, NULL },
 };
 

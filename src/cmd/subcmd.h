@@ -21,6 +21,7 @@ struct subcmd {
 /* The subcommands. */
 int cmd_plan (int argc, char **argv);
 int cmd_check (int argc, char **argv);
+int cmd_deliver (int argc, char **argv);
 
 /* Print "slurm-pin SUBCMD: MESSAGE" as exactly one line on stderr:
  * control characters (from hostile or mistyped values) are shown as '?'
