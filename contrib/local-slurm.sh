@@ -509,7 +509,9 @@ cmd_status () {
     [ "$root" != "$dir" ] && echo "alias: $root"
     echo "conf: $conf"
     echo "munge: $mdir"
-    for name in munged slurmctld slurmd; do
+    names="munged slurmctld slurmd"
+    [ -r "$dir/etc/slurmdbd.conf" ] && names="$names slurmdbd mariadbd"
+    for name in $names; do
         n=$((n + 1))
         pids=$(find_daemons "$name" | tr '\n' ' ')
         if [ -n "$pids" ]; then
