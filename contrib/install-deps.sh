@@ -12,6 +12,7 @@ PACKAGES="
   build-essential autoconf automake libtool pkg-config
   libhwloc-dev libhwloc-plugins hwloc libjson-c-dev libcgroup-dev check
   libslurm-dev slurm-wlm slurmctld slurmd slurm-client munge
+  slurmdbd mariadb-server mariadb-client zlib1g-dev
   sharness python3
   clang libclang-rt-dev llvm
   qemu-system-x86 linux-image-amd64 busybox-static cpio kmod

@@ -32,7 +32,10 @@ say () {
 
 usage () {
     cat <<EOF
-Usage: $0 start|stop|status|env [options]
+Usage: $0 start|stop|status|env|dbd-stop|dbd-start [options]
+
+  dbd-stop, dbd-start  stop or start again only slurmdbd of an instance
+                       started with --accounting (its database stays)
 
   --dir DIR            state directory (start: default a new mktemp dir;
                        stop/status/env: default \$LOCAL_SLURM_DIR)
@@ -44,6 +47,13 @@ Usage: $0 start|stop|status|env [options]
   --pin-conf FILE      pin.conf copied to DIR/etc/pin.conf
   --conf-extra K=V     line appended to slurm.conf (repeatable; later wins)
   --nodename NAME      node name (default: the short hostname)
+  --nodes N            1 (default) or 2 slurmd on this machine (the second
+                       node is NAME-2, with its own port and spool)
+  --accounting         also a private MariaDB and slurmdbd; slurm.conf gets
+                       accounting_storage/slurmdbd, jobacct_gather/linux;
+                       the cluster, account 'pin' and the users are added
+  --acct-user USER     with --accounting: add this user too (repeatable;
+                       root is always added)
   --cluster NAME       ClusterName (default: pin)
   --timeout SECS       start: wait at most this long for an idle node (60);
                        a quarter of it (at least 15) for each client command
@@ -58,10 +68,10 @@ EOF
 
 cmd=${1:-}
 case "$cmd" in
-    start|stop|status|env) shift ;;
+    start|stop|status|env|dbd-stop|dbd-start) shift ;;
     -h|--help) usage; exit 0 ;;
     "") usage >&2; exit 1 ;;
-    *) die "'$cmd': unknown command; known: start, stop, status, env" ;;
+    *) die "'$cmd': unknown command; known: start, stop, status, env, dbd-stop, dbd-start" ;;
 esac
 
 opt_dir=""
@@ -69,6 +79,9 @@ opt_mode=affinity
 opt_plugstack=""
 opt_pinconf=""
 opt_nodename=""
+opt_nodes=1
+opt_accounting=no
+acct_users=(root)
 opt_cluster=pin
 opt_timeout=60
 opt_grace=10
@@ -96,15 +109,26 @@ while [ $# -gt 0 ]; do
         --pin-conf) need_arg "$@"; opt_pinconf=$2; shift 2 ;;
         --conf-extra) need_arg "$@"; conf_extra+=("$2"); shift 2 ;;
         --nodename) need_arg "$@"; opt_nodename=$2; shift 2 ;;
+        --nodes) need_arg "$@"; opt_nodes=$2; shift 2 ;;
+        --accounting) opt_accounting=yes; shift ;;
+        --acct-user) need_arg "$@"; acct_users+=("$2"); shift 2 ;;
         --cluster) need_arg "$@"; opt_cluster=$2; shift 2 ;;
         --timeout) need_arg "$@"; opt_timeout=$2; shift 2 ;;
         --grace) need_arg "$@"; opt_grace=$2; shift 2 ;;
         --clean) opt_clean=yes; shift ;;
         -h|--help) usage; exit 0 ;;
-        *) die "'$1': unknown option; known: --dir, --mode, --plugstack, --pin-conf, --conf-extra, --nodename, --cluster, --timeout, --grace, --clean" ;;
+        *) die "'$1': unknown option; known: --dir, --mode, --plugstack, --pin-conf, --conf-extra, --nodename, --nodes, --accounting, --acct-user, --cluster, --timeout, --grace, --clean" ;;
     esac
 done
 
+case "$opt_nodes" in
+    1|2) ;;
+    *) die "--nodes=$opt_nodes: 1 or 2 nodes are supported" ;;
+esac
+for u in "${acct_users[@]}"; do
+    [[ "$u" =~ ^[a-z_][a-z0-9_-]{0,31}$ ]] \
+        || die "--acct-user=$u: not a user name (lower-case letters, digits, '_', '-')"
+done
 case "$opt_mode" in
     affinity|cgroup) ;;
     *) die "--mode=$opt_mode: unknown mode; known: affinity, cgroup" ;;
@@ -181,6 +205,18 @@ proc_has_arg () {
     return 1
 }
 
+# proc_has_env PID VAR=VALUE: PID's environment has exactly that entry
+# (slurmdbd takes no config option: it finds slurmdbd.conf beside
+# $SLURM_CONF, so its environment names the instance).
+proc_has_env () {
+    local a args=()
+    { mapfile -d '' -t args <"/proc/$1/environ"; } 2>/dev/null || return 1
+    for a in "${args[@]}"; do
+        [ "$a" = "$2" ] && return 0
+    done
+    return 1
+}
+
 # proc_alive PID: running and not a zombie.
 proc_alive () {
     local line st
@@ -219,6 +255,8 @@ is_ours () {
                 proc_has_arg "$pid" "--socket=$sock" && return 0
                 # (versions before the move to /run/local-slurm)
                 proc_has_arg "$pid" "--socket=$r/munge/munge.socket" && return 0 ;;
+            slurmdbd) proc_has_env "$pid" "SLURM_CONF=$r/etc/slurm.conf" && return 0 ;;
+            mariadbd) proc_has_arg "$pid" "--datadir=$r/db" && return 0 ;;
             *) proc_has_arg "$pid" "$r/etc/slurm.conf" && return 0 ;;
         esac
     done
@@ -329,6 +367,21 @@ launch () {
     ) </dev/null >>"$log" 2>&1
 }
 
+# launch_bg LOG CMD...: the same for a CMD that stays in the foreground
+# (mariadbd): the background subshell execs it, so no shell of ours (with
+# the instance's lock open) stays behind.
+launch_bg () {
+    local log=$1
+    shift
+    (
+        for fd in "/proc/$BASHPID"/fd/*; do
+            fd=${fd##*/}
+            [ "$fd" -gt 2 ] && eval "exec $fd>&-"
+        done
+        cd / && exec "$@"
+    ) </dev/null >>"$log" 2>&1 &
+}
+
 # ---------------------------------------------------------------------
 # stop
 
@@ -379,6 +432,11 @@ do_stop () {
     done
     # shellcheck disable=SC2086
     terminate "job tasks" $alive || rc=1
+    # accounting (--accounting): slurmdbd, then its database
+    # shellcheck disable=SC2046
+    terminate slurmdbd $(find_daemons slurmdbd) || rc=1
+    # shellcheck disable=SC2046
+    terminate mariadbd $(find_daemons mariadbd) || rc=1
     # shellcheck disable=SC2046
     terminate munged $(find_daemons munged) || rc=1
     if [ $rc -eq 0 ]; then
@@ -451,7 +509,9 @@ cmd_status () {
     [ "$root" != "$dir" ] && echo "alias: $root"
     echo "conf: $conf"
     echo "munge: $mdir"
-    for name in munged slurmctld slurmd; do
+    names="munged slurmctld slurmd"
+    [ -r "$dir/etc/slurmdbd.conf" ] && names="$names slurmdbd mariadbd"
+    for name in $names; do
         n=$((n + 1))
         pids=$(find_daemons "$name" | tr '\n' ' ')
         if [ -n "$pids" ]; then
@@ -476,8 +536,9 @@ cmd_status () {
 # ---------------------------------------------------------------------
 # start
 
-# free_port_pair: print P such that TCP ports P and P+1 are unused on
-# every address.  Drawn at random below the ephemeral range, away from
+# free_port_pair: print P such that TCP ports P to P+4 are unused on
+# every address (P slurmctld, P+1 slurmd, P+2 a second slurmd, P+3
+# slurmdbd, P+4 MariaDB).  Drawn at random below the ephemeral range, away from
 # Slurm's defaults, so two instances started together rarely collide (and
 # a collision is retried, see cmd_start).
 used_ports () {
@@ -492,13 +553,17 @@ used_ports () {
     done
 }
 free_port_pair () {
-    local used i p
+    local used i p k ok
     used=" $(used_ports | sort -un | tr '\n' ' ') "
     for ((i = 0; i < 200; i++)); do
         p=$(( $(od -An -N2 -tu2 /dev/urandom) % 11000 * 2 + 10000 ))
-        case "$used" in
-            *" $p "*|*" $((p + 1)) "*) continue ;;
-        esac
+        ok=yes
+        for ((k = 0; k < 5; k++)); do
+            case "$used" in
+                *" $((p + k)) "*) ok=no; break ;;
+            esac
+        done
+        [ $ok = yes ] || continue
         echo "$p"
         return 0
     done
@@ -525,11 +590,18 @@ node_line () {
         esac
     done
     [ -n "$out" ] && [ -n "$mem" ] || return 1
-    echo "NodeName=$nodename NodeHostname=$host NodeAddr=127.0.0.1$out RealMemory=$mem State=UNKNOWN"
+    echo "NodeHostname=$host NodeAddr=127.0.0.1$out RealMemory=$mem State=UNKNOWN"
+}
+
+# node_names: the node names of this instance, one per line.
+node_names () {
+    echo "$nodename"
+    [ "$opt_nodes" -ge 2 ] && echo "$nodename-2"
+    return 0
 }
 
 write_slurm_conf () {
-    local tmp=$conf.tmp kv
+    local tmp=$conf.tmp kv i n
     {
         echo "# Written by contrib/local-slurm.sh for a private test cluster."
         echo "# Regenerated on every start; use --conf-extra to change it."
@@ -543,11 +615,24 @@ write_slurm_conf () {
         echo "CredType=cred/munge"
         echo "AuthInfo=socket=$sock"
         echo "StateSaveLocation=$root/state"
-        echo "SlurmdSpoolDir=$root/spool"
+        if [ "$opt_nodes" -ge 2 ]; then
+            echo "SlurmdSpoolDir=$root/spool/%n"
+        else
+            echo "SlurmdSpoolDir=$root/spool"
+        fi
         echo "SlurmctldPidFile=$root/run/slurmctld.pid"
-        echo "SlurmdPidFile=$root/run/slurmd.pid"
+        if [ "$opt_nodes" -ge 2 ]; then
+            # one slurmd per node: %n is the node name (slurmd -N)
+            echo "SlurmdPidFile=$root/run/slurmd-%n.pid"
+        else
+            echo "SlurmdPidFile=$root/run/slurmd.pid"
+        fi
         echo "SlurmctldLogFile=$root/log/slurmctld.log"
-        echo "SlurmdLogFile=$root/log/slurmd.log"
+        if [ "$opt_nodes" -ge 2 ]; then
+            echo "SlurmdLogFile=$root/log/slurmd-%n.log"
+        else
+            echo "SlurmdLogFile=$root/log/slurmd.log"
+        fi
         echo "SlurmctldDebug=info"
         echo "SlurmdDebug=info"
         echo "PlugStackConfig=$root/etc/plugstack.conf"
@@ -561,8 +646,18 @@ write_slurm_conf () {
         echo "SelectType=select/cons_tres"
         echo "SelectTypeParameters=CR_Core"
         echo "SchedulerType=sched/backfill"
-        echo "AccountingStorageType=accounting_storage/none"
-        echo "JobAcctGatherType=jobacct_gather/none"
+        if [ "$opt_accounting" = yes ]; then
+            echo "AccountingStorageType=accounting_storage/slurmdbd"
+            echo "AccountingStorageHost=127.0.0.1"
+            echo "AccountingStoragePort=$dbd_port"
+            # the munge socket for the connections to slurmdbd (slurm.conf(5))
+            echo "AccountingStoragePass=$sock"
+            echo "JobAcctGatherType=jobacct_gather/linux"
+            echo "JobAcctGatherFrequency=30"
+        else
+            echo "AccountingStorageType=accounting_storage/none"
+            echo "JobAcctGatherType=jobacct_gather/none"
+        fi
         echo "JobCompType=jobcomp/none"
         echo "MailProg=/bin/true"
         echo "MpiDefault=none"
@@ -575,8 +670,18 @@ write_slurm_conf () {
         echo "KillWait=5"
         echo "MinJobAge=3600"
         echo "Waittime=0"
-        echo "$nodeline"
-        echo "PartitionName=debug Nodes=$nodename Default=YES MaxTime=INFINITE State=UP"
+        i=0
+        for n in $(node_names); do
+            # the first node listens on SlurmdPort, the others on the
+            # ports after the pair (free_port_block reserved them)
+            if [ $i -eq 0 ]; then
+                echo "NodeName=$n $nodeline"
+            else
+                echo "NodeName=$n Port=$((port + 1 + i)) $nodeline"
+            fi
+            i=$((i + 1))
+        done
+        echo "PartitionName=debug Nodes=$(node_names | paste -sd,) Default=YES MaxTime=INFINITE State=UP"
         if [ ${#conf_extra[@]} -gt 0 ]; then
             echo "# --conf-extra"
             for kv in "${conf_extra[@]}"; do
@@ -667,14 +772,14 @@ start_munged () {
 # (the daemon forked before its parent returned: if no process of ours
 # is left, it died).
 wait_daemon () {
-    local name=$1 deadline pid
+    local name=$1 pidf=$root/run/${2:-$1}.pid deadline pid
     deadline=$((SECONDS + opt_timeout))
     while :; do
-        pid=$(cat "$root/run/$name.pid" 2>/dev/null)
+        pid=$(cat "$pidf" 2>/dev/null)
         is_ours "$name" "$pid" "$root" && return 0
         if [ -z "$(find_daemons "$name")" ]; then
             sleep 0.5
-            pid=$(cat "$root/run/$name.pid" 2>/dev/null)
+            pid=$(cat "$pidf" 2>/dev/null)
             is_ours "$name" "$pid" "$root" && return 0
             return 1
         fi
@@ -686,7 +791,8 @@ wait_daemon () {
 show_logs () {
     local f
     for f in "$dir/log/start.log" "$mdir/munged.log" \
-             "$dir/log/slurmctld.log" "$dir/log/slurmd.log"; do
+             "$dir/log/slurmctld.log" "$dir"/log/slurmd*.log \
+             "$dir/log/slurmdbd.log" "$dir/log/mariadb.log"; do
         [ -s "$f" ] || continue
         echo "---- last lines of $f" >&2
         tail -n 15 "$f" >&2
@@ -699,50 +805,63 @@ start_failed () {
 }
 
 port_clash () {
-    grep -qs 'Address already in use' "$dir/log/slurmctld.log" "$dir/log/slurmd.log" \
-        "$dir/log/start.log"
+    grep -qs 'Address already in use' "$dir/log/slurmctld.log" "$dir"/log/slurmd*.log \
+        "$dir/log/start.log" "$dir/log/slurmdbd.log" "$dir/log/mariadb.log"
 }
 
 node_state () {
-    SLURM_CONF=$dconf timeout "$client_timeout" sinfo -h -N -n "$nodename" -o %t 2>/dev/null | head -n1
+    SLURM_CONF=$dconf timeout "$client_timeout" sinfo -h -N -n "$1" -o %t 2>/dev/null | head -n1
 }
 
 # start_slurm: slurmctld + slurmd, then wait for an idle node.
 # Returns 0, 1 (failed), 2 (failed on a port clash: worth a retry).
 start_slurm () {
-    local deadline state reason
+    local deadline state reason n pidname idle
     launch "$dir/log/start.log" "$slurmctld_bin" -f "$conf"
     if ! wait_daemon slurmctld; then
         port_clash && return 2
         start_failed "slurmctld did not start"
         return 1
     fi
-    launch "$dir/log/start.log" "$slurmd_bin" -f "$conf" -N "$nodename"
-    if ! wait_daemon slurmd; then
-        port_clash && return 2
-        start_failed "slurmd did not start"
-        return 1
-    fi
+    for n in $(node_names); do
+        launch "$dir/log/start.log" "$slurmd_bin" -f "$conf" -N "$n"
+        pidname=slurmd
+        [ "$opt_nodes" -ge 2 ] && pidname=slurmd-$n
+        if ! wait_daemon slurmd "$pidname"; then
+            port_clash && return 2
+            start_failed "slurmd -N $n did not start"
+            return 1
+        fi
+    done
     deadline=$((SECONDS + opt_timeout))
     state=""
     while :; do
-        for d in munged slurmctld slurmd; do
+        for d in munged slurmctld slurmd $acct_daemons; do
             if [ -z "$(find_daemons $d)" ]; then
                 port_clash && return 2
                 start_failed "$d exited during start"
                 return 1
             fi
         done
+        if [ "$(find_daemons slurmd | wc -l)" -lt "$opt_nodes" ]; then
+            port_clash && return 2
+            start_failed "a slurmd exited during start"
+            return 1
+        fi
         if slurm_up; then
-            state=$(node_state)
-            case "$state" in
-                idle) return 0 ;;
-                inval|drain|drain\*|drng|fail|fail\*)
-                    reason=$(SLURM_CONF=$dconf scontrol show node "$nodename" 2>/dev/null \
-                        | sed -n 's/^ *Reason=//p')
-                    start_failed "node $nodename is '$state' (Reason=$reason); check the NodeName line in $conf against 'slurmd -C'"
-                    return 1 ;;
-            esac
+            idle=0
+            for n in $(node_names); do
+                state=$(node_state "$n")
+                case "$state" in
+                    idle) idle=$((idle + 1)) ;;
+                    inval|drain|drain\*|drng|fail|fail\*)
+                        reason=$(SLURM_CONF=$dconf scontrol show node "$n" 2>/dev/null \
+                            | sed -n 's/^ *Reason=//p')
+                        start_failed "node $n is '$state' (Reason=$reason); check the NodeName line in $conf against 'slurmd -C'"
+                        return 1 ;;
+                esac
+            done
+            [ $idle -eq "$opt_nodes" ] && return 0
         fi
         if [ $SECONDS -ge $deadline ]; then
             if [ -z "$state" ]; then
@@ -754,6 +873,126 @@ start_slurm () {
         fi
         sleep 0.5
     done
+}
+
+# ---------------------------------------------------------------------
+# accounting (--accounting): a private MariaDB and slurmdbd
+#
+# MariaDB runs as root (--user=root) on a datadir made for this start by
+# mariadb-install-db in DIR/db, with its own socket, pid file, log and a
+# TCP port on 127.0.0.1 only; --no-defaults keeps /etc/mysql out of it and
+# nothing under /var/lib/mysql is touched.  slurmdbd finds its
+# slurmdbd.conf beside $SLURM_CONF (that is how Slurm looks it up), so it
+# is started with SLURM_CONF in its environment, which is also how stop
+# recognizes it.
+
+db_sql () {
+    timeout "$client_timeout" "$mariadb_bin" --no-defaults -S "$root/run/mariadb.sock" \
+        -uroot "$@"
+}
+
+start_mariadb () {
+    local deadline
+    rm -rf "${dir:?}/db"
+    "$installdb_bin" --no-defaults --datadir="$root/db" --user=root \
+        --auth-root-authentication-method=socket --skip-test-db \
+        >>"$dir/log/start.log" 2>&1 \
+        || { start_failed "mariadb-install-db failed (see $dir/log/start.log)"; return 1; }
+    launch_bg "$dir/log/start.log" "$mariadbd_bin" --no-defaults --datadir="$root/db" \
+        --user=root --socket="$root/run/mariadb.sock" --port="$db_port" \
+        --bind-address=127.0.0.1 --pid-file="$root/run/mariadbd.pid" \
+        --log-error="$root/log/mariadb.log" --skip-name-resolve \
+        --innodb-buffer-pool-size=32M --innodb-log-file-size=16M \
+        --innodb-flush-log-at-trx-commit=2
+    deadline=$((SECONDS + opt_timeout))
+    until db_sql -e 'select 1' >/dev/null 2>&1; do
+        if [ $SECONDS -ge $deadline ]; then
+            port_clash && return 2
+            start_failed "mariadbd did not answer on $root/run/mariadb.sock within ${opt_timeout}s"
+            return 1
+        fi
+        sleep 0.2
+    done
+    db_sql -e "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$db_pass';
+               CREATE USER 'slurm'@'localhost' IDENTIFIED BY '$db_pass';
+               GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';
+               GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost';" \
+        >>"$dir/log/start.log" 2>&1 \
+        || { start_failed "cannot create the database user slurm"; return 1; }
+}
+
+write_dbd_conf () {
+    local f=$dir/etc/slurmdbd.conf
+    {
+        echo "# Written by contrib/local-slurm.sh (--accounting); 0600: it holds"
+        echo "# the database password."
+        echo "AuthType=auth/munge"
+        echo "AuthInfo=socket=$sock"
+        echo "DbdHost=localhost"
+        echo "DbdAddr=127.0.0.1"
+        echo "DbdPort=$dbd_port"
+        echo "SlurmUser=root"
+        echo "PidFile=$root/run/slurmdbd.pid"
+        echo "LogFile=$root/log/slurmdbd.log"
+        echo "DebugLevel=info"
+        echo "StorageType=accounting_storage/mysql"
+        echo "StorageHost=127.0.0.1"
+        echo "StoragePort=$db_port"
+        echo "StorageUser=slurm"
+        echo "StoragePass=$db_pass"
+        echo "StorageLoc=slurm_acct_db"
+    } | (umask 077 && cat >"$f.tmp") && mv -f "$f.tmp" "$f" || die "$f: cannot write"
+}
+
+dbd_up () {
+    SLURM_CONF=$dconf timeout "$client_timeout" sacctmgr -n -P show cluster format=cluster \
+        >/dev/null 2>&1
+}
+
+# start_slurmdbd: start it and wait until sacctmgr gets an answer.
+start_slurmdbd () {
+    local deadline
+    launch "$dir/log/start.log" env SLURM_CONF="$conf" "$slurmdbd_bin"
+    deadline=$((SECONDS + opt_timeout))
+    until dbd_up; do
+        if [ $SECONDS -ge $deadline ]; then
+            port_clash && return 2
+            start_failed "slurmdbd did not answer sacctmgr within ${opt_timeout}s"
+            return 1
+        fi
+        if [ -z "$(find_daemons slurmdbd)" ]; then
+            sleep 0.5
+            if [ -z "$(find_daemons slurmdbd)" ]; then
+                port_clash && return 2
+                start_failed "slurmdbd exited during start"
+                return 1
+            fi
+        fi
+        sleep 0.2
+    done
+}
+
+# start_accounting: MariaDB, slurmdbd, then the cluster, account and users.
+start_accounting () {
+    local u rc
+    start_mariadb || return $?
+    write_dbd_conf
+    start_slurmdbd
+    rc=$?
+    [ $rc -eq 0 ] || return $rc
+    acct_mgr add cluster "$opt_cluster" \
+        && acct_mgr add account pin cluster="$opt_cluster" \
+            description=slurm-pin organization=slurm-pin \
+        || { start_failed "sacctmgr could not add cluster $opt_cluster and account pin"; return 1; }
+    for u in "${acct_users[@]}"; do
+        acct_mgr add user "$u" account=pin cluster="$opt_cluster" \
+            || { start_failed "sacctmgr could not add user $u"; return 1; }
+    done
+    return 0
+}
+
+acct_mgr () {
+    SLURM_CONF=$dconf timeout "$client_timeout" sacctmgr -i "$@" >>"$dir/log/start.log" 2>&1
 }
 
 # v2_without_dbus: a pure cgroup v2 host without systemd's dbus (the qemu
@@ -803,6 +1042,19 @@ cmd_start () {
             || die "start: '$b' not found; install the Debian packages slurmctld slurmd slurm-client munge util-linux (contrib/install-deps.sh)"
     done
     slurmctld_bin=$(command -v slurmctld)
+    acct_daemons=""
+    if [ "$opt_accounting" = yes ]; then
+        for b in slurmdbd sacctmgr mariadbd mariadb-install-db mariadb; do
+            command -v "$b" >/dev/null \
+                || die "start --accounting: '$b' not found; install the Debian packages slurmdbd mariadb-server (contrib/install-deps.sh)"
+        done
+        slurmdbd_bin=$(command -v slurmdbd)
+        mariadbd_bin=$(command -v mariadbd)
+        installdb_bin=$(command -v mariadb-install-db)
+        mariadb_bin=$(command -v mariadb)
+        db_pass=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+        acct_daemons="slurmdbd mariadbd"
+    fi
     slurmd_bin=$(command -v slurmd)
     munged_bin=$(command -v munged)
     id munge >/dev/null 2>&1 || die "start: no 'munge' user; install the Debian package munge"
@@ -825,7 +1077,7 @@ cmd_start () {
     exec 9>>"$dir/.lock" || die "$dir: cannot open lock file"
     flock -n 9 || die "$dir: another local-slurm command is working on this directory"
 
-    for b in munged slurmctld slurmd; do
+    for b in munged slurmctld slurmd slurmdbd mariadbd; do
         if [ -n "$(find_daemons $b)" ]; then
             die "$dir: already running ($b pid $(find_daemons $b | paste -sd,)); run: $0 stop --dir '$dir'"
         fi
@@ -880,16 +1132,26 @@ cmd_start () {
     start_munged || exit 1
     for attempt in 1 2 3; do
         port=$(free_port_pair) || die "start: no free TCP port pair found"
+        dbd_port=$((port + 3))
+        db_port=$((port + 4))
         write_configs
-        start_slurm
-        rc=$?
+        rc=0
+        if [ "$opt_accounting" = yes ]; then
+            start_accounting
+            rc=$?
+        fi
+        if [ $rc -eq 0 ]; then
+            start_slurm
+            rc=$?
+        fi
         [ $rc -eq 0 ] && break
         # stop what this attempt started (munged stays)
         # shellcheck disable=SC2046
-        terminate "slurm daemons" $(find_daemons slurmd; find_daemons slurmctld)
+        terminate "slurm daemons" $(find_daemons slurmd; find_daemons slurmctld; \
+            find_daemons slurmdbd; find_daemons mariadbd)
         if [ $rc -eq 2 ] && [ $attempt -lt 3 ]; then
-            say "ports $port-$((port + 1)) taken meanwhile; trying others"
-            for b in "$dir"/log/slurm*.log; do
+            say "ports $port-$((port + 4)) taken meanwhile; trying others"
+            for b in "$dir"/log/slurm*.log "$dir"/log/mariadb.log; do
                 [ -f "$b" ] && mv -f "$b" "$b.clash"
             done
             continue
@@ -898,11 +1160,35 @@ cmd_start () {
         exit 1
     done
     trap - EXIT INT TERM HUP
-    say "running in $dir: node $nodename ($opt_mode mode), slurmctld port $port"
+    if [ "$opt_accounting" = yes ]; then
+        say "running in $dir: nodes $(node_names | paste -sd,) ($opt_mode mode), slurmctld port $port, slurmdbd port $dbd_port, MariaDB port $db_port, ${SECONDS}s"
+    else
+        say "running in $dir: nodes $(node_names | paste -sd,) ($opt_mode mode), slurmctld port $port, ${SECONDS}s"
+    fi
     print_env
 }
 
+# dbd-stop / dbd-start: only slurmdbd of a --accounting instance (tests
+# of what happens while it is away).
+cmd_dbd () {
+    open_existing
+    [ -r "$dir/etc/slurmdbd.conf" ] || die "$cmd: $dir was not started with --accounting"
+    exec 9>>"$dir/.lock" || die "$dir: cannot open lock file"
+    flock -w "$((opt_grace + 30))" 9 || die "$dir: another local-slurm command holds the lock"
+    if [ "$cmd" = dbd-stop ]; then
+        # shellcheck disable=SC2046
+        terminate slurmdbd $(find_daemons slurmdbd) || die "$cmd: slurmdbd did not stop"
+        return 0
+    fi
+    [ -z "$(find_daemons slurmdbd)" ] && { [ -n "$(find_daemons mariadbd)" ] \
+        || die "$cmd: the instance's MariaDB is not running (start the instance again)"; }
+    [ -n "$(find_daemons slurmdbd)" ] && return 0
+    slurmdbd_bin=$(command -v slurmdbd) || die "$cmd: slurmdbd not found"
+    start_slurmdbd || die "$cmd: slurmdbd did not start"
+}
+
 case "$cmd" in
+    dbd-stop|dbd-start) cmd_dbd ;;
     start) cmd_start ;;
     stop) cmd_stop ;;
     status) cmd_status ;;

@@ -220,3 +220,29 @@ pin_so_prereq () {
         say "pin.so not built at $PIN_SO: the plugin tests are skipped"
     fi
 }
+
+# slurm_acct_missing: print why slurmdbd + MariaDB (local-slurm.sh
+# --accounting) cannot run here (nothing if they can).
+slurm_acct_missing () {
+    for _b in slurmdbd sacctmgr sacct mariadbd mariadb-install-db mariadb; do
+        if ! command -v "$_b" >/dev/null 2>&1 && ! test -x "/usr/sbin/$_b"; then
+            echo "$_b not found (Debian packages slurmdbd mariadb-server: contrib/install-deps.sh)"
+            return 0
+        fi
+    done
+}
+
+# slurm_require_accounting: like slurm_require, for tests that start the
+# cluster with --accounting.
+slurm_require_accounting () {
+    slurm_require
+    _why=$(slurm_acct_missing)
+    test -z "$_why" && return 0
+    if test -n "${PIN_REQUIRE_SLURM:-}${CI:-}"; then
+        echo "Bail out! $this_test needs slurmdbd and MariaDB (PIN_REQUIRE_SLURM/CI set) but: $_why"
+        EXIT_OK=t
+        exit 1
+    fi
+    skip_all="slurmdbd/MariaDB unavailable: $_why"
+    test_done
+}

@@ -292,6 +292,18 @@ static int set_state_dir (struct ctx *ctx, const char *value,
                      value, why, n);
 }
 
+/* DeliverCommand=PATH|none */
+static int set_deliver_command (struct ctx *ctx, const char *value,
+                                char *why, size_t n)
+{
+    if (strcasecmp (value, "none") == 0) {
+        ctx->conf->deliver_command[0] = '\0';
+        return 0;
+    }
+    return set_path (ctx->conf->deliver_command,
+                     sizeof (ctx->conf->deliver_command), value, why, n);
+}
+
 static int set_verbose (struct ctx *ctx, const char *value,
                         char *why, size_t n)
 {
@@ -355,12 +367,15 @@ static const struct key keys[] = {
     { "ShareWithSteps", "share_with_steps", "allow", set_share_with_steps },
     { "NoneUsers", "none_users", "(anyone)", set_none_users },
     { "NoneAccounts", "none_accounts", "(any)", set_none_accounts },
+    { "DeliverCommand", "deliver_command", PIN_CONF_DEFAULT_DELIVER_COMMAND,
+      set_deliver_command },
     { NULL, NULL, NULL, NULL },
 };
 
 #define KEYS_KNOWN "DefaultPolicy, AllowedPolicies, CgroupRoot, CgroupBase, " \
                    "TopologyCache, StateDir, Verbose, Oversubscribe, " \
-                   "ShareWithSteps, NoneUsers, NoneAccounts, PartitionName"
+                   "ShareWithSteps, NoneUsers, NoneAccounts, PartitionName, " \
+                   "DeliverCommand"
 
 /* ---- PartitionName= lines ---------------------------------------------- */
 
@@ -821,6 +836,8 @@ void pin_conf_defaults (struct pin_conf *conf)
     conf->verbose = false;
     conf->oversubscribe = true;
     conf->share_with_steps = true;
+    snprintf (conf->deliver_command, sizeof (conf->deliver_command), "%s",
+              PIN_CONF_DEFAULT_DELIVER_COMMAND);
 }
 
 int pin_conf_load_file (struct pin_conf *conf, const char *path,

@@ -29,6 +29,10 @@
 #define PIN_CONF_DEFAULT_PATH "/etc/slurm/pin.conf"
 #define PIN_CONF_DEFAULT_TOPOLOGY_CACHE "/var/cache/slurm-pin/topology.xml"
 #define PIN_CONF_DEFAULT_STATE_DIR "/run/slurm-pin"
+#ifndef PIN_BINDIR
+#define PIN_BINDIR "/usr/local/bin"
+#endif
+#define PIN_CONF_DEFAULT_DELIVER_COMMAND PIN_BINDIR "/slurm-pin"
 
 /* A pin.conf line may hold at most PIN_CONF_LINE_MAX - 1 characters. */
 #define PIN_CONF_LINE_MAX 8192
@@ -82,6 +86,9 @@ struct pin_conf {
                                      more CPUs than allocated (srun -O) is
                                      placed, tasks sharing CPUs; refuse:
                                      the step fails */
+    char deliver_command[PATH_MAX];/* DeliverCommand=BINDIR/slurm-pin: run as
+                                     'CMD deliver --job N' at job end
+                                     (accounting to slurmdbd); "" = none */
     bool share_with_steps;        /* ShareWithSteps=allow: a step that does
                                      not fit beside the running steps shares
                                      their CPUs; refuse: the step fails */

@@ -54,6 +54,7 @@
 #include "libutil/safefile.h"
 #include "ompenv.h"
 #include "pinopt.h"
+#include "deliver_spawn.h"
 #include "libcgroup2/stepcg.h"
 
 SPANK_PLUGIN (pin, 1);
@@ -1251,6 +1252,26 @@ static void extern_cleanup (void)
     pin_lock_release (fd);
 out:
     cg2_close (cg);
+}
+
+/* Job end on this node (slurmd's epilog, root, its own process): start
+ * 'slurm-pin deliver --job N' detached to send this node's records to
+ * slurmdbd (doc/accounting-slurmdbd.md); DeliverCommand=none: not.
+ * slurm_spank_init is not called in this context: read the conf here. */
+int slurm_spank_job_epilog (spank_t sp, int ac, char **av)
+{
+    pin_error_t err = { "" };
+    struct pin_conf conf;
+    uint32_t job = 0;
+
+    pin_conf_defaults (&conf);
+    if (pin_conf_load_args (&conf, ac, av, &err) < 0)
+        slurm_error ("pin: job epilog: bad configuration: %s", err.text);
+    else if (conf.deliver_command[0]
+             && spank_get_item (sp, S_JOB_ID, &job) == ESPANK_SUCCESS
+             && deliver_spawn (conf.deliver_command, job, 120, &err) < 0)
+        slurm_error ("pin: job %u: accounting not sent to slurmdbd: %s", job, err.text);
+    return 0;
 }
 
 int slurm_spank_exit (spank_t sp, int ac, char **av)

@@ -1,0 +1,197 @@
+/* acctdbd.c - records of jobs from slurmdbd (acctdbd.h) */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+#include <slurm/slurm.h>
+#include <slurm/slurmdb.h>
+
+#include "libacct/summary.h"
+#include "acctdbd.h"
+
+/* sacct's spelling of a job or step state (src/common/slurm_protocol_defs.c
+ * job_state_string; the base states of 22.05, in enum job_states order). */
+static void state_name (uint32_t state, uint32_t requid, char *buf, size_t n)
+{
+    static const char *const names[] = {
+        "PENDING", "RUNNING", "SUSPENDED", "COMPLETED", "CANCELLED", "FAILED",
+        "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE",
+        "OUT_OF_MEMORY",
+    };
+    uint32_t base = state & JOB_STATE_BASE;
+
+    if (base >= sizeof (names) / sizeof (names[0]))
+        snprintf (buf, n, "UNKNOWN");
+    else if (base == JOB_CANCELLED && requid != (uint32_t)-1 && requid != NO_VAL)
+        snprintf (buf, n, "CANCELLED by %u", requid); /* as sacct prints it */
+    else
+        snprintf (buf, n, "%s", names[base]);
+}
+
+/* The CPU count in a TRES string "1=4,2=1000,..." (TRES id 1 is cpu). */
+static uint32_t tres_cpus (const char *tres)
+{
+    const char *p = tres;
+
+    while (p && *p) {
+        char *end;
+        unsigned long id = strtoul (p, &end, 10);
+        if (end != p && *end == '=') {
+            unsigned long long v = strtoull (end + 1, &end, 10);
+            if (id == 1)
+                return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+        }
+        p = strchr (p, ',');
+        if (p)
+            p++;
+    }
+    return 0;
+}
+
+struct ctx {
+    const slurmdb_job_rec_t *job;
+    acct_record_cb cb;
+    void *arg;
+    unsigned *bad;
+    int rc;
+};
+
+static void set_times (struct acct_record *r, time_t start, time_t end,
+                       uint32_t elapsed)
+{
+    if (start > 0)
+        r->start_us = (int64_t)start * 1000000;
+    if (end > 0)
+        r->end_us = (int64_t)end * 1000000;
+    r->elapsed_us = (int64_t)elapsed * 1000000;
+}
+
+/* One record of the summary: parse it, put slurmdbd's values over the
+ * fields sacct prints, pass it on. */
+static int one_record (const char *node, json_object *rec, void *arg)
+{
+    struct ctx *c = arg;
+    const slurmdb_job_rec_t *job = c->job;
+    struct acct_record r;
+    pin_error_t err = { "" };
+    const char *text;
+
+    (void)node;
+    text = json_object_to_json_string_ext (rec, JSON_C_TO_STRING_PLAIN);
+    if (!text || acct_record_from_json (text, &r, &err) < 0) {
+        if (c->bad)
+            (*c->bad)++;
+        return 0;
+    }
+    if (r.job_id != job->jobid && !(job->array_job_id && r.array_job_id == job->array_job_id
+                                     && r.array_task_id == job->array_task_id)) {
+        if (c->bad)
+            (*c->bad)++;
+        return 0;
+    }
+    if (job->jobname)
+        snprintf (r.job_name, sizeof (r.job_name), "%s", job->jobname);
+    if (job->user)
+        snprintf (r.user, sizeof (r.user), "%s", job->user);
+    if (job->partition)
+        snprintf (r.partition, sizeof (r.partition), "%s", job->partition);
+    if (job->cluster)
+        snprintf (r.cluster, sizeof (r.cluster), "%s", job->cluster);
+    if (r.kind == ACCT_KIND_JOB) {
+        state_name (job->state, job->requid, r.state, sizeof (r.state));
+        set_times (&r, job->start, job->end, job->elapsed);
+        /* the job's AllocCPUS in sacct is the job's, all nodes */
+        if (tres_cpus (job->tres_alloc_str))
+            r.alloc_cpus = tres_cpus (job->tres_alloc_str);
+    } else if (job->steps) {
+        ListIterator it = slurm_list_iterator_create (job->steps);
+        slurmdb_step_rec_t *s;
+        while ((s = slurm_list_next (it))) {
+            if (s->step_id.step_id != r.step_id)
+                continue;
+            if (s->stepname)
+                snprintf (r.job_name, sizeof (r.job_name), "%s", s->stepname);
+            state_name (s->state, (uint32_t)-1, r.state, sizeof (r.state));
+            set_times (&r, s->start, s->end, s->elapsed);
+            if (tres_cpus (s->tres_alloc_str))
+                r.alloc_cpus = tres_cpus (s->tres_alloc_str);
+            break;
+        }
+        slurm_list_iterator_destroy (it);
+    }
+    return c->cb (&r, c->arg);
+}
+
+int acct_source_dbd (const uint32_t *jobs, size_t njobs, acct_record_cb cb,
+                     void *arg, unsigned *bad, pin_error_t *errp)
+{
+    slurmdb_job_cond_t cond;
+    void *db;
+    List list;
+    ListIterator it;
+    slurmdb_job_rec_t *job;
+    int rc = 0;
+
+    slurm_init (NULL);
+    if (!(db = slurmdb_connection_get (NULL)))
+        return errprintf (errp, "cannot connect to slurmdbd");
+    memset (&cond, 0, sizeof (cond));
+    cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;
+    if (njobs) {
+        cond.step_list = slurm_list_create (free);
+        for (size_t i = 0; i < njobs; i++) {
+            slurm_selected_step_t *sel = calloc (1, sizeof (*sel));
+            if (!sel) {
+                slurm_list_destroy (cond.step_list);
+                slurmdb_connection_close (&db);
+                return errprintf (errp, "out of memory");
+            }
+            sel->array_task_id = NO_VAL;
+            sel->het_job_offset = NO_VAL;
+            sel->step_id.job_id = jobs[i];
+            sel->step_id.step_id = NO_VAL;
+            sel->step_id.step_het_comp = NO_VAL;
+            slurm_list_append (cond.step_list, sel);
+        }
+    } else {
+        cond.usage_start = time (NULL) - 86400;
+        cond.usage_end = time (NULL);
+    }
+    list = slurmdb_jobs_get (db, &cond);
+    if (cond.step_list)
+        slurm_list_destroy (cond.step_list);
+    if (!list) {
+        slurmdb_connection_close (&db);
+        return errprintf (errp, "slurmdbd did not answer the job query");
+    }
+    it = slurm_list_iterator_create (list);
+    while (rc == 0 && (job = slurm_list_next (it))) {
+        struct acct_summary *s = NULL;
+        char *other = NULL;
+        struct ctx c = { job, cb, arg, bad, 0 };
+        int prc;
+
+        if (!job->admin_comment || !strstr (job->admin_comment, ACCT_SUMMARY_PREFIX))
+            continue;
+        prc = acct_summary_parse (job->admin_comment, &other, &s, NULL);
+        if (prc < 0) {
+            rc = errprintf (errp, "out of memory");
+            break;
+        }
+        if (prc == 1 && bad)
+            (*bad)++;
+        rc = acct_summary_foreach (s, one_record, &c);
+        acct_summary_destroy (s);
+        free (other);
+    }
+    slurm_list_iterator_destroy (it);
+    slurm_list_destroy (list);
+    slurmdb_connection_close (&db);
+    return rc;
+}

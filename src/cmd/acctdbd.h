@@ -1,0 +1,27 @@
+/* acctdbd.h - records of jobs from slurmdbd (the summaries in AdminComment)
+ *
+ * For 'slurm-pin acct' when accounting is configured: the records of the
+ * selected jobs come from the job summary every node delivered to slurmdbd
+ * (doc/accounting-slurmdbd.md), and the job's own sacct fields (JobName,
+ * User, State, Elapsed, AllocCPUS, Start, End) are taken from slurmdbd's
+ * job and step records, so that they print as sacct prints them.
+ * Needs acct_record_from_json (record.c) at link time.
+ */
+#ifndef PIN_ACCTDBD_H
+#define PIN_ACCTDBD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libacct/acct.h"
+
+/* Call cb for every record of JOBS[0..njobs-1] (all jobs of the cluster
+ * in the last day when njobs is 0), jobs in slurmdbd's order, each job's
+ * records node by node.  A job without a summary yields nothing; a
+ * summary that does not decode, or a record that does not parse, is
+ * counted in *bad (may be NULL).  Returns 0, the non-zero value of cb, or
+ * -1 with errp (slurmdbd not reachable). */
+int acct_source_dbd (const uint32_t *jobs, size_t njobs, acct_record_cb cb,
+                     void *arg, unsigned *bad, pin_error_t *errp);
+
+#endif /* !PIN_ACCTDBD_H */

@@ -1,0 +1,593 @@
+/* deliver.c - slurm-pin deliver: send this node's job records to slurmdbd
+ *
+ * Reads the node journal (acct.h: DIR/journal and DIR/journal.N, one JSON
+ * record a line), groups the records by (cluster, job, node), and for each
+ * job that ended on this node (its "job" record is there) and is not yet
+ * delivered: reads the job's AdminComment from slurmdbd, merges this node's
+ * records into it (summary.h), writes it back with slurmdb_job_modify()
+ * (slurmdbd accepts that once the job has ended), reads it back until it
+ * holds this node's part (two nodes may write at once), and appends a line
+ * to DIR/delivered.  A job whose line is there is not sent again; with
+ * slurmdbd down nothing is marked and a later run sends it.
+ *
+ * Records are taken as the journal has them (JSON objects, unknown keys
+ * included), so a newer writer's fields reach slurmdbd unchanged.
+ *
+ * DIR/delivered: "CLUSTER JOBID NODE DIGEST" lines, DIGEST = FNV-1a 64 of
+ * the node's sorted record lines (for a person comparing; a job of a node
+ * is sent once, whatever its digest).  DIR/delivered.lock serializes
+ * runs.
+ */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <slurm/slurm.h>
+#include <slurm/slurmdb.h>
+
+#include "libacct/acct.h"
+#include "libacct/summary.h"
+#include "subcmd.h"
+
+#define DEFAULT_JOURNAL "/var/lib/slurm-pin/journal"
+#define LINE_MAX_BYTES (1 << 20)
+
+static const char *prog = "deliver";
+static int verbose;
+
+struct group {
+    char cluster[ACCT_STR];
+    char node[ACCT_STR];
+    uint32_t job_id;
+    bool ended;              /* a "job" record is there */
+    char **lines;
+    size_t n, cap;
+    uint64_t digest;
+};
+
+struct groups {
+    struct group *g;
+    size_t n, cap;
+};
+
+static struct group *group_get (struct groups *gs, const char *cluster,
+                                const char *node, uint32_t job)
+{
+    for (size_t i = 0; i < gs->n; i++) {
+        struct group *g = &gs->g[i];
+        if (g->job_id == job && !strcmp (g->cluster, cluster) && !strcmp (g->node, node))
+            return g;
+    }
+    if (gs->n == gs->cap) {
+        size_t cap = gs->cap ? gs->cap * 2 : 16;
+        struct group *p = realloc (gs->g, cap * sizeof (*p));
+        if (!p)
+            return NULL;
+        gs->g = p;
+        gs->cap = cap;
+    }
+    struct group *g = &gs->g[gs->n++];
+    memset (g, 0, sizeof (*g));
+    snprintf (g->cluster, sizeof (g->cluster), "%s", cluster);
+    snprintf (g->node, sizeof (g->node), "%s", node);
+    g->job_id = job;
+    return g;
+}
+
+static void groups_free (struct groups *gs)
+{
+    for (size_t i = 0; i < gs->n; i++) {
+        for (size_t j = 0; j < gs->g[i].n; j++)
+            free (gs->g[i].lines[j]);
+        free (gs->g[i].lines);
+    }
+    free (gs->g);
+}
+
+static const char *jstr (json_object *o, const char *key)
+{
+    json_object *v;
+    if (json_object_object_get_ex (o, key, &v) && json_object_is_type (v, json_type_string))
+        return json_object_get_string (v);
+    return NULL;
+}
+
+/* One journal line: keep it if it is a record of acct.h (kind, job_id,
+ * node, cluster). */
+static int add_line (struct groups *gs, const char *line, unsigned *skipped)
+{
+    json_object *o = json_tokener_parse (line), *v;
+    const char *kind, *node, *cluster;
+    int64_t job;
+    struct group *g;
+    int rc = 0;
+
+    if (!o || !json_object_is_type (o, json_type_object)
+        || !(kind = jstr (o, "kind")) || !(node = jstr (o, "node")) || !*node
+        || !json_object_object_get_ex (o, "job_id", &v)
+        || !json_object_is_type (v, json_type_int)
+        || (job = json_object_get_int64 (v)) <= 0 || job > UINT32_MAX
+        || strlen (node) >= ACCT_STR
+        || (strcmp (kind, "step") && strcmp (kind, "job"))) {
+        (*skipped)++;
+        goto out;
+    }
+    cluster = jstr (o, "cluster");
+    if (!cluster || strlen (cluster) >= ACCT_STR)
+        cluster = "";
+    if (!(g = group_get (gs, cluster, node, (uint32_t)job))) {
+        rc = -1;
+        goto out;
+    }
+    /* the same line twice (a replayed write) counts once */
+    for (size_t i = 0; i < g->n; i++) {
+        if (!strcmp (g->lines[i], line))
+            goto out;
+    }
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? g->cap * 2 : 8;
+        char **p = realloc (g->lines, cap * sizeof (*p));
+        if (!p) {
+            rc = -1;
+            goto out;
+        }
+        g->lines = p;
+        g->cap = cap;
+    }
+    if (!(g->lines[g->n] = strdup (line))) {
+        rc = -1;
+        goto out;
+    }
+    g->n++;
+    if (!strcmp (kind, "job"))
+        g->ended = true;
+out:
+    json_object_put (o);
+    return rc;
+}
+
+static int read_journal_file (struct groups *gs, const char *path,
+                              unsigned *skipped)
+{
+    FILE *f = fopen (path, "re");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int rc = 0;
+
+    if (!f)
+        return errno == ENOENT ? 0 : -1;
+    while ((len = getline (&line, &cap, f)) >= 0) {
+        if (len > 0 && line[len - 1] == '\n')
+            line[--len] = '\0';
+        else if (len > 0) {
+            (*skipped)++; /* a torn last line */
+            continue;
+        }
+        if (len == 0)
+            continue;
+        if (len > LINE_MAX_BYTES) {
+            (*skipped)++;
+            continue;
+        }
+        if (add_line (gs, line, skipped) < 0) {
+            rc = -1;
+            break;
+        }
+    }
+    free (line);
+    fclose (f);
+    return rc;
+}
+
+/* journal.N (any N), then journal. */
+static int read_journal (struct groups *gs, const char *dir, unsigned *skipped)
+{
+    DIR *d = opendir (dir);
+    struct dirent *e;
+    char path[4096];
+
+    if (!d)
+        return -1;
+    while ((e = readdir (d))) {
+        const char *s = e->d_name;
+        if (strncmp (s, "journal.", 8) || !s[8] || strspn (s + 8, "0123456789") != strlen (s + 8))
+            continue;
+        snprintf (path, sizeof (path), "%s/%s", dir, s);
+        if (read_journal_file (gs, path, skipped) < 0) {
+            closedir (d);
+            return -1;
+        }
+    }
+    closedir (d);
+    snprintf (path, sizeof (path), "%s/journal", dir);
+    return read_journal_file (gs, path, skipped);
+}
+
+static int cmp_line (const void *a, const void *b)
+{
+    return strcmp (*(char *const *)a, *(char *const *)b);
+}
+
+static void group_digest (struct group *g)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    qsort (g->lines, g->n, sizeof (*g->lines), cmp_line);
+    for (size_t i = 0; i < g->n; i++) {
+        for (const unsigned char *p = (const unsigned char *)g->lines[i]; *p; p++)
+            h = (h ^ *p) * 0x100000001b3ULL;
+        h = (h ^ '\n') * 0x100000001b3ULL;
+    }
+    g->digest = h;
+}
+
+static bool is_delivered (const char *dir, const struct group *g)
+{
+    char path[4096], want[1024], *line = NULL;
+    size_t cap = 0;
+    bool found = false;
+    FILE *f;
+
+    snprintf (path, sizeof (path), "%s/delivered", dir);
+    if (!(f = fopen (path, "re")))
+        return false;
+    /* any digest: once a node's part of a job is delivered it is not
+     * sent again, even if a journal file holding some of its records was
+     * rotated away since (that would shrink the part in slurmdbd) */
+    snprintf (want, sizeof (want), "%s %" PRIu32 " %s ",
+              *g->cluster ? g->cluster : "-", g->job_id, g->node);
+    while (!found && getline (&line, &cap, f) >= 0)
+        found = strncmp (line, want, strlen (want)) == 0;
+    free (line);
+    fclose (f);
+    return found;
+}
+
+static int mark_delivered (const char *dir, const struct group *g)
+{
+    char path[4096], line[1024];
+    int fd, n, rc = 0;
+
+    snprintf (path, sizeof (path), "%s/delivered", dir);
+    n = snprintf (line, sizeof (line), "%s %" PRIu32 " %s %016" PRIx64 "\n",
+                  *g->cluster ? g->cluster : "-", g->job_id, g->node, g->digest);
+    if ((fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600)) < 0)
+        return -1;
+    if (write (fd, line, n) != n || fsync (fd) < 0)
+        rc = -1;
+    close (fd);
+    return rc;
+}
+
+/* ---- slurmdbd ----------------------------------------------------- */
+
+static void job_cond_init (slurmdb_job_cond_t *c, const struct group *g)
+{
+    slurm_selected_step_t *sel = calloc (1, sizeof (*sel));
+
+    memset (c, 0, sizeof (*c));
+    /* our own calloc: freed with free (slurm_destroy_selected_step would xfree) */
+    c->step_list = slurm_list_create (free);
+    if (sel) {
+        sel->array_task_id = NO_VAL;
+        sel->het_job_offset = NO_VAL;
+        sel->step_id.job_id = g->job_id;
+        sel->step_id.step_id = NO_VAL;
+        sel->step_id.step_het_comp = NO_VAL;
+        slurm_list_append (c->step_list, sel);
+    }
+    if (*g->cluster) {
+        c->cluster_list = slurm_list_create (free);
+        slurm_list_append (c->cluster_list, strdup (g->cluster));
+    }
+    c->flags = JOBCOND_FLAG_NO_STEP;
+    c->db_flags = SLURMDB_JOB_FLAG_NOTSET;
+}
+
+static void job_cond_free (slurmdb_job_cond_t *c)
+{
+    if (c->step_list)
+        slurm_list_destroy (c->step_list);
+    if (c->cluster_list)
+        slurm_list_destroy (c->cluster_list);
+}
+
+enum { DB_OK = 0, DB_DOWN = -1, DB_NOJOB = -2, DB_RUNNING = -3 };
+
+/* The job's AdminComment (*comment malloc'd, "" if none). */
+static int db_get_comment (void *db, const struct group *g, char **comment)
+{
+    slurmdb_job_cond_t cond;
+    List jobs;
+    ListIterator it;
+    slurmdb_job_rec_t *j, *best = NULL;
+    int rc;
+
+    job_cond_init (&cond, g);
+    jobs = slurmdb_jobs_get (db, &cond);
+    job_cond_free (&cond);
+    if (!jobs)
+        return DB_DOWN;
+    it = slurm_list_iterator_create (jobs);
+    while ((j = slurm_list_next (it))) {
+        if (j->jobid != g->job_id)
+            continue;
+        if (!best || j->submit > best->submit)
+            best = j;
+    }
+    slurm_list_iterator_destroy (it);
+    if (!best)
+        rc = DB_NOJOB;
+    else if ((best->state & JOB_STATE_BASE) <= JOB_SUSPENDED || best->end == 0)
+        rc = DB_RUNNING;
+    else {
+        *comment = strdup (best->admin_comment ? best->admin_comment : "");
+        rc = *comment ? DB_OK : DB_DOWN;
+    }
+    slurm_list_destroy (jobs);
+    return rc;
+}
+
+static int db_set_comment (void *db, const struct group *g, const char *text)
+{
+    slurmdb_job_cond_t cond;
+    slurmdb_job_rec_t rec;
+    List ret;
+    int rc = DB_DOWN;
+
+    job_cond_init (&cond, g);
+    cond.flags = 0;
+    memset (&rec, 0, sizeof (rec));
+    rec.array_task_id = NO_VAL;
+    rec.derived_ec = NO_VAL;
+    rec.requid = (uint32_t)-1;
+    rec.lft = NO_VAL;
+    rec.resvid = NO_VAL;
+    rec.admin_comment = (char *)text;
+    errno = 0;
+    ret = slurmdb_job_modify (db, &cond, &rec);
+    if (ret) {
+        if (slurm_list_count (ret) > 0)
+            rc = DB_OK;
+        else
+            rc = DB_NOJOB;
+        slurm_list_destroy (ret);
+    }
+    slurmdb_connection_commit (db, rc == DB_OK);
+    job_cond_free (&cond);
+    return rc;
+}
+
+static void sleep_ms (long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    while (nanosleep (&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+/* Deliver one group.  0 delivered, 1 not now (retry later). */
+static int deliver_one (void *db, struct group *g, time_t deadline)
+{
+    char *cur = NULL, *want = NULL;
+    pin_error_t err = { "" };
+    int attempt, rc;
+    bool warned = false;
+
+    for (attempt = 0;; attempt++) {
+        free (cur);
+        cur = NULL;
+        rc = db_get_comment (db, g, &cur);
+        if (rc == DB_RUNNING || rc == DB_NOJOB) {
+            /* slurmctld tells slurmdbd of the job's end a moment after
+             * the epilog starts: wait for it, bounded */
+            if (time (NULL) >= deadline) {
+                cmd_error (prog, "job %" PRIu32 ": %s in slurmdbd yet; kept for a later run",
+                           g->job_id, rc == DB_NOJOB ? "not known" : "not ended");
+                goto later;
+            }
+            if (verbose && !warned)
+                fprintf (stderr, "slurm-pin deliver: job %" PRIu32 ": waiting for slurmdbd to see its end\n",
+                         g->job_id);
+            warned = true;
+            sleep_ms (500);
+            continue;
+        }
+        if (rc != DB_OK) {
+            cmd_error (prog, "job %" PRIu32 ": slurmdbd did not answer; kept for a later run",
+                       g->job_id);
+            goto later;
+        }
+        if (acct_summary_has_node (cur, g->node, (const char *const *)g->lines, g->n)) {
+            /* there already: confirm once more after a pause, so that a
+             * write of another node racing ours is seen */
+            if (attempt > 0) {
+                sleep_ms (200 + (long)(rand () % 800));
+                free (cur);
+                cur = NULL;
+                if (db_get_comment (db, g, &cur) == DB_OK
+                    && acct_summary_has_node (cur, g->node, (const char *const *)g->lines, g->n))
+                    break;
+                continue;
+            }
+            break;
+        }
+        if (attempt >= 10 || time (NULL) >= deadline) {
+            cmd_error (prog, "job %" PRIu32 ": AdminComment did not keep this node's part after %d writes; kept for a later run",
+                       g->job_id, attempt);
+            goto later;
+        }
+        free (want);
+        if (!(want = acct_summary_merge (cur, g->node, (const char *const *)g->lines, g->n,
+                                         ACCT_SUMMARY_MAX, &err))) {
+            cmd_error (prog, "job %" PRIu32 ": %s", g->job_id,
+                       *err.text ? err.text : strerror (errno));
+            goto later;
+        }
+        rc = db_set_comment (db, g, want);
+        if (rc != DB_OK) {
+            cmd_error (prog, "job %" PRIu32 ": slurmdbd refused the AdminComment change; kept for a later run",
+                       g->job_id);
+            goto later;
+        }
+    }
+    free (cur);
+    free (want);
+    return 0;
+later:
+    free (cur);
+    free (want);
+    return 1;
+}
+
+static void usage (FILE *f)
+{
+    fprintf (f,
+             "Usage: slurm-pin deliver [--job N] [--journal DIR] [--timeout SECS] [-v]\n"
+             "Send this node's accounting records of ended jobs to slurmdbd, into\n"
+             "the job's AdminComment (doc/accounting-slurmdbd.md); each job once.\n"
+             "  -j, --job N         only job N\n"
+             "  -J, --journal DIR   the node journal (default " DEFAULT_JOURNAL ")\n"
+             "  -t, --timeout SECS  give up after SECS (default 60): waiting for\n"
+             "                      slurmdbd to record the job's end included\n"
+             "  -v, --verbose       say what is sent\n"
+             "Exit 0: nothing left to send; 1: some records stay for a later run.\n");
+}
+
+int cmd_deliver (int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "job", required_argument, NULL, 'j' },
+        { "journal", required_argument, NULL, 'J' },
+        { "timeout", required_argument, NULL, 't' },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *dir = DEFAULT_JOURNAL;
+    uint64_t job = 0, timeout = 60;
+    struct groups gs = { 0 };
+    unsigned skipped = 0;
+    char lockpath[4096];
+    int c, lockfd = -1, rc = 0, pending = 0, sent = 0;
+    void *db = NULL;
+    time_t deadline;
+
+    optind = 1;
+    while ((c = getopt_long (argc, argv, "j:J:t:vh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            if (cmd_parse_u64 (optarg, 1, UINT32_MAX - 1, &job) < 0) {
+                cmd_error (prog, "--job=%s: not a job id (1-4294967294)", optarg);
+                return 2;
+            }
+            break;
+        case 'J':
+            dir = optarg;
+            break;
+        case 't':
+            if (cmd_parse_u64 (optarg, 0, 86400, &timeout) < 0) {
+                cmd_error (prog, "--timeout=%s: not a number of seconds (0-86400)", optarg);
+                return 2;
+            }
+            break;
+        case 'v':
+            verbose++;
+            break;
+        case 'h':
+            usage (stdout);
+            return 0;
+        default:
+            usage (stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        cmd_error (prog, "'%s': unexpected argument", argv[optind]);
+        return 2;
+    }
+    deadline = time (NULL) + (time_t)timeout;
+    srand ((unsigned)time (NULL) ^ (unsigned)getpid ());
+
+    /* one run at a time per journal: two epilogs ending together must not
+     * both send (and mark) the same job */
+    snprintf (lockpath, sizeof (lockpath), "%s/delivered.lock", dir);
+    if ((lockfd = open (lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
+        cmd_error (prog, "%s: %s", lockpath, strerror (errno));
+        return 1;
+    }
+    while (flock (lockfd, LOCK_EX | LOCK_NB) < 0) {
+        if (time (NULL) >= deadline) {
+            cmd_error (prog, "%s: another deliver holds it; giving up after %" PRIu64 "s",
+                       lockpath, timeout);
+            close (lockfd);
+            return 1;
+        }
+        sleep_ms (200);
+    }
+    if (read_journal (&gs, dir, &skipped) < 0) {
+        cmd_error (prog, "%s: cannot read the journal: %s", dir, strerror (errno));
+        rc = 1;
+        goto out;
+    }
+    if (skipped && verbose)
+        fprintf (stderr, "slurm-pin deliver: %u journal lines skipped (torn or not records)\n",
+                 skipped);
+    for (size_t i = 0; i < gs.n; i++) {
+        struct group *g = &gs.g[i];
+        if (job && g->job_id != job)
+            continue;
+        if (!g->ended) {
+            if (job)
+                pending++; /* asked for it, but its job record is not there */
+            continue;
+        }
+        group_digest (g);
+        if (is_delivered (dir, g))
+            continue;
+        if (!db) {
+            slurm_init (NULL);
+            if (!(db = slurmdb_connection_get (NULL))) {
+                cmd_error (prog, "cannot connect to slurmdbd; records kept for a later run");
+                rc = 1;
+                goto out;
+            }
+        }
+        if (deliver_one (db, g, deadline) == 0) {
+            if (mark_delivered (dir, g) < 0) {
+                cmd_error (prog, "%s/delivered: %s (job %" PRIu32 " may be sent again; harmless)",
+                           dir, strerror (errno), g->job_id);
+            }
+            sent++;
+            if (verbose)
+                printf ("job %" PRIu32 ": %zu records of node %s delivered\n",
+                        g->job_id, g->n, g->node);
+        } else {
+            pending++;
+        }
+    }
+    if (job && sent == 0 && pending == 0 && verbose)
+        printf ("job %" PRIu64 ": nothing to send\n", job);
+    if (pending)
+        rc = 1;
+out:
+    if (db)
+        slurmdb_connection_close (&db);
+    groups_free (&gs);
+    close (lockfd);
+    if (cmd_flush_stdout (prog) < 0)
+        rc = 1;
+    return rc;
+}
