@@ -29,6 +29,7 @@
 #define PIN_CONF_DEFAULT_PATH "/etc/slurm/pin.conf"
 #define PIN_CONF_DEFAULT_TOPOLOGY_CACHE "/var/cache/slurm-pin/topology.xml"
 #define PIN_CONF_DEFAULT_STATE_DIR "/run/slurm-pin"
+#define PIN_CONF_DEFAULT_JOURNAL_DIR "/var/lib/slurm-pin/journal"
 
 /* A pin.conf line may hold at most PIN_CONF_LINE_MAX - 1 characters. */
 #define PIN_CONF_LINE_MAX 8192
@@ -53,6 +54,10 @@ struct pin_conf {
     bool share_with_steps;        /* ShareWithSteps=allow: a step that does
                                      not fit beside the running steps shares
                                      their CPUs; refuse: the step fails */
+    bool accounting;              /* Accounting=yes: a record per step */
+    char journal_dir[PATH_MAX];   /* JournalDir=/var/lib/slurm-pin/journal */
+    unsigned long long journal_max_size; /* JournalMaxSize=64M; 0: never
+                                     rotate */
 };
 
 /* Fill with the documented defaults (doc/pin.conf.5). */
