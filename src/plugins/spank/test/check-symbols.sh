@@ -21,7 +21,7 @@ if ! test -r "$so"; then
 fi
 
 exports=$(nm -D --defined-only "$so" | awk '{ print $3 }' | sort | tr '\n' ' ')
-expected="plugin_name plugin_type plugin_version slurm_spank_exit slurm_spank_init slurm_spank_init_post_opt slurm_spank_task_exit slurm_spank_task_init slurm_spank_task_post_fork "
+expected="plugin_name plugin_type plugin_version slurm_spank_exit slurm_spank_init slurm_spank_init_post_opt slurm_spank_job_epilog slurm_spank_task_exit slurm_spank_task_init slurm_spank_task_post_fork "
 test "$exports" = "$expected"
 ok $? "exports are the SPANK entry points only"
 test "$exports" = "$expected" || echo "# got: $exports"
