@@ -215,7 +215,8 @@ echo 0-15 2>/dev/null >/sys/fs/cgroup$vm_c/cpuset.cpus && echo "escape: wrote cp
 echo $$ 2>/dev/null >/sys/fs/cgroup/cgroup.procs && echo "escape: moved to root"
 true'
 
-# vm_pin_require MODE: the guest's cluster in MODE (vm_slurm_require) with
+# vm_pin_require MODE [OPTIONS...]: the guest's cluster in MODE
+# (vm_slurm_require MODE OPTIONS..., e.g. --conf-extra PrologFlags=Contain) with
 # the build's pin.so in its plugstack and a pin.conf of ours.  Slurm reads
 # plugstack.conf anew in every srun/sbatch and slurmstepd (doc/admin-guide.md),
 # so it is written into the running cluster's etc/ without a restart.
@@ -227,7 +228,7 @@ vm_pin_require ()
         echo "vm_pin_require: no pin.so at '$PIN_SO': give run-tests.sh --builddir DIR of a build" >&2
         return 1
     fi
-    vm_slurm_require "$1" || return 1
+    vm_slurm_require "$@" || return 1
     mkdir -p "$VM_PIN_DIR" || return 1
     PIN_CONF=$VM_PIN_DIR/pin.conf
     export PIN_SO PIN_CONF
