@@ -545,6 +545,19 @@ static int sum_cb (const struct acct_record *r, void *arg)
         s->worst = -1;
         s->any = true;
     }
+    /* the extern step has no job environment: names from the others */
+#define FILL(f) if (!j->f[0] && r->f[0]) snprintf (j->f, sizeof (j->f), "%s", r->f)
+    FILL (cluster);
+    FILL (user);
+    FILL (partition);
+    FILL (job_name);
+#undef FILL
+    if (j->array_job_id == ACCT_NO_VAL)
+        j->array_job_id = r->array_job_id;
+    if (j->array_task_id == ACCT_NO_VAL)
+        j->array_task_id = r->array_task_id;
+    if (j->uid == ACCT_NO_VAL)
+        j->uid = r->uid;
     j->nsteps++;
     j->user_usec += r->user_usec;
     j->system_usec += r->system_usec;

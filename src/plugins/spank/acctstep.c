@@ -27,7 +27,7 @@
 static struct {
     bool on;                    /* this step is accounted */
     const struct pin_conf *conf;
-    char stepname[32];
+    char stepname[40];          /* "step 12.0" */
     struct acct_record rec;
     hwloc_bitmap_t cpus;        /* union of the tasks' affinity */
     char mems[ACCT_STR];        /* Mems_allowed_list of the first task */
@@ -98,7 +98,7 @@ void acctstep_begin (spank_t sp, const struct pin_conf *conf, uint32_t job,
     if (!a.on)
         return;
     a.conf = conf;
-    snprintf (a.stepname, sizeof (a.stepname), "%s", stepname);
+    snprintf (a.stepname, sizeof (a.stepname), "step %s", stepname);
     acct_record_init (r);
     r->start_us = now_us ();
     r->kind = ACCT_KIND_STEP;
@@ -280,7 +280,7 @@ void acctstep_end (spank_t sp, const struct acctstep_info *in)
     if (in->cg && in->rel && in->rel[0]) {
         if (measure (r, in->cg, in->rel, true, &err) < 0) {
             if (r->step_id != ACCT_STEP_EXTERN)
-                slurm_error ("pin: step %s: accounting: %s (CPU times "
+                slurm_error ("pin: %s: accounting: %s (CPU times "
                              "recorded as 0)", a.stepname, err.text);
             r->cgroup[0] = '\0';
         }
@@ -312,7 +312,7 @@ void acctstep_end (spank_t sp, const struct acctstep_info *in)
             if (measure (j, in->cg, in->job_rel, false, &err) == 0)
                 append (j, a.stepname);
             else
-                slurm_debug ("pin: step %s: no job cgroup at the end: %s; "
+                slurm_debug ("pin: %s: no job cgroup at the end: %s; "
                              "the job record comes from step records",
                              a.stepname, err.text);
             free (j);

@@ -64,6 +64,7 @@ static void fill (struct acct_record *r, uint32_t job, uint32_t step)
     r->job_id = job;
     r->step_id = step;
     snprintf (r->cluster, sizeof (r->cluster), "c1");
+    snprintf (r->job_name, sizeof (r->job_name), "jn");
     snprintf (r->node, sizeof (r->node), "n1");
     snprintf (r->policy, sizeof (r->policy), "numa-local");
     snprintf (r->state, sizeof (r->state), "COMPLETED");
@@ -654,6 +655,7 @@ START_TEST (test_job_from_steps)
     r.usage_usec = 2200;
     ck_assert_int_eq (acct_journal_append (dir, &r, &err), 0);
     fill (&r, 10, ACCT_STEP_EXTERN);
+    r.job_name[0] = r.user[0] = '\0';  /* Slurm gives it no job env */
     r.start_us = 900;
     r.end_us = 9100;
     r.user_usec = r.system_usec = r.usage_usec = 0;
@@ -681,6 +683,7 @@ START_TEST (test_job_from_steps)
     ck_assert_str_eq (j.state, "COMPLETED");    /* the batch step's */
     ck_assert_str_eq (j.policy, "numa-local");
     ck_assert_str_eq (j.node, "n1");
+    ck_assert_str_eq (j.job_name, "jn");
     ck_assert_uint_eq (j.step_id, ACCT_NO_VAL);
 
     ck_assert_int_eq (acct_job_from_steps (dir, 12, "n1", &j, &err), 0);
