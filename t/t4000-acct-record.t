@@ -177,6 +177,20 @@ test_expect_success SLURM,PIN_SO,TWO_CPUS,PYTHON3,SCRIPT 'the interactive step o
     test "$(cat rec)" = "none|COMPLETED|step-cgroup"
 '
 
+# pin.conf is read by every step: the running cluster'"'"'s copy is rewritten
+test_expect_success SLURM,PIN_SO,TWO_CPUS,PYTHON3 'Accounting=no: the step runs and leaves no record' '
+    test_when_finished "cp pin.conf \"$LOCAL_SLURM_DIR/etc/pin.conf\"" &&
+    { cat pin.conf; echo Accounting=no; } >"$LOCAL_SLURM_DIR/etc/pin.conf" &&
+    srun -J noacct -n1 -c1 sh -c "echo ran" >noacct.out &&
+    test "$(cat noacct.out)" = ran &&
+    cp pin.conf "$LOCAL_SLURM_DIR/etc/pin.conf" &&
+    srun -J acctagain -n1 -c1 true &&
+    wait_records job_name=acctagain step_id=0 -- state &&
+    sleep 2 &&
+    $R "$J" job_name=noacct -- job_id >none &&
+    test_must_be_empty none
+'
+
 test_expect_success SLURM,PIN_SO,TWO_CPUS,PYTHON3 'the journal is root-only' '
     test "$(stat -c %a:%u "$J")" = 700:0 &&
     test "$(stat -c %a:%u "$J/journal")" = 600:0
