@@ -20,6 +20,7 @@
 #define PIN_ACCT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -127,5 +128,55 @@ int acct_journal_append (const char *dir, const struct acct_record *r,
 typedef int (*acct_record_cb) (const struct acct_record *r, void *arg);
 int acct_journal_read (const char *dir, acct_record_cb cb, void *arg,
                        unsigned *skipped, pin_error_t *errp);
+
+/* ---- additions (acct-core) ------------------------------------------ */
+
+/* Default rotation size of `journal` (pin.conf JournalMaxSize=). */
+#define ACCT_JOURNAL_MAX_DEFAULT (64ull << 20)
+
+/* acct_journal_append() with rotation: when `journal` holds bytes and
+ * this record would make it larger than max_size (0: never rotate), it is
+ * renamed to journal.N (N = the highest existing + 1, so a larger N is
+ * newer) under DIR/lock first.  Nothing is ever deleted.
+ * acct_journal_append() is this with ACCT_JOURNAL_MAX_DEFAULT.
+ * Errors name DIR and the cause (ENOSPC: "no space left on device"); on
+ * any error the journal holds exactly what it held before. */
+int acct_journal_append_max (const char *dir, const struct acct_record *r,
+                             uint64_t max_size, pin_error_t *errp);
+
+/* acct_journal_read() of the records of one job only: lines without
+ * "job_id":JOB are passed over without being parsed (the epilog reads
+ * the journal at every job end). */
+int acct_journal_read_job (const char *dir, uint32_t job_id,
+                           acct_record_cb cb, void *arg, unsigned *skipped,
+                           pin_error_t *errp);
+
+/* Copy at most srclen bytes of src into dst (size n >= 4) as valid UTF-8:
+ * each invalid byte becomes U+FFFD, NUL bytes end the text; stops before
+ * a character that would not fit.  Returns dst. */
+char *acct_utf8_copy (char *dst, size_t n, const char *src, size_t srclen);
+
+/* "batch", "extern", "interactive" or the number, for step_id. */
+const char *acct_step_name (uint32_t step_id, char *buf, size_t n);
+
+/* "step-cgroup", "job-cgroup", "step-records"; "step", "job". */
+const char *acct_source_name (enum acct_source s);
+const char *acct_kind_name (enum acct_kind k);
+
+/* sacct's state for a wait(2) status: COMPLETED (0), FAILED (non-zero
+ * exit), CANCELLED (killed by a signal), OUT_OF_MEMORY when oom is true;
+ * "UNKNOWN" for -1. */
+const char *acct_state_of_status (int32_t status, bool oom);
+
+/* A job record for `node` built from this node's step records of `job`
+ * in DIR (source "step-records"): CPU and throttle times summed, memory
+ * peak the largest, start the earliest, end the latest, alloc_cpus the
+ * batch (else largest) step's, state and exit status of the batch step
+ * (else the worst), nsteps counted.  node NULL or "": any node.
+ * Returns 1 with *job filled, 0 if DIR holds no step record of the job
+ * or already a job record of it for that node (*job untouched), -1 with
+ * errp. */
+int acct_job_from_steps (const char *dir, uint32_t job, const char *node,
+                         struct acct_record *out, pin_error_t *errp);
 
 #endif /* !PIN_ACCT_H */

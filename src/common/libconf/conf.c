@@ -354,6 +354,66 @@ static int set_share_with_steps (struct ctx *ctx, const char *value,
     return set_allow (&ctx->conf->share_with_steps, value, why, n);
 }
 
+/* Accounting (doc/accounting.md) */
+static int set_journal_dir (struct ctx *ctx, const char *value,
+                            char *why, size_t n)
+{
+    return set_path (ctx->conf->journal_dir, sizeof (ctx->conf->journal_dir),
+                     value, why, n);
+}
+
+/* bytes, or a number with K, M or G (powers of 1024); 0: never rotate */
+static int set_journal_max_size (struct ctx *ctx, const char *value,
+                                 char *why, size_t n)
+{
+    unsigned long long v, mult = 1;
+    char *end;
+
+    errno = 0;
+    if (!isdigit ((unsigned char)value[0])
+        || ((v = strtoull (value, &end, 10)), errno)) {
+        snprintf (why, n, "not a size; give bytes or a number with K, M or "
+                  "G (e.g. 64M), 0 for no rotation");
+        return -1;
+    }
+    if (*end) {
+        switch (toupper ((unsigned char)*end)) {
+            case 'K': mult = 1ull << 10; break;
+            case 'M': mult = 1ull << 20; break;
+            case 'G': mult = 1ull << 30; break;
+            default: mult = 0;
+        }
+        if (!mult || end[1]) {
+            snprintf (why, n, "unknown unit; give bytes or a number with K, "
+                      "M or G (e.g. 64M), 0 for no rotation");
+            return -1;
+        }
+    }
+    if (v > (1ull << 50) / mult) {
+        snprintf (why, n, "too large; at most 1048576G");
+        return -1;
+    }
+    if (v && v * mult < 4096) {
+        snprintf (why, n, "smaller than 4K; give at least 4K (0: no "
+                  "rotation)");
+        return -1;
+    }
+    ctx->conf->journal_max_size = v * mult;
+    return 0;
+}
+
+static int set_accounting (struct ctx *ctx, const char *value,
+                           char *why, size_t n)
+{
+    bool saved = ctx->conf->verbose;
+    int rc = set_verbose (ctx, value, why, n);  /* the same booleans */
+
+    if (rc == 0)
+        ctx->conf->accounting = ctx->conf->verbose;
+    ctx->conf->verbose = saved;
+    return rc;
+}
+
 static const struct key keys[] = {
     { "DefaultPolicy", "default_policy", "none", set_default_policy },
     { "AllowedPolicies", "allowed_policies", "all", set_allowed_policies },
@@ -369,13 +429,17 @@ static const struct key keys[] = {
     { "NoneAccounts", "none_accounts", "(any)", set_none_accounts },
     { "DeliverCommand", "deliver_command", PIN_CONF_DEFAULT_DELIVER_COMMAND,
       set_deliver_command },
+    { "Accounting", "accounting", "yes", set_accounting },
+    { "JournalDir", "journal_dir", PIN_CONF_DEFAULT_JOURNAL_DIR,
+      set_journal_dir },
+    { "JournalMaxSize", "journal_max_size", "64M", set_journal_max_size },
     { NULL, NULL, NULL, NULL },
 };
 
 #define KEYS_KNOWN "DefaultPolicy, AllowedPolicies, CgroupRoot, CgroupBase, " \
                    "TopologyCache, StateDir, Verbose, Oversubscribe, " \
                    "ShareWithSteps, NoneUsers, NoneAccounts, PartitionName, " \
-                   "DeliverCommand"
+                   "DeliverCommand, Accounting, JournalDir, JournalMaxSize"
 
 /* ---- PartitionName= lines ---------------------------------------------- */
 
@@ -838,6 +902,10 @@ void pin_conf_defaults (struct pin_conf *conf)
     conf->share_with_steps = true;
     snprintf (conf->deliver_command, sizeof (conf->deliver_command), "%s",
               PIN_CONF_DEFAULT_DELIVER_COMMAND);
+    conf->accounting = true;
+    snprintf (conf->journal_dir, sizeof (conf->journal_dir), "%s",
+              PIN_CONF_DEFAULT_JOURNAL_DIR);
+    conf->journal_max_size = 64ull << 20;
 }
 
 int pin_conf_load_file (struct pin_conf *conf, const char *path,

@@ -33,6 +33,7 @@
 #define PIN_BINDIR "/usr/local/bin"
 #endif
 #define PIN_CONF_DEFAULT_DELIVER_COMMAND PIN_BINDIR "/slurm-pin"
+#define PIN_CONF_DEFAULT_JOURNAL_DIR "/var/lib/slurm-pin/journal"
 
 /* A pin.conf line may hold at most PIN_CONF_LINE_MAX - 1 characters. */
 #define PIN_CONF_LINE_MAX 8192
@@ -98,6 +99,10 @@ struct pin_conf {
     char none_accounts[PIN_CONF_NAMES_MAX]; /* NoneAccounts=x,y */
     int npartitions;
     struct pin_conf_partition partitions[PIN_CONF_PARTITIONS_MAX];
+    bool accounting;              /* Accounting=yes: a record per step */
+    char journal_dir[PATH_MAX];   /* JournalDir=/var/lib/slurm-pin/journal */
+    unsigned long long journal_max_size; /* JournalMaxSize=64M; 0: never
+                                     rotate */
 };
 
 /* Fill with the documented defaults (doc/pin.conf.5). */

@@ -14,14 +14,17 @@
 
 #include "deliver_spawn.h"
 
-int deliver_spawn (const char *cmd, uint32_t job, unsigned timeout,
-                   pin_error_t *errp)
+int deliver_spawn (const char *cmd, uint32_t job, const char *journal,
+                   unsigned timeout, pin_error_t *errp)
 {
     struct stat st;
     char jobarg[16], tmo[16];
     pid_t pid;
     int status;
 
+    if (!journal || journal[0] != '/')
+        return errprintf (errp, "JournalDir=%s: not an absolute path",
+                          journal ? journal : "");
     if (!cmd || cmd[0] != '/')
         return errprintf (errp, "DeliverCommand=%s: not an absolute path", cmd ? cmd : "");
     if (stat (cmd, &st) < 0)
@@ -52,8 +55,8 @@ int deliver_spawn (const char *cmd, uint32_t job, unsigned timeout,
             close (i);
         signal (SIGHUP, SIG_IGN);
         alarm (timeout + 10);   /* survives exec: SIGALRM ends a hang */
-        execl (cmd, cmd, "deliver", "--job", jobarg, "--timeout", tmo,
-               (char *)NULL);
+        execl (cmd, cmd, "deliver", "--job", jobarg, "--journal", journal,
+               "--timeout", tmo, (char *)NULL);
         _exit (127);
     }
     while (waitpid (pid, &status, 0) < 0) {

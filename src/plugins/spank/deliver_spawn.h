@@ -6,14 +6,14 @@
 
 #include "libutil/errprintf.h"
 
-/* Start `cmd deliver --job JOB --timeout TIMEOUT` detached (double fork,
+/* Start `cmd deliver --job JOB --journal JOURNAL --timeout TIMEOUT` detached (double fork,
  * new session, stdio on /dev/null, no other descriptors) so that the
  * epilog does not wait for it; the child's own --timeout bounds it and
  * SIGKILL follows TIMEOUT + 10 s later through alarm(2) in the child
  * before exec.  `cmd` must be an absolute path to a regular executable
  * owned by root and not writable by group or others (it runs as root).
  * Returns 0 once the intermediate child is reaped, -1 with errp. */
-int deliver_spawn (const char *cmd, uint32_t job, unsigned timeout,
-                   pin_error_t *errp);
+int deliver_spawn (const char *cmd, uint32_t job, const char *journal,
+                   unsigned timeout, pin_error_t *errp);
 
 #endif /* !PIN_DELIVER_SPAWN_H */

@@ -52,6 +52,7 @@
 #include "libutil/mkdirp.h"
 #include "libutil/phase.h"
 #include "libutil/safefile.h"
+#include "acctstep.h"
 #include "ompenv.h"
 #include "pinopt.h"
 #include "deliver_spawn.h"
@@ -823,8 +824,14 @@ int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
                     "%s", g.stepname, g.conf_error);
         return 0;
     }
-    if (g.step == SLURM_EXTERN_CONT)
-        return 0;   /* no user tasks to place (pam_slurm_adopt's domain) */
+    acctstep_begin (sp, &g.conf, g.job, g.step, g.stepname);
+    if (g.step == SLURM_EXTERN_CONT) {
+        /* no user tasks to place (pam_slurm_adopt's domain); accounting
+         * needs to know its cgroup now: at exit slurmstepd has left it */
+        if (g.conf.accounting)
+            cgroup_detect ();
+        return 0;
+    }
     g.active = true;
     g.batch = (g.step == SLURM_BATCH_SCRIPT
                || g.step == SLURM_INTERACTIVE_STEP);
@@ -928,6 +935,7 @@ int slurm_spank_task_post_fork (spank_t sp, int ac, char **av)
     }
     else
         g.status[id].state = TASK_APPLIED;
+    acctstep_task (pid);
     phase_mark (&ph, "apply");
     slurm_debug ("pin: step %s task %d: applied in %ld us CPU, %ld us wall",
                  g.stepname, id, phase_total_cpu_us (&ph),
@@ -1081,6 +1089,74 @@ int slurm_spank_task_init (spank_t sp, int ac, char **av)
 
 /* ---- the end of tasks and of the step ---------------------------------- */
 
+/* The cgroup that holds the step's tasks and nothing else: Slurm's
+ * step_<id>/user in nested mode (without slurmstepd), ours in standalone;
+ * "" without one.  The job's cgroup (nested only) in job_rel. */
+static const char *acct_rel (char *job_rel, size_t n)
+{
+    static char rel[PATH_MAX + 8];
+
+    if (job_rel && n)
+        job_rel[0] = '\0';
+    if (!g.cg || g.mode == CG2_MODE_NONE || !g.step_rel[0])
+        return "";
+    if (g.mode == CG2_MODE_NESTED) {
+        if (job_rel)
+            job_dir_of_step (job_rel, n);
+        snprintf (rel, sizeof (rel), "%s/user", g.step_rel);
+        return rel;
+    }
+    return g.step_rel;
+}
+
+/* Append the step's record (libacct) with what the plugin knows. */
+static void step_account (spank_t sp)
+{
+    char job_rel[PATH_MAX], fb[96] = "", *cpus = NULL, *mems = NULL;
+    struct acctstep_info in = {
+        .cg = g.cg,
+        .mode = cg2_mode_name (g.mode),
+        .policy = g.active ? policy_name (g.policy) : "none",
+        .fallback = fb,
+        .has_seed = g.active && g.policy == PLACE_RANDOM,
+        .seed = g.seed,
+    };
+    unsigned mask = 0;
+
+    in.rel = acct_rel (job_rel, sizeof (job_rel));
+    in.job_rel = g.step == SLURM_EXTERN_CONT ? job_rel : NULL;
+    if (g.plan) {
+        hwloc_bitmap_t m = hwloc_bitmap_alloc ();
+        for (uint32_t i = 0; m && i < g.plan->ntasks; i++) {
+            mask |= g.plan->tasks[i].fallback;
+            hwloc_bitmap_or (m, m, g.plan->tasks[i].mems);
+        }
+        if (mask)
+            place_fallback_string (mask, fb, sizeof (fb));
+        if (g.plan_cpus)
+            cpus = topo_list_format (g.plan_cpus);
+        if (m)
+            mems = topo_list_format (m);
+        hwloc_bitmap_free (m);
+    }
+    in.cpus = cpus;
+    in.mems = mems;
+    /* numbered steps: what they asked on this node; batch, interactive
+     * and extern: the job's CPUs on this node (S_JOB_NCPUS) */
+    if (g.active && !g.batch)
+        in.alloc_cpus = g.ntasks * g.cpus_per_task;
+    struct phases ph;
+    phase_start (&ph);
+    acctstep_end (sp, &in);
+    phase_mark (&ph, "accounting");
+    if (g.conf.accounting)
+        slurm_debug ("pin: step %s: accounting took %ld us CPU, %ld us "
+                     "wall", g.stepname, phase_total_cpu_us (&ph),
+                     phase_total_wall_us (&ph));
+    free (cpus);
+    free (mems);
+}
+
 /* When the last local task has exited, its PUs are free: drop the claim
  * before slurmstepd tells srun (spank_fini runs only after that). */
 int slurm_spank_task_exit (spank_t sp, int ac, char **av)
@@ -1089,7 +1165,10 @@ int slurm_spank_task_exit (spank_t sp, int ac, char **av)
 
     if (spank_context () != S_CTX_REMOTE || !g.active)
         return 0;
-    if (++g.tasks_exited < g.ntasks || !g.claimed)
+    ++g.tasks_exited;
+    acctstep_task_exit (sp, g.tasks_exited >= g.ntasks, g.cg,
+                        acct_rel (NULL, 0));
+    if (g.tasks_exited < g.ntasks || !g.claimed)
         return 0;
     if (claims_remove (g.claims_dir, g.job, g.step, &err) < 0)
         slurm_error ("pin: step %s: cannot remove the claim: %s",
@@ -1254,32 +1333,14 @@ out:
     cg2_close (cg);
 }
 
-/* Job end on this node (slurmd's epilog, root, its own process): start
- * 'slurm-pin deliver --job N' detached to send this node's records to
- * slurmdbd (doc/accounting-slurmdbd.md); DeliverCommand=none: not.
- * slurm_spank_init is not called in this context: read the conf here. */
-int slurm_spank_job_epilog (spank_t sp, int ac, char **av)
-{
-    pin_error_t err = { "" };
-    struct pin_conf conf;
-    uint32_t job = 0;
-
-    pin_conf_defaults (&conf);
-    if (pin_conf_load_args (&conf, ac, av, &err) < 0)
-        slurm_error ("pin: job epilog: bad configuration: %s", err.text);
-    else if (conf.deliver_command[0]
-             && spank_get_item (sp, S_JOB_ID, &job) == ESPANK_SUCCESS
-             && deliver_spawn (conf.deliver_command, job, 120, &err) < 0)
-        slurm_error ("pin: job %u: accounting not sent to slurmdbd: %s", job, err.text);
-    return 0;
-}
-
 int slurm_spank_exit (spank_t sp, int ac, char **av)
 {
     pin_error_t err = { "" };
 
     if (spank_context () != S_CTX_REMOTE)
         return 0;
+    if (g.conf_ok && g.stepname[0])
+        step_account (sp);  /* before any cgroup is removed */
     if (g.conf_ok && g.step == SLURM_EXTERN_CONT && g.stepname[0])
         extern_cleanup ();
     if (g.claimed
@@ -1306,5 +1367,35 @@ int slurm_spank_exit (spank_t sp, int ac, char **av)
     if (g.status)
         munmap (g.status, g.status_size);
     g.status = NULL;
+    return 0;
+}
+
+/* ---- slurmd's `slurmstepd spank` epilog process --------------------------- */
+
+/* Job end on this node.  1. The job record of this node from its step
+ * records, unless the extern step wrote one from the job's cgroup.
+ * 2. 'slurm-pin deliver --job N' started detached, to send this node's
+ * records to slurmdbd (doc/accounting-slurmdbd.md); DeliverCommand=none
+ * or Accounting=no: not.  Never fails: a failing epilog drains the node.
+ * Slurm 22.05 runs it after every step of the job has ended on this node
+ * (slurmd/req.c, _rpc_terminate_job). */
+int slurm_spank_job_epilog (spank_t sp, int ac, char **av)
+{
+    pin_error_t err = { "" };
+    uint32_t job = 0;
+
+    /* Slurm calls no slurm_spank_init in this process: read pin.conf */
+    pin_conf_defaults (&g.conf);
+    if (pin_conf_load_args (&g.conf, ac, av, &err) < 0) {
+        slurm_error ("pin: job epilog: bad configuration: %s", err.text);
+        return 0;
+    }
+    acctstep_job_epilog (sp, &g.conf);
+    if (g.conf.accounting && g.conf.deliver_command[0]
+        && spank_get_item (sp, S_JOB_ID, &job) == ESPANK_SUCCESS
+        && deliver_spawn (g.conf.deliver_command, job, g.conf.journal_dir,
+                          120, &err) < 0)
+        slurm_error ("pin: job %u: accounting not sent to slurmdbd: %s", job,
+                     err.text);
     return 0;
 }

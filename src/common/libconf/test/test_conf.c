@@ -76,6 +76,9 @@ START_TEST (test_defaults)
     ck_assert (!c.verbose);
     ck_assert (c.oversubscribe);        /* never fail what Slurm runs */
     ck_assert (c.share_with_steps);
+    ck_assert (c.accounting);
+    ck_assert_str_eq (c.journal_dir, "/var/lib/slurm-pin/journal");
+    ck_assert_uint_eq (c.journal_max_size, 64ull << 20);
     ck_assert_str_eq (c.path, "");
     ck_assert (pin_conf_policy_allowed (&c, policy ("numa-local")));
     ck_assert (pin_conf_policy_allowed (&c, policy ("random")));
@@ -87,7 +90,7 @@ END_TEST
 /* ---- good files ------------------------------------------------------------ */
 
 enum field { F_DEFAULT, F_ALLOWED, F_ROOT, F_BASE, F_CACHE, F_STATE, F_VERBOSE,
-             F_OVERSUB, F_SHARE };
+             F_OVERSUB, F_SHARE, F_ACCT, F_JDIR, F_JMAX };
 
 static void check_field (const struct pin_conf *c, enum field f,
                          const char *want, const char *text)
@@ -143,6 +146,19 @@ static void check_field (const struct pin_conf *c, enum field f,
                            "[%s] share_with_steps %d, want %s", text,
                            c->share_with_steps, want);
             break;
+        case F_ACCT:
+            ck_assert_msg (c->accounting == (strcmp (want, "yes") == 0),
+                           "[%s] accounting %d, want %s", text,
+                           c->accounting, want);
+            break;
+        case F_JDIR:
+            ck_assert_str_eq (c->journal_dir, want);
+            break;
+        case F_JMAX:
+            ck_assert_msg (c->journal_max_size == strtoull (want, NULL, 10),
+                           "[%s] journal_max_size %llu, want %s", text,
+                           c->journal_max_size, want);
+            break;
     }
 }
 
@@ -192,6 +208,18 @@ static const struct good_case {
     { "Oversubscribe=refuse\n", F_SHARE, "allow" },   /* independent */
     { "ShareWithSteps=refuse\n", F_OVERSUB, "allow" },
     { "\n\n\n\n\n\n\n\nStateDir=/x\n\n", F_STATE, "/x" },
+    { "Accounting=no\n", F_ACCT, "no" },
+    { "accounting = YES\n", F_ACCT, "yes" },
+    { "Verbose=yes\n", F_ACCT, "yes" },            /* independent */
+    { "Accounting=no\nVerbose=yes\n", F_VERBOSE, "yes" },
+    { "JournalDir=/var/tmp/j\n", F_JDIR, "/var/tmp/j" },
+    { "\n", F_JDIR, "/var/lib/slurm-pin/journal" },
+    { "JournalMaxSize=4096\n", F_JMAX, "4096" },
+    { "JournalMaxSize=0\n", F_JMAX, "0" },
+    { "JournalMaxSize=64M\n", F_JMAX, "67108864" },
+    { "JournalMaxSize=2g\n", F_JMAX, "2147483648" },
+    { "JournalMaxSize=8K\n", F_JMAX, "8192" },
+    { "\n", F_JMAX, "67108864" },
 };
 
 START_TEST (test_good)
@@ -268,12 +296,22 @@ static const struct bad_case {
     { "Verbose=\n", 1, "Verbose=: empty value" },
     { "Bogus=1\n", 1, "Bogus: unknown key; known: DefaultPolicy, "
       "AllowedPolicies, CgroupRoot, CgroupBase, TopologyCache, StateDir, "
-      "Verbose, Oversubscribe, ShareWithSteps" },
+      "Verbose, Oversubscribe, ShareWithSteps, NoneUsers, NoneAccounts, "
+      "PartitionName, DeliverCommand, Accounting, JournalDir, "
+      "JournalMaxSize" },
     { "Oversubscribe=yes\n", 1,
       "Oversubscribe=yes: expected allow or refuse" },
     { "\nShareWithSteps=no\n", 2,
       "ShareWithSteps=no: expected allow or refuse" },
     { "ShareWithSteps=\n", 1, "ShareWithSteps=: empty value" },
+    { "Accounting=maybe\n", 1, "Accounting=maybe: not a boolean" },
+    { "JournalDir=journal\n", 1, "JournalDir=journal: not an absolute path" },
+    { "JournalDir=/var/lib/../tmp\n", 1, "'..' components are not allowed" },
+    { "JournalMaxSize=64X\n", 1, "JournalMaxSize=64X: unknown unit" },
+    { "JournalMaxSize=64MB\n", 1, "unknown unit" },
+    { "JournalMaxSize=-1\n", 1, "JournalMaxSize=-1: not a size" },
+    { "JournalMaxSize=100\n", 1, "smaller than 4K" },
+    { "JournalMaxSize=99999999999G\n", 1, "too large" },
     { "Oversubscribe=allow\nOversubscribe=refuse\n", 2,
       "Oversubscribe=refuse: Oversubscribe already set (" },
     { "default_policy=none\n", 1, "default_policy: unknown key" },
@@ -674,7 +712,9 @@ static const struct arg_bad_case {
     { { "foo=1" },
       "plugstack.conf argument 'foo=1': unknown key; known: conf, "
       "DefaultPolicy, AllowedPolicies, CgroupRoot, CgroupBase, TopologyCache, "
-      "StateDir, Verbose, Oversubscribe, ShareWithSteps" },
+      "StateDir, Verbose, Oversubscribe, ShareWithSteps, NoneUsers, "
+      "NoneAccounts, PartitionName, DeliverCommand, Accounting, "
+      "JournalDir, JournalMaxSize" },
     { { "verbose" },
       "plugstack.conf argument 'verbose': missing '='; use key=value (e.g. "
       "default_policy=numa-local)" },

@@ -1,0 +1,745 @@
+/* test/acct.c - records, their JSON line, the journal
+ *
+ * Runs in a private temporary directory, without root.  The full disk is
+ * simulated with RLIMIT_FSIZE (write(2) then stops short with EFBIG,
+ * exactly like a full file system stops it short with ENOSPC); the real
+ * tmpfs case is in t/t4000-acct-record.t.
+ */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "libacct/acct.h"
+#include "libtest/tap.h"
+#include "libtest/tmptree.h"
+
+#define NELEM(a) (sizeof (a) / sizeof ((a)[0]))
+
+static char dir[4096];
+
+static void setup (void)
+{
+    tmptree_setup ("test_acct");
+    tmptree_path (dir, sizeof (dir), "journal.d");
+}
+
+static void teardown (void)
+{
+    tmptree_teardown ();
+}
+
+/* Is s valid UTF-8 (checked with json-c's own tokener, strict mode)? */
+static bool valid_utf8_json (const char *line)
+{
+    struct json_tokener *tok = json_tokener_new ();
+    json_object *o;
+    bool ok;
+
+    json_tokener_set_flags (tok, JSON_TOKENER_STRICT
+                                 | JSON_TOKENER_VALIDATE_UTF8);
+    o = json_tokener_parse_ex (tok, line, (int)strlen (line));
+    ok = o && json_tokener_get_error (tok) == json_tokener_success;
+    json_object_put (o);
+    json_tokener_free (tok);
+    return ok;
+}
+
+static void fill (struct acct_record *r, uint32_t job, uint32_t step)
+{
+    acct_record_init (r);
+    r->job_id = job;
+    r->step_id = step;
+    snprintf (r->cluster, sizeof (r->cluster), "c1");
+    snprintf (r->job_name, sizeof (r->job_name), "jn");
+    snprintf (r->node, sizeof (r->node), "n1");
+    snprintf (r->policy, sizeof (r->policy), "numa-local");
+    snprintf (r->state, sizeof (r->state), "COMPLETED");
+    snprintf (r->cgroup, sizeof (r->cgroup), "/sys/fs/cgroup/x/job_%u", job);
+    r->uid = 1000;
+    r->alloc_cpus = 2;
+    r->start_us = 1700000000000000 + job;
+    r->end_us = r->start_us + 4000000;
+    r->elapsed_us = 4000000;
+    r->user_usec = 7000000;
+    r->system_usec = 500000;
+    r->usage_usec = 7500000;
+    r->exit_status = 0;
+}
+
+/* ---- efficiency --------------------------------------------------------- */
+
+static const struct {
+    int64_t elapsed;
+    uint32_t alloc;
+    uint64_t user, sys;
+    double want;
+} eff_cases[] = {
+    { 4000000, 2, 7800000, 100000, 0.9875 },
+    { 4000000, 2, 0, 0, 0.0 },
+    { 1000000, 1, 1500000, 500000, 2.0 },  /* more than allocated */
+    { 0, 2, 100, 100, -1 },
+    { 1000000, 0, 100, 100, -1 },
+    { -5, 2, 100, 100, -1 },
+};
+
+START_TEST (test_efficiency)
+{
+    struct acct_record r;
+    acct_record_init (&r);
+    r.elapsed_us = eff_cases[_i].elapsed;
+    r.alloc_cpus = eff_cases[_i].alloc;
+    r.user_usec = eff_cases[_i].user;
+    r.system_usec = eff_cases[_i].sys;
+    ck_assert_double_eq_tol (acct_efficiency (&r), eff_cases[_i].want, 1e-9);
+}
+END_TEST
+
+/* ---- UTF-8 ---------------------------------------------------------------- */
+
+static const struct {
+    const char *in;
+    size_t inlen;       /* 0: strlen */
+    size_t n;
+    const char *want;
+} utf8_cases[] = {
+    { "plain", 0, 64, "plain" },
+    { "caf\xc3\xa9", 0, 64, "caf\xc3\xa9" },
+    { "\xff", 0, 64, "\xef\xbf\xbd" },
+    { "a\xc3", 0, 64, "a\xef\xbf\xbd" },               /* cut sequence */
+    { "\xc0\xaf", 0, 64, "\xef\xbf\xbd\xef\xbf\xbd" },  /* overlong */
+    { "\xed\xa0\x80", 0, 64,                            /* surrogate */
+      "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+    { "\xf4\x90\x80\x80", 0, 64,                        /* > U+10FFFF */
+      "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+    { "\xf0\x9f\x98\x80!", 0, 64, "\xf0\x9f\x98\x80!" },
+    { "abcdef", 0, 4, "abc" },                          /* bound */
+    { "ab\xc3\xa9", 0, 4, "ab" },          /* never half a character */
+    { "a\0b", 3, 64, "a" },                             /* NUL ends */
+    { "abcdef", 2, 64, "ab" },                          /* srclen */
+};
+
+START_TEST (test_utf8_copy)
+{
+    char out[64];
+    const char *in = utf8_cases[_i].in;
+    size_t len = utf8_cases[_i].inlen ? utf8_cases[_i].inlen : strlen (in);
+
+    acct_utf8_copy (out, utf8_cases[_i].n, in, len);
+    ck_assert_str_eq (out, utf8_cases[_i].want);
+}
+END_TEST
+
+/* ---- round trip and hostile strings ---------------------------------------- */
+
+static const char *hostile[] = {
+    "plain-name",
+    "two\nlines",
+    "\"quoted\" and \\backslash\\",
+    "bad \xff\xfe bytes \xc3",
+    "ctl \x01\x02\x1b[31m\r\t",
+    "\xe2\x80\xa8 line separator \xe2\x80\xa9",
+    "}\n{\"v\":1,\"kind\":\"job\",\"job_id\":1,\"node\":\"x\"}",
+    "",
+};
+
+START_TEST (test_hostile_round_trip)
+{
+    struct acct_record r, back;
+    pin_error_t err = { "" };
+    char *line, want[ACCT_STR];
+
+    fill (&r, 42, ACCT_STEP_BATCH);
+    snprintf (r.job_name, sizeof (r.job_name), "%s", hostile[_i]);
+    snprintf (r.partition, sizeof (r.partition), "p%s", hostile[_i]);
+    snprintf (r.user, sizeof (r.user), "%s", hostile[_i]);
+    line = acct_record_to_json (&r, &err);
+    ck_assert_msg (line != NULL, "%s", err.text);
+    ck_assert_ptr_null (strchr (line, '\n'));
+    ck_assert_ptr_null (strchr (line, '\r'));
+    ck_assert_msg (valid_utf8_json (line), "not valid UTF-8 JSON: %s", line);
+    ck_assert_msg (acct_record_from_json (line, &back, &err) == 0, "%s: %s",
+                   err.text, line);
+    acct_utf8_copy (want, sizeof (want), hostile[_i], strlen (hostile[_i]));
+    ck_assert_str_eq (back.job_name, want);
+    ck_assert_str_eq (back.user, want);
+    ck_assert_int_eq (back.kind, ACCT_KIND_STEP);
+    ck_assert_uint_eq (back.job_id, 42);
+    free (line);
+}
+END_TEST
+
+/* A job name of 255 bytes of which every one is invalid: 255 x U+FFFD
+ * does not fit, and the record is still one valid line. */
+START_TEST (test_hostile_long)
+{
+    struct acct_record r, back;
+    pin_error_t err = { "" };
+    char *line;
+
+    fill (&r, 43, 0);
+    memset (r.job_name, 0xff, sizeof (r.job_name) - 1);
+    r.job_name[sizeof (r.job_name) - 1] = '\0';
+    memset (r.cgroup, 'a', sizeof (r.cgroup) - 1);
+    r.cgroup[sizeof (r.cgroup) - 1] = '\0';
+    ck_assert_ptr_nonnull (line = acct_record_to_json (&r, &err));
+    ck_assert (valid_utf8_json (line));
+    ck_assert_int_eq (acct_record_from_json (line, &back, &err), 0);
+    ck_assert_uint_eq (strlen (back.job_name), 85 * 3);
+    ck_assert_uint_eq (strlen (back.cgroup), sizeof (r.cgroup) - 1);
+    free (line);
+}
+END_TEST
+
+START_TEST (test_round_trip_all_fields)
+{
+    struct acct_record r, b;
+    pin_error_t err = { "" };
+    char *line;
+
+    fill (&r, 7, 3);
+    r.kind = ACCT_KIND_JOB;
+    r.array_job_id = 6;
+    r.array_task_id = 1;
+    snprintf (r.user, sizeof (r.user), "alice");
+    snprintf (r.partition, sizeof (r.partition), "debug");
+    snprintf (r.job_name, sizeof (r.job_name), "name");
+    snprintf (r.fallback, sizeof (r.fallback), "oversubscribed");
+    r.has_seed = true;
+    r.seed = UINT64_MAX;
+    snprintf (r.cpus, sizeof (r.cpus), "0-3");
+    snprintf (r.mems, sizeof (r.mems), "0");
+    r.has_throttle = true;
+    r.nr_periods = 10;
+    r.nr_throttled = 2;
+    r.throttled_usec = 3000;
+    r.has_mem_peak = true;
+    r.mem_peak = (uint64_t)1 << 40;
+    r.exit_status = 9;
+    r.source = ACCT_SRC_STEP_SUM;
+    snprintf (r.mode, sizeof (r.mode), "standalone");
+    r.confined_us = 5;
+    r.confine_use = 1.5;
+    snprintf (r.confine_cpus, sizeof (r.confine_cpus), "0-1");
+    snprintf (r.confine_mems, sizeof (r.confine_mems), "0");
+    r.nsteps = 4;
+    ck_assert_ptr_nonnull (line = acct_record_to_json (&r, &err));
+    ck_assert_msg (acct_record_from_json (line, &b, &err) == 0, "%s",
+                   err.text);
+    ck_assert_msg ((b.kind == r.kind && b.array_job_id == 6 && b.seed == r.seed
+                   && b.mem_peak == r.mem_peak && b.nsteps == 4
+                   && b.source == r.source && b.exit_status == 9
+                   && b.throttled_usec == 3000 && b.confine_use == 1.5
+                   && strcmp (b.confine_cpus, "0-1") == 0
+                   && strcmp (b.fallback, "oversubscribed") == 0),
+                   "fields differ after the round trip: %s", line);
+    ck_assert_ptr_nonnull (strstr (line, "\"efficiency\":0.9375"));
+    ck_assert_ptr_nonnull (strstr (line, "\"kind\":\"job\""));
+    ck_assert_ptr_nonnull (strstr (line, "\"source\":\"step-records\""));
+    free (line);
+}
+END_TEST
+
+/* ---- parse errors ---------------------------------------------------------- */
+
+static const struct {
+    const char *line;
+    const char *err;    /* a part of the message */
+} bad_cases[] = {
+    { "", "not JSON" },
+    { "{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\",\"start_us\":1",
+      "not JSON" },
+    { "[1,2]", "not a JSON object" },
+    { "{\"kind\":\"step\",\"job_id\":1,\"node\":\"n\",\"start_us\":1,"
+      "\"end_us\":2}", "\"v\"" },
+    { "{\"v\":2,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\",\"start_us\":1,"
+      "\"end_us\":2}", "newer" },
+    { "{\"v\":1,\"job_id\":1,\"node\":\"n\",\"start_us\":1,\"end_us\":2}",
+      "\"kind\"" },
+    { "{\"v\":1,\"kind\":\"task\",\"job_id\":1,\"node\":\"n\",\"start_us\":1,"
+      "\"end_us\":2}", "\"kind\"" },
+    { "{\"v\":1,\"kind\":\"step\",\"job_id\":\"1\",\"node\":\"n\","
+      "\"start_us\":1,\"end_us\":2}", "\"job_id\"" },
+    { "{\"v\":1,\"kind\":\"step\",\"job_id\":-1,\"node\":\"n\","
+      "\"start_us\":1,\"end_us\":2}", "\"job_id\"" },
+    { "{\"v\":1,\"kind\":\"step\",\"job_id\":4294967296,\"node\":\"n\","
+      "\"start_us\":1,\"end_us\":2}", "\"job_id\"" },
+    { "{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"start_us\":1,"
+      "\"end_us\":2}", "\"node\"" },
+    { "{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\","
+      "\"end_us\":2}", "\"start_us\"" },
+    { "{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\","
+      "\"start_us\":1}", "\"end_us\"" },
+    { "{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\","
+      "\"start_us\":1,\"end_us\":2,\"user_usec\":-5}", "\"user_usec\"" },
+    { "{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\","
+      "\"start_us\":1,\"end_us\":2,\"source\":\"guess\"}", "\"source\"" },
+    { "{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":7,"
+      "\"start_us\":1,\"end_us\":2}", "\"node\"" },
+    { "{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\","
+      "\"start_us\":1,\"end_us\":2} x", "after" },
+};
+
+START_TEST (test_parse_errors)
+{
+    struct acct_record r;
+    pin_error_t err = { "" };
+
+    ck_assert_int_eq (acct_record_from_json (bad_cases[_i].line, &r, &err),
+                      -1);
+    ck_assert_msg (strstr (err.text, bad_cases[_i].err) != NULL,
+                   "error '%s' does not name '%s'", err.text,
+                   bad_cases[_i].err);
+}
+END_TEST
+
+START_TEST (test_parse_minimal_and_unknown_keys)
+{
+    struct acct_record r;
+    pin_error_t err = { "" };
+
+    ck_assert_msg (acct_record_from_json (
+        "{\"v\":1,\"kind\":\"step\",\"job_id\":5,\"node\":\"n\","
+        "\"start_us\":10,\"end_us\":30,\"future_key\":[1,{}]}", &r, &err)
+        == 0, "%s", err.text);
+    ck_assert_uint_eq (r.job_id, 5);
+    ck_assert_int_eq (r.elapsed_us, 20);
+    ck_assert_uint_eq (r.step_id, ACCT_NO_VAL);
+    ck_assert_int_eq (r.exit_status, -1);
+    ck_assert (!r.has_seed && !r.has_throttle && !r.has_mem_peak);
+}
+END_TEST
+
+/* ---- the journal -------------------------------------------------------- */
+
+struct collect {
+    unsigned n;
+    uint32_t jobs[4096];
+};
+
+static int collect_cb (const struct acct_record *r, void *arg)
+{
+    struct collect *c = arg;
+    if (c->n < NELEM (c->jobs))
+        c->jobs[c->n] = r->job_id;
+    c->n++;
+    return 0;
+}
+
+static void append_ok (uint32_t job, uint64_t max)
+{
+    struct acct_record r;
+    pin_error_t err = { "" };
+
+    fill (&r, job, 0);
+    ck_assert_msg (acct_journal_append_max (dir, &r, max, &err) == 0, "%s",
+                   err.text);
+}
+
+START_TEST (test_journal_modes)
+{
+    char path[4200];
+    struct stat st;
+    struct collect c = { 0 };
+    unsigned skipped = 9;
+    pin_error_t err = { "" };
+
+    append_ok (1, 0);
+    append_ok (2, 0);
+    ck_assert_int_eq (stat (dir, &st), 0);
+    ck_assert_uint_eq (st.st_mode & 0777, 0700);
+    snprintf (path, sizeof (path), "%s/journal", dir);
+    ck_assert_int_eq (stat (path, &st), 0);
+    ck_assert_uint_eq (st.st_mode & 0777, 0600);
+    ck_assert_int_eq (acct_journal_read (dir, collect_cb, &c, &skipped,
+                                         &err), 0);
+    ck_assert_uint_eq (c.n, 2);
+    ck_assert_uint_eq (skipped, 0);
+    ck_assert_uint_eq (c.jobs[0], 1);
+    ck_assert_uint_eq (c.jobs[1], 2);
+}
+END_TEST
+
+START_TEST (test_journal_unsafe)
+{
+    char path[4200], target[4200];
+    struct acct_record r;
+    pin_error_t err = { "" };
+
+    fill (&r, 1, 0);
+    /* a symlink in place of the journal */
+    ck_assert_int_eq (mkdir (dir, 0700), 0);
+    snprintf (path, sizeof (path), "%s/journal", dir);
+    tmptree_path (target, sizeof (target), "elsewhere");
+    ck_assert_int_eq (symlink (target, path), 0);
+    ck_assert_int_eq (acct_journal_append (dir, &r, &err), -1);
+    ck_assert_msg (strstr (err.text, "symlink"), "%s", err.text);
+    ck_assert (!tmptree_exists ("elsewhere"));
+    ck_assert_int_eq (unlink (path), 0);
+    /* a directory others may read */
+    ck_assert_int_eq (chmod (dir, 0755), 0);
+    ck_assert_int_eq (acct_journal_append (dir, &r, &err), -1);
+    ck_assert_msg (strstr (err.text, "0700"), "%s", err.text);
+    /* a directory others may write */
+    ck_assert_int_eq (chmod (dir, 0777), 0);
+    ck_assert_int_eq (acct_journal_append (dir, &r, &err), -1);
+    ck_assert_int_eq (chmod (dir, 0700), 0);
+    /* a relative path */
+    ck_assert_int_eq (acct_journal_append ("rel/dir", &r, &err), -1);
+    ck_assert_msg (strstr (err.text, "absolute"), "%s", err.text);
+}
+END_TEST
+
+/* The journal cut at every byte: the records whose line is whole before
+ * the cut are read, a partial line is skipped and counted, and a record
+ * appended after the cut is read too. */
+START_TEST (test_journal_cut_every_byte)
+{
+    char path[4200], cutdir[4200], cutpath[4300];
+    static char content[16384];
+    size_t size, ends[3];
+    FILE *f;
+
+    for (uint32_t j = 1; j <= 3; j++)
+        append_ok (j, 0);
+    snprintf (path, sizeof (path), "%s/journal", dir);
+    ck_assert_ptr_nonnull (f = fopen (path, "r"));
+    size = fread (content, 1, sizeof (content), f);
+    fclose (f);
+    for (size_t i = 0, k = 0; i < size; i++)
+        if (content[i] == '\n')
+            ends[k++] = i;      /* the newline of record k */
+    tmptree_path (cutdir, sizeof (cutdir), "cut");
+    snprintf (cutpath, sizeof (cutpath), "%s/journal", cutdir);
+    for (size_t cut = 0; cut <= size; cut++) {
+        struct collect c = { 0 };
+        unsigned skipped = 0, whole = 0, partial;
+        pin_error_t err = { "" };
+        int fd;
+
+        tmptree_rm_rf (cutdir);
+        ck_assert_int_eq (mkdir (cutdir, 0700), 0);
+        fd = open (cutpath, O_WRONLY | O_CREAT | O_EXCL, 0600);
+        ck_assert_int_ge (fd, 0);
+        ck_assert_int_eq (write (fd, content, cut), (ssize_t)cut);
+        close (fd);
+        /* a record is whole when its '}' is before the cut */
+        for (int k = 0; k < 3; k++)
+            whole += cut >= ends[k];
+        partial = (cut > 0 && (whole == 3 ? false
+                                          : cut > (whole ? ends[whole - 1] + 1
+                                                         : 0)))
+                  ? 1 : 0;
+        ck_assert_int_eq (acct_journal_read (cutdir, collect_cb, &c,
+                                             &skipped, &err), 0);
+        ck_assert_msg (c.n == whole && skipped == partial,
+                       "cut at %zu: read %u records, %u skipped; want %u, %u",
+                       cut, c.n, skipped, whole, partial);
+        /* appending after the cut loses nothing */
+        struct acct_record r;
+        fill (&r, 99, 0);
+        ck_assert_msg (acct_journal_append_max (cutdir, &r, 0, &err) == 0,
+                       "%s", err.text);
+        memset (&c, 0, sizeof (c));
+        ck_assert_int_eq (acct_journal_read (cutdir, collect_cb, &c,
+                                             &skipped, &err), 0);
+        ck_assert_msg (c.n == whole + 1 && c.jobs[whole] == 99
+                       && skipped == partial,
+                       "cut at %zu then append: %u records, %u skipped",
+                       cut, c.n, skipped);
+    }
+}
+END_TEST
+
+START_TEST (test_journal_garbage_lines)
+{
+    char path[4200];
+    struct collect c = { 0 };
+    unsigned skipped = 0;
+    pin_error_t err = { "" };
+    FILE *f;
+
+    append_ok (1, 0);
+    snprintf (path, sizeof (path), "%s/journal", dir);
+    ck_assert_ptr_nonnull (f = fopen (path, "a"));
+    fputs ("garbage\n{\"v\":1}\n\n", f);
+    fwrite ("nul\0inside\n", 1, 11, f);
+    fclose (f);
+    append_ok (2, 0);
+    ck_assert_int_eq (acct_journal_read (dir, collect_cb, &c, &skipped, &err),
+                      0);
+    ck_assert_uint_eq (c.n, 2);
+    ck_assert_uint_eq (skipped, 3);
+}
+END_TEST
+
+/* Several processes append at once with a tiny rotation size: every
+ * record is read back exactly once, from journal.1 ... and journal. */
+START_TEST (test_journal_rotation_concurrent)
+{
+    enum { WRITERS = 4, EACH = 150 };
+    const uint64_t max = 4096;
+    struct collect *c = calloc (1, sizeof (*c));
+    static unsigned seen[WRITERS * 1000];
+    unsigned skipped = 0, files = 0;
+    pin_error_t err = { "" };
+    pid_t pids[WRITERS];
+
+    ck_assert_ptr_nonnull (c);
+    append_ok (999999, max);  /* the directory exists before the race */
+    for (int w = 0; w < WRITERS; w++) {
+        ck_assert_int_ge (pids[w] = fork (), 0);
+        if (pids[w] == 0) {
+            for (int i = 0; i < EACH; i++) {
+                struct acct_record r;
+                fill (&r, (uint32_t)(w * 1000 + i), 0);
+                if (acct_journal_append_max (dir, &r, max, &err) < 0) {
+                    fprintf (stderr, "writer %d: %s\n", w, err.text);
+                    _exit (1);
+                }
+            }
+            _exit (0);
+        }
+    }
+    for (int w = 0; w < WRITERS; w++) {
+        int st;
+        ck_assert_int_eq (waitpid (pids[w], &st, 0), pids[w]);
+        ck_assert_msg (WIFEXITED (st) && WEXITSTATUS (st) == 0,
+                       "writer %d failed", w);
+    }
+    ck_assert_int_eq (acct_journal_read (dir, collect_cb, c, &skipped, &err),
+                      0);
+    ck_assert_uint_eq (skipped, 0);
+    ck_assert_uint_eq (c->n, WRITERS * EACH + 1);
+    memset (seen, 0, sizeof (seen));
+    for (unsigned i = 0; i < c->n; i++)
+        if (c->jobs[i] != 999999)
+            seen[c->jobs[i]]++;
+    for (int w = 0; w < WRITERS; w++)
+        for (int i = 0; i < EACH; i++)
+            ck_assert_msg (seen[w * 1000 + i] == 1, "record %d seen %u times",
+                           w * 1000 + i, seen[w * 1000 + i]);
+    /* it did rotate, and no file grew past the limit */
+    for (unsigned n = 1;; n++) {
+        char path[4200];
+        struct stat st;
+        snprintf (path, sizeof (path), "%s/journal.%u", dir, n);
+        if (stat (path, &st) < 0)
+            break;
+        ck_assert_int_le (st.st_size, (off_t)max);
+        files++;
+    }
+    ck_assert_uint_ge (files, 10);
+    /* per writer, records stay in the order written */
+    for (int w = 0; w < WRITERS; w++) {
+        int last = -1;
+        for (unsigned i = 0; i < c->n; i++)
+            if (c->jobs[i] / 1000 == (unsigned)w && c->jobs[i] != 999999) {
+                ck_assert_int_gt ((int)c->jobs[i], last);
+                last = (int)c->jobs[i];
+            }
+    }
+    free (c);
+}
+END_TEST
+
+/* A write stopped short (the file system full; here RLIMIT_FSIZE) is an
+ * error naming the directory, and the journal holds what it held. */
+START_TEST (test_journal_full)
+{
+    char path[4200];
+    struct stat st;
+    pid_t pid;
+    int status;
+
+    append_ok (1, 0);
+    append_ok (2, 0);
+    snprintf (path, sizeof (path), "%s/journal", dir);
+    ck_assert_int_eq (stat (path, &st), 0);
+    ck_assert_int_ge (pid = fork (), 0);
+    if (pid == 0) {
+        struct rlimit rl = { (rlim_t)st.st_size + 20,
+                             (rlim_t)st.st_size + 20 };
+        struct acct_record r;
+        pin_error_t err = { "" };
+        signal (SIGXFSZ, SIG_IGN);
+        if (setrlimit (RLIMIT_FSIZE, &rl) < 0)
+            _exit (2);
+        fill (&r, 3, 0);
+        if (acct_journal_append_max (dir, &r, 0, &err) == 0)
+            _exit (3);
+        if (!strstr (err.text, dir) || !strstr (err.text, "job 3"))
+            _exit (4);
+        _exit (0);
+    }
+    ck_assert_int_eq (waitpid (pid, &status, 0), pid);
+    ck_assert_msg (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+                   "child status %d", status);
+    struct stat after;
+    ck_assert_int_eq (stat (path, &after), 0);
+    ck_assert_int_eq (after.st_size, st.st_size);
+    append_ok (4, 0);
+    struct collect c = { 0 };
+    unsigned skipped = 7;
+    pin_error_t err = { "" };
+    ck_assert_int_eq (acct_journal_read (dir, collect_cb, &c, &skipped, &err),
+                      0);
+    ck_assert_uint_eq (c.n, 3);
+    ck_assert_uint_eq (skipped, 0);
+    ck_assert_uint_eq (c.jobs[2], 4);
+}
+END_TEST
+
+START_TEST (test_journal_missing_dir_read)
+{
+    struct collect c = { 0 };
+    unsigned skipped = 0;
+    pin_error_t err = { "" };
+
+    ck_assert_int_eq (acct_journal_read (dir, collect_cb, &c, &skipped, &err),
+                      -1);
+    ck_assert_msg (strstr (err.text, "journal directory"), "%s", err.text);
+}
+END_TEST
+
+/* ---- job records from step records -------------------------------------- */
+
+START_TEST (test_job_from_steps)
+{
+    struct acct_record r, j;
+    pin_error_t err = { "" };
+
+    /* job 10 on n1: batch + two numbered steps + extern; job 10 on n2 and
+     * job 11: not counted */
+    fill (&r, 10, ACCT_STEP_BATCH);
+    r.alloc_cpus = 4;
+    r.start_us = 1000;
+    r.end_us = 9000;
+    r.user_usec = 100;
+    r.system_usec = 10;
+    r.usage_usec = 110;
+    r.has_mem_peak = true;
+    r.mem_peak = 500;
+    ck_assert_int_eq (acct_journal_append (dir, &r, &err), 0);
+    fill (&r, 10, 0);
+    r.start_us = 2000;
+    r.end_us = 5000;
+    r.user_usec = 1000;
+    r.system_usec = 100;
+    r.usage_usec = 1100;
+    r.exit_status = 256;
+    snprintf (r.state, sizeof (r.state), "FAILED");
+    r.has_mem_peak = true;
+    r.mem_peak = 900;
+    r.has_throttle = true;
+    r.throttled_usec = 7;
+    ck_assert_int_eq (acct_journal_append (dir, &r, &err), 0);
+    fill (&r, 10, 1);
+    r.start_us = 5000;
+    r.end_us = 8000;
+    r.user_usec = 2000;
+    r.system_usec = 200;
+    r.usage_usec = 2200;
+    ck_assert_int_eq (acct_journal_append (dir, &r, &err), 0);
+    fill (&r, 10, ACCT_STEP_EXTERN);
+    r.job_name[0] = r.user[0] = '\0';  /* Slurm gives it no job env */
+    r.start_us = 900;
+    r.end_us = 9100;
+    r.user_usec = r.system_usec = r.usage_usec = 0;
+    snprintf (r.policy, sizeof (r.policy), "none");
+    ck_assert_int_eq (acct_journal_append (dir, &r, &err), 0);
+    fill (&r, 10, 0);
+    snprintf (r.node, sizeof (r.node), "n2");
+    ck_assert_int_eq (acct_journal_append (dir, &r, &err), 0);
+    fill (&r, 11, 0);
+    ck_assert_int_eq (acct_journal_append (dir, &r, &err), 0);
+
+    ck_assert_int_eq (acct_job_from_steps (dir, 10, "n1", &j, &err), 1);
+    ck_assert_int_eq (j.kind, ACCT_KIND_JOB);
+    ck_assert_int_eq (j.source, ACCT_SRC_STEP_SUM);
+    ck_assert_uint_eq (j.nsteps, 4);
+    ck_assert_uint_eq (j.user_usec, 3100);
+    ck_assert_uint_eq (j.system_usec, 310);
+    ck_assert_uint_eq (j.usage_usec, 3410);
+    ck_assert_int_eq (j.start_us, 900);
+    ck_assert_int_eq (j.end_us, 9100);
+    ck_assert_int_eq (j.elapsed_us, 8200);
+    ck_assert_uint_eq (j.alloc_cpus, 4);
+    ck_assert (j.has_mem_peak && j.mem_peak == 900);
+    ck_assert (j.has_throttle && j.throttled_usec == 7);
+    ck_assert_str_eq (j.state, "COMPLETED");    /* the batch step's */
+    ck_assert_str_eq (j.policy, "numa-local");
+    ck_assert_str_eq (j.node, "n1");
+    ck_assert_str_eq (j.job_name, "jn");
+    ck_assert_uint_eq (j.step_id, ACCT_NO_VAL);
+
+    ck_assert_int_eq (acct_job_from_steps (dir, 12, "n1", &j, &err), 0);
+    /* once a job record is there, no second one */
+    j.source = ACCT_SRC_JOB_CGROUP;
+    ck_assert_int_eq (acct_journal_append (dir, &j, &err), 0);
+    ck_assert_int_eq (acct_job_from_steps (dir, 10, "n1", &j, &err), 0);
+    ck_assert_int_eq (acct_job_from_steps (dir, 10, "n2", &j, &err), 1);
+    ck_assert_uint_eq (j.nsteps, 1);
+}
+END_TEST
+
+static const struct {
+    int32_t status;
+    bool oom;
+    const char *want;
+} state_cases[] = {
+    { 0, false, "COMPLETED" },
+    { 1 << 8, false, "FAILED" },
+    { 9, false, "CANCELLED" },     /* SIGKILL */
+    { 15, false, "CANCELLED" },
+    { 0, true, "OUT_OF_MEMORY" },
+    { -1, false, "UNKNOWN" },
+};
+
+START_TEST (test_state)
+{
+    ck_assert_str_eq (acct_state_of_status (state_cases[_i].status,
+                                            state_cases[_i].oom),
+                      state_cases[_i].want);
+}
+END_TEST
+
+int main (void)
+{
+    Suite *s = suite_create ("acct");
+    TCase *tc = tcase_create ("acct");
+
+    tcase_set_timeout (tc, 120);
+    tcase_add_checked_fixture (tc, setup, teardown);
+    tcase_add_loop_test (tc, test_efficiency, 0, NELEM (eff_cases));
+    tcase_add_loop_test (tc, test_utf8_copy, 0, NELEM (utf8_cases));
+    tcase_add_loop_test (tc, test_hostile_round_trip, 0, NELEM (hostile));
+    tcase_add_test (tc, test_hostile_long);
+    tcase_add_test (tc, test_round_trip_all_fields);
+    tcase_add_loop_test (tc, test_parse_errors, 0, NELEM (bad_cases));
+    tcase_add_test (tc, test_parse_minimal_and_unknown_keys);
+    tcase_add_test (tc, test_journal_modes);
+    tcase_add_test (tc, test_journal_unsafe);
+    tcase_add_test (tc, test_journal_cut_every_byte);
+    tcase_add_test (tc, test_journal_garbage_lines);
+    tcase_add_test (tc, test_journal_rotation_concurrent);
+    tcase_add_test (tc, test_journal_full);
+    tcase_add_test (tc, test_journal_missing_dir_read);
+    tcase_add_test (tc, test_job_from_steps);
+    tcase_add_loop_test (tc, test_state, 0, NELEM (state_cases));
+    suite_add_tcase (s, tc);
+    return tap_run (s, NULL, 0);
+}

@@ -1,0 +1,351 @@
+/* acctstep.c - the plugin's accounting glue (see acctstep.h)
+ *
+ * Everything a user controls (job name, partition, user name) arrives
+ * through the step's environment: read into bounded buffers, stored as
+ * valid UTF-8 by libacct.  Nothing here may fail a step.
+ */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+#include <slurm/spank.h>
+
+#include "libacct/acct.h"
+#include "libaffinity/affinity.h"
+#include "libtopo/topo.h"
+#include "acctstep.h"
+
+static struct {
+    bool on;                    /* this step is accounted */
+    const struct pin_conf *conf;
+    char stepname[40];          /* "step 12.0" */
+    struct acct_record rec;
+    hwloc_bitmap_t cpus;        /* union of the tasks' affinity */
+    char mems[ACCT_STR];        /* Mems_allowed_list of the first task */
+    int worst_rank;
+    int32_t worst;
+    bool have_snap;             /* cpu.stat at the last task's exit */
+    struct cg2_cpu_stat snap;
+    int64_t last_exit_us;
+} a;
+
+static int64_t now_us (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void node_name (spank_t sp, char *buf, size_t n)
+{
+    char tmp[256] = "";
+    const char *env;
+
+    if (sp && (spank_getenv (sp, "SLURMD_NODENAME", tmp, sizeof (tmp))
+               == ESPANK_SUCCESS) && tmp[0])
+        ;
+    else if ((env = getenv ("SLURMD_NODENAME")) && *env)
+        snprintf (tmp, sizeof (tmp), "%s", env);
+    else if (gethostname (tmp, sizeof (tmp) - 1) < 0)
+        snprintf (tmp, sizeof (tmp), "unknown");
+    tmp[sizeof (tmp) - 1] = '\0';
+    acct_utf8_copy (buf, n, tmp, strlen (tmp));
+}
+
+/* A variable of the job's environment, bounded; "" when unset.  A value
+ * longer than the buffer is cut (spank_getenv then copies what fits). */
+static void job_env (spank_t sp, const char *name, char *dst, size_t n)
+{
+    char buf[1024] = "";
+    spank_err_t rc = spank_getenv (sp, name, buf, sizeof (buf));
+
+    dst[0] = '\0';
+    if (rc != ESPANK_SUCCESS && rc != ESPANK_NOSPACE)
+        return;
+    buf[sizeof (buf) - 1] = '\0';
+    acct_utf8_copy (dst, n, buf, strlen (buf));
+}
+
+static uint32_t env_u32 (spank_t sp, const char *name)
+{
+    char buf[32], *end;
+    unsigned long v;
+
+    job_env (sp, name, buf, sizeof (buf));
+    if (!buf[0])
+        return ACCT_NO_VAL;
+    errno = 0;
+    v = strtoul (buf, &end, 10);
+    return errno || *end || v >= ACCT_NO_VAL ? ACCT_NO_VAL : (uint32_t)v;
+}
+
+void acctstep_begin (spank_t sp, const struct pin_conf *conf, uint32_t job,
+                     uint32_t step, const char *stepname)
+{
+    struct acct_record *r = &a.rec;
+    uid_t uid;
+
+    a.on = conf->accounting;
+    if (!a.on)
+        return;
+    a.conf = conf;
+    snprintf (a.stepname, sizeof (a.stepname), "step %s", stepname);
+    acct_record_init (r);
+    r->start_us = now_us ();
+    r->kind = ACCT_KIND_STEP;
+    r->job_id = job;
+    r->step_id = step;
+    if (spank_get_item (sp, S_JOB_UID, &uid) == ESPANK_SUCCESS)
+        r->uid = (uint32_t)uid;
+    node_name (sp, r->node, sizeof (r->node));
+    job_env (sp, "SLURM_CLUSTER_NAME", r->cluster, sizeof (r->cluster));
+    job_env (sp, "SLURM_JOB_USER", r->user, sizeof (r->user));
+    job_env (sp, "SLURM_JOB_PARTITION", r->partition,
+             sizeof (r->partition));
+    job_env (sp, "SLURM_JOB_NAME", r->job_name, sizeof (r->job_name));
+    r->array_job_id = env_u32 (sp, "SLURM_ARRAY_JOB_ID");
+    r->array_task_id = env_u32 (sp, "SLURM_ARRAY_TASK_ID");
+    a.cpus = hwloc_bitmap_alloc ();
+    a.mems[0] = '\0';
+    a.worst_rank = -1;
+    a.worst = -1;
+    a.have_snap = false;
+    a.last_exit_us = 0;
+}
+
+void acctstep_task (pid_t pid)
+{
+    hwloc_bitmap_t set;
+    char path[64], line[512];
+    FILE *f;
+
+    if (!a.on || pid <= 0)
+        return;
+    if (a.cpus && (set = hwloc_bitmap_alloc ())) {
+        if (affinity_get (pid, set) == 0)
+            hwloc_bitmap_or (a.cpus, a.cpus, set);
+        hwloc_bitmap_free (set);
+    }
+    if (a.mems[0])
+        return;
+    snprintf (path, sizeof (path), "/proc/%d/status", (int)pid);
+    if (!(f = fopen (path, "re")))
+        return;
+    while (fgets (line, sizeof (line), f)) {
+        if (strncmp (line, "Mems_allowed_list:", 18) == 0) {
+            char *v = line + 18;
+            v += strspn (v, " \t");
+            v[strcspn (v, "\n")] = '\0';
+            acct_utf8_copy (a.mems, sizeof (a.mems), v, strlen (v));
+            break;
+        }
+    }
+    fclose (f);
+}
+
+/* 3 killed by a signal, 2 non-zero exit, 1 exit 0 */
+static int status_rank (int st)
+{
+    if (WIFSIGNALED (st))
+        return 3;
+    return WIFEXITED (st) && WEXITSTATUS (st) ? 2 : 1;
+}
+
+void acctstep_task_exit (spank_t sp, bool last, cg2_t *cg, const char *rel)
+{
+    int st = 0;
+
+    if (!a.on)
+        return;
+    if (spank_get_item (sp, S_TASK_EXIT_STATUS, &st) == ESPANK_SUCCESS
+        && status_rank (st) > a.worst_rank) {
+        a.worst_rank = status_rank (st);
+        a.worst = st;
+    }
+    if (!last)
+        return;
+    a.last_exit_us = now_us ();
+    if (cg && rel && rel[0]
+        && cg2_read_cpu_stat (cg, rel, &a.snap, NULL) == 0)
+        a.have_snap = true;
+}
+
+static bool read_u64 (cg2_t *cg, const char *rel, const char *file,
+                      const char *key, uint64_t *v)
+{
+    char *text = cg2_read (cg, rel, file, NULL), *p;
+    size_t klen = key ? strlen (key) : 0;
+    bool ok = false;
+
+    if (!text)
+        return false;
+    for (p = text; p && *p; p = strchr (p, '\n'), p = p ? p + 1 : NULL) {
+        if (key && (strncmp (p, key, klen) != 0 || p[klen] != ' '))
+            continue;
+        char *end;
+        errno = 0;
+        unsigned long long x = strtoull (p + klen + (key ? 1 : 0), &end, 10);
+        if (!errno && end != p + klen)
+            *v = x, ok = true;
+        break;
+    }
+    free (text);
+    return ok;
+}
+
+/* Fill the CPU fields from cgroup `rel`: 0, or -1 with errp. */
+static int measure (struct acct_record *r, cg2_t *cg, const char *rel,
+                    bool use_snap, pin_error_t *errp)
+{
+    struct cg2_cpu_stat st;
+    uint64_t v;
+
+    if (cg2_read_cpu_stat (cg, rel, &st, errp) < 0) {
+        if (!use_snap || !a.have_snap)
+            return -1;
+        st = a.snap;    /* Slurm removed it already: the last task's */
+    }
+    else if (use_snap && a.have_snap && st.usage_usec < a.snap.usage_usec)
+        st = a.snap;
+    r->user_usec = st.user_usec;
+    r->system_usec = st.system_usec;
+    r->usage_usec = st.usage_usec;
+    if (st.nr_periods || cg2_has_controller (cg, "cpu")) {
+        r->has_throttle = true;
+        r->nr_periods = st.nr_periods;
+        r->nr_throttled = st.nr_throttled;
+        r->throttled_usec = st.throttled_usec;
+    }
+    if (read_u64 (cg, rel, "memory.peak", NULL, &v)) {
+        r->has_mem_peak = true;
+        r->mem_peak = v;
+    }
+    snprintf (r->cgroup, sizeof (r->cgroup), "%s%s%s", cg2_root (cg),
+              rel[0] == '/' ? "" : "/", rel);
+    return 0;
+}
+
+static void append (const struct acct_record *r, const char *what)
+{
+    pin_error_t err = { "" };
+
+    if (acct_journal_append_max (a.conf->journal_dir, r,
+                                 a.conf->journal_max_size, &err) < 0)
+        slurm_error ("pin: %s: accounting: %s", what, err.text);
+}
+
+void acctstep_end (spank_t sp, const struct acctstep_info *in)
+{
+    struct acct_record *r = &a.rec;
+    pin_error_t err = { "" };
+    uint64_t oom = 0;
+    char *c;
+
+    if (!a.on)
+        return;
+    a.on = false;
+    r->end_us = a.last_exit_us ? a.last_exit_us : now_us ();
+    r->elapsed_us = r->end_us - r->start_us;
+    snprintf (r->mode, sizeof (r->mode), "%s", in->mode ? in->mode : "");
+    snprintf (r->policy, sizeof (r->policy), "%s",
+              in->policy ? in->policy : "none");
+    snprintf (r->fallback, sizeof (r->fallback), "%s",
+              in->fallback ? in->fallback : "");
+    r->has_seed = in->has_seed;
+    r->seed = in->seed;
+    if (in->cpus)
+        snprintf (r->cpus, sizeof (r->cpus), "%s", in->cpus);
+    else if (a.cpus && !hwloc_bitmap_iszero (a.cpus)
+             && (c = topo_list_format (a.cpus))) {
+        snprintf (r->cpus, sizeof (r->cpus), "%s", c);
+        free (c);
+    }
+    snprintf (r->mems, sizeof (r->mems), "%s", in->mems ? in->mems : a.mems);
+    r->alloc_cpus = in->alloc_cpus;
+    if (!r->alloc_cpus) {
+        uint16_t n = 0;
+        if (spank_get_item (sp, S_JOB_NCPUS, &n) == ESPANK_SUCCESS)
+            r->alloc_cpus = n;
+    }
+    r->source = ACCT_SRC_STEP_CGROUP;
+    if (in->cg && in->rel && in->rel[0]) {
+        if (measure (r, in->cg, in->rel, true, &err) < 0) {
+            if (r->step_id != ACCT_STEP_EXTERN)
+                slurm_error ("pin: %s: accounting: %s (CPU times "
+                             "recorded as 0)", a.stepname, err.text);
+            r->cgroup[0] = '\0';
+        }
+        (void)read_u64 (in->cg, in->rel, "memory.events", "oom_kill", &oom);
+    }
+    if (r->step_id == ACCT_STEP_EXTERN) {
+        r->exit_status = 0;     /* Slurm ends it with the job */
+        snprintf (r->state, sizeof (r->state), "COMPLETED");
+    }
+    else {
+        r->exit_status = a.worst;
+        snprintf (r->state, sizeof (r->state), "%s",
+                  acct_state_of_status (a.worst, oom > 0));
+    }
+    append (r, a.stepname);
+
+    /* nested mode: the extern step ends with the job, and Slurm's job
+     * cgroup still holds the CPU time of all its steps on this node */
+    if (r->step_id == ACCT_STEP_EXTERN && in->cg && in->job_rel
+        && in->job_rel[0]) {
+        struct acct_record *j = malloc (sizeof (*j));
+        if (j) {
+            *j = *r;
+            j->kind = ACCT_KIND_JOB;
+            j->step_id = ACCT_NO_VAL;
+            j->source = ACCT_SRC_JOB_CGROUP;
+            j->has_throttle = j->has_mem_peak = false;
+            j->user_usec = j->system_usec = j->usage_usec = 0;
+            if (measure (j, in->cg, in->job_rel, false, &err) == 0)
+                append (j, a.stepname);
+            else
+                slurm_debug ("pin: %s: no job cgroup at the end: %s; "
+                             "the job record comes from step records",
+                             a.stepname, err.text);
+            free (j);
+        }
+    }
+    hwloc_bitmap_free (a.cpus);
+    a.cpus = NULL;
+}
+
+void acctstep_job_epilog (spank_t sp, const struct pin_conf *conf)
+{
+    struct acct_record *j;
+    pin_error_t err = { "" };
+    char node[ACCT_STR], what[64];
+    uint32_t job = 0;
+    int rc;
+
+    if (!conf->accounting)
+        return;
+    if (spank_get_item (sp, S_JOB_ID, &job) != ESPANK_SUCCESS)
+        return;
+    if (!(j = malloc (sizeof (*j))))
+        return;
+    node_name (NULL, node, sizeof (node));
+    snprintf (what, sizeof (what), "job %" PRIu32, job);
+    rc = acct_job_from_steps (conf->journal_dir, job, node, j, &err);
+    if (rc < 0 && errno == ENOENT)
+        slurm_debug ("pin: %s: accounting: %s", what, err.text);
+    else if (rc < 0)
+        slurm_error ("pin: %s: accounting: %s", what, err.text);
+    else if (rc > 0) {
+        a.conf = conf;
+        append (j, what);
+    }
+    free (j);
+}
