@@ -224,7 +224,8 @@ static char *print_to_string (const char *spec, enum acct_out_mode mode,
                               const struct acct_row *row)
 {
     struct acct_fmt fmt = { 0 };
-    struct acct_out out = { mode, delim, noheader };
+    struct acct_out out = { .mode = mode, .delim = delim,
+                            .noheader = noheader };
     char *s = NULL;
     size_t len;
     FILE *f = open_memstream (&s, &len);
