@@ -724,6 +724,16 @@ EOF
     else
         echo "# pin.conf of a local-slurm instance (no --pin-conf): defaults" >"$root/etc/pin.conf"
     fi
+    # Accounting records of this instance stay in it, never in the host's
+    # /var/lib/slurm-pin (unless the given pin.conf names a JournalDir);
+    # without slurmdbd there is nothing to deliver to.
+    if ! grep -qi '^[[:space:]]*JournalDir[[:space:]]*=' "$root/etc/pin.conf"; then
+        echo "JournalDir=$root/journal" >>"$root/etc/pin.conf"
+    fi
+    if [ "$opt_accounting" != yes ] \
+       && ! grep -qi '^[[:space:]]*DeliverCommand[[:space:]]*=' "$root/etc/pin.conf"; then
+        echo "DeliverCommand=none" >>"$root/etc/pin.conf"
+    fi
     if [ -n "$opt_plugstack" ]; then
         # $root only holds [A-Za-z0-9._/+-]: safe in a sed replacement.
         esc_pin=$root/etc/pin.conf

@@ -78,8 +78,18 @@ STATE=$(mktemp -d /tmp/pin-t4080.XXXXXX) || exit 1
 cleanup "rm -rf '$STATE'"
 cat >"$STATE/deliver-wrapper" <<EOF
 #!/bin/sh
+# pin.so runs: CMD deliver --job N --journal JOURNALDIR --timeout S;
+# deliver from this test's hand-written journal instead of JournalDir.
 shift
-exec "$PIN_BUILDDIR/src/cmd/slurm-pin" deliver --journal "$J/epilog" "\$@"
+job= tmo=
+while [ \$# -gt 0 ]; do
+    case \$1 in
+    --job) job=\$2; shift 2 ;;
+    --timeout) tmo=\$2; shift 2 ;;
+    *) shift ;;
+    esac
+done
+exec "$PIN_BUILDDIR/src/cmd/slurm-pin" deliver --journal "$J/epilog" --job "\$job" --timeout "\$tmo"
 EOF
 chmod 0755 "$STATE/deliver-wrapper"
 cat >pin.conf <<EOF
