@@ -1043,7 +1043,9 @@ int slurm_spank_task_post_fork (spank_t sp, int ac, char **av)
     }
     else
         g.status[id].state = TASK_APPLIED;
-    if (g.policy == PLACE_DYNAMIC) {
+    /* the batch (or interactive) step, the allocation's shell, is not
+     * watched: it holds no PUs against the job's steps (plan_locked) */
+    if (g.policy == PLACE_DYNAMIC && !g.batch) {
         dynamic_add_task (pid);
         if (++g.tasks_applied == g.ntasks)
             dynamic_begin (sp);
