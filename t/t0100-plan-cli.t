@@ -430,14 +430,14 @@ test_expect_success HWLOC_CALC,PYTHON3 'system: none gives the CPUs hwloc sees' 
 test_expect_success 'unknown policy names it and lists the known ones' '
     plan_fails "numa-locl" -t "$SMT2" --policy=numa-locl &&
     cat >expected <<-\EOF &&
-	slurm-pin plan: --policy=numa-locl: unknown policy; known: numa-local, numa-spread, cache-shared, random, none
+	slurm-pin plan: --policy=numa-locl: unknown policy; known: numa-local, numa-spread, cache-shared, random, dynamic, none
 	EOF
     test_cmp expected fail.err
 '
 
 test_expect_success 'missing --policy is an error listing the policies' '
     plan_fails "--policy" -t "$SMT2" -n 1 &&
-    grep "numa-local, numa-spread, cache-shared, random, none" fail.err
+    grep "numa-local, numa-spread, cache-shared, random, dynamic, none" fail.err
 '
 
 test_expect_success '-n -1 is refused' '

@@ -16,7 +16,7 @@ slurm_require
 
 pin_so_prereq
 
-KNOWN="numa-local, numa-spread, cache-shared, random, none"
+KNOWN="numa-local, numa-spread, cache-shared, random, dynamic, none"
 
 # A private state directory without spaces (the trash directory has one).
 STATE=$(mktemp -d /tmp/pin-t2000.XXXXXX) || exit 1

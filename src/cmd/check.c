@@ -213,7 +213,7 @@ static void allowed_string (const struct pin_conf *conf, char *buf, size_t n)
         return;
     }
     buf[0] = '\0';
-    for (int p = PLACE_NONE; p <= PLACE_RANDOM && len < n; p++) {
+    for (int p = PLACE_NONE; p <= PLACE_DYNAMIC && len < n; p++) {
         if (!pin_conf_policy_allowed (conf, p))
             continue;
         int rc = snprintf (buf + len, n - len, "%s%s", len ? "," : "",

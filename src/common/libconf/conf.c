@@ -32,8 +32,8 @@ struct key;
 /* State of one load (a file, or plugstack arguments and their file). */
 struct ctx {
     struct pin_conf *conf;
-    const struct key *seen_key[16];      /* keys set by this source */
-    char seen_origin[16][ORIGIN_MAX];    /* where each was set */
+    const struct key *seen_key[24];      /* keys set by this source */
+    char seen_origin[24][ORIGIN_MAX];    /* where each was set */
     int nseen;
     char dp_origin[ORIGIN_MAX];          /* where DefaultPolicy was set */
     char ap_origin[ORIGIN_MAX];          /* where AllowedPolicies was set */
@@ -412,6 +412,82 @@ static int set_accounting (struct ctx *ctx, const char *value,
         ctx->conf->accounting = ctx->conf->verbose;
     ctx->conf->verbose = saved;
     return rc;
+/* "90", "1.5s", "500ms", "2m": a duration into us, within [min, max]. */
+static int parse_duration (const char *value, long long min_us,
+                           long long max_us, long long *out, char *why,
+                           size_t n)
+{
+    char *end = NULL;
+    double v, scale = 1e6;
+
+    errno = 0;
+    v = strtod (value, &end);
+    if (end == value || errno || !(v >= 0) || v > 1e9
+        || !isdigit ((unsigned char)value[0]))
+        goto bad;
+    if (strcmp (end, "ms") == 0)
+        scale = 1e3;
+    else if (strcmp (end, "m") == 0 || strcmp (end, "min") == 0)
+        scale = 60e6;
+    else if (*end && strcmp (end, "s") != 0)
+        goto bad;
+    if (v * scale < (double)min_us || v * scale > (double)max_us) {
+        snprintf (why, n, "out of range; give %lldms to %llds", min_us / 1000,
+                  max_us / 1000000);
+        return -1;
+    }
+    *out = (long long)(v * scale + 0.5);
+    return 0;
+bad:
+    snprintf (why, n, "not a duration; give seconds, e.g. 60, 60s, 500ms "
+              "or 2m");
+    return -1;
+}
+
+static int set_dynamic_grace (struct ctx *ctx, const char *value,
+                              char *why, size_t n)
+{
+    return parse_duration (value, 0, 86400LL * 1000000, 
+                           &ctx->conf->dynamic_grace_us, why, n);
+}
+
+static int set_dynamic_interval (struct ctx *ctx, const char *value,
+                                 char *why, size_t n)
+{
+    return parse_duration (value, 100000, 3600LL * 1000000,
+                           &ctx->conf->dynamic_interval_us, why, n);
+}
+
+static int set_dynamic_overuse (struct ctx *ctx, const char *value,
+                                char *why, size_t n)
+{
+    char *end = NULL;
+    double v;
+
+    errno = 0;
+    v = strtod (value, &end);
+    if (end == value || *end || errno || !isdigit ((unsigned char)value[0])
+        || !(v > 1.0) || v > 1000) {
+        snprintf (why, n, "not a factor above 1; give e.g. 1.2 (20%% over "
+                  "the allocated CPUs), at most 1000");
+        return -1;
+    }
+    ctx->conf->dynamic_overuse = v;
+    return 0;
+}
+
+static int set_dynamic_confine (struct ctx *ctx, const char *value,
+                                char *why, size_t n)
+{
+    if (strcasecmp (value, "cpuset") == 0)
+        ctx->conf->dynamic_confine = PIN_CONFINE_CPUSET;
+    else if (strcasecmp (value, "quota") == 0)
+        ctx->conf->dynamic_confine = PIN_CONFINE_QUOTA;
+    else {
+        snprintf (why, n, "expected cpuset or quota");
+        return -1;
+    }
+    return 0;
 }
 
 static const struct key keys[] = {
@@ -433,13 +509,19 @@ static const struct key keys[] = {
     { "JournalDir", "journal_dir", PIN_CONF_DEFAULT_JOURNAL_DIR,
       set_journal_dir },
     { "JournalMaxSize", "journal_max_size", "64M", set_journal_max_size },
+    { "DynamicOveruse", "dynamic_overuse", "1.2", set_dynamic_overuse },
+    { "DynamicGrace", "dynamic_grace", "60s", set_dynamic_grace },
+    { "DynamicInterval", "dynamic_interval", "5s", set_dynamic_interval },
+    { "DynamicConfine", "dynamic_confine", "cpuset", set_dynamic_confine },
     { NULL, NULL, NULL, NULL },
 };
 
 #define KEYS_KNOWN "DefaultPolicy, AllowedPolicies, CgroupRoot, CgroupBase, " \
                    "TopologyCache, StateDir, Verbose, Oversubscribe, " \
                    "ShareWithSteps, NoneUsers, NoneAccounts, PartitionName, " \
-                   "DeliverCommand, Accounting, JournalDir, JournalMaxSize"
+                   "DeliverCommand, Accounting, JournalDir, JournalMaxSize, " \
+                   "DynamicOveruse, DynamicGrace, DynamicInterval, " \
+                   "DynamicConfine"
 
 /* ---- PartitionName= lines ---------------------------------------------- */
 
@@ -906,6 +988,10 @@ void pin_conf_defaults (struct pin_conf *conf)
     snprintf (conf->journal_dir, sizeof (conf->journal_dir), "%s",
               PIN_CONF_DEFAULT_JOURNAL_DIR);
     conf->journal_max_size = 64ull << 20;
+    conf->dynamic_overuse = 1.2;
+    conf->dynamic_grace_us = 60LL * 1000000;
+    conf->dynamic_interval_us = 5LL * 1000000;
+    conf->dynamic_confine = PIN_CONFINE_CPUSET;
 }
 
 int pin_conf_load_file (struct pin_conf *conf, const char *path,

@@ -103,7 +103,15 @@ struct pin_conf {
     char journal_dir[PATH_MAX];   /* JournalDir=/var/lib/slurm-pin/journal */
     unsigned long long journal_max_size; /* JournalMaxSize=64M; 0: never
                                      rotate */
+    /* policy dynamic (libwatch/watch.h, doc/policies.md) */
+    double dynamic_overuse;       /* DynamicOveruse=1.2 (x allocated CPUs) */
+    long long dynamic_grace_us;   /* DynamicGrace=60s */
+    long long dynamic_interval_us;/* DynamicInterval=5s */
+    int dynamic_confine;          /* DynamicConfine=cpuset (PIN_CONFINE_*) */
 };
+
+/* DynamicConfine= values */
+enum { PIN_CONFINE_CPUSET = 0, PIN_CONFINE_QUOTA = 1 };
 
 /* Fill with the documented defaults (doc/pin.conf.5). */
 void pin_conf_defaults (struct pin_conf *conf);

@@ -32,10 +32,12 @@ static const char *const policy_names[] = {
     [PLACE_NUMA_SPREAD] = "numa-spread",
     [PLACE_CACHE_SHARED] = "cache-shared",
     [PLACE_RANDOM] = "random",
+    [PLACE_DYNAMIC] = "dynamic",
 };
 #define NPOLICIES (sizeof (policy_names) / sizeof (policy_names[0]))
 
-#define POLICY_LIST "numa-local, numa-spread, cache-shared, random, none"
+#define POLICY_LIST "numa-local, numa-spread, cache-shared, random, dynamic, " \
+                    "none"
 
 /* Longest name a caller may pass before it is rejected unread. */
 #define POLICY_NAME_MAX 64
@@ -1826,7 +1828,9 @@ struct place_plan *place_compute (const topo_t *topo,
     /* none ignores busy PUs (every task gets the allowed set): its size
      * check is against the allocation, not allocation minus busy, so
      * the baseline runs however busy the node is. */
-    bool none = req->policy == PLACE_NONE;
+    /* dynamic starts as none: its confinement is planned later as
+     * numa-local (the plugin's watcher). */
+    bool none = req->policy == PLACE_NONE || req->policy == PLACE_DYNAMIC;
     int w = hwloc_bitmap_weight (none ? allowed : avail);
     unsigned navail = w > 0 ? (unsigned)w : 0;
     int wa = hwloc_bitmap_weight (allowed);
@@ -1864,7 +1868,7 @@ struct place_plan *place_compute (const topo_t *topo,
         goto done;
     }
 
-    if (req->policy == PLACE_NONE) {
+    if (none) {
         for (unsigned i = 0; i < req->ntasks; i++) {
             if (hwloc_bitmap_copy (plan->tasks[i].cpus, allowed) < 0
                 || hwloc_bitmap_copy (plan->tasks[i].mems,
@@ -1902,6 +1906,7 @@ struct place_plan *place_compute (const topo_t *topo,
                 fb = task_random (c, cpt, &state);
                 break;
             case PLACE_NONE:
+            case PLACE_DYNAMIC:
                 break;
         }
         plan->tasks[i].fallback = fb;

@@ -22,6 +22,8 @@ enum place_policy {
     PLACE_NUMA_SPREAD,
     PLACE_CACHE_SHARED,
     PLACE_RANDOM,
+    PLACE_DYNAMIC,              /* runs as none; the plugin's watcher may
+                                   confine it later (libwatch) */
 };
 
 /* Parse a policy name (exact, case-sensitive) into *policy (may be NULL:
@@ -34,7 +36,7 @@ int place_policy_parse (const char *name, enum place_policy *policy,
 /* Static name of a policy, "unknown" for a value out of range. */
 const char *place_policy_name (enum place_policy policy);
 
-/* "numa-local, numa-spread, cache-shared, random, none" */
+/* "numa-local, numa-spread, cache-shared, random, dynamic, none" */
 const char *place_policy_list (void);
 
 /* Fallback reasons, a bit mask per task; place_fallback_string() joins

@@ -53,6 +53,7 @@
 #include "libutil/phase.h"
 #include "libutil/safefile.h"
 #include "acctstep.h"
+#include "dynamic.h"
 #include "ompenv.h"
 #include "pinopt.h"
 #include "deliver_spawn.h"
@@ -118,6 +119,11 @@ static struct {
     char lock_path[PATH_MAX];
     bool claimed;
     uint32_t tasks_exited;
+    uint32_t tasks_applied;
+    /* policy dynamic (dynamic.c): the confinement, for the step's
+     * accounting record (confined_us, confine_use, confine_cpus,
+     * confine_mems) */
+    struct dynamic_event dyn;
 
     /* where the plugin's time goes (debug log: libutil/phase.h) */
     struct phases ph_init;      /* slurm_spank_init: pin.conf */
@@ -413,25 +419,22 @@ static void job_dir_of_step (char *buf, size_t n)
 
 /* What other running steps of this node hold: live claims and the task
  * cgroups of the job's tree. */
-static int read_busy (hwloc_bitmap_t busy)
+static int read_busy (hwloc_bitmap_t busy, pin_error_t *errp)
 {
     pin_error_t err = { "" };
     char job_rel[PATH_MAX], stepdir[32];
 
-    if (claims_busy (g.claims_dir, g.job, g.step, busy, &err) < 0) {
-        step_fail ("cannot read the claims in %s: %s", g.claims_dir,
-                   err.text);
-        return -1;
-    }
+    if (claims_busy (g.claims_dir, g.job, g.step, busy, &err) < 0)
+        return errprintf (errp, "cannot read the claims in %s: %s",
+                          g.claims_dir, err.text);
     if (g.mode == CG2_MODE_NONE || !g.cpuset)
         return 0;
     job_dir_of_step (job_rel, sizeof (job_rel));
     if (stepcg_busy (g.cg, job_rel,
                      stepcg_step_dir (g.step, stepdir, sizeof (stepdir)),
-                     busy, &err) < 0) {
-        step_fail ("cannot read the cgroups of other steps: %s", err.text);
-        return -1;
-    }
+                     busy, &err) < 0)
+        return errprintf (errp, "cannot read the cgroups of other steps: "
+                          "%s", err.text);
     return 0;
 }
 
@@ -564,7 +567,8 @@ static int plan_locked (void)
         step_fail ("out of memory");
         goto out;
     }
-    if (g.policy != PLACE_NONE) {
+    /* dynamic places nothing now: dynamic.c calls dynamic_plan() */
+    if (g.policy != PLACE_NONE && g.policy != PLACE_DYNAMIC) {
         struct place_request req = {
             .policy = (enum place_policy)g.policy,
             .ntasks = g.ntasks,
@@ -577,8 +581,10 @@ static int plan_locked (void)
         };
         /* The batch (or interactive) step is the allocation's shell: it
          * neither waits for other steps nor holds PUs against them. */
-        if (!g.batch && read_busy (busy) < 0)
+        if (!g.batch && read_busy (busy, &err) < 0) {
+            step_fail ("%s", err.text);
             goto out;
+        }
         phase_mark (&g.ph, "busy");
         /* srun --overlap: Slurm gives every overlapping step the same
          * first cores of the job.  Such a step is placed on the job's PUs
@@ -634,6 +640,139 @@ out:
     hwloc_bitmap_free (busy);
     hwloc_bitmap_free (all);
     return rc;
+}
+
+/* ---- policy dynamic (dynamic.c) ---------------------------------------- */
+
+/* In the watcher thread, at the moment of confinement: the numa-local
+ * placement of the step's tasks, under the node lock, avoiding what other
+ * steps hold (as plan_locked), and claimed.  The main thread does not
+ * touch the claim until it has joined the watcher (dynamic_stop). */
+static int dynamic_plan (void *arg, hwloc_bitmap_t cpus, hwloc_bitmap_t mems,
+                         pin_error_t *errp)
+{
+    hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
+    hwloc_bitmap_t allowed = hwloc_bitmap_dup (g.allowed);
+    struct place_plan *plan = NULL;
+    pin_error_t err = { "" };
+    int fd, rc = -1;
+
+    (void)arg;
+    if (!busy || !allowed) {
+        errprintf (errp, "out of memory");
+        goto out;
+    }
+    if ((fd = pin_lock_acquire (g.lock_path, LOCK_TIMEOUT_MS, &err)) < 0) {
+        errprintf (errp, "cannot take the lock %s: %s", g.lock_path,
+                   err.text);
+        goto out;
+    }
+    if (read_busy (busy, errp) == 0) {
+        struct place_request req = {
+            .policy = PLACE_NUMA_LOCAL,
+            .ntasks = g.ntasks,
+            .cpus_per_task = g.cpus_per_task,
+            .allowed = allowed,
+            .busy = busy,
+            .refuse = (g.conf.oversubscribe ? 0 : PLACE_REFUSE_OVERSUBSCRIBE)
+                      | (g.conf.share_with_steps ? 0 : PLACE_REFUSE_SHARE),
+        };
+        /* srun --overlap: as in plan_locked */
+        if (hwloc_bitmap_intersects (allowed, busy)
+            && !hwloc_bitmap_isequal (allowed, g.job_cpus))
+            hwloc_bitmap_copy (allowed, g.job_cpus);
+        if (!(plan = place_compute (g.topo, &req, &err)))
+            errprintf (errp, "%s", err.text);
+        else {
+            hwloc_bitmap_zero (cpus);
+            hwloc_bitmap_zero (mems);
+            for (uint32_t i = 0; i < plan->ntasks; i++) {
+                hwloc_bitmap_or (cpus, cpus, plan->tasks[i].cpus);
+                hwloc_bitmap_or (mems, mems, plan->tasks[i].mems);
+            }
+            log_overflow (plan, allowed, busy);
+            if (claims_add (g.claims_dir, g.job, g.step, getpid (), cpus,
+                            &err) < 0)
+                errprintf (errp, "cannot record the claim in %s: %s",
+                           g.claims_dir, err.text);
+            else {
+                g.claimed = true;
+                rc = 0;
+            }
+        }
+    }
+    pin_lock_release (fd);
+out:
+    place_plan_destroy (plan);
+    hwloc_bitmap_free (busy);
+    hwloc_bitmap_free (allowed);
+    return rc;
+}
+
+/* After the last local task is placed: start watching the step. */
+static void dynamic_begin (spank_t sp)
+{
+    struct dynamic_config cfg = {
+        .stepname = g.stepname,
+        .how = g.conf.dynamic_confine == PIN_CONFINE_QUOTA ? DYNAMIC_QUOTA
+               : g.cpuset ? DYNAMIC_CPUSET : DYNAMIC_AFFINITY,
+        .params = {
+            .overuse = g.conf.dynamic_overuse,
+            .grace_us = g.conf.dynamic_grace_us,
+            .interval_us = g.conf.dynamic_interval_us,
+            .alloc_cpus = (double)g.ntasks * g.cpus_per_task,
+        },
+        .plan = dynamic_plan,
+    };
+    char node[64] = "?", watch[PATH_MAX + 8], path[2 * PATH_MAX];
+    pin_error_t err = { "" };
+
+    if (g.mode == CG2_MODE_NONE || !g.cg) {
+        slurm_info ("pin: step %s: policy dynamic needs the step's cgroup "
+                    "v2 cpu.stat: not watched, runs as policy none",
+                    g.stepname);
+        return;
+    }
+    (void)gethostname (node, sizeof (node) - 1);
+    if (spank_get_item (sp, S_JOB_UID, &cfg.uid) != ESPANK_SUCCESS)
+        cfg.uid = (uid_t)-1;
+    /* Slurm's step cgroup: its tasks are below user/ (slurm/ holds
+     * slurmstepd itself) */
+    snprintf (watch, sizeof (watch), "%s", g.step_rel);
+    if (g.mode == CG2_MODE_NESTED
+        && fmt_path (path, sizeof (path), "%s/%s/user", cg2_root (g.cg),
+                     g.step_rel) == 0
+        && access (path, F_OK) == 0)
+        snprintf (watch, sizeof (watch), "%s/user", g.step_rel);
+    cfg.node = node;
+    cfg.cgroup_root = cg2_root (g.cg);
+    cfg.watch_rel = watch;
+    if (dynamic_start (&cfg, &err) < 0)
+        slurm_error ("pin: step %s: policy dynamic: %s; runs as policy none",
+                     g.stepname, err.text);
+    else
+        slurm_debug ("pin: step %s: watching %s every %lld ms: confined "
+                     "(%s) after %lld ms above %g x %u CPUs", g.stepname,
+                     watch, g.conf.dynamic_interval_us / 1000,
+                     dynamic_how_name (cfg.how),
+                     g.conf.dynamic_grace_us / 1000, g.conf.dynamic_overuse,
+                     g.ntasks * g.cpus_per_task);
+}
+
+/* Stop watching (the last task exited, or the step ends): keep the event,
+ * log the watcher's own cost. */
+static void dynamic_end (void)
+{
+    int64_t cpu_us = 0, wall_us = 0;
+
+    if (!dynamic_running ())
+        return;
+    dynamic_stop (&g.dyn, &cpu_us, &wall_us);
+    slurm_info ("pin: step %s: policy dynamic: %s; watcher CPU time %lld us "
+                "in %lld ms (%.4f%% of a CPU)", g.stepname,
+                g.dyn.confined ? "confined" : "never confined",
+                (long long)cpu_us, (long long)(wall_us / 1000),
+                wall_us > 0 ? 100.0 * (double)cpu_us / (double)wall_us : 0.0);
 }
 
 static int step_get_ids (spank_t sp)
@@ -936,6 +1075,13 @@ int slurm_spank_task_post_fork (spank_t sp, int ac, char **av)
     else
         g.status[id].state = TASK_APPLIED;
     acctstep_task (pid);
+    /* the batch (or interactive) step, the allocation's shell, is not
+     * watched: it holds no PUs against the job's steps (plan_locked) */
+    if (g.policy == PLACE_DYNAMIC && !g.batch) {
+        dynamic_add_task (pid);
+        if (++g.tasks_applied == g.ntasks)
+            dynamic_begin (sp);
+    }
     phase_mark (&ph, "apply");
     slurm_debug ("pin: step %s task %d: applied in %ld us CPU, %ld us wall",
                  g.stepname, id, phase_total_cpu_us (&ph),
@@ -1168,7 +1314,10 @@ int slurm_spank_task_exit (spank_t sp, int ac, char **av)
     ++g.tasks_exited;
     acctstep_task_exit (sp, g.tasks_exited >= g.ntasks, g.cg,
                         acct_rel (NULL, 0));
-    if (g.tasks_exited < g.ntasks || !g.claimed)
+    if (g.tasks_exited < g.ntasks)
+        return 0;
+    dynamic_end ();     /* joins the watcher: the claim is ours again */
+    if (!g.claimed)
         return 0;
     if (claims_remove (g.claims_dir, g.job, g.step, &err) < 0)
         slurm_error ("pin: step %s: cannot remove the claim: %s",
@@ -1343,6 +1492,7 @@ int slurm_spank_exit (spank_t sp, int ac, char **av)
         step_account (sp);  /* before any cgroup is removed */
     if (g.conf_ok && g.step == SLURM_EXTERN_CONT && g.stepname[0])
         extern_cleanup ();
+    dynamic_end ();
     if (g.claimed
         && claims_remove (g.claims_dir, g.job, g.step, &err) < 0)
         slurm_error ("pin: step %s: cannot remove the claim: %s",

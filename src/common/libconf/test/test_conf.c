@@ -90,7 +90,7 @@ END_TEST
 /* ---- good files ------------------------------------------------------------ */
 
 enum field { F_DEFAULT, F_ALLOWED, F_ROOT, F_BASE, F_CACHE, F_STATE, F_VERBOSE,
-             F_OVERSUB, F_SHARE, F_ACCT, F_JDIR, F_JMAX };
+             F_OVERSUB, F_SHARE, F_ACCT, F_JDIR, F_JMAX, F_DYNAMIC };
 
 static void check_field (const struct pin_conf *c, enum field f,
                          const char *want, const char *text)
@@ -159,6 +159,18 @@ static void check_field (const struct pin_conf *c, enum field f,
                            "[%s] journal_max_size %llu, want %s", text,
                            c->journal_max_size, want);
             break;
+        case F_DYNAMIC: {
+            /* want: "OVERUSE GRACE_US INTERVAL_US cpuset|quota" */
+            char got[128];
+            snprintf (got, sizeof (got), "%g %lld %lld %s",
+                      c->dynamic_overuse, c->dynamic_grace_us,
+                      c->dynamic_interval_us,
+                      c->dynamic_confine == PIN_CONFINE_QUOTA ? "quota"
+                                                              : "cpuset");
+            ck_assert_msg (strcmp (got, want) == 0, "[%s] dynamic %s, want "
+                           "%s", text, got, want);
+            break;
+        }
     }
 }
 
@@ -220,6 +232,16 @@ static const struct good_case {
     { "JournalMaxSize=2g\n", F_JMAX, "2147483648" },
     { "JournalMaxSize=8K\n", F_JMAX, "8192" },
     { "\n", F_JMAX, "67108864" },
+    { "Verbose=no\n", F_DYNAMIC, "1.2 60000000 5000000 cpuset" },
+    { "DynamicOveruse=1.5\nDynamicGrace=4\nDynamicInterval=1s\n", F_DYNAMIC,
+      "1.5 4000000 1000000 cpuset" },
+    { "dynamicgrace=500ms\nDynamicInterval=0.25\nDynamicConfine=QUOTA\n",
+      F_DYNAMIC, "1.2 500000 250000 quota" },
+    { "DynamicGrace=2m\n",
+      F_DYNAMIC, "1.2 120000000 5000000 cpuset" },
+    { "DynamicGrace=0\nDynamicConfine=cpuset\n", F_DYNAMIC,
+      "1.2 0 5000000 cpuset" },
+    { "DefaultPolicy=dynamic\n", F_DEFAULT, "dynamic" },
 };
 
 START_TEST (test_good)
@@ -251,6 +273,25 @@ static const struct bad_case {
       "DefaultPolicy=: empty value; give a value or leave the key out "
       "(default: none)" },
     { "DefaultPolicy = # nothing\n", 1, "DefaultPolicy=: empty value" },
+    { "DynamicOveruse=1\n", 1, "DynamicOveruse=1: not a factor above 1; "
+      "give e.g. 1.2 (20% over the allocated CPUs), at most 1000" },
+    { "DynamicOveruse=1.2x\n", 1, "DynamicOveruse=1.2x: not a factor" },
+    { "DynamicOveruse=-2\n", 1, "DynamicOveruse=-2: not a factor" },
+    { "DynamicOveruse=nan\n", 1, "DynamicOveruse=nan: not a factor" },
+    { "DynamicGrace=ten\n", 1, "DynamicGrace=ten: not a duration; give "
+      "seconds, e.g. 60, 60s, 500ms or 2m" },
+    { "DynamicGrace=-1\n", 1, "DynamicGrace=-1: not a duration" },
+    { "DynamicGrace=5h\n", 1, "DynamicGrace=5h: not a duration" },
+    { "DynamicGrace=2000m\n", 1, "DynamicGrace=2000m: out of range; give "
+      "0ms to 86400s" },
+    { "DynamicInterval=10ms\n", 1, "DynamicInterval=10ms: out of range; "
+      "give 100ms to 3600s" },
+    { "DynamicInterval=\n", 1, "DynamicInterval=: empty value; give a "
+      "value or leave the key out (default: 5s)" },
+    { "DynamicConfine=affinity\n", 1,
+      "DynamicConfine=affinity: expected cpuset or quota" },
+    { "DynamicGrace=1\nDynamicGrace=2\n", 2,
+      "DynamicGrace=2: DynamicGrace already set (" },
     { "# header\n\nDefaultPolicy=dynamic-x\n", 3,
       "DefaultPolicy=dynamic-x: unknown policy" },
     { "AllowedPolicies=numa-local,,random\n", 1,
@@ -298,7 +339,8 @@ static const struct bad_case {
       "AllowedPolicies, CgroupRoot, CgroupBase, TopologyCache, StateDir, "
       "Verbose, Oversubscribe, ShareWithSteps, NoneUsers, NoneAccounts, "
       "PartitionName, DeliverCommand, Accounting, JournalDir, "
-      "JournalMaxSize" },
+      "JournalMaxSize, DynamicOveruse, DynamicGrace, DynamicInterval, "
+      "DynamicConfine" },
     { "Oversubscribe=yes\n", 1,
       "Oversubscribe=yes: expected allow or refuse" },
     { "\nShareWithSteps=no\n", 2,
@@ -714,7 +756,8 @@ static const struct arg_bad_case {
       "DefaultPolicy, AllowedPolicies, CgroupRoot, CgroupBase, TopologyCache, "
       "StateDir, Verbose, Oversubscribe, ShareWithSteps, NoneUsers, "
       "NoneAccounts, PartitionName, DeliverCommand, Accounting, "
-      "JournalDir, JournalMaxSize" },
+      "JournalDir, JournalMaxSize, DynamicOveruse, DynamicGrace, "
+      "DynamicInterval, DynamicConfine" },
     { { "verbose" },
       "plugstack.conf argument 'verbose': missing '='; use key=value (e.g. "
       "default_policy=numa-local)" },

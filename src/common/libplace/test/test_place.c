@@ -494,7 +494,7 @@ START_TEST (bad_arguments)
     req.policy = (enum place_policy)42;
     ck_assert_ptr_null (place_compute (t, &req, &err));
     ck_assert_str_eq (err.text, "policy 42: unknown policy; known: "
-                      "numa-local, numa-spread, cache-shared, random, none");
+                      "numa-local, numa-spread, cache-shared, random, dynamic, none");
     errno = 1234;
     place_plan_destroy (NULL);
     ck_assert_int_eq (errno, 1234);
@@ -515,17 +515,18 @@ static const struct {
     { "random", PLACE_RANDOM, NULL },
     { "none", PLACE_NONE, NULL },
     { "numa-locl", -1, "'numa-locl': unknown policy; known: numa-local, "
-      "numa-spread, cache-shared, random, none" },
+      "numa-spread, cache-shared, random, dynamic, none" },
     { "NUMA-LOCAL", -1, "'NUMA-LOCAL': unknown policy; known: numa-local, "
-      "numa-spread, cache-shared, random, none" },
+      "numa-spread, cache-shared, random, dynamic, none" },
     { "numa-local ", -1, "'numa-local ': unknown policy; known: "
-      "numa-local, numa-spread, cache-shared, random, none" },
+      "numa-local, numa-spread, cache-shared, random, dynamic, none" },
     { "none\n", -1, "'none?': unknown policy; known: numa-local, "
-      "numa-spread, cache-shared, random, none" },
+      "numa-spread, cache-shared, random, dynamic, none" },
     { "", -1, "'': empty policy name; known: numa-local, numa-spread, "
-      "cache-shared, random, none" },
-    { "dynamic", -1, "'dynamic': unknown policy; known: numa-local, "
-      "numa-spread, cache-shared, random, none" },
+      "cache-shared, random, dynamic, none" },
+    { "dynamic", PLACE_DYNAMIC, NULL },
+    { "dynamik", -1, "'dynamik': unknown policy; known: numa-local, "
+      "numa-spread, cache-shared, random, dynamic, none" },
 };
 
 START_TEST (policy_names)
@@ -560,9 +561,9 @@ START_TEST (policy_names_hostile)
     ck_assert_int_eq (place_policy_parse (longname, &p, &err), -1);
     ck_assert_str_eq (err.text, "'xxxxxxxxxxxxxxxx...': policy name longer "
                       "than 64 characters; known: numa-local, numa-spread, "
-                      "cache-shared, random, none");
+                      "cache-shared, random, dynamic, none");
     ck_assert_str_eq (place_policy_list (),
-                      "numa-local, numa-spread, cache-shared, random, none");
+                      "numa-local, numa-spread, cache-shared, random, dynamic, none");
     ck_assert_str_eq (place_policy_name ((enum place_policy)99), "unknown");
     ck_assert_int_eq (place_policy_parse ("none", NULL, NULL), 0);
 }

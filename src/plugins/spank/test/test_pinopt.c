@@ -40,7 +40,7 @@ END_TEST
 
 /* Each bad value: the whole message, which names the value and what is
  * valid, on one line. */
-#define KNOWN "numa-local, numa-spread, cache-shared, random, none"
+#define KNOWN "numa-local, numa-spread, cache-shared, random, dynamic, none"
 static const struct {
     const char *value;
     const char *message;
