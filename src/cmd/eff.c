@@ -87,6 +87,14 @@ static int hints (const struct acct_row *s, const char *id, bool header)
         HINT ("placement fell back (%s): it did not get the CPUs policy %s "
               "asked for; see the node's log for why.", s->fallback,
               orval (s->policy, "none"));
+    if (s->confined_us > 0 && s->confined_us >= s->start_us) {
+        acct_fmt_secs ((s->confined_us - s->start_us) / 1000000, buf,
+                       sizeof (buf));
+        HINT ("policy dynamic confined it %s after its start, when it used "
+              "%.2f CPUs of its %u: from then on it ran on CPUs %s only. "
+              "Ask for as many CPUs as it uses, or cap its threads.", buf,
+              s->confine_use, s->alloc_cpus, orval (s->confine_cpus, "?"));
+    }
     if (s->has_throttle && s->nr_throttled > 0) {
         acct_fmt_cputime (s->throttled_usec, buf, sizeof (buf));
         HINT ("throttled for %s in %llu of %llu periods: the cgroup's CPU "

@@ -677,8 +677,12 @@ static int row_merge (struct acct_row *row, const struct acct_record *r)
                                            && strcmp (r->state, "COMPLETED"))))
         snprintf (row->state, sizeof (row->state), "%s", r->state);
     if (r->confined_us > 0
-        && (row->confined_us <= 0 || r->confined_us < row->confined_us))
+        && (row->confined_us <= 0 || r->confined_us < row->confined_us)) {
         row->confined_us = r->confined_us;
+        row->confine_use = r->confine_use;
+        snprintf (row->confine_cpus, sizeof (row->confine_cpus), "%s",
+                  r->confine_cpus);
+    }
     if (r->has_seed && !row->has_seed) {
         row->has_seed = true;
         row->seed = r->seed;

@@ -140,6 +140,8 @@ struct acct_row {
     int32_t exit_status;         /* the worst: a signal, else the highest */
     char state[32];              /* the first not COMPLETED, else COMPLETED */
     int64_t confined_us;         /* earliest confinement, 0: never */
+    double confine_use;          /* CPUs in use that triggered it */
+    char confine_cpus[256];      /* the CPUs it was confined to (that node) */
     bool has_seed;               /* policy random: the first node's seed */
     uint64_t seed;
     bool from_steps;             /* job line built from step records */

@@ -412,6 +412,8 @@ static int set_accounting (struct ctx *ctx, const char *value,
         ctx->conf->accounting = ctx->conf->verbose;
     ctx->conf->verbose = saved;
     return rc;
+}
+
 /* "90", "1.5s", "500ms", "2m": a duration into us, within [min, max]. */
 static int parse_duration (const char *value, long long min_us,
                            long long max_us, long long *out, char *why,
@@ -444,22 +446,20 @@ bad:
     return -1;
 }
 
-static int set_dynamic_grace (struct ctx *ctx, const char *value,
-                              char *why, size_t n)
+static int parse_grace (const char *value, long long *out, char *why,
+                        size_t n)
 {
-    return parse_duration (value, 0, 86400LL * 1000000, 
-                           &ctx->conf->dynamic_grace_us, why, n);
+    return parse_duration (value, 0, 86400LL * 1000000, out, why, n);
 }
 
-static int set_dynamic_interval (struct ctx *ctx, const char *value,
-                                 char *why, size_t n)
+static int parse_interval (const char *value, long long *out, char *why,
+                           size_t n)
 {
-    return parse_duration (value, 100000, 3600LL * 1000000,
-                           &ctx->conf->dynamic_interval_us, why, n);
+    return parse_duration (value, 100000, 3600LL * 1000000, out, why, n);
 }
 
-static int set_dynamic_overuse (struct ctx *ctx, const char *value,
-                                char *why, size_t n)
+static int parse_overuse (const char *value, double *out, char *why,
+                          size_t n)
 {
     char *end = NULL;
     double v;
@@ -472,22 +472,45 @@ static int set_dynamic_overuse (struct ctx *ctx, const char *value,
                   "the allocated CPUs), at most 1000");
         return -1;
     }
-    ctx->conf->dynamic_overuse = v;
+    *out = v;
     return 0;
 }
 
-static int set_dynamic_confine (struct ctx *ctx, const char *value,
-                                char *why, size_t n)
+static int parse_confine (const char *value, int *out, char *why, size_t n)
 {
     if (strcasecmp (value, "cpuset") == 0)
-        ctx->conf->dynamic_confine = PIN_CONFINE_CPUSET;
+        *out = PIN_CONFINE_CPUSET;
     else if (strcasecmp (value, "quota") == 0)
-        ctx->conf->dynamic_confine = PIN_CONFINE_QUOTA;
+        *out = PIN_CONFINE_QUOTA;
     else {
         snprintf (why, n, "expected cpuset or quota");
         return -1;
     }
     return 0;
+}
+
+static int set_dynamic_grace (struct ctx *ctx, const char *value,
+                              char *why, size_t n)
+{
+    return parse_grace (value, &ctx->conf->dynamic_grace_us, why, n);
+}
+
+static int set_dynamic_interval (struct ctx *ctx, const char *value,
+                                 char *why, size_t n)
+{
+    return parse_interval (value, &ctx->conf->dynamic_interval_us, why, n);
+}
+
+static int set_dynamic_overuse (struct ctx *ctx, const char *value,
+                                char *why, size_t n)
+{
+    return parse_overuse (value, &ctx->conf->dynamic_overuse, why, n);
+}
+
+static int set_dynamic_confine (struct ctx *ctx, const char *value,
+                                char *why, size_t n)
+{
+    return parse_confine (value, &ctx->conf->dynamic_confine, why, n);
 }
 
 static const struct key keys[] = {
@@ -548,6 +571,30 @@ static int part_set_forced (struct pin_conf_partition *part,
 
 /* The keys valid on a PartitionName= line: adding one is a bit in
  * PIN_CONF_PART_*, a field and a line here. */
+static int part_set_overuse (struct pin_conf_partition *part,
+                             const char *value, char *why, size_t n)
+{
+    return parse_overuse (value, &part->dynamic_overuse, why, n);
+}
+
+static int part_set_grace (struct pin_conf_partition *part,
+                           const char *value, char *why, size_t n)
+{
+    return parse_grace (value, &part->dynamic_grace_us, why, n);
+}
+
+static int part_set_interval (struct pin_conf_partition *part,
+                              const char *value, char *why, size_t n)
+{
+    return parse_interval (value, &part->dynamic_interval_us, why, n);
+}
+
+static int part_set_confine (struct pin_conf_partition *part,
+                             const char *value, char *why, size_t n)
+{
+    return parse_confine (value, &part->dynamic_confine, why, n);
+}
+
 static const struct part_key {
     const char *name;
     unsigned bit;
@@ -556,10 +603,16 @@ static const struct part_key {
     { "DefaultPolicy", PIN_CONF_PART_DEFAULT, part_set_default },
     { "AllowedPolicies", PIN_CONF_PART_ALLOWED, part_set_allowed },
     { "ForcedPolicy", PIN_CONF_PART_FORCED, part_set_forced },
+    { "DynamicOveruse", PIN_CONF_PART_DYN_OVERUSE, part_set_overuse },
+    { "DynamicGrace", PIN_CONF_PART_DYN_GRACE, part_set_grace },
+    { "DynamicInterval", PIN_CONF_PART_DYN_INTERVAL, part_set_interval },
+    { "DynamicConfine", PIN_CONF_PART_DYN_CONFINE, part_set_confine },
     { NULL, 0, NULL },
 };
 
-#define PART_KEYS_KNOWN "DefaultPolicy, AllowedPolicies, ForcedPolicy"
+#define PART_KEYS_KNOWN "DefaultPolicy, AllowedPolicies, ForcedPolicy, " \
+                        "DynamicOveruse, DynamicGrace, DynamicInterval, " \
+                        "DynamicConfine"
 
 /* `rest` is what follows "PartitionName=": NAME, then Key=Value words. */
 static int parse_partition_line (struct ctx *ctx, char *rest,
@@ -1177,6 +1230,10 @@ void pin_conf_rules_for (const struct pin_conf *conf, const char *partition,
     rules->allowed_policies = conf->allowed_policies;
     rules->forced_policy = -1;
     rules->from_partition = false;
+    rules->dynamic_overuse = conf->dynamic_overuse;
+    rules->dynamic_grace_us = conf->dynamic_grace_us;
+    rules->dynamic_interval_us = conf->dynamic_interval_us;
+    rules->dynamic_confine = conf->dynamic_confine;
     if (!partition || !*partition)
         return;
     for (i = 0; i < conf->npartitions && i < PIN_CONF_PARTITIONS_MAX; i++) {
@@ -1190,6 +1247,14 @@ void pin_conf_rules_for (const struct pin_conf *conf, const char *partition,
             rules->allowed_policies = p->allowed_policies;
         if (p->set & PIN_CONF_PART_FORCED)
             rules->forced_policy = p->forced_policy;
+        if (p->set & PIN_CONF_PART_DYN_OVERUSE)
+            rules->dynamic_overuse = p->dynamic_overuse;
+        if (p->set & PIN_CONF_PART_DYN_GRACE)
+            rules->dynamic_grace_us = p->dynamic_grace_us;
+        if (p->set & PIN_CONF_PART_DYN_INTERVAL)
+            rules->dynamic_interval_us = p->dynamic_interval_us;
+        if (p->set & PIN_CONF_PART_DYN_CONFINE)
+            rules->dynamic_confine = p->dynamic_confine;
         return;
     }
 }

@@ -55,6 +55,10 @@ enum {
     PIN_CONF_PART_DEFAULT = 1,    /* DefaultPolicy= */
     PIN_CONF_PART_ALLOWED = 2,    /* AllowedPolicies= */
     PIN_CONF_PART_FORCED = 4,     /* ForcedPolicy= */
+    PIN_CONF_PART_DYN_OVERUSE = 8,   /* DynamicOveruse= */
+    PIN_CONF_PART_DYN_GRACE = 16,    /* DynamicGrace= */
+    PIN_CONF_PART_DYN_INTERVAL = 32, /* DynamicInterval= */
+    PIN_CONF_PART_DYN_CONFINE = 64,  /* DynamicConfine= */
 };
 
 /* One `PartitionName=NAME Key=Value ...` line. */
@@ -64,6 +68,10 @@ struct pin_conf_partition {
     int default_policy;
     unsigned allowed_policies;
     int forced_policy;
+    double dynamic_overuse;
+    long long dynamic_grace_us;
+    long long dynamic_interval_us;
+    int dynamic_confine;
 };
 
 /* The rules for the jobs of one partition (pin_conf_rules_for()). */
@@ -72,6 +80,11 @@ struct pin_conf_rules {
     unsigned allowed_policies;
     int forced_policy;            /* enum place_policy, -1 if not forced */
     bool from_partition;          /* a PartitionName= line matched */
+    /* policy dynamic: the global Dynamic* values or the partition's */
+    double dynamic_overuse;
+    long long dynamic_grace_us;
+    long long dynamic_interval_us;
+    int dynamic_confine;          /* PIN_CONFINE_* */
 };
 
 struct pin_conf {

@@ -262,6 +262,12 @@ void acctstep_end (spank_t sp, const struct acctstep_info *in)
               in->fallback ? in->fallback : "");
     r->has_seed = in->has_seed;
     r->seed = in->seed;
+    r->confined_us = in->confined_us;
+    r->confine_use = in->confine_use;
+    snprintf (r->confine_cpus, sizeof (r->confine_cpus), "%s",
+              in->confine_cpus ? in->confine_cpus : "");
+    snprintf (r->confine_mems, sizeof (r->confine_mems), "%s",
+              in->confine_mems ? in->confine_mems : "");
     if (in->cpus)
         snprintf (r->cpus, sizeof (r->cpus), "%s", in->cpus);
     else if (a.cpus && !hwloc_bitmap_iszero (a.cpus)

@@ -49,6 +49,11 @@ struct acctstep_info {
     const char *cpus;       /* NULL: the tasks' affinity, as seen */
     const char *mems;       /* NULL: the tasks' Mems_allowed_list */
     uint32_t alloc_cpus;    /* 0: ask Slurm (S_JOB_NCPUS) */
+    /* policy dynamic: when and how the step was confined (0: never) */
+    int64_t confined_us;
+    double confine_use;     /* CPUs in use that triggered it */
+    const char *confine_cpus;
+    const char *confine_mems;
 };
 
 void acctstep_end (spank_t sp, const struct acctstep_info *info);

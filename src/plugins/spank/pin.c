@@ -842,6 +842,10 @@ static int step_setup (spank_t sp)
         if (spank_getenv (sp, "SLURM_JOB_PARTITION", part, sizeof (part))
             == ESPANK_SUCCESS) {
             pin_conf_rules_for (&g.conf, part, &r);
+            g.conf.dynamic_overuse = r.dynamic_overuse;
+            g.conf.dynamic_grace_us = r.dynamic_grace_us;
+            g.conf.dynamic_interval_us = r.dynamic_interval_us;
+            g.conf.dynamic_confine = r.dynamic_confine;
             if (r.forced_policy >= 0)
                 g.policy = r.forced_policy;
             else if (!g.opt_given)
@@ -1287,6 +1291,12 @@ static void step_account (spank_t sp)
     }
     in.cpus = cpus;
     in.mems = mems;
+    if (g.dyn.confined) {
+        in.confined_us = g.dyn.confined_us;
+        in.confine_use = g.dyn.use;
+        in.confine_cpus = g.dyn.cpus;
+        in.confine_mems = g.dyn.mems;
+    }
     /* numbered steps: what they asked on this node; batch, interactive
      * and extern: the job's CPUs on this node (S_JOB_NCPUS) */
     if (g.active && !g.batch)
@@ -1488,11 +1498,11 @@ int slurm_spank_exit (spank_t sp, int ac, char **av)
 
     if (spank_context () != S_CTX_REMOTE)
         return 0;
+    dynamic_end ();     /* the confinement event is final */
     if (g.conf_ok && g.stepname[0])
         step_account (sp);  /* before any cgroup is removed */
     if (g.conf_ok && g.step == SLURM_EXTERN_CONT && g.stepname[0])
         extern_cleanup ();
-    dynamic_end ();
     if (g.claimed
         && claims_remove (g.claims_dir, g.job, g.step, &err) < 0)
         slurm_error ("pin: step %s: cannot remove the claim: %s",

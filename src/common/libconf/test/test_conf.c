@@ -405,10 +405,19 @@ END_TEST
 static const struct bad_case part_bad[] = {
     { "PartitionName=\n", 1, "PartitionName=: empty value" },
     { "PartitionName=p\n", 1, "PartitionName=p: no keys; give at least one "
-      "of: DefaultPolicy, AllowedPolicies, ForcedPolicy" },
+      "of: DefaultPolicy, AllowedPolicies, ForcedPolicy, DynamicOveruse, "
+      "DynamicGrace, DynamicInterval, DynamicConfine" },
     { "PartitionName=p Bogus=1\n", 1, "PartitionName=p: 'Bogus=1': not a "
       "per-partition Key=Value; valid here: DefaultPolicy, AllowedPolicies, "
-      "ForcedPolicy" },
+      "ForcedPolicy, DynamicOveruse, DynamicGrace, DynamicInterval, "
+      "DynamicConfine" },
+    { "PartitionName=p DynamicOveruse=0.9\n", 1,
+      "PartitionName=p: DynamicOveruse=0.9: not a factor above 1" },
+    { "PartitionName=p DynamicGrace=2d\n", 1, "PartitionName=p: DynamicGrace=2d" },
+    { "PartitionName=p DynamicInterval=10ms\n", 1,
+      "PartitionName=p: DynamicInterval=10ms" },
+    { "PartitionName=p DynamicConfine=taskset\n", 1,
+      "DynamicConfine=taskset: expected cpuset or quota" },
     { "PartitionName=p StateDir=/x\n", 1, "'StateDir=/x': not a "
       "per-partition Key=Value" },
     { "PartitionName=p DefaultPolicy\n", 1, "'DefaultPolicy': not a "
@@ -496,6 +505,25 @@ START_TEST (test_part_good)
     ck_assert (!pin_conf_none_permitted (&c, NULL, NULL));
     pin_conf_defaults (&c);
     ck_assert (pin_conf_none_permitted (&c, NULL, NULL));
+
+    /* Dynamic* per partition: the partition's value, else the global one */
+    pin_conf_defaults (&c);
+    write_conf ("DynamicGrace=30s\nDynamicOveruse=1.5\n"
+                "PartitionName=pilot DynamicGrace=2m DynamicInterval=500ms "
+                "DynamicConfine=quota\n");
+    ck_assert_msg (pin_conf_load_file (&c, cfile, true, &e) == 0, "%s",
+                   e.text);
+    pin_conf_rules_for (&c, "pilot", &r);
+    ck_assert_int_eq (r.dynamic_grace_us, 120LL * 1000000);
+    ck_assert_int_eq (r.dynamic_interval_us, 500000);
+    ck_assert_int_eq (r.dynamic_confine, PIN_CONFINE_QUOTA);
+    ck_assert (r.dynamic_overuse == 1.5);
+    pin_conf_rules_for (&c, "batch", &r);
+    ck_assert_int_eq (r.dynamic_grace_us, 30LL * 1000000);
+    ck_assert_int_eq (r.dynamic_interval_us, 5LL * 1000000);
+    ck_assert_int_eq (r.dynamic_confine, PIN_CONFINE_CPUSET);
+    ck_assert (r.dynamic_overuse == 1.5);
+    pin_conf_defaults (&c);
 
     /* the 65th line is refused, the 64th accepted */
     for (i = 0; i < PIN_CONF_PARTITIONS_MAX + 1; i++)

@@ -132,7 +132,7 @@ static const struct dcase {
     /* bad values */
     { NULL, NULL, "bob", NULL, { ENV "numa-locl" }, REFUSED, 0, NULL, NULL,
       false, false, "--pin-policy=numa-locl: unknown policy 'numa-locl'; "
-      "known: numa-local, numa-spread, cache-shared, random, none" },
+      "known: numa-local, numa-spread, cache-shared, random, dynamic, none" },
     { NULL, NULL, "bob", NULL, { ENV "" }, REFUSED, 0, NULL, NULL, false,
       false, "--pin-policy=: empty value" },
     { NULL, NULL, "bob", NULL, { ENV "numa-local,loud" }, REFUSED, 0, NULL,
