@@ -14,7 +14,9 @@ pin.conf: DynamicGrace=10, DynamicInterval=2.  After the grace period
 emulated guest stretches the watcher'"'"'s intervals; libwatch'"'"'s unit test
 and bench/bench-dynamic.sh check it) every thread of each has Cpus_allowed_list of 2 PUs of one NUMA node and
 Mems_allowed_list that node, the two steps hold different PUs, and each
-step then uses at most 2.1 CPUs.  Nothing is left afterwards.  The
+step then uses at most 2.1 CPUs.  Then, with DynamicConfine=quota, one
+over-using step gets cpu.max = 2 CPUs instead (its CPUs stay wide) and
+uses at most 2.1 CPUs.  Nothing is left afterwards.  The
 cluster is stopped at the end (the next test starts its own).'
 
 SHARNESS_TEST_SRCDIR=${PIN_SRCDIR:-/nonexistent}/t
@@ -109,13 +111,44 @@ kill $p1 $p2 $p3 $p4 $p5 $p6
 wait
 EOF
 
+# DynamicConfine=quota: the same load until the step's cpu.max holds a
+# quota (at most 300 s), then cpu.max, the CPUs it may use and its use.
+cat >"$W/quota.sh" <<'EOF'
+#!/bin/sh
+cd "$W" || exit 1
+nice -n 19 ./dynload 4 280 & p1=$!
+nice -n 19 ./dynload 1 280 & p2=$!
+nice -n 19 ./dynload 1 280 & p3=$!
+nice -n 19 ./dynload 1 280 & p4=$!
+nice -n 19 ./dynload 1 280 & p5=$!
+nice -n 19 ./dynload 1 280 & p6=$!
+cg=/sys/fs/cgroup$(sed -n 's/^0:://p' /proc/self/cgroup)
+step=${cg%/user/*}/user
+start=$(date +%s)
+i=0
+while grep -q "^max " $step/cpu.max && test $i -lt 1500; do
+    sleep 0.2
+    i=$((i + 1))
+done
+echo "$start $(date +%s)" >q.times
+cat $step/cpu.max >q.max
+sleep 2
+a=$(date +%s%N) u0=$(sed -n 's/^usage_usec //p' $step/cpu.stat) b=$(date +%s%N)
+sleep 10
+c=$(date +%s%N) u1=$(sed -n 's/^usage_usec //p' $step/cpu.stat) d=$(date +%s%N)
+echo $((u1 - u0)) $((((c + d) / 2 - (a + b) / 2) / 1000)) >q.use
+env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc >q.nproc
+kill $p1 $p2 $p3 $p4 $p5 $p6
+wait
+EOF
+
 cat >"$W/pilot.sh" <<'EOF'
 #!/bin/sh
 srun --overlap -n1 -c2 --pin-policy=dynamic "$W/overuse.sh" a >"$W/a.out" 2>"$W/a.err" &
 srun --overlap -n1 -c2 --pin-policy=dynamic "$W/overuse.sh" b >"$W/b.out" 2>"$W/b.err" &
 wait
 EOF
-chmod 755 "$W/overuse.sh" "$W/pilot.sh"
+chmod 755 "$W/overuse.sh" "$W/pilot.sh" "$W/quota.sh"
 
 test_expect_success 'build the load program' '
     cc -O1 -pthread -o "$W/dynload" "$W/load.c"
@@ -176,6 +209,29 @@ test_expect_success 'after the job: no job cgroup, no claim of ours is left' '
     test_must_be_empty left
 '
 
+test_expect_success 'DynamicConfine=quota: a whole-node job with one over-using step' '
+    echo DynamicConfine=quota >>"$PIN_CONF" &&
+    start=$(vm_now) &&
+    sbatch --parsable --exclusive -o "$W/qpilot.log" \
+        --wrap "srun --overlap -n1 -c2 --pin-policy=dynamic $W/quota.sh 2>$W/q.err" >jobid.q &&
+    vm_jobs_wait &&
+    vm_record_time "t40: one dynamic step, quota" "$start" &&
+    cat "$W"/qpilot.log "$W"/q.err "$W"/q.times "$W"/q.max "$W"/q.use "$W"/q.nproc
+'
+
+test_expect_success 'quota: one line on its stderr; cpu.max is 2 CPUs; its CPUs stay wide; then at most 2.1 CPUs' '
+    grep "^pin: step [0-9]*\.[0-9]* on .*: used [0-9.]* CPUs of 2 allocated for longer than 10 s (DynamicOveruse=1.2): limited to 2 CPUs (cpu.max)\$" "$W/q.err" &&
+    test "$(cat "$W/q.max")" = "200000 100000" &&
+    test "$(cat "$W/q.nproc")" -gt 2 &&
+    awk "{ d = \$2 - \$1; print \"limited after \" d \" s\"; exit !(d >= 10) }" "$W/q.times" &&
+    awk "{ u = \$1 / \$2; print \"use after: \" u \" CPUs\"; exit !(u <= 2.1) }" "$W/q.use"
+'
+
+test_expect_success 'quota: after the job, nothing of ours is left' '
+    vm_pin_leftovers >left.q &&
+    test_must_be_empty left.q
+'
+
 test_expect_success 'stop this cluster (later tests start their own)' '
     vm_slurm_stop
 '
@@ -183,7 +239,7 @@ test_expect_success 'stop this cluster (later tests start their own)' '
 # what the steps wrote, for the record (and for debugging a failure)
 if test -d "${PIN_VM_OUT:-}"; then
     mkdir -p "$PIN_VM_OUT/t40" && cp "$W"/*.err "$W"/*.times "$W"/*.use \
-        "$W"/*.threads "$PIN_VM_OUT/t40/" 2>/dev/null
+        "$W"/*.threads "$W"/q.max "$W"/q.nproc "$PIN_VM_OUT/t40/" 2>/dev/null
 fi
 
 test_done
