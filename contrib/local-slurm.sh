@@ -186,6 +186,14 @@ set_paths () {
     # /run/local-slurm/<hash>.munge, and $dir/munge links there.
     mdir=$alias_base/$h.munge
     sock=$mdir/munge.socket
+    # pin.so's journal (JournalDir=) must be a real path without a
+    # symbolic link or a space: in $dir when $dir is plain, else in
+    # /run/local-slurm/<hash>.journal, copied into $dir/journal at stop.
+    if [ "$root" = "$dir" ]; then
+        jdir=$dir/journal
+    else
+        jdir=$alias_base/$h.journal
+    fi
     marker=$dir/.local-slurm
 }
 
@@ -448,6 +456,14 @@ do_stop () {
             rm -rf "$mdir"
         fi
         [ -L "$dir/munge" ] && rm -f "$dir/munge"
+        if [ "$jdir" != "$dir/journal" ] && [ -d "$jdir" ]; then
+            # keep the journal with the instance (readers: --journal DIR)
+            if [ -d "$dir" ]; then
+                rm -rf "${dir:?}/journal"
+                cp -a "$jdir" "$dir/journal"
+            fi
+            rm -rf "$jdir"
+        fi
         if [ -L "$alias_path" ] && [ "$(readlink "$alias_path")" = "$dir" ]; then
             rm -f "$alias_path"
         fi
@@ -478,13 +494,17 @@ cmd_stop () {
 # status and env
 
 print_env () {
-    local node
+    local node j
     node=$(sed -n 's/^NodeName=\([^ ]*\) .*/\1/p' "$dconf" | head -n1)
     # One export per line, each ending in ';', so that both
     # eval "$(local-slurm.sh start)" and eval $(local-slurm.sh start) work.
     printf "export SLURM_CONF='%s';\n" "$conf"
     printf "export LOCAL_SLURM_DIR='%s';\n" "$dir"
     printf "export LOCAL_SLURM_NODE='%s';\n" "$node"
+    # where pin.so writes its journal (pin.conf's JournalDir=)
+    j=$(sed -n 's/^[[:space:]]*[Jj][Oo][Uu][Rr][Nn][Aa][Ll][Dd][Ii][Rr][[:space:]]*=[[:space:]]*\([^#[:space:]]*\).*/\1/p' \
+        "$dir/etc/pin.conf" 2>/dev/null | tail -n1)
+    printf "export LOCAL_SLURM_JOURNAL='%s';\n" "${j:-$jdir}"
 }
 
 open_existing () {
@@ -728,7 +748,7 @@ EOF
     # /var/lib/slurm-pin (unless the given pin.conf names a JournalDir);
     # without slurmdbd there is nothing to deliver to.
     if ! grep -qi '^[[:space:]]*JournalDir[[:space:]]*=' "$root/etc/pin.conf"; then
-        echo "JournalDir=$root/journal" >>"$root/etc/pin.conf"
+        echo "JournalDir=$jdir" >>"$root/etc/pin.conf"
     fi
     if [ "$opt_accounting" != yes ] \
        && ! grep -qi '^[[:space:]]*DeliverCommand[[:space:]]*=' "$root/etc/pin.conf"; then

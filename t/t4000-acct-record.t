@@ -17,6 +17,9 @@ Needs at least 2 CPUs.
 
 . "$(dirname "$0")/sharness.sh"
 
+# CPU-heavy: not beside t4000, t5000 or t6000 (t/sharness.d/20-cpus.sh)
+cpu_heavy_exclusive || exit 1
+
 slurm_require
 
 pin_so_prereq

@@ -24,6 +24,9 @@ pin.conf: DynamicGrace=4, DynamicInterval=1 (DynamicOveruse 1.2).  Needs
 
 . "$(dirname "$0")/sharness.sh"
 
+# CPU-heavy: not beside t4000, t5000 or t6000 (t/sharness.d/20-cpus.sh)
+cpu_heavy_exclusive || exit 1
+
 slurm_require
 
 pin_so_prereq
@@ -259,6 +262,22 @@ test_expect_success SLURM,PIN_SO,TWO_CPUS,CC,CGROUP2,CAPACITY 'the confinement a
     test $(wc -l <conf.log) -eq 2 &&
     grep "pin: step $j\.[0-3]: policy dynamic: .*; watcher CPU time" "$LOCAL_SLURM_DIR/log/slurmd.log" >cost.log &&
     test $(wc -l <cost.log) -eq 4
+'
+
+# local-slurm.sh names the instance's journal in $LOCAL_SLURM_JOURNAL
+test_expect_success SLURM,PIN_SO,TWO_CPUS,CC,CGROUP2,CAPACITY 'the confinement is in the steps records and in slurm-pin eff' '
+    j=$(cat pilot.jobid) &&
+    slurm-pin acct --journal "$LOCAL_SLURM_JOURNAL" -j $j -n -P \
+        -o JobID,PinPolicy,Confined >acct.out &&
+    cat acct.out &&
+    grep "^$j\.0|dynamic|\$" acct.out &&
+    grep "^$j\.1|dynamic|\$" acct.out &&
+    grep "^$j\.2|dynamic|[0-9][0-9:]*\$" acct.out &&
+    grep "^$j\.3|dynamic|[0-9][0-9:]*\$" acct.out &&
+    slurm-pin eff --journal "$LOCAL_SLURM_JOURNAL" $j >eff.out &&
+    cat eff.out &&
+    grep "step $j\.2: policy dynamic confined it .* from then on it ran on CPUs $(cat a.cpu) only" eff.out &&
+    grep "step $j\.3: policy dynamic confined it .* from then on it ran on CPUs $(cat b.cpu) only" eff.out
 '
 
 test_expect_success SLURM,PIN_SO,TWO_CPUS,CC,CGROUP2 'scancel -s KILL of a watched step leaves nothing' '

@@ -12,6 +12,9 @@ connector and taskstats); no Slurm.
 
 . "$(dirname "$0")/sharness.sh"
 
+# CPU-heavy: not beside t4000, t5000 or t6000 (t/sharness.d/20-cpus.sh)
+cpu_heavy_exclusive || exit 1
+
 if ! test_have_prereq ROOT; then
     skip_all='recording a profile needs root (proc connector)'
     test_done

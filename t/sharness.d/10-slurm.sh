@@ -9,7 +9,7 @@
 #   test_done                         # stops Slurm (it also stops on any exit)
 #
 # slurm_start runs contrib/local-slurm.sh in $SHARNESS_TRASH_DIRECTORY/slurm,
-# exports SLURM_CONF, LOCAL_SLURM_DIR and LOCAL_SLURM_NODE and sets the
+# exports SLURM_CONF, LOCAL_SLURM_DIR, LOCAL_SLURM_NODE and LOCAL_SLURM_JOURNAL and sets the
 # prerequisite SLURM.  Every instance started through it (or registered with
 # slurm_stop_at_exit) is stopped at test_done and, through an EXIT trap, when
 # the script fails or dies.  Call slurm_start inside test_expect_success so

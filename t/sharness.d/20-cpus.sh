@@ -27,3 +27,15 @@ wait_tree_empty () {
     done
     find "$CGROOT/$BASE" -mindepth 1 -type d 2>/dev/null || true
 }
+
+# cpu_heavy_exclusive: the test files that keep CPUs busy and measure what
+# they got (t4000 efficiency, t5000 over-use, t6000 fork bursts) take turns
+# under 'make -j': this file holds an exclusive lock from here until it
+# exits, so two of them never share this machine's CPUs.  The lock is a
+# file of the build tree (descriptor 8, closed by the exit of the script).
+cpu_heavy_exclusive () {
+    _lock=${PIN_BUILDDIR:-${SHARNESS_BUILD_DIRECTORY:-.}}/t/.cpu-heavy.lock
+    exec 8>>"$_lock" || return 1
+    echo "# waiting for the other CPU-heavy test files (flock $_lock)"
+    flock 8
+}
