@@ -11,9 +11,14 @@
  *    run (it may hold the over-use only in part); each further over
  *    interval adds its length to the run; a run that reaches `grace`
  *    confines (WATCH_CONFINE), an interval that is not over ends the run
- *    (forgiven).  So a steady over-use that starts at t0 is confined by
- *    t0 + grace + 2 intervals (grace a multiple of the interval), and a
- *    spike shorter than grace - interval is always forgiven;
+ *    (forgiven).  "Reaches" allows 1/20 of an interval (WATCH_SLACK):
+ *    the samples are taken at fixed deadlines but read the clock after
+ *    waking, so n intervals can measure a few microseconds short of n x
+ *    interval, which would otherwise cost a whole extra interval about
+ *    every other time.  So a steady over-use that starts at t0 is
+ *    confined by t0 + grace + 2 intervals (grace a multiple of the
+ *    interval), and a spike shorter than grace - 1.05 intervals is always
+ *    forgiven;
  *  - a sample whose counter went backwards (the cgroup was re-created),
  *    whose time did not advance, or that comes more than
  *    max(grace, 3 intervals) after the previous one (the watcher was

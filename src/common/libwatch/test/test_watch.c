@@ -196,6 +196,40 @@ static void run_steps (const struct watch_params *p, const struct step *st,
     }
 }
 
+/* Samples taken at fixed deadlines but timed on waking: four intervals of
+ * 1 s measured 3 us short of 4 s still reach a grace of 4 s (WATCH_SLACK),
+ * while a run one whole interval short does not. */
+START_TEST (test_wakeup_jitter)
+{
+    struct watch_params p = { 1.2, 4 * S, 1 * S, 1 };
+    /* wake-up latency of each sample, us: the last one wakes sooner */
+    const int64_t lat[] = { 0, 20, 20, 20, 20, 17 };
+    struct watch_state w;
+    enum watch_verdict v = WATCH_KEEP;
+
+    watch_init (&w, &p);
+    for (int i = 0; i < 6; i++) {
+        /* 2 CPUs busy from t = 0 */
+        struct watch_sample smp = { i * S + lat[i],
+                                    (uint64_t)(2 * (i * S + lat[i])) };
+        v = watch_feed (&w, &smp, NULL);
+        if (i < 5)
+            ck_assert_msg (v == WATCH_KEEP, "sample %d: verdict %d", i,
+                           (int)v);
+    }
+    ck_assert_msg (v == WATCH_CONFINE, "4 s - 3 us of over-use: verdict %d",
+                   (int)v);
+
+    /* three counted intervals (3 s) never reach 4 s */
+    watch_init (&w, &p);
+    for (int i = 0; i < 5; i++) {
+        struct watch_sample smp = { i * S, (uint64_t)(2 * i * S) };
+        v = watch_feed (&w, &smp, NULL);
+        ck_assert_msg (v == WATCH_KEEP, "sample %d: verdict %d", i, (int)v);
+    }
+}
+END_TEST
+
 /* The counter goes backwards (cgroup re-created): a new baseline, the run
  * ends, no huge use from an unsigned wrap. */
 START_TEST (test_counter_reset)
@@ -292,6 +326,7 @@ int main (void)
                          (int)(sizeof (cases) / sizeof (cases[0])));
     tcase_add_test (tc, test_steady_noise);
     tcase_add_test (tc, test_counter_reset);
+    tcase_add_test (tc, test_wakeup_jitter);
     tcase_add_test (tc, test_clock_jumps);
     tcase_add_loop_test (tc, test_params, 0,
                          (int)(sizeof (bad) / sizeof (bad[0])));
