@@ -5,7 +5,8 @@
 # steps run free), pin.so with DynamicGrace=G and DynamicInterval=I.
 #   reaction  RUNS one-CPU dynamic steps; each idles a random 0..I s (so
 #             the over-use starts anywhere against the watcher's samples),
-#             then starts 4 busy threads (nice -20) and polls its own
+#             then starts 4 busy threads (nice $NICE, default 0; -20 on
+#             a loaded machine) and polls its own
 #             affinity every 20 ms; reaction = confinement seen - over-use
 #             start.  Compared with grace + interval and grace + 2 x
 #             interval (the bound of libwatch/watch.h).
@@ -26,6 +27,7 @@ die () { echo "$prog: $*" >&2; exit 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/.." && pwd)
 runs=10 grace=4 interval=1 cost=60
+nice=${NICE:-0}
 build=${PIN_BUILDDIR:-$src/build}
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -81,7 +83,7 @@ trap '"$src/contrib/local-slurm.sh" stop --dir "$dir/slurm" >/dev/null 2>&1; rm 
 
 cat >"$work/step.sh" <<EOF
 #!/bin/bash
-renice -n -20 \$\$ >/dev/null
+renice -n $nice \$\$ >/dev/null
 sleep \$1
 t0=\$(date +%s%N)
 $work/busy 4 & p=\$!
@@ -94,9 +96,9 @@ echo \$(( (t1 - t0) / 1000000 ))
 EOF
 chmod 755 "$work/step.sh"
 
-# what 4 busy threads at nice -20 get on this machine now (other load)
-cap=$( { /usr/bin/time -f "%U %S" timeout 3 nice -n -20 "$work/busy" 4; } 2>&1 >/dev/null | tail -1 | awk '{ printf "%.2f", ($1 + $2) / 3 }')
-echo "# machine: $(nproc) CPUs; 4 busy threads (nice -20) got $cap CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+# what 4 busy threads at nice $nice get on this machine now (other load)
+cap=$( { /usr/bin/time -f "%U %S" timeout 3 nice -n "$nice" "$work/busy" 4; } 2>&1 >/dev/null | tail -1 | awk '{ printf "%.2f", ($1 + $2) / 3 }')
+echo "# machine: $(nproc) CPUs; 4 busy threads (nice $nice) got $cap CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# reaction: $runs runs, DynamicGrace=$grace s, DynamicInterval=$interval s, 1 CPU allocated, 4 busy threads on $(nproc) CPUs"
 : >"$dir/reaction"
 cd "$work" || exit 1
