@@ -311,19 +311,24 @@ static int print_json (const struct acct_query *q, const struct acct_table *t,
     cmd_json_add (sp, "journal", q->dir[0] ? json_object_new_string (q->dir)
                                            : NULL, true);
     cmd_json_add (sp, "skipped_lines", json_object_new_int64 (skipped), false);
-    cmd_json_add (meta, "slurm_pin", sp, false);
-    cmd_json_add (root, "meta", meta, false);
-    cmd_json_add (root, "errors", json_object_new_array (), false);
+    /* sacct 22.05's top level is jobs, meta, errors: slurm-pin's warnings
+     * go under meta.slurm_pin */
     warnings = json_object_new_array ();
     if (skipped) {
         json_object *w = json_object_new_object ();
-        snprintf (msg, sizeof (msg), "skipped %u journal line%s that do not "
-                  "parse", skipped, skipped == 1 ? "" : "s");
+        snprintf (msg, sizeof (msg), "skipped %u %s that do%s not parse",
+                  skipped, strcmp (q->source, "journal") == 0
+                  ? (skipped == 1 ? "journal line" : "journal lines")
+                  : (skipped == 1 ? "summary or record" : "summaries or records"),
+                  skipped == 1 ? "es" : "");
         cmd_json_add (w, "description", json_object_new_string (msg), false);
-        cmd_json_add (w, "source", json_object_new_string ("journal"), false);
+        cmd_json_add (w, "source", json_object_new_string (q->source), false);
         json_object_array_add (warnings, w);
     }
-    cmd_json_add (root, "warnings", warnings, false);
+    cmd_json_add (sp, "warnings", warnings, false);
+    cmd_json_add (meta, "slurm_pin", sp, false);
+    cmd_json_add (root, "meta", meta, false);
+    cmd_json_add (root, "errors", json_object_new_array (), false);
     return cmd_print_json (NAME, root, stdout);
 }
 
