@@ -76,10 +76,12 @@ wait_ended () {
 # (In $STATE: pin.conf paths take no spaces, the trash directory has one.)
 STATE=$(mktemp -d /tmp/pin-t4080.XXXXXX) || exit 1
 cleanup "rm -rf '$STATE'"
+# pin.so runs "CMD deliver --job N --journal JOURNALDIR": this test's
+# --journal comes last, so it wins (getopt keeps the last one)
 cat >"$STATE/deliver-wrapper" <<EOF
 #!/bin/sh
 shift
-exec "$PIN_BUILDDIR/src/cmd/slurm-pin" deliver --journal "$J/epilog" "\$@"
+exec "$PIN_BUILDDIR/src/cmd/slurm-pin" deliver "\$@" --journal "$J/epilog"
 EOF
 chmod 0755 "$STATE/deliver-wrapper"
 cat >pin.conf <<EOF
