@@ -96,6 +96,7 @@ step_plan_system () {
 }
 
 demo_dir=""
+pilot_job=""
 stop_cluster () {
     if test -n "$demo_dir"; then
         contrib/local-slurm.sh stop --dir "$demo_dir" --clean >/dev/null 2>&1 || true
@@ -112,6 +113,8 @@ step_slurm () {
 	DefaultPolicy=none
 	StateDir=$demo_dir/pin-state
 	TopologyCache=$demo_dir/pin-state/topology.xml
+	JournalDir=$demo_dir/journal
+	DeliverCommand=none
 	EOF
     echo "required $pin_so conf=@PIN_CONF@" >"$demo_dir/plugstack.conf"
     local env
@@ -134,14 +137,41 @@ step_slurm () {
         say "a whole-node pilot: two overlapping steps, disjoint CPUs"
         # Each step holds its CPU for 2 s, so the two really overlap.
         local pilot_step="srun --overlap -n 1 -c 1 --pin-policy=numa-local,verbose sh -c 'grep Cpus_allowed_list /proc/self/status; sleep 2'"
-        show sbatch --wait -Q -o "$demo_dir/pilot.out" -n 1 -c "$ncpus" \
-            --wrap "$pilot_step & $pilot_step & wait"
+        printf '$ sbatch --wait --parsable -Q -o %s -n 1 -c %s --wrap "..."\n' \
+            "$demo_dir/pilot.out" "$ncpus"
+        pilot_job=$(sbatch --wait --parsable -Q -o "$demo_dir/pilot.out" \
+            -n 1 -c "$ncpus" --wrap "$pilot_step & $pilot_step & wait")
         cat "$demo_dir/pilot.out"
     fi
     say "a bad policy is refused at submission"
     show srun --pin-policy=numa-locl true || echo "(srun exited $?)"
+    step_acct
     stop_cluster
     trap - EXIT
+}
+
+# The records pin.so wrote for the jobs above, read from the demo's own
+# journal (JournalDir= in its pin.conf; no slurmdbd: MariaDB would cost
+# seconds and the journal holds the same records).
+step_acct () {
+    local journal=${demo_dir%/slurm}/journal jobs n=0
+    say "accounting: slurm-pin acct and slurm-pin eff (the node journal)"
+    # the job records come from the job epilog, which slurmd runs after
+    # the job has ended: wait for them (5 s at most)
+    while test $n -lt 25 && test -n "$(squeue -h -o %i 2>/dev/null)"; do
+        sleep 0.2
+        n=$((n + 1))
+    done
+    sleep 0.5
+    jobs=$(slurm-pin acct --journal "$journal" -S now-1hours -X -n -P \
+        -o JobID | paste -sd, -)
+    if test -z "$jobs"; then
+        echo "no records in $journal"
+        return 1
+    fi
+    show slurm-pin acct --journal "$journal" -j "$jobs" \
+        -o JobID,JobName%12,AllocCPUS,Elapsed,State,PinPolicy,Cpuset,CPUEff
+    show slurm-pin eff --journal "$journal" "${pilot_job:-${jobs##*,}}"
 }
 
 step_vm () {

@@ -210,9 +210,10 @@ test_expect_success PYTHON3 '--json: sacct top-level shape, steps, slurm_pin' '
     python3 - <<-\EOF
 	import json
 	d = json.load(open("out.json"))
-	assert sorted(d) == ["errors", "jobs", "meta", "warnings"], sorted(d)
+	assert sorted(d) == ["errors", "jobs", "meta"], sorted(d)
 	assert d["errors"] == []
-	assert "skipped 1 journal line" in d["warnings"][0]["description"]
+	assert d["meta"]["slurm_pin"]["source"] == "journal"
+	assert "skipped 1 journal line" in d["meta"]["slurm_pin"]["warnings"][0]["description"]
 	(j,) = d["jobs"]
 	assert j["job_id"] == 101 and j["user"] == "root" and j["nodes"] == "node[1-2]"
 	assert j["state"]["current"] == "COMPLETED"

@@ -4,25 +4,22 @@ test_description='slurm-pin acct side by side with the real sacct
 
 Runs real jobs (a batch job with steps, an array job) on a private Slurm
 with slurmdbd (local-slurm.sh --accounting) and pin.so, sends the nodes'"'"'
-records to slurmdbd (slurm-pin deliver), and compares what sacct and
-slurm-pin acct print for the same options: -P, -p, -n, the fixed-width
-default, %N widths, and the top-level keys of --json.  The job'"'"'s own
-fields (JobID, JobName, User, AllocCPUS, Elapsed, State) must be equal.
-
-Needs slurm-pin acct (acct-report) and pin.so'"'"'s journal writer
-(acct-core): until those are merged this file skips, saying so.
+records to slurmdbd (slurm-pin acct --deliver), and compares what sacct
+and slurm-pin acct print for the same options: -P, -p, -n, the
+fixed-width default, %N widths, and the top-level keys of --json.  The
+job'"'"'s own fields (JobID, JobName, User, AllocCPUS, Elapsed, State) must
+be equal.  slurm-pin acct reads slurmdbd here (the cluster'"'"'s slurm.conf
+has AccountingStorageType=accounting_storage/slurmdbd), the journal with
+--journal.
 '
 
 . "$(dirname "$0")/sharness.sh"
 
+# slurm-pin acct is part of slurm-pin: its absence is a failure, not a skip
 if ! slurm-pin acct --help >/dev/null 2>&1; then
-    if test -n "${PIN_REQUIRE_ACCT:-}"; then
-        echo "Bail out! slurm-pin acct does not exist yet (PIN_REQUIRE_ACCT set)"
-        EXIT_OK=t
-        exit 1
-    fi
-    skip_all="slurm-pin acct does not exist yet (acct-report not merged): nothing to compare"
-    test_done
+    echo "Bail out! slurm-pin acct --help fails: the slurm-pin under test has no acct"
+    EXIT_OK=t
+    exit 1
 fi
 
 slurm_require_accounting
@@ -56,14 +53,37 @@ test_expect_success SLURM,PIN_SO 'run a batch job with steps and an array job' '
     until test "$(sacct -j $b,$a -X -n -P -o State | grep -vc COMPLETED)" = 0; do
         n=$((n - 1)) && test $n -gt 0 && sleep 0.5 || return 1
     done &&
-    slurm-pin deliver --journal "$JOURNAL"
+    slurm-pin acct --deliver --journal "$JOURNAL" --job "$b" &&
+    slurm-pin acct --deliver --journal "$JOURNAL" -v >deliver.out &&
+    cat deliver.out
 '
 
-# compare ARGS...: sacct and slurm-pin acct print the same for ARGS
+test_expect_success SLURM,PIN_SO 'acct reads slurmdbd when slurm.conf says so, the journal with --journal' '
+    slurm-pin acct -v -j $(cat job.batch) -n -P -o JobID >/dev/null 2>src.dbd &&
+    cat src.dbd &&
+    grep "records from slurmdbd (AccountingStorageType=accounting_storage/slurmdbd" src.dbd &&
+    slurm-pin acct -v --journal "$JOURNAL" -j $(cat job.batch) -n -P -o JobID \
+        >/dev/null 2>src.journal &&
+    cat src.journal &&
+    grep "records from journal $JOURNAL (--journal given)" src.journal &&
+    slurm-pin acct -j $(cat job.batch) --json >src.json &&
+    grep "\"source\": *\"slurmdbd\"" src.json
+'
+
+test_expect_success SLURM,PIN_SO 'eff reads slurmdbd too' '
+    slurm-pin eff -v $(cat job.batch) >eff.out 2>eff.err &&
+    cat eff.out eff.err &&
+    grep "records from slurmdbd" eff.err &&
+    grep "$(cat job.batch)" eff.out
+'
+
+# compare -j ID ARGS...: sacct and slurm-pin acct print the same, and
+# not nothing: job ID is in it
 compare () {
     sacct "$@" >sacct.out &&
     slurm-pin acct "$@" >pin.out &&
-    test_cmp sacct.out pin.out
+    test_cmp sacct.out pin.out &&
+    grep -q "$2" pin.out
 }
 
 for opts in "-P" "-p" "-n -P" "-p --delimiter=;" "" "-n"; do
@@ -77,6 +97,15 @@ done
 
 test_expect_success SLURM,PIN_SO 'same output with %N widths' '
     compare -j $(cat job.batch) -o JobID%-15,JobName%5,User%4,AllocCPUS%3,Elapsed%12,State%-4
+'
+
+test_expect_success SLURM,PIN_SO 'numbered steps are named by their command (from slurmdbd), as in sacct' '
+    b=$(cat job.batch) &&
+    slurm-pin acct -j $b -n -P -o JobID,JobName >names.out &&
+    cat names.out &&
+    grep -x "$b.0|true" names.out &&
+    grep -x "$b.1|sleep" names.out &&
+    grep -x "$b.batch|batch" names.out
 '
 
 test_expect_success SLURM,PIN_SO,PYTHON3 'same top-level --json keys' '

@@ -24,7 +24,7 @@
 
 #define NAME "acct"
 
-enum { OPT_DELIM = 256, OPT_JSON, OPT_JOURNAL };
+enum { OPT_DELIM = 256, OPT_JSON, OPT_JOURNAL, OPT_DELIVER, OPT_JOB };
 
 static const struct option longopts[] = {
     { "jobs", required_argument, NULL, 'j' },
@@ -41,16 +41,20 @@ static const struct option longopts[] = {
     { "allocations", no_argument, NULL, 'X' },
     { "json", no_argument, NULL, OPT_JSON },
     { "journal", required_argument, NULL, OPT_JOURNAL },
+    { "deliver", no_argument, NULL, OPT_DELIVER },
+    { "job", required_argument, NULL, OPT_JOB },
+    { "verbose", no_argument, NULL, 'v' },
     { "helpformat", no_argument, NULL, 'e' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
-static const char shortopts[] = ":j:S:E:u:ao:pPnXeh";
+static const char shortopts[] = ":j:S:E:u:ao:pPnXveh";
 
 static void usage (FILE *f)
 {
     fprintf (f,
 "Usage: slurm-pin acct [OPTIONS]\n"
+"       slurm-pin acct --deliver [--job N] [--journal DIR] [-v]\n"
 "\n"
 "List slurm-pin's accounting records the way sacct lists Slurm's: a job\n"
 "line, then its steps (batch, extern, 0, ...) in start order.\n"
@@ -74,8 +78,14 @@ static void usage (FILE *f)
 "  -n, --noheader           no header\n"
 "  -X, --allocations        job lines only\n"
 "      --json               sacct's JSON shape, with a slurm_pin object\n"
-"      --journal=DIR        the journal directory (default: pin.conf's\n"
+"      --journal=DIR        read this node journal (default: slurmdbd when\n"
+"                           slurm.conf has AccountingStorageType=\n"
+"                           accounting_storage/slurmdbd, else pin.conf's\n"
 "                           JournalDir=, else " ACCT_JOURNAL_DEFAULT ")\n"
+"  -v, --verbose            say on stderr where the records were read\n"
+"      --deliver            send this node's records of ended jobs to\n"
+"                           slurmdbd instead ('slurm-pin deliver')\n"
+"      --job=N              with --deliver: only job N\n"
 "  -h, --help               this text\n");
 }
 
@@ -297,23 +307,55 @@ static int print_json (const struct acct_query *q, const struct acct_table *t,
     cmd_json_add (meta, "Slurm", slurm, false);
     sp = json_object_new_object ();
     cmd_json_add (sp, "version", json_object_new_string (PACKAGE_VERSION), false);
-    cmd_json_add (sp, "source", json_object_new_string ("journal"), false);
-    cmd_json_add (sp, "journal", json_object_new_string (q->dir), false);
+    cmd_json_add (sp, "source", json_object_new_string (q->source), false);
+    cmd_json_add (sp, "journal", q->dir[0] ? json_object_new_string (q->dir)
+                                           : NULL, true);
     cmd_json_add (sp, "skipped_lines", json_object_new_int64 (skipped), false);
-    cmd_json_add (meta, "slurm_pin", sp, false);
-    cmd_json_add (root, "meta", meta, false);
-    cmd_json_add (root, "errors", json_object_new_array (), false);
+    /* sacct 22.05's top level is jobs, meta, errors: slurm-pin's warnings
+     * go under meta.slurm_pin */
     warnings = json_object_new_array ();
     if (skipped) {
         json_object *w = json_object_new_object ();
-        snprintf (msg, sizeof (msg), "skipped %u journal line%s that do not "
-                  "parse", skipped, skipped == 1 ? "" : "s");
+        snprintf (msg, sizeof (msg), "skipped %u %s that do%s not parse",
+                  skipped, strcmp (q->source, "journal") == 0
+                  ? (skipped == 1 ? "journal line" : "journal lines")
+                  : (skipped == 1 ? "summary or record" : "summaries or records"),
+                  skipped == 1 ? "es" : "");
         cmd_json_add (w, "description", json_object_new_string (msg), false);
-        cmd_json_add (w, "source", json_object_new_string ("journal"), false);
+        cmd_json_add (w, "source", json_object_new_string (q->source), false);
         json_object_array_add (warnings, w);
     }
-    cmd_json_add (root, "warnings", warnings, false);
+    cmd_json_add (sp, "warnings", warnings, false);
+    cmd_json_add (meta, "slurm_pin", sp, false);
+    cmd_json_add (root, "meta", meta, false);
+    cmd_json_add (root, "errors", json_object_new_array (), false);
     return cmd_print_json (NAME, root, stdout);
+}
+
+/* ---- --deliver -------------------------------------------------------- */
+
+/* 'slurm-pin acct --deliver': 'slurm-pin deliver' with the journal this
+ * command would read (pin.conf's JournalDir= unless --journal). */
+static int run_deliver (const char *journal, const char *job, bool verbose)
+{
+    char buf[4096];
+    const char *dir = acct_query_journal_dir (NAME, journal, buf, sizeof (buf));
+    char *argv[8];
+    int argc = 0;
+
+    if (!dir)
+        return 1;
+    argv[argc++] = (char *)"deliver";
+    argv[argc++] = (char *)"--journal";
+    argv[argc++] = (char *)dir;
+    if (job) {
+        argv[argc++] = (char *)"--job";
+        argv[argc++] = (char *)job;
+    }
+    if (verbose)
+        argv[argc++] = (char *)"-v";
+    argv[argc] = NULL;
+    return cmd_deliver (argc, argv);
 }
 
 /* ---- main ------------------------------------------------------------- */
@@ -325,8 +367,8 @@ int cmd_acct (int argc, char **argv)
     struct acct_out out = { ACCT_OUT_FIXED, NULL, false,
                             acct_time_format (getenv ("SLURM_TIME_FORMAT")) };
     struct acct_table t;
-    const char *start = NULL, *end = NULL;
-    bool json = false, allocations = false, have_fmt = false;
+    const char *start = NULL, *end = NULL, *deliver_job = NULL;
+    bool json = false, allocations = false, have_fmt = false, deliver = false;
     unsigned skipped = 0;
     pin_error_t e = { "" };
     time_t now = time (NULL);
@@ -384,6 +426,15 @@ int cmd_acct (int argc, char **argv)
         case OPT_JOURNAL:
             q.journal = optarg;
             break;
+        case OPT_DELIVER:
+            deliver = true;
+            break;
+        case OPT_JOB:
+            deliver_job = optarg;
+            break;
+        case 'v':
+            q.verbose = true;
+            break;
         case 'e':
             printf ("%s\n", acct_field_list ());
             rc = cmd_flush_stdout (NAME) < 0;
@@ -408,6 +459,15 @@ int cmd_acct (int argc, char **argv)
         cmd_error (NAME, "unexpected argument \"%s\"; see 'slurm-pin acct "
                    "--help'", argv[optind]);
         rc = 2;
+        goto done;
+    }
+    if (deliver_job && !deliver) {
+        cmd_error (NAME, "--job goes with --deliver (use -j to list jobs)");
+        rc = 2;
+        goto done;
+    }
+    if (deliver) {
+        rc = run_deliver (q.journal, deliver_job, q.verbose);
         goto done;
     }
     if (!have_fmt && acct_fmt_parse (&fmt, ACCT_FMT_DEFAULT, &e) < 0) {

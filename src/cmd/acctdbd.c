@@ -3,6 +3,7 @@
 #include "config.h"
 #endif
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,31 @@ struct ctx {
     void *arg;
     unsigned *bad;
     int rc;
+    /* slurmdbd's AllocCPUS is the whole job's or step's, all nodes; the
+     * table adds up the nodes' records, so only the first record of the
+     * job and of each step gets it, the others 0 */
+    bool job_seen;
+    uint32_t *steps_seen;
+    size_t nsteps_seen, capsteps_seen;
 };
+
+/* Is this the first record of step `id` in the summary?  -1: no memory. */
+static int first_of_step (struct ctx *c, uint32_t id)
+{
+    for (size_t i = 0; i < c->nsteps_seen; i++)
+        if (c->steps_seen[i] == id)
+            return 0;
+    if (c->nsteps_seen == c->capsteps_seen) {
+        size_t cap = c->capsteps_seen ? 2 * c->capsteps_seen : 16;
+        uint32_t *n = realloc (c->steps_seen, cap * sizeof (*n));
+        if (!n)
+            return -1;
+        c->steps_seen = n;
+        c->capsteps_seen = cap;
+    }
+    c->steps_seen[c->nsteps_seen++] = id;
+    return 1;
+}
 
 static void set_times (struct acct_record *r, time_t start, time_t end,
                        uint32_t elapsed)
@@ -108,8 +133,10 @@ static int one_record (const char *node, json_object *rec, void *arg)
         set_times (&r, job->start, job->end, job->elapsed);
         /* the job's AllocCPUS in sacct is the job's, all nodes */
         if (tres_cpus (job->tres_alloc_str))
-            r.alloc_cpus = tres_cpus (job->tres_alloc_str);
+            r.alloc_cpus = c->job_seen ? 0 : tres_cpus (job->tres_alloc_str);
+        c->job_seen = true;
     } else if (job->steps) {
+        int first = first_of_step (c, r.step_id);
         ListIterator it = slurm_list_iterator_create (job->steps);
         slurmdb_step_rec_t *s;
         while ((s = slurm_list_next (it))) {
@@ -119,8 +146,10 @@ static int one_record (const char *node, json_object *rec, void *arg)
                 snprintf (r.job_name, sizeof (r.job_name), "%s", s->stepname);
             state_name (s->state, (uint32_t)-1, r.state, sizeof (r.state));
             set_times (&r, s->start, s->end, s->elapsed);
+            if (first < 0)
+                return -1;
             if (tres_cpus (s->tres_alloc_str))
-                r.alloc_cpus = tres_cpus (s->tres_alloc_str);
+                r.alloc_cpus = first ? tres_cpus (s->tres_alloc_str) : 0;
             break;
         }
         slurm_list_iterator_destroy (it);
@@ -128,8 +157,9 @@ static int one_record (const char *node, json_object *rec, void *arg)
     return c->cb (&r, c->arg);
 }
 
-int acct_source_dbd (const uint32_t *jobs, size_t njobs, acct_record_cb cb,
-                     void *arg, unsigned *bad, pin_error_t *errp)
+int acct_source_dbd (const uint32_t *jobs, size_t njobs, time_t start,
+                     time_t end, acct_record_cb cb, void *arg, unsigned *bad,
+                     pin_error_t *errp)
 {
     slurmdb_job_cond_t cond;
     void *db;
@@ -160,8 +190,8 @@ int acct_source_dbd (const uint32_t *jobs, size_t njobs, acct_record_cb cb,
             slurm_list_append (cond.step_list, sel);
         }
     } else {
-        cond.usage_start = time (NULL) - 86400;
-        cond.usage_end = time (NULL);
+        cond.usage_start = start > 0 ? start : time (NULL) - 86400;
+        cond.usage_end = end > 0 ? end : time (NULL);
     }
     list = slurmdb_jobs_get (db, &cond);
     if (cond.step_list)
@@ -174,7 +204,7 @@ int acct_source_dbd (const uint32_t *jobs, size_t njobs, acct_record_cb cb,
     while (rc == 0 && (job = slurm_list_next (it))) {
         struct acct_summary *s = NULL;
         char *other = NULL;
-        struct ctx c = { job, cb, arg, bad, 0 };
+        struct ctx c = { job, cb, arg, bad, 0, false, NULL, 0, 0 };
         int prc;
 
         if (!job->admin_comment || !strstr (job->admin_comment, ACCT_SUMMARY_PREFIX))
@@ -187,6 +217,9 @@ int acct_source_dbd (const uint32_t *jobs, size_t njobs, acct_record_cb cb,
         if (prc == 1 && bad)
             (*bad)++;
         rc = acct_summary_foreach (s, one_record, &c);
+        if (rc < 0)
+            rc = errprintf (errp, "out of memory");
+        free (c.steps_seen);
         acct_summary_destroy (s);
         free (other);
     }

@@ -12,16 +12,18 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "libacct/acct.h"
 
-/* Call cb for every record of JOBS[0..njobs-1] (all jobs of the cluster
- * in the last day when njobs is 0), jobs in slurmdbd's order, each job's
+/* Call cb for every record of JOBS[0..njobs-1] (when njobs is 0: all jobs
+ * of the cluster that ran in [start, end], 0 meaning a day ago and now), jobs in slurmdbd's order, each job's
  * records node by node.  A job without a summary yields nothing; a
  * summary that does not decode, or a record that does not parse, is
  * counted in *bad (may be NULL).  Returns 0, the non-zero value of cb, or
  * -1 with errp (slurmdbd not reachable). */
-int acct_source_dbd (const uint32_t *jobs, size_t njobs, acct_record_cb cb,
-                     void *arg, unsigned *bad, pin_error_t *errp);
+int acct_source_dbd (const uint32_t *jobs, size_t njobs, time_t start,
+                     time_t end, acct_record_cb cb, void *arg, unsigned *bad,
+                     pin_error_t *errp);
 
 #endif /* !PIN_ACCTDBD_H */

@@ -12,6 +12,7 @@
 
 #include <slurm/slurm.h>
 
+#include "acctdbd.h"
 #include "acctsrc.h"
 #include "libconf/conf.h"
 #include "subcmd.h"
@@ -127,8 +128,8 @@ static void set_nodelist (struct acct_row *row)
 /* --journal, else pin.conf's JournalDir=, else the default.  libconf has
  * JournalDir= once acct-core's branch is in (it defines
  * PIN_CONF_DEFAULT_JOURNAL_DIR); before that, the default. */
-static const char *journal_dir (const char *subcmd, const char *opt,
-                                char *buf, size_t n)
+const char *acct_query_journal_dir (const char *subcmd, const char *opt,
+                                   char *buf, size_t n)
 {
 #ifdef PIN_CONF_DEFAULT_JOURNAL_DIR
     struct pin_conf conf;
@@ -151,38 +152,135 @@ static const char *journal_dir (const char *subcmd, const char *opt,
 #endif
 }
 
+/* libslurm's parsed slurm.conf.  The type is public (slurm.h); the
+ * variable is exported by libslurm but declared only in Slurm's private
+ * read_config.h. */
+extern slurm_conf_t slurm_conf;
+
+#define DBD_STORAGE "accounting_storage/slurmdbd"
+
+/* Does the slurm.conf libslurm reads send accounting to slurmdbd?  `why`
+ * says what was found.  libslurm exits when it cannot read its
+ * configuration, so an unreadable file is checked first. */
+static bool dbd_configured (char *why, size_t n)
+{
+    const char *path = getenv ("SLURM_CONF");
+    const char *type;
+
+    if (!path || !path[0])
+        path = "/etc/slurm/slurm.conf";
+    if (access (path, R_OK) != 0) {
+        snprintf (why, n, "no readable slurm.conf (%s): %s", path,
+                  strerror (errno));
+        return false;
+    }
+    slurm_init (NULL);
+    type = slurm_conf.accounting_storage_type;
+    snprintf (why, n, "AccountingStorageType=%s in %s",
+              type && type[0] ? type : "(none)", path);
+    return type && strcmp (type, DBD_STORAGE) == 0;
+}
+
+/* The job ids of -j for slurmdbd's query (a task's array job id). */
+static uint32_t *sel_job_ids (const struct acct_query *q, size_t *n)
+{
+    uint32_t *ids;
+
+    *n = 0;
+    if (!q->sel || !q->nsel)
+        return NULL;
+    if (!(ids = calloc (q->nsel, sizeof (*ids))))
+        return NULL;
+    for (size_t i = 0; i < q->nsel; i++)
+        ids[(*n)++] = q->sel[i].id;
+    return ids;
+}
+
+/* Read slurmdbd.  0, -1 after printing an error (out of memory), 1 when
+ * slurmdbd cannot be read (the caller falls back to the journal). */
+static int load_dbd (const char *subcmd, struct acct_query *q,
+                     struct load_ctx *c, unsigned *skipped)
+{
+    pin_error_t e = { "" };
+    size_t nids = 0;
+    uint32_t *ids = sel_job_ids (q, &nids);
+    int rc;
+
+    if (q->sel && q->nsel && !ids) {
+        cmd_error (subcmd, "out of memory");
+        return -1;
+    }
+    rc = acct_source_dbd (ids, nids, (time_t)(q->start_us / 1000000),
+                          (time_t)(q->end_us / 1000000), on_record, c,
+                          skipped, &e);
+    free (ids);
+    if (rc < 0) {
+        cmd_error (subcmd, "slurmdbd: %s; reading the node journal instead",
+                   e.text);
+        return 1;
+    }
+    if (*skipped)
+        cmd_error (subcmd, "slurmdbd: skipped %u job summar%s or record%s "
+                   "that do not parse", *skipped,
+                   *skipped == 1 ? "y" : "ies", *skipped == 1 ? "" : "s");
+    return 0;
+}
+
 int acct_query_load (const char *subcmd, struct acct_query *q,
                      struct acct_table *t, unsigned *skipped)
 {
     struct load_ctx c = { q, t, getuid (), false };
     char buf[4096];
-    const char *dir = journal_dir (subcmd, q->journal, buf, sizeof (buf));
+    const char *dir;
     pin_error_t e = { "" };
-
     char abs[PATH_MAX];
 
-    if (!dir)
+    *skipped = 0;
+    q->dir[0] = '\0';
+    if (q->journal)
+        snprintf (q->why, sizeof (q->why), "--journal given");
+    else if (dbd_configured (q->why, sizeof (q->why))) {
+        int rc = load_dbd (subcmd, q, &c, skipped);
+        if (rc < 0)
+            return -1;
+        if (rc == 0) {
+            snprintf (q->source, sizeof (q->source), "slurmdbd");
+            goto loaded;
+        }
+        /* slurmdbd did not answer: the journal, saying so */
+        acct_table_free (t);
+        acct_table_init (t);
+        *skipped = 0;
+        c.nomem = false;
+        snprintf (q->why + strlen (q->why), sizeof (q->why) - strlen (q->why),
+                  ", but slurmdbd did not answer");
+    }
+    snprintf (q->source, sizeof (q->source), "journal");
+    if (!(dir = acct_query_journal_dir (subcmd, q->journal, buf, sizeof (buf))))
         return -1;
     /* the journal reader takes absolute paths only: make --journal=./j one */
     if (dir[0] != '/' && realpath (dir, abs))
         dir = abs;
     snprintf (q->dir, sizeof (q->dir), "%s", dir);
 
-    *skipped = 0;
     if (acct_journal_read (dir, on_record, &c, skipped, &e) < 0) {
         cmd_error (subcmd, "cannot read the journal: %s%s", e.text,
                    c.me != 0 ? " (the journal is root's; run as root, or "
                                "use the slurmdbd records)" : "");
         return -1;
     }
-    if (c.nomem || acct_table_sort (t) < 0) {
-        cmd_error (subcmd, "out of memory");
-        return -1;
-    }
     if (*skipped)
         cmd_error (subcmd, "%s: skipped %u line%s that %s not parse (a line "
                    "torn by a crash, or not a record)", dir, *skipped,
                    *skipped == 1 ? "" : "s", *skipped == 1 ? "does" : "do");
+loaded:
+    if (q->verbose)
+        fprintf (stderr, "slurm-pin %s: records from %s%s%s (%s)\n", subcmd,
+                 q->source, q->dir[0] ? " " : "", q->dir, q->why);
+    if (c.nomem || acct_table_sort (t) < 0) {
+        cmd_error (subcmd, "out of memory");
+        return -1;
+    }
     for (size_t i = 0; i < t->njobs; i++) {
         set_nodelist (&t->jobs[i].job);
         for (size_t k = 0; k < t->jobs[i].nsteps; k++)

@@ -1,8 +1,12 @@
 /* acctsrc.h - where slurm-pin acct, eff and report get their records
  *
- * Source (the node journals) -> records filtered by who may see them and
- * by the options -> a table (libacct/sacct.h) -> NodeList through
- * libslurm's hostlist.  The slurmdbd source (acct-dbd) plugs in here.
+ * Source -> records filtered by who may see them and by the options -> a
+ * table (libacct/sacct.h) -> NodeList through libslurm's hostlist.
+ *
+ * The source (doc/accounting.md, "Where the commands read records"):
+ * --journal DIR: that node journal; else, when the slurm.conf libslurm
+ * reads says AccountingStorageType=accounting_storage/slurmdbd, the job
+ * summaries in slurmdbd (acctdbd.h); else pin.conf's JournalDir=.
  */
 #ifndef PIN_CMD_ACCTSRC_H
 #define PIN_CMD_ACCTSRC_H
@@ -26,12 +30,22 @@ struct acct_query {
     size_t nuids;
     bool all_users;               /* -a */
     int64_t start_us, end_us;     /* window (0: open) */
-    char dir[4096];               /* set by acct_query_load: the journal read */
+    bool verbose;                 /* -v: say on stderr which source */
+    char dir[4096];               /* set by acct_query_load: the journal read
+                                     ("" when slurmdbd was read) */
+    char source[16];              /* set by acct_query_load: "journal" or
+                                     "slurmdbd" */
+    char why[512];                /* set by acct_query_load: why that source */
 };
 
 /* -u LIST: names or uids -> q->uids.  -1 after printing the error. */
 int acct_query_users (const char *subcmd, struct acct_query *q,
                       const char *list);
+
+/* The journal directory: `opt` (--journal) if not NULL, else pin.conf's
+ * JournalDir= (in buf), else the default.  NULL after printing the error. */
+const char *acct_query_journal_dir (const char *subcmd, const char *opt,
+                                    char *buf, size_t n);
 
 /* Read the records, keep those the caller may see and the query selects,
  * merge them into `t` (sorted), set NodeList.  Unparsable lines are

@@ -52,6 +52,8 @@ struct group {
     char cluster[ACCT_STR];
     char node[ACCT_STR];
     uint32_t job_id;
+    uint32_t array_job_id;   /* 0: not an array task */
+    uint32_t array_task_id;
     bool ended;              /* a "job" record is there */
     char **lines;
     size_t n, cap;
@@ -131,6 +133,19 @@ static int add_line (struct groups *gs, const char *line, unsigned *skipped)
     if (!(g = group_get (gs, cluster, node, (uint32_t)job))) {
         rc = -1;
         goto out;
+    }
+    if (!g->array_job_id) {
+        int64_t aj = -1, at = -1;
+        if (json_object_object_get_ex (o, "array_job_id", &v)
+            && json_object_is_type (v, json_type_int))
+            aj = json_object_get_int64 (v);
+        if (json_object_object_get_ex (o, "array_task_id", &v)
+            && json_object_is_type (v, json_type_int))
+            at = json_object_get_int64 (v);
+        if (aj > 0 && aj < NO_VAL && at >= 0 && at < NO_VAL) {
+            g->array_job_id = (uint32_t)aj;
+            g->array_task_id = (uint32_t)at;
+        }
     }
     /* the same line twice (a replayed write) counts once */
     for (size_t i = 0; i < g->n; i++) {
@@ -282,9 +297,13 @@ static void job_cond_init (slurmdb_job_cond_t *c, const struct group *g)
     /* our own calloc: freed with free (slurm_destroy_selected_step would xfree) */
     c->step_list = slurm_list_create (free);
     if (sel) {
-        sel->array_task_id = NO_VAL;
+        /* slurmdbd takes a bare job id as "that job or every task of that
+         * array job" (sacct -j's rule), in queries and in
+         * slurmdb_job_modify alike: an array task is named by its array
+         * job and task id, or its AdminComment would go to every task */
+        sel->array_task_id = g->array_job_id ? g->array_task_id : NO_VAL;
         sel->het_job_offset = NO_VAL;
-        sel->step_id.job_id = g->job_id;
+        sel->step_id.job_id = g->array_job_id ? g->array_job_id : g->job_id;
         sel->step_id.step_id = NO_VAL;
         sel->step_id.step_het_comp = NO_VAL;
         slurm_list_append (c->step_list, sel);
@@ -457,7 +476,7 @@ static void usage (FILE *f)
     fprintf (f,
              "Usage: slurm-pin deliver [--job N] [--journal DIR] [--timeout SECS] [-v]\n"
              "Send this node's accounting records of ended jobs to slurmdbd, into\n"
-             "the job's AdminComment (doc/accounting-slurmdbd.md); each job once.\n"
+             "the job's AdminComment (doc/accounting.md); each job once.\n"
              "  -j, --job N         only job N\n"
              "  -J, --journal DIR   the node journal (default " DEFAULT_JOURNAL ")\n"
              "  -t, --timeout SECS  give up after SECS (default 60): waiting for\n"

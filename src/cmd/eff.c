@@ -32,6 +32,7 @@ enum { OPT_JOURNAL = 256 };
 
 static const struct option longopts[] = {
     { "journal", required_argument, NULL, OPT_JOURNAL },
+    { "verbose", no_argument, NULL, 'v' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -39,15 +40,18 @@ static const struct option longopts[] = {
 static void usage (FILE *f)
 {
     fprintf (f,
-"Usage: slurm-pin eff [--journal=DIR] JOBID\n"
+"Usage: slurm-pin eff [--journal=DIR] [-v] JOBID\n"
 "\n"
 "Summarise a job's CPU efficiency as seff does, with each step's placement\n"
 "(policy, CPUs, memory nodes), user and system time, efficiency, and hints\n"
 "when a step used its CPUs poorly, fell back, or was throttled.  JOBID may\n"
 "be 123 or 123_4 (array task).\n"
 "\n"
-"      --journal=DIR        the journal directory (default: pin.conf's\n"
+"      --journal=DIR        read this node journal (default: slurmdbd when\n"
+"                           slurm.conf has AccountingStorageType=\n"
+"                           accounting_storage/slurmdbd, else pin.conf's\n"
 "                           JournalDir=, else " ACCT_JOURNAL_DEFAULT ")\n"
+"  -v, --verbose            say on stderr where the records were read\n"
 "  -h, --help               this text\n");
 }
 
@@ -118,10 +122,13 @@ int cmd_eff (int argc, char **argv)
     acct_table_init (&t);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long (argc, argv, ":h", longopts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, ":vh", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_JOURNAL:
             q.journal = optarg;
+            break;
+        case 'v':
+            q.verbose = true;
             break;
         case 'h':
             usage (stdout);
@@ -147,7 +154,8 @@ int cmd_eff (int argc, char **argv)
         goto done;
     if (t.njobs == 0) {
         cmd_error (NAME, "job %s: no record%s in %s", argv[optind],
-                   getuid () ? " of yours" : "", q.dir);
+                   getuid () ? " of yours" : "",
+                   q.dir[0] ? q.dir : q.source);
         goto done;
     }
     for (size_t i = 0; i < t.njobs; i++) {

@@ -33,6 +33,7 @@ static const struct option longopts[] = {
     { "allusers", no_argument, NULL, 'a' },
     { "json", no_argument, NULL, OPT_JSON },
     { "journal", required_argument, NULL, OPT_JOURNAL },
+    { "verbose", no_argument, NULL, 'v' },
     { "with-extern", no_argument, NULL, OPT_EXTERN },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -55,8 +56,11 @@ static void usage (FILE *f)
 "      --with-extern        count extern steps too (left out: they hold\n"
 "                           the allocation, not the work)\n"
 "      --json               one JSON object\n"
-"      --journal=DIR        the journal directory (default: pin.conf's\n"
+"      --journal=DIR        read this node journal (default: slurmdbd when\n"
+"                           slurm.conf has AccountingStorageType=\n"
+"                           accounting_storage/slurmdbd, else pin.conf's\n"
 "                           JournalDir=, else " ACCT_JOURNAL_DEFAULT ")\n"
+"  -v, --verbose            say on stderr where the records were read\n"
 "  -h, --help               this text\n");
 }
 
@@ -156,7 +160,7 @@ int cmd_report (int argc, char **argv)
     acct_table_init (&t);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long (argc, argv, ":b:S:E:u:ah", longopts, NULL))
+    while ((c = getopt_long (argc, argv, ":b:S:E:u:avh", longopts, NULL))
            != -1) {
         switch (c) {
         case 'b':
@@ -186,6 +190,9 @@ int cmd_report (int argc, char **argv)
             break;
         case OPT_EXTERN:
             with_extern = true;
+            break;
+        case 'v':
+            q.verbose = true;
             break;
         case 'h':
             usage (stdout);
