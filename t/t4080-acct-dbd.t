@@ -89,7 +89,7 @@ while [ \$# -gt 0 ]; do
     *) shift ;;
     esac
 done
-exec "$PIN_BUILDDIR/src/cmd/slurm-pin" deliver --journal "$J/epilog" --job "\$job" --timeout "\$tmo"
+exec "$PIN_BUILDDIR/src/cmd/slurm-pin" deliver -v --journal "$J/epilog" --job "\$job" --timeout "\$tmo" 2>>"$STATE/deliver.log"
 EOF
 chmod 0755 "$STATE/deliver-wrapper"
 cat >pin.conf <<EOF
@@ -254,6 +254,7 @@ test_expect_success SLURM,PIN_SO,PYTHON 'the job epilog starts the delivery' '
     while ! grep -qs "^pin $j $N1 " "$J/epilog/delivered"; do
         n=$((n - 1)) && test $n -gt 0 && sleep 0.5 || break
     done &&
+    { cat "$STATE/deliver.log" || true; } &&
     grep "^pin $j $N1 " "$J/epilog/delivered" &&
     admin_comment $j >ac.epilog &&
     decode ac.epilog >got &&

@@ -421,6 +421,10 @@ static int deliver_one (void *db, struct group *g, time_t deadline)
                 fprintf (stderr, "slurm-pin deliver: job %" PRIu32 ": waiting for slurmdbd to see its end\n",
                          g->job_id);
             warned = true;
+            /* end the connection's transaction: slurmdbd reads MariaDB
+             * in one transaction per connection until a commit, and
+             * REPEATABLE READ would show the job running forever */
+            slurmdb_connection_commit (db, false);
             sleep_ms (500);
             continue;
         }
