@@ -876,7 +876,8 @@ int main (int argc, char **argv)
                     req.policy = col_policy[col];
                     plan = place_compute (t, &req, &err);
                     if (!plan)
-                        snprintf (r->why, sizeof (r->why), "%s", err.text);
+                        snprintf (r->why, sizeof (r->why), "%.*s",
+                                  (int)sizeof (r->why) - 1, err.text);
                 }
                 if (plan && measure (t, &req, plan, r) < 0)
                     return 1;
