@@ -16,7 +16,7 @@ PACKAGES="
   sharness python3
   clang libclang-rt-dev llvm
   qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
-  iproute2 procps util-linux bsdextrautils
+  iproute2 procps util-linux
   strace
 "
 
