@@ -12,6 +12,10 @@ slurm-pin acct lists them.
 
 . "$(dirname "$0")/sharness.sh"
 
+# not beside the other heavy files (t/sharness.d/20-cpus.sh): MariaDB and
+# slurmdbd starting, or steps timed, starve under t5000's busy threads
+cpu_heavy_exclusive || exit 1
+
 slurm_require
 pin_so_prereq
 

@@ -18,6 +18,10 @@ acct.h'"'"'s key names: they stand in for pin.so'"'"'s journal writer
 
 . "$(dirname "$0")/sharness.sh"
 
+# not beside the other heavy files (t/sharness.d/20-cpus.sh): MariaDB and
+# slurmdbd starting, or steps timed, starve under t5000's busy threads
+cpu_heavy_exclusive || exit 1
+
 slurm_require_accounting
 pin_so_prereq
 PY=/usr/bin/python3

@@ -15,6 +15,10 @@ has AccountingStorageType=accounting_storage/slurmdbd), the journal with
 
 . "$(dirname "$0")/sharness.sh"
 
+# not beside the other heavy files (t/sharness.d/20-cpus.sh): MariaDB and
+# slurmdbd starting, or steps timed, starve under t5000's busy threads
+cpu_heavy_exclusive || exit 1
+
 # slurm-pin acct is part of slurm-pin: its absence is a failure, not a skip
 if ! slurm-pin acct --help >/dev/null 2>&1; then
     echo "Bail out! slurm-pin acct --help fails: the slurm-pin under test has no acct"
