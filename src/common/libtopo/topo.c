@@ -832,6 +832,33 @@ static bool xml_type_without_index (const struct xml_value *v)
     return false;
 }
 
+/* Is the set written in `part` (xml_set_syntax() holds) within the one in
+ * `whole`?  A value that is missing or does not parse is not within
+ * anything. */
+static bool xml_set_within (const struct xml_value *part,
+                            const struct xml_value *whole)
+{
+    hwloc_bitmap_t a = NULL, b = NULL;
+    char *sa = NULL, *sb = NULL;
+    bool within = false;
+
+    if (!part->s || !whole->s)
+        return false;
+    if (!(sa = strndup (part->s, part->len))
+        || !(sb = strndup (whole->s, whole->len))
+        || !(a = hwloc_bitmap_alloc ()) || !(b = hwloc_bitmap_alloc ()))
+        goto out;
+    if (hwloc_bitmap_sscanf (a, sa) < 0 || hwloc_bitmap_sscanf (b, sb) < 0)
+        goto out;
+    within = hwloc_bitmap_isincluded (a, b);
+out:
+    hwloc_bitmap_free (a);
+    hwloc_bitmap_free (b);
+    free (sa);
+    free (sb);
+    return within;
+}
+
 /* hwloc 2.9 (Debian 12) trusts more of an XML file than its exporter
  * guarantees, and crashes or allocates without bound on what it trusts:
  *   - it checks only that a normal or memory object has a cpuset; one
@@ -842,8 +869,9 @@ static bool xml_type_without_index (const struct xml_value *v)
  *     os_index (-1) or a huge one costs a 512 MiB bitmap per set;
  *   - hwloc_bitmap_sscanf() fails an assertion (abort) on a set that
  *     starts with ',';
- *   - a document whose first object is not the Machine can leave the
- *     topology empty, after which hwloc reads memory it freed;
+ *   - a document whose first object is not the Machine, or an object
+ *     whose cpuset is not within its complete_cpuset, can leave the
+ *     topology empty, after which hwloc reads memory it freed (SEGV);
  *   - its built-in reader stops reading a tag's attributes at one without
  *     a quoted value, leaving sets NULL.
  * Every attribute of an element must be name="value" (as XML requires),
@@ -877,6 +905,7 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
     while (*p) {
         const char *name = p + 1;
         struct xml_value type = { NULL, 0 }, os_index = { NULL, 0 };
+        struct xml_value setval[4] = { { NULL, 0 } };
         unsigned tagline = line, have = 0;
         bool pu_or_numa = false, object, bad_set = false, machine = false;
         bool element, bad_attr = false;
@@ -919,6 +948,13 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
                     if (quoted && len == strlen (sets[i])
                         && memcmp (attr, sets[i], len) == 0)
                         have |= 1u << i;
+                for (unsigned i = 0; i < 4; i++)
+                    if (quoted && len == strlen (sets[i])
+                        && memcmp (attr, sets[i], len) == 0) {
+                        setval[i].s = p + 1;
+                        setval[i].len = strcspn (setval[i].s,
+                                                 *p == '"' ? "\"<>" : "'<>");
+                    }
                 if (xml_local_name_is (attr, len, "type"))
                     want = &type;
                 else if (len == 8 && memcmp (attr, "os_index", 8) == 0)
@@ -981,6 +1017,11 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
         if (pu_or_numa && !xml_small_number (&os_index))
             return "a PU or NUMANode object has no os_index below 100000 "
                    "(hwloc's exporter writes one)";
+        if (have == 0xf && (!xml_set_within (&setval[0], &setval[1])
+                            || !xml_set_within (&setval[2], &setval[3])))
+            return "an object's cpuset is not within its complete_cpuset, "
+                   "or its nodeset not within its complete_nodeset (hwloc's "
+                   "exporter writes them so)";
     }
     return NULL;
 }

@@ -462,6 +462,22 @@ static const struct {
          "gp_index=\"1\">",
       "cannot load XML: line 3: the first object is not the Machine (or v1 "
       "System) root" },
+    /* found by t/fuzz/fuzz_topoxml in CI: a Machine whose cpuset is not
+     * within its complete_cpuset; hwloc 2.9 (libxml2 reader) empties the
+     * topology, then SEGV */
+    { 2, "  <object type=\"Machine\" os_index=\"0\" cpuset=\"0x3\" "
+         "complete_cpuset=\"0x4\" allowed_cpuset=\"0x3\" nodeset=\"0x3\" "
+         "complete_nodeset=\"0x3\" allowed_nodeset=\"0x3\" gp_index=\"1\">",
+      "cannot load XML: line 3: an object's cpuset is not within its "
+      "complete_cpuset, or its nodeset not within its complete_nodeset "
+      "(hwloc's exporter writes them so)" },
+    /* the same for the nodesets of a NUMA node */
+    { 3, "    <object type=\"NUMANode\" os_index=\"0\" cpuset=\"0x3\" "
+         "complete_cpuset=\"0x3\" nodeset=\"0x3\" complete_nodeset=\"0x1\" "
+         "gp_index=\"2\"/>",
+      "cannot load XML: line 4: an object's cpuset is not within its "
+      "complete_cpuset, or its nodeset not within its complete_nodeset "
+      "(hwloc's exporter writes them so)" },
     /* a NUMA node without any set (hwloc 2.9 crashes on one in an hwloc
      * 1.x file) */
     { 3, "    <object type=\"NUMANode\" os_index=\"0\" cpus=\"x\" "
