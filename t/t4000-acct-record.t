@@ -171,9 +171,6 @@ test_expect_success SLURM,PIN_SO,TWO_CPUS,PYTHON3 'batch, extern, numbered steps
     test "$(cat recj)" = "step-records|4|2"
 '
 
-# salloc starts the interactive step with srun --pty: script(1) gives it
-# a terminal
-command -v script >/dev/null && test_set_prereq SCRIPT
 # The interactive step of salloc (use_interactive_step) had its record here
 # on the development machine, but not in CI's fresh Debian root (twice,
 # 2026-11-22; cause not found): the case is out until that is understood,
