@@ -569,8 +569,6 @@ static int part_set_forced (struct pin_conf_partition *part,
     return parse_policy (value, &part->forced_policy, why, n);
 }
 
-/* The keys valid on a PartitionName= line: adding one is a bit in
- * PIN_CONF_PART_*, a field and a line here. */
 static int part_set_overuse (struct pin_conf_partition *part,
                              const char *value, char *why, size_t n)
 {
@@ -595,6 +593,8 @@ static int part_set_confine (struct pin_conf_partition *part,
     return parse_confine (value, &part->dynamic_confine, why, n);
 }
 
+/* The keys valid on a PartitionName= line: adding one is a bit in
+ * PIN_CONF_PART_*, a field and a line here. */
 static const struct part_key {
     const char *name;
     unsigned bit;

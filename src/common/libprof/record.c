@@ -91,6 +91,23 @@ static int put_lost (struct prof_rec *r, const char *kind, uint64_t n,
     return put (r, o, errp);
 }
 
+/* Close and free everything of a recorder (the writer is the caller's). */
+static void rec_free (struct prof_rec *r)
+{
+    cnproc_close (r->cn_fd);
+    taskstats_close (r->ts_fd, r->ncpus, r->ts_family);
+    tracker_destroy (r->tr);
+    cnproc_seq_destroy (r->seq);
+    tsmatch_destroy (r->tsm);
+    hwloc_bitmap_free (r->cpus);
+    free (r->buf);
+    free (r->ev);
+    free (r->tsr);
+    free (r->cpu);
+    free (r->statbuf);
+    free (r);
+}
+
 struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
                                  pin_error_t *errp)
 {
@@ -157,18 +174,7 @@ struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
     return r;
 fail:
     json_object_put (h);
-    cnproc_close (r->cn_fd);
-    taskstats_close (r->ts_fd, r->ncpus, r->ts_family);
-    tracker_destroy (r->tr);
-    cnproc_seq_destroy (r->seq);
-    tsmatch_destroy (r->tsm);
-    hwloc_bitmap_free (r->cpus);
-    free (r->buf);
-    free (r->ev);
-    free (r->tsr);
-    free (r->cpu);
-    free (r->statbuf);
-    free (r);
+    rec_free (r);
     return NULL;
 }
 
@@ -692,17 +698,6 @@ int prof_rec_finish (struct prof_rec *r, int status, pin_error_t *errp)
                            rc < 0 ? NULL : errp) < 0)
         rc = -1;
     json_object_put (end);
-    cnproc_close (r->cn_fd);
-    taskstats_close (r->ts_fd, r->ncpus, r->ts_family);
-    tracker_destroy (r->tr);
-    cnproc_seq_destroy (r->seq);
-    tsmatch_destroy (r->tsm);
-    hwloc_bitmap_free (r->cpus);
-    free (r->buf);
-    free (r->ev);
-    free (r->tsr);
-    free (r->cpu);
-    free (r->statbuf);
-    free (r);
+    rec_free (r);
     return rc;
 }
