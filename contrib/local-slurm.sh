@@ -361,18 +361,23 @@ terminate () {
     return 1
 }
 
+# exec_clean CMD...: (in a subshell) close every descriptor beyond stdio,
+# then exec CMD from /.
+exec_clean () {
+    local fd
+    for fd in "/proc/$BASHPID"/fd/*; do
+        fd=${fd##*/}
+        [ "$fd" -gt 2 ] && eval "exec $fd>&-"
+    done
+    cd / && exec "$@"
+}
+
 # launch LOG CMD...: run CMD (which daemonizes itself) with no inherited
 # descriptors beyond stdio, so no test harness pipe is held open.
 launch () {
     local log=$1
     shift
-    (
-        for fd in "/proc/$BASHPID"/fd/*; do
-            fd=${fd##*/}
-            [ "$fd" -gt 2 ] && eval "exec $fd>&-"
-        done
-        cd / && exec "$@"
-    ) </dev/null >>"$log" 2>&1
+    ( exec_clean "$@" ) </dev/null >>"$log" 2>&1
 }
 
 # launch_bg LOG CMD...: the same for a CMD that stays in the foreground
@@ -381,13 +386,7 @@ launch () {
 launch_bg () {
     local log=$1
     shift
-    (
-        for fd in "/proc/$BASHPID"/fd/*; do
-            fd=${fd##*/}
-            [ "$fd" -gt 2 ] && eval "exec $fd>&-"
-        done
-        cd / && exec "$@"
-    ) </dev/null >>"$log" 2>&1 &
+    ( exec_clean "$@" ) </dev/null >>"$log" 2>&1 &
 }
 
 # ---------------------------------------------------------------------
