@@ -1131,8 +1131,17 @@ cmd_start () {
     check_loopback
 
     # A fresh instance every time: a stale dir from a killed run keeps
-    # nothing but its old logs (moved aside).
+    # nothing but its old logs and its last journal (moved aside: job ids
+    # start at 1 again, and a new job must not meet an old one's records).
     touch "$marker"
+    if [ "$jdir" != "$dir/journal" ] && [ -d "$jdir" ]; then
+        rm -rf "${dir:?}/journal"
+        mv -f "$jdir" "$dir/journal" || die "$jdir: cannot move to $dir/journal"
+    fi
+    if [ -d "$dir/journal" ]; then
+        rm -rf "${dir:?}/journal.old"
+        mv -f "$dir/journal" "$dir/journal.old" || die "$dir/journal: cannot move aside"
+    fi
     rm -rf "${dir:?}/state" "${dir:?}/spool" "${dir:?}/run" "${dir:?}/etc"
     mkdir -p "$dir/state" "$dir/spool" "$dir/run" "$dir/etc" "$dir/log" \
         || die "$dir: cannot create subdirectories"

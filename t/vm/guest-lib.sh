@@ -220,7 +220,9 @@ true'
 # the build's pin.so in its plugstack and a pin.conf of ours.  Slurm reads
 # plugstack.conf anew in every srun/sbatch and slurmstepd (doc/admin-guide.md),
 # so it is written into the running cluster's etc/ without a restart.
-# Exports PIN_SO, PIN_CONF and puts the build's slurm-pin on PATH.
+# Its journal is the cluster's (LOCAL_SLURM_JOURNAL, new at every start),
+# with nothing to deliver to.  Exports PIN_SO, PIN_CONF and puts the
+# build's slurm-pin on PATH.
 vm_pin_require ()
 {
     PIN_SO=${PIN_BUILDDIR:-}/src/plugins/spank/.libs/pin.so
@@ -237,6 +239,8 @@ vm_pin_require ()
 	CgroupBase=$VM_PIN_BASE
 	StateDir=$VM_PIN_DIR/state
 	TopologyCache=$VM_PIN_DIR/topology.xml
+	JournalDir=$LOCAL_SLURM_JOURNAL
+	DeliverCommand=none
 	EOF
     chmod 644 "$PIN_CONF.tmp" && mv -f "$PIN_CONF.tmp" "$PIN_CONF" || return 1
     _ps=$(dirname "$SLURM_CONF")/plugstack.conf

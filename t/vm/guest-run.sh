@@ -34,7 +34,7 @@ modes_of ()
 
 # mawk reads a pipe in blocks unless told otherwise: no live output then.
 awk_lines=(awk)
-if awk -W interactive 'BEGIN { exit 0 }' </dev/null >/dev/null 2>&1; then
+if test -z "$(awk -W interactive 'BEGIN { exit 0 }' </dev/null 2>&1)"; then
     awk_lines=(awk -W interactive)
 fi
 
@@ -55,7 +55,7 @@ run_one ()
     # daemons a test starts may keep its stdout open, which must not hold
     # up the run (a pipe would not see its end until they exit).
     PIN_VM_SLURM_MODE=$mode timeout -k 10 "$per_test_timeout" "$t" \
-        </dev/null >"$log" &
+        ${PIN_VM_VERBOSE:+--verbose} </dev/null >"$log" &
     pid=$!
     # shellcheck disable=SC2016  # an awk program
     tail -n +1 -s 0.2 -f --pid="$pid" "$log" \

@@ -21,7 +21,6 @@ fi
 . "$SHARNESS_TEST_SRCDIR/sharness.sh"
 . "$PIN_SRCDIR/t/vm/guest-lib.sh"
 
-J=/var/lib/slurm-pin/journal        # pin.conf's default JournalDir
 PY=/usr/bin/python3
 W="$PY $PIN_SRCDIR/t/acct/workload.py"
 R="$PY $PIN_SRCDIR/t/acct/records.py"
@@ -40,8 +39,12 @@ wait_records () {
 }
 
 test_expect_success 'start Slurm (cgroup mode, PrologFlags=Contain) with pin.so' '
-    vm_pin_require cgroup --conf-extra PrologFlags=Contain
+    vm_pin_require cgroup --conf-extra PrologFlags=Contain &&
+    test -n "$LOCAL_SLURM_JOURNAL"
 '
+
+# the cluster's journal: pin.conf's JournalDir (vm_pin_require)
+J=${LOCAL_SLURM_JOURNAL:-/nonexistent}
 
 test_expect_success 'a busy step under -c 2: record from step_<id>/user, nested, agrees with the workload' '
     job=$(sbatch --parsable -J vmbusy -n1 -c2 -o vmbusy.out --wrap \
@@ -51,6 +54,7 @@ test_expect_success 'a busy step under -c 2: record from step_<id>/user, nested,
     truth=$(sed -n "s/^cpu_usec=\([0-9]*\) .*/\1/p" vmbusy.out) &&
     wait_records job_id=$job step_id=0 -- mode source cgroup user_usec system_usec eff >rec &&
     cat rec &&
+    test "$(wc -l <rec)" -eq 1 &&
     IFS="|" read mode src cg u s eff <rec &&
     test "$mode" = nested && test "$src" = step-cgroup &&
     echo "$cg" | grep -E "^$SCOPE/job_$job/step_0/user\$" &&
