@@ -30,7 +30,7 @@ wait_tree_empty () {
 
 # cpu_heavy_exclusive: the test files that keep CPUs busy and measure what
 # they got (t4000 efficiency, t5000 over-use at nice -20, t6000 fork
-# bursts), and those that time daemons or steps under load (t3000,
+# bursts), and those that time daemons or steps under load (t3000, t4001,
 # t4080 and t4090 with MariaDB and slurmdbd) take turns under 'make -j':
 # this file holds an exclusive lock from here until it exits, so two of
 # them never share this machine's CPUs.  The lock is a
