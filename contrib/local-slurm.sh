@@ -49,6 +49,9 @@ Usage: $0 start|stop|status|env|dbd-stop|dbd-start [options]
   --nodename NAME      node name (default: the short hostname)
   --nodes N            1 (default) or 2 slurmd on this machine (the second
                        node is NAME-2, with its own port and spool)
+  --sockets N          tell Slurm the node has N sockets (its cores split
+                       evenly over them; SlurmdParameters=config_overrides):
+                       a 2-socket layout on a 1-socket test machine
   --accounting         also a private MariaDB and slurmdbd; slurm.conf gets
                        accounting_storage/slurmdbd, jobacct_gather/linux;
                        the cluster, account 'pin' and the users are added
@@ -80,6 +83,7 @@ opt_plugstack=""
 opt_pinconf=""
 opt_nodename=""
 opt_nodes=1
+opt_sockets=""
 opt_accounting=no
 acct_users=(root)
 opt_cluster=pin
@@ -110,6 +114,7 @@ while [ $# -gt 0 ]; do
         --conf-extra) need_arg "$@"; conf_extra+=("$2"); shift 2 ;;
         --nodename) need_arg "$@"; opt_nodename=$2; shift 2 ;;
         --nodes) need_arg "$@"; opt_nodes=$2; shift 2 ;;
+        --sockets) need_arg "$@"; opt_sockets=$2; shift 2 ;;
         --accounting) opt_accounting=yes; shift ;;
         --acct-user) need_arg "$@"; acct_users+=("$2"); shift 2 ;;
         --cluster) need_arg "$@"; opt_cluster=$2; shift 2 ;;
@@ -117,10 +122,14 @@ while [ $# -gt 0 ]; do
         --grace) need_arg "$@"; opt_grace=$2; shift 2 ;;
         --clean) opt_clean=yes; shift ;;
         -h|--help) usage; exit 0 ;;
-        *) die "'$1': unknown option; known: --dir, --mode, --plugstack, --pin-conf, --conf-extra, --nodename, --nodes, --accounting, --acct-user, --cluster, --timeout, --grace, --clean" ;;
+        *) die "'$1': unknown option; known: --dir, --mode, --plugstack, --pin-conf, --conf-extra, --nodename, --nodes, --sockets, --accounting, --acct-user, --cluster, --timeout, --grace, --clean" ;;
     esac
 done
 
+case "$opt_sockets" in
+    ""|[1-9]|[1-9][0-9]) ;;
+    *) die "--sockets=$opt_sockets: a number of sockets, 1 to 99" ;;
+esac
 case "$opt_nodes" in
     1|2) ;;
     *) die "--nodes=$opt_nodes: 1 or 2 nodes are supported" ;;
@@ -609,6 +618,24 @@ node_line () {
         esac
     done
     [ -n "$out" ] && [ -n "$mem" ] || return 1
+    if [ -n "$opt_sockets" ]; then
+        # the same cores, told to Slurm as --sockets sockets
+        local boards=1 sockets=1 cores=1 threads=1 total
+        for kv in $out; do
+            case "${kv%%=*}" in
+                Boards) boards=${kv#*=} ;;
+                SocketsPerBoard) sockets=${kv#*=} ;;
+                CoresPerSocket) cores=${kv#*=} ;;
+                ThreadsPerCore) threads=${kv#*=} ;;
+            esac
+        done
+        total=$((boards * sockets * cores))
+        if [ $((total % opt_sockets)) -ne 0 ]; then
+            echo "local-slurm: --sockets=$opt_sockets: this machine's $total cores do not split evenly" >&2
+            return 1
+        fi
+        out=" CPUs=$((total * threads)) Boards=1 SocketsPerBoard=$opt_sockets CoresPerSocket=$((total / opt_sockets)) ThreadsPerCore=$threads"
+    fi
     echo "NodeHostname=$host NodeAddr=127.0.0.1$out RealMemory=$mem State=UNKNOWN"
 }
 
@@ -701,6 +728,7 @@ write_slurm_conf () {
             i=$((i + 1))
         done
         echo "PartitionName=debug Nodes=$(node_names | paste -sd,) Default=YES MaxTime=INFINITE State=UP"
+        [ -n "$opt_sockets" ] && echo "SlurmdParameters=config_overrides"
         if [ ${#conf_extra[@]} -gt 0 ]; then
             echo "# --conf-extra"
             for kv in "${conf_extra[@]}"; do

@@ -507,6 +507,31 @@ static int set_dynamic_overuse (struct ctx *ctx, const char *value,
     return parse_overuse (value, &ctx->conf->dynamic_overuse, why, n);
 }
 
+/* SpreadSockets=N: 0 (off) or 2..64 sockets per node */
+static int parse_spread_sockets (const char *value, int *out, char *why,
+                                 size_t n)
+{
+    char *end = NULL;
+    unsigned long v;
+
+    errno = 0;
+    v = strtoul (value, &end, 10);
+    if (end == value || *end || errno || !isdigit ((unsigned char)value[0])
+        || v == 1 || v > 64) {
+        snprintf (why, n, "expected 0 (off) or the sockets per node of the "
+                  "partition's nodes, 2 to 64");
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+static int set_spread_sockets (struct ctx *ctx, const char *value,
+                               char *why, size_t n)
+{
+    return parse_spread_sockets (value, &ctx->conf->spread_sockets, why, n);
+}
+
 static int set_dynamic_confine (struct ctx *ctx, const char *value,
                                 char *why, size_t n)
 {
@@ -536,6 +561,7 @@ static const struct key keys[] = {
     { "DynamicGrace", "dynamic_grace", "60s", set_dynamic_grace },
     { "DynamicInterval", "dynamic_interval", "5s", set_dynamic_interval },
     { "DynamicConfine", "dynamic_confine", "cpuset", set_dynamic_confine },
+    { "SpreadSockets", "spread_sockets", "0", set_spread_sockets },
     { NULL, NULL, NULL, NULL },
 };
 
@@ -544,7 +570,7 @@ static const struct key keys[] = {
                    "ShareWithSteps, NoneUsers, NoneAccounts, PartitionName, " \
                    "DeliverCommand, Accounting, JournalDir, JournalMaxSize, " \
                    "DynamicOveruse, DynamicGrace, DynamicInterval, " \
-                   "DynamicConfine"
+                   "DynamicConfine, SpreadSockets"
 
 /* ---- PartitionName= lines ---------------------------------------------- */
 
@@ -593,6 +619,12 @@ static int part_set_confine (struct pin_conf_partition *part,
     return parse_confine (value, &part->dynamic_confine, why, n);
 }
 
+static int part_set_spread (struct pin_conf_partition *part,
+                            const char *value, char *why, size_t n)
+{
+    return parse_spread_sockets (value, &part->spread_sockets, why, n);
+}
+
 /* The keys valid on a PartitionName= line: adding one is a bit in
  * PIN_CONF_PART_*, a field and a line here. */
 static const struct part_key {
@@ -607,12 +639,13 @@ static const struct part_key {
     { "DynamicGrace", PIN_CONF_PART_DYN_GRACE, part_set_grace },
     { "DynamicInterval", PIN_CONF_PART_DYN_INTERVAL, part_set_interval },
     { "DynamicConfine", PIN_CONF_PART_DYN_CONFINE, part_set_confine },
+    { "SpreadSockets", PIN_CONF_PART_SPREAD_SOCKETS, part_set_spread },
     { NULL, 0, NULL },
 };
 
 #define PART_KEYS_KNOWN "DefaultPolicy, AllowedPolicies, ForcedPolicy, " \
                         "DynamicOveruse, DynamicGrace, DynamicInterval, " \
-                        "DynamicConfine"
+                        "DynamicConfine, SpreadSockets"
 
 /* `rest` is what follows "PartitionName=": NAME, then Key=Value words. */
 static int parse_partition_line (struct ctx *ctx, char *rest,
@@ -1045,6 +1078,7 @@ void pin_conf_defaults (struct pin_conf *conf)
     conf->dynamic_grace_us = 60LL * 1000000;
     conf->dynamic_interval_us = 5LL * 1000000;
     conf->dynamic_confine = PIN_CONFINE_CPUSET;
+    conf->spread_sockets = 0;
 }
 
 int pin_conf_load_file (struct pin_conf *conf, const char *path,
@@ -1234,6 +1268,7 @@ void pin_conf_rules_for (const struct pin_conf *conf, const char *partition,
     rules->dynamic_grace_us = conf->dynamic_grace_us;
     rules->dynamic_interval_us = conf->dynamic_interval_us;
     rules->dynamic_confine = conf->dynamic_confine;
+    rules->spread_sockets = conf->spread_sockets;
     if (!partition || !*partition)
         return;
     for (i = 0; i < conf->npartitions && i < PIN_CONF_PARTITIONS_MAX; i++) {
@@ -1255,6 +1290,8 @@ void pin_conf_rules_for (const struct pin_conf *conf, const char *partition,
             rules->dynamic_interval_us = p->dynamic_interval_us;
         if (p->set & PIN_CONF_PART_DYN_CONFINE)
             rules->dynamic_confine = p->dynamic_confine;
+        if (p->set & PIN_CONF_PART_SPREAD_SOCKETS)
+            rules->spread_sockets = p->spread_sockets;
         return;
     }
 }

@@ -59,6 +59,7 @@ enum {
     PIN_CONF_PART_DYN_GRACE = 16,    /* DynamicGrace= */
     PIN_CONF_PART_DYN_INTERVAL = 32, /* DynamicInterval= */
     PIN_CONF_PART_DYN_CONFINE = 64,  /* DynamicConfine= */
+    PIN_CONF_PART_SPREAD_SOCKETS = 128, /* SpreadSockets= */
 };
 
 /* One `PartitionName=NAME Key=Value ...` line. */
@@ -72,6 +73,7 @@ struct pin_conf_partition {
     long long dynamic_grace_us;
     long long dynamic_interval_us;
     int dynamic_confine;
+    int spread_sockets;
 };
 
 /* The rules for the jobs of one partition (pin_conf_rules_for()). */
@@ -85,6 +87,9 @@ struct pin_conf_rules {
     long long dynamic_grace_us;
     long long dynamic_interval_us;
     int dynamic_confine;          /* PIN_CONFINE_* */
+    /* job_submit: sockets per node a one-task numa-spread job that srun
+     * creates is spread over (doc/job-submit.md); 0: never reshaped */
+    int spread_sockets;
 };
 
 struct pin_conf {
@@ -121,6 +126,8 @@ struct pin_conf {
     long long dynamic_grace_us;   /* DynamicGrace=60s */
     long long dynamic_interval_us;/* DynamicInterval=5s */
     int dynamic_confine;          /* DynamicConfine=cpuset (PIN_CONFINE_*) */
+    int spread_sockets;           /* SpreadSockets=0 (off): job_submit's
+                                     numa-spread reshape, doc/job-submit.md */
 };
 
 /* DynamicConfine= values */

@@ -155,15 +155,61 @@ static bool user_set_dist (const job_desc_msg_t *job)
              || d == SLURM_DIST_UNKNOWN);
 }
 
+/* Was the job created by srun for its own step (pin.so's mark)? */
+static bool created_by_srun (const job_desc_msg_t *job)
+{
+    int i = submit_env_find (job->spank_job_env, job->spank_job_env_size,
+                             SUBMIT_SRUN_MARK_NAME);
+    return i >= 0 && !job->script
+           && strcmp (job->spank_job_env[i] + strlen (SUBMIT_SRUN_MARK_NAME)
+                      + 1, SUBMIT_SRUN_MARK_VALUE) == 0;
+}
+
+/* numa-spread, "srun -n 1 -c C" creating its own job, SpreadSockets=S:
+ * Slurm 22.05 packs one task's CPUs on one socket, so ask for S tasks of
+ * C/S CPUs, one per socket; srun's step (-n 1 -c C) then gets C/S cores
+ * of each socket.  Only when the user shaped nothing, the job is one
+ * plain job on one node and C divides evenly (doc/job-submit.md). */
+static bool spread_reshape (const job_desc_msg_t *job, int sockets,
+                            struct submit_decision *d)
+{
+    uint16_t c = job->cpus_per_task;
+
+    if (sockets < 2 || !created_by_srun (job)
+        || job->het_job_offset != NO_VAL
+        || !(job->num_tasks == NO_VAL || job->num_tasks <= 1)
+        || c == NO_VAL16 || c < sockets || c % sockets != 0
+        || !(job->min_nodes == NO_VAL || job->min_nodes <= 1)
+        || !(job->max_nodes == NO_VAL || job->max_nodes <= 1)
+        || !unset16 (job->ntasks_per_socket)
+        || !unset16 (job->ntasks_per_node)
+        || job->shared == JOB_SHARED_NONE
+        || user_set_cores (job) || user_set_dist (job))
+        return false;
+    d->num_tasks = (uint32_t)sockets;
+    d->cpus_per_task = (uint16_t)(c / sockets);
+    d->ntasks_per_socket = 1;
+    return true;
+}
+
 /* The allocation fields for `policy` (doc/job-submit.md). */
-static void translate (const job_desc_msg_t *job, struct submit_decision *d,
-                       char *added, size_t n)
+static void translate (const job_desc_msg_t *job, int spread_sockets,
+                       struct submit_decision *d, char *added, size_t n)
 {
     size_t o = 0;
 
     added[0] = '\0';
     if (d->policy != PLACE_NUMA_LOCAL && d->policy != PLACE_NUMA_SPREAD)
         return;
+    if (d->policy == PLACE_NUMA_SPREAD
+        && spread_reshape (job, spread_sockets, d)) {
+        snprintf (added + o, n - o, "%sntasks=%u,cpus_per_task=%u,"
+                  "ntasks_per_socket=1 (srun -n 1 -c %u over %d sockets)",
+                  o ? "," : "", (unsigned)d->num_tasks,
+                  (unsigned)d->cpus_per_task, (unsigned)job->cpus_per_task,
+                  spread_sockets);
+        o = strlen (added);
+    }
     if (!user_set_cores (job)) {
         d->threads_per_core = 1;
         snprintf (added + o, n - o, "%sthreads_per_core=1", o ? "," : "");
@@ -184,7 +230,7 @@ int submit_decide (const struct pin_conf *conf, const job_desc_msg_t *job,
     struct pin_option opt = { 0, false };
     const char *value = NULL;
     bool defaults_differ = false;
-    char shown[QUOTE + 8], allowed[256], part[QUOTE + 8], added[96];
+    char shown[QUOTE + 8], allowed[256], part[QUOTE + 8], added[160];
     const char *why = "";
 
     if (!conf || !job || !d) {
@@ -194,6 +240,9 @@ int submit_decide (const struct pin_conf *conf, const job_desc_msg_t *job,
     memset (d, 0, sizeof (*d));
     d->threads_per_core = NO_VAL16;
     d->task_dist = NO_VAL;
+    d->num_tasks = NO_VAL;
+    d->cpus_per_task = NO_VAL16;
+    d->ntasks_per_socket = NO_VAL16;
     if (asked_value (job, &value, errp) < 0)
         return -1;
     if (value && pinopt_parse (value, &opt, errp) < 0)
@@ -266,7 +315,7 @@ int submit_decide (const struct pin_conf *conf, const job_desc_msg_t *job,
     if (d->source != SUBMIT_ASKED)
         snprintf (d->write_value, sizeof (d->write_value), "%s",
                   place_policy_name ((enum place_policy)d->policy));
-    translate (job, d, added, sizeof (added));
+    translate (job, rules.spread_sockets, d, added, sizeof (added));
     snprintf (d->note, sizeof (d->note), "pin: %s (%s)%s%s",
               place_policy_name ((enum place_policy)d->policy), why,
               added[0] ? "; added " : "", added);
@@ -280,6 +329,14 @@ void submit_apply_fields (job_desc_msg_t *job,
         job->threads_per_core = d->threads_per_core;
     if (d->task_dist != NO_VAL)
         job->task_dist = d->task_dist;
+    if (d->num_tasks != NO_VAL) {
+        job->num_tasks = d->num_tasks;
+        job->bitflags |= JOB_NTASKS_SET;
+    }
+    if (d->cpus_per_task != NO_VAL16)
+        job->cpus_per_task = d->cpus_per_task;
+    if (d->ntasks_per_socket != NO_VAL16)
+        job->ntasks_per_socket = d->ntasks_per_socket;
 }
 
 /* vi: ts=4 sw=4 expandtab

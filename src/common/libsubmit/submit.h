@@ -21,12 +21,21 @@
 
 #include "libconf/conf.h"
 #include "libutil/errprintf.h"
+#include "../../plugins/spank/pinopt.h"
 
 /* The option as it arrives in job_desc->spank_job_env (FACTS.md). */
 #define SUBMIT_SPANK_ENV_NAME "_SLURM_SPANK_OPTION_pin_pin_policy"
 /* The same in a batch job's environment, read by srun in the script
  * (Slurm's spank_process_env_options(): "SLURM_SPANK_" + the above). */
 #define SUBMIT_JOB_ENV_NAME "SLURM_SPANK__SLURM_SPANK_OPTION_pin_pin_policy"
+
+/* What pin.so puts into the job control environment when srun itself
+ * creates the job (pinopt.h), as it arrives in spank_job_env (without the
+ * "SPANK_" that Slurm adds for the prolog and epilog only): such a job
+ * runs only srun's own step, so its task count may be reshaped
+ * (doc/job-submit.md). */
+#define SUBMIT_SRUN_MARK_NAME PINOPT_SRUN_MARK_NAME
+#define SUBMIT_SRUN_MARK_VALUE PINOPT_SRUN_MARK_VALUE
 
 /* Longest text submit_decide() puts into note (without the NUL). */
 #define SUBMIT_NOTE_MAX 200
@@ -51,6 +60,11 @@ struct submit_decision {
     /* Allocation fields to set; NO_VAL16 / NO_VAL: leave as they are. */
     uint16_t threads_per_core;
     uint32_t task_dist;
+    /* numa-spread's reshape of a one-task job srun creates (SpreadSockets=
+     * S): S tasks of C/S CPUs, one per socket, for "-n 1 -c C". */
+    uint32_t num_tasks;
+    uint16_t cpus_per_task;
+    uint16_t ntasks_per_socket;
     /* What was decided, for the job's comment: "pin: numa-local
      * (partition default); added threads_per_core=1".  "" if nothing. */
     char note[SUBMIT_NOTE_MAX + 1];
@@ -66,8 +80,9 @@ int submit_decide (const struct pin_conf *conf, const job_desc_msg_t *job,
                    const char *user, struct submit_decision *d,
                    pin_error_t *errp);
 
-/* Write d's allocation fields (threads_per_core, task_dist) into job;
- * touches nothing else. */
+/* Write d's allocation fields (threads_per_core, task_dist and the
+ * reshape: num_tasks with JOB_NTASKS_SET, cpus_per_task,
+ * ntasks_per_socket) into job; touches nothing else. */
 void submit_apply_fields (job_desc_msg_t *job,
                           const struct submit_decision *d);
 

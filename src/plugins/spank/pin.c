@@ -958,6 +958,14 @@ static int step_setup (spank_t sp)
 
 int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
 {
+    if (spank_context () == S_CTX_LOCAL) {
+        /* srun: should it create its own job, job_submit_pin.so may
+         * reshape it for numa-spread (doc/job-submit.md); inside a job
+         * the job control environment goes nowhere.  Never fatal. */
+        (void)spank_job_control_setenv (sp, PINOPT_SRUN_MARK_NAME,
+                                        PINOPT_SRUN_MARK_VALUE, 1);
+        return 0;
+    }
     if (spank_context () != S_CTX_REMOTE)
         return 0;
     if (step_get_ids (sp) < 0)

@@ -17,6 +17,14 @@
 /* Longest --pin-policy value accepted (bytes, without the NUL). */
 #define PINOPT_VALUE_MAX 64
 
+/* srun marks a job it creates for its own step in the job control
+ * environment (spank_job_control_setenv; the job's spank_job_env holds
+ * NAME=VALUE, the prolog and epilog see SPANK_NAME):
+ * job_submit_pin.so may then reshape a numa-spread job
+ * (doc/job-submit.md). */
+#define PINOPT_SRUN_MARK_NAME "PIN_ALLOC_BY"
+#define PINOPT_SRUN_MARK_VALUE "srun"
+
 struct pin_option {
     int policy;                 /* enum place_policy */
     bool verbose;               /* ",verbose" was given */

@@ -30,7 +30,11 @@ test_expect_success 'start Slurm (cgroup mode) with pin.so and JobSubmitPlugins=
     vm_pin_require cgroup --conf-extra "PluginDir=$SLURM_PLUGINDIR:$JS_DIR" \
         --conf-extra JobSubmitPlugins=pin &&
     vm_record_time "t20: slurm + pin.so + job_submit" "$start" &&
-    grep "^JobSubmitPlugins=pin" "$SLURM_CONF"
+    grep "^JobSubmitPlugins=pin" "$SLURM_CONF" &&
+    # the site says its nodes have 2 sockets: job_submit_pin.so (which
+    # reads the pin.conf beside slurm.conf, anew when it changes) may then
+    # reshape a one-task numa-spread job srun creates (doc/job-submit.md)
+    echo "SpreadSockets=2" >>"$(dirname "$SLURM_CONF")/pin.conf"
 '
 
 # distinct_cores LIST N: LIST holds N PUs on N different cores.
@@ -61,7 +65,8 @@ test_expect_success 'numa-local: the job carries what the plugin added' '
 
 test_expect_success 'numa-spread -c 4, no hint: submitted' '
     srun --chdir=/ --pin-policy=numa-spread,verbose -n 1 -c 4 \
-        sh -c "$VM_PROBE" >ns.out 2>ns.err ; rc=$? &&
+        sh -c "echo job=\$SLURM_JOB_ID ntasks=\$SLURM_NTASKS; $VM_PROBE" \
+        >ns.out 2>ns.err ; rc=$? &&
     cat ns.out ns.err && test $rc = 0 &&
     vm_note "t20: numa-spread -c 4: $(vm_probe_field ns.out 0 cpus) mems $(vm_probe_field ns.out 0 mems) step $(vm_probe_field ns.out 0 step_cpus); $(grep "^pin: task 0" ns.err)"
 '
@@ -70,10 +75,23 @@ test_expect_success 'numa-spread -c 4: 4 different cores' '
     distinct_cores "$(vm_probe_field ns.out 0 cpus)" 4
 '
 
+test_expect_success 'numa-spread -c 4: one task ran; the job was reshaped, and says so' '
+    grep -c "^task=" ns.out >ntasks &&
+    test "$(cat ntasks)" = 1 &&
+    grep "ntasks=1\$" ns.out &&
+    job=$(sed -n "s/^job=\([0-9]*\) .*/\1/p" ns.out) &&
+    scontrol show job "$job" >ns.job &&
+    cat ns.job &&
+    grep -E "NumTasks=2 " ns.job &&
+    grep -E "CPUs/Task=2 " ns.job &&
+    grep -E "Comment=pin: numa-spread \(asked\); added ntasks=2,cpus_per_task=2,ntasks_per_socket=1" ns.job
+'
+
 # Slurm 22.05 cons_tres packs the CPUs of one task on one socket
-# (dist_tasks.c, _cyclic_sync_core_bitmap, whatever -m says), so the
-# allocation of a single -c 4 task holds one NUMA node: doc/job-submit.md.
-test_expect_failure 'numa-spread -c 4: 2 + 2 different cores of both NUMA nodes, mems = both' '
+# (dist_tasks.c, _cyclic_sync_core_bitmap, whatever -m says); the job is
+# reshaped into one task per socket (SpreadSockets=2), and srun's own
+# step then gets 2 cores of each: doc/job-submit.md.
+test_expect_success 'numa-spread -c 4: 2 + 2 different cores of both NUMA nodes, mems = both' '
     cpus=$(vm_probe_field ns.out 0 cpus) &&
     mems=$(vm_probe_field ns.out 0 mems) &&
     distinct_cores "$cpus" 4 &&
@@ -89,6 +107,19 @@ test_expect_success 'numa-spread confined to one NUMA node says so (alloc-one-nu
     else
         ! grep "alloc-one-numa" ns.err
     fi
+'
+
+# A batch job is never reshaped (its script's steps would see the task
+# count): its one-task step stays on one NUMA node and says so.
+test_expect_success 'numa-spread in a batch job: not reshaped, the step says alloc-one-numa' '
+    job=$(sbatch --parsable --chdir=/tmp --pin-policy=numa-spread -n 1 -c 4 \
+          -o /tmp/nb.out --wrap "srun -n 1 -c 4 --pin-policy=numa-spread,verbose true") &&
+    slurm_wait_job "$job" &&
+    scontrol show job "$job" >nb.job &&
+    cat nb.job /tmp/nb.out &&
+    grep "NumTasks=1 " nb.job &&
+    ! grep "ntasks_per_socket" nb.job &&
+    grep "^pin: task 0 on .*: policy=numa-spread .*fallback=.*alloc-one-numa" /tmp/nb.out
 '
 
 # Measured, not asserted: what the user can add to get the spread.

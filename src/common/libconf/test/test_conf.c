@@ -340,7 +340,7 @@ static const struct bad_case {
       "Verbose, Oversubscribe, ShareWithSteps, NoneUsers, NoneAccounts, "
       "PartitionName, DeliverCommand, Accounting, JournalDir, "
       "JournalMaxSize, DynamicOveruse, DynamicGrace, DynamicInterval, "
-      "DynamicConfine" },
+      "DynamicConfine, SpreadSockets" },
     { "Oversubscribe=yes\n", 1,
       "Oversubscribe=yes: expected allow or refuse" },
     { "\nShareWithSteps=no\n", 2,
@@ -406,11 +406,11 @@ static const struct bad_case part_bad[] = {
     { "PartitionName=\n", 1, "PartitionName=: empty value" },
     { "PartitionName=p\n", 1, "PartitionName=p: no keys; give at least one "
       "of: DefaultPolicy, AllowedPolicies, ForcedPolicy, DynamicOveruse, "
-      "DynamicGrace, DynamicInterval, DynamicConfine" },
+      "DynamicGrace, DynamicInterval, DynamicConfine, SpreadSockets" },
     { "PartitionName=p Bogus=1\n", 1, "PartitionName=p: 'Bogus=1': not a "
       "per-partition Key=Value; valid here: DefaultPolicy, AllowedPolicies, "
       "ForcedPolicy, DynamicOveruse, DynamicGrace, DynamicInterval, "
-      "DynamicConfine" },
+      "DynamicConfine, SpreadSockets" },
     { "PartitionName=p DynamicOveruse=0.9\n", 1,
       "PartitionName=p: DynamicOveruse=0.9: not a factor above 1" },
     { "PartitionName=p DynamicGrace=2d\n", 1, "PartitionName=p: DynamicGrace=2d" },
@@ -785,7 +785,7 @@ static const struct arg_bad_case {
       "StateDir, Verbose, Oversubscribe, ShareWithSteps, NoneUsers, "
       "NoneAccounts, PartitionName, DeliverCommand, Accounting, "
       "JournalDir, JournalMaxSize, DynamicOveruse, DynamicGrace, "
-      "DynamicInterval, DynamicConfine" },
+      "DynamicInterval, DynamicConfine, SpreadSockets" },
     { { "verbose" },
       "plugstack.conf argument 'verbose': missing '='; use key=value (e.g. "
       "default_policy=numa-local)" },

@@ -347,6 +347,165 @@ START_TEST (test_policy_names)
 }
 END_TEST
 
+/* numa-spread's reshape of a one-task job srun creates (SpreadSockets). */
+static const struct rcase {
+    const char *what;
+    const char *conf;       /* pin.conf text */
+    const char *partition;
+    const char *policy;     /* --pin-policy value */
+    const char *mark;       /* SPANK_PIN_ALLOC_BY value, NULL: none */
+    bool batch;             /* a script: sbatch */
+    uint32_t ntasks;
+    uint16_t cpt;
+    uint16_t shared, nps, tpc;
+    uint32_t dist, het;
+    uint32_t want_tasks;    /* NO_VAL: not reshaped */
+    uint16_t want_cpt;
+} rcases[] = {
+    { "srun -c 4, 2 sockets", "SpreadSockets=2\n", NULL, "numa-spread",
+      "srun", false, 1, 4, NO_VAL16, NO_VAL16, NO_VAL16, NO_VAL, NO_VAL,
+      2, 2 },
+    { "srun -c 8, 4 sockets", "SpreadSockets=4\n", NULL, "numa-spread",
+      "srun", false, NO_VAL, 8, NO_VAL16, NO_VAL16, NO_VAL16, NO_VAL,
+      NO_VAL, 4, 2 },
+    { "the partition's SpreadSockets", "PartitionName=wide SpreadSockets=2\n",
+      "wide", "numa-spread", "srun", false, 1, 4, NO_VAL16, NO_VAL16,
+      NO_VAL16, NO_VAL, NO_VAL, 2, 2 },
+    { "another partition: off", "PartitionName=wide SpreadSockets=2\n",
+      "debug", "numa-spread", "srun", false, 1, 4, NO_VAL16, NO_VAL16,
+      NO_VAL16, NO_VAL, NO_VAL, NO_VAL, 4 },
+    { "SpreadSockets=0", "SpreadSockets=0\n", NULL, "numa-spread", "srun",
+      false, 1, 4, NO_VAL16, NO_VAL16, NO_VAL16, NO_VAL, NO_VAL, NO_VAL, 4 },
+    { "a partition turns it off", "SpreadSockets=2\nPartitionName=p "
+      "SpreadSockets=0\n", "p", "numa-spread", "srun", false, 1, 4,
+      NO_VAL16, NO_VAL16, NO_VAL16, NO_VAL, NO_VAL, NO_VAL, 4 },
+    { "no srun mark (salloc)", "SpreadSockets=2\n", NULL, "numa-spread",
+      NULL, false, 1, 4, NO_VAL16, NO_VAL16, NO_VAL16, NO_VAL, NO_VAL,
+      NO_VAL, 4 },
+    { "another mark value", "SpreadSockets=2\n", NULL, "numa-spread",
+      "sbatch", false, 1, 4, NO_VAL16, NO_VAL16, NO_VAL16, NO_VAL, NO_VAL,
+      NO_VAL, 4 },
+    { "a batch script", "SpreadSockets=2\n", NULL, "numa-spread", "srun",
+      true, 1, 4, NO_VAL16, NO_VAL16, NO_VAL16, NO_VAL, NO_VAL, NO_VAL, 4 },
+    { "numa-local", "SpreadSockets=2\n", NULL, "numa-local", "srun", false,
+      1, 4, NO_VAL16, NO_VAL16, NO_VAL16, NO_VAL, NO_VAL, NO_VAL, 4 },
+    { "-n 2", "SpreadSockets=2\n", NULL, "numa-spread", "srun", false, 2, 4,
+      NO_VAL16, NO_VAL16, NO_VAL16, NO_VAL, NO_VAL, NO_VAL, 4 },
+    { "-c 3 on 2 sockets", "SpreadSockets=2\n", NULL, "numa-spread", "srun",
+      false, 1, 3, NO_VAL16, NO_VAL16, NO_VAL16, NO_VAL, NO_VAL, NO_VAL, 3 },
+    { "-c 1", "SpreadSockets=2\n", NULL, "numa-spread", "srun", false, 1, 1,
+      NO_VAL16, NO_VAL16, NO_VAL16, NO_VAL, NO_VAL, NO_VAL, 1 },
+    { "no -c", "SpreadSockets=2\n", NULL, "numa-spread", "srun", false, 1,
+      NO_VAL16, NO_VAL16, NO_VAL16, NO_VAL16, NO_VAL, NO_VAL, NO_VAL,
+      NO_VAL16 },
+    { "--exclusive", "SpreadSockets=2\n", NULL, "numa-spread", "srun", false,
+      1, 4, JOB_SHARED_NONE, NO_VAL16, NO_VAL16, NO_VAL, NO_VAL, NO_VAL, 4 },
+    { "--ntasks-per-socket", "SpreadSockets=2\n", NULL, "numa-spread",
+      "srun", false, 1, 4, NO_VAL16, 1, NO_VAL16, NO_VAL, NO_VAL, NO_VAL, 4 },
+    { "--threads-per-core", "SpreadSockets=2\n", NULL, "numa-spread",
+      "srun", false, 1, 4, NO_VAL16, NO_VAL16, 2, NO_VAL, NO_VAL, NO_VAL, 4 },
+    { "-m", "SpreadSockets=2\n", NULL, "numa-spread", "srun", false, 1, 4,
+      NO_VAL16, NO_VAL16, NO_VAL16, SLURM_DIST_CYCLIC, NO_VAL, NO_VAL, 4 },
+    { "a het job component", "SpreadSockets=2\n", NULL, "numa-spread",
+      "srun", false, 1, 4, NO_VAL16, NO_VAL16, NO_VAL16, NO_VAL, 0, NO_VAL,
+      4 },
+};
+
+START_TEST (test_reshape)
+{
+    const struct rcase *rc = &rcases[_i];
+    struct submit_decision d;
+    struct pin_conf c;
+    job_desc_msg_t job;
+    pin_error_t e = { "" };
+    char pol[64], mark[64];
+    char *env[2];
+    uint32_t n = 0;
+
+    conf_from (&c, rc->conf);
+    job_init (&job);
+    job.num_tasks = rc->ntasks;
+    job.cpus_per_task = rc->cpt;
+    job.shared = rc->shared;
+    job.ntasks_per_socket = rc->nps;
+    job.ntasks_per_node = NO_VAL16;
+    job.threads_per_core = rc->tpc;
+    job.task_dist = rc->dist;
+    job.het_job_offset = rc->het;
+    job.min_nodes = 1;
+    job.max_nodes = NO_VAL;
+    job.partition = (char *)rc->partition;
+    job.script = rc->batch ? (char *)"#!/bin/sh\nsrun a.out\n" : NULL;
+    snprintf (pol, sizeof (pol), "%s%s", ENV, rc->policy);
+    env[n++] = pol;
+    if (rc->mark) {
+        snprintf (mark, sizeof (mark), "%s=%s", SUBMIT_SRUN_MARK_NAME,
+                  rc->mark);
+        env[n++] = mark;
+    }
+    job.spank_job_env = env;
+    job.spank_job_env_size = n;
+    ck_assert_msg (submit_decide (&c, &job, "bob", &d, &e) == 0, "%s: %s",
+                   rc->what, e.text);
+    ck_assert_msg (d.num_tasks == rc->want_tasks, "%s: num_tasks %u",
+                   rc->what, d.num_tasks);
+    submit_apply_fields (&job, &d);
+    if (rc->want_tasks == NO_VAL) {
+        ck_assert_uint_eq (job.num_tasks, rc->ntasks);
+        ck_assert_uint_eq (job.ntasks_per_socket, rc->nps);
+        ck_assert_msg (!(job.bitflags & JOB_NTASKS_SET), "%s", rc->what);
+        ck_assert_msg (!strstr (d.note, "ntasks_per_socket"), "%s: %s",
+                       rc->what, d.note);
+    }
+    else {
+        ck_assert_uint_eq (job.num_tasks, rc->want_tasks);
+        ck_assert_uint_eq (job.ntasks_per_socket, 1);
+        ck_assert_msg (job.bitflags & JOB_NTASKS_SET, "%s", rc->what);
+        ck_assert_msg (strstr (d.note, "ntasks_per_socket=1"), "%s: %s",
+                       rc->what, d.note);
+        ck_assert_uint_eq (job.threads_per_core, 1);
+    }
+    ck_assert_uint_eq (job.cpus_per_task, rc->want_cpt);
+}
+END_TEST
+
+/* SpreadSockets= values */
+START_TEST (test_spread_conf)
+{
+    static const char *bad[] = { "SpreadSockets=1\n", "SpreadSockets=65\n",
+                                 "SpreadSockets=two\n", "SpreadSockets=-2\n",
+                                 "SpreadSockets=\n",
+                                 "PartitionName=p SpreadSockets=1\n" };
+    char path[] = "/tmp/test_submit.XXXXXX";
+    struct pin_conf c;
+    struct pin_conf_rules r;
+    size_t i;
+
+    for (i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
+        pin_error_t e = { "" };
+        int fd = mkstemp (path);
+        ck_assert_int_ge (fd, 0);
+        ck_assert_int_eq (write (fd, bad[i], strlen (bad[i])),
+                          (int)strlen (bad[i]));
+        close (fd);
+        pin_conf_defaults (&c);
+        ck_assert_int_eq (pin_conf_load_file (&c, path, true, &e), -1);
+        ck_assert_msg (strstr (e.text, "SpreadSockets"), "%s", e.text);
+        ck_assert_ptr_null (strchr (e.text, '\n'));
+        unlink (path);
+        strcpy (path, "/tmp/test_submit.XXXXXX");
+    }
+    pin_conf_defaults (&c);
+    pin_conf_rules_for (&c, NULL, &r);
+    ck_assert_int_eq (r.spread_sockets, 0);
+    conf_from (&c, "SpreadSockets=2\nPartitionName=big SpreadSockets=8\n");
+    pin_conf_rules_for (&c, "big", &r);
+    ck_assert_int_eq (r.spread_sockets, 8);
+    pin_conf_rules_for (&c, "other", &r);
+    ck_assert_int_eq (r.spread_sockets, 2);
+}
+END_TEST
+
 int main (void)
 {
     Suite *s = suite_create ("submit");
@@ -356,6 +515,9 @@ int main (void)
                          (int)(sizeof (cases) / sizeof (cases[0])));
     tcase_add_loop_test (tc, test_never_override, 0,
                          (int)(sizeof (user_cases) / sizeof (user_cases[0])));
+    tcase_add_loop_test (tc, test_reshape, 0,
+                         (int)(sizeof (rcases) / sizeof (rcases[0])));
+    tcase_add_test (tc, test_spread_conf);
     tcase_add_test (tc, test_hostile);
     tcase_add_test (tc, test_env_find);
     tcase_add_test (tc, test_policy_names);
