@@ -37,20 +37,6 @@ R="$PY $PIN_SRCDIR/t/acct/records.py"
 BATCH=4294967291
 EXTERN=4294967292
 
-# wait_records FILTER... -- FIELD...: the matching records (at least one),
-# waiting for them: slurmstepd appends a record after srun has returned.
-wait_records () {
-    i=0
-    while test $i -lt $((PIN_SLURM_TIMEOUT * 5)); do
-        $R "$J" "$@" >records.out || return 1
-        test -s records.out && { cat records.out; return 0; }
-        sleep 0.2
-        i=$((i + 1))
-    done
-    echo "no record matching: $*" >&2
-    return 1
-}
-
 # within PCT A B: |A - B| <= PCT % of B
 within () {
     awk -v p="$1" -v a="$2" -v b="$3" 'BEGIN {
@@ -85,7 +71,7 @@ test_expect_success SLURM,PIN_SO,TWO_CPUS,PYTHON3 'a step keeping 2 CPUs busy un
         cat busy.out &&
         truth=$(sed -n "s/^cpu_usec=\([0-9]*\) .*/\1/p" busy.out) &&
         wall=$(sed -n "s/.* wall_usec=\([0-9]*\)$/\1/p" busy.out) &&
-        wait_records job_name=busy$try step_id=0 -- eff policy alloc_cpus state source user_usec system_usec >rec &&
+        acct_wait_records "$J" job_name=busy$try step_id=0 -- eff policy alloc_cpus state source user_usec system_usec >rec &&
         test "$(wc -l <rec)" -eq 1 &&
         IFS="|" read eff pol alloc state src u s <rec &&
         test "$pol" = numa-local && test "$alloc" = 2 &&
@@ -110,7 +96,7 @@ test_expect_success UNCONTENDED 'the busy step on 2 free CPUs: 95-100 %' '
 
 test_expect_success SLURM,PIN_SO,TWO_CPUS,PYTHON3 'an idle step without --pin-policy: under 5 %, policy none' '
     srun -J idle -n1 -c1 $W idle 3 >idle.out &&
-    wait_records job_name=idle step_id=0 -- eff policy cgroup >rec &&
+    acct_wait_records "$J" job_name=idle step_id=0 -- eff policy cgroup >rec &&
     IFS="|" read eff pol cg <rec &&
     test "$pol" = none &&
     case "$cg" in */$BASE/job_*/step_0) ;; *) false ;; esac &&
@@ -121,7 +107,7 @@ test_expect_success SLURM,PIN_SO,TWO_CPUS,PYTHON3 'children that detach (setsid,
     srun -J detach -n1 -c2 $W detach 3 1.0 >detach.out &&
     cat detach.out &&
     truth=$(sed -n "s/^cpu_usec=\([0-9]*\) .*/\1/p" detach.out) &&
-    wait_records job_name=detach step_id=0 -- user_usec system_usec >rec &&
+    acct_wait_records "$J" job_name=detach step_id=0 -- user_usec system_usec >rec &&
     IFS="|" read u s <rec &&
     within 2 $((u + s)) "$truth"
 '
@@ -130,7 +116,7 @@ test_expect_success SLURM,PIN_SO,TWO_CPUS,PYTHON3 '10 short processes a second f
     srun -J spawn -n1 -c1 $W spawn 10 6 20 >spawn.out &&
     cat spawn.out &&
     truth=$(sed -n "s/^cpu_usec=\([0-9]*\) .*/\1/p" spawn.out) &&
-    wait_records job_name=spawn step_id=0 -- user_usec system_usec >rec &&
+    acct_wait_records "$J" job_name=spawn step_id=0 -- user_usec system_usec >rec &&
     IFS="|" read u s <rec &&
     within 2 $((u + s)) "$truth"
 '
@@ -148,10 +134,10 @@ test_expect_success SLURM,PIN_SO,TWO_CPUS,PYTHON3 'a job cancelled by scancel: i
     scancel $job &&
     test_expect_code 1 slurm_wait_job $job >state &&
     grep CANCELLED state &&
-    wait_records job_id=$job step_id=0 -- state >rec0 &&
+    acct_wait_records "$J" job_id=$job step_id=0 -- state >rec0 &&
     test "$(cat rec0)" = CANCELLED &&
     # the batch shell: killed, or exit 143 after its srun (a race)
-    wait_records job_id=$job step_id=$BATCH -- step_id policy state exit_status >recb &&
+    acct_wait_records "$J" job_id=$job step_id=$BATCH -- step_id policy state exit_status >recb &&
     acct_killed_record "$(cat recb)" none
 '
 
@@ -159,7 +145,7 @@ test_expect_success SLURM,PIN_SO,TWO_CPUS,PYTHON3 'batch, extern, numbered steps
     job=$(sbatch --parsable -J kinds -n1 -c2 -o kinds.out --wrap \
           "srun --pin-policy=numa-spread true; srun true") &&
     slurm_wait_job $job &&
-    wait_records job_id=$job kind=job -- source steps alloc_cpus >recj &&
+    acct_wait_records "$J" job_id=$job kind=job -- source steps alloc_cpus >recj &&
     $R "$J" job_id=$job kind=step -- step_id policy state >recs &&
     sort recs >recs.sorted &&
     cat >recs.want <<-EOF &&
@@ -180,7 +166,7 @@ command -v script >/dev/null && test_set_prereq SCRIPT
 # starts, so the test names the shell, as a login would.
 test_expect_success SLURM,PIN_SO,TWO_CPUS,PYTHON3,SCRIPT 'the interactive step of salloc has its record' '
     printf "exit 0\n" | SHELL=/bin/sh script -qec "salloc -J inter -n1 -c1" /dev/null >inter.out 2>&1 &&
-    wait_records job_name=inter step_id=4294967290 -- policy state source >rec &&
+    acct_wait_records "$J" job_name=inter step_id=4294967290 -- policy state source >rec &&
     test "$(cat rec)" = "none|COMPLETED|step-cgroup"
 '
 
@@ -192,7 +178,7 @@ test_expect_success SLURM,PIN_SO,TWO_CPUS,PYTHON3 'Accounting=no: the step runs 
     test "$(cat noacct.out)" = ran &&
     cp pin.conf "$LOCAL_SLURM_DIR/etc/pin.conf" &&
     srun -J acctagain -n1 -c1 true &&
-    wait_records job_name=acctagain step_id=0 -- state &&
+    acct_wait_records "$J" job_name=acctagain step_id=0 -- state &&
     sleep 2 &&
     $R "$J" job_name=noacct -- job_id >none &&
     test_must_be_empty none
@@ -207,7 +193,7 @@ test_expect_success SLURM,PIN_SO,TWO_CPUS,PYTHON3 'a hostile job name (newline, 
     name=$(printf "a\nb\"c\\\\d\377\001e") &&
     job=$(sbatch --parsable -J "$name" -o hostile.out --wrap true) &&
     slurm_wait_job $job &&
-    wait_records job_id=$job step_id=$BATCH -- job_name >rec &&
+    acct_wait_records "$J" job_id=$job step_id=$BATCH -- job_name >rec &&
     test "$(grep -c "\"job_id\":$job," "$J/journal")" -ge 1 &&
     $PY -c "
 import json, sys
@@ -257,7 +243,7 @@ test_expect_success SLURM,PIN_SO,TWO_CPUS,PYTHON3 'a full journal file system: l
     test_cmp ids.before ids.prefix &&
     rm -f "$JFS/filler" &&
     srun -J after -n1 -c1 true &&
-    wait_records job_name=after step_id=0 -- state &&
+    acct_wait_records "$J" job_name=after step_id=0 -- state &&
     size=$(stat -c %s before) &&
     head -c $size "$J/journal" >prefix &&
     test_cmp before prefix &&

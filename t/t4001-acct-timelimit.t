@@ -59,11 +59,7 @@ test_expect_success SLURM,PIN_SO,PYTHON3 'a job killed at its time limit ends as
 
 test_expect_success SLURM,PIN_SO,PYTHON3 'its numbered and batch steps have records, with the CPU they used' '
     job=$(cat jobid) &&
-    i=0 &&
-    while ! $R "$J" job_id=$job kind=job -- steps | grep -q . &&
-          test $i -lt $((PIN_SLURM_TIMEOUT * 5)); do
-        sleep 0.2; i=$((i + 1))
-    done &&
+    acct_wait_records "$J" job_id=$job kind=job -- steps &&
     $R "$J" job_id=$job kind=step -- step_id policy state exit_status user_usec >recs &&
     cat recs &&
     acct_killed_record "$(grep "^0|" recs)" numa-local &&

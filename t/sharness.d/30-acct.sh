@@ -26,3 +26,27 @@ acct_killed_record () {
     echo "acct_killed_record: not ended by Slurm's signal: $1" >&2
     return 1
 }
+
+# acct_wait_records JOURNAL FILTER... -- FIELD...: print the matching
+# records of the journal directory (t/acct/records.py, at least one),
+# waiting up to PIN_SLURM_TIMEOUT seconds for them: slurmstepd appends a
+# step's record after srun has returned, the epilog the job's after the
+# job ended, and the journal itself may not exist yet.  On timeout, says
+# what was asked and what records.py last said, and fails.
+acct_wait_records () {
+    _awr_j=$1
+    shift
+    _awr_i=0
+    while test $_awr_i -lt $((${PIN_SLURM_TIMEOUT:-60} * 5)); do
+        if /usr/bin/python3 "$PIN_SRCDIR/t/acct/records.py" "$_awr_j" "$@" \
+                >records.out 2>records.err && test -s records.out; then
+            cat records.out
+            return 0
+        fi
+        sleep 0.2
+        _awr_i=$((_awr_i + 1))
+    done
+    echo "acct_wait_records: no record matching: $*" >&2
+    cat records.err >&2
+    return 1
+}

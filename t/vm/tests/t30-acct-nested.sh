@@ -26,18 +26,6 @@ W="$PY $PIN_SRCDIR/t/acct/workload.py"
 R="$PY $PIN_SRCDIR/t/acct/records.py"
 SCOPE='/sys/fs/cgroup/system\.slice/node1_slurmstepd\.scope'
 
-wait_records () {
-    i=0
-    while test $i -lt 300; do
-        $R "$J" "$@" >records.out 2>/dev/null && test -s records.out &&
-            { cat records.out; return 0; }
-        sleep 0.2
-        i=$((i + 1))
-    done
-    echo "no record matching: $*" >&2
-    return 1
-}
-
 test_expect_success 'start Slurm (cgroup mode, PrologFlags=Contain) with pin.so' '
     vm_pin_require cgroup --conf-extra PrologFlags=Contain &&
     test -n "$LOCAL_SLURM_JOURNAL"
@@ -52,7 +40,7 @@ test_expect_success 'a busy step under -c 2: record from step_<id>/user, nested,
     slurm_wait_job $job &&
     cat vmbusy.out &&
     truth=$(sed -n "s/^cpu_usec=\([0-9]*\) .*/\1/p" vmbusy.out) &&
-    wait_records job_id=$job step_id=0 -- mode source cgroup user_usec system_usec eff >rec &&
+    acct_wait_records "$J" job_id=$job step_id=0 -- mode source cgroup user_usec system_usec eff >rec &&
     cat rec &&
     test "$(wc -l <rec)" -eq 1 &&
     IFS="|" read mode src cg u s eff <rec &&
@@ -67,7 +55,7 @@ test_expect_success 'a busy step under -c 2: record from step_<id>/user, nested,
 test_expect_success 'the job record comes from Slurm'"'"'s job cgroup, read in the extern step' '
     job=$(cat busy.job) &&
     $R "$J" job_id=$job -- kind step_id source cgroup user_usec &&
-    wait_records job_id=$job kind=job -- source cgroup user_usec >recj &&
+    acct_wait_records "$J" job_id=$job kind=job -- source cgroup user_usec >recj &&
     test "$(wc -l <recj)" -eq 1 &&
     IFS="|" read src cg u <recj &&
     test "$src" = job-cgroup &&
