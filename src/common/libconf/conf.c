@@ -362,6 +362,46 @@ static int set_journal_dir (struct ctx *ctx, const char *value,
                      value, why, n);
 }
 
+static int set_profile_dir (struct ctx *ctx, const char *value,
+                            char *why, size_t n)
+{
+    return set_path (ctx->conf->profile_dir, sizeof (ctx->conf->profile_dir),
+                     value, why, n);
+}
+
+/* ProfileMaxSize: bytes or K, M, G; 8K (the smallest profile) to 64G */
+static int set_profile_max_size (struct ctx *ctx, const char *value,
+                                 char *why, size_t n)
+{
+    unsigned long long v, mult = 1;
+    char *end;
+
+    errno = 0;
+    if (!isdigit ((unsigned char)value[0])
+        || ((v = strtoull (value, &end, 10)), errno))
+        goto bad;
+    if (*end) {
+        switch (toupper ((unsigned char)*end)) {
+            case 'K': mult = 1ull << 10; break;
+            case 'M': mult = 1ull << 20; break;
+            case 'G': mult = 1ull << 30; break;
+            default: goto bad;
+        }
+        if (end[1])
+            goto bad;
+    }
+    if (v > (64ull << 30) / mult || v * mult < 8192) {
+        snprintf (why, n, "out of range; give 8K to 64G");
+        return -1;
+    }
+    ctx->conf->profile_max_size = v * mult;
+    return 0;
+bad:
+    snprintf (why, n, "not a size; give bytes or a number with K, M or G "
+              "(e.g. 256M)");
+    return -1;
+}
+
 /* bytes, or a number with K, M or G (powers of 1024); 0: never rotate */
 static int set_journal_max_size (struct ctx *ctx, const char *value,
                                  char *why, size_t n)
@@ -456,6 +496,34 @@ static int parse_interval (const char *value, long long *out, char *why,
                            size_t n)
 {
     return parse_duration (value, 100000, 3600LL * 1000000, out, why, n);
+}
+
+int pin_conf_parse_profile (const char *value, long long *interval_us,
+                            char *why, size_t n)
+{
+    if (!value || !*value || strcasecmp (value, "yes") == 0
+        || strcasecmp (value, "on") == 0) {
+        *interval_us = PIN_CONF_PROFILE_DEFAULT_US;
+        return 0;
+    }
+    if (strcasecmp (value, "no") == 0 || strcasecmp (value, "off") == 0) {
+        *interval_us = 0;
+        return 0;
+    }
+    if (parse_duration (value, PIN_CONF_PROFILE_MIN_US,
+                        PIN_CONF_PROFILE_MAX_US, interval_us, why, n) < 0) {
+        /* parse_duration says what a duration is; add the words */
+        size_t len = strlen (why);
+        snprintf (why + len, n > len ? n - len : 0, " (or yes, no)");
+        return -1;
+    }
+    return 0;
+}
+
+static int set_profile (struct ctx *ctx, const char *value, char *why,
+                        size_t n)
+{
+    return pin_conf_parse_profile (value, &ctx->conf->profile_us, why, n);
 }
 
 static int parse_overuse (const char *value, double *out, char *why,
@@ -562,6 +630,10 @@ static const struct key keys[] = {
     { "DynamicInterval", "dynamic_interval", "5s", set_dynamic_interval },
     { "DynamicConfine", "dynamic_confine", "cpuset", set_dynamic_confine },
     { "SpreadSockets", "spread_sockets", "0", set_spread_sockets },
+    { "Profile", "profile", "no", set_profile },
+    { "ProfileDir", "profile_dir", PIN_CONF_DEFAULT_PROFILE_DIR,
+      set_profile_dir },
+    { "ProfileMaxSize", "profile_max_size", "256M", set_profile_max_size },
     { NULL, NULL, NULL, NULL },
 };
 
@@ -570,7 +642,8 @@ static const struct key keys[] = {
                    "ShareWithSteps, NoneUsers, NoneAccounts, PartitionName, " \
                    "DeliverCommand, Accounting, JournalDir, JournalMaxSize, " \
                    "DynamicOveruse, DynamicGrace, DynamicInterval, " \
-                   "DynamicConfine, SpreadSockets"
+                   "DynamicConfine, SpreadSockets, Profile, ProfileDir, " \
+                   "ProfileMaxSize"
 
 /* ---- PartitionName= lines ---------------------------------------------- */
 
@@ -625,6 +698,12 @@ static int part_set_spread (struct pin_conf_partition *part,
     return parse_spread_sockets (value, &part->spread_sockets, why, n);
 }
 
+static int part_set_profile (struct pin_conf_partition *part,
+                             const char *value, char *why, size_t n)
+{
+    return pin_conf_parse_profile (value, &part->profile_us, why, n);
+}
+
 /* The keys valid on a PartitionName= line: adding one is a bit in
  * PIN_CONF_PART_*, a field and a line here. */
 static const struct part_key {
@@ -640,12 +719,13 @@ static const struct part_key {
     { "DynamicInterval", PIN_CONF_PART_DYN_INTERVAL, part_set_interval },
     { "DynamicConfine", PIN_CONF_PART_DYN_CONFINE, part_set_confine },
     { "SpreadSockets", PIN_CONF_PART_SPREAD_SOCKETS, part_set_spread },
+    { "Profile", PIN_CONF_PART_PROFILE, part_set_profile },
     { NULL, 0, NULL },
 };
 
 #define PART_KEYS_KNOWN "DefaultPolicy, AllowedPolicies, ForcedPolicy, " \
                         "DynamicOveruse, DynamicGrace, DynamicInterval, " \
-                        "DynamicConfine, SpreadSockets"
+                        "DynamicConfine, SpreadSockets, Profile"
 
 /* `rest` is what follows "PartitionName=": NAME, then Key=Value words. */
 static int parse_partition_line (struct ctx *ctx, char *rest,
@@ -1079,6 +1159,10 @@ void pin_conf_defaults (struct pin_conf *conf)
     conf->dynamic_interval_us = 5LL * 1000000;
     conf->dynamic_confine = PIN_CONFINE_CPUSET;
     conf->spread_sockets = 0;
+    conf->profile_us = 0;
+    snprintf (conf->profile_dir, sizeof (conf->profile_dir), "%s",
+              PIN_CONF_DEFAULT_PROFILE_DIR);
+    conf->profile_max_size = 256ull << 20;
 }
 
 int pin_conf_load_file (struct pin_conf *conf, const char *path,
@@ -1269,6 +1353,7 @@ void pin_conf_rules_for (const struct pin_conf *conf, const char *partition,
     rules->dynamic_interval_us = conf->dynamic_interval_us;
     rules->dynamic_confine = conf->dynamic_confine;
     rules->spread_sockets = conf->spread_sockets;
+    rules->profile_us = conf->profile_us;
     if (!partition || !*partition)
         return;
     for (i = 0; i < conf->npartitions && i < PIN_CONF_PARTITIONS_MAX; i++) {
@@ -1292,6 +1377,8 @@ void pin_conf_rules_for (const struct pin_conf *conf, const char *partition,
             rules->dynamic_confine = p->dynamic_confine;
         if (p->set & PIN_CONF_PART_SPREAD_SOCKETS)
             rules->spread_sockets = p->spread_sockets;
+        if (p->set & PIN_CONF_PART_PROFILE)
+            rules->profile_us = p->profile_us;
         return;
     }
 }

@@ -34,6 +34,12 @@
 #endif
 #define PIN_CONF_DEFAULT_DELIVER_COMMAND PIN_BINDIR "/slurm-pin"
 #define PIN_CONF_DEFAULT_JOURNAL_DIR "/var/lib/slurm-pin/journal"
+#define PIN_CONF_DEFAULT_PROFILE_DIR "/var/lib/slurm-pin/profile"
+/* Profile= / --pin-profile: the sampling interval of `yes` (or of the
+ * option given without a value), and the range of an interval. */
+#define PIN_CONF_PROFILE_DEFAULT_US 1000000LL
+#define PIN_CONF_PROFILE_MIN_US 100000LL
+#define PIN_CONF_PROFILE_MAX_US 3600000000LL
 
 /* A pin.conf line may hold at most PIN_CONF_LINE_MAX - 1 characters. */
 #define PIN_CONF_LINE_MAX 8192
@@ -60,6 +66,7 @@ enum {
     PIN_CONF_PART_DYN_INTERVAL = 32, /* DynamicInterval= */
     PIN_CONF_PART_DYN_CONFINE = 64,  /* DynamicConfine= */
     PIN_CONF_PART_SPREAD_SOCKETS = 128, /* SpreadSockets= */
+    PIN_CONF_PART_PROFILE = 256,     /* Profile= */
 };
 
 /* One `PartitionName=NAME Key=Value ...` line. */
@@ -74,6 +81,7 @@ struct pin_conf_partition {
     long long dynamic_interval_us;
     int dynamic_confine;
     int spread_sockets;
+    long long profile_us;
 };
 
 /* The rules for the jobs of one partition (pin_conf_rules_for()). */
@@ -90,6 +98,9 @@ struct pin_conf_rules {
     /* job_submit: sockets per node a one-task numa-spread job that srun
      * creates is spread over (doc/job-submit.md); 0: never reshaped */
     int spread_sockets;
+    /* profiling (doc/profiling.md): the sampling interval of a step that
+     * does not say --pin-profile; 0: not profiled */
+    long long profile_us;
 };
 
 struct pin_conf {
@@ -128,6 +139,11 @@ struct pin_conf {
     int dynamic_confine;          /* DynamicConfine=cpuset (PIN_CONFINE_*) */
     int spread_sockets;           /* SpreadSockets=0 (off): job_submit's
                                      numa-spread reshape, doc/job-submit.md */
+    /* profiling (doc/profiling.md) */
+    long long profile_us;         /* Profile=no (0), yes (1 s) or an
+                                     interval: steps profiled by default */
+    char profile_dir[PATH_MAX];   /* ProfileDir=/var/lib/slurm-pin/profile */
+    unsigned long long profile_max_size; /* ProfileMaxSize=256M per profile */
 };
 
 /* DynamicConfine= values */
@@ -166,6 +182,14 @@ bool pin_conf_policy_allowed (const struct pin_conf *conf, int policy);
  * do).  A ForcedPolicy line has forced_policy >= 0. */
 void pin_conf_rules_for (const struct pin_conf *conf, const char *partition,
                          struct pin_conf_rules *rules);
+
+/* A Profile= or --pin-profile value: yes/on or empty or NULL (the default
+ * interval, PIN_CONF_PROFILE_DEFAULT_US), no/off (0) or an interval
+ * ("500ms", "2s", "1m") of PIN_CONF_PROFILE_MIN_US to _MAX_US.  -1 with
+ * `why` (size n) saying what is valid; *interval_us only written on
+ * success. */
+int pin_conf_parse_profile (const char *value, long long *interval_us,
+                            char *why, size_t n);
 
 /* May a job of `user` charged to `account` (either may be NULL) ask for
  * policy `none` explicitly?  Always, unless NoneUsers= or NoneAccounts=

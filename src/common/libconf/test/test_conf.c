@@ -340,7 +340,16 @@ static const struct bad_case {
       "Verbose, Oversubscribe, ShareWithSteps, NoneUsers, NoneAccounts, "
       "PartitionName, DeliverCommand, Accounting, JournalDir, "
       "JournalMaxSize, DynamicOveruse, DynamicGrace, DynamicInterval, "
-      "DynamicConfine, SpreadSockets" },
+      "DynamicConfine, SpreadSockets, Profile, ProfileDir, ProfileMaxSize" },
+    { "Profile=sometimes\n", 1, "Profile=sometimes: not a duration; give "
+      "seconds, e.g. 60, 60s, 500ms or 2m (or yes, no)" },
+    { "Profile=10ms\n", 1, "Profile=10ms: out of range; give 100ms to "
+      "3600s (or yes, no)" },
+    { "ProfileDir=profiles\n", 1, "ProfileDir=profiles: not an absolute "
+      "path" },
+    { "ProfileMaxSize=1K\n", 1, "ProfileMaxSize=1K: out of range; give 8K "
+      "to 64G" },
+    { "ProfileMaxSize=12X\n", 1, "ProfileMaxSize=12X: not a size" },
     { "Oversubscribe=yes\n", 1,
       "Oversubscribe=yes: expected allow or refuse" },
     { "\nShareWithSteps=no\n", 2,
@@ -406,11 +415,14 @@ static const struct bad_case part_bad[] = {
     { "PartitionName=\n", 1, "PartitionName=: empty value" },
     { "PartitionName=p\n", 1, "PartitionName=p: no keys; give at least one "
       "of: DefaultPolicy, AllowedPolicies, ForcedPolicy, DynamicOveruse, "
-      "DynamicGrace, DynamicInterval, DynamicConfine, SpreadSockets" },
+      "DynamicGrace, DynamicInterval, DynamicConfine, SpreadSockets, "
+      "Profile" },
     { "PartitionName=p Bogus=1\n", 1, "PartitionName=p: 'Bogus=1': not a "
       "per-partition Key=Value; valid here: DefaultPolicy, AllowedPolicies, "
       "ForcedPolicy, DynamicOveruse, DynamicGrace, DynamicInterval, "
-      "DynamicConfine, SpreadSockets" },
+      "DynamicConfine, SpreadSockets, Profile" },
+    { "PartitionName=p Profile=fast\n", 1,
+      "PartitionName=p: Profile=fast: not a duration" },
     { "PartitionName=p DynamicOveruse=0.9\n", 1,
       "PartitionName=p: DynamicOveruse=0.9: not a factor above 1" },
     { "PartitionName=p DynamicGrace=2d\n", 1, "PartitionName=p: DynamicGrace=2d" },
@@ -523,6 +535,47 @@ START_TEST (test_part_good)
     ck_assert_int_eq (r.dynamic_interval_us, 5LL * 1000000);
     ck_assert_int_eq (r.dynamic_confine, PIN_CONFINE_CPUSET);
     ck_assert (r.dynamic_overuse == 1.5);
+    pin_conf_defaults (&c);
+
+    /* Profile= per partition, and its values */
+    ck_assert_int_eq (c.profile_us, 0);
+    ck_assert_uint_eq (c.profile_max_size, 256ull << 20);
+    ck_assert_str_eq (c.profile_dir, PIN_CONF_DEFAULT_PROFILE_DIR);
+    write_conf ("Profile=2s\nProfileDir=/srv/prof\nProfileMaxSize=1G\n"
+                "PartitionName=pilot Profile=no\n"
+                "PartitionName=debug Profile=yes\n"
+                "PartitionName=fast Profile=250ms\n");
+    ck_assert_msg (pin_conf_load_file (&c, cfile, true, &e) == 0, "%s",
+                   e.text);
+    ck_assert_str_eq (c.profile_dir, "/srv/prof");
+    ck_assert_uint_eq (c.profile_max_size, 1ull << 30);
+    pin_conf_rules_for (&c, "pilot", &r);
+    ck_assert_int_eq (r.profile_us, 0);
+    pin_conf_rules_for (&c, "debug", &r);
+    ck_assert_int_eq (r.profile_us, PIN_CONF_PROFILE_DEFAULT_US);
+    pin_conf_rules_for (&c, "fast", &r);
+    ck_assert_int_eq (r.profile_us, 250000);
+    pin_conf_rules_for (&c, "batch", &r);
+    ck_assert_int_eq (r.profile_us, 2000000);
+    {
+        long long us = -1;
+        char why[200];
+        ck_assert_int_eq (pin_conf_parse_profile (NULL, &us, why,
+                                                  sizeof (why)), 0);
+        ck_assert_int_eq (us, PIN_CONF_PROFILE_DEFAULT_US);
+        ck_assert_int_eq (pin_conf_parse_profile ("OFF", &us, why,
+                                                  sizeof (why)), 0);
+        ck_assert_int_eq (us, 0);
+        ck_assert_int_eq (pin_conf_parse_profile ("1m", &us, why,
+                                                  sizeof (why)), 0);
+        ck_assert_int_eq (us, 60000000);
+        us = 7;
+        ck_assert_int_eq (pin_conf_parse_profile ("-1", &us, why,
+                                                  sizeof (why)), -1);
+        ck_assert_int_eq (us, 7);
+        ck_assert_int_eq (pin_conf_parse_profile ("2h", &us, why,
+                                                  sizeof (why)), -1);
+    }
     pin_conf_defaults (&c);
 
     /* the 65th line is refused, the 64th accepted */
@@ -785,7 +838,8 @@ static const struct arg_bad_case {
       "StateDir, Verbose, Oversubscribe, ShareWithSteps, NoneUsers, "
       "NoneAccounts, PartitionName, DeliverCommand, Accounting, "
       "JournalDir, JournalMaxSize, DynamicOveruse, DynamicGrace, "
-      "DynamicInterval, DynamicConfine, SpreadSockets" },
+      "DynamicInterval, DynamicConfine, SpreadSockets, Profile, ProfileDir, "
+      "ProfileMaxSize" },
     { { "verbose" },
       "plugstack.conf argument 'verbose': missing '='; use key=value (e.g. "
       "default_policy=numa-local)" },
