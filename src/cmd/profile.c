@@ -1,11 +1,11 @@
 /* profile.c - slurm-pin profile: record a command's processes, summarise
  *
  *   slurm-pin profile --record FILE [OPTIONS] -- CMD [ARGS...]
- *   slurm-pin profile [--json] [--top N] FILE
+ *   slurm-pin profile [--json] [--top N] [--dir DIR] FILE|JOB[.STEP]
  *
- * Recording needs root (proc connector, taskstats).  The job form
- * (JOB[.STEP]) comes with the SPANK plugin's profiling.  doc/profiling.md
- * describes the file; slurm-pin-profile(1) the command.
+ * Recording needs root (proc connector, taskstats).  JOB[.STEP] names the
+ * profiles pin.so recorded (--pin-profile) in ProfileDir.
+ * doc/profiling.md describes the file; slurm-pin-profile(1) the command.
  */
 #if HAVE_CONFIG_H
 #include "config.h"
@@ -26,9 +26,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "libconf/conf.h"
 #include "libprof/profile.h"
 #include "libprof/record.h"
 #include "libprof/summary.h"
+#include "profsrc.h"
 #include "subcmd.h"
 
 #define NAME "profile"
@@ -36,7 +38,7 @@
 struct opts {
     const char *record;
     uint64_t interval_ms, max_bytes, rcvbuf, top;
-    const char *cpus;
+    const char *cpus, *dir;
     bool pss, taskstats, json;
 };
 
@@ -50,20 +52,22 @@ static const struct option longopts[] = {
     { "no-taskstats", no_argument, NULL, 'T' },
     { "json", no_argument, NULL, 'j' },
     { "top", required_argument, NULL, 'n' },
+    { "dir", required_argument, NULL, 'd' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
-static const char shortopts[] = "+:r:i:m:c:b:PTjn:h";
+static const char shortopts[] = "+:r:i:m:c:b:PTjn:d:h";
 
 static void usage (FILE *f)
 {
     fprintf (f,
 "Usage: slurm-pin profile --record FILE [OPTIONS] -- CMD [ARGS...]\n"
-"       slurm-pin profile [--json] [--top N] FILE\n"
+"       slurm-pin profile [--json] [--top N] [--dir DIR] FILE|JOB[.STEP]\n"
 "\n"
 "Record every fork, exec and exit of CMD and its descendants (proc\n"
 "connector, taskstats; root only) with samples of their states, context\n"
-"switches, PSS and RSS and per-CPU usage; or summarise a recorded file.\n"
+"switches, PSS and RSS and per-CPU usage; or summarise a recorded file,\n"
+"or the profiles of a job step run with srun/sbatch --pin-profile.\n"
 "\n"
 "Recording options:\n"
 "  -r, --record FILE     write the profile to FILE (replaced)\n"
@@ -77,6 +81,8 @@ static void usage (FILE *f)
 "Summary options:\n"
 "  -j, --json            print the summary as one JSON object\n"
 "  -n, --top N           commands in each top list (default 10)\n"
+"  -d, --dir DIR         where JOB[.STEP]'s profiles are (default:\n"
+"                        pin.conf's ProfileDir, " PIN_CONF_DEFAULT_PROFILE_DIR ")\n"
 "  -h, --help            show this help\n"
 "\n"
 "The exit status of --record is CMD's (128+N if killed by signal N).\n"
@@ -142,6 +148,9 @@ static int parse_opts (int argc, char **argv, struct opts *o)
             if (parse_num ("--top", optarg, 1, 1000, &o->top) < 0)
                 return -1;
             break;
+        case 'd':
+            o->dir = optarg;
+            break;
         case 'h':
             return 1;
         case ':':
@@ -151,7 +160,7 @@ static int parse_opts (int argc, char **argv, struct opts *o)
         default:
             cmd_error (NAME, "%s: unknown option; known: --record, "
                        "--interval, --max-size, --cpus, --rcvbuf, --no-pss, "
-                       "--no-taskstats, --json, --top, --help",
+                       "--no-taskstats, --json, --top, --dir, --help",
                        argv[optind - 1]);
             return -1;
         }
@@ -417,6 +426,67 @@ static int summary (const struct opts *o, const char *path)
     return cmd_flush_stdout (NAME) < 0 ? 1 : 0;
 }
 
+/* FILE: one summary (an object with --json).  JOB[.STEP]: one per step
+ * and node, each headed by its step and node (an array with --json). */
+static int summaries (const struct opts *o, const char *arg)
+{
+    struct profdir_entry *v;
+    size_t n;
+    bool is_job;
+    json_object *all = NULL;
+    int rc = 0;
+
+    if (profsrc_resolve (NAME, arg, o->dir, &v, &n, &is_job) < 0)
+        return 1;
+    if (!is_job) {
+        rc = summary (o, v[0].path);
+        profdir_free (v, n);
+        return rc;
+    }
+    if (o->json && !(all = json_object_new_array ())) {
+        cmd_error (NAME, "out of memory");
+        profdir_free (v, n);
+        return 1;
+    }
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        struct prof_summary s;
+        pin_error_t e = { "" };
+
+        if (prof_summary_read (v[i].path, &s, &e) < 0) {
+            cmd_error (NAME, "%s", e.text);
+            rc = 1;
+            break;
+        }
+        if (o->json) {
+            json_object *one = prof_summary_json (&s, o->top);
+            if (!one
+                || cmd_json_add (one, "job", json_object_new_int64 (v[i].job),
+                                 false) < 0
+                || cmd_json_add (one, "step",
+                                 json_object_new_string (v[i].step), false) < 0
+                || cmd_json_add (one, "node",
+                                 json_object_new_string (v[i].node), false) < 0
+                || cmd_json_add (one, "path",
+                                 json_object_new_string (v[i].path), false) < 0
+                || json_object_array_add (all, one) < 0)
+                rc = 1;
+        } else {
+            printf ("%sstep %u.%s on %s\n", i ? "\n" : "", v[i].job,
+                    v[i].step, v[i].node);
+            print_summary (v[i].path, &s, o->top);
+        }
+        prof_summary_free (&s);
+    }
+    if (o->json && rc == 0 && cmd_print_json (NAME, all, stdout) < 0)
+        rc = 1;
+    else if (o->json && rc != 0)
+        json_object_put (all);
+    profdir_free (v, n);
+    if (rc == 0 && cmd_flush_stdout (NAME) < 0)
+        rc = 1;
+    return rc;
+}
+
 int cmd_profile (int argc, char **argv)
 {
     struct opts o;
@@ -437,9 +507,8 @@ int cmd_profile (int argc, char **argv)
         return record (&o, argc - optind, argv + optind);
     }
     if (optind != argc - 1) {
-        cmd_error (NAME, "expected one profile FILE (profiles of jobs, "
-                   "JOB[.STEP], come with the SPANK plugin's profiling)");
+        cmd_error (NAME, "expected one profile FILE or JOB[.STEP]");
         return 1;
     }
-    return summary (&o, argv[optind]);
+    return summaries (&o, argv[optind]);
 }

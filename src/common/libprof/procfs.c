@@ -212,6 +212,39 @@ int procfs_parse_rollup (const char *text, struct procfs_rollup *out,
     return 0;
 }
 
+int procfs_parse_flat (const char *text, const char *const *keys,
+                       uint64_t *vals, int nkeys, const char *file,
+                       pin_error_t *errp)
+{
+    const char *p = text;
+    int found = 0;
+
+    if (!text || nkeys > 31) {
+        errno = EINVAL;
+        return errprintf (errp, "%s: no text", file);
+    }
+    while (p && *p) {
+        const char *eol = strchrnul (p, '\n');
+        for (int i = 0; i < nkeys; i++) {
+            size_t kl = strlen (keys[i]);
+            if ((size_t)(eol - p) > kl && strncmp (p, keys[i], kl) == 0
+                && p[kl] == ' ') {
+                const char *q = p + kl + 1;
+                uint64_t v;
+                if (!get_u64 (&q, &v) || q != eol) {
+                    errno = EINVAL;
+                    return errprintf (errp, "%s: the value of %s is not "
+                                      "a number", file, keys[i]);
+                }
+                vals[i] = v;
+                found |= 1 << i;
+            }
+        }
+        p = *eol ? eol + 1 : NULL;
+    }
+    return found;
+}
+
 int procfs_parse_cpustat (const char *text, hwloc_const_bitmap_t cpus,
                           struct procfs_cpu *out, size_t max,
                           pin_error_t *errp)
@@ -291,7 +324,12 @@ out:
 
 ssize_t procfs_read (const char *path, char *buf, size_t size)
 {
-    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    return procfs_read_at (AT_FDCWD, path, buf, size);
+}
+
+ssize_t procfs_read_at (int dirfd, const char *path, char *buf, size_t size)
+{
+    int fd = openat (dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     size_t len = 0;
 
     if (fd < 0)

@@ -49,6 +49,14 @@ struct procfs_rollup {
 int procfs_parse_rollup (const char *text, struct procfs_rollup *out,
                          pin_error_t *errp);
 
+/* cgroup v2 flat keyed files (cpu.stat, memory.stat): "key N" lines.
+ * vals[i] gets the value of keys[i] (untouched when absent); returns the
+ * bit mask of the keys found (at most 31 keys), or -1 with errp for a
+ * value that is not a number. */
+int procfs_parse_flat (const char *text, const char *const *keys,
+                       uint64_t *vals, int nkeys, const char *file,
+                       pin_error_t *errp);
+
 /* /proc/stat: per-CPU cumulative ticks of the CPUs in `cpus`. */
 struct procfs_cpu {
     int cpu;
@@ -66,5 +74,8 @@ int procfs_parse_cpustat (const char *text, hwloc_const_bitmap_t cpus,
  * length or -1 with errno (ENOENT: the process is gone; EFBIG: larger
  * than size - 1). */
 ssize_t procfs_read (const char *path, char *buf, size_t size);
+/* The same for `path` relative to the directory dirfd (never following a
+ * symbolic link at its last component). */
+ssize_t procfs_read_at (int dirfd, const char *path, char *buf, size_t size);
 
 #endif /* !PIN_PROCFS_H */

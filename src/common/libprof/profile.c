@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "profile.h"
@@ -140,6 +141,17 @@ int prof_writer_put (struct prof_writer *w, json_object *line,
 uint64_t prof_writer_dropped (const struct prof_writer *w)
 {
     return w->dropped;
+}
+
+int prof_writer_give (struct prof_writer *w, uid_t uid, gid_t gid,
+                      pin_error_t *errp)
+{
+    int fd = fileno (w->f);
+
+    if (fchown (fd, uid, gid) < 0 || fchmod (fd, 0400) < 0)
+        return errprintf (errp, "%s: cannot give it to uid %ld: %s",
+                          w->path, (long)uid, strerror (errno));
+    return 0;
 }
 
 int prof_writer_close (struct prof_writer *w, json_object *end,

@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "libutil/errprintf.h"
 
@@ -40,6 +41,11 @@ struct prof_writer *prof_writer_open (const char *path, uint64_t max_bytes,
  * (errp), after which every call fails. */
 int prof_writer_put (struct prof_writer *w, json_object *line,
                      pin_error_t *errp);
+
+/* Make the file the property of uid:gid, readable by it only (0400);
+ * the writer keeps writing through its descriptor.  -1 with errp. */
+int prof_writer_give (struct prof_writer *w, uid_t uid, gid_t gid,
+                      pin_error_t *errp);
 
 /* Lines dropped so far. */
 uint64_t prof_writer_dropped (const struct prof_writer *w);

@@ -6,6 +6,8 @@
 #include <sched.h>
 #include <sys/wait.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +52,8 @@ struct prof_rec {
     struct prof_rec_stats st;
     long clk_tck;
     bool failed;
+    int cg_fd;                 /* the step's cgroup directory, or -1 */
+    char cgbuf[4096];
 };
 
 static uint64_t now_ns (void)
@@ -105,6 +109,8 @@ static void rec_free (struct prof_rec *r)
     free (r->tsr);
     free (r->cpu);
     free (r->statbuf);
+    if (r->cg_fd >= 0)
+        close (r->cg_fd);
     free (r);
 }
 
@@ -120,7 +126,7 @@ struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
         errprintf (errp, "profile: out of memory");
         return NULL;
     }
-    r->cn_fd = r->ts_fd = -1;
+    r->cn_fd = r->ts_fd = r->cg_fd = -1;
     r->interval_ms = o->interval_ms;
     r->pss = o->pss;
     r->clk_tck = sysconf (_SC_CLK_TCK);
@@ -166,10 +172,28 @@ struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
         ADD (h, "rcvbuf", I64 (got));
         ADD (h, "pss", json_object_new_boolean (o->pss));
         ADD (h, "taskstats", json_object_new_boolean (r->ts_fd >= 0));
+        if (o->cgroup_dir) {
+            r->cg_fd = open (o->cgroup_dir, O_RDONLY | O_DIRECTORY
+                                            | O_NOFOLLOW | O_CLOEXEC);
+            if (r->cg_fd < 0) {
+                char why[PATH_MAX + 64];
+                snprintf (why, sizeof (why), "%s: %s", o->cgroup_dir,
+                          strerror (errno));
+                ADD (h, "cgroup_error", json_object_new_string (why));
+            }
+            else
+                ADD (h, "cgroup", json_object_new_string (o->cgroup_dir));
+        }
     }
     r->next_sample_ns = now_ns ();
     if (!(r->w = prof_writer_open (o->path, o->max_bytes, h, errp)))
         goto fail;
+    if (o->give
+        && prof_writer_give (r->w, o->owner_uid, o->owner_gid, errp) < 0) {
+        prof_writer_close (r->w, NULL, NULL);
+        unlink (o->path);
+        goto fail;
+    }
     json_object_put (h);
     return r;
 fail:
@@ -497,6 +521,60 @@ static json_object *states (const uint64_t *v)
     return o;
 }
 
+/* The step cgroup's CPU and memory: what exists of them (a cgroup
+ * without the memory controller has no memory files). */
+static json_object *cgroup_sample (struct prof_rec *r)
+{
+    static const char *const cpu_keys[] = { "usage_usec", "user_usec",
+                                            "system_usec" };
+    static const char *const mem_keys[] = { "anon", "file", "shmem" };
+    uint64_t v[3];
+    json_object *o = json_object_new_object ();
+    pin_error_t e = { "" };
+    int found;
+
+    if (procfs_read_at (r->cg_fd, "cpu.stat", r->cgbuf, sizeof (r->cgbuf))
+        >= 0
+        && (found = procfs_parse_flat (r->cgbuf, cpu_keys, v, 3, "cpu.stat",
+                                       &e)) > 0) {
+        for (int i = 0; i < 3; i++)
+            if (found & (1 << i))
+                ADD (o, cpu_keys[i], I64 (v[i]));
+    }
+    if (procfs_read_at (r->cg_fd, "memory.current", r->cgbuf,
+                        sizeof (r->cgbuf)) >= 0) {
+        const char *p = r->cgbuf;
+        char *end = NULL;
+        errno = 0;
+        unsigned long long cur = strtoull (p, &end, 10);
+        if (end != p && !errno && (*end == '\n' || !*end))
+            ADD (o, "memory_current", I64 (cur));
+    }
+    if (procfs_read_at (r->cg_fd, "memory.stat", r->cgbuf,
+                        sizeof (r->cgbuf)) >= 0
+        && (found = procfs_parse_flat (r->cgbuf, mem_keys, v, 3,
+                                       "memory.stat", &e)) > 0) {
+        for (int i = 0; i < 3; i++)
+            if (found & (1 << i))
+                ADD (o, mem_keys[i], I64 (v[i]));
+    }
+    if (e.text[0])
+        ADD (o, "error", json_object_new_string (e.text));
+    return o;
+}
+
+int prof_rec_mark (struct prof_rec *r, json_object *line, pin_error_t *errp)
+{
+    int rc;
+
+    if (!json_object_object_get_ex (line, "t", NULL))
+        ADD (line, "t", I64 (now_ns ()));
+    rc = prof_writer_put (r->w, line, errp);
+    if (rc < 0)
+        r->failed = true;
+    return rc;
+}
+
 static int take_sample (struct prof_rec *r, pin_error_t *errp)
 {
     struct sample *s = calloc (1, sizeof (*s));
@@ -553,6 +631,8 @@ static int take_sample (struct prof_rec *r, pin_error_t *errp)
         }
         ADD (o, "cpus", cpus);
     }
+    if (r->cg_fd >= 0)
+        ADD (o, "cg", cgroup_sample (r));
     free (s);
     r->st.samples++;
     rc = put (r, o, errp);

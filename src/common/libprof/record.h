@@ -31,6 +31,12 @@ struct prof_rec_opts {
     bool taskstats;            /* also taskstats exit records */
     int rcvbuf;                /* socket receive buffer, bytes */
     json_object *header;       /* extra header fields (borrowed), or NULL */
+    const char *cgroup_dir;    /* the step's cgroup v2 directory: its
+                                  cpu.stat, memory.current and memory.stat
+                                  go into each sample ("cg"); NULL: none */
+    bool give;                 /* make the file owner_uid's, mode 0400 */
+    uid_t owner_uid;
+    gid_t owner_gid;
 };
 
 struct prof_rec_stats {
@@ -67,6 +73,11 @@ int prof_rec_timeout_ms (struct prof_rec *r);
  * take a sample if due.  0, or -1 with errp if the file cannot be
  * written (a malformed datagram is counted, not an error). */
 int prof_rec_process (struct prof_rec *r, pin_error_t *errp);
+
+/* Write one line of the caller's (borrowed; its "type" is the caller's,
+ * "t" is added when absent), e.g. the "confine" line of policy dynamic.
+ * 1 written, 0 dropped (bound reached), -1 with errp. */
+int prof_rec_mark (struct prof_rec *r, json_object *line, pin_error_t *errp);
 
 /* Counters so far. */
 void prof_rec_stats (const struct prof_rec *r, struct prof_rec_stats *s);

@@ -100,12 +100,14 @@ static int combined_rules (const struct pin_conf *conf, const char *parts,
     return 0;
 }
 
-/* The policy the job asked for: the value of SUBMIT_SPANK_ENV_NAME in
- * spank_job_env, or NULL.  Two entries with different values: refuse. */
-static int asked_value (const job_desc_msg_t *job, const char **value,
+/* What the job asked for with an option of pin.so: the value of `name`
+ * (SUBMIT_SPANK_ENV_NAME, SUBMIT_PROFILE_ENV_NAME) in spank_job_env, or
+ * NULL.  Two entries with different values: refuse. */
+static int asked_value (const job_desc_msg_t *job, const char *name,
+                        const char *option, const char **value,
                         pin_error_t *errp)
 {
-    size_t len = strlen (SUBMIT_SPANK_ENV_NAME);
+    size_t len = strlen (name);
     const char *found = NULL;
     uint32_t i;
 
@@ -114,14 +116,14 @@ static int asked_value (const job_desc_msg_t *job, const char **value,
         return 0;
     for (i = 0; i < job->spank_job_env_size; i++) {
         const char *e = job->spank_job_env[i];
-        if (!e || strncmp (e, SUBMIT_SPANK_ENV_NAME, len) != 0
+        if (!e || strncmp (e, name, len) != 0
             || e[len] != '=')
             continue;
         if (found && strcmp (found, e + len + 1) != 0) {
             char a[QUOTE + 8], b[QUOTE + 8];
             errno = EINVAL;
-            return errprintf (errp, "--pin-policy given twice (%s and %s); "
-                              "give it once",
+            return errprintf (errp, "%s given twice (%s and %s); give it "
+                              "once", option,
                               pinopt_quote (found, QUOTE, a, sizeof (a)),
                               pinopt_quote (e + len + 1, QUOTE, b,
                                             sizeof (b)));
@@ -243,7 +245,22 @@ int submit_decide (const struct pin_conf *conf, const job_desc_msg_t *job,
     d->num_tasks = NO_VAL;
     d->cpus_per_task = NO_VAL16;
     d->ntasks_per_socket = NO_VAL16;
-    if (asked_value (job, &value, errp) < 0)
+    if (asked_value (job, SUBMIT_PROFILE_ENV_NAME, "--pin-profile", &value,
+                     errp) < 0)
+        return -1;
+    if (value) {
+        long long us;
+        char reason[200];
+        if (pin_conf_parse_profile (value, &us, reason, sizeof (reason))
+            < 0) {
+            errno = EINVAL;
+            return errprintf (errp, "--pin-profile=%s: %s",
+                              pinopt_quote (value, QUOTE, shown,
+                                            sizeof (shown)), reason);
+        }
+    }
+    if (asked_value (job, SUBMIT_SPANK_ENV_NAME, "--pin-policy", &value,
+                     errp) < 0)
         return -1;
     if (value && pinopt_parse (value, &opt, errp) < 0)
         return -1;

@@ -25,6 +25,10 @@
 
 /* The option as it arrives in job_desc->spank_job_env (FACTS.md). */
 #define SUBMIT_SPANK_ENV_NAME "_SLURM_SPANK_OPTION_pin_pin_policy"
+/* --pin-profile[=INTERVAL] there: validated at submission (the value is
+ * read again by pin.so in slurmstepd, Profile= of pin.conf applies where
+ * the job gives none). */
+#define SUBMIT_PROFILE_ENV_NAME "_SLURM_SPANK_OPTION_pin_pin_profile"
 /* The same in a batch job's environment, read by srun in the script
  * (Slurm's spank_process_env_options(): "SLURM_SPANK_" + the above). */
 #define SUBMIT_JOB_ENV_NAME "SLURM_SPANK__SLURM_SPANK_OPTION_pin_pin_policy"

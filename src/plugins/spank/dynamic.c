@@ -1,5 +1,7 @@
-/* dynamic.c - policy dynamic in slurmstepd: the watcher thread
- * (dynamic.h; decisions in libwatch, choices in doc/admin-guide.md). */
+/* dynamic.c - the step watcher in slurmstepd: policy dynamic and the
+ * step's profile recorder, one thread (dynamic.h; decisions in libwatch,
+ * recording in libprof, choices in doc/admin-guide.md and
+ * doc/profiling.md). */
 #if HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -7,11 +9,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +25,7 @@
 
 #include "libaffinity/affinity.h"
 #include "libcgroup2/cg2.h"
+#include "libprof/record.h"
 #include "libtopo/topo.h"
 #include "dynamic.h"
 
@@ -28,11 +33,14 @@
 #define MAX_PASSES 50           /* sweep passes before giving up a round */
 #define QUOTA_PERIOD 100000     /* cpu.max period, us */
 
+#define MAX_PROF_FDS 8
+
 static struct {
     pthread_mutex_t lock;
-    pthread_cond_t cond;
+    int stop_fd;                /* eventfd: written once to stop */
     pthread_t thread;
-    bool started, stop, joined;
+    bool started, joined;
+    int prof_status;            /* for the profile's end line */
     struct dynamic_config cfg;
     char stepname[32];
     char node[64];
@@ -44,6 +52,8 @@ static struct {
     int64_t cpu_us, wall_us;
 } d = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
+    .stop_fd = -1,
+    .prof_status = -1,
 };
 
 const char *dynamic_how_name (enum dynamic_how how)
@@ -386,20 +396,82 @@ out:
     hwloc_bitmap_free (mems);
 }
 
-/* Wait until `deadline` (CLOCK_MONOTONIC us) or stop; true if stopping. */
-static bool wait_until (int64_t deadline)
+/* Write the confinement into the profile, if one is recorded. */
+static void mark_confine (void)
 {
-    struct timespec ts = { deadline / 1000000, (deadline % 1000000) * 1000 };
-    bool stop;
+    json_object *o;
+    pin_error_t err = { "" };
+    struct dynamic_event ev;
 
+    if (!d.cfg.prof)
+        return;
     pthread_mutex_lock (&d.lock);
-    while (!d.stop) {
-        if (pthread_cond_timedwait (&d.cond, &d.lock, &ts) == ETIMEDOUT)
-            break;
-    }
-    stop = d.stop;
+    ev = d.ev;
     pthread_mutex_unlock (&d.lock);
-    return stop;
+    if (!ev.confined || !(o = json_object_new_object ()))
+        return;
+    json_object_object_add (o, "type", json_object_new_string ("confine"));
+    json_object_object_add (o, "how",
+                            json_object_new_string (dynamic_how_name (ev.how)));
+    json_object_object_add (o, "cpus", json_object_new_string (ev.cpus));
+    json_object_object_add (o, "mems", json_object_new_string (ev.mems));
+    json_object_object_add (o, "use", json_object_new_double (ev.use));
+    if (prof_rec_mark (d.cfg.prof, o, &err) < 0)
+        slurm_error ("pin: step %s: profile: %s", d.stepname, err.text);
+    json_object_put (o);
+}
+
+/* The dynamic part: one sample of cpu.stat, a verdict, maybe confine.
+ * Returns false when there is nothing more to watch for it. */
+static bool dynamic_tick (cg2_t *cg, struct watch_state *w, int dirfd,
+                          const char *path, hwloc_bitmap_t *cpus,
+                          unsigned *fails, unsigned *resweeps)
+{
+    struct watch_sample s;
+    enum watch_verdict v;
+
+    s.time_us = clock_us (CLOCK_MONOTONIC);
+    if (read_usage (dirfd, &s.usage_usec) < 0) {
+        if ((*fails)++ == 0)
+            slurm_error ("pin: step %s: cannot read %s/cpu.stat: %s",
+                         d.stepname, path, strerror (errno));
+    }
+    else if (!w->confined) {
+        struct watch_report r;
+        bool was_in_run = w->in_run;
+        int64_t was_run_us = w->run_us;
+
+        v = watch_feed (w, &s, &r);
+        if (was_in_run && !w->in_run && v == WATCH_KEEP)
+            slurm_info ("pin: step %s: over-use forgiven after %.1f s "
+                        "counted (grace %.1f s)", d.stepname,
+                        (double)was_run_us / 1e6,
+                        (double)d.cfg.params.grace_us / 1e6);
+        if (v == WATCH_CONFINE) {
+            confine (cg, w);
+            mark_confine ();
+            pthread_mutex_lock (&d.lock);
+            bool again = d.ev.confined && d.ev.how == DYNAMIC_AFFINITY;
+            if (again && !*cpus)
+                *cpus = hwloc_bitmap_alloc ();
+            if (*cpus && again)
+                (void)topo_list_parse (d.ev.cpus, *cpus, NULL);
+            pthread_mutex_unlock (&d.lock);
+            if (!again)
+                return false;   /* the kernel keeps the cpuset / quota */
+        }
+    }
+    else if (*cpus) {
+        /* affinity mode: nothing enforces it, so sweep again (new
+         * threads inherit it; a thread may widen its own) */
+        unsigned passes;
+        unsigned n = sweep (cg, *cpus, &passes);
+        if (n && (*resweeps)++ == 0)
+            slurm_info ("pin: step %s: %u thread(s) had left cpus %s; "
+                        "confined again (reported once)", d.stepname, n,
+                        d.ev.cpus);
+    }
+    return true;
 }
 
 static void *watcher (void *arg)
@@ -412,75 +484,74 @@ static void *watcher (void *arg)
     unsigned fails = 0, resweeps = 0;
     char path[PATH_MAX * 2];
     int dirfd = -1;
+    bool watching = d.cfg.watch;
+    struct prof_rec *prof = d.cfg.prof;
 
     (void)arg;
-    watch_init (&w, &d.cfg.params);
-    if (!(cg = cg2_open (d.root, &err))) {
-        slurm_error ("pin: step %s: policy dynamic: %s; not watched",
-                     d.stepname, err.text);
-        goto out;
-    }
-    /* The step's directory: made by slurmstepd or by us from the job and
-     * step ids, in a tree users cannot write; opened once. */
-    snprintf (path, sizeof (path), "%s/%s", d.root, d.watch_rel);
-    if ((dirfd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW
-                             | O_CLOEXEC)) < 0) {
-        slurm_error ("pin: step %s: policy dynamic: %s: %s; not watched",
-                     d.stepname, path, strerror (errno));
-        goto out;
+    if (watching) {
+        watch_init (&w, &d.cfg.params);
+        /* The step's directory: made by slurmstepd or by us from the job
+         * and step ids, in a tree users cannot write; opened once. */
+        snprintf (path, sizeof (path), "%s/%s", d.root, d.watch_rel);
+        if (!(cg = cg2_open (d.root, &err))) {
+            slurm_error ("pin: step %s: policy dynamic: %s; not watched",
+                         d.stepname, err.text);
+            watching = false;
+        }
+        else if ((dirfd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW
+                                      | O_CLOEXEC)) < 0) {
+            slurm_error ("pin: step %s: policy dynamic: %s: %s; not "
+                         "watched", d.stepname, path, strerror (errno));
+            watching = false;
+        }
     }
     for (next = clock_us (CLOCK_MONOTONIC);; ) {
-        struct watch_sample s;
-        enum watch_verdict v;
-
-        s.time_us = clock_us (CLOCK_MONOTONIC);
-        if (read_usage (dirfd, &s.usage_usec) < 0) {
-            if (fails++ == 0)
-                slurm_error ("pin: step %s: cannot read %s/cpu.stat: %s",
-                             d.stepname, path, strerror (errno));
-        }
-        else if (!w.confined) {
-            struct watch_report r;
-            bool was_in_run = w.in_run;
-            int64_t was_run_us = w.run_us;
-
-            v = watch_feed (&w, &s, &r);
-            if (was_in_run && !w.in_run && v == WATCH_KEEP)
-                slurm_info ("pin: step %s: over-use forgiven after %.1f s "
-                            "counted (grace %.1f s)", d.stepname,
-                            (double)was_run_us / 1e6,
-                            (double)d.cfg.params.grace_us / 1e6);
-            if (v == WATCH_CONFINE) {
-                confine (cg, &w);
-                pthread_mutex_lock (&d.lock);
-                bool again = d.ev.confined && d.ev.how == DYNAMIC_AFFINITY;
-                if (again && !cpus)
-                    cpus = hwloc_bitmap_alloc ();
-                if (cpus && again)
-                    (void)topo_list_parse (d.ev.cpus, cpus, NULL);
-                pthread_mutex_unlock (&d.lock);
-                if (!again)
-                    break;  /* the kernel keeps the cpuset / quota */
-            }
-        }
-        else if (cpus) {
-            /* affinity mode: nothing enforces it, so sweep again (new
-             * threads inherit it; a thread may widen its own) */
-            unsigned passes;
-            unsigned n = sweep (cg, cpus, &passes);
-            if (n && resweeps++ == 0)
-                slurm_info ("pin: step %s: %u thread(s) had left cpus %s; "
-                            "confined again (reported once)", d.stepname, n,
-                            d.ev.cpus);
-        }
-        next += d.cfg.params.interval_us;
+        struct pollfd fds[1 + MAX_PROF_FDS];
+        int nfds = 1, timeout = -1;
         int64_t now = clock_us (CLOCK_MONOTONIC);
-        if (next < now)
-            next = now + d.cfg.params.interval_us;
-        if (wait_until (next))
+
+        if (watching && now >= next) {
+            watching = dynamic_tick (cg, &w, dirfd, path, &cpus, &fails,
+                                     &resweeps);
+            next += d.cfg.params.interval_us;
+            now = clock_us (CLOCK_MONOTONIC);
+            if (next < now)
+                next = now + d.cfg.params.interval_us;
+        }
+        if (!watching && !prof)
             break;
+        if (watching)
+            timeout = (int)((next - now + 999) / 1000);
+        fds[0].fd = d.stop_fd;
+        fds[0].events = POLLIN;
+        if (prof) {
+            int t = prof_rec_timeout_ms (prof);
+            nfds += prof_rec_pollfds (prof, fds + 1, MAX_PROF_FDS);
+            if (t >= 0 && (timeout < 0 || t < timeout))
+                timeout = t;
+        }
+        for (int i = 0; i < nfds; i++)
+            fds[i].revents = 0;
+        if (poll (fds, (nfds_t)nfds, timeout) < 0 && errno != EINTR)
+            break;
+        if (fds[0].revents)
+            break;
+        if (prof && prof_rec_process (prof, &err) < 0) {
+            slurm_error ("pin: step %s: profile: %s; recording stops",
+                         d.stepname, err.text);
+            (void)prof_rec_finish (prof, -1, NULL);
+            prof = NULL;
+        }
     }
-out:
+    if (prof) {
+        pin_error_t e = { "" };
+        int status;
+        pthread_mutex_lock (&d.lock);
+        status = d.prof_status;
+        pthread_mutex_unlock (&d.lock);
+        if (prof_rec_finish (prof, status, &e) < 0)
+            slurm_error ("pin: step %s: profile: %s", d.stepname, e.text);
+    }
     if (dirfd >= 0)
         close (dirfd);
     hwloc_bitmap_free (cpus);
@@ -494,34 +565,36 @@ out:
 
 int dynamic_start (const struct dynamic_config *cfg, pin_error_t *errp)
 {
-    pthread_condattr_t ca;
     pthread_attr_t attr;
     sigset_t all, old;
     int rc;
 
     if (d.started)
         return errprintf (errp, "watcher already started");
-    if (watch_params_check (&cfg->params, errp) < 0)
-        return -1;
-    if (!cfg->plan || !cfg->cgroup_root || !cfg->watch_rel)
-        return errprintf (errp, "watcher: missing configuration");
+    if (!cfg->watch && !cfg->prof)
+        return errprintf (errp, "watcher: nothing to watch");
+    if (cfg->watch) {
+        if (watch_params_check (&cfg->params, errp) < 0)
+            return -1;
+        if (!cfg->plan || !cfg->cgroup_root || !cfg->watch_rel)
+            return errprintf (errp, "watcher: missing configuration");
+    }
     d.cfg = *cfg;
     snprintf (d.stepname, sizeof (d.stepname), "%s", cfg->stepname);
     snprintf (d.node, sizeof (d.node), "%s", cfg->node ? cfg->node : "?");
-    snprintf (d.root, sizeof (d.root), "%s", cfg->cgroup_root);
+    snprintf (d.root, sizeof (d.root), "%s",
+              cfg->cgroup_root ? cfg->cgroup_root : "");
     snprintf (d.watch_rel, sizeof (d.watch_rel), "%s",
-              cfg->watch_rel[0] == '/' ? cfg->watch_rel + 1
-                                       : cfg->watch_rel);
+              !cfg->watch_rel ? ""
+              : cfg->watch_rel[0] == '/' ? cfg->watch_rel + 1
+                                         : cfg->watch_rel);
     d.cfg.stepname = d.stepname;
     d.cfg.node = d.node;
     d.cfg.cgroup_root = d.root;
     d.cfg.watch_rel = d.watch_rel;
-    d.stop = false;
-    if (pthread_condattr_init (&ca)
-        || pthread_condattr_setclock (&ca, CLOCK_MONOTONIC)
-        || pthread_cond_init (&d.cond, &ca))
-        return errprintf (errp, "cannot set up the watcher's clock");
-    pthread_condattr_destroy (&ca);
+    if ((d.stop_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+        return errprintf (errp, "cannot make the watcher's eventfd: %s",
+                          strerror (errno));
     pthread_attr_init (&attr);
     pthread_attr_setstacksize (&attr, 256 * 1024);
     /* slurmstepd handles its signals in its own threads: the watcher
@@ -532,12 +605,21 @@ int dynamic_start (const struct dynamic_config *cfg, pin_error_t *errp)
     pthread_sigmask (SIG_SETMASK, &old, NULL);
     pthread_attr_destroy (&attr);
     if (rc != 0) {
+        close (d.stop_fd);
+        d.stop_fd = -1;
         errno = rc;
         return errprintf (errp, "cannot start the watcher thread: %s",
                           strerror (rc));
     }
     d.started = true;
     return 0;
+}
+
+void dynamic_set_status (int status)
+{
+    pthread_mutex_lock (&d.lock);
+    d.prof_status = status;
+    pthread_mutex_unlock (&d.lock);
 }
 
 bool dynamic_running (void)
@@ -549,13 +631,13 @@ void dynamic_stop (struct dynamic_event *ev, int64_t *cpu_us,
                    int64_t *wall_us)
 {
     if (d.started && !d.joined) {
-        pthread_mutex_lock (&d.lock);
-        d.stop = true;
-        pthread_cond_signal (&d.cond);
-        pthread_mutex_unlock (&d.lock);
+        uint64_t one = 1;
+        while (write (d.stop_fd, &one, sizeof (one)) < 0 && errno == EINTR)
+            ;
         pthread_join (d.thread, NULL);
         d.joined = true;
-        pthread_cond_destroy (&d.cond);
+        close (d.stop_fd);
+        d.stop_fd = -1;
     }
     pthread_mutex_lock (&d.lock);
     if (ev)

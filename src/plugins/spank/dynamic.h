@@ -26,6 +26,8 @@
 #include "libutil/errprintf.h"
 #include "libwatch/watch.h"
 
+struct prof_rec;
+
 /* How a step was (or will be) confined. */
 enum dynamic_how {
     DYNAMIC_CPUSET = 0,     /* the step cgroup's cpuset */
@@ -54,6 +56,10 @@ typedef int (*dynamic_plan_f) (void *arg, hwloc_bitmap_t cpus,
                                hwloc_bitmap_t mems, pin_error_t *errp);
 
 struct dynamic_config {
+    bool watch;                 /* policy dynamic: watch and confine */
+    struct prof_rec *prof;      /* a profile being recorded (libprof), or
+                                   NULL: the watcher polls it, and
+                                   finishes it when stopped (owned) */
     const char *stepname;       /* "12.0" (copied) */
     const char *node;           /* for the line on the task's stderr */
     const char *cgroup_root;    /* the cgroup2 mount (copied) */
@@ -74,6 +80,10 @@ void dynamic_add_task (pid_t pid);
 /* Start the watcher.  -1 with errp if it cannot (the step then runs as
  * policy none, which the caller says). */
 int dynamic_start (const struct dynamic_config *cfg, pin_error_t *errp);
+
+/* The wait status the profile's end line gives the step (-1: unknown,
+ * the default); call before dynamic_stop. */
+void dynamic_set_status (int status);
 
 /* Is a watcher running (started and not stopped)? */
 bool dynamic_running (void);

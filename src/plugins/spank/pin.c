@@ -23,6 +23,7 @@
 #if HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -47,6 +48,7 @@
 #include "libclaims/claims.h"
 #include "libconf/conf.h"
 #include "libplace/place.h"
+#include "libprof/record.h"
 #include "libtopo/topo.h"
 #include "libutil/errprintf.h"
 #include "libutil/mkdirp.h"
@@ -82,6 +84,8 @@ static struct {
     bool opt_given;             /* --pin-policy reached this process */
     struct pin_option opt;
     char opt_error[sizeof (((pin_error_t *)0)->text)];
+    bool prof_given;            /* --pin-profile reached this process */
+    long long prof_opt_us;      /* its interval; 0: off */
 
     /* slurmstepd: the step */
     bool active;                /* a step we handle (not extern) */
@@ -124,6 +128,14 @@ static struct {
      * accounting record (confined_us, confine_use, confine_cpus,
      * confine_mems) */
     struct dynamic_event dyn;
+    /* profiling (doc/profiling.md): the recorder, opened in
+     * init_post_opt, handed to the watcher after the last task forked */
+    long long profile_us;       /* 0: not profiled */
+    struct prof_rec *prof;
+    char prof_path[PATH_MAX];
+    char prof_note[384];        /* why not profiled, for task 0's stderr */
+    uint32_t tasks_forked;
+    int exit_status;            /* the first non-zero, or the only one */
 
     /* where the plugin's time goes (debug log: libutil/phase.h) */
     struct phases ph_init;      /* slurm_spank_init: pin.conf */
@@ -133,6 +145,19 @@ static struct {
 static int opt_cb (int val, const char *optarg, int remote);
 
 static char opt_usage[256];
+
+static int prof_opt_cb (int val, const char *optarg, int remote);
+
+static struct spank_option prof_spank_option = {
+    "pin-profile",
+    "[INTERVAL]",
+    "Record every process and thread of each step and sample them every "
+    "INTERVAL (default 1s; e.g. 500ms, 2s; 'off' to turn off a site "
+    "default). See slurm-pin-profile(1).",
+    2,
+    0,
+    prof_opt_cb,
+};
 
 static struct spank_option pin_spank_option = {
     "pin-policy",
@@ -242,6 +267,27 @@ fail:
     return -1;
 }
 
+static int prof_opt_cb (int val, const char *optarg, int remote)
+{
+    char why[200], shown[PINOPT_VALUE_MAX + 8];
+    long long us;
+
+    (void)val;
+    if (pin_conf_parse_profile (optarg, &us, why, sizeof (why)) < 0) {
+        pin_error_t err = { "" };
+        errprintf (&err, "--pin-profile=%s: %s",
+                   pinopt_quote (optarg, PINOPT_VALUE_MAX, shown,
+                                 sizeof (shown)), why);
+        slurm_error ("pin: %s", err.text);
+        if (remote && !g.opt_error[0])
+            copy_text (g.opt_error, sizeof (g.opt_error), err.text);
+        return -1;
+    }
+    g.prof_given = true;
+    g.prof_opt_us = us;
+    return 0;
+}
+
 /* ---- init ------------------------------------------------------------- */
 
 int slurm_spank_init (spank_t sp, int ac, char **av)
@@ -277,6 +323,10 @@ int slurm_spank_init (spank_t sp, int ac, char **av)
               place_policy_list ());
     if (spank_option_register (sp, &pin_spank_option) != ESPANK_SUCCESS) {
         slurm_error ("pin: cannot register --pin-policy");
+        return -1;
+    }
+    if (spank_option_register (sp, &prof_spank_option) != ESPANK_SUCCESS) {
+        slurm_error ("pin: cannot register --pin-profile");
         return -1;
     }
     if (!g.conf_ok) {
@@ -709,10 +759,13 @@ out:
     return rc;
 }
 
-/* After the last local task is placed: start watching the step. */
-static void dynamic_begin (spank_t sp)
+/* After the last local task is placed: start the step's watcher, for
+ * policy dynamic and/or the profile. */
+static void watcher_begin (spank_t sp)
 {
+    bool dyn = g.policy == PLACE_DYNAMIC && !g.batch;
     struct dynamic_config cfg = {
+        .watch = dyn,
         .stepname = g.stepname,
         .how = g.conf.dynamic_confine == PIN_CONFINE_QUOTA ? DYNAMIC_QUOTA
                : g.cpuset ? DYNAMIC_CPUSET : DYNAMIC_AFFINITY,
@@ -727,10 +780,23 @@ static void dynamic_begin (spank_t sp)
     char node[64] = "?", watch[PATH_MAX + 8], path[2 * PATH_MAX];
     pin_error_t err = { "" };
 
-    if (g.mode == CG2_MODE_NONE || !g.cg) {
+    if (dyn && (g.mode == CG2_MODE_NONE || !g.cg)) {
         slurm_info ("pin: step %s: policy dynamic needs the step's cgroup "
                     "v2 cpu.stat: not watched, runs as policy none",
                     g.stepname);
+        cfg.watch = dyn = false;
+    }
+    if (!dyn && !g.prof)
+        return;
+    cfg.prof = g.prof;
+    g.prof = NULL;      /* the watcher's now */
+    if (!dyn) {
+        pin_error_t e = { "" };
+        if (dynamic_start (&cfg, &err) < 0) {
+            slurm_error ("pin: step %s: profile: %s; not recorded",
+                         g.stepname, err.text);
+            (void)prof_rec_finish (cfg.prof, -1, &e);
+        }
         return;
     }
     (void)gethostname (node, sizeof (node) - 1);
@@ -747,9 +813,12 @@ static void dynamic_begin (spank_t sp)
     cfg.node = node;
     cfg.cgroup_root = cg2_root (g.cg);
     cfg.watch_rel = watch;
-    if (dynamic_start (&cfg, &err) < 0)
+    if (dynamic_start (&cfg, &err) < 0) {
         slurm_error ("pin: step %s: policy dynamic: %s; runs as policy none",
                      g.stepname, err.text);
+        if (cfg.prof)
+            (void)prof_rec_finish (cfg.prof, -1, NULL);
+    }
     else
         slurm_debug ("pin: step %s: watching %s every %lld ms: confined "
                      "(%s) after %lld ms above %g x %u CPUs", g.stepname,
@@ -767,10 +836,14 @@ static void dynamic_end (void)
 
     if (!dynamic_running ())
         return;
+    dynamic_set_status (g.exit_status);
     dynamic_stop (&g.dyn, &cpu_us, &wall_us);
-    slurm_info ("pin: step %s: policy dynamic: %s; watcher CPU time %lld us "
+    slurm_info ("pin: step %s: %s%s; watcher CPU time %lld us "
                 "in %lld ms (%.4f%% of a CPU)", g.stepname,
-                g.dyn.confined ? "confined" : "never confined",
+                g.policy == PLACE_DYNAMIC && !g.batch ? "policy dynamic: "
+                                                      : "profiled",
+                g.policy != PLACE_DYNAMIC || g.batch ? ""
+                : g.dyn.confined ? "confined" : "never confined",
                 (long long)cpu_us, (long long)(wall_us / 1000),
                 wall_us > 0 ? 100.0 * (double)cpu_us / (double)wall_us : 0.0);
 }
@@ -832,6 +905,7 @@ static int step_setup (spank_t sp)
     int fd;
 
     g.policy = g.opt_given ? g.opt.policy : g.conf.default_policy;
+    g.profile_us = g.conf.profile_us;
     /* pin.conf's PartitionName= rules (job_submit_pin(8)) for the steps
      * the job_submit plugin does not see: the partition's default when
      * the step asks for nothing, its forced policy always. */
@@ -846,6 +920,7 @@ static int step_setup (spank_t sp)
             g.conf.dynamic_grace_us = r.dynamic_grace_us;
             g.conf.dynamic_interval_us = r.dynamic_interval_us;
             g.conf.dynamic_confine = r.dynamic_confine;
+            g.profile_us = r.profile_us;
             if (r.forced_policy >= 0)
                 g.policy = r.forced_policy;
             else if (!g.opt_given)
@@ -853,6 +928,8 @@ static int step_setup (spank_t sp)
         }
     }
     g.verbose = (g.opt_given && g.opt.verbose) || g.conf.verbose;
+    if (g.prof_given)
+        g.profile_us = g.prof_opt_us;
     g.seed = pinopt_seed (g.job, g.step);
     if (g.opt_error[0]) {
         step_fail ("%s", g.opt_error);
@@ -873,7 +950,7 @@ static int step_setup (spank_t sp)
         g.cpus_per_task = 1;
     /* Policy none places nothing: the topology (a few ms to load) is only
      * needed to name the step's CPUs in the verbose line. */
-    if (g.policy != PLACE_NONE || g.verbose) {
+    if (g.policy != PLACE_NONE || g.verbose || g.profile_us) {
         phase_mark (&g.ph, "start");
         if (!(g.topo = topo_load_cached (g.conf.topology_cache, &refreshed,
                                          &err))) {
@@ -956,6 +1033,104 @@ static int step_setup (spank_t sp)
     return 0;
 }
 
+/* ---- slurmstepd: the step's profile (doc/profiling.md) ----------------- */
+
+static const char *acct_rel (char *job_rel, size_t n);
+
+/* Say why the step is not profiled: slurmd's log now, task 0's stderr in
+ * task_init (the tasks are forked after this). */
+static void profile_skip (const char *fmt, ...)
+    __attribute__ ((format (printf, 1, 2)));
+static void profile_skip (const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (g.prof_note, sizeof (g.prof_note), fmt, ap);
+    va_end (ap);
+    slurm_error ("pin: step %s: not profiled: %s", g.stepname, g.prof_note);
+}
+
+/* Open the recorder before the tasks exist, so that their first fork is
+ * seen: ProfileDir/JOB.STEP.NODE.jsonl, root's directory, the file the
+ * job owner's, mode 0400.  A profile that cannot be recorded never fails
+ * the step. */
+static void profile_begin (spank_t sp)
+{
+    char node[64], dir_cg[2 * PATH_MAX], *list = NULL;
+    const char *rel = acct_rel (NULL, 0);
+    struct prof_rec_opts o = {
+        .max_bytes = g.conf.profile_max_size,
+        .interval_ms = (unsigned)(g.profile_us / 1000),
+        .cpus = g.plan_cpus ? g.plan_cpus : g.allowed,
+        .pss = true,
+        .taskstats = true,
+        .rcvbuf = 64 << 20,
+        .give = true,
+    };
+    json_object *h = NULL;
+    pin_error_t err = { "" };
+    uid_t uid;
+    gid_t gid;
+
+    if (spank_getenv (sp, "SLURMD_NODENAME", node, sizeof (node))
+        != ESPANK_SUCCESS && gethostname (node, sizeof (node) - 1) < 0)
+        copy_text (node, sizeof (node), "node");
+    node[sizeof (node) - 1] = '\0';
+    for (char *c = node; *c; c++)
+        if (!isalnum ((unsigned char)*c) && !strchr ("._-", *c))
+            *c = '_';
+    if (spank_get_item (sp, S_JOB_UID, &uid) != ESPANK_SUCCESS
+        || spank_get_item (sp, S_JOB_GID, &gid) != ESPANK_SUCCESS) {
+        profile_skip ("cannot get the job's user");
+        return;
+    }
+    if (mkdir_p (g.conf.profile_dir, 0755, 0755) < 0) {
+        profile_skip ("cannot create ProfileDir %s: %s", g.conf.profile_dir,
+                      strerror (errno));
+        return;
+    }
+    if (safefile_check (g.conf.profile_dir, geteuid (), &err) < 0) {
+        profile_skip ("ProfileDir %s", err.text);
+        return;
+    }
+    if (fmt_path (g.prof_path, sizeof (g.prof_path), "%s/%s.%s.jsonl",
+                  g.conf.profile_dir, g.stepname, node) < 0) {
+        profile_skip ("profile path too long");
+        return;
+    }
+    if (rel[0] && g.cg
+        && fmt_path (dir_cg, sizeof (dir_cg), "%s/%s", cg2_root (g.cg),
+                     rel) == 0)
+        o.cgroup_dir = dir_cg;
+    o.path = g.prof_path;
+    o.owner_uid = uid;
+    o.owner_gid = gid;
+    if (!(h = json_object_new_object ())) {
+        profile_skip ("out of memory");
+        return;
+    }
+    json_object_object_add (h, "job", json_object_new_int64 (g.job));
+    json_object_object_add (h, "step", json_object_new_string (
+                                strchr (g.stepname, '.') + 1));
+    json_object_object_add (h, "node", json_object_new_string (node));
+    json_object_object_add (h, "uid", json_object_new_int64 (uid));
+    json_object_object_add (h, "policy",
+                            json_object_new_string (policy_name (g.policy)));
+    json_object_object_add (h, "recorder",
+                            json_object_new_string ("pin.so " PACKAGE_VERSION));
+    if (o.cpus && hwloc_bitmap_list_asprintf (&list, o.cpus) >= 0 && list)
+        json_object_object_add (h, "step_cpus", json_object_new_string (list));
+    free (list);
+    o.header = h;
+    if (!(g.prof = prof_rec_start (&o, &err)))
+        profile_skip ("%s", err.text);
+    else
+        slurm_debug ("pin: step %s: profiling every %lld ms into %s",
+                     g.stepname, g.profile_us / 1000, g.prof_path);
+    json_object_put (h);
+}
+
 int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
 {
     if (spank_context () == S_CTX_LOCAL) {
@@ -988,6 +1163,8 @@ int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
                || g.step == SLURM_INTERACTIVE_STEP);
     phase_start (&g.ph);
     (void)step_setup (sp);  /* errors reach the user through task_init */
+    if (g.ready && !g.error[0] && g.profile_us)
+        profile_begin (sp);
     return 0;
 }
 
@@ -1087,13 +1264,15 @@ int slurm_spank_task_post_fork (spank_t sp, int ac, char **av)
     else
         g.status[id].state = TASK_APPLIED;
     acctstep_task (pid);
+    if (g.prof && prof_rec_add_root (g.prof, pid, &err) < 0)
+        slurm_error ("pin: step %s task %d: profile: %s", g.stepname, id,
+                     err.text);
     /* the batch (or interactive) step, the allocation's shell, is not
      * watched: it holds no PUs against the job's steps (plan_locked) */
-    if (g.policy == PLACE_DYNAMIC && !g.batch) {
+    if (g.policy == PLACE_DYNAMIC && !g.batch)
         dynamic_add_task (pid);
-        if (++g.tasks_applied == g.ntasks)
-            dynamic_begin (sp);
-    }
+    if (++g.tasks_forked == g.ntasks)
+        watcher_begin (sp);
     phase_mark (&ph, "apply");
     slurm_debug ("pin: step %s task %d: applied in %ld us CPU, %ld us wall",
                  g.stepname, id, phase_total_cpu_us (&ph),
@@ -1201,6 +1380,9 @@ int slurm_spank_task_init (spank_t sp, int ac, char **av)
     }
     if (!g.ready)
         return 0;
+    if (id == 0 && g.prof_note[0])
+        task_say ("pin: warning: step %s on %s: not profiled: %s",
+                  g.stepname, node, g.prof_note);
     if (g.status && (uint32_t)id < g.ntasks
         && g.status[id].state != TASK_APPLIED) {
         task_say ("pin: error: task %d of step %s on %s: %s", id, g.stepname,
@@ -1329,6 +1511,13 @@ int slurm_spank_task_exit (spank_t sp, int ac, char **av)
 
     if (spank_context () != S_CTX_REMOTE || !g.active)
         return 0;
+    {
+        int status = 0;
+        if (spank_get_item (sp, S_TASK_EXIT_STATUS, &status)
+            == ESPANK_SUCCESS && (g.tasks_exited == 0 || status != 0)
+            && g.exit_status == 0)
+            g.exit_status = status;
+    }
     ++g.tasks_exited;
     acctstep_task_exit (sp, g.tasks_exited >= g.ntasks, g.cg,
                         acct_rel (NULL, 0));
@@ -1507,6 +1696,12 @@ int slurm_spank_exit (spank_t sp, int ac, char **av)
     if (spank_context () != S_CTX_REMOTE)
         return 0;
     dynamic_end ();     /* the confinement event is final */
+    if (g.prof) {       /* the tasks never all forked */
+        pin_error_t e = { "" };
+        if (prof_rec_finish (g.prof, -1, &e) < 0)
+            slurm_error ("pin: step %s: profile: %s", g.stepname, e.text);
+        g.prof = NULL;
+    }
     if (g.conf_ok && g.stepname[0])
         step_account (sp);  /* before any cgroup is removed */
     if (g.conf_ok && g.step == SLURM_EXTERN_CONT && g.stepname[0])

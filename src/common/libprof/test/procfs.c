@@ -147,6 +147,35 @@ START_TEST (test_rollup)
 }
 END_TEST
 
+START_TEST (test_flat)
+{
+    static const char *const keys[] = { "anon", "file", "shmem" };
+    uint64_t v[3] = { 7, 7, 7 };
+    pin_error_t e = { "" };
+    const char *mem =
+        "anon 4096\nfile 8192\nkernel 1\nanon_thp 0\nshmem 12288\n"
+        "file_mapped 5\n";
+
+    ck_assert_int_eq (procfs_parse_flat (mem, keys, v, 3, "memory.stat", &e),
+                      7);
+    ck_assert_uint_eq (v[0], 4096);     /* not anon_thp */
+    ck_assert_uint_eq (v[1], 8192);     /* not file_mapped */
+    ck_assert_uint_eq (v[2], 12288);
+    v[2] = 7;
+    ck_assert_int_eq (procfs_parse_flat ("anon 1\nfile 2", keys, v, 3,
+                                         "memory.stat", &e), 3);
+    ck_assert_uint_eq (v[1], 2);
+    ck_assert_uint_eq (v[2], 7);        /* absent: untouched */
+    ck_assert_int_eq (procfs_parse_flat ("anon 1x\n", keys, v, 3,
+                                         "memory.stat", &e), -1);
+    ck_assert (strstr (e.text, "memory.stat: the value of anon"));
+    ck_assert_int_eq (procfs_parse_flat ("anon -1\n", keys, v, 3,
+                                         "memory.stat", &e), -1);
+    ck_assert_int_eq (procfs_parse_flat ("", keys, v, 3, "x", &e), 0);
+    ck_assert_int_eq (procfs_parse_flat (NULL, keys, v, 3, "x", &e), -1);
+}
+END_TEST
+
 static const char cpustat[] =
     "cpu  10 20 30 40 50 60 70 80 0 0\n"
     "cpu0 1 2 3 4 5 6 7 8 0 0\n"
@@ -216,6 +245,7 @@ int main (void)
     tcase_add_test (tc, test_stat_self);
     tcase_add_test (tc, test_status);
     tcase_add_test (tc, test_rollup);
+    tcase_add_test (tc, test_flat);
     tcase_add_loop_test (tc, test_cpustat, 0, sizeof (cpus) / sizeof (cpus[0]));
     tcase_add_test (tc, test_cpustat_room);
     suite_add_tcase (s, tc);

@@ -15,6 +15,7 @@
 #include "libtest/tap.h"
 
 #define ENV SUBMIT_SPANK_ENV_NAME "="
+#define PENV SUBMIT_PROFILE_ENV_NAME "="
 
 /* A job as sbatch sends it when the user gave no allocation options. */
 static void job_init (job_desc_msg_t *job)
@@ -147,6 +148,20 @@ static const struct dcase {
       "--pin-policy given twice (numa-local and numa-spread); give it once" },
     { NULL, NULL, "bob", NULL, { ENV "numa-spread", ENV "numa-spread" }, OK,
       SUBMIT_ASKED, "numa-spread", "", true, true, NULL },
+    /* --pin-profile: checked at submission, whatever the policy */
+    { NULL, NULL, "bob", NULL, { PENV "500ms", ENV "cache-shared" }, OK,
+      SUBMIT_ASKED, "cache-shared", "", false, false, NULL },
+    { NULL, "open", "bob", NULL, { PENV "" }, OK, SUBMIT_NONE, NULL, "",
+      false, false, NULL },
+    { NULL, "open", "bob", NULL, { PENV "off" }, OK, SUBMIT_NONE, NULL, "",
+      false, false, NULL },
+    { NULL, "open", "bob", NULL, { PENV "fast" }, REFUSED, 0, NULL, NULL,
+      false, false, "--pin-profile=fast: not a duration; give seconds, "
+      "e.g. 60, 60s, 500ms or 2m (or yes, no)" },
+    { NULL, "open", "bob", NULL, { PENV "1ms" }, REFUSED, 0, NULL, NULL,
+      false, false, "--pin-profile=1ms: out of range; give 100ms to 3600s" },
+    { NULL, "open", "bob", NULL, { PENV "1s", PENV "2s" }, REFUSED, 0, NULL,
+      NULL, false, false, "--pin-profile given twice (1s and 2s)" },
     /* a name that only starts like ours, and the prolog spelling: ignored */
     { NULL, "open", "bob", NULL, { SUBMIT_SPANK_ENV_NAME "x=random",
       "SPANK_" ENV "random" }, OK, SUBMIT_NONE, NULL, "", false, false,
