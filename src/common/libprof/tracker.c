@@ -171,6 +171,10 @@ int tracker_feed (struct tracker *t, struct cnproc_event *ev,
         /* a thread belongs to its process; a process to its parent */
         parent = find (t, ev->pid != ev->tgid ? ev->tgid : ev->ptgid);
         k = find (t, ev->pid);
+        if (k && ev->ts_ns <= k->start_ns)
+            /* the fork that made a root added after it (slurmstepd forks
+             * a task, then pin.so adds it): the root line says it */
+            return 0;
         if (k) {
             /* a stale entry (its exit was lost): forget it */
             count (t, k, -1);

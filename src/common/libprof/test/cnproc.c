@@ -379,6 +379,25 @@ START_TEST (test_tracker)
     ck_assert_uint_eq (c.threads, 1);
     tracker_destroy (t);
     tracker_destroy (NULL);
+
+    /* pin.so adds a task as root after slurmstepd forked it: the fork
+     * event, read later, is older than the root and keeps it */
+    t = tracker_create ();
+    ck_assert_int_eq (tracker_add_root (t, 150, "slurmstepd", 5000), 0);
+    e = fork_ev (50, 150, 150);         /* ts 1150 < 5000 */
+    ck_assert_int_eq (tracker_feed (t, &e, NULL), 0);
+    tracker_counts (t, &c);
+    ck_assert_uint_eq (c.processes, 1);
+    e = fork_ev (150, 151, 151);        /* its child is in */
+    e.ts_ns = 6000;
+    ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+    /* a later fork of pid 150 by an outsider: the root's exit was lost */
+    e = fork_ev (50, 150, 150);
+    e.ts_ns = 7000;
+    ck_assert_int_eq (tracker_feed (t, &e, NULL), 0);
+    tracker_counts (t, &c);
+    ck_assert_uint_eq (c.processes, 1);
+    tracker_destroy (t);
 }
 END_TEST
 
