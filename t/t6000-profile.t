@@ -258,6 +258,30 @@ test_expect_success CONNECTOR,PY 'forked workers sharing 64 MiB: PSS well under 
 	EOF
 '
 
+test_expect_success CONNECTOR,PY 'PSS reads are bounded: a tenth of the interval per sample, the rest skipped and counted' '
+    slurm-pin profile --record budget.jsonl --interval 2 -- \
+        "$PY" "$WORKLOAD" shared 64 4 1 >budget-workload.json &&
+    slurm-pin profile --json budget.jsonl >budget.json &&
+    reads=$(jget budget.json "j[\"memory\"][\"smaps_reads\"]") &&
+    skipped=$(jget budget.json "j[\"memory\"][\"smaps_skipped\"]") &&
+    echo "smaps_rollup reads $reads, skipped $skipped" &&
+    test "$reads" -gt 0 && test "$skipped" -gt 0 &&
+    slurm-pin profile budget.jsonl | grep "reads skipped over the time budget" &&
+    # a sample stops reading once it has spent its budget (200 us here):
+    # at most that plus one read (a few ms) per sample
+    "$PY" - budget.jsonl <<-\EOF
+	import json, sys
+	lines = [json.loads(l) for l in open(sys.argv[1])]
+	budget = lines[0]["pss_budget_ns"]
+	assert budget == 200000, budget
+	over = [l["smaps_ns"] for l in lines if l["type"] == "sample"
+	        and l.get("smaps_skipped", 0) > 0]
+	print("samples that skipped:", len(over), "max time", max(over))
+	assert len(over) > 0
+	assert max(over) < budget + 50000000, max(over)
+	EOF
+'
+
 # --- the size bound ----------------------------------------------------
 
 test_expect_success CONNECTOR,PY 'a small bound: the file stays within it, with a note and the loss said' '

@@ -53,6 +53,7 @@ struct prof_rec {
     long clk_tck;
     bool failed;
     int cg_fd;                 /* the step's cgroup directory, or -1 */
+    uint64_t pss_budget_ns;    /* smaps_rollup time per sample; 0: none */
     char cgbuf[4096];
 };
 
@@ -129,6 +130,10 @@ struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
     r->cn_fd = r->ts_fd = r->cg_fd = -1;
     r->interval_ms = o->interval_ms;
     r->pss = o->pss;
+    /* reading smaps_rollup walks a process's page tables: at most a
+     * tenth of the interval per sample, the rest of the processes are
+     * skipped (counted) until the next one */
+    r->pss_budget_ns = (uint64_t)o->interval_ms * 100000ull;
     r->clk_tck = sysconf (_SC_CLK_TCK);
     r->ncpus = (int)sysconf (_SC_NPROCESSORS_CONF);
     if (!(r->tr = tracker_create ()) || !(r->seq = cnproc_seq_create ())
@@ -171,6 +176,7 @@ struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
         ADD (h, "clk_tck", I64 (r->clk_tck));
         ADD (h, "rcvbuf", I64 (got));
         ADD (h, "pss", json_object_new_boolean (o->pss));
+        ADD (h, "pss_budget_ns", I64 (r->pss_budget_ns));
         ADD (h, "taskstats", json_object_new_boolean (r->ts_fd >= 0));
         if (o->cgroup_dir) {
             r->cg_fd = open (o->cgroup_dir, O_RDONLY | O_DIRECTORY
@@ -434,6 +440,7 @@ struct sample {
     uint64_t procs[5], threads[5];     /* R S D Z other */
     uint64_t nvcsw, nivcsw, utime, stime;
     uint64_t rss_kb, pss_kb, smaps_reads, smaps_ns, smaps_fail;
+    uint64_t smaps_skipped;            /* over the time budget */
     uint64_t nprocs, nthreads;
     char buf[8192];
 };
@@ -494,7 +501,10 @@ static int sample_process (int32_t tgid, void *arg)
         }
         closedir (d);
     }
-    if (s->r->pss && st.state != 'Z') {
+    if (s->r->pss && st.state != 'Z' && s->r->pss_budget_ns
+        && s->smaps_ns >= s->r->pss_budget_ns)
+        s->smaps_skipped++;
+    else if (s->r->pss && st.state != 'Z') {
         struct procfs_rollup ro;
         uint64_t t0 = now_ns ();
         snprintf (path, sizeof (path), "/proc/%d/smaps_rollup", (int)tgid);
@@ -606,6 +616,7 @@ static int take_sample (struct prof_rec *r, pin_error_t *errp)
         ADD (o, "smaps_reads", I64 (s->smaps_reads));
         ADD (o, "smaps_failed", I64 (s->smaps_fail));
         ADD (o, "smaps_ns", I64 (s->smaps_ns));
+        ADD (o, "smaps_skipped", I64 (s->smaps_skipped));
     }
     if (!hwloc_bitmap_iszero (r->cpus)) {
         pin_error_t e = { "" };

@@ -241,6 +241,7 @@ static int on_line (json_object *o, int lineno, void *arg)
         }
         s->smaps_reads += (uint64_t)prof_get_int (o, "smaps_reads", 0);
         s->smaps_ns += (uint64_t)prof_get_int (o, "smaps_ns", 0);
+        s->smaps_skipped += (uint64_t)prof_get_int (o, "smaps_skipped", 0);
         return 0;
     }
 unknown:
@@ -401,6 +402,7 @@ json_object *prof_summary_json (const struct prof_summary *s, size_t top)
                             I64 (s->pss_at_peak_rss_kb));
     json_object_object_add (mem, "peak_pss_kb", I64 (s->peak_pss_kb));
     json_object_object_add (mem, "smaps_reads", I64 (s->smaps_reads));
+    json_object_object_add (mem, "smaps_skipped", I64 (s->smaps_skipped));
     json_object_object_add (mem, "smaps_us_per_read",
                             json_object_new_double (
                                 s->smaps_reads ? (double)s->smaps_ns / 1e3

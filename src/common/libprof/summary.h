@@ -36,6 +36,7 @@ struct prof_summary {
     uint64_t peak_pss_kb;
     uint64_t smaps_reads;         /* smaps_rollup files read */
     uint64_t smaps_ns;            /* time spent reading them */
+    uint64_t smaps_skipped;       /* not read: over the time budget */
     uint64_t lost_seq, enobufs, untracked, reordered, foreign;
     uint64_t socket_drops;        /* the kernel's drop count of the socket */
     uint64_t dropped_lines;
