@@ -111,6 +111,18 @@ test_expect_success SLURM,JS_SO 'garbage through the environment: refused, slurm
     done
 '
 
+test_expect_success SLURM,JS_SO 'a bad --pin-profile (option or environment): refused before anything is queued, one line naming it' '
+    refused "--pin-profile=10ms: out of range; give 100ms to 3600s" \
+        sbatch --pin-profile=10ms --wrap "touch ran" &&
+    for v in fast "$(printf "\377x")" 2h; do
+        SLURM_SPANK__SLURM_SPANK_OPTION_pin_pin_profile="$v" \
+            test_must_fail sbatch --wrap "touch ran" 2>garbage.err &&
+        cat garbage.err &&
+        grep -- "--pin-profile=" garbage.err &&
+        ! test -e ran && queue_empty && alive || return 1
+    done
+'
+
 # The batch step and a step of the script each print pin.so's verbose line.
 cat >job.sh <<'EOF'
 #!/bin/sh
