@@ -1,10 +1,12 @@
 #!/bin/bash
 # bench-profile.sh - what profiling costs a fork-heavy workload, next to strace
 #
-#   bench/bench-profile.sh [FORKS] [ROUNDS]      (root: the proc connector)
+#   bench/bench-profile.sh [FORKS] [ROUNDS] [py|c]   (root: the proc connector)
 #
 # Runs t/profile/workload.py burst FORKS (FORKS fork()s, reaped after the
-# last one; default 2000) ROUNDS times (default 5) in each of three ways,
+# last one; default 2000), or with "c" the same in a small C program built
+# here (no interpreter diluting the cost of a fork), ROUNDS times (default
+# 5) in each of three ways,
 # interleaved so that a change of the machine's load hits all three:
 #   bare     the workload alone
 #   profile  under slurm-pin profile --record (proc connector, taskstats,
@@ -25,6 +27,11 @@ py=${PY:-/usr/bin/python3}
 workload=$top/t/profile/workload.py
 forks=${1:-2000}
 rounds=${2:-5}
+lang=${3:-py}
+case $lang in
+py|c) ;;
+*) echo "bench-profile: workload '$lang': give py or c" >&2; exit 1 ;;
+esac
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "bench-profile: needs root (proc connector)" >&2
@@ -39,22 +46,63 @@ trap 'rm -rf "$tmp"' EXIT
 
 now () { date +%s.%N; }
 
-declare -A times seen
+# the workload: one command line
+if [ "$lang" = c ]; then
+    cat >"$tmp/burst.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+static double now (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+int main (int argc, char **argv)
+{
+    int n = argc > 1 ? atoi (argv[1]) : 2000;
+    double t0 = now ();
+    for (int i = 0; i < n; i++) {
+        pid_t pid = fork ();
+        if (pid == 0)
+            _exit (0);
+        if (pid < 0)
+            return 1;
+    }
+    double took = now () - t0;
+    while (wait (NULL) > 0)
+        ;
+    printf ("{\"burst_s\": %.6f}\n", took);
+    return 0;
+}
+EOF
+    "${CC:-cc}" -O2 -o "$tmp/burst" "$tmp/burst.c"
+    work=("$tmp/burst" "$forks")
+    what="fork()s by a C program"
+else
+    work=("$py" "$workload" burst "$forks")
+    what="fork()s by Python"
+fi
+
+declare -A times seen inner
 for r in $(seq "$rounds"); do
     for mode in bare profile strace; do
         t0=$(now)
         case $mode in
         bare)
-            "$py" "$workload" burst "$forks" >"$tmp/w.json" ;;
+            "${work[@]}" >"$tmp/w.json" ;;
         profile)
             "$slurmpin" profile --record "$tmp/p.jsonl" -- \
-                "$py" "$workload" burst "$forks" >"$tmp/w.json" ;;
+                "${work[@]}" >"$tmp/w.json" ;;
         strace)
             strace -f -e trace=process -ttt -o "$tmp/s.txt" \
-                "$py" "$workload" burst "$forks" >"$tmp/w.json" ;;
+                "${work[@]}" >"$tmp/w.json" ;;
         esac
         t1=$(now)
         times[$mode]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }') "
+        inner[$mode]+="$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["burst_s"])' "$tmp/w.json") "
         case $mode in
         bare) n=$forks ;;
         profile)
@@ -71,12 +119,16 @@ done
 
 median () { tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-echo "fork-heavy workload: $forks fork()s by Python, $rounds rounds, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-8s %10s %9s  %s\n' mode median_s slowdown "processes recorded per round (of $forks)"
+echo "fork-heavy workload: $forks $what, $rounds rounds, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "forks_s: the workload's own time for its forks (what the job feels); wall_s: the whole command, the recorder's start and end included"
+printf '%-8s %9s %9s %9s %9s  %s\n' mode forks_s slowdown wall_s slowdown "processes recorded per round (of $forks)"
 bare=$(echo "${times[bare]}" | median)
+ibare=$(echo "${inner[bare]}" | median)
 for mode in bare profile strace; do
     m=$(echo "${times[$mode]}" | median)
-    printf '%-8s %10.3f %8.2fx  %s\n' "$mode" "$m" \
+    i=$(echo "${inner[$mode]}" | median)
+    printf '%-8s %9.3f %8.2fx %9.3f %8.2fx  %s\n' "$mode" "$i" \
+        "$(awk -v a="$i" -v b="$ibare" 'BEGIN { print a / b }')" "$m" \
         "$(awk -v a="$m" -v b="$bare" 'BEGIN { print a / b }')" \
         "${seen[$mode]}"
 done
