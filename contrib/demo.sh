@@ -115,6 +115,7 @@ step_slurm () {
 	TopologyCache=$demo_dir/pin-state/topology.xml
 	JournalDir=$demo_dir/journal
 	DeliverCommand=none
+	ProfileDir=$demo_dir/profile
 	EOF
     echo "required $pin_so conf=@PIN_CONF@" >"$demo_dir/plugstack.conf"
     local env
@@ -145,9 +146,21 @@ step_slurm () {
     fi
     say "a bad policy is refused at submission"
     show srun --pin-policy=numa-locl true || echo "(srun exited $?)"
+    step_profile
     step_acct
     stop_cluster
     trap - EXIT
+}
+
+# A profiled step: 20 short-lived processes at ~10 Hz, every one of them
+# seen by the kernel's proc connector, summarised by slurm-pin profile.
+step_profile () {
+    local prof=${demo_dir%/slurm}/profile job
+    say "a profiled step (srun --pin-profile): every process, from the kernel"
+    echo "\$ srun --pin-profile=200ms -n 1 -c 1 sh -c 'for i in \$(seq 20); do /bin/true; sleep 0.1; done'"
+    job=$(srun --pin-profile=200ms -n 1 -c 1 \
+        sh -c 'echo $SLURM_JOB_ID; for i in $(seq 20); do /bin/true; sleep 0.1; done')
+    show slurm-pin profile --dir "$prof" "$job"
 }
 
 # The records pin.so wrote for the jobs above, read from the demo's own

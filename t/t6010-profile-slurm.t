@@ -82,7 +82,9 @@ test_expect_success $ALL 'srun --pin-profile=200ms: the fork workload' '
     slurm-pin profile --dir "$PROF" --json "$job.0" >summary.json &&
     slurm-pin profile --dir "$PROF" "$job" >summary.txt &&
     cat workload.json summary.txt &&
-    grep "^step $job.0 on $(cat node)\$" summary.txt
+    grep "^step $job.0 on $(cat node)\$" summary.txt &&
+    test "$(grep -c "^memory " summary.txt)" -eq 1 &&
+    grep "^memory  *summed RSS peak [1-9]" summary.txt
 '
 
 # lost: the number of events the profile says it lost.

@@ -373,12 +373,12 @@ static void print_summary (const char *path, const struct prof_summary *s,
                 ? 100.0 * (double)s->pss_at_peak_rss_kb
                   / (double)s->peak_rss_kb : 0.0, s->peak_pss_kb,
                 (double)s->smaps_ns / 1e3 / (double)s->smaps_reads);
+    else
+        printf ("memory             not sampled\n");
     if (s->smaps_skipped)
         printf ("                   %" PRIu64 " process reads skipped over "
                 "the time budget (a tenth of the interval per sample)\n",
                 s->smaps_skipped);
-    else
-        printf ("memory             not sampled\n");
     printf ("top commands by processes:\n");
     for (size_t i = 0; i < s->ncmds && i < top; i++)
         if (s->by_count[i].processes)
