@@ -279,9 +279,12 @@ static int prof_opt_cb (int val, const char *optarg, int remote)
                    pinopt_quote (optarg, PINOPT_VALUE_MAX, shown,
                                  sizeof (shown)), why);
         slurm_error ("pin: %s", err.text);
-        if (remote && !g.opt_error[0])
-            copy_text (g.opt_error, sizeof (g.opt_error), err.text);
-        return -1;
+        if (!remote)
+            return -1;      /* srun, sbatch, salloc: refused */
+        /* slurmstepd (srun checked it already; a value from elsewhere):
+         * the step runs unprofiled and task 0 says why */
+        copy_text (g.prof_note, sizeof (g.prof_note), err.text);
+        us = 0;
     }
     g.prof_given = true;
     g.prof_opt_us = us;
