@@ -1102,9 +1102,11 @@ static void profile_begin (spank_t sp)
         profile_skip ("profile path too long");
         return;
     }
+    /* Slurm's step_rel begins with '/' in nested mode: one slash, as in
+     * the accounting record, so the two name the same directory alike */
     if (rel[0] && g.cg
-        && fmt_path (dir_cg, sizeof (dir_cg), "%s/%s", cg2_root (g.cg),
-                     rel) == 0)
+        && fmt_path (dir_cg, sizeof (dir_cg), "%s%s%s", cg2_root (g.cg),
+                     rel[0] == '/' ? "" : "/", rel) == 0)
         o.cgroup_dir = dir_cg;
     o.path = g.prof_path;
     o.owner_uid = uid;
