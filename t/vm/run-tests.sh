@@ -10,8 +10,8 @@
 #   --builddir DIR  the build to test (default $PIN_BUILDDIR, else the
 #                   current directory if it holds config.status, else
 #                   build/ in the sources, where contrib/test-all.sh builds)
-#   --timeout SEC   for the whole boot (default 900: the tier's budget is
-#                   15 minutes on a 2-CPU machine)
+#   --timeout SEC   for the whole boot (default 1200: the tier's budget is
+#                   20 minutes on a 2-CPU machine; it takes about 12)
 #   --share DIR     keep the guest's results (logs, Slurm logs) in DIR
 # Options are passed on to run-guest.sh.  See doc/vm.md.
 set -u
@@ -47,7 +47,7 @@ if test ${#tests[@]} -eq 0; then
 fi
 
 start=$(date +%s)
-"$here/run-guest.sh" --timeout 900 "${opts[@]}" "$here/guest-run.sh" "${tests[@]}"
+"$here/run-guest.sh" --timeout 1200 "${opts[@]}" "$here/guest-run.sh" "${tests[@]}"
 status=$?
 end=$(date +%s)
 echo "# vm tier: ${#tests[@]} test file(s), wall time $((end - start))s, exit status $status"
