@@ -336,7 +336,11 @@ static void draw_gantt (const struct prof_chart_data *d,
     plwidth (0);
     for (size_t i = 0; i < d->nbars; i++) {
         const struct prof_bar *b = &d->bars[i];
-        double top = (double)i + (1 - h) / 2, bot = top + h;
+        /* centred in its row; a bar higher than its row stays inside
+         * the frame */
+        double top = h <= 1 ? (double)i + (1 - h) / 2
+                            : fmin ((double)i, (double)d->nbars - h);
+        double bot = top + h;
         double x0 = b->start / l->unit, x1 = b->end / l->unit;
         PLFLT x[4], y[4];
 
@@ -446,8 +450,9 @@ static void draw (const struct prof_chart_data *d, const struct plot_opts *o,
             if (d->kind == PROF_CHART_CPU)
                 ymax = fmax (ymax, 100);
             ymax = ymax > 0 ? ymax * 1.06 : 1;
-            frame (l, 0, ymax, yb, yt, p == np - 1, true);
-            confine_marks (d, l, 0, ymax);
+            /* a margin below 0: a series at 0 is not hidden by the axis */
+            frame (l, -0.03 * ymax, ymax, yb, yt, p == np - 1, true);
+            confine_marks (d, l, -0.03 * ymax, ymax);
             if (draw_series (d, l, p) < 0) {
                 *rc = -1;
                 return;
