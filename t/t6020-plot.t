@@ -114,6 +114,14 @@ for kind in $KINDS; do
     '
 done
 
+test_expect_success PY 'cpu: CPUs all 100% busy, equal lines, each one shows' '
+    "$PY" "$MK" busy.jsonl --cpus 5 --saturated >busy.json &&
+    slurm-pin plot busy.jsonl --kind cpu -o busy.png &&
+    slurm-pin plot busy.jsonl --kind cpu -o busy.svg &&
+    check_image busy.png 1200 700 5 &&
+    check_image busy.svg 1200 700 5
+'
+
 test_expect_success PY 'gantt: one bar per process, counted in the SVG and in the PNG' '
     n=$(jget full.json "j[\"processes\"]") &&
     test "$(jget full-gantt.svg.json "j[\"bars\"]")" -eq "$n" &&

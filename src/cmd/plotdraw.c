@@ -236,9 +236,11 @@ static double panel_max (const struct prof_chart_data *d, unsigned panel)
 
 /* Series are drawn in the order of draw_order[], each one 2 pixels
  * wider than the next, so that where two series are equal (forks and
- * exits of short processes, idle states at 0) both colours show: the
- * series drawn later lies inside the one drawn before.  The per-CPU
- * chart, with up to 17 series, draws them all LINE_WIDTH wide. */
+ * exits of short processes, idle states at 0, two saturated CPUs) both
+ * colours show: the series drawn later lies inside the one drawn
+ * before.  A panel of more than LAYERS_MAX series (the per-CPU chart of
+ * many CPUs) draws them all LINE_WIDTH wide. */
+#define LAYERS_MAX 6
 static size_t draw_order (const struct prof_chart_data *d, unsigned panel,
                           size_t *order)
 {
@@ -270,7 +272,7 @@ static double series_width (const struct prof_chart_data *d, size_t i)
     size_t order[PROF_SERIES_MAX];
     size_t n = draw_order (d, d->series[i].panel, order);
 
-    if (d->kind == PROF_CHART_CPU)
+    if (n > LAYERS_MAX)
         return LINE_WIDTH;
     for (size_t j = 0; j < n; j++)
         if (order[j] == i)

@@ -21,6 +21,7 @@ Options:
   --confine S       a "confine" line at S seconds
   --no-pss          samples without rss_kb and pss_kb
   --header-job      the header names job 4242, step 0, node n1, policy
+  --saturated       every CPU 100% busy (equal per-CPU lines)
 
 Prints one JSON line: what was written (processes, commands, cpus, ...).
 """
@@ -41,7 +42,7 @@ def main():
     flags = set()
     while args:
         a = args.pop(0)
-        if a in ("--cg", "--no-pss", "--header-job"):
+        if a in ("--cg", "--no-pss", "--header-job", "--saturated"):
             flags.add(a)
         else:
             opt[a[2:]] = args.pop(0)
@@ -147,6 +148,8 @@ def main():
                 cpus = []
                 for c in range(ncpus):
                     busy = per * (c + 1) // (ncpus + 1)
+                    if "--saturated" in flags:
+                        busy = per
                     ticks[c][0] += busy * 3 // 4          # user
                     ticks[c][2] += busy - busy * 3 // 4   # system
                     ticks[c][3] += per - busy             # idle
