@@ -403,16 +403,16 @@ static void draw (const struct prof_chart_data *d, const struct plot_opts *o,
     l->text_px = fmax (9.0, fmin (W / 70, H / 45));
     /* PLplot sizes text in mm: 72 points (cairo: pixels) per inch */
     plschr (l->text_px / (72.0 / 25.4), 1.0);
-    /* the legend's text is 0.85 of the others; a character is about
-     * 0.75 of its height wide */
-    legend_w = (double)legend_chars (g) * 0.85 * 0.75 * l->text_px
-               + 0.05 * W + 3 * l->text_px;
+    /* the legend's text is 0.85 of the others; a character is at most
+     * 0.9 of its height wide; then its line and the gaps */
+    legend_w = (double)legend_chars (g) * 0.85 * 0.9 * l->text_px
+               + 0.06 * W + 4 * l->text_px;
     /* room for the numbers of the y axis, then its label */
     {
         double ymax = d->kind == PROF_CHART_GANTT ? (double)d->nbars
                     : fmax (panel_max (d, 0), panel_max (d, 1)) * 1.06;
         double digits = ymax >= 10 ? floor (log10 (ymax)) + 1 : 3;
-        l->ylabel_off = fmax (3, digits) * 0.8 + 2.0;
+        l->ylabel_off = fmax (3, digits) * 0.8 + 2.6;
     }
     l->xl = (l->ylabel_off + 1.5) * l->text_px / W;
     l->xr = 1 - legend_w / W;
@@ -430,9 +430,12 @@ static void draw (const struct prof_chart_data *d, const struct plot_opts *o,
     plsyax (9, 0);
     if (d->kind == PROF_CHART_GANTT) {
         double n = (double)d->nbars;
-        frame (l, n, 0, l->yb, l->yt, true, false);
-        draw_gantt (d, l, (l->xr - l->xl) * W, (l->yt - l->yb) * H);
-        confine_marks (d, l, n, 0);
+        double m = 0.01 * n + 0.3;     /* the first and last bar clear of
+                                         * the frame */
+        frame (l, n + m, -m, l->yb, l->yt, true, false);
+        draw_gantt (d, l, (l->xr - l->xl) * W,
+                    (l->yt - l->yb) * H * n / (n + 2 * m));
+        confine_marks (d, l, n + m, -m);
         plcol0 (C_FG);
         plwidth (1);
         plbox ("bc", 0, 0, "bc", 0, 0);
