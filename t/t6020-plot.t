@@ -288,10 +288,18 @@ test_expect_success PY 'hostile values: exit 0 or 1 for every kind, no crash' '
     done
 '
 
-test_expect_success PY 'a profile cut short inside a line is refused in one line' '
+# prof_read() refuses a file cut inside a line today; reading it up to its
+# last whole line would be fine too: either way, no crash and no half image.
+test_expect_success PY 'a profile cut short inside a line: an image or one line' '
     head -c 3000 full.jsonl >cut.jsonl &&
-    fails cut.jsonl --kind gantt -o e.png &&
-    grep "cut.jsonl:[0-9]*: not a JSON object" err
+    if slurm-pin plot cut.jsonl --kind gantt -o cut.png 2>err; then
+        "$PY" "$CHECK" cut.png "$MAN" >cut.png.json &&
+        test "$(jget cut.png.json "(j[\"width\"], j[\"height\"], len(j[\"colours\"]) > 0)")" = "(1200, 700, True)"
+    else
+        test "$(wc -l <err)" -eq 1 &&
+        grep "cut.jsonl:[0-9]*: not a JSON object" err &&
+        test ! -e cut.png
+    fi
 '
 
 # --- a real recording (root) --------------------------------------------
