@@ -6,11 +6,15 @@
 # sanitizer runtimes, libclang-rt-dev (only recommended by clang, and
 # recommends are not installed here); llvm brings llvm-symbolizer, which
 # names functions and lines in their crash reports.
+# slurm-pin plot draws with PLplot: libplplot-dev, and plplot-driver-cairo
+# for PNG (SVG comes with the library); its test decodes the images with
+# python3-pil.
 set -eu
 
 PACKAGES="
   build-essential autoconf automake libtool pkg-config
   libhwloc-dev libhwloc-plugins hwloc libjson-c-dev libcgroup-dev check
+  libplplot-dev plplot-driver-cairo python3-pil
   libslurm-dev slurm-wlm slurmctld slurmd slurm-client munge
   slurmdbd mariadb-server mariadb-client zlib1g-dev
   sharness python3

@@ -24,6 +24,7 @@ static const struct subcmd subcmds[] = {
       cmd_report },
     { "profile", "record a command's processes and summarise a profile",
       cmd_profile },
+    { "plot", "draw a recorded profile as a PNG or SVG chart", cmd_plot },
     { "deliver", "send this node's records of ended jobs to slurmdbd (AdminComment)",
       cmd_deliver },
     { NULL, NULL, NULL },

@@ -26,6 +26,7 @@ int cmd_eff (int argc, char **argv);
 int cmd_report (int argc, char **argv);
 int cmd_profile (int argc, char **argv);
 int cmd_deliver (int argc, char **argv);
+int cmd_plot (int argc, char **argv);
 
 /* Print "slurm-pin SUBCMD: MESSAGE" as exactly one line on stderr:
  * control characters (from hostile or mistyped values) are shown as '?'

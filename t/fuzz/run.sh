@@ -60,6 +60,7 @@ fuzz_cpustat         fuzz_cpustat.c   fuzz_cpustat   4096  -                    
 fuzz_topoxml         fuzz_topoxml.c   fuzz_topoxml   65536 -                     yes
 fuzz_netlink         fuzz_netlink.c   fuzz_netlink   4096  -                     yes
 fuzz_procfs          fuzz_procfs.c    fuzz_procfs    4096  -                     yes
+fuzz_series          fuzz_series.c    fuzz_series    16384 -                     yes
 fuzz_topoxml_builtin fuzz_topoxml.c   fuzz_topoxml   65536 HWLOC_LIBXML_IMPORT=0 no
 "
 
@@ -83,6 +84,8 @@ src/common/libprof/cnproc.c
 src/common/libprof/tracker.c
 src/common/libprof/taskstats.c
 src/common/libprof/procfs.c
+src/common/libprof/profile.c
+src/common/libprof/series.c
 "
 
 usage () {

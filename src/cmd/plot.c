@@ -1,0 +1,363 @@
+/* plot.c - slurm-pin plot: draw a recorded profile
+ *
+ *   slurm-pin plot (FILE | JOB[.STEP]) --kind KIND -o OUT.png|OUT.svg
+ *                  [--size WxH] [--title T]
+ *
+ * The data of each kind comes from libprof/series.c, the drawing from
+ * plotdraw.c (PLplot).  slurm-pin-plot(1) describes the command,
+ * doc/profiling-guide.md how to read each chart.
+ */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "libprof/series.h"
+#include "plotdraw.h"
+#include "subcmd.h"
+
+#define NAME "plot"
+
+#define WIDTH_MIN 320
+#define WIDTH_MAX 8192
+#define HEIGHT_MIN 200
+#define HEIGHT_MAX 8192
+#define WIDTH_DEFAULT 1200
+#define HEIGHT_DEFAULT 700
+
+struct opts {
+    const char *kind_name, *out, *size, *title;
+    enum prof_chart kind;
+    int width, height;
+    const char *device;
+};
+
+static const struct option longopts[] = {
+    { "kind", required_argument, NULL, 'k' },
+    { "output", required_argument, NULL, 'o' },
+    { "size", required_argument, NULL, 's' },
+    { "title", required_argument, NULL, 't' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+static const char shortopts[] = ":k:o:s:t:h";
+
+static void usage (FILE *f)
+{
+    fprintf (f,
+"Usage: slurm-pin plot FILE --kind KIND -o OUT.png|OUT.svg [--size WxH]\n"
+"                      [--title TEXT]\n"
+"\n"
+"Draw a profile recorded by 'slurm-pin profile --record' as a PNG or SVG\n"
+"image.\n"
+"\n"
+"Kinds:\n"
+"  cpu     use of each CPU sampled (%%), the step's cgroup, confinement\n"
+"  gantt   one bar per process, from its fork to its exit, by command\n"
+"  forks   process forks, thread creations, execs and exits per second\n"
+"  ctxsw   voluntary and involuntary context switches per second\n"
+"  states  processes and threads in states R, S, D, Z over time\n"
+"  memory  summed RSS against PSS, the step cgroup's memory\n"
+"\n"
+"Options:\n"
+"  -k, --kind KIND    what to draw (required)\n"
+"  -o, --output OUT   the image; its extension chooses the format:\n"
+"                     .png (PLplot's pngcairo) or .svg (PLplot's svg)\n"
+"  -s, --size WxH     the image's size in pixels (default %dx%d;\n"
+"                     width %d to %d, height %d to %d)\n"
+"  -t, --title TEXT   the title (default: what is drawn, of which job)\n"
+"  -h, --help         show this help\n"
+"\n"
+"See slurm-pin-plot(1) and doc/profiling-guide.md.\n",
+             WIDTH_DEFAULT, HEIGHT_DEFAULT, WIDTH_MIN, WIDTH_MAX, HEIGHT_MIN,
+             HEIGHT_MAX);
+}
+
+/* "1200x700" within the bounds, or -1. */
+static int parse_size (const char *s, int *w, int *h)
+{
+    char buf[32], *x;
+    uint64_t vw, vh;
+
+    if (strlen (s) >= sizeof (buf))
+        return -1;
+    strcpy (buf, s);
+    if (!(x = strchr (buf, 'x')))
+        return -1;
+    *x++ = '\0';
+    if (cmd_parse_u64 (buf, WIDTH_MIN, WIDTH_MAX, &vw) < 0
+        || cmd_parse_u64 (x, HEIGHT_MIN, HEIGHT_MAX, &vh) < 0)
+        return -1;
+    *w = (int)vw;
+    *h = (int)vh;
+    return 0;
+}
+
+/* The PLplot device for the extension of `out`, or NULL. */
+static const char *device_of (const char *out)
+{
+    size_t n = strlen (out);
+
+    if (n > 4 && !strcasecmp (out + n - 4, ".png"))
+        return "pngcairo";
+    if (n > 4 && !strcasecmp (out + n - 4, ".svg"))
+        return "svg";
+    return NULL;
+}
+
+static int parse_opts (int argc, char **argv, struct opts *o)
+{
+    int c;
+
+    memset (o, 0, sizeof (*o));
+    o->width = WIDTH_DEFAULT;
+    o->height = HEIGHT_DEFAULT;
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long (argc, argv, shortopts, longopts, NULL)) != -1) {
+        switch (c) {
+        case 'k':
+            o->kind_name = optarg;
+            if (prof_chart_parse (optarg, &o->kind) < 0) {
+                cmd_error (NAME, "--kind=%s: unknown kind; known: %s",
+                           optarg, PROF_CHART_NAMES);
+                return -1;
+            }
+            break;
+        case 'o':
+            o->out = optarg;
+            if (!(o->device = device_of (optarg))) {
+                cmd_error (NAME, "-o %s: unknown extension; known: .png, "
+                           ".svg", optarg);
+                return -1;
+            }
+            break;
+        case 's':
+            o->size = optarg;
+            if (parse_size (optarg, &o->width, &o->height) < 0) {
+                cmd_error (NAME, "--size=%s: expected WIDTHxHEIGHT in "
+                           "pixels, width %d to %d, height %d to %d "
+                           "(e.g. %dx%d)", optarg, WIDTH_MIN, WIDTH_MAX,
+                           HEIGHT_MIN, HEIGHT_MAX, WIDTH_DEFAULT,
+                           HEIGHT_DEFAULT);
+                return -1;
+            }
+            break;
+        case 't':
+            o->title = optarg;
+            break;
+        case 'h':
+            return 1;
+        case ':':
+            cmd_error (NAME, "%s: missing value (see 'slurm-pin plot "
+                       "--help')", argv[optind - 1]);
+            return -1;
+        default:
+            cmd_error (NAME, "%s: unknown option; known: --kind, --output, "
+                       "--size, --title, --help", argv[optind - 1]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Map the positional argument to the path of a profile file.
+ *
+ * For now the argument is the path of a profile file, taken as it is
+ * (reading it says when it is not one).  Profiles of Slurm job steps,
+ * JOB[.STEP], will be found here: replace this one function to resolve
+ * them to the files the SPANK plugin keeps (checking that the caller may
+ * read them); nothing else in this file needs to change.
+ * 0 with the path in path[n], or -1 with errp. */
+static int plot_resolve (const char *arg, char *path, size_t n,
+                         pin_error_t *errp)
+{
+    if (!*arg) {
+        errno = EINVAL;
+        return errprintf (errp, "an empty profile name");
+    }
+    if (strlen (arg) >= n) {
+        errno = ENAMETOOLONG;
+        return errprintf (errp, "%.64s...: path too long (more than %zu "
+                          "bytes)", arg, n - 1);
+    }
+    strcpy (path, arg);
+    return 0;
+}
+
+static const char *const chart_titles[PROF_CHART_COUNT] = {
+    [PROF_CHART_CPU] = "Use of each CPU",
+    [PROF_CHART_GANTT] = "Process lifetimes",
+    [PROF_CHART_FORKS] = "Process events per second",
+    [PROF_CHART_CTXSW] = "Context switches per second",
+    [PROF_CHART_STATES] = "Processes and threads by state",
+    [PROF_CHART_MEMORY] = "Memory of the processes",
+};
+
+/* "job 12.0 on node3, policy numa-local, CPUs 0-3", or the file's name
+ * when the header names no job. */
+static void describe (const struct prof_chart_data *d, const char *path,
+                      char *buf, size_t n)
+{
+    const char *base = strrchr (path, '/');
+    size_t len = 0;
+
+#define APPEND(...) do { \
+        int rc_ = snprintf (buf + len, n - len, __VA_ARGS__); \
+        if (rc_ > 0) \
+            len += (size_t)rc_ < n - len ? (size_t)rc_ : n - len - 1; \
+    } while (0)
+
+    buf[0] = '\0';
+    if (d->job[0])
+        APPEND ("job %s%s%s", d->job, d->step[0] ? "." : "", d->step);
+    else
+        APPEND ("%s", base ? base + 1 : path);
+    if (d->node[0])
+        APPEND (" on %s", d->node);
+    if (d->policy[0])
+        APPEND (", policy %s", d->policy);
+    if (d->cpus[0])
+        APPEND (", CPUs %s", d->cpus);
+    if (d->kind == PROF_CHART_FORKS)
+        APPEND (", bins of %g s", d->bin_s);
+    if (d->kind == PROF_CHART_CTXSW)
+        APPEND (", sums over the live tasks of each sample");
+#undef APPEND
+}
+
+/* The kinds this profile has data for ("gantt, forks"), after `kind`
+ * had none. */
+static void kinds_with_data (const char *path, enum prof_chart kind,
+                             char *buf, size_t n)
+{
+    size_t len = 0;
+
+    buf[0] = '\0';
+    for (unsigned k = 0; k < PROF_CHART_COUNT && len < n; k++) {
+        struct prof_chart_data d;
+        int rc;
+        if (k == kind)
+            continue;
+        rc = prof_chart_read (path, (enum prof_chart)k, &d, NULL);
+        prof_chart_free (&d);
+        if (rc == 0) {
+            rc = snprintf (buf + len, n - len, "%s%s", len ? ", " : "",
+                           prof_chart_name ((enum prof_chart)k));
+            if (rc > 0)
+                len += (size_t)rc;
+        }
+    }
+    if (!buf[0])
+        snprintf (buf, n, "none");
+}
+
+static int write_file (const char *out, const char *buf, size_t len)
+{
+    int fd = open (out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    size_t done = 0;
+
+    if (fd < 0) {
+        cmd_error (NAME, "%s: cannot create: %s", out, strerror (errno));
+        return -1;
+    }
+    while (done < len) {
+        ssize_t w = write (fd, buf + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            cmd_error (NAME, "%s: cannot write: %s", out,
+                       w < 0 ? strerror (errno) : "no progress");
+            close (fd);
+            unlink (out);
+            return -1;
+        }
+        done += (size_t)w;
+    }
+    if (close (fd) < 0) {
+        cmd_error (NAME, "%s: cannot write: %s", out, strerror (errno));
+        unlink (out);
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_plot (int argc, char **argv)
+{
+    struct opts o;
+    struct prof_chart_data d;
+    struct plot_opts po;
+    pin_error_t e = { "" };
+    char path[4096], sub[512], title[256];
+    char *buf = NULL;
+    size_t len = 0;
+    int rc = parse_opts (argc, argv, &o);
+
+    if (rc > 0) {
+        usage (stdout);
+        return cmd_flush_stdout (NAME) < 0 ? 1 : 0;
+    }
+    if (rc < 0)
+        return 1;
+    if (optind != argc - 1) {
+        cmd_error (NAME, "expected one profile FILE (see 'slurm-pin plot "
+                   "--help')");
+        return 1;
+    }
+    if (!o.kind_name) {
+        cmd_error (NAME, "missing --kind; known: %s", PROF_CHART_NAMES);
+        return 1;
+    }
+    if (!o.out) {
+        cmd_error (NAME, "missing -o OUT.png or -o OUT.svg");
+        return 1;
+    }
+    if (!plot_have_device (o.device)) {
+        cmd_error (NAME, "-o %s: PLplot's %s device is not installed "
+                   "(Debian package: %s)", o.out, o.device,
+                   !strcmp (o.device, "svg") ? "libplplot17"
+                                             : "plplot-driver-cairo");
+        return 1;
+    }
+    if (plot_resolve (argv[optind], path, sizeof (path), &e) < 0) {
+        cmd_error (NAME, "%s", e.text);
+        return 1;
+    }
+    if (prof_chart_read (path, o.kind, &d, &e) < 0) {
+        int err = errno;
+        prof_chart_free (&d);
+        if (err == ENODATA) {
+            char kinds[128];
+            kinds_with_data (path, o.kind, kinds, sizeof (kinds));
+            cmd_error (NAME, "%s; this profile has data for: %s", e.text,
+                       kinds);
+        } else {
+            cmd_error (NAME, "%s", e.text);
+        }
+        return 1;
+    }
+    describe (&d, path, sub, sizeof (sub));
+    snprintf (title, sizeof (title), "%s", o.title ? o.title
+              : chart_titles[o.kind]);
+    po.device = o.device;
+    po.width = o.width;
+    po.height = o.height;
+    po.title = title;
+    po.subtitle = sub;
+    rc = plot_render (&d, &po, &buf, &len, &e);
+    prof_chart_free (&d);
+    if (rc < 0) {
+        cmd_error (NAME, "%s: %s", o.out, e.text);
+        return 1;
+    }
+    rc = write_file (o.out, buf, len);
+    free (buf);
+    return rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,377 @@
+#!/bin/sh
+
+test_description='slurm-pin plot: every kind of chart, in PNG and SVG
+
+slurm-pin plot only reads profiles, so most cases draw crafted ones,
+written by t/profile/mkprofile.py with known processes, commands,
+samples, cgroup members and a confinement (no root needed).  One real
+recording (root: proc connector) of t/profile/workload.py, which forks
+a known number of processes, is drawn in every kind too.  Every image
+is checked in the image itself by t/profile/imgcheck.py: it decodes
+(PIL for PNG, an XML parser for SVG), has exactly the size asked for,
+and shows the expected number of series, counted as the palette colours
+of slurm-pin-plot(1) present inside the plot frame, and for the Gantt
+chart one bar per process.
+'
+
+. "$(dirname "$0")/sharness.sh"
+
+PY=/usr/bin/python3
+MK="$PIN_SRCDIR/t/profile/mkprofile.py"
+CHECK="$PIN_SRCDIR/t/profile/imgcheck.py"
+MAN="$PIN_SRCDIR/doc/man/slurm-pin-plot.1"
+WORKLOAD="$PIN_SRCDIR/t/profile/workload.py"
+KINDS="cpu gantt forks ctxsw states memory"
+
+if test -x "$PY" && "$PY" -c "import PIL" 2>/dev/null; then
+    test_set_prereq PY
+elif test -n "${CI:-}"; then
+    test_expect_success '/usr/bin/python3 and python3-pil are installed' 'false'
+else
+    say "/usr/bin/python3 with PIL (python3-pil) not found: image checks skipped"
+fi
+
+# jget FILE EXPR: a Python expression on the JSON object in FILE (j).
+jget () {
+    "$PY" -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# check_image IMAGE W H SERIES [BARS]: IMAGE decodes, is W x H, shows
+# SERIES palette colours inside its frame (and BARS bars); its findings
+# are left in IMAGE.json.
+check_image () {
+    "$PY" "$CHECK" "$1" "$MAN" >"$1.json" &&
+    got="$(jget "$1.json" "j[\"width\"], j[\"height\"], len(j[\"colours\"]), j[\"bars\"]")" &&
+    echo "$1: (width, height, series, bars) = $got; want $2 $3 $4 ${5:-any}" &&
+    test "$(jget "$1.json" "j[\"frame\"] is not None")" = True &&
+    test "$(jget "$1.json" "int(j[\"width\"])")" -eq "$2" &&
+    test "$(jget "$1.json" "int(j[\"height\"])")" -eq "$3" &&
+    if test "$(jget "$1.json" "j[\"format\"]")" = svg; then
+        test "$(jget "$1.json" "int(j[\"width_attr\"])")" -eq "$2" &&
+        test "$(jget "$1.json" "int(j[\"height_attr\"])")" -eq "$3"
+    fi &&
+    test "$(jget "$1.json" "len(j[\"colours\"])")" -eq "$4" &&
+    if test -n "${5:-}"; then
+        test "$(jget "$1.json" "j[\"bars\"]")" -eq "$5"
+    fi
+}
+
+# want_series FACTS KIND: the series a chart of the crafted profile
+# described by FACTS (mkprofile.py's output) must show, by the rules of
+# slurm-pin-plot(1).
+want_series () {
+    case $2 in
+    cpu)    jget "$1" "j[\"cpus\"] + (1 if j[\"cg\"] else 0)" ;;
+    gantt)  jget "$1" "min(8, j[\"ncommands\"]) + (1 if j[\"ncommands\"] > 8 else 0)" ;;
+    forks)  echo 4 ;;
+    ctxsw)  echo 2 ;;
+    states) echo 5 ;;
+    memory) jget "$1" "(2 if j[\"pss\"] else 0) + (4 if j[\"cg\"] else 0)" ;;
+    esac
+}
+
+# --- usage ------------------------------------------------------------
+
+test_expect_success 'slurm-pin --help lists plot' '
+    slurm-pin --help >help.out &&
+    grep "^  plot " help.out
+'
+
+test_expect_success 'plot --help prints the usage on stdout, exit 0' '
+    slurm-pin plot --help >h.out 2>h.err &&
+    test_must_be_empty h.err &&
+    grep "^Usage: slurm-pin plot FILE --kind KIND" h.out &&
+    for k in $KINDS; do grep "^  $k " h.out || return 1; done
+'
+
+# --- crafted profiles ---------------------------------------------------
+
+test_expect_success PY 'write the crafted profiles' '
+    "$PY" "$MK" full.jsonl --cg --confine 5 --header-job >full.json &&
+    "$PY" "$MK" plain.jsonl --cpus 3 --commands "sim:20,reco:10" >plain.json &&
+    "$PY" "$MK" many.jsonl --commands "a:12,b:10,c:9,d:8,e:7,f:5,g:4,h:3,i:2,j:1" >many.json &&
+    "$PY" "$MK" nosamples.jsonl --interval 0 >nosamples.json &&
+    "$PY" "$MK" nopss.jsonl --no-pss --cpus 0 >nopss.json &&
+    cat full.json plain.json many.json &&
+    test "$(jget full.json "j[\"processes\"]")" -eq 37
+'
+
+for kind in $KINDS; do
+    test_expect_success PY "$kind: PNG of the default size, SVG of another, each with its series" '
+        slurm-pin plot full.jsonl --kind '$kind' -o full-'$kind'.png >out 2>err &&
+        test_must_be_empty out && test_must_be_empty err &&
+        slurm-pin plot full.jsonl -k '$kind' -o full-'$kind'.svg --size 1000x600 &&
+        want=$(want_series full.json '$kind') &&
+        check_image full-'$kind'.png 1200 700 $want &&
+        check_image full-'$kind'.svg 1000 600 $want
+    '
+    test_expect_success PY "$kind: another profile (no cgroup, 3 CPUs), another size" '
+        slurm-pin plot plain.jsonl --kind '$kind' -o plain-'$kind'.png --size 640x400 &&
+        slurm-pin plot plain.jsonl --kind '$kind' -o plain-'$kind'.svg &&
+        want=$(want_series plain.json '$kind') &&
+        check_image plain-'$kind'.png 640 400 $want &&
+        check_image plain-'$kind'.svg 1200 700 $want
+    '
+done
+
+test_expect_success PY 'cpu: CPUs all 100% busy, equal lines, each one shows' '
+    "$PY" "$MK" busy.jsonl --cpus 5 --saturated >busy.json &&
+    slurm-pin plot busy.jsonl --kind cpu -o busy.png &&
+    slurm-pin plot busy.jsonl --kind cpu -o busy.svg &&
+    check_image busy.png 1200 700 5 &&
+    check_image busy.svg 1200 700 5
+'
+
+test_expect_success PY 'gantt: one bar per process, counted in the SVG and in the PNG' '
+    n=$(jget full.json "j[\"processes\"]") &&
+    test "$(jget full-gantt.svg.json "j[\"bars\"]")" -eq "$n" &&
+    test "$(jget full-gantt.png.json "j[\"bars\"]")" -eq "$n" &&
+    n=$(jget plain.json "j[\"processes\"]") &&
+    test "$(jget plain-gantt.svg.json "j[\"bars\"]")" -eq "$n" &&
+    test "$(jget plain-gantt.png.json "j[\"bars\"]")" -eq "$n"
+'
+
+test_expect_success PY 'gantt: eleven commands are 8 colours and the grey of the others' '
+    slurm-pin plot many.jsonl --kind gantt -o many.svg &&
+    slurm-pin plot many.jsonl --kind gantt -o many.png &&
+    check_image many.svg 1200 700 9 $(jget many.json "j[\"processes\"]") &&
+    check_image many.png 1200 700 9 $(jget many.json "j[\"processes\"]") &&
+    test "$(jget many.svg.json "j[\"colours\"][-1]")" = "#A0A0A0" &&
+    grep "3 other commands (4)" many.svg.json
+'
+
+test_expect_success PY 'gantt: 100,000 processes, one bar each' '
+    "$PY" "$MK" huge.jsonl --commands "w:60000,x:30000,y:9999" \
+        --duration 100 --threads 0 >huge.json &&
+    slurm-pin plot huge.jsonl --kind gantt -o huge.svg &&
+    slurm-pin plot huge.jsonl --kind gantt -o huge.png &&
+    check_image huge.svg 1200 700 4 100000 &&
+    # a PNG has 550 rows of pixels for 100,000 bars: bars are 1 pixel
+    # high and overlap, the 3 commands of 99,999 of them show
+    "$PY" "$CHECK" huge.png "$MAN" >huge.png.json &&
+    test "$(jget huge.png.json "j[\"width\"], j[\"height\"]")" = "(1200, 700)" &&
+    test "$(jget huge.png.json "all(c in j[\"colours\"] for c in (\"#1F77B4\", \"#D62728\", \"#2CA02C\"))")" = True
+'
+
+test_expect_success PY 'the title, the legend and the confinement are in the SVG text' '
+    slurm-pin plot full.jsonl --kind cpu -o title.svg --title "CPUs of run #7" &&
+    "$PY" "$CHECK" title.svg "$MAN" >title.json &&
+    grep "\"CPUs of run #7\"" title.json &&
+    grep "\"CPU 3 (step)\"" title.json &&
+    grep "\"confined (cpuset: 0-1)\"" title.json &&
+    grep "job 4242.0 on n1, policy numa-local" title.json
+'
+
+test_expect_success PY 'a hostile title is shown safely' '
+    slurm-pin plot full.jsonl --kind ctxsw -o bad-title.svg \
+        --title "$(printf "a\033[2J#b<c>&%%s\001")" &&
+    "$PY" "$CHECK" bad-title.svg "$MAN" >bad-title.json &&
+    grep "\"a?\[2J#b<c>&%s?\"" bad-title.json
+'
+
+# --- errors: one line naming the value, exit 1, no image ---------------
+
+# fails ARGS...: exit 1, nothing on stdout, one line on stderr (err).
+fails () {
+    test_expect_code 1 slurm-pin plot "$@" >out 2>err &&
+    test_must_be_empty out &&
+    cat err &&
+    test "$(wc -l <err)" -eq 1 &&
+    grep "^slurm-pin plot: " err
+}
+
+test_expect_success 'bad --kind: names it and the known kinds' '
+    fails full.jsonl --kind pie -o e.png &&
+    grep "pie: unknown kind; known: cpu, gantt, forks, ctxsw, states, memory" err &&
+    fails full.jsonl -o e.png &&
+    grep "missing --kind; known: cpu" err &&
+    test ! -e e.png
+'
+
+test_expect_success 'bad --size: names it and the bounds' '
+    for s in 10x10 1200x 1200 x700 -5x700 1200x700x1 9000x700 0x0 abc; do
+        fails full.jsonl --kind cpu -o e.png --size "$s" &&
+        grep -e "--size=$s: expected WIDTHxHEIGHT in pixels, width 320 to 8192, height 200 to 8192" err ||
+        return 1
+    done &&
+    test ! -e e.png
+'
+
+test_expect_success 'unknown extension: names it and the known ones' '
+    for o in e.jpg e e.png.txt e.svgz; do
+        fails full.jsonl --kind cpu -o "$o" &&
+        grep -e "-o $o: unknown extension; known: .png, .svg" err &&
+        test ! -e "$o" || return 1
+    done &&
+    fails full.jsonl --kind cpu &&
+    grep "missing -o" err
+'
+
+test_expect_success 'a missing file, a directory, a file that is not a profile' '
+    fails nonexistent.jsonl --kind cpu -o e.png &&
+    grep "nonexistent.jsonl: cannot open: No such file" err &&
+    fails . --kind gantt -o e.png &&
+    echo hello >not.jsonl &&
+    fails not.jsonl --kind gantt -o e.svg &&
+    grep "not.jsonl:1: not a JSON object" err &&
+    echo "{\"type\":\"header\",\"format\":\"other\"}" >other.jsonl &&
+    fails other.jsonl --kind gantt -o e.svg &&
+    grep "not a slurm-pin-profile file" err &&
+    fails a.jsonl b.jsonl --kind gantt -o e.svg &&
+    test ! -e e.png && test ! -e e.svg
+'
+
+test_expect_success PY 'nothing to draw for the kind: says why and which kinds have data' '
+    for k in cpu ctxsw states memory; do
+        fails nosamples.jsonl --kind $k -o e.png &&
+        grep "nosamples.jsonl: .*nothing to draw for --kind $k; this profile has data for: gantt, forks$" err ||
+        return 1
+    done &&
+    fails nopss.jsonl --kind memory -o e.png &&
+    grep "no samples of memory" err &&
+    fails nopss.jsonl --kind cpu -o e.png &&
+    grep "has data for: gantt, forks, ctxsw, states$" err &&
+    test ! -e e.png
+'
+
+test_expect_success PY 'a failed plot leaves an existing image as it was' '
+    cp full-cpu.png keep.png &&
+    fails nosamples.jsonl --kind cpu -o keep.png &&
+    test_cmp full-cpu.png keep.png
+'
+
+test_expect_success 'an image that cannot be written: one line' '
+    fails full.jsonl --kind gantt -o no/such/dir/e.png &&
+    grep "no/such/dir/e.png: cannot create" err
+'
+
+# --- hostile profiles: an exit status, one line at most, never a crash --
+
+test_expect_success PY 'hostile values: exit 0 or 1 for every kind, no crash' '
+    "$PY" - hostile.jsonl <<-\EOF &&
+	import json, sys
+	big = 2**63 - 1
+	lines = [
+	    {"type": "header", "format": "slurm-pin-profile", "version": 1,
+	     "t0": big, "cpus": "0-1000000000", "job": {"x": 1},
+	     "node": "a\nb#c", "policy": "x" * 5000, "interval_ms": -5},
+	    {"type": "root", "t": -big, "pid": 1, "comm": "\u00e9\u0001#"},
+	    {"type": "fork", "t": "soon", "pid": 2, "thread": False},
+	    {"type": "fork", "t": 5, "pid": big, "thread": "yes"},
+	    {"type": "exit", "t": big, "pid": 3, "thread": False, "start": -1},
+	    {"type": "exec", "t": 7, "pid": -4, "tgid": -4, "comm": None},
+	    {"type": "confine", "t": 8, "how": [1], "cpus": "x" * 3000},
+	    {"type": "sample", "t": 1, "cpus": [[70000] + [1] * 8,
+	     [1, -1, 0, 0, 0, 0, 0, 0, 0], [2], "x", [3] + [1] * 8],
+	     "procs": [1, 2], "rss_kb": -4, "cg": "none"},
+	    {"type": "sample", "t": 0, "cpus": [[3] + [0] * 8],
+	     "threads": {"R": big, "S": -big}, "nvcsw": big, "nivcsw": -1},
+	    {"type": "sample", "t": 2, "cpus": [[3, big, big] + [0] * 6],
+	     "nvcsw": 0, "nivcsw": 0, "pss_kb": big,
+	     "cg": {"usage_usec": big, "memory_current": big}},
+	    {"type": "mystery", "t": 3},
+	]
+	with open(sys.argv[1], "w") as f:
+	    for l in lines:
+	        f.write(json.dumps(l) + "\n")
+	EOF
+    for k in $KINDS; do
+        for e in png svg; do
+            slurm-pin plot hostile.jsonl --kind $k -o hostile-$k.$e 2>err
+            rc=$?
+            echo "$k.$e: exit $rc: $(cat err)"
+            test $rc -le 1 && test "$(wc -l <err)" -le 1 || return 1
+            if test $rc -eq 0; then
+                "$PY" "$CHECK" hostile-$k.$e "$MAN" >/dev/null || return 1
+            fi
+        done
+    done
+'
+
+# prof_read() refuses a file cut inside a line today; reading it up to its
+# last whole line would be fine too: either way, no crash and no half image.
+test_expect_success PY 'a profile cut short inside a line: an image or one line' '
+    head -c 3000 full.jsonl >cut.jsonl &&
+    if slurm-pin plot cut.jsonl --kind gantt -o cut.png 2>err; then
+        "$PY" "$CHECK" cut.png "$MAN" >cut.png.json &&
+        test "$(jget cut.png.json "(j[\"width\"], j[\"height\"], len(j[\"colours\"]) > 0)")" = "(1200, 700, True)"
+    else
+        test "$(wc -l <err)" -eq 1 &&
+        grep "cut.jsonl:[0-9]*: not a JSON object" err &&
+        test ! -e cut.png
+    fi
+'
+
+# --- a real recording (root) --------------------------------------------
+
+if test_have_prereq ROOT,PY; then
+    slurm-pin profile --record probe.jsonl --interval 0 -- /bin/true 2>probe.err
+    if grep -q "\"type\":\"exec\"" probe.jsonl 2>/dev/null; then
+        test_set_prereq CONNECTOR
+    elif test -n "${CI:-}"; then
+        test_expect_success 'the proc connector delivers events' '
+            cat probe.err; false
+        '
+    else
+        say "the proc connector delivers no events here: the real recording is skipped"
+    fi
+fi
+
+test_expect_success CONNECTOR 'record a workload that forks a known number of processes' '
+    slurm-pin profile --record real.jsonl --interval 100 -- \
+        "$PY" "$WORKLOAD" forks 5 30 2 >real-workload.json &&
+    slurm-pin profile --json real.jsonl >real-summary.json &&
+    cat real-workload.json &&
+    slurm-pin profile real.jsonl
+'
+
+# The facts of the recording, read from the profile (not from plot).
+test_expect_success CONNECTOR 'the facts of the recording' '
+    "$PY" - real.jsonl >real.json <<-\EOF &&
+	import json, sys
+	comm, cpus, roots = {}, set(), 0
+	for l in map(json.loads, open(sys.argv[1])):
+	    t = l["type"]
+	    if t == "root" or (t == "fork" and not l["thread"]):
+	        comm[l["pid"]] = l.get("comm")
+	        roots += t == "root"
+	    elif t in ("exec", "exit") and l["pid"] == l["tgid"] and l["pid"] in comm:
+	        comm[l["pid"]] = l["comm"]
+	    elif t == "sample":
+	        cpus |= {c[0] for c in l.get("cpus", [])}
+	for l in map(json.loads, open(sys.argv[1])):
+	    if l["type"] == "task" and l["pid"] == l["tgid"] and l["pid"] in comm:
+	        comm[l["pid"]] = l["comm"]
+	ncmd = len(set(comm.values()))
+	print(json.dumps({"processes": len(comm), "roots": roots,
+	                  "commands": ncmd, "cpus": len(cpus), "cg": False,
+	                  "pss": True, "ncommands": ncmd}))
+	EOF
+    cat real.json &&
+    lost=$(jget real-summary.json "j[\"lost\"][\"sequence_gaps\"] + j[\"lost\"][\"enobufs\"] + j[\"lost\"][\"socket_drops\"]") &&
+    if test "$lost" -eq 0; then
+        test "$(jget real.json "j[\"processes\"]")" -eq \
+            $(( $(jget real-workload.json "j[\"processes\"]") + 1 ))
+    else
+        say "events lost: $lost"
+    fi
+'
+
+for kind in $KINDS; do
+    test_expect_success CONNECTOR "real recording, $kind: PNG and SVG with their series" '
+        slurm-pin plot real.jsonl --kind '$kind' -o real-'$kind'.png &&
+        slurm-pin plot real.jsonl --kind '$kind' -o real-'$kind'.svg --size 900x500 &&
+        want=$(want_series real.json '$kind') &&
+        check_image real-'$kind'.png 1200 700 $want &&
+        check_image real-'$kind'.svg 900 500 $want
+    '
+done
+
+test_expect_success CONNECTOR 'real recording: one bar per process, the forks and the root' '
+    n=$(jget real.json "j[\"processes\"]") &&
+    echo "$(jget real-workload.json "j[\"processes\"]") forks + $(jget real.json "j[\"roots\"]") root = $n processes in the profile" &&
+    test "$(jget real-gantt.svg.json "j[\"bars\"]")" -eq "$n" &&
+    test "$(jget real-gantt.png.json "j[\"bars\"]")" -eq "$n"
+'
+
+test_done
