@@ -1,7 +1,7 @@
 /* plot.c - slurm-pin plot: draw a recorded profile
  *
  *   slurm-pin plot (FILE | JOB[.STEP]) --kind KIND -o OUT.png|OUT.svg
- *                  [--size WxH] [--title T]
+ *                  [--size WxH] [--title T] [--dir DIR] [--node NODE]
  *
  * The data of each kind comes from libprof/series.c, the drawing from
  * plotdraw.c (PLplot).  slurm-pin-plot(1) describes the command,
@@ -21,6 +21,7 @@
 
 #include "libprof/series.h"
 #include "plotdraw.h"
+#include "profsrc.h"
 #include "subcmd.h"
 
 #define NAME "plot"
@@ -33,7 +34,7 @@
 #define HEIGHT_DEFAULT 700
 
 struct opts {
-    const char *kind_name, *out, *size, *title;
+    const char *kind_name, *out, *size, *title, *dir, *node;
     enum prof_chart kind;
     int width, height;
     const char *device;
@@ -44,19 +45,21 @@ static const struct option longopts[] = {
     { "output", required_argument, NULL, 'o' },
     { "size", required_argument, NULL, 's' },
     { "title", required_argument, NULL, 't' },
+    { "dir", required_argument, NULL, 'd' },
+    { "node", required_argument, NULL, 'N' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
-static const char shortopts[] = ":k:o:s:t:h";
+static const char shortopts[] = ":k:o:s:t:d:N:h";
 
 static void usage (FILE *f)
 {
     fprintf (f,
-"Usage: slurm-pin plot FILE --kind KIND -o OUT.png|OUT.svg [--size WxH]\n"
-"                      [--title TEXT]\n"
+"Usage: slurm-pin plot FILE|JOB[.STEP] --kind KIND -o OUT.png|OUT.svg\n"
+"                      [--size WxH] [--title TEXT] [--dir DIR] [--node NODE]\n"
 "\n"
-"Draw a profile recorded by 'slurm-pin profile --record' as a PNG or SVG\n"
-"image.\n"
+"Draw a profile as a PNG or SVG image: a file recorded by 'slurm-pin\n"
+"profile --record', or the profile of a job step run with --pin-profile.\n"
 "\n"
 "Kinds:\n"
 "  cpu     use of each CPU sampled (%%), the step's cgroup, confinement\n"
@@ -73,6 +76,10 @@ static void usage (FILE *f)
 "  -s, --size WxH     the image's size in pixels (default %dx%d;\n"
 "                     width %d to %d, height %d to %d)\n"
 "  -t, --title TEXT   the title (default: what is drawn, of which job)\n"
+"  -d, --dir DIR      where JOB[.STEP]'s profiles are (default: pin.conf's\n"
+"                     ProfileDir)\n"
+"  -N, --node NODE    the node whose profile of JOB[.STEP] to draw, when\n"
+"                     the step ran on several here\n"
 "  -h, --help         show this help\n"
 "\n"
 "See slurm-pin-plot(1) and doc/profiling-guide.md.\n",
@@ -153,6 +160,12 @@ static int parse_opts (int argc, char **argv, struct opts *o)
         case 't':
             o->title = optarg;
             break;
+        case 'd':
+            o->dir = optarg;
+            break;
+        case 'N':
+            o->node = optarg;
+            break;
         case 'h':
             return 1;
         case ':':
@@ -161,34 +174,62 @@ static int parse_opts (int argc, char **argv, struct opts *o)
             return -1;
         default:
             cmd_error (NAME, "%s: unknown option; known: --kind, --output, "
-                       "--size, --title, --help", argv[optind - 1]);
+                       "--size, --title, --dir, --node, --help", argv[optind - 1]);
             return -1;
         }
     }
     return 0;
 }
 
-/* Map the positional argument to the path of a profile file.
- *
- * For now the argument is the path of a profile file, taken as it is
- * (reading it says when it is not one).  Profiles of Slurm job steps,
- * JOB[.STEP], will be found here: replace this one function to resolve
- * them to the files the SPANK plugin keeps (checking that the caller may
- * read them); nothing else in this file needs to change.
- * 0 with the path in path[n], or -1 with errp. */
-static int plot_resolve (const char *arg, char *path, size_t n,
-                         pin_error_t *errp)
+/* Map the positional argument to the path of one profile file: a FILE
+ * as it is (reading it says when it is not a profile), or JOB[.STEP]
+ * through profsrc.h (ProfileDir, owner-only files): it must name exactly
+ * one profile, else the step or node to give is said.  0 with the path
+ * in path[n]; -1 after printing one line. */
+static int plot_resolve (const struct opts *o, const char *arg, char *path,
+                         size_t n)
 {
+    struct profdir_entry *v;
+    size_t nv, match = 0, which = 0;
+    bool is_job;
+    char list[256] = "";
+    size_t off = 0;
+
     if (!*arg) {
-        errno = EINVAL;
-        return errprintf (errp, "an empty profile name");
+        cmd_error (NAME, "an empty profile name; give a FILE or JOB[.STEP]");
+        return -1;
     }
-    if (strlen (arg) >= n) {
-        errno = ENAMETOOLONG;
-        return errprintf (errp, "%.64s...: path too long (more than %zu "
-                          "bytes)", arg, n - 1);
+    if (profsrc_resolve (NAME, arg, o->dir, &v, &nv, &is_job) < 0)
+        return -1;
+    for (size_t i = 0; i < nv; i++) {
+        int len;
+        if (o->node && strcmp (o->node, v[i].node) != 0)
+            continue;
+        if (match++ == 0)
+            which = i;
+        len = snprintf (list + off, sizeof (list) - off, "%s%u.%s on %s",
+                        off ? ", " : "", v[i].job, v[i].step, v[i].node);
+        if (len > 0 && (size_t)len < sizeof (list) - off)
+            off += (size_t)len;
     }
-    strcpy (path, arg);
+    if (is_job && match != 1) {
+        if (match == 0)
+            cmd_error (NAME, "--node=%s: no profile of %s on that node",
+                       o->node, arg);
+        else
+            cmd_error (NAME, "%s has %zu profiles (%s); name one with "
+                       "JOB.STEP and --node", arg, match, list);
+        profdir_free (v, nv);
+        return -1;
+    }
+    if (strlen (v[which].path) >= n) {
+        cmd_error (NAME, "%.64s...: path too long (more than %zu bytes)",
+                   v[which].path, n - 1);
+        profdir_free (v, nv);
+        return -1;
+    }
+    strcpy (path, v[which].path);
+    profdir_free (v, nv);
     return 0;
 }
 
@@ -307,8 +348,8 @@ int cmd_plot (int argc, char **argv)
     if (rc < 0)
         return 1;
     if (optind != argc - 1) {
-        cmd_error (NAME, "expected one profile FILE (see 'slurm-pin plot "
-                   "--help')");
+        cmd_error (NAME, "expected one profile FILE or JOB[.STEP] (see "
+                   "'slurm-pin plot --help')");
         return 1;
     }
     if (!o.kind_name) {
@@ -326,10 +367,8 @@ int cmd_plot (int argc, char **argv)
                                              : "plplot-driver-cairo");
         return 1;
     }
-    if (plot_resolve (argv[optind], path, sizeof (path), &e) < 0) {
-        cmd_error (NAME, "%s", e.text);
+    if (plot_resolve (&o, argv[optind], path, sizeof (path)) < 0)
         return 1;
-    }
     if (prof_chart_read (path, o.kind, &d, &e) < 0) {
         int err = errno;
         prof_chart_free (&d);
