@@ -129,6 +129,57 @@ test_expect_success $ALL 'the header names the job, the step, the node and the s
     test "$(count_cpus "$cpus")" -eq 1
 '
 
+# imgcheck IMAGE: what t/profile/imgcheck.py finds in IMAGE, into
+# IMAGE.json (the palette from slurm-pin-plot(1)).
+imgcheck () {
+    "$PY" "$PIN_SRCDIR/t/profile/imgcheck.py" "$1" \
+        "$PIN_SRCDIR/doc/man/slurm-pin-plot.1" >"$1.json"
+}
+"$PY" -c "import PIL" 2>/dev/null && test_set_prereq PIL
+
+test_expect_success $ALL,PIL 'slurm-pin plot JOB.STEP: a Gantt chart with one bar per process of the step' '
+    job=$(cat job.id) &&
+    slurm-pin plot --dir "$PROF" "$job.0" --kind gantt -o gantt.svg &&
+    slurm-pin plot --dir "$PROF" "$job" --kind gantt -o gantt.png \
+        --size 1000x600 &&
+    imgcheck gantt.svg && imgcheck gantt.png &&
+    n=$(($(jget summary.json "j[0][\"processes_created\"]") + 1)) &&
+    echo "bars: svg $(jget gantt.svg.json "j[\"bars\"]"), want $n" &&
+    test "$(jget gantt.svg.json "j[\"bars\"]")" -eq "$n" &&
+    test "$(jget gantt.png.json "j[\"width\"], j[\"height\"]")" = "(1000, 600)"
+'
+
+test_expect_success $ALL,PIL 'every kind of chart of the step decodes' '
+    job=$(cat job.id) &&
+    for k in cpu forks ctxsw states memory; do
+        slurm-pin plot --dir "$PROF" "$job.0" --kind $k -o $k.png &&
+        imgcheck $k.png &&
+        echo "$k: $(jget $k.png.json "j[\"width\"], j[\"height\"], len(j[\"colours\"])")" &&
+        test "$(jget $k.png.json "j[\"width\"], j[\"height\"]")" = "(1200, 700)" &&
+        test "$(jget $k.png.json "len(j[\"colours\"])")" -ge 1 || return 1
+    done
+'
+
+test_expect_success $ALL 'slurm-pin plot of a job with several profiles asks for one' '
+    two=$(sbatch --parsable --pin-profile=200ms -n1 -o two.out \
+          --wrap "srun -n1 true") &&
+    slurm_wait_job "$two" &&
+    slurm-pin profile --dir "$PROF" "$two" >two.txt &&
+    grep "^step $two.0 on " two.txt && grep "^step $two.batch on " two.txt &&
+    test_must_fail slurm-pin plot --dir "$PROF" "$two" --kind cpu \
+        -o x.png 2>two.err &&
+    cat two.err &&
+    test "$(wc -l <two.err)" -eq 1 &&
+    grep "^slurm-pin plot: job $two has 2 profiles ($two.0 on $(cat node), $two.batch on $(cat node)); name one with JOB.STEP and --node\$" two.err &&
+    slurm-pin plot --dir "$PROF" "$two.batch" --kind cpu -o two.png &&
+    job=$(cat job.id) &&
+    test_must_fail slurm-pin plot --dir "$PROF" "$job.0" --node nowhere \
+        --kind cpu -o x.png 2>node.err &&
+    cat node.err &&
+    grep "^slurm-pin plot: --node=nowhere: no profile of $job.0 on that node\$" node.err &&
+    ! test -e x.png
+'
+
 test_expect_success $ALL 'samples carry the step cgroup CPU time, growing' '
     p=$(profile_of "$(cat job.id)" 0) &&
     "$PY" - "$p" <<-\EOF
@@ -215,7 +266,11 @@ test_expect_success $ALL,USERS 'its owner reads it; another user cannot' '
     test "$(wc -l <other.err)" -eq 1 &&
     grep "permission denied: a profile is readable by the job'"'"'s owner (and root) only" other.err &&
     test_must_fail setpriv --reuid=daemon --regid=daemon --clear-groups \
-        cat "$(profile_of "$job" batch)" >/dev/null
+        cat "$(profile_of "$job" batch)" >/dev/null &&
+    test_must_fail setpriv --reuid=daemon --regid=daemon --clear-groups \
+        slurm-pin plot --dir "$PROF" "$job" --kind gantt -o /tmp/pin-t6010-$$.png 2>plot-other.err &&
+    grep "permission denied" plot-other.err &&
+    ! test -e /tmp/pin-t6010-$$.png
 '
 
 test_expect_success $ALL 'no profile file is left open or half-written: each ends with its end line' '

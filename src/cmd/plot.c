@@ -217,8 +217,9 @@ static int plot_resolve (const struct opts *o, const char *arg, char *path,
             cmd_error (NAME, "--node=%s: no profile of %s on that node",
                        o->node, arg);
         else
-            cmd_error (NAME, "%s has %zu profiles (%s); name one with "
-                       "JOB.STEP and --node", arg, match, list);
+            cmd_error (NAME, "%s %s has %zu profiles (%s); name one with "
+                       "JOB.STEP and --node", strchr (arg, '.') ? "step"
+                       : "job", arg, match, list);
         profdir_free (v, nv);
         return -1;
     }
