@@ -41,15 +41,11 @@ int profsrc_resolve (const char *subcmd, const char *arg, const char *dir,
     *v = NULL;
     *n = 0;
     *is_job = false;
-    /* a file that exists is a file, whatever its name */
+    /* a file that exists is a file, whatever its name; so is anything
+     * that is not JOB[.STEP] (reading it says what is wrong) */
     if (strchr (arg, '/') || stat (arg, &st) == 0
-        || profdir_spec_parse (arg, &job, step, sizeof (step), &e) < 0) {
-        if (!strchr (arg, '/') && stat (arg, &st) < 0 && errno == ENOENT) {
-            cmd_error (subcmd, "%s", e.text);
-            return -1;
-        }
+        || profdir_spec_parse (arg, &job, step, sizeof (step), &e) < 0)
         return one_file (subcmd, arg, v, n);
-    }
     *is_job = true;
     if (!dir) {
         pin_conf_defaults (&conf);

@@ -209,26 +209,38 @@ int prof_read (const char *path,
                void *arg, pin_error_t *errp)
 {
     FILE *f = fopen (path, "re");
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t n;
+    /* a bounded buffer: a file of one endless line (/dev/zero) is an
+     * error after PROF_MAX_LINE bytes, not all of memory */
+    size_t cap = PROF_MAX_LINE + 2;
+    char *buf = malloc (cap);
+    size_t n;
     int lineno = 0, rc = 0;
 
-    if (!f)
-        return errprintf (errp, "%s: cannot open: %s", path, strerror (errno));
-    while ((n = getline (&buf, &cap, f)) >= 0) {
+    if (!f || !buf) {
+        int e = errno;
+        free (buf);
+        if (f)
+            fclose (f);
+        errno = e;
+        return errprintf (errp, "%s: cannot open: %s", path, strerror (e));
+    }
+    while (fgets (buf, (int)cap, f)) {
         json_tokener *tok;
         json_object *o;
         const char *type;
+        bool cut;
 
         lineno++;
-        if (n > PROF_MAX_LINE) {
+        n = strlen (buf);   /* a NUL inside a line ends it: the JSON
+                               parser then fails on what is left */
+        cut = n == 0 || buf[n - 1] != '\n';
+        if (cut && n >= cap - 1) {
             errno = EINVAL;
             rc = errprintf (errp, "%s:%d: line longer than %d bytes", path,
                             lineno, PROF_MAX_LINE);
             break;
         }
-        if (n > 0 && buf[n - 1] == '\n')
+        if (!cut)
             buf[--n] = '\0';
         if (!(tok = json_tokener_new ())) {
             errno = ENOMEM;
@@ -241,6 +253,9 @@ int prof_read (const char *path,
             o = NULL;
         }
         json_tokener_free (tok);
+        if (!o && cut && lineno > 1 && feof (f))
+            break;  /* the last line, cut short (a recorder killed while
+                       writing): the file is read up to the line before */
         if (!o || !json_object_is_type (o, json_type_object)
             || !(type = prof_get_str (o, "type"))) {
             json_object_put (o);

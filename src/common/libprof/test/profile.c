@@ -155,6 +155,52 @@ START_TEST (test_bad_files)
 }
 END_TEST
 
+#define HDR "{\"type\":\"header\",\"format\":\"slurm-pin-profile\"," \
+            "\"version\":1}\n"
+
+/* A recording killed while writing leaves its last line cut: the file
+ * is read up to the line before.  A cut line that is not the last, or a
+ * line beyond PROF_MAX_LINE (with or without its newline: a file of one
+ * endless line), is an error, read with bounded memory. */
+START_TEST (test_cut_and_long)
+{
+    char path[4096];
+    pin_error_t e = { "" };
+    int n[3] = { 0, 0, -1 };
+    FILE *f;
+
+    tmptree_setup ("test_profile");
+    tmptree_put ("cut.jsonl", HDR "{\"type\":\"root\",\"t\":1,\"pid\":2}\n"
+                 "{\"type\":\"fork\",\"t\":2,\"pi");
+    tmptree_path (path, sizeof (path), "cut.jsonl");
+    ck_assert_int_eq (prof_read (path, count_cb, n, &e), 0);
+    ck_assert_int_eq (n[0], 2);
+    /* a complete last line without its newline is read */
+    tmptree_put ("nonl.jsonl", HDR "{\"type\":\"root\",\"t\":1,\"pid\":2}");
+    tmptree_path (path, sizeof (path), "nonl.jsonl");
+    n[0] = 0;
+    ck_assert_int_eq (prof_read (path, count_cb, n, &e), 0);
+    ck_assert_int_eq (n[0], 2);
+    /* a header cut short is not a profile */
+    tmptree_put ("hdr.jsonl", "{\"type\":\"head");
+    tmptree_path (path, sizeof (path), "hdr.jsonl");
+    ck_assert_int_eq (prof_read (path, none_cb, NULL, &e), -1);
+    for (int nl = 0; nl < 2; nl++) {
+        tmptree_path (path, sizeof (path), "long.jsonl");
+        ck_assert_ptr_nonnull (f = fopen (path, "w"));
+        fputs (HDR "{\"type\":\"note\",\"text\":\"", f);
+        for (int i = 0; i < PROF_MAX_LINE; i++)
+            fputc ('x', f);
+        fputs (nl ? "\"}\n" : "\"}", f);
+        fclose (f);
+        ck_assert_int_eq (prof_read (path, none_cb, NULL, &e), -1);
+        ck_assert_msg (strstr (e.text, ":2: line longer than 1048576 bytes"),
+                       "%s", e.text);
+    }
+    tmptree_teardown ();
+}
+END_TEST
+
 /* A hand-made profile with known answers. */
 static const char *synthetic[] = {
     "{\"type\":\"header\",\"format\":\"slurm-pin-profile\",\"version\":1,"
@@ -255,6 +301,7 @@ int main (void)
     tcase_add_test (tc, test_bound);
     tcase_add_loop_test (tc, test_bad_files, 0, sizeof (bad) / sizeof (bad[0]));
     tcase_add_test (tc, test_summary);
+    tcase_add_test (tc, test_cut_and_long);
     suite_add_tcase (s, tc);
     return tap_run (s, NULL, 0);
 }
