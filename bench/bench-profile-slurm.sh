@@ -1,0 +1,128 @@
+#!/bin/bash
+# bench-profile-slurm.sh - what --pin-profile costs a fork-heavy job step
+#
+#   bench/bench-profile-slurm.sh [FORKS] [ROUNDS]     (root: starts slurmd)
+#
+# One private Slurm with pin.so (contrib/local-slurm.sh).  The same step,
+# `srun -n1 -c1 BURST FORKS` (a C program: FORKS fork()s whose children
+# _exit(0) at once, reaped after the last; it prints the time its forks
+# took), runs ROUNDS times each way, interleaved so that a change of the
+# machine's load hits both:
+#   off      srun --pin-profile=off
+#   profile  srun --pin-profile=1s  (pin.so's recorder in the step's
+#            watcher thread: proc connector, taskstats, samples with PSS)
+# and prints the median of the workload's own fork time (what the job
+# feels) and of srun's wall time (the recorder's start and end included),
+# with the ratios to off, and per round the processes each profile holds
+# and the events it lost.  Defaults: 2000 forks, 9 rounds.
+# Environment: PIN_BUILDDIR (default ./build).
+set -euo pipefail
+LC_ALL=C
+export LC_ALL
+
+prog=bench-profile-slurm
+die () { echo "$prog: $*" >&2; exit 1; }
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${PIN_BUILDDIR:-$top/build}
+pin_so=$build/src/plugins/spank/.libs/pin.so
+slurmpin=$build/src/cmd/slurm-pin
+forks=${1:-2000}
+rounds=${2:-9}
+py=/usr/bin/python3
+
+[ "$(id -u)" = 0 ] || die "needs root (slurmd runs as root)"
+[ -r "$pin_so" ] || die "$pin_so: not built"
+[ -x "$slurmpin" ] || die "$slurmpin: not built"
+
+work=$(mktemp -d /tmp/bench-profile-slurm.XXXXXX) || die "mktemp failed"
+chmod 755 "$work"
+cleanup () {
+    "$top/contrib/local-slurm.sh" stop --dir "$work/cluster" --clean \
+        >/dev/null 2>&1 || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+cat >"$work/burst.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+static double now (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+int main (int argc, char **argv)
+{
+    int n = argc > 1 ? atoi (argv[1]) : 2000;
+    double t0 = now ();
+    for (int i = 0; i < n; i++) {
+        pid_t pid = fork ();
+        if (pid == 0)
+            _exit (0);
+        if (pid < 0)
+            return 1;
+    }
+    double took = now () - t0;
+    while (wait (NULL) > 0)
+        ;
+    printf ("%.6f\n", took);
+    return 0;
+}
+EOF
+"${CC:-cc}" -O2 -o "$work/burst" "$work/burst.c"
+
+cat >"$work/pin.conf" <<EOF
+DefaultPolicy=none
+StateDir=$work/state
+TopologyCache=$work/topology.xml
+JournalDir=$work/journal
+DeliverCommand=none
+ProfileDir=$work/profile
+EOF
+echo "required $pin_so conf=@PIN_CONF@" >"$work/plugstack.conf"
+env_out=$("$top/contrib/local-slurm.sh" start --dir "$work/cluster" \
+    --plugstack "$work/plugstack.conf" --pin-conf "$work/pin.conf") \
+    || die "the cluster did not start"
+eval "$env_out"
+
+now () { date +%s.%N; }
+declare -A wall inner seen
+for r in $(seq "$rounds"); do
+    for mode in off profile; do
+        opt=--pin-profile=off
+        [ "$mode" = profile ] && opt=--pin-profile=1s
+        t0=$(now)
+        out=$(srun "$opt" -n1 -c1 sh -c 'echo $SLURM_JOB_ID; exec "$0" "$1"' \
+              "$work/burst" "$forks")
+        t1=$(now)
+        job=$(echo "$out" | sed -n 1p)
+        inner[$mode]+="$(echo "$out" | sed -n 2p) "
+        wall[$mode]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }') "
+        if [ "$mode" = profile ]; then
+            "$slurmpin" profile --dir "$work/profile" --json "$job.0" \
+                >"$work/p.json"
+            seen[$mode]+="$("$py" -c 'import json,sys; j=json.load(open(sys.argv[1]))[0]; l=j["lost"]; print("%d lost=%d" % (j["processes_created"], l["sequence_gaps"]+l["enobufs"]+l["socket_drops"]+l["untracked"]))' "$work/p.json"); "
+        fi
+    done
+done
+
+median () { tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+echo "srun -n1 -c1 of $forks fork()s by a C program, $rounds rounds each, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-8s %9s %9s %9s %9s  %s\n' mode forks_s ratio srun_s ratio "processes in the profile per round (of $forks, +1 for the task)"
+ib=$(echo "${inner[off]}" | median)
+wb=$(echo "${wall[off]}" | median)
+for mode in off profile; do
+    i=$(echo "${inner[$mode]}" | median)
+    w=$(echo "${wall[$mode]}" | median)
+    printf '%-8s %9.3f %8.2fx %9.3f %8.2fx  %s\n' "$mode" "$i" \
+        "$(awk -v a="$i" -v b="$ib" 'BEGIN { print a / b }')" "$w" \
+        "$(awk -v a="$w" -v b="$wb" 'BEGIN { print a / b }')" \
+        "${seen[$mode]:-(not profiled)}"
+done
+grep -h "profiled; watcher CPU time" "$work/cluster/log/slurmd.log" |
+    sed 's/.*watcher CPU time \([0-9]*\) us in \([0-9]*\) ms.*/\1 \2/' |
+    awk '{ cpu += $1; ms += $2; n++ } END { if (n) printf "watcher (recorder) CPU time: %.0f ms in %.0f ms of steps, %.1f %% of a CPU (%d steps)\n", cpu / 1000, ms, 100 * cpu / 1000 / ms, n }'
