@@ -16,6 +16,10 @@ chart one bar per process.
 
 . "$(dirname "$0")/sharness.sh"
 
+# CPU-heavy (a real recording, dozens of renderings): not beside t4000,
+# t5000 or t6000 (t/sharness.d/20-cpus.sh)
+cpu_heavy_exclusive || exit 1
+
 PY=/usr/bin/python3
 MK="$PIN_SRCDIR/t/profile/mkprofile.py"
 CHECK="$PIN_SRCDIR/t/profile/imgcheck.py"
