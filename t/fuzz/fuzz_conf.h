@@ -77,8 +77,10 @@ static inline void check_conf_valid (const struct pin_conf *c)
                  "DefaultPolicy %s is not allowed (mask 0x%x)",
                  place_policy_name (c->default_policy),
                  c->allowed_policies);
+    /* one bit per policy, PLACE_NONE (0) to PLACE_DYNAMIC, the last */
     FUZZ_ASSERT (c->allowed_policies == PIN_CONF_ALLOW_ALL
-                 || (c->allowed_policies & ~0x1fu) == 0,
+                 || (c->allowed_policies
+                     & ~((1u << (PLACE_DYNAMIC + 1)) - 1)) == 0,
                  "AllowedPolicies mask 0x%x", c->allowed_policies);
     FUZZ_ASSERT (strcmp (c->cgroup_root, "auto") == 0
                  || good_path (c->cgroup_root),
