@@ -269,6 +269,24 @@ static void on_confine (struct rd *r, json_object *o, double x)
     copy_text (o, "cpus", c->cpus, sizeof (c->cpus));
 }
 
+/* What every reader does first: the header, the time of a line, the
+ * confine marks.  true: a line of time *x for the caller to read. */
+static bool timed_line (struct rd *r, json_object *o, const char *type,
+                        double *x)
+{
+    if (!strcmp (type, "header")) {
+        on_header (r, o);
+        return false;
+    }
+    if (!line_time (r, o, x))
+        return false;
+    if (!strcmp (type, "confine")) {
+        on_confine (r, o, *x);
+        return false;
+    }
+    return true;
+}
+
 /* The member `obj`.`key` as an integer, or dflt. */
 static int64_t get_sub (json_object *o, const char *obj, const char *key,
                         int64_t dflt)
@@ -316,16 +334,8 @@ static int cpu_first_pass (json_object *o, int lineno, void *arg)
     double x;
 
     (void)lineno;
-    if (!strcmp (type, "header")) {
-        on_header (r, o);
+    if (!timed_line (r, o, type, &x))
         return 0;
-    }
-    if (!line_time (r, o, &x))
-        return 0;
-    if (!strcmp (type, "confine")) {
-        on_confine (r, o, x);
-        return 0;
-    }
     if (strcmp (type, "sample"))
         return 0;
     if (json_object_object_get_ex (o, "cg", &cg)
@@ -813,16 +823,8 @@ static int forks_line (json_object *o, int lineno, void *arg)
     double x;
 
     (void)lineno;
-    if (!strcmp (type, "header")) {
-        on_header (r, o);
+    if (!timed_line (r, o, type, &x))
         return 0;
-    }
-    if (!line_time (r, o, &x))
-        return 0;
-    if (!strcmp (type, "confine")) {
-        on_confine (r, o, x);
-        return 0;
-    }
     thread = json_object_object_get_ex (o, "thread", &th)
              && json_object_get_boolean (th);
     if (!strcmp (type, "fork"))
@@ -919,16 +921,8 @@ static int sample_line (json_object *o, int lineno, void *arg)
     double x;
 
     (void)lineno;
-    if (!strcmp (type, "header")) {
-        on_header (r, o);
+    if (!timed_line (r, o, type, &x))
         return 0;
-    }
-    if (!line_time (r, o, &x))
-        return 0;
-    if (!strcmp (type, "confine")) {
-        on_confine (r, o, x);
-        return 0;
-    }
     if (strcmp (type, "sample"))
         return 0;
     r->samples++;
