@@ -369,9 +369,11 @@ static int set_profile_dir (struct ctx *ctx, const char *value,
                      value, why, n);
 }
 
-/* ProfileMaxSize: bytes or K, M, G; 8K (the smallest profile) to 64G */
-static int set_profile_max_size (struct ctx *ctx, const char *value,
-                                 char *why, size_t n)
+/* A size: bytes, or a number with K, M or G (powers of 1024), at most
+ * 2^50 bytes, into *bytes.  0, or SIZE_NAN (not a number), SIZE_UNIT (an
+ * unknown unit) or SIZE_BIG; the callers word the message. */
+enum { SIZE_NAN = 1, SIZE_UNIT, SIZE_BIG };
+static int parse_size (const char *value, unsigned long long *bytes)
 {
     unsigned long long v, mult = 1;
     char *end;
@@ -379,66 +381,68 @@ static int set_profile_max_size (struct ctx *ctx, const char *value,
     errno = 0;
     if (!isdigit ((unsigned char)value[0])
         || ((v = strtoull (value, &end, 10)), errno))
-        goto bad;
+        return SIZE_NAN;
     if (*end) {
         switch (toupper ((unsigned char)*end)) {
             case 'K': mult = 1ull << 10; break;
             case 'M': mult = 1ull << 20; break;
             case 'G': mult = 1ull << 30; break;
-            default: goto bad;
+            default: return SIZE_UNIT;
         }
         if (end[1])
-            goto bad;
+            return SIZE_UNIT;
     }
-    if (v > (64ull << 30) / mult || v * mult < 8192) {
+    if (v > (1ull << 50) / mult)
+        return SIZE_BIG;
+    *bytes = v * mult;
+    return 0;
+}
+
+/* ProfileMaxSize: 8K (the smallest profile) to 64G */
+static int set_profile_max_size (struct ctx *ctx, const char *value,
+                                 char *why, size_t n)
+{
+    unsigned long long v = 0;
+    int rc = parse_size (value, &v);
+
+    if (rc == SIZE_NAN || rc == SIZE_UNIT) {
+        snprintf (why, n, "not a size; give bytes or a number with K, M or "
+                  "G (e.g. 256M)");
+        return -1;
+    }
+    if (rc == SIZE_BIG || v > (64ull << 30) || v < 8192) {
         snprintf (why, n, "out of range; give 8K to 64G");
         return -1;
     }
-    ctx->conf->profile_max_size = v * mult;
+    ctx->conf->profile_max_size = v;
     return 0;
-bad:
-    snprintf (why, n, "not a size; give bytes or a number with K, M or G "
-              "(e.g. 256M)");
-    return -1;
 }
 
-/* bytes, or a number with K, M or G (powers of 1024); 0: never rotate */
+/* JournalMaxSize: 0 (never rotate) or at least 4K */
 static int set_journal_max_size (struct ctx *ctx, const char *value,
                                  char *why, size_t n)
 {
-    unsigned long long v, mult = 1;
-    char *end;
+    unsigned long long v = 0;
 
-    errno = 0;
-    if (!isdigit ((unsigned char)value[0])
-        || ((v = strtoull (value, &end, 10)), errno)) {
-        snprintf (why, n, "not a size; give bytes or a number with K, M or "
-                  "G (e.g. 64M), 0 for no rotation");
-        return -1;
-    }
-    if (*end) {
-        switch (toupper ((unsigned char)*end)) {
-            case 'K': mult = 1ull << 10; break;
-            case 'M': mult = 1ull << 20; break;
-            case 'G': mult = 1ull << 30; break;
-            default: mult = 0;
-        }
-        if (!mult || end[1]) {
+    switch (parse_size (value, &v)) {
+        case SIZE_NAN:
+            snprintf (why, n, "not a size; give bytes or a number with K, M "
+                      "or G (e.g. 64M), 0 for no rotation");
+            return -1;
+        case SIZE_UNIT:
             snprintf (why, n, "unknown unit; give bytes or a number with K, "
                       "M or G (e.g. 64M), 0 for no rotation");
             return -1;
-        }
+        case SIZE_BIG:
+            snprintf (why, n, "too large; at most 1048576G");
+            return -1;
     }
-    if (v > (1ull << 50) / mult) {
-        snprintf (why, n, "too large; at most 1048576G");
-        return -1;
-    }
-    if (v && v * mult < 4096) {
+    if (v && v < 4096) {
         snprintf (why, n, "smaller than 4K; give at least 4K (0: no "
                   "rotation)");
         return -1;
     }
-    ctx->conf->journal_max_size = v * mult;
+    ctx->conf->journal_max_size = v;
     return 0;
 }
 
