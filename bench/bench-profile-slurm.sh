@@ -5,8 +5,8 @@
 #
 # One private Slurm with pin.so (contrib/local-slurm.sh).  The same step,
 # `srun -n1 -c1 BURST FORKS` (a C program: FORKS fork()s whose children
-# _exit(0) at once, reaped after the last; it prints the time its forks
-# took), runs ROUNDS times each way, interleaved so that a change of the
+# _exit(0) at once, reaped after the last: bench/burst.c; it prints the
+# time its forks took), runs ROUNDS times each way, interleaved so that a change of the
 # machine's load hits both:
 #   off      srun --pin-profile=off
 #   profile  srun --pin-profile=1s  (pin.so's recorder in the step's
@@ -43,37 +43,7 @@ cleanup () {
 }
 trap cleanup EXIT
 
-cat >"$work/burst.c" <<'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-static double now (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-int main (int argc, char **argv)
-{
-    int n = argc > 1 ? atoi (argv[1]) : 2000;
-    double t0 = now ();
-    for (int i = 0; i < n; i++) {
-        pid_t pid = fork ();
-        if (pid == 0)
-            _exit (0);
-        if (pid < 0)
-            return 1;
-    }
-    double took = now () - t0;
-    while (wait (NULL) > 0)
-        ;
-    printf ("%.6f\n", took);
-    return 0;
-}
-EOF
-"${CC:-cc}" -O2 -o "$work/burst" "$work/burst.c"
+"${CC:-cc}" -O2 -o "$work/burst" "$top/bench/burst.c"
 
 cat >"$work/pin.conf" <<EOF
 DefaultPolicy=none
@@ -100,7 +70,7 @@ for r in $(seq "$rounds"); do
               "$work/burst" "$forks")
         t1=$(now)
         job=$(echo "$out" | sed -n 1p)
-        inner[$mode]+="$(echo "$out" | sed -n 2p) "
+        inner[$mode]+="$(echo "$out" | sed -n 2p | "$py" -c 'import json,sys; print(json.load(sys.stdin)["burst_s"])') "
         wall[$mode]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }') "
         if [ "$mode" = profile ]; then
             "$slurmpin" profile --dir "$work/profile" --json "$job.0" \
