@@ -63,6 +63,9 @@ Usage: $0 start|stop|status|env|dbd-stop|dbd-start [options]
   --grace SECS         stop: SIGTERM to SIGKILL delay (10)
   --clean              stop: also remove DIR
   -h, --help           this text
+
+Environment: LOCAL_SLURM_SLURMCTLD, the slurmctld to start (default: the
+one in PATH; t/t3020 gives a wrapper that preloads ASan and UBSan).
 EOF
 }
 
@@ -1098,7 +1101,9 @@ cmd_start () {
         command -v "$b" >/dev/null \
             || die "start: '$b' not found; install the Debian packages slurmctld slurmd slurm-client munge util-linux (contrib/install-deps.sh)"
     done
-    slurmctld_bin=$(command -v slurmctld)
+    # LOCAL_SLURM_SLURMCTLD: another slurmctld to run (a wrapper that
+    # preloads the sanitizer runtimes for a plugin built with them)
+    slurmctld_bin=${LOCAL_SLURM_SLURMCTLD:-$(command -v slurmctld)}
     acct_daemons=""
     if [ "$opt_accounting" = yes ]; then
         for b in slurmdbd sacctmgr mariadbd mariadb-install-db mariadb; do

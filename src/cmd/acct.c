@@ -376,7 +376,7 @@ int cmd_acct (int argc, char **argv)
 
     acct_table_init (&t);
     opterr = 0;
-    optind = 1;
+    optind = 0;     /* glibc: full re-initialisation (permutes again) */
     while ((c = getopt_long (argc, argv, shortopts, longopts, NULL)) != -1) {
         switch (c) {
         case 'j':

@@ -276,7 +276,7 @@ int acct_query_load (const char *subcmd, struct acct_query *q,
 loaded:
     if (q->verbose)
         fprintf (stderr, "slurm-pin %s: records from %s%s%s (%s)\n", subcmd,
-                 q->source, q->dir[0] ? " " : "", q->dir, q->why);
+                 q->source, q->dir[0] ? " " : "", cmd_text (q->dir), q->why);
     if (c.nomem || acct_table_sort (t) < 0) {
         cmd_error (subcmd, "out of memory");
         return -1;

@@ -144,7 +144,7 @@ static int parse_args (int argc, char **argv, const char **conf, bool *json)
 
     *conf = NULL;
     *json = false;
-    optind = 0;
+    optind = 0;     /* glibc: full re-initialisation (permutes again) */
     opterr = 0;
     while ((c = getopt_long (argc, argv, shortopts, longopts, NULL)) != -1) {
         switch (c) {
@@ -544,13 +544,15 @@ static void print_line (const char *label, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 static void print_line (const char *label, const char *fmt, ...)
 {
+    char buf[PATH_MAX + 512];
     va_list ap;
 
-    printf ("%-16s", label);
+    /* the values come from files (pin.conf, slurm.conf, cgroup files):
+     * one line, nothing a terminal obeys */
     va_start (ap, fmt);
-    vprintf (fmt, ap);
+    vsnprintf (buf, sizeof (buf), fmt, ap);
     va_end (ap);
-    putchar ('\n');
+    printf ("%-16s%s\n", label, cmd_text (buf));
 }
 
 static void print_text (const struct report *r)

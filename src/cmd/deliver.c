@@ -508,7 +508,7 @@ int cmd_deliver (int argc, char **argv)
     void *db = NULL;
     time_t deadline;
 
-    optind = 1;
+    optind = 0;     /* glibc: full re-initialisation (permutes again) */
     while ((c = getopt_long (argc, argv, "j:J:t:vh", opts, NULL)) != -1) {
         switch (c) {
         case 'j':
@@ -596,7 +596,7 @@ int cmd_deliver (int argc, char **argv)
             sent++;
             if (verbose)
                 printf ("job %" PRIu32 ": %zu records of node %s delivered\n",
-                        g->job_id, g->n, g->node);
+                        g->job_id, g->n, cmd_text (g->node));
         } else {
             pending++;
         }

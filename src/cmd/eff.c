@@ -121,7 +121,7 @@ int cmd_eff (int argc, char **argv)
 
     acct_table_init (&t);
     opterr = 0;
-    optind = 1;
+    optind = 0;     /* glibc: full re-initialisation (permutes again) */
     while ((c = getopt_long (argc, argv, ":vh", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_JOURNAL:
@@ -169,22 +169,25 @@ int cmd_eff (int argc, char **argv)
         acct_row_jobid (r, false, buf, sizeof (buf));
         printf ("Job ID: %s\n", buf);
         if (r->cluster[0])
-            printf ("Cluster: %s\n", r->cluster);
-        printf ("User: %s (uid %u)\n", orval (r->user, "?"), r->uid);
+            printf ("Cluster: %s\n", cmd_text (r->cluster));
+        printf ("User: %s (uid %u)\n", cmd_text (orval (r->user, "?")),
+                r->uid);
         acct_row_field (r, ACCT_F_JOBNAME, buf, sizeof (buf));
         printf ("Job name: %s\n", buf);
         if (r->exit_status < 0)
-            printf ("State: %s\n", orval (r->state, "UNKNOWN"));
+            printf ("State: %s\n", cmd_text (orval (r->state, "UNKNOWN")));
         else if (WIFSIGNALED (r->exit_status))
-            printf ("State: %s (signal %d)\n", orval (r->state, "UNKNOWN"),
+            printf ("State: %s (signal %d)\n",
+                    cmd_text (orval (r->state, "UNKNOWN")),
                     WTERMSIG (r->exit_status));
         else
-            printf ("State: %s (exit code %d)\n", orval (r->state, "UNKNOWN"),
+            printf ("State: %s (exit code %d)\n",
+                    cmd_text (orval (r->state, "UNKNOWN")),
                     WEXITSTATUS (r->exit_status));
         printf ("Nodes: %u (%s)\n", r->nnodes,
-                orval (r->nodelist ? r->nodelist : r->nodes, "?"));
+                cmd_text (orval (r->nodelist ? r->nodelist : r->nodes, "?")));
         printf ("CPUs: %u\n", r->alloc_cpus);
-        printf ("Pin policy: %s\n", orval (r->policy, "none"));
+        printf ("Pin policy: %s\n", cmd_text (orval (r->policy, "none")));
         acct_fmt_secs ((int64_t)((r->user_usec + r->system_usec) / 1000000),
                        buf, sizeof (buf));
         printf ("CPU Utilized: %s\n", buf);
@@ -211,9 +214,9 @@ int cmd_eff (int argc, char **argv)
             acct_fmt_cputime (s->system_usec, sy, sizeof (sy));
             acct_fmt_eff (acct_row_eff (s), ef, sizeof (ef));
             printf ("%-14s %-12s %5u %-15s %-6s %10s %10s %8s\n", id,
-                    orval (s->policy, "none"), s->alloc_cpus,
-                    orval (acct_row_cpus (s), "-"),
-                    orval (acct_row_mems (s), "-"), u, sy,
+                    cmd_text (orval (s->policy, "none")), s->alloc_cpus,
+                    cmd_text (orval (acct_row_cpus (s), "-")),
+                    cmd_text (orval (acct_row_mems (s), "-")), u, sy,
                     orval (ef, "-"));
         }
         for (size_t k = 0; k < j->nsteps; k++) {

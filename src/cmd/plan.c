@@ -140,7 +140,7 @@ static int parse_args (int argc, char **argv, struct plan_opts *o)
     o->ntasks = 1;
     o->cpus_per_task = 1;
 
-    optind = 0;     /* glibc: full reinitialisation */
+    optind = 0;     /* glibc: full re-initialisation (permutes again) */
     opterr = 0;     /* errors are ours, on one line */
     while ((c = getopt_long (argc, argv, shortopts, longopts, NULL)) != -1) {
         switch (c) {

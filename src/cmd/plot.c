@@ -126,7 +126,7 @@ static int parse_opts (int argc, char **argv, struct opts *o)
     memset (o, 0, sizeof (*o));
     o->width = WIDTH_DEFAULT;
     o->height = HEIGHT_DEFAULT;
-    optind = 0;
+    optind = 0;     /* glibc: full re-initialisation (permutes again) */
     opterr = 0;
     while ((c = getopt_long (argc, argv, shortopts, longopts, NULL)) != -1) {
         switch (c) {

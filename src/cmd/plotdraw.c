@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "plotdraw.h"
+#include "libutil/text.h"
 #include "subcmd.h"
 
 /* cmap0: 0 background, 1 frame and text, 2 grid, 3 confinement mark,
@@ -72,22 +73,22 @@ static int on_plexit (const char *msg)
     _exit (1);
 }
 
-/* Text for PLplot: printable ASCII (anything else '?'), and '#', its
- * escape character, doubled; at most n - 1 bytes. */
+/* Text for PLplot: printable ASCII (anything else '?': text_sanitize
+ * with TEXT_ASCII), and '#', its escape character, doubled; at most
+ * n - 1 bytes. */
 static void safe_text (char *dst, size_t n, const char *src)
 {
+    char ascii[1024];
     size_t j = 0;
 
-    for (; src && *src && j + 2 < n; src++) {
-        unsigned char c = (unsigned char)*src;
-        if (c == '#') {
+    text_sanitize (ascii, sizeof (ascii), src, TEXT_ASCII);
+    for (const char *p = ascii; *p && j + 2 < n; p++) {
+        if (*p == '#')
             dst[j++] = '#';
-            dst[j++] = '#';
-        } else {
-            dst[j++] = isprint (c) && c < 0x80 ? (char)c : '?';
-        }
+        dst[j++] = *p;
     }
-    dst[j] = '\0';
+    if (n)
+        dst[j] = '\0';
 }
 
 struct layout {

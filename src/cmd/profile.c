@@ -56,6 +56,8 @@ static const struct option longopts[] = {
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
+/* '+': --record stops at CMD, whose options are its own; a summary
+ * parses again in GNU order (options anywhere), see parse_opts(). */
 static const char shortopts[] = "+:r:i:m:c:b:PTjn:d:h";
 
 static void usage (FILE *f)
@@ -100,7 +102,32 @@ static int parse_num (const char *opt, const char *s, uint64_t min,
     return 0;
 }
 
-static int parse_opts (int argc, char **argv, struct opts *o)
+static int parse_opts (int argc, char **argv, struct opts *o,
+                       const char *optstring);
+
+/* Options anywhere on the line, as sacct and GNU tools take them, except
+ * after --record's CMD: the first pass stops at the first operand; when
+ * it found no --record (a summary), the line is parsed again from the
+ * start with permutation, and --record given after the operand is an
+ * error (it would make the operand a command). */
+static int parse_line (int argc, char **argv, struct opts *o)
+{
+    int rc = parse_opts (argc, argv, o, shortopts);
+
+    if (rc != 0 || o->record || optind >= argc)
+        return rc;
+    if ((rc = parse_opts (argc, argv, o, shortopts + 1)) != 0)
+        return rc;
+    if (o->record) {
+        cmd_error (NAME, "--record: give it before the command (slurm-pin "
+                   "profile --record FILE -- CMD [ARGS...])");
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_opts (int argc, char **argv, struct opts *o,
+                       const char *optstring)
 {
     int c;
 
@@ -110,9 +137,9 @@ static int parse_opts (int argc, char **argv, struct opts *o)
     o->rcvbuf = 64ull << 20;
     o->top = 10;
     o->pss = o->taskstats = true;
-    optind = 0;
+    optind = 0;     /* glibc: full re-initialisation (permutes again) */
     opterr = 0;
-    while ((c = getopt_long (argc, argv, shortopts, longopts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, optstring, longopts, NULL)) != -1) {
         switch (c) {
         case 'r':
             o->record = optarg;
@@ -338,7 +365,7 @@ static int record (const struct opts *o, int argc, char **argv)
 static void print_summary (const char *path, const struct prof_summary *s,
                            size_t top)
 {
-    printf ("profile            %s\n", path);
+    printf ("profile            %s\n", cmd_text (path));
     printf ("duration           %.3f s", s->duration_s);
     if (s->exit_status >= 0)
         printf (" (wait status %" PRId64 ")", s->exit_status);
@@ -383,13 +410,13 @@ static void print_summary (const char *path, const struct prof_summary *s,
     for (size_t i = 0; i < s->ncmds && i < top; i++)
         if (s->by_count[i].processes)
             printf ("  %8" PRIu64 "  %s\n", s->by_count[i].processes,
-                    s->by_count[i].comm);
+                    cmd_text (s->by_count[i].comm));
     if (s->have_taskstats) {
         printf ("top commands by CPU time:\n");
         for (size_t i = 0; i < s->ncmds && i < top; i++)
             if (s->by_cpu[i].cpu_us)
                 printf ("  %8.3f s  %s\n", (double)s->by_cpu[i].cpu_us / 1e6,
-                        s->by_cpu[i].comm);
+                        cmd_text (s->by_cpu[i].comm));
     }
     if (!s->have_end)
         printf ("lost events        UNKNOWN: the file has no end line "
@@ -476,7 +503,7 @@ static int summaries (const struct opts *o, const char *arg)
                 rc = 1;
         } else {
             printf ("%sstep %u.%s on %s\n", i ? "\n" : "", v[i].job,
-                    v[i].step, v[i].node);
+                    cmd_text (v[i].step), cmd_text (v[i].node));
             print_summary (v[i].path, &s, o->top);
         }
         prof_summary_free (&s);
@@ -494,7 +521,7 @@ static int summaries (const struct opts *o, const char *arg)
 int cmd_profile (int argc, char **argv)
 {
     struct opts o;
-    int rc = parse_opts (argc, argv, &o);
+    int rc = parse_line (argc, argv, &o);
 
     if (rc > 0) {
         usage (stdout);

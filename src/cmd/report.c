@@ -139,7 +139,8 @@ static void print_text (enum acct_by by, const struct acct_report *rep)
         pct (g->q1, q1, sizeof (q1));
         pct (g->median, md, sizeof (md));
         pct (g->q3, q3, sizeof (q3));
-        printf ("%-16s %6zu %10.2f %8s %9s %8s %8s %8s\n", g->key, g->nsteps,
+        printf ("%-16s %6zu %10.2f %8s %9s %8s %8s %8s\n", cmd_text (g->key),
+                g->nsteps,
                 (g->user_usec + g->system_usec) / 3.6e9, e, s, q1, md, q3);
     }
 }
@@ -159,7 +160,7 @@ int cmd_report (int argc, char **argv)
 
     acct_table_init (&t);
     opterr = 0;
-    optind = 1;
+    optind = 0;     /* glibc: full re-initialisation (permutes again) */
     while ((c = getopt_long (argc, argv, ":b:S:E:u:avh", longopts, NULL))
            != -1) {
         switch (c) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libutil/text.h"
 #include "subcmd.h"
 
 void cmd_error (const char *subcmd, const char *fmt, ...)
@@ -19,14 +20,20 @@ void cmd_error (const char *subcmd, const char *fmt, ...)
     va_start (ap, fmt);
     vsnprintf (buf, sizeof (buf), fmt, ap);
     va_end (ap);
-    for (char *p = buf; *p; p++) {
-        if (iscntrl ((unsigned char)*p))
-            *p = '?';
-    }
+    text_sanitize (buf, sizeof (buf), buf, 0);
     if (subcmd)
         fprintf (stderr, "slurm-pin %s: %s\n", subcmd, buf);
     else
         fprintf (stderr, "slurm-pin: %s\n", buf);
+}
+
+const char *cmd_text (const char *s)
+{
+    static char ring[8][4096];
+    static unsigned next;
+    char *buf = ring[next++ % 8];
+
+    return text_sanitize (buf, sizeof (ring[0]), s, 0);
 }
 
 int cmd_parse_u64 (const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -83,7 +90,21 @@ int cmd_print_json (const char *subcmd, json_object *root, FILE *f)
         cmd_error (subcmd, "cannot build the JSON output: out of memory");
         return -1;
     }
-    fprintf (f, "%s\n", s);
+    /* json-c escapes C0 controls but writes DEL, C1 controls, bidi
+     * controls and ill-formed UTF-8 (from names users chose) as they are:
+     * those become '?', which keeps the JSON valid. */
+    if (text_is_safe (s, 0)) {
+        fprintf (f, "%s\n", s);
+    } else {
+        char *safe = strdup (s);
+        if (!safe) {
+            json_object_put (root);
+            cmd_error (subcmd, "cannot build the JSON output: out of memory");
+            return -1;
+        }
+        fprintf (f, "%s\n", text_sanitize (safe, strlen (s) + 1, safe, 0));
+        free (safe);
+    }
     json_object_put (root);
     return 0;
 }

@@ -30,10 +30,18 @@ int cmd_plot (int argc, char **argv);
 
 /* Print "slurm-pin SUBCMD: MESSAGE" as exactly one line on stderr:
  * control characters (from hostile or mistyped values) are shown as '?'
- * and an overlong message is cut.  `subcmd` may be NULL.
+ * (text_sanitize(), libutil/text.h) and an overlong message is cut.
+ * `subcmd` may be NULL.
  */
 void cmd_error (const char *subcmd, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
+
+/* `s` (a name a user chose: job, command, user, node, path; NULL reads
+ * as "") made safe to print on a terminal (text_sanitize(): controls,
+ * escape sequences, bidi controls, bad UTF-8 shown as '?'), cut at 4 KiB.
+ * The result lives in one of 8 static buffers used in turn: valid until
+ * the 8th call after, enough for the arguments of one printf. */
+const char *cmd_text (const char *s);
 
 /* Parse `s` as a decimal integer in [min, max]: digits only (no sign,
  * space, or base prefix), the whole string.  Returns 0 and sets *out, or
@@ -45,7 +53,8 @@ int cmd_parse_u64 (const char *s, uint64_t min, uint64_t max, uint64_t *out);
  * Returns 0, or -1 after printing the error. */
 int cmd_flush_stdout (const char *subcmd);
 
-/* JSON output, one way for every subcommand (json-c).
+/* JSON output, one way for every subcommand (json-c); strings are made
+ * safe to print as cmd_text() does (C0 controls escaped by json-c).
  * cmd_json_add: add `val` (taken over) under `key`; on failure (a NULL
  * val unless `null_ok`, which adds a JSON null; ENOMEM) put `val` and
  * return -1.

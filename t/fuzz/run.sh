@@ -61,6 +61,7 @@ fuzz_topoxml         fuzz_topoxml.c   fuzz_topoxml   65536 -                    
 fuzz_netlink         fuzz_netlink.c   fuzz_netlink   4096  -                     yes
 fuzz_procfs          fuzz_procfs.c    fuzz_procfs    4096  -                     yes
 fuzz_series          fuzz_series.c    fuzz_series    16384 -                     yes
+fuzz_text            fuzz_text.c      fuzz_text      4096  -                     yes
 fuzz_topoxml_builtin fuzz_topoxml.c   fuzz_topoxml   65536 HWLOC_LIBXML_IMPORT=0 no
 "
 
@@ -70,6 +71,7 @@ LIB_SOURCES="
 src/common/libutil/errprintf.c
 src/common/libutil/mkdirp.c
 src/common/libutil/safefile.c
+src/common/libutil/text.c
 src/common/libtopo/topo.c
 src/common/libtopo/list.c
 src/common/libtopo/slurm.c

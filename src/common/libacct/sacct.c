@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "libacct/sacct.h"
+#include "libutil/text.h"
 
 /* How print_fields.c prints a kind of value in fixed width. */
 enum kind {
@@ -348,15 +349,14 @@ static bool row_field (const struct acct_row *row, int id, char *buf,
                        size_t n);
 
 /* Text from records is the users' (job names): a control character
- * (newline, escape sequence) becomes '?', so that a row stays one line
- * and a terminal shows what is there. */
+ * (newline, escape sequence, C1, bidi control, bad UTF-8) becomes '?'
+ * (text_sanitize), so that a row stays one line and a terminal shows
+ * what is there. */
 bool acct_row_field (const struct acct_row *row, int id, char *buf, size_t n)
 {
     bool has = row_field (row, id, buf, n);
 
-    for (unsigned char *p = (unsigned char *)buf; n && *p; p++)
-        if (*p < 0x20 || *p == 0x7f)
-            *p = '?';
+    text_sanitize (buf, n, buf, 0);
     return has;
 }
 

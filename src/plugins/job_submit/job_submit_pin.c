@@ -55,8 +55,16 @@ int init (void);
 int fini (void);
 int job_submit (job_desc_msg_t *job_desc, uint32_t submit_uid,
                 char **err_msg);
+/* job_modify's arguments are those of the Slurm built against (configure:
+ * PIN_JOB_MODIFY_ERR_MSG): 22.05 calls modify(job_desc, job_ptr, uid)
+ * with three, and a fourth parameter would be whatever the caller left in
+ * that register, written through on a refusal. */
+#if PIN_JOB_MODIFY_ERR_MSG
 int job_modify (job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid,
                 char **err_msg);
+#else
+int job_modify (job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid);
+#endif
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pin_conf *rules;          /* the last good rules */
@@ -297,16 +305,28 @@ int job_submit (job_desc_msg_t *job_desc, uint32_t submit_uid,
 }
 
 /* An update carries only the fields it changes: check a policy it
- * carries; a job without one is left alone (doc/job-submit.md). */
+ * carries; a job without one is left alone (doc/job-submit.md).
+ * Before 23.02 Slurm gives modify() no err_msg: a refusal is the return
+ * code ESPANK_BAD_ARG ("Bad argument", what scontrol and
+ * slurm_update_job() report), the reason is in slurmctld's log. */
+#if PIN_JOB_MODIFY_ERR_MSG
 int job_modify (job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid,
                 char **err_msg)
+#else
+int job_modify (job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid)
+#endif
 {
     if (!job_desc || !job_desc->spank_job_env
         || submit_env_find (job_desc->spank_job_env,
                             job_desc->spank_job_env_size,
                             SUBMIT_SPANK_ENV_NAME) < 0)
         return SLURM_SUCCESS;
+#if PIN_JOB_MODIFY_ERR_MSG
     return decide_and_apply (job_desc, submit_uid, err_msg, "update");
+#else
+    return decide_and_apply (job_desc, submit_uid, NULL, "update")
+               == SLURM_SUCCESS ? SLURM_SUCCESS : ESPANK_BAD_ARG;
+#endif
 }
 
 /* vi: ts=4 sw=4 expandtab
