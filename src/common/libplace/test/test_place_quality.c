@@ -408,6 +408,17 @@ static void sweep_one (const char *name, const topo_t *t,
                        "%s: numa-local -n %u -c %u: %s", name, req->ntasks,
                        req->cpus_per_task,
                        placequality_string (&q, buf, sizeof (buf)));
+    /* every policy that chooses cores (numa-local, numa-spread,
+     * cache-shared) never puts a task on a core that holds another
+     * task's or step's PU while a wholly free core of the same NUMA
+     * domain stays unused (doc/policies.md, "Sharing a core") */
+    if (req->policy == PLACE_NUMA_SPREAD || req->policy == PLACE_CACHE_SHARED)
+        ck_assert_msg (q.avoidable_same_numa == 0, "%s: %s -n %u -c %u: a "
+                       "task shares a core while a wholly free core of its "
+                       "NUMA domain stays unused: %s", name,
+                       place_policy_name (req->policy), req->ntasks,
+                       req->cpus_per_task,
+                       placequality_string (&q, buf, sizeof (buf)));
     /* numa-spread rotates the tasks of a step over the packages: with
      * no more tasks than packages with a free CPU, one CPU each, every task on its own
      * package; and the tasks per package never differ by more than one.
