@@ -66,8 +66,8 @@ wait_file () {
     test -e "$1"
 }
 
-# expand LIST: the CPUs of a kernel list, one per line
-expand () {
+# cpu_list LIST: the CPUs of a kernel list, one per line
+cpu_list () {
     echo "$1" | tr ',' '\n' | awk -F- '
         /^[0-9]+$/ { print $1 }
         /^[0-9]+-[0-9]+$/ { for (i = $1; i <= $2; i++) print i }'
@@ -92,13 +92,13 @@ test_expect_success SLURM,PIN_SO,TWO_CPUS "$NSTEPS concurrent --overlap steps in
     ls ov/*.cpus >cpus.files &&
     test "$(grep -c "/[0-9]*\.cpus$" cpus.files)" -eq $NSTEPS &&
     job=$(cpus_of ov/job.cpus) &&
-    expand "$job" >job.list &&
+    cpu_list "$job" >job.list &&
     test "$(wc -l <job.list)" -ge 2 &&
     s=1 &&
     : >steps.list &&
     while test $s -le $NSTEPS; do
         c=$(cpus_of ov/$s.cpus) &&
-        test "$(expand "$c" | wc -l)" -eq 1 &&
+        test "$(cpu_list "$c" | wc -l)" -eq 1 &&
         grep -qx "$c" job.list &&
         echo "$c" >>steps.list || return 1
         s=$((s + 1))
