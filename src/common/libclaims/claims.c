@@ -412,6 +412,13 @@ static int read_claim (int dfd, const char *name, pid_t *pid,
 int claims_busy (const char *dir, uint32_t job, uint32_t step,
                  hwloc_bitmap_t busy, pin_error_t *errp)
 {
+    return claims_load (dir, job, step, busy, NULL, 0, errp);
+}
+
+int claims_load (const char *dir, uint32_t job, uint32_t step,
+                 hwloc_bitmap_t busy, unsigned *load, unsigned nload,
+                 pin_error_t *errp)
+{
     hwloc_bitmap_t set = NULL;
     struct dirent *d;
     DIR *dp = NULL;
@@ -419,7 +426,7 @@ int claims_busy (const char *dir, uint32_t job, uint32_t step,
 
     if (!busy) {
         errno = EINVAL;
-        return errprintf (errp, "claims_busy: no result set");
+        return errprintf (errp, "claims_load: no result set");
     }
     if ((dfd = open_claims_dir (dir, false, errp)) < 0)
         return errno == ENOENT ? 0 : -1;
@@ -453,8 +460,18 @@ int claims_busy (const char *dir, uint32_t job, uint32_t step,
             errprintf (errp, "%s/%s: %s", dir, d->d_name, strerror (errno));
             goto out;
         }
-        if (r == 1 && claim_alive (pid, start))
+        if (r == 1 && claim_alive (pid, start)) {
             hwloc_bitmap_or (busy, busy, set);
+            if (load) {
+                int os;
+                hwloc_bitmap_foreach_begin (os, set)
+                    if ((unsigned)os >= nload)
+                        break;
+                    if (load[os] < UINT_MAX)
+                        load[os]++;
+                hwloc_bitmap_foreach_end ();
+            }
+        }
         else
             (void)unlinkat (dfd, d->d_name, 0); /* stale or malformed */
         errno = 0;

@@ -40,6 +40,14 @@ int claims_busy (const char *dir, uint32_t job, uint32_t step,
 int claims_remove (const char *dir, uint32_t job, uint32_t step,
                    pin_error_t *errp);
 
+/* claims_busy, and the holders per PU: for every live claim other than
+ * (job, step), load[os] += 1 for each of its cpus os < nload (so load[os]
+ * is how many other steps hold PU os; not cleared first; load may be
+ * NULL).  This is libplace's place_request.load. */
+int claims_load (const char *dir, uint32_t job, uint32_t step,
+                 hwloc_bitmap_t busy, unsigned *load, unsigned nload,
+                 pin_error_t *errp);
+
 /* Remove every claim of `job` (whatever its pid), calling removed(step,
  * arg) (may be NULL) for each one removed.  A missing directory is
  * success. */

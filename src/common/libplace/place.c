@@ -120,7 +120,7 @@ const char *place_fallback_string (unsigned mask, char *buf, size_t n)
 
 /* State of a PU: not available (outside allowed, or busy), free, or
  * taken by an earlier task of this step. */
-enum { PU_OUT = 0, PU_FREE = 1, PU_TAKEN = 2 };
+enum { PU_OUT = 0, PU_FREE = 1, PU_TAKEN = 2, PU_HIDDEN = 3 };
 
 /* A unit (an L2 domain or a core, restricted to one NUMA domain) with at
  * least one free PU; its free PUs form a list through ctx->next. */
@@ -1288,6 +1288,81 @@ static unsigned task_numa_local_kinds (struct ctx *c, unsigned cpt)
 
 /* ---- numa-spread --------------------------------------------------------- */
 
+/* Did the PUs out[start..] of domain d take a PU on a core that is not
+ * wholly free (beside an earlier task's or another step's PU) while a
+ * wholly free core of d (of the kind the choice is restricted to) got no
+ * PU of the task? */
+static bool shares_avoidably (struct ctx *c, unsigned d, unsigned start)
+{
+    bool shared = false;
+
+    c->gen++;
+    for (unsigned i = start; i < c->nout; i++) {
+        unsigned core = c->dom[TOPO_CORE][c->out[i]];
+        c->stamp[TOPO_CORE][core] = c->gen;
+        if (!core_wholly_free (c, core))
+            shared = true;
+    }
+    if (!shared)
+        return false;
+    for (unsigned j = c->numa_start[d]; j < c->numa_start[d + 1]; j++) {
+        unsigned p = c->numa_pus[j];
+        unsigned core = c->dom[TOPO_CORE][p];
+        if (pu_free (c, p) && core_wholly_free (c, core)
+            && c->stamp[TOPO_CORE][core] != c->gen)
+            return true;
+    }
+    return false;
+}
+
+/* k PUs of domain d on distinct cores where it has k free cores, the
+ * wholly free cores first: by the levels on those cores alone when they
+ * are k or more, else one PU on each of them and the rest by the levels
+ * on the other cores (their PUs hidden meanwhile, so that no core gets
+ * two while a free core has none). */
+static void pick_clean_first (struct ctx *c, unsigned d, unsigned k,
+                              const struct dstat *s)
+{
+    unsigned start = c->nout;
+
+    c->view = 1;
+    const struct dstat *s1 = dstat_get (c, d);
+    unsigned nw = s1->ncore < k ? s1->ncore : k;
+    pick_units (c, d, nw, s1, false, NULL);
+    c->view = 0;
+    if (nw == k)
+        return;
+    /* hide the PUs of those cores (or only those taken, where the rest
+     * needs siblings) while the rest is chosen */
+    bool whole = k <= s->ncore;
+    c->gen++;
+    for (unsigned i = start; i < c->nout; i++)
+        c->stamp[TOPO_CORE][c->dom[TOPO_CORE][c->out[i]]] = c->gen;
+    for (unsigned j = c->numa_start[d]; j < c->numa_start[d + 1]; j++) {
+        unsigned p = c->numa_pus[j];
+        if (c->st[p] != PU_FREE
+            || c->stamp[TOPO_CORE][c->dom[TOPO_CORE][p]] != c->gen)
+            continue;
+        bool mine = false;
+        for (unsigned i = start; i < c->nout && !mine; i++)
+            mine = c->out[i] == p;
+        if (whole || mine) {
+            c->st[p] = PU_HIDDEN;
+            c->core_free[c->dom[TOPO_CORE][p]]--;
+        }
+    }
+    domain_invalidate (c, d);
+    pick_units (c, d, k - nw, dstat_get (c, d), false, NULL);
+    for (unsigned j = c->numa_start[d]; j < c->numa_start[d + 1]; j++) {
+        unsigned p = c->numa_pus[j];
+        if (c->st[p] == PU_HIDDEN) {
+            c->st[p] = PU_FREE;
+            c->core_free[c->dom[TOPO_CORE][p]]++;
+        }
+    }
+    domain_invalidate (c, d);
+}
+
 static unsigned task_numa_spread (struct ctx *c, unsigned cpt)
 {
     unsigned nnuma = c->nd[TOPO_NUMA];
@@ -1367,7 +1442,14 @@ static unsigned task_numa_spread (struct ctx *c, unsigned cpt)
             l2_shared = true;
         if (t < s->nl2)
             l2_unused = true;
+        /* no PU beside another task's or step's while a wholly free core
+         * of the domain stays unused (doc/policies.md, numa-spread 5) */
+        unsigned start = c->nout;
         pick_units (c, c->dorder[i], t, s, false, NULL);
+        if (shares_avoidably (c, c->dorder[i], start)) {
+            c->nout = start;
+            pick_clean_first (c, c->dorder[i], t, s);
+        }
     }
     unsigned fb = task_flags (c);
     fb &= ~(PLACE_FB_MULTI_NUMA | PLACE_FB_SHARED_L2);
@@ -1667,9 +1749,11 @@ static void too_large (pin_error_t *errp, const struct place_request *req,
 /* ---- too large: the fallback (doc/policies.md, "Too large") ----------- */
 
 /* Place every task of a request larger than allowed-minus-busy, one PU at
- * a time: the allowed PU with the fewest tasks of this step, then a free
- * one before a busy one, then the core with the fewest tasks of this step
- * plus busy PUs, then the lowest logical index; never twice in one task.
+ * a time: the allowed PU with the fewest tasks of this step, then the
+ * fewest other steps holding it (a free one before a busy one; busy ones
+ * by req->load, at least 1 each), then the core with the fewest tasks of
+ * this step plus holders of its PUs, then the lowest logical index; never
+ * twice in one task.
  * So every allowed PU gets a task before any gets a second one, and the
  * threads of a core share the load before a thread takes a second task
  * (HT oversubscription, never 2x on one thread while a thread is idle).
@@ -1686,11 +1770,11 @@ static int place_overflow (const topo_t *topo,
     unsigned *own = calloc (n ? n : 1, sizeof (*own));
     unsigned *coreload = calloc (ncore ? ncore : 1, sizeof (*coreload));
     unsigned *used = calloc (n ? n : 1, sizeof (*used));  /* task + 1 */
-    bool *isbusy = calloc (n ? n : 1, sizeof (*isbusy));
+    unsigned *held = calloc (n ? n : 1, sizeof (*held)); /* other steps */
     unsigned m = 0;
     int rc = -1;
 
-    if (!idx || !own || !coreload || !used || !isbusy)
+    if (!idx || !own || !coreload || !used || !held)
         goto out;
     for (unsigned i = 0; i < n; i++) {
         const struct topo_pu *pu = topo_pu (topo, i);
@@ -1700,9 +1784,13 @@ static int place_overflow (const topo_t *topo,
         }
         if (!hwloc_bitmap_isset (allowed, pu->os))
             continue;
-        isbusy[m] = hwloc_bitmap_isset (busy, pu->os);
-        if (isbusy[m])
-            coreload[pu->dom[TOPO_CORE]]++;
+        if (hwloc_bitmap_isset (busy, pu->os)) {
+            held[m] = 1;
+            if (req->load && pu->os < req->nload && req->load[pu->os] > 1)
+                held[m] = req->load[pu->os] < PLACE_MAX_LOAD
+                          ? req->load[pu->os] : PLACE_MAX_LOAD;
+            coreload[pu->dom[TOPO_CORE]] += held[m];
+        }
         idx[m++] = i;
     }
     unsigned k = req->cpus_per_task < m ? req->cpus_per_task : m;
@@ -1715,8 +1803,8 @@ static int place_overflow (const topo_t *topo,
                     continue;
                 if (best == NIL || own[a] < own[best]
                     || (own[a] == own[best]
-                        && (isbusy[a] < isbusy[best]
-                            || (isbusy[a] == isbusy[best]
+                        && (held[a] < held[best]
+                            || (held[a] == held[best]
                                 && coreload[topo_pu (topo, idx[a])
                                                 ->dom[TOPO_CORE]]
                                        < coreload[topo_pu (topo, idx[best])
@@ -1744,7 +1832,7 @@ static int place_overflow (const topo_t *topo,
                 continue;
             if (own[a] > 1)
                 task->fallback |= PLACE_FB_OVERSUBSCRIBED;
-            if (isbusy[a])
+            if (held[a])
                 task->fallback |= PLACE_FB_SHARED_WITH_STEP;
         }
     }
@@ -1757,7 +1845,7 @@ out:
     free (own);
     free (coreload);
     free (used);
-    free (isbusy);
+    free (held);
     errno = saved_errno;
     return rc;
 }

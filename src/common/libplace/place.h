@@ -73,6 +73,10 @@ enum {
     PLACE_REFUSE_OVERSUBSCRIBE = 2, /* more CPUs than allowed */
 };
 
+/* Larger entries of place_request.load count as this many (so that the
+ * sums over a core cannot overflow). */
+#define PLACE_MAX_LOAD 65536u
+
 /* Most tasks place_compute() accepts when it has to oversubscribe
  * (8 times Slurm's MAX_TASKS_PER_NODE). */
 #define PLACE_MAX_TASKS 4096
@@ -86,6 +90,14 @@ struct place_request {
     uint64_t seed;              /* for PLACE_RANDOM */
     unsigned refuse;            /* PLACE_REFUSE_* mask; 0: never fail a
                                    request for being too large */
+    const unsigned *load;       /* NULL: every busy PU is held by one
+                                   other step; else load[os] (os < nload)
+                                   is how many other steps hold PU os.
+                                   Only a request too large for the free
+                                   PUs looks at it (the least-loaded busy
+                                   PUs first); a PU outside busy holds
+                                   none, one in busy at least one */
+    unsigned nload;             /* entries in load */
 };
 
 struct place_task {
@@ -110,7 +122,7 @@ struct place_plan {
  * allowed-minus-busy (in allowed for PLACE_NONE, which ignores busy PUs)
  * is not placed by the policy but by the fallback of doc/policies.md
  * ("Too large"): on the least-loaded allowed PUs, busy ones counted as
- * loaded (shared-with-step), and beyond the allowed PUs round after round
+ * loaded by the steps that hold them (req->load; shared-with-step), and beyond the allowed PUs round after round
  * (oversubscribed).  It fails instead, with the "request of N tasks x C
  * CPUs = T CPUs exceeds the A available (allowed L minus busy B)" line,
  * when req->refuse names the fallback it would need, or when it would

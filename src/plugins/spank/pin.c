@@ -471,13 +471,17 @@ static void job_dir_of_step (char *buf, size_t n)
 }
 
 /* What other running steps of this node hold: live claims and the task
- * cgroups of the job's tree. */
-static int read_busy (hwloc_bitmap_t busy, pin_error_t *errp)
+ * cgroups of the job's tree; load[os] (os < nload): how many claims hold
+ * PU os (every placed step claims its PUs; a PU only the cgroups name
+ * counts as one holder, place.h). */
+static int read_busy (hwloc_bitmap_t busy, unsigned *load, unsigned nload,
+                      pin_error_t *errp)
 {
     pin_error_t err = { "" };
     char job_rel[PATH_MAX], stepdir[32];
 
-    if (claims_busy (g.claims_dir, g.job, g.step, busy, &err) < 0)
+    if (claims_load (g.claims_dir, g.job, g.step, busy, load, nload,
+                     &err) < 0)
         return errprintf (errp, "cannot read the claims in %s: %s",
                           g.claims_dir, err.text);
     if (g.mode == CG2_MODE_NONE || !g.cpuset)
@@ -489,6 +493,16 @@ static int read_busy (hwloc_bitmap_t busy, pin_error_t *errp)
         return errprintf (errp, "cannot read the cgroups of other steps: "
                           "%s", err.text);
     return 0;
+}
+
+/* A zeroed holder table for read_busy, one entry per PU index. */
+static unsigned *load_alloc (unsigned *n)
+{
+    hwloc_const_bitmap_t all = topo_cpuset (g.topo);
+    int last = all ? hwloc_bitmap_last (all) : -1;
+
+    *n = last < 0 ? 0 : (unsigned)last + 1;
+    return calloc (*n ? *n : 1, sizeof (unsigned));
 }
 
 /* Nested mode, a step moved onto other PUs of its job: Slurm confined the
@@ -612,11 +626,12 @@ static int plan_locked (void)
 {
     hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
     hwloc_bitmap_t all = hwloc_bitmap_alloc ();
+    unsigned nload, *load = load_alloc (&nload);
     pin_error_t err = { "" };
     bool moved = false;
     int rc = -1;
 
-    if (!busy || !all) {
+    if (!busy || !all || !load) {
         step_fail ("out of memory");
         goto out;
     }
@@ -631,10 +646,12 @@ static int plan_locked (void)
             .seed = g.seed,
             .refuse = (g.conf.oversubscribe ? 0 : PLACE_REFUSE_OVERSUBSCRIBE)
                       | (g.conf.share_with_steps ? 0 : PLACE_REFUSE_SHARE),
+            .load = load,
+            .nload = nload,
         };
         /* The batch (or interactive) step is the allocation's shell: it
          * neither waits for other steps nor holds PUs against them. */
-        if (!g.batch && read_busy (busy, &err) < 0) {
+        if (!g.batch && read_busy (busy, load, nload, &err) < 0) {
             step_fail ("%s", err.text);
             goto out;
         }
@@ -692,6 +709,7 @@ static int plan_locked (void)
 out:
     hwloc_bitmap_free (busy);
     hwloc_bitmap_free (all);
+    free (load);
     return rc;
 }
 
@@ -706,12 +724,13 @@ static int dynamic_plan (void *arg, hwloc_bitmap_t cpus, hwloc_bitmap_t mems,
 {
     hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
     hwloc_bitmap_t allowed = hwloc_bitmap_dup (g.allowed);
+    unsigned nload, *load = load_alloc (&nload);
     struct place_plan *plan = NULL;
     pin_error_t err = { "" };
     int fd, rc = -1;
 
     (void)arg;
-    if (!busy || !allowed) {
+    if (!busy || !allowed || !load) {
         errprintf (errp, "out of memory");
         goto out;
     }
@@ -720,7 +739,7 @@ static int dynamic_plan (void *arg, hwloc_bitmap_t cpus, hwloc_bitmap_t mems,
                    err.text);
         goto out;
     }
-    if (read_busy (busy, errp) == 0) {
+    if (read_busy (busy, load, nload, errp) == 0) {
         struct place_request req = {
             .policy = PLACE_NUMA_LOCAL,
             .ntasks = g.ntasks,
@@ -729,6 +748,8 @@ static int dynamic_plan (void *arg, hwloc_bitmap_t cpus, hwloc_bitmap_t mems,
             .busy = busy,
             .refuse = (g.conf.oversubscribe ? 0 : PLACE_REFUSE_OVERSUBSCRIBE)
                       | (g.conf.share_with_steps ? 0 : PLACE_REFUSE_SHARE),
+            .load = load,
+            .nload = nload,
         };
         /* srun --overlap: as in plan_locked */
         if (hwloc_bitmap_intersects (allowed, busy)
@@ -759,6 +780,7 @@ out:
     place_plan_destroy (plan);
     hwloc_bitmap_free (busy);
     hwloc_bitmap_free (allowed);
+    free (load);
     return rc;
 }
 

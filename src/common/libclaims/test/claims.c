@@ -176,6 +176,77 @@ END_TEST
 
 /* An attacker could pre-create the directory: a symlink or a directory
  * writable by others is refused. */
+/* claims_load: how many other live steps hold each PU.  Each case is a
+ * set of claims ("job.step:cpus", the owner alive unless marked "dead")
+ * and, for step 9.0, the busy set and the load of PUs 0-9. */
+static const struct {
+    const char *claims[6];
+    const char *busy;
+    unsigned load[10];
+} load_cases[] = {
+    { { NULL }, "", { 0 } },
+    /* three --overlap steps of one job, all on the job's first CPU */
+    { { "9.1:0", "9.2:0", "9.3:0", NULL }, "0", { 3 } },
+    /* two CPUs, 0 held by 3 steps, 1 by one */
+    { { "9.1:0", "9.2:0-1", "9.3:0", NULL }, "0-1", { 3, 1 } },
+    /* other jobs count; the asking step's own claim does not */
+    { { "9.0:0-9", "8.0:2-3", "7.4:3,9", NULL }, "2-3,9",
+      { 0, 0, 1, 2, 0, 0, 0, 0, 0, 1 } },
+    /* a dead owner holds nothing (and its claim goes) */
+    { { "9.1:1", "9.2:1,dead", NULL }, "1", { 0, 1 } },
+    /* PUs beyond the table are busy but not counted */
+    { { "9.1:4,12", "9.2:12", NULL }, "4,12", { 0, 0, 0, 0, 1 } },
+};
+
+START_TEST (test_claims_load)
+{
+    pin_error_t e = { "" };
+    char dir[512];
+    hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
+    unsigned load[10] = { 0 };
+    pid_t dead = dead_pid ();
+
+    tmptree_path (dir, sizeof (dir), "state/claims");
+    for (int i = 0; load_cases[_i].claims[i]; i++) {
+        char buf[64], path[96], text[96];
+        unsigned j, st;
+        int n = 0;
+        snprintf (buf, sizeof (buf), "%s", load_cases[_i].claims[i]);
+        char *dead_mark = strstr (buf, ",dead");
+        if (dead_mark)
+            *dead_mark = '\0';
+        ck_assert_int_eq (sscanf (buf, "%u.%u:%n", &j, &st, &n), 2);
+        snprintf (path, sizeof (path), "state/claims/job_%u.step_%u", j, st);
+        if (dead_mark) {
+            snprintf (text, sizeof (text), "%ld 1 %s\n", (long)dead, buf + n);
+            tmptree_put (path, text);
+            continue;
+        }
+        hwloc_bitmap_t set = set_of (buf + n);
+        ck_assert_msg (claims_add (dir, j, st, getpid (), set, &e) == 0, "%s",
+                       e.text);
+        hwloc_bitmap_free (set);
+    }
+    ck_assert_msg (claims_load (dir, 9, 0, busy, load, 10, &e) == 0, "%s",
+                   e.text);
+    assert_set (busy, load_cases[_i].busy);
+    for (unsigned p = 0; p < 10; p++)
+        ck_assert_msg (load[p] == load_cases[_i].load[p], "case %d: PU %u "
+                       "held by %u steps, expected %u", _i, p, load[p],
+                       load_cases[_i].load[p]);
+    /* not cleared first: a second call adds as much again */
+    hwloc_bitmap_zero (busy);
+    ck_assert_int_eq (claims_load (dir, 9, 0, busy, load, 10, &e), 0);
+    for (unsigned p = 0; p < 10; p++)
+        ck_assert_uint_eq (load[p], 2 * load_cases[_i].load[p]);
+    /* without a table it is claims_busy */
+    hwloc_bitmap_zero (busy);
+    ck_assert_int_eq (claims_load (dir, 9, 0, busy, NULL, 0, &e), 0);
+    assert_set (busy, load_cases[_i].busy);
+    hwloc_bitmap_free (busy);
+}
+END_TEST
+
 START_TEST (test_claims_unsafe_dir)
 {
     pin_error_t e = { "" };
@@ -565,6 +636,7 @@ int main (void)
 
     tcase_add_checked_fixture (tc, setup, teardown);
     tcase_add_test (tc, test_claims);
+    tcase_add_loop_test (tc, test_claims_load, 0, NELEM (load_cases));
     tcase_add_test (tc, test_claims_unsafe_dir);
     if (geteuid () == 0)
         tcase_add_test (tc, test_claims_foreign_owner);

@@ -365,6 +365,7 @@ static unsigned count_in (struct model *m, const bool *sel, unsigned d)
 }
 
 #define FAIL(...) return pc_fail (msg, len, __VA_ARGS__)
+#define NIL_CORE UINT32_MAX
 
 /* Package of NUMA domain d: that of its first PU. */
 static unsigned numa_pkg (struct model *m, unsigned d)
@@ -423,6 +424,62 @@ static int check_share (struct model *m, unsigned task, unsigned d,
         FAIL ("task %u: %u CPUs of domain %u in %u L3, %u would do", task, k,
               d, nl3, x.l3min);
     return 0;
+}
+
+/* numa-spread's share of domain d (doc/policies.md, numa-spread 5): no PU
+ * on a core that is not wholly free (an earlier task's or another step's
+ * PU on it) while a wholly free core of d gets none; the share is
+ * numa-local's choice (check_share) or, where that choice would break the
+ * rule, numa-local's choice on the wholly free cores alone (they hold the
+ * share) or one PU on each of them and the rest elsewhere. */
+static int check_share_spread (struct model *m, unsigned task, unsigned d,
+                               const struct dinfo *dd, char *msg, size_t len)
+{
+    unsigned k = m->din[d];
+    unsigned ncore = m->nd[TOPO_CORE];
+    bool shared = false;
+    unsigned at = 0, unused = NIL_CORE;
+
+    m->gen++;
+    for (unsigned j = m->dstart[d]; j < m->dstart[d + 1]; j++) {
+        unsigned i = m->dpus[j];
+        unsigned core = m->pu[i]->dom[TOPO_CORE];
+        if (!m->in[i])
+            continue;
+        m->mark[core] = m->gen;
+        if (m->cfree[core] != m->csize[core] && !shared) {
+            shared = true;
+            at = m->pu[i]->os;
+        }
+    }
+    for (unsigned c = 0; c < ncore && unused == NIL_CORE; c++)
+        if (m->cnuma[c] == d && m->cfree[c] == m->csize[c] && m->cvis[c] > 0
+            && m->mark[c] != m->gen)
+            unused = c;
+    if (shared && unused != NIL_CORE)
+        FAIL ("task %u: CPU %u of domain %u shares a core with another task "
+              "or step while wholly free core %u of the domain stays unused",
+              task, at, d, unused);
+    if (check_share (m, task, d, dd, msg, len) == 0 || shared)
+        return 0;
+    /* on the wholly free cores alone: the same rules in that view */
+    bool *keep = malloc ((m->n + 1) * sizeof (*keep));
+    if (!keep)
+        FAIL ("out of memory");
+    memcpy (keep, m->free, m->n * sizeof (*keep));
+    for (unsigned i = 0; i < m->n; i++) {
+        unsigned core = m->pu[i]->dom[TOPO_CORE];
+        if (m->cfree[core] != m->csize[core])
+            m->free[i] = false;
+    }
+    core_counts (m);
+    struct dinfo x;
+    domain_info (m, d, k, &x);
+    int rc = check_share (m, task, d, &x, msg, len);
+    memcpy (m->free, keep, m->n * sizeof (*keep));
+    free (keep);
+    core_counts (m);
+    return rc;
 }
 
 /* numa-local.  cand (NULL: every domain) limits the domains the levels
@@ -880,7 +937,7 @@ static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
         if (cores != (ca < di[a].ncore ? ca : di[a].ncore))
             FAIL ("task %u: %u CPUs on %u cores of domain %u (%u free)",
                   task, ca, cores, a, di[a].ncore);
-        if (check_share (m, task, a, &di[a], msg, len) < 0)
+        if (check_share_spread (m, task, a, &di[a], msg, len) < 0)
             return -1;
         for (unsigned b = 0; b < nnuma; b++) {
             if (!numa_has (m, m->in, b))
@@ -1173,8 +1230,10 @@ unsigned placecheck_limit (const topo_t *t, const struct place_request *req)
  * allowed PUs and the mems of their NUMA domains (none: the allowed set
  * and every node); the tasks per allowed PU differ by at most one (so no
  * PU holds two tasks while one holds none, and a request that fits in
- * allowed uses no PU twice); a busy PU never holds more tasks than a free
- * one; a task is oversubscribed exactly when it asked for more PUs than
+ * allowed uses no PU twice); a PU held by more other steps (busy PUs by
+ * req->load, at least one each, free ones by none) never holds more tasks
+ * than one held by fewer, so a busy PU never holds more than a free one
+ * and the least-loaded busy PUs are taken first; a task is oversubscribed exactly when it asked for more PUs than
  * allowed or holds a PU that another task holds, shared-with-step exactly
  * when it holds a busy PU, and has no other reason. */
 static int check_too_large (const topo_t *t, const struct place_request *req,
@@ -1184,7 +1243,7 @@ static int check_too_large (const topo_t *t, const struct place_request *req,
     unsigned n = topo_npus (t);
     unsigned *load = calloc (n + 1, sizeof (*load));
     bool *in = calloc (n + 1, sizeof (*in));
-    bool *busy = calloc (n + 1, sizeof (*busy));
+    unsigned *busy = calloc (n + 1, sizeof (*busy));  /* other steps */
     hwloc_bitmap_t mems = hwloc_bitmap_alloc ();
     unsigned m = 0;
     int rc = -1;
@@ -1198,6 +1257,9 @@ static int check_too_large (const topo_t *t, const struct place_request *req,
         in[i] = !req->allowed || hwloc_bitmap_isset (req->allowed, os);
         busy[i] = in[i] && req->policy != PLACE_NONE && req->busy
                   && hwloc_bitmap_isset (req->busy, os);
+        if (busy[i] && req->load && os < req->nload && req->load[os] > 1)
+            busy[i] = req->load[os] < PLACE_MAX_LOAD ? req->load[os]
+                                                     : PLACE_MAX_LOAD;
         m += in[i];
     }
     if (plan->ntasks != req->ntasks || plan->policy != req->policy
@@ -1259,6 +1321,29 @@ static int check_too_large (const topo_t *t, const struct place_request *req,
         pc_fail (msg, len, "too large: a busy PU holds %u tasks, a free one "
                  "%u", busy_hi, free_lo);
         goto out;
+    }
+    /* the tasks per PU are lo or hi (above): the PUs given hi tasks are
+     * held by no more other steps than any PU given lo */
+    if (req->policy != PLACE_NONE && hi > lo) {
+        unsigned held_hi = 0, held_lo = UINT32_MAX, at_hi = 0, at_lo = 0;
+        for (unsigned i = 0; i < n; i++) {
+            if (!in[i])
+                continue;
+            if (load[i] == hi && busy[i] >= held_hi) {
+                held_hi = busy[i];
+                at_hi = topo_pu (t, i)->os;
+            }
+            if (load[i] == lo && busy[i] < held_lo) {
+                held_lo = busy[i];
+                at_lo = topo_pu (t, i)->os;
+            }
+        }
+        if (held_hi > held_lo) {
+            pc_fail (msg, len, "too large: PU %u, held by %u other steps, "
+                     "got %u tasks, PU %u, held by %u, only %u", at_hi,
+                     held_hi, hi, at_lo, held_lo, lo);
+            goto out;
+        }
     }
     for (unsigned task = 0; task < plan->ntasks; task++) {
         const struct place_task *pt = &plan->tasks[task];
@@ -1698,6 +1783,39 @@ static void run_case (const char *name, const topo_t *t,
             ck_assert_msg (rc == 0, "%s: %s -n %u -c %u (%u available): %s",
                            name, place_policy_name (req->policy),
                            req->ntasks, req->cpus_per_task, navail, msg);
+            /* the busy PUs held by 1-4 other steps each (req.load): the
+             * same rules, the least-loaded first; held by one each, the
+             * plan of no load at all */
+            if (!req->load && req->busy
+                && hwloc_bitmap_intersects (req->busy, topo_cpuset (t))) {
+                int last = hwloc_bitmap_last (topo_cpuset (t));
+                unsigned nl = last < 0 ? 1 : (unsigned)last + 1;
+                unsigned *ld = calloc (nl, sizeof (*ld));
+                uint64_t rs = req->seed;
+                ck_assert_ptr_nonnull (ld);
+                struct place_request lr = *req;
+                lr.load = ld;
+                lr.nload = nl;
+                for (unsigned i = 0; i < nl; i++)
+                    ld[i] = 1;
+                struct place_plan *ones = place_compute (t, &lr, &err);
+                ck_assert_msg (ones && plans_equal (plan, ones), "%s: %s -n "
+                               "%u -c %u: load 1 everywhere changed the plan",
+                               name, place_policy_name (req->policy),
+                               req->ntasks, req->cpus_per_task);
+                place_plan_destroy (ones);
+                for (unsigned i = 0; i < nl; i++)
+                    ld[i] = 1 + (unsigned)(rng_next (&rs) % 4);
+                struct place_plan *lp = place_compute (t, &lr, &err);
+                ck_assert_msg (lp != NULL, "%s: %s with load: %s", name,
+                               place_policy_name (req->policy), err.text);
+                rc = placecheck (t, &lr, lp, msg, sizeof (msg));
+                ck_assert_msg (rc == 0, "%s: %s -n %u -c %u with load: %s",
+                               name, place_policy_name (req->policy),
+                               req->ntasks, req->cpus_per_task, msg);
+                place_plan_destroy (lp);
+                free (ld);
+            }
             place_plan_destroy (plan);
             cnt->fallbacks++;
         }

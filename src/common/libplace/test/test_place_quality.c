@@ -408,6 +408,17 @@ static void sweep_one (const char *name, const topo_t *t,
                        "%s: numa-local -n %u -c %u: %s", name, req->ntasks,
                        req->cpus_per_task,
                        placequality_string (&q, buf, sizeof (buf)));
+    /* every policy that chooses cores (numa-local, numa-spread,
+     * cache-shared) never puts a task on a core that holds another
+     * task's or step's PU while a wholly free core of the same NUMA
+     * domain stays unused (doc/policies.md, "Sharing a core") */
+    if (req->policy == PLACE_NUMA_SPREAD || req->policy == PLACE_CACHE_SHARED)
+        ck_assert_msg (q.avoidable_same_numa == 0, "%s: %s -n %u -c %u: a "
+                       "task shares a core while a wholly free core of its "
+                       "NUMA domain stays unused: %s", name,
+                       place_policy_name (req->policy), req->ntasks,
+                       req->cpus_per_task,
+                       placequality_string (&q, buf, sizeof (buf)));
     /* numa-spread rotates the tasks of a step over the packages: with
      * no more tasks than packages with a free CPU, one CPU each, every task on its own
      * package; and the tasks per package never differ by more than one.
@@ -460,9 +471,21 @@ static void sweep (const char *name, const topo_t *t)
     struct sweep_counts sc = { 0 };
     unsigned npu = topo_npus (t);
 
-    for (int bv = 0; bv < 2; bv++) {
-        /* busy: none, or an earlier numa-local step of a quarter */
+    for (int bv = 0; bv < 3; bv++) {
+        /* busy: none, an earlier numa-local step of a quarter, or one
+         * thread of every third core (a neighbour given single threads) */
         hwloc_bitmap_t busy = NULL;
+        if (bv == 2) {
+            unsigned last = ~0u;
+            busy = hwloc_bitmap_alloc ();
+            ck_assert_ptr_nonnull (busy);
+            for (unsigned i = 0; i < npu; i++) {
+                const struct topo_pu *pu = topo_pu (t, i);
+                if (pu->dom[TOPO_CORE] != last && pu->dom[TOPO_CORE] % 3 == 0)
+                    hwloc_bitmap_set (busy, pu->os);
+                last = pu->dom[TOPO_CORE];
+            }
+        }
         if (bv == 1) {
             struct place_request r0 = {
                 .policy = PLACE_NUMA_LOCAL, .ntasks = 1,
@@ -504,6 +527,55 @@ START_TEST (fixture_quality)
 }
 END_TEST
 
+/* Sparse numberings (issue 18): the machines of a POWER node with SMT2
+ * of SMT8 online (core k = P#8k, 8k+1: 0-1, 8-9, ...), a POWER9 with the
+ * first 2 cores of each socket taken by the OS (P# from 8, SMT4), and a
+ * round-robin one with a gap, as hwloc synthetic strings with explicit
+ * PU indexes: the rules look at the topology, never at the numbers. */
+static const struct {
+    const char *name;
+    const char *shape;      /* synthetic string without the PU level */
+    unsigned npkg, ncore, nthr;   /* cores per package, threads per core */
+    unsigned stride, base;  /* P# of thread t of global core k:
+                               base + stride * k + t */
+    bool rr;                /* round robin: core k of package p is
+                               global core npkg * k + p */
+} sparse[] = {
+    { "power8-2s-smt2-of-8", "pack:2 [numa] l3:1 l2:10 core:1", 2, 10, 2, 8,
+      0, false },
+    { "power9-2s-smt4-os-cores", "pack:2 [numa] l3:10 l2:1 core:2", 2, 20, 4,
+      4, 8, false },
+    { "power8-2s-smt2-rr", "pack:2 [numa] l3:1 l2:10 core:1", 2, 10, 2, 8,
+      16, true },
+    { "snc2-sparse", "pack:2 l3:1 group:2 [numa] l2:4 core:1", 2, 8, 2, 4, 0,
+      false },
+};
+
+START_TEST (sparse_quality)
+{
+    char desc[8192];
+    int n = snprintf (desc, sizeof (desc), "%s pu:%u(indexes=",
+                      sparse[_i].shape, sparse[_i].nthr);
+    unsigned np = sparse[_i].npkg, nc = sparse[_i].ncore;
+
+    /* logical order: package, core, thread */
+    for (unsigned p = 0; p < np; p++)
+        for (unsigned k = 0; k < nc; k++)
+            for (unsigned th = 0; th < sparse[_i].nthr; th++) {
+                unsigned g = sparse[_i].rr ? np * k + p : p * nc + k;
+                n += snprintf (desc + n, sizeof (desc) - (size_t)n, "%s%u",
+                               p + k + th ? "," : "",
+                               sparse[_i].base + sparse[_i].stride * g + th);
+            }
+    snprintf (desc + n, sizeof (desc) - (size_t)n, ")");
+    ck_assert_uint_lt ((unsigned)n + 2, sizeof (desc));
+    topo_t *t = load (desc);
+    ck_assert_uint_eq (topo_npus (t), np * nc * sparse[_i].nthr);
+    sweep (sparse[_i].name, t);
+    topo_destroy (t);
+}
+END_TEST
+
 START_TEST (hybrid_quality)
 {
     topo_t *t = load ("data:hybrid-4p8e.xml");
@@ -520,6 +592,8 @@ int main (void)
     have_shared = fixtures_shared (&fx, &nfx) == 0;
     tcase_set_timeout (tc, 300);
     tcase_add_test (tc, hybrid_quality);
+    tcase_add_loop_test (tc, sparse_quality, 0,
+                         (int)(sizeof (sparse) / sizeof (sparse[0])));
     if (have_shared) {
         tcase_add_loop_test (tc, exact_quality, 0,
                              (int)(sizeof (qcases) / sizeof (qcases[0])));
