@@ -273,6 +273,7 @@ static int prof_opt_cb (int val, const char *optarg, int remote)
     long long us;
 
     (void)val;
+    optarg = pinopt_slurm_optarg (optarg);  /* "--pin-profile" alone */
     if (pin_conf_parse_profile (optarg, &us, why, sizeof (why)) < 0) {
         pin_error_t err = { "" };
         errprintf (&err, "--pin-profile=%s: %s",

@@ -31,6 +31,11 @@ const char *pinopt_quote (const char *s, size_t max, char *buf, size_t n)
     return buf;
 }
 
+const char *pinopt_slurm_optarg (const char *optarg)
+{
+    return optarg && strcmp (optarg, "(null)") == 0 ? NULL : optarg;
+}
+
 /* The next ','-separated token of s starting at *pos, into tok (size n).
  * Returns its length, or -1 if longer than n - 1. */
 static int next_token (const char *s, size_t *pos, char *tok, size_t n)

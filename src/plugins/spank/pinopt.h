@@ -39,6 +39,17 @@ struct pin_option {
 int pinopt_parse (const char *value, struct pin_option *opt,
                   pin_error_t *errp);
 
+/* The value Slurm handed for an option whose argument is optional
+ * (`--pin-profile` rather than `--pin-profile=2s`): NULL when it was
+ * given without one.  Slurm 22.05 passes that as NULL in srun, sbatch and
+ * salloc, but as the text "(null)" wherever it went through the job's
+ * environment (_SLURM_SPANK_OPTION_pin_pin_profile=(null) in
+ * spank_job_env, SLURM_SPANK__SLURM_SPANK_OPTION_pin_pin_profile=(null)
+ * in a batch script's environment, hence slurmstepd and every srun inside
+ * the job).  No option of pin.so takes "(null)" as a value.  Returns
+ * `optarg` otherwise. */
+const char *pinopt_slurm_optarg (const char *optarg);
+
 /* Copy at most `max` characters of untrusted `s` into buf (size n) for a
  * log line: non-printable bytes become '?', a longer string ends in "...".
  * NULL becomes "(null)".  Returns buf. */
