@@ -25,9 +25,12 @@
 
 #include "libcgroup2/cg2.h"
 #include "libconf/conf.h"
+#include "ident.h"
 
+/* `id`: the step's identity from Slurm (ident.h), never its environment */
 void acctstep_begin (spank_t sp, const struct pin_conf *conf, uint32_t job,
-                     uint32_t step, const char *stepname);
+                     uint32_t step, const char *stepname,
+                     const struct step_ident *id);
 
 void acctstep_task (pid_t pid);
 

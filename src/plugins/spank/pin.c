@@ -59,6 +59,7 @@
 #include "ompenv.h"
 #include "pinopt.h"
 #include "deliver_spawn.h"
+#include "ident.h"
 #include "libcgroup2/stepcg.h"
 
 SPANK_PLUGIN (pin, 1);
@@ -92,6 +93,7 @@ static struct {
     bool ready;                 /* planned (or policy none) and set up */
     uint32_t job, step;
     char stepname[32];          /* "12.0", "12.batch" */
+    struct step_ident ident;    /* node, user, partition, ... from Slurm */
     int policy;
     bool verbose;
     bool batch;                 /* batch or interactive step */
@@ -915,11 +917,11 @@ static int step_setup (spank_t sp)
      * the step asks for nothing, its forced policy always. */
     {
         struct pin_conf_rules r;
-        char part[PIN_CONF_PARTITION_NAME_MAX];
 
-        if (spank_getenv (sp, "SLURM_JOB_PARTITION", part, sizeof (part))
-            == ESPANK_SUCCESS) {
-            pin_conf_rules_for (&g.conf, part, &r);
+        /* the partition slurmctld ran the job in (ident.c), never
+         * SLURM_JOB_PARTITION of the job's environment: the user's */
+        if (g.ident.have_job_info) {
+            pin_conf_rules_for (&g.conf, g.ident.partition, &r);
             g.conf.dynamic_overuse = r.dynamic_overuse;
             g.conf.dynamic_grace_us = r.dynamic_grace_us;
             g.conf.dynamic_interval_us = r.dynamic_interval_us;
@@ -1061,7 +1063,7 @@ static void profile_skip (const char *fmt, ...)
  * the step. */
 static void profile_begin (spank_t sp)
 {
-    char node[64], dir_cg[2 * PATH_MAX], *list = NULL;
+    char node[ACCT_STR], dir_cg[2 * PATH_MAX], *list = NULL;
     const char *rel = acct_rel (NULL, 0);
     struct prof_rec_opts o = {
         .max_bytes = g.conf.profile_max_size,
@@ -1077,10 +1079,9 @@ static void profile_begin (spank_t sp)
     uid_t uid;
     gid_t gid;
 
-    if (spank_getenv (sp, "SLURMD_NODENAME", node, sizeof (node))
-        != ESPANK_SUCCESS && gethostname (node, sizeof (node) - 1) < 0)
-        copy_text (node, sizeof (node), "node");
-    node[sizeof (node) - 1] = '\0';
+    /* slurmd's node name (ident.c), never SLURMD_NODENAME of the job's
+     * environment: the user's */
+    copy_text (node, sizeof (node), g.ident.node[0] ? g.ident.node : "node");
     for (char *c = node; *c; c++)
         if (!isalnum ((unsigned char)*c) && !strchr ("._-", *c))
             *c = '_';
@@ -1156,7 +1157,23 @@ int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
                     "%s", g.stepname, g.conf_error);
         return 0;
     }
-    acctstep_begin (sp, &g.conf, g.job, g.step, g.stepname);
+    /* who and where, from Slurm; slurmctld's partition and job name for
+     * the record and for pin.conf's PartitionName= rules */
+    ident_step (sp, g.job, g.step,
+                g.conf.accounting
+                || (g.conf.npartitions > 0 && g.step != SLURM_EXTERN_CONT),
+                &g.ident);
+    if (g.ident.job_info_error[0])
+        slurm_error ("pin: step %s: %s: the step's record has no partition "
+                     "and job name%s", g.stepname, g.ident.job_info_error,
+                     g.conf.npartitions ? ", and pin.conf's global rules "
+                     "apply, not its PartitionName= lines" : "");
+    slurm_debug ("pin: step %s: node %s, cluster %s, user %s (%u), "
+                 "partition %s, job name %s; slurm_load_job took %lld us",
+                 g.stepname, g.ident.node, g.ident.cluster, g.ident.user,
+                 g.ident.uid, g.ident.partition, g.ident.job_name,
+                 g.ident.job_info_us);
+    acctstep_begin (sp, &g.conf, g.job, g.step, g.stepname, &g.ident);
     if (g.step == SLURM_EXTERN_CONT) {
         /* no user tasks to place (pam_slurm_adopt's domain); accounting
          * needs to know its cgroup now: at exit slurmstepd has left it */
@@ -1357,7 +1374,7 @@ static void task_omp (spank_t sp, const char *name, const char *ours)
 int slurm_spank_task_init (spank_t sp, int ac, char **av)
 {
     const struct place_task *t;
-    char node[128] = "?";
+    char node[ACCT_STR] = "?";
     char *places = NULL;
     int id = -1;
 
@@ -1365,8 +1382,9 @@ int slurm_spank_task_init (spank_t sp, int ac, char **av)
         return 0;
     if (spank_get_item (sp, S_TASK_ID, &id) != ESPANK_SUCCESS || id < 0)
         return 0;
-    if (spank_getenv (sp, "SLURMD_NODENAME", node, sizeof (node))
-        != ESPANK_SUCCESS)
+    if (g.ident.node[0])   /* slurmd's, found in init_post_opt */
+        copy_text (node, sizeof (node), g.ident.node);
+    else
         (void)gethostname (node, sizeof (node) - 1);
     if (!g.conf_ok) {
         /* Required: this fails the task.  Optional: Slurm ignores the
