@@ -153,7 +153,13 @@ test_expect_success SLURM,$ALL 'a forged SLURM_JOB_PARTITION does not choose pin
     grep "^pin: task 0 on .*: policy=none " part1.err &&
     ! grep "policy=cache-shared" part1.err &&
     runuser -u nobody -- env -C / srun -p pilot -n1 -c1 true 2>part2.err &&
-    grep "^pin: task 0 on .*: policy=cache-shared " part2.err
+    grep "^pin: task 0 on .*: policy=cache-shared " part2.err &&
+    job=$(sbatch --parsable -p debug -w "$NODE1" -n1 -c1 -o part3.out \
+          --wrap "export SLURM_JOB_PARTITION=pilot; srun -n1 -c1 true") &&
+    slurm_wait_job "$job" &&
+    cat part3.out &&
+    test "$(grep -c "^pin: task 0 on .*: policy=none " part3.out)" -eq 2 &&
+    ! grep "policy=cache-shared" part3.out
 '
 
 test_expect_success SLURM,$ALL 'inside a batch job: a forged SLURMD_NODENAME and partition change nothing' '

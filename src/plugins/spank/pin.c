@@ -104,6 +104,8 @@ static struct {
                                    prints it and every task fails */
     char warning[384];          /* affinity-only fallback, printed by
                                    task 0 in verbose mode */
+    char bind_note[384];        /* a policy not applied for a --cpu-bind
+                                   (check_cpu_bind): task 0 prints it */
     topo_t *topo;
     hwloc_bitmap_t allowed;     /* PUs the step is placed in (see
                                    plan_locked) */
@@ -868,10 +870,23 @@ static int step_get_ids (spank_t sp)
     return 0;
 }
 
-/* Refuse an explicit --cpu-bind list together with a binding policy. */
-static int check_cpu_bind (spank_t sp)
+/* A --cpu-bind list (map_cpu, mask_cpu, ...) and a binding policy both
+ * name CPUs.  The user's own --pin-policy with the user's own --cpu-bind:
+ * refused, as slurm-pin-spank(8) says.  Any other conflict falls back: the
+ * step runs as Slurm alone would run it (policy none, Slurm's binding
+ * kept) and task 0 says so in one line:
+ *  - the policy came from the site (pin.conf's DefaultPolicy, a
+ *    partition's default or forced policy), not from --pin-policy;
+ *  - the binding was inherited: an srun inside a task of another step
+ *    (SLURM_TASK_PID is in the environment it sent) takes the parent
+ *    task's SLURM_CPU_BIND, which srun reads as --cpu-bind.
+ * `from` says where the policy came from; `user_policy`: --pin-policy.
+ * The variables read here are the user's, and only decide what happens to
+ * the user's own step. */
+static int check_cpu_bind (spank_t sp, bool user_policy, const char *from)
 {
-    char type[256], bind[256], shown[96];
+    char type[256], bind[256], shown[96], pid[32];
+    bool inherited;
 
     if (g.batch || g.policy == PLACE_NONE)
         return 0;
@@ -883,11 +898,24 @@ static int check_cpu_bind (spank_t sp)
     if (spank_getenv (sp, "SLURM_CPU_BIND", bind, sizeof (bind))
         != ESPANK_SUCCESS)
         copy_text (bind, sizeof (bind), type);
-    step_fail ("--cpu-bind=%s conflicts with --pin-policy=%s: both set "
-               "explicit CPUs; drop one of them (or use --pin-policy=none)",
-               pinopt_quote (bind, 64, shown, sizeof (shown)),
-               policy_name (g.policy));
-    return -1;
+    pinopt_quote (bind, 64, shown, sizeof (shown));
+    inherited = spank_getenv (sp, "SLURM_TASK_PID", pid, sizeof (pid))
+                == ESPANK_SUCCESS;
+    if (user_policy && !inherited) {
+        step_fail ("--cpu-bind=%s conflicts with --pin-policy=%s: both set "
+                   "explicit CPUs; drop one of them (or use "
+                   "--pin-policy=none)", shown, policy_name (g.policy));
+        return -1;
+    }
+    snprintf (g.bind_note, sizeof (g.bind_note), "--cpu-bind=%s%s "
+              "conflicts with policy %s (%s): the step keeps Slurm's "
+              "binding, no policy applied", shown,
+              inherited ? " (inherited from the step this srun runs in)"
+                        : "",
+              policy_name (g.policy), from);
+    slurm_info ("pin: step %s: %s", g.stepname, g.bind_note);
+    g.policy = PLACE_NONE;
+    return 0;
 }
 
 /* The debug log's account of the plugin's CPU time for this step on this
@@ -910,6 +938,9 @@ static int step_setup (spank_t sp)
     bool refreshed = false;
     int fd;
 
+    const char *from = g.opt_given ? "--pin-policy"
+                                   : "pin.conf DefaultPolicy";
+
     g.policy = g.opt_given ? g.opt.policy : g.conf.default_policy;
     g.profile_us = g.conf.profile_us;
     /* pin.conf's PartitionName= rules (job_submit_pin(8)) for the steps
@@ -927,10 +958,16 @@ static int step_setup (spank_t sp)
             g.conf.dynamic_interval_us = r.dynamic_interval_us;
             g.conf.dynamic_confine = r.dynamic_confine;
             g.profile_us = r.profile_us;
-            if (r.forced_policy >= 0)
+            if (r.forced_policy >= 0) {
+                if (!g.opt_given || g.opt.policy != r.forced_policy)
+                    from = "forced by the partition";
                 g.policy = r.forced_policy;
-            else if (!g.opt_given)
+            }
+            else if (!g.opt_given) {
+                if (r.from_partition)
+                    from = "the partition's default";
                 g.policy = r.default_policy;
+            }
         }
     }
     g.verbose = (g.opt_given && g.opt.verbose) || g.conf.verbose;
@@ -941,7 +978,9 @@ static int step_setup (spank_t sp)
         step_fail ("%s", g.opt_error);
         return -1;
     }
-    if (check_cpu_bind (sp) < 0)
+    if (check_cpu_bind (sp, g.opt_given && g.policy == g.opt.policy
+                                && strcmp (from, "--pin-policy") == 0,
+                        from) < 0)
         return -1;
     if (spank_get_item (sp, S_JOB_LOCAL_TASK_COUNT, &g.ntasks)
         != ESPANK_SUCCESS
@@ -1407,6 +1446,8 @@ int slurm_spank_task_init (spank_t sp, int ac, char **av)
     if (id == 0 && g.prof_note[0])
         task_say ("pin: warning: step %s on %s: not profiled: %s",
                   g.stepname, node, g.prof_note);
+    if (id == 0 && g.bind_note[0])
+        task_say ("pin: step %s on %s: %s", g.stepname, node, g.bind_note);
     if (g.status && (uint32_t)id < g.ntasks
         && g.status[id].state != TASK_APPLIED) {
         task_say ("pin: error: task %d of step %s on %s: %s", id, g.stepname,
