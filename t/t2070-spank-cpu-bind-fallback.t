@@ -8,7 +8,9 @@ task'"'"'s SLURM_CPU_BIND) runs, and so does a step with an explicit
 --cpu-bind list under the site default or the partition default: each
 keeps Slurm'"'"'s binding and says so in one line.  The user'"'"'s own
 --pin-policy with the user'"'"'s own --cpu-bind list is still refused with
-the line slurm-pin-spank(8) documents (issue 18, item 10).
+the line slurm-pin-spank(8) documents (issue 18, item 10), at the top
+level, inside a batch job and in an srun inside a step that gives its
+own, different list.
 '
 
 . "$(dirname "$0")/sharness.sh"
@@ -71,6 +73,23 @@ test_expect_success SLURM,PIN_SO,TWO_CPUS 'the user.s --pin-policy with the user
     cat ref.err &&
     grep "^pin: error: step [0-9]*\.0 on .*: --cpu-bind=quiet,map_cpu:1 conflicts with --pin-policy=numa-local: both set explicit CPUs; drop one of them (or use --pin-policy=none)$" ref.err &&
     ! test -e ran
+'
+
+test_expect_success SLURM,PIN_SO,TWO_CPUS 'inside a batch job: the user.s own pair is still refused' '
+    jobid=$(sbatch --parsable -n1 -c2 -o batch.out \
+            --wrap "srun -n1 -c2 --pin-policy=numa-local --cpu-bind=map_cpu:1 true; echo rc=\$?") &&
+    slurm_wait_job "$jobid" &&
+    cat batch.out &&
+    grep "^pin: error: step [0-9]*\.0 on .*: --cpu-bind=quiet,map_cpu:1 conflicts with --pin-policy=numa-local: both set explicit CPUs" batch.out &&
+    grep "^rc=1$" batch.out
+'
+
+test_expect_success SLURM,PIN_SO,TWO_CPUS 'an srun inside a step with its own, different --cpu-bind list and --pin-policy: refused' '
+    srun -n1 -c2 sh -c "srun -n1 -c2 --overlap --pin-policy=numa-local --cpu-bind=map_cpu:1 true; echo rc=\$?" \
+        >inner.out 2>inner.err &&
+    cat inner.out inner.err &&
+    grep "conflicts with --pin-policy=numa-local: both set explicit CPUs" inner.err &&
+    grep "^rc=1$" inner.out
 '
 
 test_done

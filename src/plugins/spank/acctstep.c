@@ -47,8 +47,7 @@ static int64_t now_us (void)
 }
 
 void acctstep_begin (spank_t sp, const struct pin_conf *conf, uint32_t job,
-                     uint32_t step, const char *stepname,
-                     const struct step_ident *id)
+                     uint32_t step, const char *stepname)
 {
     struct acct_record *r = &a.rec;
 
@@ -63,14 +62,6 @@ void acctstep_begin (spank_t sp, const struct pin_conf *conf, uint32_t job,
     r->kind = ACCT_KIND_STEP;
     r->job_id = job;
     r->step_id = step;
-    r->uid = id->uid;
-    snprintf (r->node, sizeof (r->node), "%s", id->node);
-    snprintf (r->cluster, sizeof (r->cluster), "%s", id->cluster);
-    snprintf (r->user, sizeof (r->user), "%s", id->user);
-    snprintf (r->partition, sizeof (r->partition), "%s", id->partition);
-    snprintf (r->job_name, sizeof (r->job_name), "%s", id->job_name);
-    r->array_job_id = id->array_job_id;
-    r->array_task_id = id->array_task_id;
     a.cpus = hwloc_bitmap_alloc ();
     a.mems[0] = '\0';
     a.worst_rank = -1;
@@ -210,6 +201,17 @@ void acctstep_end (spank_t sp, const struct acctstep_info *in)
     if (!a.on)
         return;
     a.on = false;
+    if (in->ident) {
+        const struct step_ident *id = in->ident;
+        r->uid = id->uid;
+        snprintf (r->node, sizeof (r->node), "%s", id->node);
+        snprintf (r->cluster, sizeof (r->cluster), "%s", id->cluster);
+        snprintf (r->user, sizeof (r->user), "%s", id->user);
+        snprintf (r->partition, sizeof (r->partition), "%s", id->partition);
+        snprintf (r->job_name, sizeof (r->job_name), "%s", id->job_name);
+        r->array_job_id = id->array_job_id;
+        r->array_task_id = id->array_task_id;
+    }
     r->end_us = a.last_exit_us ? a.last_exit_us : now_us ();
     r->elapsed_us = r->end_us - r->start_us;
     snprintf (r->mode, sizeof (r->mode), "%s", in->mode ? in->mode : "");

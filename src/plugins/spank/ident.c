@@ -148,16 +148,18 @@ static void set_array (struct step_ident *id, uint32_t array_job,
         id->array_job_id = id->array_task_id = ACCT_NO_VAL;
 }
 
-/* Partition, job name and array ids from slurmctld. */
-static void job_info (uint32_t job, struct step_ident *id)
+int ident_job_info (uint32_t job, struct step_ident *id)
 {
     job_info_msg_t *msg = NULL;
     long long t0;
 
+    if (id->have_job_info)
+        return 0;
+    id->job_info_error[0] = '\0';
     if (!slurm_load_job || !slurm_free_job_info_msg) {
         snprintf (id->job_info_error, sizeof (id->job_info_error),
                   "slurm_load_job() not available in this process");
-        return;
+        return -1;
     }
     t0 = now_us ();
     if (slurm_load_job (&msg, job, SHOW_ALL | SHOW_LOCAL) != 0 || !msg) {
@@ -166,7 +168,7 @@ static void job_info (uint32_t job, struct step_ident *id)
         snprintf (id->job_info_error, sizeof (id->job_info_error),
                   "slurmctld did not answer slurm_load_job(%u): %s", job,
                   slurm_strerror ? slurm_strerror (e) : strerror (e));
-        return;
+        return -1;
     }
     id->job_info_us = now_us () - t0;
     for (uint32_t i = 0; i < msg->record_count; i++) {
@@ -183,9 +185,10 @@ static void job_info (uint32_t job, struct step_ident *id)
         snprintf (id->job_info_error, sizeof (id->job_info_error),
                   "slurmctld does not know job %u", job);
     slurm_free_job_info_msg (msg);
+    return id->have_job_info ? 0 : -1;
 }
 
-void ident_step (spank_t sp, uint32_t job, uint32_t step, bool want_info,
+void ident_step (spank_t sp, uint32_t job, uint32_t step,
                  struct step_ident *id)
 {
     uid_t uid = (uid_t)-1;
@@ -207,10 +210,8 @@ void ident_step (spank_t sp, uint32_t job, uint32_t step, bool want_info,
      * step only (its launch message); for a step srun started, Slurm 22.05's
      * slurmstepd reads them from SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID
      * of the environment srun sent, which the user sets.  So: slurmctld's
-     * answer, or the batch step's items, or none. */
-    if (want_info)
-        job_info (job, id);
-    if (!id->have_job_info && step == SLURM_BATCH_SCRIPT
+     * answer (ident_job_info), or the batch step's items, or none. */
+    if (step == SLURM_BATCH_SCRIPT
         && spank_get_item (sp, S_JOB_ARRAY_ID, &array_job) == ESPANK_SUCCESS
         && spank_get_item (sp, S_JOB_ARRAY_TASK_ID, &array_task)
            == ESPANK_SUCCESS)

@@ -35,13 +35,19 @@ struct step_ident {
     char job_info_error[256];   /* why not have_job_info, if asked */
 };
 
-/* Fill `id` for step `step` of job `job` in slurmstepd (remote context).
- * With `job_info`, also ask slurmctld for the partition, the job name and
- * the array ids (one REQUEST_JOB_INFO_SINGLE RPC, as root): on failure
- * have_job_info is false, job_info_error says why, and the array ids are
- * the batch step's SPANK items or none. */
-void ident_step (spank_t sp, uint32_t job, uint32_t step, bool job_info,
+/* Fill `id` for step `step` of job `job` in slurmstepd (remote context):
+ * node, cluster, uid and user; the array ids only for the batch step
+ * (S_JOB_ARRAY_ID/S_JOB_ARRAY_TASK_ID, from slurmctld's launch message).
+ * No RPC. */
+void ident_step (spank_t sp, uint32_t job, uint32_t step,
                  struct step_ident *id);
+
+/* Ask slurmctld for the job's partition, name and array ids (one
+ * REQUEST_JOB_INFO_SINGLE RPC, as root; job_info_us says how long it
+ * took).  0 with have_job_info set, or -1 with job_info_error saying why
+ * (id otherwise unchanged).  Blocks as long as libslurm waits for
+ * slurmctld (MessageTimeout). */
+int ident_job_info (uint32_t job, struct step_ident *id);
 
 /* The node name of this slurmstepd: the name part of its own listening
  * socket "SlurmdSpoolDir/NODE_JOB.STEP" (slurmstepd creates it from

@@ -878,14 +878,15 @@ static int step_get_ids (spank_t sp)
  *  - the policy came from the site (pin.conf's DefaultPolicy, a
  *    partition's default or forced policy), not from --pin-policy;
  *  - the binding was inherited: an srun inside a task of another step
- *    (SLURM_TASK_PID is in the environment it sent) takes the parent
- *    task's SLURM_CPU_BIND, which srun reads as --cpu-bind.
+ *    takes the parent task's SLURM_CPU_BIND, which srun reads as
+ *    --cpu-bind; task_init recorded that binding in the task's
+ *    PINOPT_TASK_CPU_BIND, which the srun copies too.
  * `from` says where the policy came from; `user_policy`: --pin-policy.
  * The variables read here are the user's, and only decide what happens to
  * the user's own step. */
 static int check_cpu_bind (spank_t sp, bool user_policy, const char *from)
 {
-    char type[256], bind[256], shown[96], pid[32];
+    char type[256], bind[256], shown[96], parent[256];
     bool inherited;
 
     if (g.batch || g.policy == PLACE_NONE)
@@ -899,8 +900,9 @@ static int check_cpu_bind (spank_t sp, bool user_policy, const char *from)
         != ESPANK_SUCCESS)
         copy_text (bind, sizeof (bind), type);
     pinopt_quote (bind, 64, shown, sizeof (shown));
-    inherited = spank_getenv (sp, "SLURM_TASK_PID", pid, sizeof (pid))
-                == ESPANK_SUCCESS;
+    inherited = spank_getenv (sp, PINOPT_TASK_CPU_BIND, parent,
+                              sizeof (parent)) == ESPANK_SUCCESS
+                && pinopt_cpu_bind_same (parent, bind);
     if (user_policy && !inherited) {
         step_fail ("--cpu-bind=%s conflicts with --pin-policy=%s: both set "
                    "explicit CPUs; drop one of them (or use "
@@ -1177,6 +1179,23 @@ static void profile_begin (spank_t sp)
     json_object_put (h);
 }
 
+/* The job's partition, name and array ids from slurmctld (ident.c), once
+ * per step; `otherwise` says what its absence means. */
+static void job_info (const char *otherwise)
+{
+    if (g.ident.have_job_info || g.ident.job_info_error[0])
+        return;
+    if (ident_job_info (g.job, &g.ident) < 0)
+        slurm_error ("pin: step %s: %s: %s", g.stepname,
+                     g.ident.job_info_error, otherwise);
+    else
+        slurm_debug ("pin: step %s: node %s, cluster %s, user %s (%u), "
+                     "partition %s, job name %s; slurm_load_job took %lld us",
+                     g.stepname, g.ident.node, g.ident.cluster, g.ident.user,
+                     g.ident.uid, g.ident.partition, g.ident.job_name,
+                     g.ident.job_info_us);
+}
+
 int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
 {
     if (spank_context () == S_CTX_LOCAL) {
@@ -1196,23 +1215,15 @@ int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
                     "%s", g.stepname, g.conf_error);
         return 0;
     }
-    /* who and where, from Slurm; slurmctld's partition and job name for
-     * the record and for pin.conf's PartitionName= rules */
-    ident_step (sp, g.job, g.step,
-                g.conf.accounting
-                || (g.conf.npartitions > 0 && g.step != SLURM_EXTERN_CONT),
-                &g.ident);
-    if (g.ident.job_info_error[0])
-        slurm_error ("pin: step %s: %s: the step's record has no partition "
-                     "and job name%s", g.stepname, g.ident.job_info_error,
-                     g.conf.npartitions ? ", and pin.conf's global rules "
-                     "apply, not its PartitionName= lines" : "");
-    slurm_debug ("pin: step %s: node %s, cluster %s, user %s (%u), "
-                 "partition %s, job name %s; slurm_load_job took %lld us",
-                 g.stepname, g.ident.node, g.ident.cluster, g.ident.user,
-                 g.ident.uid, g.ident.partition, g.ident.job_name,
-                 g.ident.job_info_us);
-    acctstep_begin (sp, &g.conf, g.job, g.step, g.stepname, &g.ident);
+    /* who and where, from Slurm (ident.c); the partition from slurmctld
+     * now only where pin.conf's PartitionName= rules need it, else at
+     * the end for the record (step_account), when the user no longer
+     * waits for it */
+    ident_step (sp, g.job, g.step, &g.ident);
+    if (g.conf.npartitions > 0 && g.step != SLURM_EXTERN_CONT)
+        job_info ("pin.conf's global rules apply, not its PartitionName= "
+                  "lines");
+    acctstep_begin (sp, &g.conf, g.job, g.step, g.stepname);
     if (g.step == SLURM_EXTERN_CONT) {
         /* no user tasks to place (pam_slurm_adopt's domain); accounting
          * needs to know its cgroup now: at exit slurmstepd has left it */
@@ -1421,6 +1432,15 @@ int slurm_spank_task_init (spank_t sp, int ac, char **av)
         return 0;
     if (spank_get_item (sp, S_TASK_ID, &id) != ESPANK_SUCCESS || id < 0)
         return 0;
+    {   /* the binding Slurm gave this task, for an srun it may run
+         * (check_cpu_bind: an inherited binding is not the user's) */
+        char *cb = task_getenv (sp, "SLURM_CPU_BIND");
+        if (cb)
+            spank_setenv (sp, PINOPT_TASK_CPU_BIND, cb, 1);
+        else
+            spank_unsetenv (sp, PINOPT_TASK_CPU_BIND);
+        free (cb);
+    }
     if (g.ident.node[0])   /* slurmd's, found in init_post_opt */
         copy_text (node, sizeof (node), g.ident.node);
     else
@@ -1528,6 +1548,10 @@ static void step_account (spank_t sp)
     };
     unsigned mask = 0;
 
+    if (g.conf.accounting)
+        job_info ("the step's record has no partition, job name or array "
+                  "ids");
+    in.ident = &g.ident;
     in.rel = acct_rel (job_rel, sizeof (job_rel));
     in.job_rel = g.step == SLURM_EXTERN_CONT ? job_rel : NULL;
     if (g.plan) {

@@ -60,6 +60,19 @@ const char *pinopt_quote (const char *s, size_t max, char *buf, size_t n);
  * pin policy other than none; NULL or other types do not. */
 bool pinopt_cpu_bind_conflicts (const char *cpu_bind_type);
 
+/* The variable pin.so sets in every task (task_init) to the task's own
+ * SLURM_CPU_BIND, the binding Slurm gave it: an srun the task runs copies
+ * both into its step's environment, and reads SLURM_CPU_BIND as its
+ * --cpu-bind, so the two equal (pinopt_cpu_bind_same) means the binding
+ * was inherited, not asked for. */
+#define PINOPT_TASK_CPU_BIND "SLURM_PIN_TASK_CPU_BIND"
+
+/* Do two SLURM_CPU_BIND values name the same binding?  srun rewrites the
+ * masks it reads ("quiet,mask_cpu:0x1" becomes "quiet,mask_cpu:1"), so
+ * each ',' or ':' separated item is compared without case, a leading
+ * "0x" and leading zeros.  NULL equals nothing. */
+bool pinopt_cpu_bind_same (const char *a, const char *b);
+
 /* Seed of the `random` policy for a job step: a fixed 64-bit mix of the
  * two ids (the same on every node and every run of the step), so that
  * `slurm-pin plan --seed` can reproduce it. */
