@@ -32,9 +32,9 @@ const char *pinopt_quote (const char *s, size_t max, char *buf, size_t n)
     return buf;
 }
 
-const char *pinopt_slurm_optarg (const char *optarg)
+const char *pinopt_slurm_optarg (const char *value)
 {
-    return optarg && strcmp (optarg, "(null)") == 0 ? NULL : optarg;
+    return value && strcmp (value, "(null)") == 0 ? NULL : value;
 }
 
 /* The next ','-separated token of s starting at *pos, into tok (size n).

@@ -47,8 +47,8 @@ int pinopt_parse (const char *value, struct pin_option *opt,
  * spank_job_env, SLURM_SPANK__SLURM_SPANK_OPTION_pin_pin_profile=(null)
  * in a batch script's environment, hence slurmstepd and every srun inside
  * the job).  No option of pin.so takes "(null)" as a value.  Returns
- * `optarg` otherwise. */
-const char *pinopt_slurm_optarg (const char *optarg);
+ * `value` otherwise. */
+const char *pinopt_slurm_optarg (const char *value);
 
 /* Copy at most `max` characters of untrusted `s` into buf (size n) for a
  * log line: non-printable bytes become '?', a longer string ends in "...".
