@@ -24,6 +24,9 @@ SLURM_PIN=$PIN_BUILDDIR/src/cmd/slurm-pin
 # pin.conf paths take no spaces; the trash directory has one
 STATE=$(mktemp -d /tmp/pin-t4082.XXXXXX) || exit 1
 cleanup "rm -rf '$STATE'"
+BASE=slurm-pin-t4082-$$
+CGROOT=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+cleanup "rmdir '$CGROOT/$BASE' 2>/dev/null; true"
 J=$STATE/journal
 
 # steps FILE: "NODE STEP_ID,STEP_ID,..." per node of the summary in the
@@ -46,7 +49,7 @@ test_expect_success PIN_SO,PYTHON 'start Slurm with slurmdbd, PrologFlags=Contai
     cat >pin.conf <<-EOF &&
 	StateDir=$STATE/state
 	TopologyCache=$STATE/topology.xml
-	CgroupBase=slurm-pin-t4082-$$
+	CgroupBase=$BASE
 	JournalDir=$J
 	DeliverCommand=$SLURM_PIN
 	EOF
