@@ -31,6 +31,9 @@ test_expect_success PIN_SO 'start a cluster with pin.so required' '
 	StateDir=$STATE/state
 	TopologyCache=$STATE/topology.xml
 	AllowedPolicies=none,numa-local,numa-spread,cache-shared
+	ProfileDir=$STATE/profile
+	JournalDir=$STATE/journal
+	DeliverCommand=none
 	EOF
     echo "required $PIN_SO conf=@PIN_CONF@" >plugstack.conf &&
     slurm_start --plugstack plugstack.conf --pin-conf pin.conf
@@ -103,6 +106,63 @@ test_expect_success SLURM,PIN_SO 'good values are accepted by all three commands
     salloc --pin-policy=cache-shared true &&
     jobid=$(sbatch --parsable --pin-policy=numa-spread -o sbatch.out --wrap "echo done") &&
     test -n "$jobid"
+'
+
+# --pin-profile[=INTERVAL]: Slurm 22.05 hands "--pin-profile" alone on
+# as the text (null) through the job's environment (issue 18, item 1).
+test_expect_success SLURM,PIN_SO 'srun --pin-profile without a value runs the step' '
+    srun --pin-profile -n1 -c1 sh -c "echo step-ran" >p0.out 2>p0.err &&
+    grep "^step-ran$" p0.out &&
+    ! grep -F "(null)" p0.err
+'
+
+test_expect_success SLURM,PIN_SO 'sbatch --pin-profile without a value: the job and its srun run' '
+    jobid=$(sbatch --parsable --pin-profile -n1 -c1 -o p1.out \
+            --wrap "srun -n1 -c1 echo step-ran") &&
+    slurm_wait_job "$jobid" &&
+    cat p1.out &&
+    grep "^step-ran$" p1.out &&
+    ! grep -F "(null)" p1.out &&
+    test -s "$STATE/profile/$jobid.batch.$LOCAL_SLURM_NODE.jsonl" &&
+    test -s "$STATE/profile/$jobid.0.$LOCAL_SLURM_NODE.jsonl"
+'
+
+test_expect_success SLURM,PIN_SO 'salloc --pin-profile without a value: its srun runs' '
+    salloc -n1 -c1 --pin-profile srun -n1 -c1 echo step-ran \
+        >p2.out 2>p2.err &&
+    cat p2.err &&
+    grep "^step-ran$" p2.out &&
+    ! grep -F "(null)" p2.err
+'
+
+# --pin-policy in every place Slurm takes it: srun, the sbatch command
+# line, an #SBATCH line, salloc; the batch step and the srun inside the
+# job both print the verbose line.
+cat >policy.sh <<'EOF'
+#!/bin/sh
+#SBATCH --pin-policy=cache-shared,verbose
+srun -n1 -c1 true
+EOF
+
+test_expect_success SLURM,PIN_SO '--pin-policy from an #SBATCH line reaches the job and its steps' '
+    jobid=$(sbatch --parsable -n1 -c1 -o pol1.out policy.sh) &&
+    slurm_wait_job "$jobid" &&
+    cat pol1.out &&
+    test "$(grep -c "^pin: task 0 on .*: policy=cache-shared " pol1.out)" -eq 2
+'
+
+test_expect_success SLURM,PIN_SO '--pin-policy on the sbatch command line reaches the job and its steps' '
+    jobid=$(sbatch --parsable -n1 -c1 -o pol2.out \
+            --pin-policy=numa-local,verbose --wrap "srun -n1 -c1 true") &&
+    slurm_wait_job "$jobid" &&
+    cat pol2.out &&
+    test "$(grep -c "^pin: task 0 on .*: policy=numa-local " pol2.out)" -eq 2
+'
+
+test_expect_success SLURM,PIN_SO '--pin-policy given to salloc reaches its srun' '
+    salloc -n1 -c1 --pin-policy=numa-spread,verbose srun -n1 -c1 true \
+        2>pol3.err &&
+    grep "^pin: task 0 on .*: policy=numa-spread " pol3.err
 '
 
 test_expect_success SLURM,PIN_SO 'slurmctld and slurmd are still alive' '

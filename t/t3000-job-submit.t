@@ -31,6 +31,7 @@ cleanup "rm -rf '$STATE'"
 # PartitionName lines apply to steps the job_submit plugin does not see.
 cat >"$STATE/spank-pin.conf" <<EOF
 StateDir=$STATE/state
+ProfileDir=$STATE/profile
 TopologyCache=$STATE/topology.xml
 CgroupBase=slurm-pin-t3000-$$
 Verbose=yes
@@ -121,6 +122,21 @@ test_expect_success SLURM,JS_SO 'a bad --pin-profile (option or environment): re
         grep -- "--pin-profile=" garbage.err &&
         ! test -e ran && queue_empty && alive || return 1
     done
+'
+
+# "--pin-profile" alone reaches job_submit as the text (null) (issue 18,
+# item 1): accepted, the job and its srun run.
+test_expect_success SLURM,JS_SO,PIN_SO 'sbatch and salloc --pin-profile without a value: accepted, the steps run' '
+    jobid=$(sbatch --parsable --pin-profile -p debug -n1 -c1 -o prof.out \
+            --wrap "srun -n1 -c1 echo step-ran") &&
+    slurm_wait_job "$jobid" &&
+    cat prof.out &&
+    grep "^step-ran$" prof.out &&
+    ! grep -F "(null)" prof.out &&
+    salloc --pin-profile -p debug -n1 -c1 srun -n1 -c1 echo step-ran \
+        >prof2.out 2>prof2.err &&
+    grep "^step-ran$" prof2.out &&
+    ! grep -F "(null)" prof2.err
 '
 
 # The batch step and a step of the script each print pin.so's verbose line.

@@ -13,11 +13,17 @@
  *     terminates it, writes only printable ASCII, and keeps the start of
  *     the text (unprintable bytes as '?');
  *   - pinopt_cpu_bind_conflicts() is true exactly when a type naming
- *     explicit CPUs or domains occurs in the text.
+ *     explicit CPUs or domains occurs in the text;
+ *   - pinopt_cpu_bind_same() (a SLURM_CPU_BIND against the one a task
+ *     inherited): every text names the same binding as itself, the
+ *     answer does not depend on the order (input "A|B"), and texts equal
+ *     without case always name the same binding;
+ *   - pinopt_slurm_optarg() is NULL exactly for "(null)".
  */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 #include "libplace/place.h"
 #include "pinopt.h"
@@ -123,6 +129,30 @@ static void check_cpu_bind (const char *s)
     FUZZ_ASSERT (pinopt_cpu_bind_conflicts (s) == want, "'%s'", s);
 }
 
+static void check_bind_same (const char *s)
+{
+    const char *bar = strchr (s, '|');
+
+    FUZZ_ASSERT (pinopt_cpu_bind_same (s, s), "'%s' unlike itself", s);
+    if (bar) {
+        char *a = strndup (s, (size_t)(bar - s));
+        const char *b = bar + 1;
+        bool ab, ba;
+
+        if (!a)
+            abort ();
+        ab = pinopt_cpu_bind_same (a, b);
+        ba = pinopt_cpu_bind_same (b, a);
+        FUZZ_LOG ("pinopt_cpu_bind_same: %d", ab);
+        FUZZ_ASSERT (ab == ba, "'%s' vs '%s': %d, reversed %d", a, b, ab, ba);
+        if (strcasecmp (a, b) == 0)
+            FUZZ_ASSERT (ab, "'%s' and '%s' differ", a, b);
+        free (a);
+    }
+    FUZZ_ASSERT (pinopt_slurm_optarg (s) == (strcmp (s, "(null)") ? s : NULL),
+                 "pinopt_slurm_optarg('%s')", s);
+}
+
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
     char *s = fuzz_strndup (data, size);
@@ -130,6 +160,7 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     check_parse (s);
     check_quote (s);
     check_cpu_bind (s);
+    check_bind_same (s);
     free (s);
     return 0;
 }

@@ -248,6 +248,7 @@ int submit_decide (const struct pin_conf *conf, const job_desc_msg_t *job,
     if (asked_value (job, SUBMIT_PROFILE_ENV_NAME, "--pin-profile", &value,
                      errp) < 0)
         return -1;
+    value = pinopt_slurm_optarg (value);    /* "--pin-profile" alone */
     if (value) {
         long long us;
         char reason[200];

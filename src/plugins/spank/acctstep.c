@@ -1,8 +1,9 @@
 /* acctstep.c - the plugin's accounting glue (see acctstep.h)
  *
- * Everything a user controls (job name, partition, user name) arrives
- * through the step's environment: read into bounded buffers, stored as
- * valid UTF-8 by libacct.  Nothing here may fail a step.
+ * The step's identity (node, cluster, user, array ids, partition, job
+ * name) comes from Slurm (ident.h), never from the job's environment,
+ * which the user sets; strings are stored as valid UTF-8 by libacct.
+ * Nothing here may fail a step.
  */
 #if HAVE_CONFIG_H
 #include "config.h"
@@ -45,55 +46,12 @@ static int64_t now_us (void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static void node_name (spank_t sp, char *buf, size_t n)
-{
-    char tmp[256] = "";
-    const char *env;
-
-    if (sp && (spank_getenv (sp, "SLURMD_NODENAME", tmp, sizeof (tmp))
-               == ESPANK_SUCCESS) && tmp[0])
-        ;
-    else if ((env = getenv ("SLURMD_NODENAME")) && *env)
-        snprintf (tmp, sizeof (tmp), "%s", env);
-    else if (gethostname (tmp, sizeof (tmp) - 1) < 0)
-        snprintf (tmp, sizeof (tmp), "unknown");
-    tmp[sizeof (tmp) - 1] = '\0';
-    acct_utf8_copy (buf, n, tmp, strlen (tmp));
-}
-
-/* A variable of the job's environment, bounded; "" when unset.  A value
- * longer than the buffer is cut (spank_getenv then copies what fits). */
-static void job_env (spank_t sp, const char *name, char *dst, size_t n)
-{
-    char buf[1024] = "";
-    spank_err_t rc = spank_getenv (sp, name, buf, sizeof (buf));
-
-    dst[0] = '\0';
-    if (rc != ESPANK_SUCCESS && rc != ESPANK_NOSPACE)
-        return;
-    buf[sizeof (buf) - 1] = '\0';
-    acct_utf8_copy (dst, n, buf, strlen (buf));
-}
-
-static uint32_t env_u32 (spank_t sp, const char *name)
-{
-    char buf[32], *end;
-    unsigned long v;
-
-    job_env (sp, name, buf, sizeof (buf));
-    if (!buf[0])
-        return ACCT_NO_VAL;
-    errno = 0;
-    v = strtoul (buf, &end, 10);
-    return errno || *end || v >= ACCT_NO_VAL ? ACCT_NO_VAL : (uint32_t)v;
-}
-
 void acctstep_begin (spank_t sp, const struct pin_conf *conf, uint32_t job,
                      uint32_t step, const char *stepname)
 {
     struct acct_record *r = &a.rec;
-    uid_t uid;
 
+    (void)sp;
     a.on = conf->accounting;
     if (!a.on)
         return;
@@ -104,16 +62,6 @@ void acctstep_begin (spank_t sp, const struct pin_conf *conf, uint32_t job,
     r->kind = ACCT_KIND_STEP;
     r->job_id = job;
     r->step_id = step;
-    if (spank_get_item (sp, S_JOB_UID, &uid) == ESPANK_SUCCESS)
-        r->uid = (uint32_t)uid;
-    node_name (sp, r->node, sizeof (r->node));
-    job_env (sp, "SLURM_CLUSTER_NAME", r->cluster, sizeof (r->cluster));
-    job_env (sp, "SLURM_JOB_USER", r->user, sizeof (r->user));
-    job_env (sp, "SLURM_JOB_PARTITION", r->partition,
-             sizeof (r->partition));
-    job_env (sp, "SLURM_JOB_NAME", r->job_name, sizeof (r->job_name));
-    r->array_job_id = env_u32 (sp, "SLURM_ARRAY_JOB_ID");
-    r->array_task_id = env_u32 (sp, "SLURM_ARRAY_TASK_ID");
     a.cpus = hwloc_bitmap_alloc ();
     a.mems[0] = '\0';
     a.worst_rank = -1;
@@ -253,6 +201,17 @@ void acctstep_end (spank_t sp, const struct acctstep_info *in)
     if (!a.on)
         return;
     a.on = false;
+    if (in->ident) {
+        const struct step_ident *id = in->ident;
+        r->uid = id->uid;
+        snprintf (r->node, sizeof (r->node), "%s", id->node);
+        snprintf (r->cluster, sizeof (r->cluster), "%s", id->cluster);
+        snprintf (r->user, sizeof (r->user), "%s", id->user);
+        snprintf (r->partition, sizeof (r->partition), "%s", id->partition);
+        snprintf (r->job_name, sizeof (r->job_name), "%s", id->job_name);
+        r->array_job_id = id->array_job_id;
+        r->array_task_id = id->array_task_id;
+    }
     r->end_us = a.last_exit_us ? a.last_exit_us : now_us ();
     r->elapsed_us = r->end_us - r->start_us;
     snprintf (r->mode, sizeof (r->mode), "%s", in->mode ? in->mode : "");
@@ -342,7 +301,7 @@ void acctstep_job_epilog (spank_t sp, const struct pin_conf *conf)
         return;
     if (!(j = malloc (sizeof (*j))))
         return;
-    node_name (NULL, node, sizeof (node));
+    ident_node (0, 0, node, sizeof (node));  /* slurmd's, for the epilog */
     snprintf (what, sizeof (what), "job %" PRIu32, job);
     rc = acct_job_from_steps (conf->journal_dir, job, node, j, &err);
     if (rc < 0 && errno == ENOENT)

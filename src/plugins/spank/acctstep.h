@@ -25,6 +25,7 @@
 
 #include "libcgroup2/cg2.h"
 #include "libconf/conf.h"
+#include "ident.h"
 
 void acctstep_begin (spank_t sp, const struct pin_conf *conf, uint32_t job,
                      uint32_t step, const char *stepname);
@@ -54,6 +55,8 @@ struct acctstep_info {
     double confine_use;     /* CPUs in use that triggered it */
     const char *confine_cpus;
     const char *confine_mems;
+    /* who and where: from Slurm (ident.h), never the step's environment */
+    const struct step_ident *ident;
 };
 
 void acctstep_end (spank_t sp, const struct acctstep_info *info);

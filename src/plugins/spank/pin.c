@@ -59,6 +59,7 @@
 #include "ompenv.h"
 #include "pinopt.h"
 #include "deliver_spawn.h"
+#include "ident.h"
 #include "libcgroup2/stepcg.h"
 
 SPANK_PLUGIN (pin, 1);
@@ -92,6 +93,7 @@ static struct {
     bool ready;                 /* planned (or policy none) and set up */
     uint32_t job, step;
     char stepname[32];          /* "12.0", "12.batch" */
+    struct step_ident ident;    /* node, user, partition, ... from Slurm */
     int policy;
     bool verbose;
     bool batch;                 /* batch or interactive step */
@@ -102,6 +104,8 @@ static struct {
                                    prints it and every task fails */
     char warning[384];          /* affinity-only fallback, printed by
                                    task 0 in verbose mode */
+    char bind_note[384];        /* a policy not applied for a --cpu-bind
+                                   (check_cpu_bind): task 0 prints it */
     topo_t *topo;
     hwloc_bitmap_t allowed;     /* PUs the step is placed in (see
                                    plan_locked) */
@@ -273,6 +277,7 @@ static int prof_opt_cb (int val, const char *optarg, int remote)
     long long us;
 
     (void)val;
+    optarg = pinopt_slurm_optarg (optarg);  /* "--pin-profile" alone */
     if (pin_conf_parse_profile (optarg, &us, why, sizeof (why)) < 0) {
         pin_error_t err = { "" };
         errprintf (&err, "--pin-profile=%s: %s",
@@ -887,10 +892,24 @@ static int step_get_ids (spank_t sp)
     return 0;
 }
 
-/* Refuse an explicit --cpu-bind list together with a binding policy. */
-static int check_cpu_bind (spank_t sp)
+/* A --cpu-bind list (map_cpu, mask_cpu, ...) and a binding policy both
+ * name CPUs.  The user's own --pin-policy with the user's own --cpu-bind:
+ * refused, as slurm-pin-spank(8) says.  Any other conflict falls back: the
+ * step runs as Slurm alone would run it (policy none, Slurm's binding
+ * kept) and task 0 says so in one line:
+ *  - the policy came from the site (pin.conf's DefaultPolicy, a
+ *    partition's default or forced policy), not from --pin-policy;
+ *  - the binding was inherited: an srun inside a task of another step
+ *    takes the parent task's SLURM_CPU_BIND, which srun reads as
+ *    --cpu-bind; task_init recorded that binding in the task's
+ *    PINOPT_TASK_CPU_BIND, which the srun copies too.
+ * `from` says where the policy came from; `user_policy`: --pin-policy.
+ * The variables read here are the user's, and only decide what happens to
+ * the user's own step. */
+static int check_cpu_bind (spank_t sp, bool user_policy, const char *from)
 {
-    char type[256], bind[256], shown[96];
+    char type[256], bind[256], shown[96], parent[256];
+    bool inherited;
 
     if (g.batch || g.policy == PLACE_NONE)
         return 0;
@@ -902,11 +921,25 @@ static int check_cpu_bind (spank_t sp)
     if (spank_getenv (sp, "SLURM_CPU_BIND", bind, sizeof (bind))
         != ESPANK_SUCCESS)
         copy_text (bind, sizeof (bind), type);
-    step_fail ("--cpu-bind=%s conflicts with --pin-policy=%s: both set "
-               "explicit CPUs; drop one of them (or use --pin-policy=none)",
-               pinopt_quote (bind, 64, shown, sizeof (shown)),
-               policy_name (g.policy));
-    return -1;
+    pinopt_quote (bind, 64, shown, sizeof (shown));
+    inherited = spank_getenv (sp, PINOPT_TASK_CPU_BIND, parent,
+                              sizeof (parent)) == ESPANK_SUCCESS
+                && pinopt_cpu_bind_same (parent, bind);
+    if (user_policy && !inherited) {
+        step_fail ("--cpu-bind=%s conflicts with --pin-policy=%s: both set "
+                   "explicit CPUs; drop one of them (or use "
+                   "--pin-policy=none)", shown, policy_name (g.policy));
+        return -1;
+    }
+    snprintf (g.bind_note, sizeof (g.bind_note), "--cpu-bind=%s%s "
+              "conflicts with policy %s (%s): the step keeps Slurm's "
+              "binding, no policy applied", shown,
+              inherited ? " (inherited from the step this srun runs in)"
+                        : "",
+              policy_name (g.policy), from);
+    slurm_info ("pin: step %s: %s", g.stepname, g.bind_note);
+    g.policy = PLACE_NONE;
+    return 0;
 }
 
 /* The debug log's account of the plugin's CPU time for this step on this
@@ -929,6 +962,9 @@ static int step_setup (spank_t sp)
     bool refreshed = false;
     int fd;
 
+    const char *from = g.opt_given ? "--pin-policy"
+                                   : "pin.conf DefaultPolicy";
+
     g.policy = g.opt_given ? g.opt.policy : g.conf.default_policy;
     g.profile_us = g.conf.profile_us;
     /* pin.conf's PartitionName= rules (job_submit_pin(8)) for the steps
@@ -936,20 +972,26 @@ static int step_setup (spank_t sp)
      * the step asks for nothing, its forced policy always. */
     {
         struct pin_conf_rules r;
-        char part[PIN_CONF_PARTITION_NAME_MAX];
 
-        if (spank_getenv (sp, "SLURM_JOB_PARTITION", part, sizeof (part))
-            == ESPANK_SUCCESS) {
-            pin_conf_rules_for (&g.conf, part, &r);
+        /* the partition slurmctld ran the job in (ident.c), never
+         * SLURM_JOB_PARTITION of the job's environment: the user's */
+        if (g.ident.have_job_info) {
+            pin_conf_rules_for (&g.conf, g.ident.partition, &r);
             g.conf.dynamic_overuse = r.dynamic_overuse;
             g.conf.dynamic_grace_us = r.dynamic_grace_us;
             g.conf.dynamic_interval_us = r.dynamic_interval_us;
             g.conf.dynamic_confine = r.dynamic_confine;
             g.profile_us = r.profile_us;
-            if (r.forced_policy >= 0)
+            if (r.forced_policy >= 0) {
+                if (!g.opt_given || g.opt.policy != r.forced_policy)
+                    from = "forced by the partition";
                 g.policy = r.forced_policy;
-            else if (!g.opt_given)
+            }
+            else if (!g.opt_given) {
+                if (r.from_partition)
+                    from = "the partition's default";
                 g.policy = r.default_policy;
+            }
         }
     }
     g.verbose = (g.opt_given && g.opt.verbose) || g.conf.verbose;
@@ -960,7 +1002,9 @@ static int step_setup (spank_t sp)
         step_fail ("%s", g.opt_error);
         return -1;
     }
-    if (check_cpu_bind (sp) < 0)
+    if (check_cpu_bind (sp, g.opt_given && g.policy == g.opt.policy
+                                && strcmp (from, "--pin-policy") == 0,
+                        from) < 0)
         return -1;
     if (spank_get_item (sp, S_JOB_LOCAL_TASK_COUNT, &g.ntasks)
         != ESPANK_SUCCESS
@@ -1082,7 +1126,7 @@ static void profile_skip (const char *fmt, ...)
  * the step. */
 static void profile_begin (spank_t sp)
 {
-    char node[64], dir_cg[2 * PATH_MAX], *list = NULL;
+    char node[ACCT_STR], dir_cg[2 * PATH_MAX], *list = NULL;
     const char *rel = acct_rel (NULL, 0);
     struct prof_rec_opts o = {
         .max_bytes = g.conf.profile_max_size,
@@ -1098,10 +1142,9 @@ static void profile_begin (spank_t sp)
     uid_t uid;
     gid_t gid;
 
-    if (spank_getenv (sp, "SLURMD_NODENAME", node, sizeof (node))
-        != ESPANK_SUCCESS && gethostname (node, sizeof (node) - 1) < 0)
-        copy_text (node, sizeof (node), "node");
-    node[sizeof (node) - 1] = '\0';
+    /* slurmd's node name (ident.c), never SLURMD_NODENAME of the job's
+     * environment: the user's */
+    copy_text (node, sizeof (node), g.ident.node[0] ? g.ident.node : "node");
     for (char *c = node; *c; c++)
         if (!isalnum ((unsigned char)*c) && !strchr ("._-", *c))
             *c = '_';
@@ -1158,6 +1201,23 @@ static void profile_begin (spank_t sp)
     json_object_put (h);
 }
 
+/* The job's partition, name and array ids from slurmctld (ident.c), once
+ * per step; `otherwise` says what its absence means. */
+static void job_info (const char *otherwise)
+{
+    if (g.ident.have_job_info || g.ident.job_info_error[0])
+        return;
+    if (ident_job_info (g.job, &g.ident) < 0)
+        slurm_error ("pin: step %s: %s: %s", g.stepname,
+                     g.ident.job_info_error, otherwise);
+    else
+        slurm_debug ("pin: step %s: node %s, cluster %s, user %s (%u), "
+                     "partition %s, job name %s; slurm_load_job took %lld us",
+                     g.stepname, g.ident.node, g.ident.cluster, g.ident.user,
+                     g.ident.uid, g.ident.partition, g.ident.job_name,
+                     g.ident.job_info_us);
+}
+
 int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
 {
     if (spank_context () == S_CTX_LOCAL) {
@@ -1177,6 +1237,14 @@ int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
                     "%s", g.stepname, g.conf_error);
         return 0;
     }
+    /* who and where, from Slurm (ident.c); the partition from slurmctld
+     * now only where pin.conf's PartitionName= rules need it, else at
+     * the end for the record (step_account), when the user no longer
+     * waits for it */
+    ident_step (sp, g.job, g.step, &g.ident);
+    if (g.conf.npartitions > 0 && g.step != SLURM_EXTERN_CONT)
+        job_info ("pin.conf's global rules apply, not its PartitionName= "
+                  "lines");
     acctstep_begin (sp, &g.conf, g.job, g.step, g.stepname);
     if (g.step == SLURM_EXTERN_CONT) {
         /* no user tasks to place (pam_slurm_adopt's domain); accounting
@@ -1378,7 +1446,7 @@ static void task_omp (spank_t sp, const char *name, const char *ours)
 int slurm_spank_task_init (spank_t sp, int ac, char **av)
 {
     const struct place_task *t;
-    char node[128] = "?";
+    char node[ACCT_STR] = "?";
     char *places = NULL;
     int id = -1;
 
@@ -1386,8 +1454,18 @@ int slurm_spank_task_init (spank_t sp, int ac, char **av)
         return 0;
     if (spank_get_item (sp, S_TASK_ID, &id) != ESPANK_SUCCESS || id < 0)
         return 0;
-    if (spank_getenv (sp, "SLURMD_NODENAME", node, sizeof (node))
-        != ESPANK_SUCCESS)
+    {   /* the binding Slurm gave this task, for an srun it may run
+         * (check_cpu_bind: an inherited binding is not the user's) */
+        char *cb = task_getenv (sp, "SLURM_CPU_BIND");
+        if (cb)
+            spank_setenv (sp, PINOPT_TASK_CPU_BIND, cb, 1);
+        else
+            spank_unsetenv (sp, PINOPT_TASK_CPU_BIND);
+        free (cb);
+    }
+    if (g.ident.node[0])   /* slurmd's, found in init_post_opt */
+        copy_text (node, sizeof (node), g.ident.node);
+    else
         (void)gethostname (node, sizeof (node) - 1);
     if (!g.conf_ok) {
         /* Required: this fails the task.  Optional: Slurm ignores the
@@ -1410,6 +1488,8 @@ int slurm_spank_task_init (spank_t sp, int ac, char **av)
     if (id == 0 && g.prof_note[0])
         task_say ("pin: warning: step %s on %s: not profiled: %s",
                   g.stepname, node, g.prof_note);
+    if (id == 0 && g.bind_note[0])
+        task_say ("pin: step %s on %s: %s", g.stepname, node, g.bind_note);
     if (g.status && (uint32_t)id < g.ntasks
         && g.status[id].state != TASK_APPLIED) {
         task_say ("pin: error: task %d of step %s on %s: %s", id, g.stepname,
@@ -1490,6 +1570,10 @@ static void step_account (spank_t sp)
     };
     unsigned mask = 0;
 
+    if (g.conf.accounting)
+        job_info ("the step's record has no partition, job name or array "
+                  "ids");
+    in.ident = &g.ident;
     in.rel = acct_rel (job_rel, sizeof (job_rel));
     in.job_rel = g.step == SLURM_EXTERN_CONT ? job_rel : NULL;
     if (g.plan) {

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <string.h>
+#include <strings.h>
 
 #include "libplace/place.h"
 #include "pinopt.h"
@@ -29,6 +30,11 @@ const char *pinopt_quote (const char *s, size_t max, char *buf, size_t n)
     }
     buf[o] = '\0';
     return buf;
+}
+
+const char *pinopt_slurm_optarg (const char *value)
+{
+    return value && strcmp (value, "(null)") == 0 ? NULL : value;
 }
 
 /* The next ','-separated token of s starting at *pos, into tok (size n).
@@ -115,6 +121,45 @@ bool pinopt_cpu_bind_conflicts (const char *type)
             return true;
     }
     return false;
+}
+
+/* The next item of a SLURM_CPU_BIND value at *p, normalised: no case, no
+ * "0x", no leading zeros (one digit kept).  Returns its length in s (the
+ * item, still in place), advancing *p past its separator. */
+static size_t bind_item (const char **p, const char **s)
+{
+    const char *q = *p;
+    size_t len = strcspn (q, ",:");
+
+    *p = q + len + (q[len] ? 1 : 0);
+    if (len > 2 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X')) {
+        q += 2;
+        len -= 2;
+    }
+    while (len > 1 && q[0] == '0') {
+        q++;
+        len--;
+    }
+    *s = q;
+    return len;
+}
+
+bool pinopt_cpu_bind_same (const char *a, const char *b)
+{
+    if (!a || !b)
+        return false;
+    while (*a && *b) {
+        const char *x, *y;
+        char sa = 0, sb = 0;
+        size_t lx = bind_item (&a, &x), ly = bind_item (&b, &y);
+        if (lx != ly || strncasecmp (x, y, lx) != 0)
+            return false;
+        sa = x[lx];
+        sb = y[ly];
+        if (sa != sb)   /* ',' against ':' */
+            return false;
+    }
+    return !*a && !*b;
 }
 
 /* splitmix64 finaliser: a fixed, well-mixed function of its input. */

@@ -39,6 +39,17 @@ struct pin_option {
 int pinopt_parse (const char *value, struct pin_option *opt,
                   pin_error_t *errp);
 
+/* The value Slurm handed for an option whose argument is optional
+ * (`--pin-profile` rather than `--pin-profile=2s`): NULL when it was
+ * given without one.  Slurm 22.05 passes that as NULL in srun, sbatch and
+ * salloc, but as the text "(null)" wherever it went through the job's
+ * environment (_SLURM_SPANK_OPTION_pin_pin_profile=(null) in
+ * spank_job_env, SLURM_SPANK__SLURM_SPANK_OPTION_pin_pin_profile=(null)
+ * in a batch script's environment, hence slurmstepd and every srun inside
+ * the job).  No option of pin.so takes "(null)" as a value.  Returns
+ * `value` otherwise. */
+const char *pinopt_slurm_optarg (const char *value);
+
 /* Copy at most `max` characters of untrusted `s` into buf (size n) for a
  * log line: non-printable bytes become '?', a longer string ends in "...".
  * NULL becomes "(null)".  Returns buf. */
@@ -48,6 +59,19 @@ const char *pinopt_quote (const char *s, size_t max, char *buf, size_t n);
  * (map_cpu:, mask_cpu:, map_ldom:, mask_ldom:)?  Those conflict with any
  * pin policy other than none; NULL or other types do not. */
 bool pinopt_cpu_bind_conflicts (const char *cpu_bind_type);
+
+/* The variable pin.so sets in every task (task_init) to the task's own
+ * SLURM_CPU_BIND, the binding Slurm gave it: an srun the task runs copies
+ * both into its step's environment, and reads SLURM_CPU_BIND as its
+ * --cpu-bind, so the two equal (pinopt_cpu_bind_same) means the binding
+ * was inherited, not asked for. */
+#define PINOPT_TASK_CPU_BIND "SLURM_PIN_TASK_CPU_BIND"
+
+/* Do two SLURM_CPU_BIND values name the same binding?  srun rewrites the
+ * masks it reads ("quiet,mask_cpu:0x1" becomes "quiet,mask_cpu:1"), so
+ * each ',' or ':' separated item is compared without case, a leading
+ * "0x" and leading zeros.  NULL equals nothing. */
+bool pinopt_cpu_bind_same (const char *a, const char *b);
 
 /* Seed of the `random` policy for a job step: a fixed 64-bit mix of the
  * two ids (the same on every node and every run of the step), so that

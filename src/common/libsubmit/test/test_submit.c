@@ -155,6 +155,11 @@ static const struct dcase {
       false, false, NULL },
     { NULL, "open", "bob", NULL, { PENV "off" }, OK, SUBMIT_NONE, NULL, "",
       false, false, NULL },
+    /* "--pin-profile" without a value reaches job_submit as "(null)" */
+    { NULL, "open", "bob", NULL, { PENV "(null)" }, OK, SUBMIT_NONE, NULL, "",
+      false, false, NULL },
+    { NULL, NULL, "bob", NULL, { PENV "(null)", ENV "cache-shared" }, OK,
+      SUBMIT_ASKED, "cache-shared", "", false, false, NULL },
     { NULL, "open", "bob", NULL, { PENV "fast" }, REFUSED, 0, NULL, NULL,
       false, false, "--pin-profile=fast: not a duration; give seconds, "
       "e.g. 60, 60s, 500ms or 2m (or yes, no)" },

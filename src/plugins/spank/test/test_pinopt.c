@@ -103,6 +103,37 @@ START_TEST (test_null)
 }
 END_TEST
 
+/* srun rewrites an inherited mask: the same binding */
+START_TEST (test_cpu_bind_same)
+{
+    ck_assert (pinopt_cpu_bind_same ("quiet,mask_cpu:0x1",
+                                     "quiet,mask_cpu:1"));
+    ck_assert (pinopt_cpu_bind_same ("quiet,mask_cpu:0x0F,0x30",
+                                     "quiet,mask_cpu:f,30"));
+    ck_assert (pinopt_cpu_bind_same ("quiet,map_cpu:0,1", "quiet,map_cpu:0,1"));
+    ck_assert (!pinopt_cpu_bind_same ("quiet,mask_cpu:0x1",
+                                      "quiet,mask_cpu:2"));
+    ck_assert (!pinopt_cpu_bind_same ("quiet,mask_cpu:1",
+                                      "verbose,mask_cpu:1"));
+    ck_assert (!pinopt_cpu_bind_same ("quiet,map_cpu:0,1", "quiet,map_cpu:0"));
+    ck_assert (!pinopt_cpu_bind_same ("quiet,map_cpu:0:1", "quiet,map_cpu:0,1"));
+    ck_assert (!pinopt_cpu_bind_same (NULL, "quiet"));
+    ck_assert (!pinopt_cpu_bind_same ("quiet", NULL));
+    ck_assert (pinopt_cpu_bind_same ("", ""));
+}
+END_TEST
+
+/* Slurm 22.05 hands "--pin-profile" without a value on as "(null)" */
+START_TEST (test_slurm_optarg)
+{
+    ck_assert_ptr_null (pinopt_slurm_optarg (NULL));
+    ck_assert_ptr_null (pinopt_slurm_optarg ("(null)"));
+    ck_assert_str_eq (pinopt_slurm_optarg ("2s"), "2s");
+    ck_assert_str_eq (pinopt_slurm_optarg (""), "");
+    ck_assert_str_eq (pinopt_slurm_optarg ("(null)x"), "(null)x");
+}
+END_TEST
+
 static const struct {
     const char *in;
     size_t max;
@@ -181,6 +212,8 @@ int main (void)
     tcase_add_loop_test (tc, test_good, 0, sizeof (good) / sizeof (good[0]));
     tcase_add_loop_test (tc, test_bad, 0, sizeof (bad) / sizeof (bad[0]));
     tcase_add_test (tc, test_null);
+    tcase_add_test (tc, test_slurm_optarg);
+    tcase_add_test (tc, test_cpu_bind_same);
     tcase_add_loop_test (tc, test_quote, 0,
                          sizeof (quotes) / sizeof (quotes[0]));
     tcase_add_loop_test (tc, test_cpu_bind, 0,

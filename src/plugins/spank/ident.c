@@ -1,0 +1,219 @@
+/* ident.c - who and where a step runs, from Slurm itself (ident.h) */
+#if HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+#include <slurm/spank.h>
+
+#include "ident.h"
+
+/* libslurm's, from the process that loads pin.so (slurmstepd, srun, ...);
+ * weak, so that pin.so still loads where one is missing. */
+extern slurm_conf_t slurm_conf __attribute__ ((weak));
+extern int slurm_load_job (job_info_msg_t **resp, uint32_t job_id,
+                           uint16_t show_flags) __attribute__ ((weak));
+extern void slurm_free_job_info_msg (job_info_msg_t *msg)
+    __attribute__ ((weak));
+extern char *slurm_strerror (int errnum) __attribute__ ((weak));
+
+static void copy (char *dst, size_t n, const char *src)
+{
+    acct_utf8_copy (dst, n, src ? src : "", src ? strlen (src) : 0);
+}
+
+/* Is inode `ino` one of this process' sockets? */
+static bool own_socket (unsigned long ino)
+{
+    char want[64], link[64], path[300];
+    struct dirent *e;
+    bool found = false;
+    DIR *d;
+
+    snprintf (want, sizeof (want), "socket:[%lu]", ino);
+    if (!(d = opendir ("/proc/self/fd")))
+        return false;
+    while (!found && (e = readdir (d))) {
+        ssize_t len;
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf (path, sizeof (path), "/proc/self/fd/%s", e->d_name);
+        len = readlink (path, link, sizeof (link) - 1);
+        if (len <= 0)
+            continue;
+        link[len] = '\0';
+        found = strcmp (link, want) == 0;
+    }
+    closedir (d);
+    return found;
+}
+
+/* The NODE of a socket path ".../NODE_JOB.STEP[.COMP]" into buf, or
+ * false. */
+static bool node_of_socket (const char *path, uint32_t job, uint32_t step,
+                            char *buf, size_t n)
+{
+    const char *base = strrchr (path, '/'), *p, *hit = NULL;
+    char needle[48];
+    size_t nlen;
+
+    base = base ? base + 1 : path;
+    nlen = (size_t)snprintf (needle, sizeof (needle), "_%u.%u", job, step);
+    for (p = base; (p = strstr (p, needle)); p++) {
+        const char *rest = p + nlen;
+        if (*rest == '\0'
+            || (rest[0] == '.' && rest[1]
+                && strspn (rest + 1, "0123456789") == strlen (rest + 1)))
+            hit = p;
+    }
+    if (!hit || hit == base)
+        return false;
+    acct_utf8_copy (buf, n, base, (size_t)(hit - base));
+    return true;
+}
+
+/* slurmstepd's listening socket, from /proc/self/net/unix. */
+static bool node_from_socket (uint32_t job, uint32_t step, char *buf,
+                              size_t n)
+{
+    char line[PATH_MAX + 128];
+    bool ok = false;
+    FILE *f;
+
+    if (!(f = fopen ("/proc/self/net/unix", "re")))
+        return false;
+    while (!ok && fgets (line, sizeof (line), f)) {
+        char path[PATH_MAX + 1];
+        unsigned long ino;
+        line[strcspn (line, "\n")] = '\0';
+        /* Num RefCount Protocol Flags Type St Inode Path */
+        if (sscanf (line, "%*s %*s %*s %*s %*s %*s %lu %4096s", &ino, path)
+            != 2 || path[0] != '/')
+            continue;
+        if (!strstr (path, "_") || !own_socket (ino))
+            continue;
+        ok = node_of_socket (path, job, step, buf, n);
+    }
+    fclose (f);
+    return ok;
+}
+
+void ident_node (uint32_t job, uint32_t step, char *buf, size_t n)
+{
+    char host[256] = "";
+    const char *env;
+
+    if (job && node_from_socket (job, step, buf, n) && buf[0])
+        return;
+    /* slurmstepd's own environment (not the job's): slurmd sets it for
+     * the prolog and epilog */
+    if ((env = getenv ("SLURMD_NODENAME")) && *env) {
+        copy (buf, n, env);
+        return;
+    }
+    if (gethostname (host, sizeof (host) - 1) < 0)
+        snprintf (host, sizeof (host), "unknown");
+    host[sizeof (host) - 1] = '\0';
+    host[strcspn (host, ".")] = '\0';
+    copy (buf, n, host);
+}
+
+static long long now_us (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Slurm: array_task_id NO_VAL (and array_job_id 0 or the job id) for a
+ * plain job */
+static void set_array (struct step_ident *id, uint32_t array_job,
+                       uint32_t array_task)
+{
+    if (array_job != 0 && array_job != NO_VAL && array_task != NO_VAL
+        && array_task != INFINITE) {
+        id->array_job_id = array_job;
+        id->array_task_id = array_task;
+    }
+    else
+        id->array_job_id = id->array_task_id = ACCT_NO_VAL;
+}
+
+int ident_job_info (uint32_t job, struct step_ident *id)
+{
+    job_info_msg_t *msg = NULL;
+    long long t0;
+
+    if (id->have_job_info)
+        return 0;
+    id->job_info_error[0] = '\0';
+    if (!slurm_load_job || !slurm_free_job_info_msg) {
+        snprintf (id->job_info_error, sizeof (id->job_info_error),
+                  "slurm_load_job() not available in this process");
+        return -1;
+    }
+    t0 = now_us ();
+    if (slurm_load_job (&msg, job, SHOW_ALL | SHOW_LOCAL) != 0 || !msg) {
+        int e = errno;
+        id->job_info_us = now_us () - t0;
+        snprintf (id->job_info_error, sizeof (id->job_info_error),
+                  "slurmctld did not answer slurm_load_job(%u): %s", job,
+                  slurm_strerror ? slurm_strerror (e) : strerror (e));
+        return -1;
+    }
+    id->job_info_us = now_us () - t0;
+    for (uint32_t i = 0; i < msg->record_count; i++) {
+        const slurm_job_info_t *j = &msg->job_array[i];
+        if (j->job_id != job)
+            continue;
+        copy (id->partition, sizeof (id->partition), j->partition);
+        copy (id->job_name, sizeof (id->job_name), j->name);
+        set_array (id, j->array_job_id, j->array_task_id);
+        id->have_job_info = true;
+        break;
+    }
+    if (!id->have_job_info)
+        snprintf (id->job_info_error, sizeof (id->job_info_error),
+                  "slurmctld does not know job %u", job);
+    slurm_free_job_info_msg (msg);
+    return id->have_job_info ? 0 : -1;
+}
+
+void ident_step (spank_t sp, uint32_t job, uint32_t step,
+                 struct step_ident *id)
+{
+    uid_t uid = (uid_t)-1;
+    uint32_t array_job = 0, array_task = NO_VAL;
+
+    memset (id, 0, sizeof (*id));
+    id->array_job_id = id->array_task_id = ACCT_NO_VAL;
+    ident_node (job, step, id->node, sizeof (id->node));
+    if (&slurm_conf && slurm_conf.cluster_name)
+        copy (id->cluster, sizeof (id->cluster), slurm_conf.cluster_name);
+    if (spank_get_item (sp, S_JOB_UID, &uid) == ESPANK_SUCCESS) {
+        struct passwd pw, *res = NULL;
+        char buf[4096];
+        id->uid = (uint32_t)uid;
+        if (getpwuid_r (uid, &pw, buf, sizeof (buf), &res) == 0 && res)
+            copy (id->user, sizeof (id->user), res->pw_name);
+    }
+    /* S_JOB_ARRAY_ID and S_JOB_ARRAY_TASK_ID are slurmctld's in the batch
+     * step only (its launch message); for a step srun started, Slurm 22.05's
+     * slurmstepd reads them from SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID
+     * of the environment srun sent, which the user sets.  So: slurmctld's
+     * answer (ident_job_info), or the batch step's items, or none. */
+    if (step == SLURM_BATCH_SCRIPT
+        && spank_get_item (sp, S_JOB_ARRAY_ID, &array_job) == ESPANK_SUCCESS
+        && spank_get_item (sp, S_JOB_ARRAY_TASK_ID, &array_task)
+           == ESPANK_SUCCESS)
+        set_array (id, array_job, array_task);
+}
