@@ -94,9 +94,9 @@ static int dir_ready (const char *dir, bool create, pin_error_t *errp)
         return errprintf (errp, "journal directory '%.64s': not an absolute "
                           "path", dir ? dir : "(null)");
     }
-    if (create && mkdir_p (dir, 0755, 0700) < 0)
+    if (create && mkdir_p (dir, 0755, 0700, &err) < 0)
         return errprintf (errp, "cannot create journal directory %s: %s",
-                          dir, strerror (errno));
+                          dir, err.text);
     if (safefile_check (dir, geteuid (), &err) < 0)
         return errprintf (errp, "journal directory %s", err.text);
     if (stat (dir, &st) < 0)

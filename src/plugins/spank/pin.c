@@ -992,9 +992,9 @@ static int step_setup (spank_t sp)
         log_phases ();
         return 0;
     }
-    if (mkdir_p (g.conf.state_dir, 0755, 0700) < 0) {
+    if (mkdir_p (g.conf.state_dir, 0755, 0700, &err) < 0) {
         step_fail ("cannot create StateDir %s: %s", g.conf.state_dir,
-                   strerror (errno));
+                   err.text);
         return -1;
     }
     /* claims/ and lock are checked where they are opened (libclaims) */
@@ -1006,8 +1006,8 @@ static int step_setup (spank_t sp)
                   g.conf.state_dir) < 0
         || fmt_path (g.lock_path, sizeof (g.lock_path), "%s/lock",
                      g.conf.state_dir) < 0
-        || mkdir_p (g.claims_dir, 0700, 0700) < 0) {
-        step_fail ("cannot create %s: %s", g.claims_dir, strerror (errno));
+        || mkdir_p (g.claims_dir, 0700, 0700, &err) < 0) {
+        step_fail ("cannot create %s: %s", g.claims_dir, err.text);
         return -1;
     }
     warn_fallback ();
@@ -1088,9 +1088,9 @@ static void profile_begin (spank_t sp)
         profile_skip ("cannot get the job's user");
         return;
     }
-    if (mkdir_p (g.conf.profile_dir, 0755, 0755) < 0) {
+    if (mkdir_p (g.conf.profile_dir, 0755, 0755, &err) < 0) {
         profile_skip ("cannot create ProfileDir %s: %s", g.conf.profile_dir,
-                      strerror (errno));
+                      err.text);
         return;
     }
     if (safefile_check (g.conf.profile_dir, geteuid (), &err) < 0) {
