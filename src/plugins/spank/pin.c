@@ -48,6 +48,7 @@
 #include "libclaims/claims.h"
 #include "libconf/conf.h"
 #include "libplace/place.h"
+#include "libprof/profdir.h"
 #include "libprof/record.h"
 #include "libtopo/topo.h"
 #include "libutil/errprintf.h"
@@ -1055,9 +1056,10 @@ static void profile_skip (const char *fmt, ...)
 }
 
 /* Open the recorder before the tasks exist, so that their first fork is
- * seen: ProfileDir/JOB.STEP.NODE.jsonl, root's directory, the file the
- * job owner's, mode 0400.  A profile that cannot be recorded never fails
- * the step. */
+ * seen: ProfileDir/JOB.STEP.NODE.jsonl, root's directory, a new file of
+ * root's that the job's user may read (an ACL), bounded by ProfileMaxSize
+ * and by the room kept for the journal (doc/profiling.md).  A profile
+ * that cannot be recorded never fails the step. */
 static void profile_begin (spank_t sp)
 {
     char node[64], dir_cg[2 * PATH_MAX], *list = NULL;
@@ -1069,7 +1071,12 @@ static void profile_begin (spank_t sp)
         .pss = true,
         .taskstats = true,
         .rcvbuf = 64 << 20,
-        .give = true,
+        .share = true,
+        .keep_free = g.conf.accounting
+                     ? profdir_journal_reserve (g.conf.profile_dir,
+                                                g.conf.journal_dir,
+                                                g.conf.journal_max_size)
+                     : 0,
     };
     json_object *h = NULL;
     pin_error_t err = { "" };
@@ -1109,8 +1116,7 @@ static void profile_begin (spank_t sp)
                      rel[0] == '/' ? "" : "/", rel) == 0)
         o.cgroup_dir = dir_cg;
     o.path = g.prof_path;
-    o.owner_uid = uid;
-    o.owner_gid = gid;
+    o.reader_uid = uid;
     if (!(h = json_object_new_object ())) {
         profile_skip ("out of memory");
         return;
@@ -1130,6 +1136,9 @@ static void profile_begin (spank_t sp)
     o.header = h;
     if (!(g.prof = prof_rec_start (&o, &err)))
         profile_skip ("%s", err.text);
+    else if (prof_rec_warning (g.prof))
+        slurm_info ("pin: step %s: %s", g.stepname,
+                    prof_rec_warning (g.prof));
     else
         slurm_debug ("pin: step %s: profiling every %lld ms into %s",
                      g.stepname, g.profile_us / 1000, g.prof_path);
