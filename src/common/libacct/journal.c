@@ -95,8 +95,7 @@ static int dir_ready (const char *dir, bool create, pin_error_t *errp)
                           "path", dir ? dir : "(null)");
     }
     if (create && mkdir_p (dir, 0755, 0700, &err) < 0)
-        return errprintf (errp, "cannot create journal directory %s: %s",
-                          dir, err.text);
+        return errprintf (errp, "journal directory %s", err.text);
     if (safefile_check (dir, geteuid (), &err) < 0)
         return errprintf (errp, "journal directory %s", err.text);
     if (stat (dir, &st) < 0)

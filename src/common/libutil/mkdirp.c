@@ -59,8 +59,24 @@ static int open_checked (int dfd, const char *name, const char *shown,
     return fd;
 }
 
+static int walk (const char *path, mode_t parent_mode, mode_t mode,
+                 bool *above, pin_error_t *errp);
+
 int mkdir_p (const char *path, mode_t parent_mode, mode_t mode,
              pin_error_t *errp)
+{
+    pin_error_t err = { "" };
+    bool above = false;
+
+    if (walk (path, parent_mode, mode, &above, &err) == 0)
+        return 0;
+    if (above)  /* name the path asked for, then the component at fault */
+        return errprintf (errp, "%s: above it, %s", path, err.text);
+    return errprintf (errp, "%s", err.text);
+}
+
+static int walk (const char *path, mode_t parent_mode, mode_t mode,
+                 bool *above, pin_error_t *errp)
 {
     char shown[PATH_MAX];
     uid_t owner = geteuid ();
@@ -116,6 +132,7 @@ int mkdir_p (const char *path, mode_t parent_mode, mode_t mode,
         }
         memcpy (name, p, len);
         name[len] = '\0';
+        *above = !last;
         off += (size_t)snprintf (shown + off, sizeof (shown) - off, "/%s",
                                  name);
         p = end;

@@ -23,7 +23,8 @@
  * parents get `parent_mode`, `path` itself `mode` (before the umask).
  * Directories that exist are fine and keep their modes.  Every component,
  * old or new, must pass safefile_check_stat() for owner geteuid().
- * 0, or -1 with errno and errp (may be NULL) naming the component:
+ * 0, or -1 with errno and errp (may be NULL) naming the component
+ * ("PATH: why", or "PATH: above it, COMPONENT: why"):
  *   ELOOP    a component is a symbolic link (not followed);
  *   ENOTDIR  a component is not a directory;
  *   EPERM    a wrong owner or group/other-writable (nothing made below);

@@ -994,8 +994,7 @@ static int step_setup (spank_t sp)
         return 0;
     }
     if (mkdir_p (g.conf.state_dir, 0755, 0700, &err) < 0) {
-        step_fail ("cannot create StateDir %s: %s", g.conf.state_dir,
-                   err.text);
+        step_fail ("StateDir %s", err.text);
         return -1;
     }
     /* claims/ and lock are checked where they are opened (libclaims) */
@@ -1096,8 +1095,7 @@ static void profile_begin (spank_t sp)
         return;
     }
     if (mkdir_p (g.conf.profile_dir, 0755, 0755, &err) < 0) {
-        profile_skip ("cannot create ProfileDir %s: %s", g.conf.profile_dir,
-                      err.text);
+        profile_skip ("ProfileDir %s", err.text);
         return;
     }
     if (safefile_check (g.conf.profile_dir, geteuid (), &err) < 0) {
