@@ -10,8 +10,8 @@ the profile pin.so records in slurmstepd must show exactly those counts,
 or report its losses.  Also: forked workers sharing 64 MiB (PSS well
 under summed RSS), the step cgroup in the samples, the partition default
 of pin.conf (Profile=) and --pin-profile=off, bad values refused with
-one line, and a profile that is root's, readable by its job's user (a
-POSIX ACL) and by nobody else, and never writable by that user.
+one line, and a profile owned by root, readable by the user of its job
+(a POSIX ACL) and by nobody else, and never writable by that user.
 Needs root (slurmd), the proc connector (pin.so records in slurmstepd)
 and /usr/bin/python3.
 '

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "libplace/place.h"
@@ -1020,6 +1021,25 @@ START_TEST (test_ownership)
         ck_assert_int_eq (chown (cfile, 0, 0), 0);
     }
     ck_assert_int_eq (chmod (cfile, 0644), 0);
+    /* read by another user (slurmctld as SlurmUser): root's 0644 file is
+     * accepted there */
+    if (geteuid () == 0) {
+        int status;
+        pid_t pid;
+        ck_assert_int_eq (chmod (tmpdir, 0755), 0);
+        if ((pid = fork ()) == 0) {
+            struct pin_conf sc;
+            pin_error_t se = { "" };
+            pin_conf_defaults (&sc);
+            _exit (setgid (65534) == 0 && setuid (65534) == 0
+                   && pin_conf_load_file (&sc, cfile, true, &se) == 0
+                   && sc.verbose ? 0 : 1);
+        }
+        ck_assert_int_eq (waitpid (pid, &status, 0), pid);
+        ck_assert_msg (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+                       "uid 65534 refused root's 0644 %s", cfile);
+        ck_assert_int_eq (chmod (tmpdir, 0700), 0);
+    }
     /* the directory writable by others */
     ck_assert_int_eq (chmod (tmpdir, 0777), 0);
     ck_assert_int_lt (pin_conf_load_file (&c, cfile, true, &e), 0);
