@@ -9,6 +9,8 @@
 # slurm-pin plot draws with PLplot: libplplot-dev, and plplot-driver-cairo
 # for PNG (SVG comes with the library); its test decodes the images with
 # python3-pil.
+# pin.so makes each profile root's and lets its job's user read it through
+# a POSIX ACL: libacl1-dev.
 set -eu
 
 PACKAGES="
@@ -17,6 +19,7 @@ PACKAGES="
   libplplot-dev plplot-driver-cairo python3-pil
   libslurm-dev slurm-wlm slurmctld slurmd slurm-client munge
   slurmdbd mariadb-server mariadb-client zlib1g-dev
+  libacl1-dev
   sharness python3
   clang libclang-rt-dev llvm
   qemu-system-x86 linux-image-amd64 busybox-static cpio kmod

@@ -167,6 +167,151 @@ test_expect_success SLURM,PIN_SO 'a StateDir writable by others: the step fails 
     { cat statedir.err; false; }
 '
 
+# --- who may write pin.conf (pin.conf(5), "Ownership") --------------------
+
+if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null 2>&1; then
+    test_set_prereq NOBODY
+fi
+
+# A pin.conf that nobody owns, which would have root make a directory of
+# nobody's choosing: refused by srun, slurmstepd and slurm-pin check, in
+# one line naming the file, its owner and mode and what is required.
+test_expect_success SLURM,PIN_SO,NOBODY 'a pin.conf owned by nobody: refused in one line, nothing of it applied' '
+    rm -f ran &&
+    cat good.conf - >"$STATE/nobody-pin.conf" <<-EOF &&
+	Profile=yes
+	ProfileDir=$STATE/nobody-chose
+	EOF
+    chown nobody "$STATE/nobody-pin.conf" &&
+    chmod 0644 "$STATE/nobody-pin.conf" &&
+    echo "required $PIN_SO conf=$STATE/nobody-pin.conf" >"$(plugstack_conf)" &&
+    test_must_fail srun --pin-policy=numa-local -n1 touch ran 2>owner.err &&
+    ! test -e ran &&
+    grep "pin: " owner.err >ours &&
+    test "$(wc -l <ours)" -eq 1 &&
+    grep "pin: bad configuration: $STATE/nobody-pin.conf: owner uid $(id -u nobody), mode 0644; pin.conf must be owned by root and writable by nobody else" ours &&
+    ! test -e "$STATE/nobody-chose" ||
+    { cat owner.err; false; }
+'
+
+test_expect_success SLURM,PIN_SO,NOBODY 'the same file on the node only: the step fails, slurmstepd made nothing' '
+    rm -f ran &&
+    echo "required $PIN_SO conf=$STATE/node-pin.conf" >"$STATE/client-plugstack.conf" &&
+    cp good.conf "$STATE/node-pin.conf" &&
+    test_must_fail env SLURM_CONF=$STATE/client-slurm.conf \
+        srun --pin-policy=numa-local -n1 touch ran 2>node-owner.err &&
+    ! test -e ran &&
+    grep "slurm-pin disabled: bad configuration: $STATE/nobody-pin.conf: owner uid $(id -u nobody), mode 0644" node-owner.err &&
+    ! test -e "$STATE/nobody-chose" ||
+    { cat node-owner.err; false; }
+'
+
+test_expect_success SLURM,PIN_SO 'a pin.conf writable by its group, or in a directory others can write: refused' '
+    rm -f ran &&
+    cp good.conf "$STATE/group-pin.conf" &&
+    chmod 0664 "$STATE/group-pin.conf" &&
+    echo "required $PIN_SO conf=$STATE/group-pin.conf" >"$(plugstack_conf)" &&
+    test_must_fail srun -n1 touch ran 2>group.err &&
+    grep "pin: bad configuration: $STATE/group-pin.conf: owner uid 0, mode 0664; pin.conf must be owned by root" group.err &&
+    mkdir -m 0777 "$STATE/open" &&
+    cp good.conf "$STATE/open/pin.conf" &&
+    echo "required $PIN_SO conf=$STATE/open/pin.conf" >"$(plugstack_conf)" &&
+    test_must_fail srun -n1 touch ran 2>opendir.err &&
+    grep "pin: bad configuration: $STATE/open/pin.conf: not trusted: $STATE/open: writable by group or others (mode 0777)" opendir.err &&
+    ! test -e ran ||
+    { cat group.err opendir.err; false; }
+'
+
+test_expect_success SLURM,PIN_SO,NOBODY 'slurm-pin check refuses the file nobody owns' '
+    test_expect_code 1 slurm-pin check --conf "$STATE/nobody-pin.conf" >check.out 2>check.err &&
+    cat check.err &&
+    test "$(wc -l <check.err)" -eq 1 &&
+    grep "$STATE/nobody-pin.conf: owner uid $(id -u nobody), mode 0644; pin.conf must be owned by root" check.err
+'
+
+test_expect_success SLURM,PIN_SO 'a root-owned pin.conf behind a symbolic link of root'"'"'s: accepted' '
+    cat good.conf - >"$STATE/real-pin.conf" <<-\EOF &&
+	DefaultPolicy=numa-local
+	Verbose=yes
+	EOF
+    ln -sf "$STATE/real-pin.conf" "$STATE/link-pin.conf" &&
+    echo "required $PIN_SO conf=$STATE/link-pin.conf" >"$(plugstack_conf)" &&
+    srun -n1 -c1 true 2>link.err &&
+    grep "^pin: task 0 on $LOCAL_SLURM_NODE: policy=numa-local cpus=" link.err
+'
+
+# StateDir and JournalDir under a sticky directory (/tmp) where a user
+# planted a symbolic link: root makes nothing through it (mkdir -p checks
+# each component before it makes the next).
+test_expect_success SLURM,PIN_SO,NOBODY 'StateDir through a symlink nobody planted in a sticky directory: nothing made there' '
+    rm -f ran &&
+    chmod 0755 "$STATE" &&
+    test_when_finished "chmod 0700 \"$STATE\"" &&
+    mkdir -m 1777 "$STATE/sticky" &&
+    mkdir -m 0777 "$STATE/elsewhere" &&
+    setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        ln -s "$STATE/elsewhere" "$STATE/sticky/victim" &&
+    test "$(stat -c %U "$STATE/sticky/victim")" = nobody &&
+    cat >"$STATE/sticky-pin.conf" <<-EOF &&
+	CgroupBase=$BASE
+	TopologyCache=$STATE/topology.xml
+	StateDir=$STATE/sticky/victim/state
+	Accounting=yes
+	JournalDir=$STATE/sticky/victim/journal
+	DeliverCommand=none
+	EOF
+    echo "required $PIN_SO conf=$STATE/sticky-pin.conf" >"$(plugstack_conf)" &&
+    test_must_fail srun --pin-policy=numa-local -n1 touch ran 2>sticky.err &&
+    ! test -e ran &&
+    ls -la "$STATE/elsewhere" &&
+    test -z "$(ls -A "$STATE/elsewhere")" &&
+    grep "StateDir $STATE/sticky/victim/state: above it, $STATE/sticky/victim: a symbolic link; refusing to follow it" sticky.err ||
+    { cat sticky.err; false; }
+'
+
+test_expect_success SLURM,PIN_SO,NOBODY 'the same with a directory of nobody'"'"'s there: refused before anything is made in it' '
+    rm -f ran &&
+    chmod 0755 "$STATE" &&
+    test_when_finished "chmod 0700 \"$STATE\"" &&
+    rm "$STATE/sticky/victim" &&
+    setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        mkdir -m 0777 "$STATE/sticky/victim" &&
+    test_must_fail srun --pin-policy=numa-local -n1 touch ran 2>sticky2.err &&
+    ls -la "$STATE/sticky/victim" &&
+    test -z "$(ls -A "$STATE/sticky/victim")" &&
+    grep "StateDir $STATE/sticky/victim/state: above it, $STATE/sticky/victim: owned by uid $(id -u nobody)" sticky2.err ||
+    { cat sticky2.err; false; }
+'
+
+# job_submit_pin.so reads DIR/etc/pin.conf beside slurm.conf, in
+# slurmctld: a file nobody owns is refused there too (the last good rules
+# stay), and a root-owned 0644 file is what it accepts.
+JS_DIR="$PIN_BUILDDIR/src/plugins/job_submit/.libs"
+test -r "$JS_DIR/job_submit_pin.so" && test_set_prereq JS_SO
+SLURM_PLUGINDIR=$(dirname "$(find /usr/lib -name job_submit_lua.so -path '*slurm*' 2>/dev/null | head -1)")
+
+test_expect_success SLURM,PIN_SO,JS_SO,NOBODY 'job_submit: restart with JobSubmitPlugins=pin and a root-owned 0644 pin.conf' '
+    cat good.conf - >js.conf <<-\EOF &&
+	AllowedPolicies=numa-local,none
+	EOF
+    echo "required $PIN_SO conf=$STATE/node-pin.conf" >plugstack.conf &&
+    slurm_restart --plugstack plugstack.conf --pin-conf js.conf \
+        --conf-extra "PluginDir=$SLURM_PLUGINDIR:$JS_DIR" \
+        --conf-extra JobSubmitPlugins=pin &&
+    chmod 0644 "$LOCAL_SLURM_DIR/etc/pin.conf" &&
+    test "$(stat -c %U:%a "$LOCAL_SLURM_DIR/etc/pin.conf")" = root:644 &&
+    grep "pin: loaded /.*/etc/pin.conf (0 partition lines)" "$LOCAL_SLURM_DIR/log/slurmctld.log"
+'
+
+test_expect_success SLURM,PIN_SO,JS_SO,NOBODY 'job_submit: the same pin.conf given to nobody is refused in one line' '
+    chown nobody "$LOCAL_SLURM_DIR/etc/pin.conf" &&
+    test_when_finished "chown root \"$LOCAL_SLURM_DIR/etc/pin.conf\"" &&
+    jobid=$(sbatch --parsable -o /dev/null --wrap true) &&
+    slurm_wait_job "$jobid" &&
+    grep "pin: bad configuration: /.*/etc/pin.conf: owner uid $(id -u nobody), mode 0644; pin.conf must be owned by root and writable by nobody else (chown root, chmod go-w); keeping the last good rules" \
+        "$LOCAL_SLURM_DIR/log/slurmctld.log"
+'
+
 test_expect_success SLURM,PIN_SO,CGROUP2 'nothing of ours is left under the cgroup tree' '
     wait_tree_empty >left.out &&
     test_must_be_empty left.out

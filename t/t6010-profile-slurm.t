@@ -10,7 +10,8 @@ the profile pin.so records in slurmstepd must show exactly those counts,
 or report its losses.  Also: forked workers sharing 64 MiB (PSS well
 under summed RSS), the step cgroup in the samples, the partition default
 of pin.conf (Profile=) and --pin-profile=off, bad values refused with
-one line, and a profile readable by its owner only.
+one line, and a profile owned by root, readable by the user of its job
+(a POSIX ACL) and by nobody else, and never writable by that user.
 Needs root (slurmd), the proc connector (pin.so records in slurmstepd)
 and /usr/bin/python3.
 '
@@ -78,7 +79,7 @@ test_expect_success $ALL 'srun --pin-profile=200ms: the fork workload' '
     p=$(profile_of "$job" 0) &&
     test -f "$p" &&
     ls -l "$p" &&
-    test "$(stat -c %a "$p")" = 400 &&
+    test "$(stat -c %U:%a "$p")" = root:640 &&
     slurm-pin profile --dir "$PROF" --json "$job.0" >summary.json &&
     slurm-pin profile --dir "$PROF" "$job" >summary.txt &&
     cat workload.json summary.txt &&
@@ -246,13 +247,28 @@ test_expect_success $ALL 'a bad --pin-profile: srun and sbatch exit non-zero, na
     grep -- "--pin-profile=10ms: out of range; give 100ms to 3600s" sbatch.err
 '
 
-test_expect_success $ALL,USERS 'a job of nobody: its profile is nobody'"'"'s, mode 0400' '
+test_expect_success $ALL,USERS 'a job of nobody: its profile is root'"'"'s (0640: the ACL mask), a new file' '
     job=$(sbatch --parsable --uid=nobody --pin-profile=200ms -n1 -D / \
           -o /dev/null --wrap "for i in 1 2 3; do /bin/true; done") &&
     echo "$job" >nobody.id &&
     slurm_wait_job "$job" &&
     p=$(profile_of "$job" batch) &&
-    test "$(stat -c %U:%a "$p")" = nobody:400
+    test "$(stat -c %U:%a "$p")" = root:640
+'
+
+# The job's user can read the profile but neither write it, nor grow it,
+# nor chmod it (ProfileMaxSize is root's writer's alone to keep).
+test_expect_success $ALL,USERS 'the job'"'"'s user cannot write, truncate or chmod its profile' '
+    p=$(profile_of "$(cat nobody.id)" batch) &&
+    cp "$p" before.jsonl &&
+    test_must_fail setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        sh -c "echo x >>\"$p\"" &&
+    test_must_fail setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        truncate -s 1G "$p" &&
+    test_must_fail setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        chmod 0666 "$p" &&
+    test_cmp before.jsonl "$p" &&
+    test "$(stat -c %U:%a "$p")" = root:640
 '
 
 test_expect_success $ALL,USERS 'its owner reads it; another user cannot' '

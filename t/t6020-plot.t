@@ -249,6 +249,35 @@ test_expect_success 'an image that cannot be written: one line' '
     grep "no/such/dir/e.png: cannot create" err
 '
 
+# -o in a directory a user can write, run by root: a symbolic link or an
+# existing file at OUT is never written through (O_NOFOLLOW, O_EXCL), and
+# --force replaces the name (a new file renamed over it), not the target.
+test_expect_success PY 'an existing OUT is refused without --force, replaced with it' '
+    echo precious >exists.png &&
+    fails full.jsonl --kind gantt -o exists.png &&
+    grep "exists.png: exists; give --force to replace it" err &&
+    echo precious >want && test_cmp want exists.png &&
+    slurm-pin plot full.jsonl --kind gantt -o exists.png --force &&
+    test_cmp full-gantt.png exists.png &&
+    slurm-pin plot --help >help &&
+    grep "^  -f, --force " help &&
+    test -z "$(ls exists.png.* 2>/dev/null)"
+'
+
+test_expect_success PY 'a symbolic link at OUT: its target is never truncated' '
+    echo precious >target.png &&
+    ln -s target.png link.png &&
+    fails full.jsonl --kind gantt -o link.png &&
+    echo precious >want && test_cmp want target.png &&
+    slurm-pin plot full.jsonl --kind gantt -o link.png --force &&
+    test_cmp want target.png &&
+    test ! -L link.png &&
+    test_cmp full-gantt.png link.png &&
+    ln -s absent-target.png dangling.png &&
+    fails full.jsonl --kind gantt -o dangling.png &&
+    test ! -e absent-target.png
+'
+
 # --- hostile profiles: an exit status, one line at most, never a crash --
 
 test_expect_success PY 'hostile values: exit 0 or 1 for every kind, no crash' '

@@ -13,10 +13,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "libprof/series.h"
@@ -38,11 +41,13 @@ struct opts {
     enum prof_chart kind;
     int width, height;
     const char *device;
+    bool force;
 };
 
 static const struct option longopts[] = {
     { "kind", required_argument, NULL, 'k' },
     { "output", required_argument, NULL, 'o' },
+    { "force", no_argument, NULL, 'f' },
     { "size", required_argument, NULL, 's' },
     { "title", required_argument, NULL, 't' },
     { "dir", required_argument, NULL, 'd' },
@@ -50,13 +55,13 @@ static const struct option longopts[] = {
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
-static const char shortopts[] = ":k:o:s:t:d:N:h";
+static const char shortopts[] = ":k:o:fs:t:d:N:h";
 
 static void usage (FILE *f)
 {
     fprintf (f,
 "Usage: slurm-pin plot FILE|JOB[.STEP] --kind KIND -o OUT.png|OUT.svg\n"
-"                      [--size WxH] [--title TEXT] [--dir DIR] [--node NODE]\n"
+"                      [--force] [--size WxH] [--title TEXT] [--dir DIR] [--node NODE]\n"
 "\n"
 "Draw a profile as a PNG or SVG image: a file recorded by 'slurm-pin\n"
 "profile --record', or the profile of a job step run with --pin-profile.\n"
@@ -72,7 +77,10 @@ static void usage (FILE *f)
 "Options:\n"
 "  -k, --kind KIND    what to draw (required)\n"
 "  -o, --output OUT   the image; its extension chooses the format:\n"
-"                     .png (PLplot's pngcairo) or .svg (PLplot's svg)\n"
+"                     .png (PLplot's pngcairo) or .svg (PLplot's svg);\n"
+"                     never written through a symbolic link\n"
+"  -f, --force        replace OUT if it exists (a new file is renamed\n"
+"                     over it)\n"
 "  -s, --size WxH     the image's size in pixels (default %dx%d;\n"
 "                     width %d to %d, height %d to %d)\n"
 "  -t, --title TEXT   the title (default: what is drawn, of which job)\n"
@@ -146,6 +154,9 @@ static int parse_opts (int argc, char **argv, struct opts *o)
                 return -1;
             }
             break;
+        case 'f':
+            o->force = true;
+            break;
         case 's':
             o->size = optarg;
             if (parse_size (optarg, &o->width, &o->height) < 0) {
@@ -174,7 +185,7 @@ static int parse_opts (int argc, char **argv, struct opts *o)
             return -1;
         default:
             cmd_error (NAME, "%s: unknown option; known: --kind, --output, "
-                       "--size, --title, --dir, --node, --help", argv[optind - 1]);
+                       "--force, --size, --title, --dir, --node, --help", argv[optind - 1]);
             return -1;
         }
     }
@@ -301,15 +312,10 @@ static void kinds_with_data (const char *path, enum prof_chart kind,
         snprintf (buf, n, "none");
 }
 
-static int write_file (const char *out, const char *buf, size_t len)
+static int write_all (int fd, const char *out, const char *buf, size_t len)
 {
-    int fd = open (out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     size_t done = 0;
 
-    if (fd < 0) {
-        cmd_error (NAME, "%s: cannot create: %s", out, strerror (errno));
-        return -1;
-    }
     while (done < len) {
         ssize_t w = write (fd, buf + done, len - done);
         if (w < 0 && errno == EINTR)
@@ -317,15 +323,69 @@ static int write_file (const char *out, const char *buf, size_t len)
         if (w <= 0) {
             cmd_error (NAME, "%s: cannot write: %s", out,
                        w < 0 ? strerror (errno) : "no progress");
-            close (fd);
-            unlink (out);
             return -1;
         }
         done += (size_t)w;
     }
-    if (close (fd) < 0) {
+    return 0;
+}
+
+/* Write the image to `out`, as root may be asked to in a directory a user
+ * can write: never through a symbolic link (O_NOFOLLOW) and never into an
+ * existing file (O_EXCL): without `force` an existing OUT is an error;
+ * with it, the image goes to a new file beside OUT (O_EXCL) that is then
+ * renamed over OUT, so that a link planted at OUT is replaced, not
+ * followed, and no other file is truncated. */
+static int write_file (const char *out, const char *buf, size_t len,
+                       bool force)
+{
+    char tmp[PATH_MAX];
+    mode_t um;
+    int fd;
+
+    if (!force) {
+        fd = open (out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+                        | O_NOCTTY, 0666);
+        if (fd < 0) {
+            if (errno == EEXIST)
+                cmd_error (NAME, "%s: exists; give --force to replace it",
+                           out);
+            else
+                cmd_error (NAME, "%s: cannot create: %s", out,
+                           strerror (errno));
+            return -1;
+        }
+        if (write_all (fd, out, buf, len) < 0) {
+            close (fd);
+            unlink (out);
+            return -1;
+        }
+        if (close (fd) < 0) {
+            cmd_error (NAME, "%s: cannot write: %s", out, strerror (errno));
+            unlink (out);
+            return -1;
+        }
+        return 0;
+    }
+    if (snprintf (tmp, sizeof (tmp), "%s.XXXXXX", out) >= (int)sizeof (tmp)) {
+        cmd_error (NAME, "%s: path too long", out);
+        return -1;
+    }
+    if ((fd = mkostemp (tmp, O_CLOEXEC)) < 0) {
+        cmd_error (NAME, "%s: cannot create: %s", tmp, strerror (errno));
+        return -1;
+    }
+    um = umask (0);
+    umask (um);
+    if (write_all (fd, tmp, buf, len) < 0) {
+        close (fd);
+        unlink (tmp);
+        return -1;
+    }
+    if (fchmod (fd, 0666 & ~um) < 0 || close (fd) < 0
+        || rename (tmp, out) < 0) {
         cmd_error (NAME, "%s: cannot write: %s", out, strerror (errno));
-        unlink (out);
+        unlink (tmp);
         return -1;
     }
     return 0;
@@ -397,7 +457,7 @@ int cmd_plot (int argc, char **argv)
         cmd_error (NAME, "%s: %s", o.out, e.text);
         return 1;
     }
-    rc = write_file (o.out, buf, len);
+    rc = write_file (o.out, buf, len, o.force);
     free (buf);
     return rc < 0 ? 1 : 0;
 }

@@ -1,13 +1,18 @@
 /* fuzz_conf.h - what fuzz_conf.c and fuzz_confargs.c check of a pin.conf
  *
- * A pin.conf lives in a memfd, read through /proc/self/fd/N: no file is
- * written, and the path is a plain absolute one to the parser.
+ * A pin.conf lives in a private directory made under $TMPDIR (or /tmp),
+ * mode 0600, owned by the harness's user: the loader checks a pin.conf's
+ * owner, mode and path (pin.conf(5), "Ownership"), which a memfd behind
+ * /proc/self/fd/N cannot pass.  Removed at exit.
  */
 #ifndef PIN_FUZZ_CONF_H
 #define PIN_FUZZ_CONF_H
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -17,16 +22,46 @@
 
 struct memconf {
     int fd;
-    char path[64];
+    char path[512];
 };
+
+static char memconf_dir[256];
+static char memconf_made[2][512];
+
+static void memconf_cleanup (void)
+{
+    for (int i = 0; i < 2; i++)
+        if (memconf_made[i][0])
+            unlink (memconf_made[i]);
+    if (memconf_dir[0])
+        rmdir (memconf_dir);
+}
 
 static inline void memconf_open (struct memconf *m, const char *name)
 {
-    if ((m->fd = memfd_create (name, MFD_CLOEXEC)) < 0) {
-        perror ("memfd_create");
+    const char *tmp = getenv ("TMPDIR");
+
+    if (!memconf_dir[0]) {
+        snprintf (memconf_dir, sizeof (memconf_dir), "%s/fuzz_conf.XXXXXX",
+                  tmp && *tmp == '/' ? tmp : "/tmp");
+        if (!mkdtemp (memconf_dir)) {
+            perror ("mkdtemp");
+            abort ();
+        }
+        atexit (memconf_cleanup);
+    }
+    snprintf (m->path, sizeof (m->path), "%s/%s", memconf_dir, name);
+    if ((m->fd = open (m->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+                       0600)) < 0) {
+        perror (m->path);
         abort ();
     }
-    snprintf (m->path, sizeof (m->path), "/proc/self/fd/%d", m->fd);
+    for (int i = 0; i < 2; i++)
+        if (!memconf_made[i][0]) {
+            snprintf (memconf_made[i], sizeof (memconf_made[i]), "%s",
+                      m->path);
+            break;
+        }
 }
 
 /* Make the file hold exactly these bytes. */

@@ -171,7 +171,7 @@ fi
 
 # ---- build ---------------------------------------------------------------
 read -r -a hwloc_cflags <<<"$(pkg-config --cflags hwloc)"
-read -r -a hwloc_libs <<<"$(pkg-config --libs hwloc json-c)"
+read -r -a hwloc_libs <<<"$(pkg-config --libs hwloc json-c) -lacl"
 # No config.h: the library sources include it only under HAVE_CONFIG_H,
 # and what it would give them is _GNU_SOURCE.
 CFLAGS=(-g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE

@@ -94,9 +94,8 @@ static int dir_ready (const char *dir, bool create, pin_error_t *errp)
         return errprintf (errp, "journal directory '%.64s': not an absolute "
                           "path", dir ? dir : "(null)");
     }
-    if (create && mkdir_p (dir, 0755, 0700) < 0)
-        return errprintf (errp, "cannot create journal directory %s: %s",
-                          dir, strerror (errno));
+    if (create && mkdir_p (dir, 0755, 0700, &err) < 0)
+        return errprintf (errp, "journal directory %s", err.text);
     if (safefile_check (dir, geteuid (), &err) < 0)
         return errprintf (errp, "journal directory %s", err.text);
     if (stat (dir, &st) < 0)
@@ -241,8 +240,13 @@ static int open_current (const char *dir, pin_error_t *errp)
 
     if (path_in (path, sizeof (path), dir, "journal", errp) < 0)
         return -1;
-    fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW
-                     | O_NOCTTY | O_NONBLOCK, 0600);
+    /* an existing journal is appended to; a new one is a new inode of
+     * ours (O_EXCL: never one that appeared between the two opens) */
+    fd = open (path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW
+                     | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0 && errno == ENOENT)
+        fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC
+                         | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
     if (fd < 0) {
         if (errno == ELOOP)
             return errprintf (errp, "%s: a symlink; refusing to use it "
@@ -252,6 +256,16 @@ static int open_current (const char *dir, pin_error_t *errp)
     if (check_fd (fd, path, errp) < 0) {
         close_keep_errno (fd);
         return -1;
+    }
+    {   /* appended to by root: its only name is ours */
+        struct stat st;
+        if (fstat (fd, &st) == 0 && st.st_nlink != 1) {
+            close (fd);
+            errno = EPERM;
+            return errprintf (errp, "%s: %lu hard links; must have exactly "
+                              "one (remove the others)", path,
+                              (unsigned long)st.st_nlink);
+        }
     }
     return fd;
 }

@@ -97,8 +97,8 @@ static int open_claims_dir (const char *dir, bool create, pin_error_t *errp)
 
     if (check_path (dir, "claims directory", errp) < 0)
         return -1;
-    if (create && mkdir_p (dir, 0700, 0700) < 0)
-        return errprintf (errp, "%s: mkdir: %s", dir, strerror (errno));
+    if (create && mkdir_p (dir, 0700, 0700, errp) < 0)
+        return -1;
     fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT && !create)

@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "libplace/place.h"
+#include "libutil/safefile.h"
 #include "conf.h"
 
 /* Shown in messages instead of a long value, so that "what is valid"
@@ -1018,6 +1020,52 @@ static int parse_line (struct ctx *ctx, char *line, const char *origin,
 
 /* ---- files -------------------------------------------------------------- */
 
+/* May the process reading pin.conf trust what it says?  pin.conf(5),
+ * "Ownership": the file (`st`, the fstat of the open `fd`) is owned by
+ * root, or by the reader's euid (slurmctld as SlurmUser, an admin's
+ * `slurm-pin check --conf` of a draft), and writable by nobody else; the
+ * path to it, symbolic links included, passes libutil/safefile.h's rule
+ * (no directory on it writable by anyone but root or that owner, a
+ * sticky root directory such as /tmp excepted), and it still leads to
+ * the file opened.  -1 with one line in errp. */
+static int check_trusted (int fd, const struct stat *st, const char *path,
+                          pin_error_t *errp)
+{
+    char abs[PATH_MAX], cwd[PATH_MAX];
+    uid_t me = geteuid ();
+    pin_error_t err = { "" };
+    struct stat end;
+
+    (void)fd;
+    if ((st->st_uid != 0 && st->st_uid != me)
+        || (st->st_mode & (S_IWGRP | S_IWOTH))) {
+        char who[48] = "";
+        if (me != 0)
+            snprintf (who, sizeof (who), " (or uid %ld, who reads it)",
+                      (long)me);
+        return errprintf (errp, "%s: owner uid %ld, mode %04o; pin.conf "
+                          "must be owned by root%s and writable by nobody "
+                          "else (chown root, chmod go-w)", path,
+                          (long)st->st_uid, (unsigned)(st->st_mode & 07777),
+                          who);
+    }
+    if (path[0] == '/')
+        snprintf (abs, sizeof (abs), "%s", path);
+    else if (!getcwd (cwd, sizeof (cwd))
+             || snprintf (abs, sizeof (abs), "%s/%s", cwd, path)
+                >= (int)sizeof (abs))
+        return errprintf (errp, "%s: cannot make the path absolute: %s",
+                          path, strerror (errno));
+    if (safefile_check_follow (abs, me, &end, &err) < 0)
+        return errprintf (errp, "%s: not trusted: %s; no directory above "
+                          "pin.conf may be writable by others than root",
+                          path, err.text);
+    if (end.st_dev != st->st_dev || end.st_ino != st->st_ino)
+        return errprintf (errp, "%s: the path changed while it was opened; "
+                          "try again", path);
+    return 0;
+}
+
 /* Open `path` for reading without blocking on a FIFO and require a regular
  * file.  Returns a FILE, or NULL with errno (ENOENT for a missing file). */
 static FILE *open_regular (const char *path, pin_error_t *errp)
@@ -1040,6 +1088,11 @@ static FILE *open_regular (const char *path, pin_error_t *errp)
                    path);
         return NULL;
     }
+    if (check_trusted (fd, &st, path, errp) < 0) {
+        close (fd);
+        errno = EPERM;
+        return NULL;
+    }
     if ((flags = fcntl (fd, F_GETFL)) < 0
         || fcntl (fd, F_SETFL, flags & ~O_NONBLOCK) < 0
         || !(f = fdopen (fd, "r"))) {
@@ -1051,6 +1104,8 @@ static FILE *open_regular (const char *path, pin_error_t *errp)
     }
     return f;
 }
+
+#define UTF8_BOM "\xEF\xBB\xBF"
 
 static int load_file (struct ctx *ctx, const char *path, bool must_exist,
                       pin_error_t *errp)
@@ -1094,7 +1149,21 @@ static int load_file (struct ctx *ctx, const char *path, bool must_exist,
             c = '\n';           /* last line without newline */
         }
         if (c == '\n') {
+            char *bom;
             line[len] = '\0';
+            /* a UTF-8 byte order mark (editors on Windows write one) is
+             * accepted at the start of the file; elsewhere it is named,
+             * not shown as an invisible part of a key */
+            if (lineno == 1 && !strncmp (line, UTF8_BOM, 3))
+                memmove (line, line + 3, len - 2);
+            if ((bom = strstr (line, UTF8_BOM))) {
+                errno = EINVAL;
+                errprintf (errp, "%s:%u: a UTF-8 byte order mark (bytes EF "
+                           "BB BF) in column %zu; remove it (it is accepted "
+                           "only at the start of the file)", path, lineno,
+                           (size_t)(bom - line) + 1);
+                goto out;
+            }
             snprintf (origin, sizeof (origin), "%s:%u", path, lineno);
             if (parse_line (ctx, line, origin, errp) < 0) {
                 errno = EINVAL;

@@ -5,10 +5,12 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "profdir.h"
 
@@ -97,6 +99,44 @@ static int entry_cmp (const void *x, const void *y)
     int c = step_cmp (a->step, b->step);
 
     return c ? c : strcmp (a->node, b->node);
+}
+
+/* st_dev of path or of the nearest directory above it that exists. */
+static int dev_of (const char *path, dev_t *dev)
+{
+    char buf[PATH_MAX];
+    struct stat st;
+    char *slash;
+
+    if (snprintf (buf, sizeof (buf), "%s", path) >= (int)sizeof (buf))
+        return -1;
+    while (stat (buf, &st) < 0) {
+        if (errno != ENOENT || !(slash = strrchr (buf, '/')))
+            return -1;
+        if (slash == buf) {
+            buf[1] = '\0';
+            if (stat (buf, &st) < 0)
+                return -1;
+            break;
+        }
+        *slash = '\0';
+    }
+    *dev = st.st_dev;
+    return 0;
+}
+
+uint64_t profdir_journal_reserve (const char *profile_dir,
+                                  const char *journal_dir,
+                                  uint64_t journal_max)
+{
+    dev_t a, b;
+
+    if (!profile_dir || !journal_dir || dev_of (profile_dir, &a) < 0
+        || dev_of (journal_dir, &b) < 0)
+        return journal_max ? journal_max : PROFDIR_JOURNAL_RESERVE;
+    if (a != b)
+        return 0;
+    return journal_max ? journal_max : PROFDIR_JOURNAL_RESERVE;
 }
 
 void profdir_free (struct profdir_entry *v, size_t count)

@@ -36,4 +36,14 @@ int profdir_find (const char *dir, const char *spec,
                   pin_error_t *errp);
 void profdir_free (struct profdir_entry *v, size_t count);
 
+/* The free space a profile in `profile_dir` must leave for root's
+ * accounting journal in `journal_dir` (doc/profiling.md, "Room for the
+ * journal"): `journal_max` (JournalMaxSize; PROFDIR_JOURNAL_RESERVE when
+ * it is 0) when the two are on one file system (st_dev; a directory not
+ * made yet counts as the nearest one above it that exists), else 0. */
+#define PROFDIR_JOURNAL_RESERVE (64ULL << 20)
+uint64_t profdir_journal_reserve (const char *profile_dir,
+                                  const char *journal_dir,
+                                  uint64_t journal_max);
+
 #endif /* !PIN_PROFDIR_H */

@@ -7,17 +7,56 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/acl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "profile.h"
+
+/* One entry of an ACL being built; -1 with errno. */
+static int acl_entry (acl_t acl, acl_tag_t tag, uid_t uid, acl_perm_t perms)
+{
+    acl_entry_t e;
+    acl_permset_t ps;
+
+    if (acl_create_entry (&acl, &e) < 0 || acl_set_tag_type (e, tag) < 0
+        || (tag == ACL_USER && acl_set_qualifier (e, &uid) < 0)
+        || acl_get_permset (e, &ps) < 0 || acl_clear_perms (ps) < 0
+        || ((perms & ACL_READ) && acl_add_perm (ps, ACL_READ) < 0)
+        || ((perms & ACL_WRITE) && acl_add_perm (ps, ACL_WRITE) < 0)
+        || acl_set_permset (e, ps) < 0)
+        return -1;
+    return 0;
+}
 
 struct prof_writer {
     FILE *f;
     char *path;
     uint64_t max, bytes, dropped;
     bool full, failed;
+    uint64_t keep_free;     /* bytes left free on the file system */
+    uint64_t checked_at;    /* w->bytes at the last fstatvfs */
+    bool out_of_room;       /* stopped by keep_free, not by max */
 };
+
+/* Free-space checks: every this many bytes written, with this margin. */
+#define ROOM_CHECK_BYTES (64 * 1024)
+
+/* Would writing n more bytes leave less than keep_free bytes free? */
+static bool short_of_room (struct prof_writer *w, size_t n)
+{
+    struct statvfs sv;
+
+    if (!w->keep_free || (w->bytes - w->checked_at < ROOM_CHECK_BYTES
+                          && w->checked_at))
+        return false;
+    w->checked_at = w->bytes ? w->bytes : 1;
+    if (fstatvfs (fileno (w->f), &sv) < 0)
+        return false;   /* the writes say what is wrong */
+    return (uint64_t)sv.f_bavail * sv.f_frsize
+           < w->keep_free + ROOM_CHECK_BYTES + n + PROF_RESERVE;
+}
 
 static const int json_flags =
     JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
@@ -68,8 +107,20 @@ struct prof_writer *prof_writer_open (const char *path, uint64_t max_bytes,
         return NULL;
     }
     w->max = max_bytes;
-    fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-               0600);
+    /* a new inode, never the old one: whoever kept a descriptor of a
+     * profile of the same name (a job id used again) reads the old file,
+     * not this one; and nothing planted under the name is written to */
+    if (unlink (path) < 0 && errno != ENOENT) {
+        int e = errno;
+        errprintf (errp, "%s: cannot remove the old file: %s", path,
+                   strerror (e));
+        free (w->path);
+        free (w);
+        errno = e;
+        return NULL;
+    }
+    fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+                     | O_NOCTTY, 0600);
     if (fd < 0 || !(w->f = fdopen (fd, "w"))) {
         int e = errno;
         errprintf (errp, "%s: cannot create: %s", path, strerror (e));
@@ -116,13 +167,21 @@ int prof_writer_put (struct prof_writer *w, json_object *line,
         return 0;
     }
     n = line_size (line);
-    if (w->bytes + n + PROF_RESERVE > w->max) {
+    if (w->bytes + n + PROF_RESERVE > w->max || short_of_room (w, n)) {
         json_object *note = json_object_new_object ();
-        char text[160];
+        char text[200];
         int rc;
-        snprintf (text, sizeof (text), "size bound of %llu bytes reached: "
-                  "later lines are not recorded (counted in the end line)",
-                  (unsigned long long)w->max);
+        if (w->bytes + n + PROF_RESERVE > w->max)
+            snprintf (text, sizeof (text), "size bound of %llu bytes "
+                      "reached: later lines are not recorded (counted in "
+                      "the end line)", (unsigned long long)w->max);
+        else {
+            w->out_of_room = true;
+            snprintf (text, sizeof (text), "the file system keeps %llu "
+                      "bytes free for the accounting journal: later lines "
+                      "are not recorded (counted in the end line)",
+                      (unsigned long long)w->keep_free);
+        }
         json_object_object_add (note, "type", json_object_new_string ("note"));
         json_object_object_add (note, "text", json_object_new_string (text));
         json_object_object_add (note, "bound_reached",
@@ -143,15 +202,53 @@ uint64_t prof_writer_dropped (const struct prof_writer *w)
     return w->dropped;
 }
 
-int prof_writer_give (struct prof_writer *w, uid_t uid, gid_t gid,
-                      pin_error_t *errp)
+int prof_writer_share (struct prof_writer *w, uid_t uid,
+                       pin_error_t *errp)
 {
     int fd = fileno (w->f);
+    acl_t acl;
+    int rc;
 
-    if (fchown (fd, uid, gid) < 0 || fchmod (fd, 0400) < 0)
-        return errprintf (errp, "%s: cannot give it to uid %ld: %s",
-                          w->path, (long)uid, strerror (errno));
-    return 0;
+    /* owner rw, the job's user r, nobody else anything: the mask is r so
+     * that the named entry is r, and the group entry is none */
+    if (!(acl = acl_init (5))) {
+        errno = ENOMEM;
+        return errprintf (errp, "%s: out of memory", w->path);
+    }
+    rc = acl_entry (acl, ACL_USER_OBJ, 0, ACL_READ | ACL_WRITE) < 0
+         || acl_entry (acl, ACL_USER, uid, ACL_READ) < 0
+         || acl_entry (acl, ACL_GROUP_OBJ, 0, 0) < 0
+         || acl_entry (acl, ACL_MASK, 0, ACL_READ) < 0
+         || acl_entry (acl, ACL_OTHER, 0, 0) < 0 ? -1 : 0;
+    if (rc == 0 && acl_valid (acl) < 0) {
+        errno = EINVAL;
+        rc = -1;
+    }
+    if (rc == 0)
+        rc = acl_set_fd (fd, acl);
+    acl_free (acl);
+    if (rc == 0)
+        return 0;
+    if (errno == EOPNOTSUPP || errno == ENOTSUP) {
+        /* the file system has no POSIX ACLs: the profile stays root's
+         * (0600), never widened to a group or to everyone */
+        errprintf (errp, "%s: the file system has no POSIX ACLs: readable "
+                   "by root only (see doc/profiling.md)", w->path);
+        return 1;
+    }
+    return errprintf (errp, "%s: cannot let uid %ld read it: %s", w->path,
+                      (long)uid, strerror (errno));
+}
+
+void prof_writer_keep_free (struct prof_writer *w, uint64_t bytes)
+{
+    w->keep_free = bytes;
+    w->checked_at = 0;
+}
+
+bool prof_writer_out_of_room (const struct prof_writer *w)
+{
+    return w->out_of_room;
 }
 
 int prof_writer_close (struct prof_writer *w, json_object *end,

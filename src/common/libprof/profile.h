@@ -29,8 +29,10 @@
 
 struct prof_writer;
 
-/* Create `path` (mode 0600; an existing file is replaced, a symbolic link
- * is refused) for a profile of at most `max_bytes` (>= PROF_MIN_BYTES)
+/* Create `path` as a new inode (mode 0600; an existing file of that name
+ * is unlinked first, then the file made with O_EXCL|O_NOFOLLOW: a symbolic
+ * link or a file planted in between is refused; a descriptor kept on the
+ * old file never sees the new one) for a profile of at most `max_bytes` (>= PROF_MIN_BYTES)
  * and write `header` (borrowed: its "type", "format" and "version" are
  * set here).  NULL with errp on failure. */
 struct prof_writer *prof_writer_open (const char *path, uint64_t max_bytes,
@@ -42,10 +44,23 @@ struct prof_writer *prof_writer_open (const char *path, uint64_t max_bytes,
 int prof_writer_put (struct prof_writer *w, json_object *line,
                      pin_error_t *errp);
 
-/* Make the file the property of uid:gid, readable by it only (0400);
- * the writer keeps writing through its descriptor.  -1 with errp. */
-int prof_writer_give (struct prof_writer *w, uid_t uid, gid_t gid,
-                      pin_error_t *errp);
+/* Let uid read the file, and nobody else but its owner (root in
+ * slurmstepd): a POSIX ACL (u::rw, u:uid:r, g::-, m::r, o::-); the file
+ * stays its creator's, so the reader can neither write it, nor chmod it,
+ * nor grow it past its bound.  0; 1 with errp saying so when the file
+ * system has no ACLs (the file is then left readable by its owner only,
+ * 0600); -1 with errp on another error. */
+int prof_writer_share (struct prof_writer *w, uid_t uid, pin_error_t *errp);
+
+/* Stop writing (as at the bound, with a note line saying why) once the
+ * file system the profile is on would have fewer than `bytes` free: room
+ * kept for root's accounting journal on the same file system
+ * (doc/profiling.md).  Checked every 64 KiB written, with that margin.
+ * 0: no check. */
+void prof_writer_keep_free (struct prof_writer *w, uint64_t bytes);
+
+/* Did keep_free, rather than the bound, stop the writing? */
+bool prof_writer_out_of_room (const struct prof_writer *w);
 
 /* Lines dropped so far. */
 uint64_t prof_writer_dropped (const struct prof_writer *w);

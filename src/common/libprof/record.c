@@ -34,6 +34,7 @@
 
 struct prof_rec {
     struct prof_writer *w;
+    char warning[PATH_MAX + 128];
     struct tracker *tr;
     struct cnproc_seq *seq;
     struct tsmatch *tsm;
@@ -194,12 +195,19 @@ struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
     r->next_sample_ns = now_ns ();
     if (!(r->w = prof_writer_open (o->path, o->max_bytes, h, errp)))
         goto fail;
-    if (o->give
-        && prof_writer_give (r->w, o->owner_uid, o->owner_gid, errp) < 0) {
-        prof_writer_close (r->w, NULL, NULL);
-        unlink (o->path);
-        goto fail;
+    if (o->share) {
+        pin_error_t e = { "" };
+        int rc = prof_writer_share (r->w, o->reader_uid, &e);
+        if (rc < 0) {
+            errprintf (errp, "%s", e.text);
+            prof_writer_close (r->w, NULL, NULL);
+            unlink (o->path);
+            goto fail;
+        }
+        if (rc > 0)
+            snprintf (r->warning, sizeof (r->warning), "%s", e.text);
     }
+    prof_writer_keep_free (r->w, o->keep_free);
     json_object_put (h);
     return r;
 fail:
@@ -222,6 +230,11 @@ static void read_comm (pid_t pid, char *comm, size_t n)
         len = (ssize_t)n - 1;
     memcpy (comm, buf, (size_t)len);
     comm[len] = '\0';
+}
+
+const char *prof_rec_warning (const struct prof_rec *r)
+{
+    return r->warning[0] ? r->warning : NULL;
 }
 
 int prof_rec_add_root (struct prof_rec *r, pid_t pid, pin_error_t *errp)

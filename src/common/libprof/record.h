@@ -34,9 +34,11 @@ struct prof_rec_opts {
     const char *cgroup_dir;    /* the step's cgroup v2 directory: its
                                   cpu.stat, memory.current and memory.stat
                                   go into each sample ("cg"); NULL: none */
-    bool give;                 /* make the file owner_uid's, mode 0400 */
-    uid_t owner_uid;
-    gid_t owner_gid;
+    bool share;                /* let reader_uid read the file (an ACL;
+                                  profile.h prof_writer_share) */
+    uid_t reader_uid;
+    uint64_t keep_free;        /* bytes the file system keeps free (the
+                                  journal's room); 0: no check */
 };
 
 struct prof_rec_stats {
@@ -54,6 +56,11 @@ struct prof_rec_stats {
 };
 
 struct prof_rec;
+
+/* What the recorder could not do as asked but records anyway (the file
+ * system has no ACLs: the profile is root's only), or NULL.  Valid until
+ * prof_rec_finish. */
+const char *prof_rec_warning (const struct prof_rec *r);
 
 /* Open the sockets (subscribed from now on) and the file, write the
  * header.  NULL with errp. */

@@ -123,7 +123,7 @@ static int make_parent_dirs (const char *path)
     if (!(p = strrchr (dir, '/')) || p == dir)
         return 0;
     *p = '\0';
-    return mkdir_p (dir, 0755, 0755);
+    return mkdir_p (dir, 0755, 0755, NULL);
 }
 
 int topo_write_atomic (const char *path, const char *buf, size_t len)

@@ -18,6 +18,7 @@
 #ifndef PIN_SAFEFILE_H
 #define PIN_SAFEFILE_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "errprintf.h"
@@ -30,5 +31,26 @@
  *   EPERM    a wrong owner or group/other-writable;
  *   EINVAL   not absolute, '..', a control character; ENAMETOOLONG. */
 int safefile_check (const char *path, uid_t owner, pin_error_t *errp);
+
+struct stat;
+
+/* The same rule for a path that may go through symbolic links (pin.conf:
+ * /etc/slurm/pin.conf -> /shared/slurm/pin.conf).  A link is followed
+ * only if it is owned by root or `owner` (its own mode means nothing)
+ * and sits in a directory that passed; then its target is checked,
+ * component by component, by the same rule (at most 40 links).  On
+ * success *out (may be NULL) is the lstat of the file finally reached:
+ * compare its st_dev/st_ino with the fstat of the descriptor opened, to
+ * check after opening.  Errors as safefile_check(), and EPERM for a link
+ * of another user's. */
+int safefile_check_follow (const char *path, uid_t owner, struct stat *out,
+                           pin_error_t *errp);
+
+/* The rule above for one component already looked at (lstat or fstat):
+ * `shown` names it in the error, `last` says whether it is the path
+ * itself (a sticky root directory is accepted only above it).  0, or -1
+ * with errno EPERM and errp.  For walkers such as mkdir_p(). */
+int safefile_check_stat (const struct stat *st, const char *shown,
+                         bool last, uid_t owner, pin_error_t *errp);
 
 #endif /* !PIN_SAFEFILE_H */

@@ -48,6 +48,7 @@
 #include "libclaims/claims.h"
 #include "libconf/conf.h"
 #include "libplace/place.h"
+#include "libprof/profdir.h"
 #include "libprof/record.h"
 #include "libtopo/topo.h"
 #include "libutil/errprintf.h"
@@ -1058,9 +1059,8 @@ static int step_setup (spank_t sp)
         log_phases ();
         return 0;
     }
-    if (mkdir_p (g.conf.state_dir, 0755, 0700) < 0) {
-        step_fail ("cannot create StateDir %s: %s", g.conf.state_dir,
-                   strerror (errno));
+    if (mkdir_p (g.conf.state_dir, 0755, 0700, &err) < 0) {
+        step_fail ("StateDir %s", err.text);
         return -1;
     }
     /* claims/ and lock are checked where they are opened (libclaims) */
@@ -1072,8 +1072,8 @@ static int step_setup (spank_t sp)
                   g.conf.state_dir) < 0
         || fmt_path (g.lock_path, sizeof (g.lock_path), "%s/lock",
                      g.conf.state_dir) < 0
-        || mkdir_p (g.claims_dir, 0700, 0700) < 0) {
-        step_fail ("cannot create %s: %s", g.claims_dir, strerror (errno));
+        || mkdir_p (g.claims_dir, 0700, 0700, &err) < 0) {
+        step_fail ("cannot create %s: %s", g.claims_dir, err.text);
         return -1;
     }
     warn_fallback ();
@@ -1121,9 +1121,10 @@ static void profile_skip (const char *fmt, ...)
 }
 
 /* Open the recorder before the tasks exist, so that their first fork is
- * seen: ProfileDir/JOB.STEP.NODE.jsonl, root's directory, the file the
- * job owner's, mode 0400.  A profile that cannot be recorded never fails
- * the step. */
+ * seen: ProfileDir/JOB.STEP.NODE.jsonl, root's directory, a new file of
+ * root's that the job's user may read (an ACL), bounded by ProfileMaxSize
+ * and by the room kept for the journal (doc/profiling.md).  A profile
+ * that cannot be recorded never fails the step. */
 static void profile_begin (spank_t sp)
 {
     char node[ACCT_STR], dir_cg[2 * PATH_MAX], *list = NULL;
@@ -1135,7 +1136,12 @@ static void profile_begin (spank_t sp)
         .pss = true,
         .taskstats = true,
         .rcvbuf = 64 << 20,
-        .give = true,
+        .share = true,
+        .keep_free = g.conf.accounting
+                     ? profdir_journal_reserve (g.conf.profile_dir,
+                                                g.conf.journal_dir,
+                                                g.conf.journal_max_size)
+                     : 0,
     };
     json_object *h = NULL;
     pin_error_t err = { "" };
@@ -1153,9 +1159,8 @@ static void profile_begin (spank_t sp)
         profile_skip ("cannot get the job's user");
         return;
     }
-    if (mkdir_p (g.conf.profile_dir, 0755, 0755) < 0) {
-        profile_skip ("cannot create ProfileDir %s: %s", g.conf.profile_dir,
-                      strerror (errno));
+    if (mkdir_p (g.conf.profile_dir, 0755, 0755, &err) < 0) {
+        profile_skip ("ProfileDir %s", err.text);
         return;
     }
     if (safefile_check (g.conf.profile_dir, geteuid (), &err) < 0) {
@@ -1174,8 +1179,7 @@ static void profile_begin (spank_t sp)
                      rel[0] == '/' ? "" : "/", rel) == 0)
         o.cgroup_dir = dir_cg;
     o.path = g.prof_path;
-    o.owner_uid = uid;
-    o.owner_gid = gid;
+    o.reader_uid = uid;
     if (!(h = json_object_new_object ())) {
         profile_skip ("out of memory");
         return;
@@ -1195,6 +1199,9 @@ static void profile_begin (spank_t sp)
     o.header = h;
     if (!(g.prof = prof_rec_start (&o, &err)))
         profile_skip ("%s", err.text);
+    else if (prof_rec_warning (g.prof))
+        slurm_info ("pin: step %s: %s", g.stepname,
+                    prof_rec_warning (g.prof));
     else
         slurm_debug ("pin: step %s: profiling every %lld ms into %s",
                      g.stepname, g.profile_us / 1000, g.prof_path);

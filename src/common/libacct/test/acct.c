@@ -400,6 +400,14 @@ START_TEST (test_journal_unsafe)
     /* a relative path */
     ck_assert_int_eq (acct_journal_append ("rel/dir", &r, &err), -1);
     ck_assert_msg (strstr (err.text, "absolute"), "%s", err.text);
+    /* a journal with a second name (a hard link): refused */
+    ck_assert_int_eq (acct_journal_append (dir, &r, &err), 0);
+    tmptree_path (target, sizeof (target), "second-name");
+    ck_assert_int_eq (link (path, target), 0);
+    ck_assert_int_eq (acct_journal_append (dir, &r, &err), -1);
+    ck_assert_msg (strstr (err.text, "2 hard links"), "%s", err.text);
+    ck_assert_int_eq (unlink (target), 0);
+    ck_assert_int_eq (acct_journal_append (dir, &r, &err), 0);
 }
 END_TEST
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "libplace/place.h"
@@ -959,6 +960,106 @@ START_TEST (test_example_file)
 }
 END_TEST
 
+
+/* A UTF-8 byte order mark: accepted at the start of the file, named
+ * anywhere else (never shown as an invisible part of a key). */
+START_TEST (test_bom)
+{
+    struct pin_conf c;
+    pin_error_t e = { "" };
+    char want[1024];
+
+    write_conf ("\xEF\xBB\xBFVerbose=yes\nStateDir=/srv/pin\n");
+    pin_conf_defaults (&c);
+    ck_assert_msg (pin_conf_load_file (&c, cfile, true, &e) == 0, "%s",
+                   e.text);
+    ck_assert (c.verbose);
+    ck_assert_str_eq (c.state_dir, "/srv/pin");
+    write_conf ("Verbose=yes\n\xEF\xBB\xBFStateDir=/srv/pin\n");
+    pin_conf_defaults (&c);
+    ck_assert_int_lt (pin_conf_load_file (&c, cfile, true, &e), 0);
+    snprintf (want, sizeof (want), "%s:2: a UTF-8 byte order mark (bytes EF "
+              "BB BF) in column 1; remove it (it is accepted only at the "
+              "start of the file)", cfile);
+    ck_assert_str_eq (e.text, want);
+    write_conf ("\xEF\xBB\xBF\xEF\xBB\xBFVerbose=yes\n");
+    ck_assert_int_lt (pin_conf_load_file (&c, cfile, true, &e), 0);
+    ck_assert_msg (strstr (e.text, ":1: a UTF-8 byte order mark"), "%s",
+                   e.text);
+}
+END_TEST
+
+/* pin.conf(5) "Ownership": owned by root (or the reader), writable by
+ * nobody else, no directory above it writable by others. */
+START_TEST (test_ownership)
+{
+    struct pin_conf c;
+    pin_error_t e = { "" };
+    char want[1024], path[320], link[320];
+
+    write_conf ("Verbose=yes\n");
+    ck_assert_int_eq (chmod (cfile, 0644), 0);
+    pin_conf_defaults (&c);
+    ck_assert_msg (pin_conf_load_file (&c, cfile, true, &e) == 0, "%s",
+                   e.text);
+    ck_assert_int_eq (chmod (cfile, 0664), 0);
+    errno = 0;
+    ck_assert_int_lt (pin_conf_load_file (&c, cfile, true, &e), 0);
+    ck_assert_int_eq (errno, EPERM);
+    if (geteuid () == 0) {
+        snprintf (want, sizeof (want), "%s: owner uid 0, mode 0664; pin.conf "
+                  "must be owned by root and writable by nobody else (chown "
+                  "root, chmod go-w)", cfile);
+        ck_assert_str_eq (e.text, want);
+        ck_assert_int_eq (chmod (cfile, 0644), 0);
+        ck_assert_int_eq (chown (cfile, 65534, 65534), 0);
+        ck_assert_int_lt (pin_conf_load_file (&c, cfile, true, &e), 0);
+        snprintf (want, sizeof (want), "%s: owner uid 65534, mode 0644; "
+                  "pin.conf must be owned by root and writable by nobody "
+                  "else (chown root, chmod go-w)", cfile);
+        ck_assert_str_eq (e.text, want);
+        ck_assert_int_eq (chown (cfile, 0, 0), 0);
+    }
+    ck_assert_int_eq (chmod (cfile, 0644), 0);
+    /* read by another user (slurmctld as SlurmUser): root's 0644 file is
+     * accepted there */
+    if (geteuid () == 0) {
+        int status;
+        pid_t pid;
+        ck_assert_int_eq (chmod (tmpdir, 0755), 0);
+        if ((pid = fork ()) == 0) {
+            struct pin_conf sc;
+            pin_error_t se = { "" };
+            pin_conf_defaults (&sc);
+            _exit (setgid (65534) == 0 && setuid (65534) == 0
+                   && pin_conf_load_file (&sc, cfile, true, &se) == 0
+                   && sc.verbose ? 0 : 1);
+        }
+        ck_assert_int_eq (waitpid (pid, &status, 0), pid);
+        ck_assert_msg (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+                       "uid 65534 refused root's 0644 %s", cfile);
+        ck_assert_int_eq (chmod (tmpdir, 0700), 0);
+    }
+    /* the directory writable by others */
+    ck_assert_int_eq (chmod (tmpdir, 0777), 0);
+    ck_assert_int_lt (pin_conf_load_file (&c, cfile, true, &e), 0);
+    ck_assert_int_eq (errno, EPERM);
+    ck_assert_msg (strstr (e.text, "not trusted") && strstr (e.text,
+                   "writable by group or others"), "%s", e.text);
+    ck_assert_int_eq (chmod (tmpdir, 0700), 0);
+    /* a symbolic link (root's, or the reader's) to a trusted file */
+    snprintf (path, sizeof (path), "%s/dir", tmpdir);
+    ck_assert_int_eq (mkdir (path, 0755), 0);
+    snprintf (link, sizeof (link), "%s/dir/link.conf", tmpdir);
+    ck_assert_int_eq (symlink ("../pin.conf", link), 0);
+    pin_conf_defaults (&c);
+    ck_assert_msg (pin_conf_load_file (&c, link, true, &e) == 0, "%s",
+                   e.text);
+    ck_assert (c.verbose);
+    ck_assert_int_eq (unlink (link), 0);
+}
+END_TEST
+
 static Suite *conf_suite (const char **skip)
 {
     Suite *s = suite_create ("conf");
@@ -976,6 +1077,8 @@ static Suite *conf_suite (const char **skip)
     tcase_add_test (tc, test_part_good);
     tcase_add_test (tc, test_long_lines);
     tcase_add_test (tc, test_nul_byte);
+    tcase_add_test (tc, test_bom);
+    tcase_add_test (tc, test_ownership);
     tcase_add_test (tc, test_missing_file);
     tcase_add_test (tc, test_not_regular);
     tcase_add_test (tc, test_file_over_file);

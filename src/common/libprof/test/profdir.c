@@ -97,6 +97,28 @@ START_TEST (test_find)
 }
 END_TEST
 
+
+/* The room a profile leaves for the journal: only on the journal's file
+ * system (a journal directory not made yet counts as its parent's). */
+START_TEST (test_journal_reserve)
+{
+    char prof[4096], jour[4096];
+
+    tmptree_setup ("test_profdir");
+    tmptree_mkdirs ("profile", true);
+    tmptree_path (prof, sizeof (prof), "profile");
+    tmptree_path (jour, sizeof (jour), "not/made/yet/journal");
+    ck_assert_uint_eq (profdir_journal_reserve (prof, jour, 1 << 20),
+                       1 << 20);
+    ck_assert_uint_eq (profdir_journal_reserve (prof, jour, 0),
+                       PROFDIR_JOURNAL_RESERVE);
+    /* /proc is another file system */
+    ck_assert_uint_eq (profdir_journal_reserve ("/proc/self", jour, 1 << 20),
+                       0);
+    tmptree_teardown ();
+}
+END_TEST
+
 int main (void)
 {
     Suite *s = suite_create ("profdir");
@@ -104,6 +126,7 @@ int main (void)
 
     tcase_add_loop_test (tc, test_spec, 0, sizeof (specs) / sizeof (specs[0]));
     tcase_add_test (tc, test_find);
+    tcase_add_test (tc, test_journal_reserve);
     suite_add_tcase (s, tc);
     return tap_run (s, NULL, 0);
 }

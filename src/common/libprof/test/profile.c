@@ -4,9 +4,12 @@
 #endif
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "libprof/profile.h"
 #include "libprof/summary.h"
@@ -292,6 +295,144 @@ START_TEST (test_summary)
 }
 END_TEST
 
+
+/* A profile is a new inode each time: a reader that kept a descriptor of
+ * an older profile of the same name (a job id used again) still reads
+ * the older one; a symbolic link planted at the name is not followed. */
+START_TEST (test_new_inode)
+{
+    char path[4096], target[4096], buf[256];
+    json_object *h = json_object_new_object ();
+    struct prof_writer *w;
+    pin_error_t e = { "" };
+    struct stat old, now;
+    ssize_t n;
+    int fd;
+
+    tmptree_setup ("test_profile");
+    tmptree_path (path, sizeof (path), "1.0.node.jsonl");
+    json_object_object_add (h, "job", json_object_new_string ("first"));
+    ck_assert_ptr_nonnull (w = prof_writer_open (path, 1 << 20, h, &e));
+    ck_assert_int_eq (prof_writer_close (w, NULL, &e), 0);
+    ck_assert_int_ge (fd = open (path, O_RDONLY), 0);
+    ck_assert_int_eq (fstat (fd, &old), 0);
+    json_object_object_add (h, "job", json_object_new_string ("second"));
+    ck_assert_ptr_nonnull (w = prof_writer_open (path, 1 << 20, h, &e));
+    ck_assert_int_eq (prof_writer_close (w, NULL, &e), 0);
+    ck_assert_int_eq (stat (path, &now), 0);
+    ck_assert (now.st_ino != old.st_ino);
+    n = pread (fd, buf, sizeof (buf) - 1, 0);
+    ck_assert_int_gt (n, 0);
+    buf[n] = '\0';
+    ck_assert_msg (strstr (buf, "\"first\"") && !strstr (buf, "\"second\""),
+                   "%s", buf);
+    close (fd);
+    /* a symlink at the name: removed, its target untouched */
+    tmptree_put ("precious", "keep\n");
+    tmptree_path (target, sizeof (target), "precious");
+    ck_assert_int_eq (unlink (path), 0);
+    ck_assert_int_eq (symlink (target, path), 0);
+    ck_assert_ptr_nonnull (w = prof_writer_open (path, 1 << 20, h, &e));
+    ck_assert_int_eq (prof_writer_close (w, NULL, &e), 0);
+    ck_assert_str_eq (tmptree_get ("precious"), "keep\n");
+    ck_assert_int_eq (lstat (path, &now), 0);
+    ck_assert (S_ISREG (now.st_mode));
+    json_object_put (h);
+    tmptree_teardown ();
+}
+END_TEST
+
+/* Shared with the job's user through an ACL: that user reads it, cannot
+ * write it, cannot chmod it; others cannot read it (needs root). */
+START_TEST (test_share)
+{
+    char path[4096];
+    json_object *h = json_object_new_object ();
+    struct prof_writer *w;
+    pin_error_t e = { "" };
+    const uid_t user = 65534, other = 65533;
+    struct stat st;
+    int rc, status;
+    pid_t pid;
+
+    if (geteuid () != 0)
+        return;
+    tmptree_setup ("test_profile");
+    ck_assert_int_eq (chmod (tmptree_root (), 0755), 0);
+    tmptree_path (path, sizeof (path), "2.0.node.jsonl");
+    ck_assert_ptr_nonnull (w = prof_writer_open (path, 1 << 20, h, &e));
+    rc = prof_writer_share (w, user, &e);
+    ck_assert_msg (rc >= 0, "%s", e.text);
+    ck_assert_int_eq (prof_writer_close (w, NULL, &e), 0);
+    ck_assert_int_eq (stat (path, &st), 0);
+    ck_assert_uint_eq (st.st_uid, 0);
+    if (rc == 1) {  /* no ACLs here: root's only */
+        ck_assert_uint_eq (st.st_mode & 0777, 0600);
+        json_object_put (h);
+        tmptree_teardown ();
+        return;
+    }
+    ck_assert_uint_eq (st.st_mode & 0777, 0640);    /* group bits: mask */
+    if ((pid = fork ()) == 0) {
+        int ok = setgid (user) == 0 && setuid (user) == 0
+                 && open (path, O_RDONLY) >= 0
+                 && open (path, O_WRONLY) < 0 && errno == EACCES
+                 && open (path, O_WRONLY | O_APPEND) < 0
+                 && chmod (path, 0600) < 0 && errno == EPERM
+                 && truncate (path, 1 << 30) < 0;
+        _exit (ok ? 0 : 1);
+    }
+    ck_assert_int_eq (waitpid (pid, &status, 0), pid);
+    ck_assert_msg (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+                   "uid %u could write, chmod or not read %s", user, path);
+    if ((pid = fork ()) == 0) {
+        int ok = setgid (other) == 0 && setuid (other) == 0
+                 && open (path, O_RDONLY) < 0 && errno == EACCES;
+        _exit (ok ? 0 : 1);
+    }
+    ck_assert_int_eq (waitpid (pid, &status, 0), pid);
+    ck_assert_msg (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+                   "uid %u could read %s", other, path);
+    json_object_put (h);
+    tmptree_teardown ();
+}
+END_TEST
+
+/* The room kept free for the journal stops the writing like the bound,
+ * with a note that says why, and the end line still comes. */
+START_TEST (test_keep_free)
+{
+    char path[4096];
+    json_object *h = json_object_new_object (), *l, *end;
+    struct prof_writer *w;
+    pin_error_t e = { "" };
+
+    tmptree_setup ("test_profile");
+    tmptree_path (path, sizeof (path), "3.0.node.jsonl");
+    ck_assert_ptr_nonnull (w = prof_writer_open (path, 1 << 20, h, &e));
+    prof_writer_keep_free (w, 1ULL << 62);
+    l = line ("{\"type\":\"fork\",\"t\":5,\"thread\":false}");
+    ck_assert_int_eq (prof_writer_put (w, l, &e), 0);
+    ck_assert (prof_writer_out_of_room (w));
+    end = json_object_new_object ();
+    ck_assert_int_eq (prof_writer_close (w, end, &e), 0);
+    ck_assert_msg (strstr (tmptree_get ("3.0.node.jsonl"),
+                           "keeps 4611686018427387904 bytes free for the "
+                           "accounting journal"), "%s",
+                   tmptree_get ("3.0.node.jsonl"));
+    ck_assert (strstr (tmptree_get ("3.0.node.jsonl"), "\"type\":\"end\""));
+    /* 0: no check */
+    ck_assert_ptr_nonnull (w = prof_writer_open (path, 1 << 20, h, &e));
+    prof_writer_keep_free (w, 0);
+    ck_assert_int_eq (prof_writer_put (w, l, &e), 1);
+    ck_assert_int_eq (prof_writer_close (w, NULL, &e), 0);
+    json_object_put (l);
+    json_object_put (end);
+    json_object_put (h);
+    tmptree_teardown ();
+}
+END_TEST
+
 int main (void)
 {
     Suite *s = suite_create ("profile");
@@ -302,6 +443,9 @@ int main (void)
     tcase_add_loop_test (tc, test_bad_files, 0, sizeof (bad) / sizeof (bad[0]));
     tcase_add_test (tc, test_summary);
     tcase_add_test (tc, test_cut_and_long);
+    tcase_add_test (tc, test_new_inode);
+    tcase_add_test (tc, test_share);
+    tcase_add_test (tc, test_keep_free);
     suite_add_tcase (s, tc);
     return tap_run (s, NULL, 0);
 }

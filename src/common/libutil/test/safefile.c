@@ -174,6 +174,63 @@ START_TEST (test_foreign_owner)
 }
 END_TEST
 
+
+/* safefile_check_follow: links in safe places are followed, and their
+ * targets checked; the lstat of the end is what was reached. */
+START_TEST (test_follow)
+{
+    pin_error_t e = { "" };
+    struct stat st, want;
+
+    make_dir ("etc", 0755);
+    make_dir ("shared", 0755);
+    make_dir ("shared/conf", 0755);
+    make_file ("shared/conf/pin.conf", 0644);
+    ck_assert_int_eq (stat (at ("shared/conf/pin.conf"), &want), 0);
+    /* an absolute link, a relative one with "..", a link to a dir */
+    ck_assert_int_eq (symlink (at ("shared/conf/pin.conf"),
+                               at ("etc/abs.conf")), 0);
+    ck_assert_int_eq (symlink ("../shared/conf/pin.conf",
+                               at ("etc/rel.conf")), 0);
+    ck_assert_int_eq (symlink ("../shared/conf", at ("etc/slurm")), 0);
+    ck_assert_int_eq (safefile_check (at ("etc/abs.conf"), geteuid (), &e),
+                      -1);
+    ck_assert_int_eq (errno, ELOOP);
+    ck_assert_msg (safefile_check_follow (at ("etc/abs.conf"), geteuid (),
+                                          &st, &e) == 0, "%s", e.text);
+    ck_assert (st.st_ino == want.st_ino && st.st_dev == want.st_dev);
+    ck_assert_msg (safefile_check_follow (at ("etc/rel.conf"), geteuid (),
+                                          &st, &e) == 0, "%s", e.text);
+    ck_assert (st.st_ino == want.st_ino);
+    ck_assert_msg (safefile_check_follow (at ("etc/slurm/pin.conf"),
+                                          geteuid (), &st, &e) == 0, "%s",
+                   e.text);
+    ck_assert (st.st_ino == want.st_ino);
+    /* the target's directory writable by others: refused */
+    ck_assert_int_eq (chmod (at ("shared/conf"), 0777), 0);
+    ck_assert_int_eq (safefile_check_follow (at ("etc/rel.conf"), geteuid (),
+                                             &st, &e), -1);
+    ck_assert_int_eq (errno, EPERM);
+    ck_assert_msg (strstr (e.text, "shared/conf: writable by group or "
+                           "others"), "%s", e.text);
+    ck_assert_int_eq (chmod (at ("shared/conf"), 0755), 0);
+    /* a loop */
+    ck_assert_int_eq (symlink ("loop", at ("etc/loop")), 0);
+    ck_assert_int_eq (safefile_check_follow (at ("etc/loop"), geteuid (),
+                                             &st, &e), -1);
+    ck_assert_int_eq (errno, ELOOP);
+    /* a link owned by another user (root only: lchown) */
+    if (geteuid () == 0) {
+        ck_assert_int_eq (lchown (at ("etc/rel.conf"), 65534, 65534), 0);
+        ck_assert_int_eq (safefile_check_follow (at ("etc/rel.conf"), 0,
+                                                 &st, &e), -1);
+        ck_assert_int_eq (errno, EPERM);
+        ck_assert_msg (strstr (e.text, "a symbolic link owned by uid 65534"),
+                       "%s", e.text);
+    }
+}
+END_TEST
+
 int main (void)
 {
     Suite *s = suite_create ("safefile");
@@ -187,6 +244,7 @@ int main (void)
     tcase_add_test (tc, test_sticky);
     tcase_add_test (tc, test_symlink);
     tcase_add_test (tc, test_bad_paths);
+    tcase_add_test (tc, test_follow);
     if (geteuid () == 0)
         tcase_add_test (tc, test_foreign_owner);
     else
