@@ -105,7 +105,24 @@ _slurm_stop_all () {
         "$LOCAL_SLURM" stop --dir "$_d" >&2 || _rc=1
     done
     IFS=$_ifs
+    _slurm_rm_cgroups
     return $_rc
+}
+
+# Remove the cgroup directories this test file's plugin made: every test
+# names its CgroupBase slurm-pin-tNNNN-$$ (this shell's pid), so the ones of
+# this run are found under either cgroup2 mount once its daemons are gone.
+# Runs on success and failure alike: a test leaves the machine as it found
+# it.  A directory still holding a process stays (rmdir fails) and is named.
+_slurm_rm_cgroups () {
+    for _m in /sys/fs/cgroup/unified /sys/fs/cgroup; do
+        for _c in "$_m"/slurm-pin-t[0-9]*-$$; do
+            test -d "$_c" || continue
+            find "$_c" -depth -type d -exec rmdir {} + 2>/dev/null ||
+            { sleep 1; find "$_c" -depth -type d -exec rmdir {} + 2>/dev/null; } ||
+            echo "# cgroup $_c left behind: it still holds a process" >&2
+        done
+    done
 }
 
 _slurm_on_exit () {
