@@ -63,64 +63,57 @@ test_expect_success $ALL "record $N short children beside the pid storm" '
         while test \$i -lt $N; do ./stepchild 0.005 || exit 1; i=\$((i + 1)); done" &&
     touch stop-storm && wait $storm &&
     cat storm.out &&
-    grep "ns_last_pid yes" storm.out &&
-    slurm-pin profile --json reuse.jsonl >reuse.json &&
-    slurm-pin profile reuse.jsonl >reuse.txt &&
-    cat reuse.txt &&
-    tail -n 1 reuse.jsonl >end.json &&
-    cat end.json
+    grep "ns_last_pid yes" storm.out
 '
 
-# lost: what the recorder says it lost (proc connector and taskstats)
-lost () {
-    "$PY" -c 'import json, sys
-j = json.load(open("end.json"))
-print(j["lost_seq"] + j["enobufs"] + j["taskstats_enobufs"] + max(j["socket_drops"], 0) + j["untracked"])'
-}
-
-test_expect_success $ALL 'the storm took the children'"'"'s pids again' '
-    "$PY" - reuse.jsonl storm-pids.txt <<-\EOF
+# check_profile PROFILE STORMPIDS ROOTCMD: the checks of a profile
+# recorded beside the storm (into PROFILE.*): the storm took the
+# children's pids again; nothing of it is in the profile; exactly the N
+# children (stepchild) and the root (ROOTCMD) by command, or bounds when
+# the recorder says it lost events; every record paired with an exit of
+# the step (the same pid, time and start) and with a life that fits.
+check_profile () {
+    slurm-pin profile --json "$1" >"$1.json" &&
+    slurm-pin profile "$1" >"$1.txt" &&
+    cat "$1.txt" &&
+    tail -n 1 "$1" >"$1.end" &&
+    cat "$1.end" &&
+    ! grep pidstorm "$1" &&
+    ! grep pidstorm "$1.txt" &&
+    "$PY" - "$1" "$2" "$3" $N <<-\EOF
 	import json, sys
-	lines = [json.loads(l) for l in open(sys.argv[1])]
+	path, stormfile, rootcmd, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+	lines = [json.loads(l) for l in open(path)]
+	end = lines[-1]
+	summary = json.load(open(path + ".json"))
+	if isinstance(summary, list):
+	    summary = summary[0]
+	lost = (end["lost_seq"] + end["enobufs"] + end["taskstats_enobufs"]
+	        + max(end["socket_drops"], 0) + end["untracked"])
+	# the storm took the pids of the children again
 	children = [l["pid"] for l in lines if l["type"] == "fork"]
-	storm = {int(x) for x in open(sys.argv[2])}
+	storm = {int(x) for x in open(stormfile)}
 	reused = [p for p in children if p in storm]
 	print(len(children), "children on", len(set(children)), "pids;",
-	      len(reused), "of them on a pid the storm also had")
-	assert len(reused) >= len(children) // 2, "the storm did not reuse the pids"
-	EOF
-'
-
-test_expect_success $ALL 'nothing of the storm in the profile' '
-    ! grep pidstorm reuse.jsonl &&
-    ! grep pidstorm reuse.txt
-'
-
-test_expect_success $ALL "exactly the step's processes: $N children and the root, by command" '
-    echo "lost: $(lost)" &&
-    got_p=$(jget reuse.json "j[\"processes_created\"]") &&
-    got_x=$(jget reuse.json "j[\"process_exits\"]") &&
-    got_r=$(jget reuse.json "j[\"taskstats\"][\"records\"]") &&
-    cmds=$(jget reuse.json "sorted((c[\"command\"], c[\"processes\"]) for c in j[\"top_by_count\"])") &&
-    echo "processes $got_p exits $got_x records $got_r commands $cmds" &&
-    if test "$(lost)" -eq 0; then
-        test "$got_p" -eq $N &&
-        test "$got_x" -eq $((N + 1)) &&
-        test "$got_r" -eq $((N + 1)) &&
-        test "$cmds" = "[('"'"'sh'"'"', 1), ('"'"'stepchild'"'"', $N)]" &&
-        test "$(jget end.json "j[\"taskstats_missing\"]")" -eq 0
-    else
-        say "events lost under load: $(lost); counts checked as bounds" &&
-        test "$got_p" -le $N && test "$got_r" -le $((N + 1)) &&
-        jget reuse.json "[c[\"command\"] for c in j[\"top_by_count\"]]" >cmds.out &&
-        "$PY" -c "import ast, sys; assert set(ast.literal_eval(open(sys.argv[1]).read())) <= {\"sh\", \"stepchild\"}" cmds.out
-    fi
-'
-
-test_expect_success $ALL 'every record is paired with an exit of the step: same pid, time and start' '
-    "$PY" - reuse.jsonl <<-\EOF
-	import json, sys
-	lines = [json.loads(l) for l in open(sys.argv[1])]
+	      len(reused), "of them on a pid the storm also had; lost", lost)
+	assert len(reused) >= n // 2, "the storm did not reuse the pids"
+	# exactly the step's processes, by command
+	cmds = sorted((c["command"], c["processes"]) for c in summary["top_by_count"])
+	print("processes", summary["processes_created"], "exits",
+	      summary["process_exits"], "records", summary["taskstats"]["records"],
+	      "commands", cmds)
+	assert {c for c, _ in cmds} <= {rootcmd, "stepchild"}, cmds
+	if lost == 0:
+	    assert summary["processes_created"] == n
+	    assert summary["process_exits"] == n + 1
+	    assert summary["taskstats"]["records"] == n + 1
+	    assert cmds == sorted([(rootcmd, 1), ("stepchild", n)]), cmds
+	    assert end["taskstats_missing"] == 0
+	else:
+	    print("events lost under load: counts checked as bounds")
+	    assert summary["processes_created"] <= n
+	    assert summary["taskstats"]["records"] <= n + 1
+	# every record is paired with an exit of the step
 	root = [l["pid"] for l in lines if l["type"] == "root"][0]
 	known = {root}
 	for l in lines:
@@ -135,12 +128,66 @@ test_expect_success $ALL 'every record is paired with an exit of the step: same 
 	    e = exits.get((r["pid"], r["t"]))
 	    assert e, ("a record without its exit", r)
 	    assert e["start"] == r["start"], (e, r)
-	    assert r["tgid"] == r["pid"] and r["comm"] in ("sh", "stepchild"), r
-	    # its elapsed time fits in the life of the task
-	    assert r["etime_us"] * 1000 <= e["t"] - e["start"] + 10**9 or r["pid"] == root, (e, r)
+	    assert r["tgid"] == r["pid"] and r["comm"] in (rootcmd, "stepchild"), r
+	    # its elapsed time fits in the life of the task (not a root)
+	    assert r["pid"] == root or r["etime_us"] * 1000 <= e["t"] - e["start"] + 10**9, (e, r)
 	assert len({(r["pid"], r["t"]) for r in tasks}) == len(tasks), "an exit paired twice"
 	print(len(tasks), "records,", len(exits), "exits, all of the step")
 	EOF
+}
+
+test_expect_success $ALL 'the profile: the step exactly, nothing of the storm, each record its exit'"'"'s' '
+    check_profile reuse.jsonl storm-pids.txt sh
+'
+
+# --- the same in a Slurm step (pin.so records in slurmstepd) ------------
+
+_why=$(slurm_missing)
+if test -z "$_why"; then
+    test_set_prereq LOCAL_SLURM
+elif test -n "${PIN_REQUIRE_SLURM:-}${CI:-}"; then
+    test_expect_success 'a local Slurm can run here' 'echo "$_why"; false'
+else
+    say "local Slurm unavailable ($_why): the srun case is skipped"
+fi
+pin_so_prereq
+STATE=$(mktemp -d /tmp/pin-t6030.XXXXXX) || exit 1
+chmod 755 "$STATE"
+cleanup "rm -rf '$STATE'"
+PROF=$STATE/profile
+SLURM_ALL=$ALL,LOCAL_SLURM,PIN_SO
+
+test_expect_success $SLURM_ALL 'start a cluster with pin.so and ProfileDir' '
+    cat >pin.conf <<-EOF &&
+	StateDir=$STATE/state
+	TopologyCache=$STATE/topology.xml
+	JournalDir=$STATE/journal
+	DeliverCommand=none
+	ProfileDir=$PROF
+	EOF
+    echo "required $PIN_SO conf=@PIN_CONF@" >plugstack.conf &&
+    slurm_start --plugstack plugstack.conf --pin-conf pin.conf &&
+    echo "$LOCAL_SLURM_NODE" >node
+'
+
+test_expect_success $SLURM_ALL "srun --pin-profile: $N short children beside the pid storm" '
+    rm -f stop-storm &&
+    ./pidstorm stop-storm storm-pids-srun.txt 300 >storm-srun.out &
+    storm=$! &&
+    test_when_finished "touch stop-storm; wait $storm || :" &&
+    sleep 1 &&
+    srun --pin-profile=200ms -n1 -c1 sh -c "
+        echo \$SLURM_JOB_ID >job.id
+        i=0
+        while test \$i -lt $N; do ./stepchild 0.005 || exit 1; i=\$((i + 1)); done" &&
+    touch stop-storm && wait $storm &&
+    cat storm-srun.out &&
+    grep "ns_last_pid yes" storm-srun.out &&
+    cp "$PROF/$(cat job.id).0.$(cat node).jsonl" srun.jsonl
+'
+
+test_expect_success $SLURM_ALL 'the step'"'"'s profile: the step exactly, nothing of the storm, each record its exit'"'"'s' '
+    check_profile srun.jsonl storm-pids-srun.txt sh
 '
 
 test_done

@@ -5,12 +5,12 @@
  * Until STOPFILE exists (or MAXSECONDS, default 120, passed), creates
  * and ends one task after another, alternately a process (vfork, _exit)
  * and a thread (pthread_create, join), each living microseconds.  Root
- * only: before each one it writes the same value into
- * /proc/sys/kernel/ns_last_pid, so that the kernel gives it the lowest
- * free pid from there: every pid of that region (where the other
- * processes of the machine, the profiled step's included, then get
- * theirs too) is taken again within microseconds of being freed, in the
- * same second.  It changes no setting (pid_max is untouched; the value
+ * only: before each one it writes into /proc/sys/kernel/ns_last_pid
+ * the next of WINDOW (64) consecutive values, so that the kernel gives it
+ * the lowest free pid from there: every pid of that window (where the
+ * other processes of the machine, the profiled step's included, then get
+ * theirs too) is taken again within a few milliseconds of being freed,
+ * in the same second.  It changes no setting (pid_max is untouched; the value
  * written is only where the search for the next free pid starts), so
  * nothing needs restoring.  At the end it writes the pids it used, one a
  * line, to PIDSFILE, and "processes N threads M" on stdout.  Without
@@ -25,6 +25,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#define WINDOW 64
 
 static unsigned char *used;
 static long pid_max;
@@ -48,7 +50,7 @@ int main (int argc, char **argv)
     double limit = argc > 3 ? atof (argv[3]) : 120;
     struct timespec t0, t;
     char val[32];
-    int len, fd;
+    int fd;
     FILE *f;
 
     if (argc < 3) {
@@ -65,10 +67,10 @@ int main (int argc, char **argv)
         return 1;
     /* the middle of the range, where nothing long-lived usually sits */
     base = pid_max / 2;
-    len = snprintf (val, sizeof (val), "%ld", base);
     fd = open ("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
     clock_gettime (CLOCK_MONOTONIC, &t0);
     for (long n = 0;; n++) {
+        int len = snprintf (val, sizeof (val), "%ld", base + n % WINDOW);
         if (fd >= 0 && pwrite (fd, val, (size_t)len, 0) != len) {
             close (fd);
             fd = -1;
