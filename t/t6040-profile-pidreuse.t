@@ -151,7 +151,7 @@ else
     say "local Slurm unavailable ($_why): the srun case is skipped"
 fi
 pin_so_prereq
-STATE=$(mktemp -d /tmp/pin-t6030.XXXXXX) || exit 1
+STATE=$(mktemp -d /tmp/pin-t6040.XXXXXX) || exit 1
 chmod 755 "$STATE"
 cleanup "rm -rf '$STATE'"
 PROF=$STATE/profile
