@@ -382,8 +382,11 @@ static void print_summary (const char *path, const struct prof_summary *s,
             s->thread_peak);
     if (s->have_taskstats) {
         printf ("context switches   %" PRIu64 " voluntary, %" PRIu64
-                " involuntary (taskstats, %" PRIu64 " ended tasks)\n",
+                " involuntary (taskstats, %" PRIu64 " ended tasks",
                 s->nvcsw, s->nivcsw, s->task_records);
+        if (s->task_missing)
+            printf ("; %" PRIu64 " more without a record", s->task_missing);
+        printf (")\n");
         printf ("CPU time           user %.3f s, system %.3f s (taskstats)\n",
                 (double)s->utime_us / 1e6, (double)s->stime_us / 1e6);
     } else {

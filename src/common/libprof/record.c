@@ -29,8 +29,16 @@
 #define STAT_SIZE (1 << 20)
 /* datagrams read per call, so that a fork storm cannot starve sampling */
 #define MAX_BATCH 4096
-/* how long a taskstats record waits for its exit and the other way */
+/* how long a taskstats record waits for its exit (the exit's record
+ * is in hand when the exit is settled: see taskstats.h) */
 #define TS_MATCH_AGE_NS (10ull * 1000000000ull)
+/* roots remembered, to tell a root's exit from its reused pid's */
+#define MAX_ROOTS 4096
+
+struct root {
+    int32_t pid;
+    uint64_t t;     /* when added: the tracker's start of it */
+};
 
 struct prof_rec {
     struct prof_writer *w;
@@ -56,6 +64,8 @@ struct prof_rec {
     int cg_fd;                 /* the step's cgroup directory, or -1 */
     uint64_t pss_budget_ns;    /* smaps_rollup time per sample; 0: none */
     char cgbuf[4096];
+    struct root *roots;
+    size_t nroots;
 };
 
 static uint64_t now_ns (void)
@@ -111,6 +121,7 @@ static void rec_free (struct prof_rec *r)
     free (r->tsr);
     free (r->cpu);
     free (r->statbuf);
+    free (r->roots);
     if (r->cg_fd >= 0)
         close (r->cg_fd);
     free (r);
@@ -143,6 +154,7 @@ struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
         || !(r->tsr = calloc (MAX_EVENTS, sizeof (*r->tsr)))
         || !(r->cpu = calloc (MAX_CPUS, sizeof (*r->cpu)))
         || !(r->statbuf = malloc (STAT_SIZE))
+        || !(r->roots = calloc (MAX_ROOTS, sizeof (*r->roots)))
         || !(r->cpus = o->cpus ? hwloc_bitmap_dup (o->cpus)
                                : hwloc_bitmap_alloc ())) {
         errno = ENOMEM;
@@ -247,6 +259,8 @@ int prof_rec_add_root (struct prof_rec *r, pid_t pid, pin_error_t *errp)
     if (tracker_add_root (r->tr, pid, comm, t) < 0)
         return errprintf (errp, "profile: cannot follow pid %d: %s",
                           (int)pid, strerror (errno));
+    if (r->nroots < MAX_ROOTS)
+        r->roots[r->nroots++] = (struct root){ .pid = pid, .t = t };
     o = json_object_new_object ();
     ADD (o, "type", json_object_new_string ("root"));
     ADD (o, "t", I64 (t));
@@ -277,13 +291,16 @@ int prof_rec_timeout_ms (struct prof_rec *r)
     return (int)((r->next_sample_ns - now + 999999) / 1000000);
 }
 
-static int put_task (struct prof_rec *r, const struct ts_record *t,
-                     pin_error_t *errp)
+static int put_task (struct prof_rec *r, const struct ts_exit *x,
+                     const struct ts_record *t, pin_error_t *errp)
 {
     json_object *o = json_object_new_object ();
 
     r->st.ts_records++;
     ADD (o, "type", json_object_new_string ("task"));
+    /* the exit it is paired with: its time and the task's start */
+    ADD (o, "t", I64 (x->exit_ns));
+    ADD (o, "start", I64 (x->fork_ns));
     ADD (o, "pid", I64 (t->pid));
     ADD (o, "tgid", I64 (t->tgid));
     ADD (o, "ppid", I64 (t->ppid));
@@ -344,6 +361,39 @@ static int put_event (struct prof_rec *r, struct cnproc_event *e,
     return put (r, o, errp);
 }
 
+struct settle {
+    struct prof_rec *r;
+    pin_error_t *errp;
+};
+
+static int on_settled (const struct ts_exit *x, const struct ts_record *t,
+                       void *arg)
+{
+    struct settle *s = arg;
+
+    if (!t)
+        return 0;   /* counted by tsmatch as missing */
+    return put_task (s->r, x, t, s->errp) < 0 ? -1 : 0;
+}
+
+/* Settle the exits whose record must be in hand (taskstats.h). */
+static int settle (struct prof_rec *r, bool all, pin_error_t *errp)
+{
+    struct settle s = { .r = r, .errp = errp };
+
+    if (r->ts_fd < 0)
+        return 0;
+    return tsmatch_resolve (r->tsm, all, on_settled, &s) ? -1 : 0;
+}
+
+static bool is_root (const struct prof_rec *r, int32_t pid, uint64_t start)
+{
+    for (size_t i = 0; i < r->nroots; i++)
+        if (r->roots[i].pid == pid && r->roots[i].t == start)
+            return true;
+    return false;
+}
+
 /* Read what is waiting, at most MAX_BATCH datagrams: 0 when the socket
  * is empty, 1 when more may be waiting, -1 with errp. */
 static int drain_cn (struct prof_rec *r, pin_error_t *errp)
@@ -352,8 +402,9 @@ static int drain_cn (struct prof_rec *r, pin_error_t *errp)
         ssize_t n = cnproc_recv (r->cn_fd, r->buf, RECV_SIZE, &r->st.foreign);
         int nev;
 
-        if (n == 0)
-            return 0;
+        if (n == 0)     /* read empty: the records of the exits read
+                         * before the last taskstats drain are in hand */
+            return settle (r, false, errp);
         if (n < 0) {
             if (errno == ENOBUFS) {
                 r->st.enobufs++;
@@ -386,6 +437,17 @@ static int drain_cn (struct prof_rec *r, pin_error_t *errp)
                 r->st.untracked++;
                 continue;
             }
+            if (r->ts_fd >= 0 && e->type == CNPROC_FORK)
+                tsmatch_fork (r->tsm, e->pid);
+            if (r->ts_fd >= 0 && e->type == CNPROC_EXIT) {
+                /* every exit of the machine claims its own record, so
+                 * that none is left for a later holder of the pid */
+                struct ts_exit x = { .pid = e->pid, .tgid = e->tgid,
+                                     .step = in > 0, .exit_ns = e->ts_ns,
+                                     .fork_ns = in > 0 ? start : 0 };
+                x.root = in > 0 && is_root (r, e->pid, start);
+                (void)tsmatch_exit (r->tsm, &x);    /* ENOMEM: counted */
+            }
             if (!in)
                 continue;
             r->st.step_events++;
@@ -399,12 +461,6 @@ static int drain_cn (struct prof_rec *r, pin_error_t *errp)
             }
             if (put_event (r, e, start, errp) < 0)
                 return -1;
-            if (e->type == CNPROC_EXIT && r->ts_fd >= 0) {
-                struct ts_record t;
-                int m = tsmatch_exit (r->tsm, e->pid, now_ns (), &t);
-                if (m > 0 && put_task (r, &t, errp) < 0)
-                    return -1;
-            }
         }
     }
     return 1;   /* more may be waiting */
@@ -419,12 +475,15 @@ static int drain_ts (struct prof_rec *r, pin_error_t *errp)
         int nrec;
 
         if (n < 0) {
-            if (errno == EAGAIN || errno == EWOULDBLOCK)
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                tsmatch_drained (r->tsm);
                 return 0;
+            }
             if (errno == EINTR)
                 continue;
             if (errno == ENOBUFS) {
                 r->st.ts_enobufs++;
+                tsmatch_lost (r->tsm, now_ns ());
                 if (put_lost (r, "taskstats_enobufs", 1, errp) < 0)
                     return -1;
                 continue;
@@ -436,11 +495,11 @@ static int drain_ts (struct prof_rec *r, pin_error_t *errp)
             r->st.parse_errors++;
             continue;
         }
-        for (int i = 0; i < nrec; i++) {
-            struct ts_record t;
-            int m = tsmatch_record (r->tsm, &r->tsr[i], now_ns (), &t);
-            if (m > 0 && put_task (r, &t, errp) < 0)
-                return -1;
+        {
+            uint64_t t = now_ns ();     /* after the recv(): the records
+                                         * were sent before it */
+            for (int i = 0; i < nrec; i++)
+                (void)tsmatch_record (r->tsm, &r->tsr[i], t);
         }
     }
     return 1;   /* more may be waiting */
@@ -660,11 +719,7 @@ static int take_sample (struct prof_rec *r, pin_error_t *errp)
     free (s);
     r->st.samples++;
     rc = put (r, o, errp);
-    {
-        uint64_t unclaimed = 0;
-        tsmatch_expire (r->tsm, now_ns (), TS_MATCH_AGE_NS, &unclaimed,
-                        &r->st.ts_missing);
-    }
+    tsmatch_expire (r->tsm, now_ns (), TS_MATCH_AGE_NS);
     return rc;
 }
 
@@ -692,6 +747,13 @@ void prof_rec_stats (const struct prof_rec *r, struct prof_rec_stats *s)
     struct cnproc_seq_stats q;
 
     *s = r->st;
+    if (r->ts_fd >= 0) {
+        struct tsmatch_stats m;
+        tsmatch_stats (r->tsm, &m);
+        s->ts_missing = m.missing;
+        s->ts_stale = m.stale;
+        s->ts_ambiguous = m.ambiguous;
+    }
     tracker_counts (r->tr, &c);
     cnproc_seq_stats (r->seq, &q);
     s->reordered = q.reordered;
@@ -758,21 +820,24 @@ int prof_rec_finish (struct prof_rec *r, int status, pin_error_t *errp)
             if (pass == 0)
                 r->flushed_cpus = flush_cpus ();
         }
-        /* the kernel sends a task's record before its exit event, so a
-         * record still awaited is in flight or lost: wait up to 20 ms */
+        /* the kernel sends a task's record before its exit event, so
+         * an exit is settled once the taskstats socket, then the proc
+         * connector's, were read empty after it: a few rounds at most */
         for (int i = 0; rc == 0 && r->ts_fd >= 0 && i < 20
                     && tsmatch_awaiting (r->tsm) > 0; i++) {
-            usleep (1000);
-            if (drain_cn (r, errp) < 0 || drain_ts (r, errp) < 0)
+            if (i > 1)
+                usleep (1000);
+            if (drain_ts (r, errp) < 0 || drain_cn (r, errp) < 0)
                 rc = -1;
         }
+        /* what is left (sockets never read empty): settle with what is
+         * in hand */
+        if (rc == 0 && settle (r, true, errp) < 0)
+            rc = -1;
         if (rc == 0 && r->interval_ms && take_sample (r, errp) < 0)
             rc = -1;
     }
-    {
-        uint64_t unclaimed = 0;
-        tsmatch_expire (r->tsm, now_ns (), 0, &unclaimed, &r->st.ts_missing);
-    }
+    tsmatch_expire (r->tsm, now_ns (), 0);
     prof_rec_stats (r, &s);
     end = json_object_new_object ();
     ADD (end, "t", I64 (now_ns ()));
@@ -788,6 +853,8 @@ int prof_rec_finish (struct prof_rec *r, int status, pin_error_t *errp)
     ADD (end, "parse_errors", I64 (s.parse_errors));
     ADD (end, "taskstats_records", I64 (s.ts_records));
     ADD (end, "taskstats_missing", I64 (s.ts_missing));
+    ADD (end, "taskstats_stale", I64 (s.ts_stale));
+    ADD (end, "taskstats_ambiguous", I64 (s.ts_ambiguous));
     ADD (end, "taskstats_enobufs", I64 (s.ts_enobufs));
     ADD (end, "samples", I64 (s.samples));
     ADD (end, "flushed_cpus", I64 (r->flushed_cpus));

@@ -50,6 +50,8 @@ struct prof_rec_stats {
     uint64_t parse_errors;     /* datagrams that could not be parsed */
     uint64_t ts_records;       /* taskstats records written */
     uint64_t ts_missing;       /* step exits whose record never came */
+    uint64_t ts_stale;         /* records of an earlier holder of a pid */
+    uint64_t ts_ambiguous;     /* records given to no one after a loss */
     uint64_t ts_enobufs;
     uint64_t samples;
     uint64_t alive_processes, alive_threads;

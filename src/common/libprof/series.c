@@ -650,8 +650,22 @@ static int gantt_line (json_object *o, int lineno, void *arg)
     pid = prof_get_int (o, "pid", -1);
     tgid = prof_get_int (o, "tgid", pid);
     if (!strcmp (type, "task")) {
-        /* taskstats: the real command, even of a 1 ms process */
-        if (pid >= 0 && pid == tgid && (b = bar_of (r, pid)))
+        /* taskstats: the real command, even of a 1 ms process; of the
+         * process that started at "start" (the record may come after
+         * the pid's next holder in the step began) */
+        int64_t st = prof_get_int (o, "start", -1);
+        if (pid < 0 || pid != tgid || !(b = bar_of (r, pid)))
+            return 0;
+        if (st >= 0 && b->start != xsec (r, st)) {
+            double xs = xsec (r, st);
+            b = NULL;
+            for (size_t i = r->d->nbars; i-- > 0;)
+                if (r->d->bars[i].pid == pid && r->d->bars[i].start == xs) {
+                    b = &r->d->bars[i];
+                    break;
+                }
+        }
+        if (b)
             set_comm (b, prof_get_str (o, "comm"), true);
         return 0;
     }

@@ -13,6 +13,9 @@
 struct acc {
     struct prof_summary *s;
     json_object *cmds;            /* comm -> [exits, cpu_us, ts exits] */
+    json_object *unpaired;        /* "pid:t" of process exits -> comm,
+                                     until their task line comes */
+    bool old_tasks;               /* task lines without the exit's t */
     uint64_t t_first, t_last;
     bool have_t;
     int64_t alive_p, alive_t;
@@ -159,6 +162,7 @@ static int on_line (json_object *o, int lineno, void *arg)
             s->socket_drops = d > 0 ? (uint64_t)d : 0;
         }
         s->dropped_lines = (uint64_t)prof_get_int (o, "dropped_lines", 0);
+        s->task_missing = (uint64_t)prof_get_int (o, "taskstats_missing", 0);
         s->alive_processes = (uint64_t)get_sub (o, "alive", "processes");
         s->alive_threads = (uint64_t)get_sub (o, "alive", "threads");
         note_time (a, t);
@@ -200,6 +204,16 @@ static int on_line (json_object *o, int lineno, void *arg)
                 s->process_exits++;
                 alive (a, -1, 0);
                 cmd_add (a, prof_get_str (o, "comm"), 1, 0, 0);
+                if (s->have_taskstats) {
+                    char key[48];
+                    json_object *c = json_object_new_string (
+                        prof_get_str (o, "comm"));
+                    snprintf (key, sizeof (key), "%lld:%lld",
+                              (long long)prof_get_int (o, "pid", -1),
+                              (long long)t);
+                    if (!c || json_object_object_add (a->unpaired, key, c))
+                        a->nomem = true;
+                }
             }
         }
         return 0;
@@ -211,6 +225,15 @@ static int on_line (json_object *o, int lineno, void *arg)
     if (!strcmp (type, "task")) {
         int64_t ut = prof_get_int (o, "utime_us", 0);
         int64_t st = prof_get_int (o, "stime_us", 0);
+        int64_t pid = prof_get_int (o, "pid", 0);
+        if (t < 0)
+            a->old_tasks = true;
+        else if (pid == prof_get_int (o, "tgid", -1)) {
+            char key[48];
+            snprintf (key, sizeof (key), "%lld:%lld", (long long)pid,
+                      (long long)t);
+            json_object_object_del (a->unpaired, key);
+        }
         s->task_records++;
         s->nvcsw += (uint64_t)prof_get_int (o, "nvcsw", 0);
         s->nivcsw += (uint64_t)prof_get_int (o, "nivcsw", 0);
@@ -272,7 +295,9 @@ int prof_summary_read (const char *path, struct prof_summary *s,
 
     memset (s, 0, sizeof (*s));
     s->exit_status = -1;
-    if (!(a.cmds = json_object_new_object ())) {
+    if (!(a.cmds = json_object_new_object ())
+        || !(a.unpaired = json_object_new_object ())) {
+        json_object_put (a.cmds);
         errno = ENOMEM;
         return errprintf (errp, "out of memory");
     }
@@ -282,10 +307,20 @@ int prof_summary_read (const char *path, struct prof_summary *s,
             errprintf (errp, "%s: out of memory", path);
         }
         json_object_put (a.cmds);
+        json_object_put (a.unpaired);
         free (a.fork_t);
         free (a.thread_t);
         return -1;
     }
+    /* a process whose record never came still counts, by the command
+     * its exit line has: the counts by command add up to the exits */
+    if (!a.old_tasks) {
+        json_object_object_foreach (a.unpaired, ukey, uval) {
+            (void)ukey;
+            cmd_add (&a, json_object_get_string (uval), 0, 0, 1);
+        }
+    }
+    json_object_put (a.unpaired);
     s->fork_peak = window_peak (a.fork_t, a.nfork);
     s->thread_peak = window_peak (a.thread_t, a.nthread);
     free (a.fork_t);
@@ -385,6 +420,7 @@ json_object *prof_summary_json (const struct prof_summary *s, size_t top)
     json_object_object_add (ts, "available",
                             json_object_new_boolean (s->have_taskstats));
     json_object_object_add (ts, "records", I64 (s->task_records));
+    json_object_object_add (ts, "missing", I64 (s->task_missing));
     json_object_object_add (ts, "voluntary_ctxsw", I64 (s->nvcsw));
     json_object_object_add (ts, "involuntary_ctxsw", I64 (s->nivcsw));
     json_object_object_add (ts, "user_s",

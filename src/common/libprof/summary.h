@@ -27,6 +27,7 @@ struct prof_summary {
     uint64_t thread_peak;         /* most thread creations in any 1 s */
     bool have_taskstats;
     uint64_t task_records;        /* taskstats exit records */
+    uint64_t task_missing;        /* step exits without their record */
     uint64_t nvcsw, nivcsw;       /* taskstats: exact over ended tasks */
     uint64_t utime_us, stime_us;  /* taskstats */
     uint64_t samples;

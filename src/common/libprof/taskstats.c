@@ -18,6 +18,15 @@
 
 /* ---- parsing ---------------------------------------------------------- */
 
+/* Whether the kernel's struct of `n` bytes and version `v` has `field`
+ * (added in version `since`): a newer kernel's struct is longer (688
+ * bytes on 7.x against 352 in these headers), an older one shorter. */
+#define HAS(n, v, field, since) \
+    ((v) >= (since) && (n) >= offsetof (struct taskstats, field) \
+                               + sizeof (((struct taskstats *)0)->field))
+
+/* Fill r from the struct taskstats of n bytes at p: copies at most what
+ * these headers know, reads only the fields the struct has. */
 static void fill (struct ts_record *r, const unsigned char *p, size_t n)
 {
     struct taskstats ts;
@@ -29,7 +38,8 @@ static void fill (struct ts_record *r, const unsigned char *p, size_t n)
     memcpy (r->comm, ts.ac_comm, 32);
     r->comm[32] = '\0';
     r->ppid = (int32_t)ts.ac_ppid;
-    r->btime = ts.ac_btime64 ? ts.ac_btime64 : ts.ac_btime;
+    r->btime = HAS (n, ts.version, ac_btime64, 10) && ts.ac_btime64
+               ? ts.ac_btime64 : ts.ac_btime;
     r->etime_us = ts.ac_etime;
     r->utime_us = ts.ac_utime;
     r->stime_us = ts.ac_stime;
@@ -38,7 +48,7 @@ static void fill (struct ts_record *r, const unsigned char *p, size_t n)
     r->hiwater_rss_kb = ts.hiwater_rss;
     r->cpu_delay_ns = ts.cpu_delay_total;
     r->blkio_delay_ns = ts.blkio_delay_total;
-    if (n >= offsetof (struct taskstats, ac_tgid) + sizeof (ts.ac_tgid))
+    if (HAS (n, ts.version, ac_tgid, 12))
         r->tgid = (int32_t)ts.ac_tgid;
 }
 
@@ -78,8 +88,15 @@ static int parse_attrs (const unsigned char *p, size_t n, bool nested,
             have_pid = true;
         } else if (nested && type == TASKSTATS_TYPE_STATS) {
             /* the oldest struct with what we read (up to nivcsw) */
+            uint16_t version;
             if (alen < offsetof (struct taskstats, ac_utimescaled))
                 goto short_;
+            memcpy (&version, p + off + NLA_HDRLEN, sizeof (version));
+            if (version == 0) {
+                errno = EINVAL;
+                return errprintf (errp, "taskstats: a record at offset %zu "
+                                  "with version 0", base + off);
+            }
             fill (&r, p + off + NLA_HDRLEN, alen);
             have_stats = true;
         }
@@ -332,18 +349,42 @@ void taskstats_close (int fd, int ncpus, uint16_t family)
 
 /* ---- pairing records with exits ---------------------------------------- */
 
-enum { TS_EMPTY = 0, TS_PENDING, TS_AWAITING };
+/* How much longer than the task's fork-to-exit a record's elapsed time
+ * may be and still be the task's: the kernel takes the start time a
+ * little before it sends the fork event. */
+#define TS_START_SLACK_US 1000000ull
 
+enum { TS_EMPTY = 0, TS_REC, TS_SEXIT };
+
+/* A table entry: a record waiting for its exit (TS_REC), or a step exit
+ * waiting to be settled (TS_SEXIT, so that a fork of its pid can be
+ * noted).  Several entries may have the same pid. */
 struct tsentry {
     int32_t pid;
     int kind;
-    uint64_t t;
+    uint64_t seq;       /* TS_REC: reading order; TS_SEXIT: exit's seq */
+    uint64_t t;         /* TS_REC: read_ns */
     struct ts_record r;
+};
+
+struct tsexit {
+    struct ts_exit x;
+    uint64_t gen;       /* drains of the taskstats socket before it */
+    bool reused;        /* its pid was forked again before it settled */
+    bool nomem;         /* not in the table: settle it as missing */
 };
 
 struct tsmatch {
     struct tsentry *e;
-    size_t size, used, awaiting;
+    size_t size, used;
+    uint64_t rec_seq;
+    struct tsexit *q;   /* exits in the order they came: q[head..tail) */
+    size_t head, tail, cap;
+    uint64_t q_seq0;    /* seq of q[0] */
+    uint64_t drained;   /* tsmatch_drained() calls */
+    size_t awaiting, sexits;
+    uint64_t lost_ns;   /* the last loss reported, 0: none */
+    struct tsmatch_stats st;
 };
 
 static size_t ts_hash (int32_t pid, size_t size)
@@ -372,26 +413,38 @@ void tsmatch_destroy (struct tsmatch *m)
 
     if (m) {
         free (m->e);
+        free (m->q);
         free (m);
     }
     errno = saved;
 }
 
-static struct tsentry *ts_find (struct tsmatch *m, int32_t pid)
+/* The entry of `kind` for pid with the smallest seq (the oldest record),
+ * or with seq == want when want != UINT64_MAX. */
+static struct tsentry *ts_find (struct tsmatch *m, int32_t pid, int kind,
+                                uint64_t want)
 {
     size_t i = ts_hash (pid, m->size);
+    struct tsentry *best = NULL;
 
     while (m->e[i].kind != TS_EMPTY) {
-        if (m->e[i].pid == pid)
-            return &m->e[i];
+        struct tsentry *k = &m->e[i];
+        if (k->pid == pid && k->kind == kind) {
+            if (want != UINT64_MAX) {
+                if (k->seq == want)
+                    return k;
+            } else if (!best || k->seq < best->seq)
+                best = k;
+        }
         i = (i + 1) & (m->size - 1);
     }
-    return NULL;
+    return best;
 }
 
-/* Rebuild into `size` slots, keeping entries for which keep() says so. */
+/* Rebuild into `size` slots, dropping the records read more than `age`
+ * ago (every record with age 0). */
 static int ts_rebuild (struct tsmatch *m, size_t size, uint64_t now,
-                       uint64_t age, uint64_t *unclaimed, uint64_t *missing)
+                       uint64_t age)
 {
     struct tsentry *e = calloc (size, sizeof (*e));
 
@@ -403,14 +456,9 @@ static int ts_rebuild (struct tsmatch *m, size_t size, uint64_t now,
         size_t i;
         if (o->kind == TS_EMPTY)
             continue;
-        if (age == 0 || (now > o->t && now - o->t > age)) {
-            if (o->kind == TS_PENDING && unclaimed)
-                (*unclaimed)++;
-            if (o->kind == TS_AWAITING) {
-                m->awaiting--;
-                if (missing)
-                    (*missing)++;
-            }
+        if (o->kind == TS_REC
+            && (age == 0 || (now > o->t && now - o->t > age))) {
+            m->st.unclaimed++;
             continue;
         }
         i = ts_hash (o->pid, size);
@@ -425,12 +473,12 @@ static int ts_rebuild (struct tsmatch *m, size_t size, uint64_t now,
     return 0;
 }
 
-static struct tsentry *ts_insert (struct tsmatch *m, int32_t pid)
+static struct tsentry *ts_insert (struct tsmatch *m, int32_t pid, int kind)
 {
     size_t i;
 
     if ((m->used + 1) * 2 > m->size
-        && ts_rebuild (m, m->size * 2, 0, UINT64_MAX, NULL, NULL) < 0) {
+        && ts_rebuild (m, m->size * 2, 0, UINT64_MAX) < 0) {
         errno = ENOMEM;
         return NULL;
     }
@@ -438,6 +486,7 @@ static struct tsentry *ts_insert (struct tsmatch *m, int32_t pid)
     while (m->e[i].kind != TS_EMPTY)
         i = (i + 1) & (m->size - 1);
     m->e[i].pid = pid;
+    m->e[i].kind = kind;
     m->used++;
     return &m->e[i];
 }
@@ -463,40 +512,157 @@ static void ts_erase (struct tsmatch *m, struct tsentry *k)
 }
 
 int tsmatch_record (struct tsmatch *m, const struct ts_record *r,
-                    uint64_t now_ns, struct ts_record *out)
+                    uint64_t read_ns)
 {
-    struct tsentry *k = ts_find (m, r->pid);
+    struct tsentry *k = ts_insert (m, r->pid, TS_REC);
 
-    if (k && k->kind == TS_AWAITING) {
-        *out = *r;
-        ts_erase (m, k);
-        m->awaiting--;
-        return 1;
-    }
-    if (!k && !(k = ts_insert (m, r->pid)))
+    if (!k)
         return -1;
-    k->kind = TS_PENDING;   /* a newer record of a reused pid wins */
-    k->t = now_ns;
+    k->seq = m->rec_seq++;
+    k->t = read_ns;
     k->r = *r;
     return 0;
 }
 
-int tsmatch_exit (struct tsmatch *m, int32_t pid, uint64_t now_ns,
-                  struct ts_record *out)
+int tsmatch_exit (struct tsmatch *m, const struct ts_exit *x)
 {
-    struct tsentry *k = ts_find (m, pid);
+    struct tsexit *q;
 
-    if (k && k->kind == TS_PENDING) {
+    if (m->tail == m->cap) {
+        if (m->head > 0) {      /* slide the settled ones out */
+            memmove (m->q, m->q + m->head,
+                     (m->tail - m->head) * sizeof (*m->q));
+            m->q_seq0 += m->head;
+            m->tail -= m->head;
+            m->head = 0;
+        }
+        if (m->tail == m->cap) {
+            size_t c = m->cap ? m->cap * 2 : 256;
+            struct tsexit *p = realloc (m->q, c * sizeof (*p));
+            if (!p) {
+                if (x->step)
+                    m->st.missing++;
+                errno = ENOMEM;
+                return -1;
+            }
+            m->q = p;
+            m->cap = c;
+        }
+    }
+    q = &m->q[m->tail];
+    memset (q, 0, sizeof (*q));
+    q->x = *x;
+    q->gen = m->drained;
+    if (x->step) {
+        struct tsentry *k = ts_insert (m, x->pid, TS_SEXIT);
+        if (k)
+            k->seq = m->q_seq0 + m->tail;
+        else
+            q->nomem = true;
+        m->awaiting++;
+        m->sexits += k != NULL;
+    }
+    m->tail++;
+    return 0;
+}
+
+void tsmatch_fork (struct tsmatch *m, int32_t pid)
+{
+    size_t i;
+
+    if (m->sexits == 0)
+        return;
+    for (i = ts_hash (pid, m->size); m->e[i].kind != TS_EMPTY;
+         i = (i + 1) & (m->size - 1))
+        if (m->e[i].pid == pid && m->e[i].kind == TS_SEXIT)
+            m->q[m->e[i].seq - m->q_seq0].reused = true;
+}
+
+void tsmatch_lost (struct tsmatch *m, uint64_t now_ns)
+{
+    m->lost_ns = now_ns ? now_ns : 1;
+}
+
+void tsmatch_drained (struct tsmatch *m)
+{
+    m->drained++;
+}
+
+/* The record of step exit q, or NULL; drops the earlier tasks' records
+ * found on the way. */
+static bool claim (struct tsmatch *m, struct tsexit *q, struct ts_record *out)
+{
+    const struct ts_exit *x = &q->x;
+    struct tsentry *k;
+
+    while ((k = ts_find (m, x->pid, TS_REC, UINT64_MAX))) {
+        uint64_t lived_us = x->exit_ns > x->fork_ns
+                            ? (x->exit_ns - x->fork_ns) / 1000 : 0;
+        if (k->t < x->fork_ns
+            || (!x->root && k->r.etime_us > lived_us + TS_START_SLACK_US)) {
+            /* read before the task existed, or began before it: an
+             * earlier holder of the pid whose exit was not seen */
+            m->st.stale++;
+            ts_erase (m, k);
+            continue;
+        }
+        if (k->r.tgid && x->tgid && k->r.tgid != x->tgid)
+            return false;       /* not this task's; left to its own */
+        if (q->reused && m->lost_ns && m->lost_ns >= x->fork_ns) {
+            /* a loss reported after the task began: its record may be
+             * the one lost, and this one the next holder's (the loss of
+             * a record sent before its exit is reported before the
+             * drain that lets the exit settle) */
+            m->st.ambiguous++;
+            ts_erase (m, k);
+            return false;
+        }
         *out = k->r;
         ts_erase (m, k);
-        return 1;
+        return true;
     }
-    if (!k && !(k = ts_insert (m, pid)))
-        return -1;
-    if (k->kind != TS_AWAITING)
-        m->awaiting++;
-    k->kind = TS_AWAITING;
-    k->t = now_ns;
+    return false;
+}
+
+int tsmatch_resolve (struct tsmatch *m, bool all, tsmatch_fn fn, void *arg)
+{
+    while (m->head < m->tail && (all || m->q[m->head].gen < m->drained)) {
+        struct tsexit *q = &m->q[m->head];
+        struct ts_record r;
+        bool got = false;
+        int rc = 0;
+
+        if (!q->x.step) {
+            struct tsentry *k = ts_find (m, q->x.pid, TS_REC, UINT64_MAX);
+            if (k) {
+                m->st.foreign++;
+                ts_erase (m, k);
+            }
+            m->head++;
+            continue;
+        }
+        if (!q->nomem) {
+            struct tsentry *k = ts_find (m, q->x.pid, TS_SEXIT,
+                                         m->q_seq0 + m->head);
+            if (k) {
+                ts_erase (m, k);
+                m->sexits--;
+            }
+            got = claim (m, q, &r);
+        }
+        if (got)
+            m->st.claimed++;
+        else
+            m->st.missing++;
+        m->awaiting--;
+        m->head++;
+        if (fn && (rc = fn (&q->x, got ? &r : NULL, arg)) != 0)
+            return rc;
+    }
+    if (m->head == m->tail) {
+        m->q_seq0 += m->head;
+        m->head = m->tail = 0;
+    }
     return 0;
 }
 
@@ -505,10 +671,14 @@ size_t tsmatch_awaiting (const struct tsmatch *m)
     return m->awaiting;
 }
 
-void tsmatch_expire (struct tsmatch *m, uint64_t now_ns, uint64_t age_ns,
-                     uint64_t *unclaimed, uint64_t *missing)
+void tsmatch_expire (struct tsmatch *m, uint64_t now_ns, uint64_t age_ns)
 {
     /* same size: cannot fail for lack of room, only of memory, in which
      * case the entries stay until the next call */
-    (void)ts_rebuild (m, m->size, now_ns, age_ns, unclaimed, missing);
+    (void)ts_rebuild (m, m->size, now_ns, age_ns);
+}
+
+void tsmatch_stats (const struct tsmatch *m, struct tsmatch_stats *s)
+{
+    *s = m->st;
 }

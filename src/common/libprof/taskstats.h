@@ -14,6 +14,7 @@
 #ifndef PIN_TASKSTATS_H
 #define PIN_TASKSTATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -54,27 +55,81 @@ int taskstats_open (int ncpus, int rcvbuf, uint16_t *family,
 /* Deregister and close (fd < 0: no-op; keeps errno). */
 void taskstats_close (int fd, int ncpus, uint16_t family);
 
-/* Pairing of records with exits. */
+/* Pairing of records with exits: which task a record is of.
+ *
+ * A record carries the pid and a start time in whole seconds (and an
+ * elapsed time measured from an instant it does not carry), so neither
+ * (pid) nor (pid, start) names a task: a pid reused within the same
+ * second gives two records that differ in nothing that identifies them.
+ * What is exact is the kernel's order (doc/profiling.md, "Which task a
+ * record is of"):
+ *   - the tasks that ever hold one pid follow each other; each one's
+ *     record, and its proc connector exit event, come in that order;
+ *   - a task's record is queued before its exit event is sent, so once
+ *     the taskstats socket has been read empty after the exit event was
+ *     read, the record is in hand (or was lost: ENOBUFS);
+ *   - a record in hand belongs to a task whose fork event has been read
+ *     once the proc connector socket has been read empty after it.
+ * So every exit of the machine (not only the step's) claims the oldest
+ * unclaimed record of its pid, in the order the exits came, and only
+ * after both barriers.  A record read before the task's own fork (or
+ * before a root was added) is an earlier task's; so is one whose
+ * elapsed time is longer than the task lived; a record whose tgid is
+ * not the task's is not claimed; and when a loss was reported after a
+ * step task's fork, the task, if its pid was taken again before its exit
+ * was settled, gets no record rather than perhaps the next holder's.  Pure bookkeeping: no I/O. */
 struct tsmatch;
 struct tsmatch *tsmatch_create (void);
 void tsmatch_destroy (struct tsmatch *m);
 
-/* A record arrived at `now_ns`: 1 if its task's exit was seen (*out is
- * the record, the pair is forgotten), 0 if kept waiting for an exit,
- * -1 ENOMEM. */
+/* An exit event of any task of the machine. */
+struct ts_exit {
+    int32_t pid, tgid;
+    bool step;              /* a task of the step */
+    bool root;              /* a root: it started before fork_ns */
+    uint64_t fork_ns;       /* step: its fork event (root: when added) */
+    uint64_t exit_ns;       /* the exit event's time */
+};
+
+struct tsmatch_stats {
+    uint64_t claimed;       /* records given to step exits */
+    uint64_t missing;       /* step exits settled without a record */
+    uint64_t foreign;       /* records claimed by other tasks' exits */
+    uint64_t stale;         /* records found to be of an earlier task */
+    uint64_t ambiguous;     /* records refused after a loss (see above) */
+    uint64_t unclaimed;     /* records no exit claimed (expired) */
+};
+
+/* A record was read from the socket at `read_ns` (CLOCK_MONOTONIC,
+ * taken after the recv()).  0, or -1 ENOMEM (the record is dropped). */
 int tsmatch_record (struct tsmatch *m, const struct ts_record *r,
-                    uint64_t now_ns, struct ts_record *out);
-/* A task of the step exited at `now_ns`: 1 if its record had come (*out
- * is it), 0 if it is now awaited, -1 ENOMEM. */
-int tsmatch_exit (struct tsmatch *m, int32_t pid, uint64_t now_ns,
-                  struct ts_record *out);
-/* Exits still waiting for their record. */
+                    uint64_t read_ns);
+/* An exit event was read.  0, or -1 ENOMEM (a step exit is then
+ * counted as missing). */
+int tsmatch_exit (struct tsmatch *m, const struct ts_exit *x);
+/* A fork (process or thread) of any task, creating `pid`, was read. */
+void tsmatch_fork (struct tsmatch *m, int32_t pid);
+/* The taskstats socket reported a loss (ENOBUFS) when read at now_ns. */
+void tsmatch_lost (struct tsmatch *m, uint64_t now_ns);
+/* The taskstats socket was just read empty (EAGAIN). */
+void tsmatch_drained (struct tsmatch *m);
+
+/* Settle the exits read before the last tsmatch_drained(); call it when
+ * the proc connector socket was just read empty, after that drained().
+ * all: settle every exit (at the end, when both sockets were read empty
+ * last).  fn(exit, record or NULL, arg) is called for each step exit in
+ * the order the exits came; a non-zero result stops and is returned. */
+typedef int (*tsmatch_fn) (const struct ts_exit *x, const struct ts_record *r,
+                           void *arg);
+int tsmatch_resolve (struct tsmatch *m, bool all, tsmatch_fn fn, void *arg);
+
+/* Step exits not settled yet. */
 size_t tsmatch_awaiting (const struct tsmatch *m);
 
-/* Forget entries older than `age_ns` (all with age_ns 0): adds the
- * records never claimed (other tasks') to *unclaimed and the exits whose
- * record never came to *missing. */
-void tsmatch_expire (struct tsmatch *m, uint64_t now_ns, uint64_t age_ns,
-                     uint64_t *unclaimed, uint64_t *missing);
+/* Forget the records read more than `age_ns` ago (all with age_ns 0);
+ * they count as unclaimed. */
+void tsmatch_expire (struct tsmatch *m, uint64_t now_ns, uint64_t age_ns);
+
+void tsmatch_stats (const struct tsmatch *m, struct tsmatch_stats *s);
 
 #endif /* !PIN_TASKSTATS_H */

@@ -3,6 +3,7 @@
 #include "config.h"
 #endif
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,16 @@ int tracker_add_root (struct tracker *t, int32_t tgid, const char *comm,
     return 0;
 }
 
+/* An event sent before the task began (its fork; a root: when it was
+ * added) is an earlier holder's of the pid, read late: e.g. the exit of
+ * another program's process whose pid slurmstepd's next task got, read
+ * after pin.so added that task as a root.  (Events without a time, as
+ * in tests, are taken as they come.) */
+static bool earlier (const struct cnproc_event *ev, const struct task *k)
+{
+    return ev->ts_ns && ev->ts_ns < k->start_ns;
+}
+
 int tracker_feed (struct tracker *t, struct cnproc_event *ev,
                   uint64_t *start_ns)
 {
@@ -196,7 +207,7 @@ int tracker_feed (struct tracker *t, struct cnproc_event *ev,
         return 1;
     case CNPROC_EXEC:
     case CNPROC_COMM:
-        if (!(k = find (t, ev->pid)))
+        if (!(k = find (t, ev->pid)) || earlier (ev, k))
             return 0;
         if (ev->type == CNPROC_COMM)
             memcpy (k->comm, ev->comm, sizeof (k->comm));
@@ -205,7 +216,7 @@ int tracker_feed (struct tracker *t, struct cnproc_event *ev,
         k->comm[16] = '\0';
         return 1;
     case CNPROC_EXIT:
-        if (!(k = find (t, ev->pid)))
+        if (!(k = find (t, ev->pid)) || earlier (ev, k))
             return 0;
         memcpy (ev->comm, k->comm, sizeof (ev->comm));
         if (start_ns)
@@ -214,7 +225,7 @@ int tracker_feed (struct tracker *t, struct cnproc_event *ev,
         erase (t, k);
         return 1;
     default:
-        if (ev->pid > 0 && find (t, ev->pid))
+        if (ev->pid > 0 && (k = find (t, ev->pid)) && !earlier (ev, k))
             return 1;
         return 0;
     }

@@ -33,7 +33,9 @@ int tracker_add_root (struct tracker *t, int32_t tgid, const char *comm,
  * tracked: the caller counts it as lost).  For events of the step, fills
  * ev->comm with the command known for the task (EXIT: at its end) and
  * *start_ns (may be NULL) with the task's start (fork) time for EXIT.
- * An exited task is forgotten, so a reused pid is judged afresh. */
+ * An exited task is forgotten, so a reused pid is judged afresh; an
+ * event older than the task's start (its fork, or when a root was added)
+ * is an earlier holder's of the pid, read late, and not the step's. */
 int tracker_feed (struct tracker *t, struct cnproc_event *ev,
                   uint64_t *start_ns);
 

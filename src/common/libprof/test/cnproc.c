@@ -371,6 +371,22 @@ START_TEST (test_tracker)
     ck_assert_uint_eq (start, 1101);
     e = (struct cnproc_event){ .type = CNPROC_EXIT, .pid = 200, .tgid = 200 };
     ck_assert_int_eq (tracker_feed (t, &e, NULL), 0);
+    /* a root added after the previous holder of its pid ended: that
+     * holder's exit (and exec), read after the root was added, are not
+     * the root's */
+    ck_assert_int_eq (tracker_add_root (t, 300, "task", 5000), 0);
+    e = (struct cnproc_event){ .type = CNPROC_EXEC, .pid = 300, .tgid = 300,
+                               .ts_ns = 3900 };
+    ck_assert_int_eq (tracker_feed (t, &e, NULL), 0);
+    e = (struct cnproc_event){ .type = CNPROC_EXIT, .pid = 300, .tgid = 300,
+                               .ts_ns = 4000 };
+    ck_assert_int_eq (tracker_feed (t, &e, &start), 0);
+    tracker_counts (t, &c);
+    ck_assert_uint_eq (c.processes, 2);
+    e = (struct cnproc_event){ .type = CNPROC_EXIT, .pid = 300, .tgid = 300,
+                               .ts_ns = 6000 };
+    ck_assert_int_eq (tracker_feed (t, &e, &start), 1);
+    ck_assert_uint_eq (start, 5000);
     /* pid 103 reused by an outsider: out, not a stale "in" */
     e = fork_ev (1, 103, 103);
     ck_assert_int_eq (tracker_feed (t, &e, NULL), 0);

@@ -433,12 +433,75 @@ START_TEST (test_keep_free)
 }
 END_TEST
 
+/* Task lines with the t of their exit: a process exit whose record
+ * never came counts by its exit line's command; the counts by command
+ * add up to the process exits; a foreign-looking record of a reused pid
+ * paired with the other exit counts once. */
+START_TEST (test_summary_paired)
+{
+    static const char *lines[] = {
+        "{\"type\":\"header\",\"format\":\"slurm-pin-profile\","
+        "\"version\":1,\"t0\":0,\"interval_ms\":1000,\"taskstats\":true}",
+        "{\"type\":\"root\",\"t\":100,\"pid\":10,\"comm\":\"sh\"}",
+        "{\"type\":\"fork\",\"t\":200,\"pid\":11,\"tgid\":11,"
+        "\"thread\":false,\"ppid\":10,\"ptgid\":10,\"comm\":\"sh\"}",
+        "{\"type\":\"exit\",\"t\":300,\"pid\":11,\"tgid\":11,"
+        "\"thread\":false,\"status\":0,\"start\":200,\"comm\":\"sh\"}",
+        "{\"type\":\"fork\",\"t\":400,\"pid\":11,\"tgid\":11,"
+        "\"thread\":false,\"ppid\":10,\"ptgid\":10,\"comm\":\"sh\"}",
+        "{\"type\":\"task\",\"t\":300,\"start\":200,\"pid\":11,"
+        "\"tgid\":11,\"comm\":\"true\",\"utime_us\":5}",
+        "{\"type\":\"exit\",\"t\":500,\"pid\":11,\"tgid\":11,"
+        "\"thread\":false,\"status\":0,\"start\":400,\"comm\":\"sh\"}",
+        "{\"type\":\"exit\",\"t\":600,\"pid\":10,\"tgid\":10,"
+        "\"thread\":false,\"status\":0,\"start\":100,\"comm\":\"sh\"}",
+        "{\"type\":\"task\",\"t\":600,\"start\":100,\"pid\":10,"
+        "\"tgid\":10,\"comm\":\"sh\",\"utime_us\":7}",
+        "{\"type\":\"end\",\"t\":700,\"status\":0,"
+        "\"taskstats_missing\":1}",
+    };
+    char path[4096], text[4096] = "";
+    struct prof_summary s;
+    pin_error_t e = { "" };
+    uint64_t sum = 0;
+    json_object *j, *ts;
+
+    for (size_t i = 0; i < sizeof (lines) / sizeof (lines[0]); i++) {
+        strcat (text, lines[i]);
+        strcat (text, "\n");
+    }
+    tmptree_setup ("test_profile");
+    tmptree_put ("p.jsonl", text);
+    tmptree_path (path, sizeof (path), "p.jsonl");
+    ck_assert_msg (prof_summary_read (path, &s, &e) == 0, "%s", e.text);
+    ck_assert_uint_eq (s.process_exits, 3);
+    ck_assert_uint_eq (s.task_records, 2);
+    ck_assert_uint_eq (s.task_missing, 1);
+    ck_assert_uint_eq (s.ncmds, 2);
+    for (size_t i = 0; i < s.ncmds; i++)
+        sum += s.by_count[i].processes;
+    ck_assert_uint_eq (sum, 3);
+    /* sh: the root and the second 11 (no record); true: the first 11 */
+    ck_assert_str_eq (s.by_count[0].comm, "sh");
+    ck_assert_uint_eq (s.by_count[0].processes, 2);
+    ck_assert_str_eq (s.by_count[1].comm, "true");
+    ck_assert_uint_eq (s.by_count[1].processes, 1);
+    j = prof_summary_json (&s, 10);
+    ck_assert (json_object_object_get_ex (j, "taskstats", &ts));
+    ck_assert_int_eq (prof_get_int (ts, "missing", -1), 1);
+    json_object_put (j);
+    prof_summary_free (&s);
+    tmptree_teardown ();
+}
+END_TEST
+
 int main (void)
 {
     Suite *s = suite_create ("profile");
     TCase *tc = tcase_create ("profile");
 
     tcase_add_test (tc, test_roundtrip);
+    tcase_add_test (tc, test_summary_paired);
     tcase_add_test (tc, test_bound);
     tcase_add_loop_test (tc, test_bad_files, 0, sizeof (bad) / sizeof (bad[0]));
     tcase_add_test (tc, test_summary);

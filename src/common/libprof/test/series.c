@@ -134,6 +134,9 @@ START_TEST (test_gantt)
         "\"thread\":false,\"comm\":\"sh\"}\n"
         "{\"type\":\"fork\",\"t\":5000000000,\"pid\":13,\"tgid\":13,"
         "\"thread\":false,\"comm\":\"sh\"}\n"
+        /* the record of the first 13, after the second began */
+        "{\"type\":\"task\",\"t\":4000000000,\"start\":4000000000,"
+        "\"pid\":13,\"tgid\":13,\"comm\":\"first13\"}\n"
         "{\"type\":\"exit\",\"t\":6000000000,\"pid\":14,\"tgid\":14,"
         "\"thread\":false,\"start\":3500000000,\"comm\":\"cat\"}\n"
         "{\"type\":\"end\",\"t\":7000000000}\n";
@@ -153,10 +156,12 @@ START_TEST (test_gantt)
     }
     ck_assert_str_eq (d.bars[1].comm, "simulate");
     ck_assert_str_eq (d.bars[2].comm, "cat");
-    /* sh: 3 processes, then cat and simulate, 1 each */
-    ck_assert_int_eq (d.ncmds, 3);
+    ck_assert_str_eq (d.bars[3].comm, "first13");
+    ck_assert_str_eq (d.bars[4].comm, "sh");
+    /* sh: 2 processes, then cat, first13 and simulate, 1 each */
+    ck_assert_int_eq (d.ncmds, 4);
     ck_assert_str_eq (d.cmds[0], "sh");
-    ck_assert_int_eq (d.cmd_procs[0], 3);
+    ck_assert_int_eq (d.cmd_procs[0], 2);
     ck_assert_int_eq (d.bars[0].cmd, 0);
     ck_assert_int_eq (d.other_cmds, 0);
     prof_chart_free (&d);

@@ -1,0 +1,193 @@
+#!/bin/sh
+
+test_description='slurm-pin profile: a reused pid brings no other program into the profile
+
+A pid storm (t/profile/pidstorm.c: processes and threads created and
+ended one after another, each new one given the lowest free pid of one
+region through /proc/sys/kernel/ns_last_pid) runs beside a recorded
+command that starts a known number of short children: every pid the
+children get is taken by the storm again within microseconds, in the
+same second.  The taskstats exit records of the storm must not be
+paired with the children'"'"'s exits: the profile has exactly the
+children (count, commands), no record of the storm, and every record
+paired with an exit of the step.  Needs root and a C compiler; no Slurm.
+'
+
+. "$(dirname "$0")/sharness.sh"
+
+# CPU-heavy: not beside t4000, t5000 or t6000 (t/sharness.d/20-cpus.sh)
+cpu_heavy_exclusive || exit 1
+
+if ! test_have_prereq ROOT; then
+    skip_all='recording a profile needs root (proc connector)'
+    test_done
+fi
+
+PY=/usr/bin/python3
+test -x "$PY" && test_set_prereq PY
+command -v "${CC:-cc}" >/dev/null 2>&1 && test_set_prereq CC
+test -w /proc/sys/kernel/ns_last_pid && test_set_prereq NS_LAST_PID
+
+# jget FILE EXPR: evaluate a Python expression on the JSON object in FILE
+jget () {
+    "$PY" -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+slurm-pin profile --record probe.jsonl --interval 0 -- /bin/true 2>probe.err
+if grep -q '"taskstats":true' probe.jsonl 2>/dev/null; then
+    test_set_prereq TASKSTATS
+elif test -n "${CI:-}"; then
+    test_expect_success 'the proc connector and taskstats deliver events' '
+        cat probe.err; false
+    '
+else
+    say "no taskstats records here ($(cat probe.err)): skipped"
+fi
+
+N=200
+ALL=TASKSTATS,PY,CC,NS_LAST_PID
+
+test_expect_success $ALL 'build the storm; the step child is sleep under another name' '
+    ${CC:-cc} -O2 -pthread -o pidstorm "$PIN_SRCDIR/t/profile/pidstorm.c" &&
+    cp /bin/sleep stepchild
+'
+
+test_expect_success $ALL "record $N short children beside the pid storm" '
+    rm -f stop-storm &&
+    ./pidstorm stop-storm storm-pids.txt 300 >storm.out &
+    storm=$! &&
+    test_when_finished "touch stop-storm; wait $storm || :" &&
+    sleep 1 &&
+    slurm-pin profile --record reuse.jsonl --interval 200 -- sh -c "
+        i=0
+        while test \$i -lt $N; do ./stepchild 0.005 || exit 1; i=\$((i + 1)); done" &&
+    touch stop-storm && wait $storm &&
+    cat storm.out &&
+    grep "ns_last_pid yes" storm.out
+'
+
+# check_profile PROFILE STORMPIDS ROOTCMD: the checks of a profile
+# recorded beside the storm (into PROFILE.*): the storm took the
+# children's pids again; nothing of it is in the profile; exactly the N
+# children (stepchild) and the root (ROOTCMD) by command, or bounds when
+# the recorder says it lost events; every record paired with an exit of
+# the step (the same pid, time and start) and with a life that fits.
+check_profile () {
+    slurm-pin profile --json "$1" >"$1.json" &&
+    slurm-pin profile "$1" >"$1.txt" &&
+    cat "$1.txt" &&
+    tail -n 1 "$1" >"$1.end" &&
+    cat "$1.end" &&
+    ! grep pidstorm "$1" &&
+    ! grep pidstorm "$1.txt" &&
+    "$PY" - "$1" "$2" "$3" $N <<-\EOF
+	import json, sys
+	path, stormfile, rootcmd, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+	lines = [json.loads(l) for l in open(path)]
+	end = lines[-1]
+	summary = json.load(open(path + ".json"))
+	if isinstance(summary, list):
+	    summary = summary[0]
+	lost = (end["lost_seq"] + end["enobufs"] + end["taskstats_enobufs"]
+	        + max(end["socket_drops"], 0) + end["untracked"])
+	# the storm took the pids of the children again
+	children = [l["pid"] for l in lines if l["type"] == "fork"]
+	storm = {int(x) for x in open(stormfile)}
+	reused = [p for p in children if p in storm]
+	print(len(children), "children on", len(set(children)), "pids;",
+	      len(reused), "of them on a pid the storm also had; lost", lost)
+	assert len(reused) >= n // 2, "the storm did not reuse the pids"
+	# exactly the step's processes, by command
+	cmds = sorted((c["command"], c["processes"]) for c in summary["top_by_count"])
+	print("processes", summary["processes_created"], "exits",
+	      summary["process_exits"], "records", summary["taskstats"]["records"],
+	      "commands", cmds)
+	assert {c for c, _ in cmds} <= {rootcmd, "stepchild"}, cmds
+	if lost == 0:
+	    assert summary["processes_created"] == n
+	    assert summary["process_exits"] == n + 1
+	    assert summary["taskstats"]["records"] == n + 1
+	    assert cmds == sorted([(rootcmd, 1), ("stepchild", n)]), cmds
+	    assert end["taskstats_missing"] == 0
+	else:
+	    print("events lost under load: counts checked as bounds")
+	    assert summary["processes_created"] <= n
+	    assert summary["taskstats"]["records"] <= n + 1
+	# every record is paired with an exit of the step
+	root = [l["pid"] for l in lines if l["type"] == "root"][0]
+	known = {root}
+	for l in lines:
+	    if l["type"] == "fork":
+	        assert l["ptgid"] in known, l
+	        known.add(l["pid"])
+	exits = {(l["pid"], l["t"]): l for l in lines if l["type"] == "exit"}
+	for e in exits.values():
+	    assert e["pid"] in known, e
+	tasks = [l for l in lines if l["type"] == "task"]
+	for r in tasks:
+	    e = exits.get((r["pid"], r["t"]))
+	    assert e, ("a record without its exit", r)
+	    assert e["start"] == r["start"], (e, r)
+	    assert r["tgid"] == r["pid"] and r["comm"] in (rootcmd, "stepchild"), r
+	    # its elapsed time fits in the life of the task (not a root)
+	    assert r["pid"] == root or r["etime_us"] * 1000 <= e["t"] - e["start"] + 10**9, (e, r)
+	assert len({(r["pid"], r["t"]) for r in tasks}) == len(tasks), "an exit paired twice"
+	print(len(tasks), "records,", len(exits), "exits, all of the step")
+	EOF
+}
+
+test_expect_success $ALL 'the profile: the step exactly, nothing of the storm, each record its exit'"'"'s' '
+    check_profile reuse.jsonl storm-pids.txt sh
+'
+
+# --- the same in a Slurm step (pin.so records in slurmstepd) ------------
+
+_why=$(slurm_missing)
+if test -z "$_why"; then
+    test_set_prereq LOCAL_SLURM
+elif test -n "${PIN_REQUIRE_SLURM:-}${CI:-}"; then
+    test_expect_success 'a local Slurm can run here' 'echo "$_why"; false'
+else
+    say "local Slurm unavailable ($_why): the srun case is skipped"
+fi
+pin_so_prereq
+STATE=$(mktemp -d /tmp/pin-t6040.XXXXXX) || exit 1
+chmod 755 "$STATE"
+cleanup "rm -rf '$STATE'"
+PROF=$STATE/profile
+SLURM_ALL=$ALL,LOCAL_SLURM,PIN_SO
+
+test_expect_success $SLURM_ALL 'start a cluster with pin.so and ProfileDir' '
+    cat >pin.conf <<-EOF &&
+	StateDir=$STATE/state
+	TopologyCache=$STATE/topology.xml
+	JournalDir=$STATE/journal
+	DeliverCommand=none
+	ProfileDir=$PROF
+	EOF
+    echo "required $PIN_SO conf=@PIN_CONF@" >plugstack.conf &&
+    slurm_start --plugstack plugstack.conf --pin-conf pin.conf &&
+    echo "$LOCAL_SLURM_NODE" >node
+'
+
+test_expect_success $SLURM_ALL "srun --pin-profile: $N short children beside the pid storm" '
+    rm -f stop-storm &&
+    ./pidstorm stop-storm storm-pids-srun.txt 300 >storm-srun.out &
+    storm=$! &&
+    test_when_finished "touch stop-storm; wait $storm || :" &&
+    sleep 1 &&
+    srun --pin-profile=200ms -n1 -c1 sh -c "
+        echo \$SLURM_JOB_ID >job.id
+        i=0
+        while test \$i -lt $N; do ./stepchild 0.005 || exit 1; i=\$((i + 1)); done" &&
+    touch stop-storm && wait $storm &&
+    cat storm-srun.out &&
+    grep "ns_last_pid yes" storm-srun.out &&
+    cp "$PROF/$(cat job.id).0.$(cat node).jsonl" srun.jsonl
+'
+
+test_expect_success $SLURM_ALL 'the step'"'"'s profile: the step exactly, nothing of the storm, each record its exit'"'"'s' '
+    check_profile srun.jsonl storm-pids-srun.txt sh
+'
+
+test_done
