@@ -775,14 +775,11 @@ EOF
         echo "# pin.conf of a local-slurm instance (no --pin-conf): defaults" >"$root/etc/pin.conf"
     fi
     # Accounting records of this instance stay in it, never in the host's
-    # /var/lib/slurm-pin (unless the given pin.conf names a JournalDir);
-    # without slurmdbd there is nothing to deliver to.
+    # /var/lib/slurm-pin (unless the given pin.conf names a JournalDir).
+    # (Without slurmdbd pin.so delivers nothing by itself: no DeliverCommand
+    # is needed here.)
     if ! grep -qi '^[[:space:]]*JournalDir[[:space:]]*=' "$root/etc/pin.conf"; then
         echo "JournalDir=$jdir" >>"$root/etc/pin.conf"
-    fi
-    if [ "$opt_accounting" != yes ] \
-       && ! grep -qi '^[[:space:]]*DeliverCommand[[:space:]]*=' "$root/etc/pin.conf"; then
-        echo "DeliverCommand=none" >>"$root/etc/pin.conf"
     fi
     if [ -n "$opt_plugstack" ]; then
         # $root only holds [A-Za-z0-9._/+-]: safe in a sed replacement.

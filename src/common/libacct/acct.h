@@ -173,9 +173,11 @@ const char *acct_state_of_status (int32_t status, bool oom);
  * peak the largest, start the earliest, end the latest, alloc_cpus the
  * batch (else largest) step's, state and exit status of the batch step
  * (else the worst), nsteps counted.  node NULL or "": any node.
- * Returns 1 with *job filled, 0 if DIR holds no step record of the job
- * or already a job record of it for that node (*job untouched), -1 with
- * errp. */
+ * Returns 1 with *job filled; 2 when DIR holds no record at all of the
+ * job for that node, with *job a record of nothing measured (job, node,
+ * nsteps 0, start 0 = unknown, end 0, state UNKNOWN, exit status -1) for
+ * the caller to complete with what it knows; 0 if DIR already holds a job
+ * record of it for that node (*job untouched); -1 with errp. */
 int acct_job_from_steps (const char *dir, uint32_t job, const char *node,
                          struct acct_record *out, pin_error_t *errp);
 

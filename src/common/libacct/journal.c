@@ -635,9 +635,28 @@ int acct_job_from_steps (const char *dir, uint32_t job, const char *node,
         free (j);
         return -1;
     }
-    if (!s.any || s.have_job) {
+    if (s.have_job) {
         free (j);
         return 0;
+    }
+    if (!s.any) {
+        /* nothing of the job on this node (its slurmstepd died before
+         * writing, or no step ran here): a job record all the same, with
+         * nothing measured and nothing known but the job and node */
+        acct_record_init (j);
+        j->kind = ACCT_KIND_JOB;
+        j->job_id = job;
+        j->step_id = ACCT_NO_VAL;
+        j->source = ACCT_SRC_STEP_SUM;
+        j->nsteps = 0;
+        j->exit_status = -1;
+        snprintf (j->state, sizeof (j->state), "%s", acct_state_of_status (-1, false));
+        snprintf (j->policy, sizeof (j->policy), "none");
+        if (node)
+            snprintf (j->node, sizeof (j->node), "%s", node);
+        *out = *j;
+        free (j);
+        return 2;
     }
     *out = *j;
     free (j);

@@ -673,8 +673,14 @@ static int row_merge (struct acct_row *row, const struct acct_record *r)
     }
     if (worse_status (r->exit_status, row->exit_status))
         row->exit_status = r->exit_status;
-    if (r->state[0] && (!row->state[0] || (strcmp (row->state, "COMPLETED") == 0
-                                           && strcmp (r->state, "COMPLETED"))))
+    /* the first state that is not COMPLETED; UNKNOWN (a node that knew
+     * nothing of the job: acct_job_from_steps) only when no node knew */
+    if (r->state[0]
+        && (!row->state[0]
+            || (strcmp (r->state, "UNKNOWN")
+                && (!strcmp (row->state, "UNKNOWN")
+                    || (!strcmp (row->state, "COMPLETED")
+                        && strcmp (r->state, "COMPLETED"))))))
         snprintf (row->state, sizeof (row->state), "%s", r->state);
     if (r->confined_us > 0
         && (row->confined_us <= 0 || r->confined_us < row->confined_us)) {

@@ -287,6 +287,37 @@ void acctstep_end (spank_t sp, const struct acctstep_info *in)
     a.cpus = NULL;
 }
 
+/* The epilog's own environment is slurmd's (prep_script_slurmd.c's
+ * _build_env: what a user adds there arrives prefixed with SPANK_). */
+static void epilog_env (const char *name, char *dst, size_t n)
+{
+    const char *v = getenv (name);
+
+    dst[0] = '\0';
+    if (v)
+        acct_utf8_copy (dst, n, v, strnlen (v, 1024));
+}
+
+/* Job record J holds nothing of the job (no step of it wrote a record on
+ * this node: its slurmstepd was killed or crashed, or no step ran here):
+ * complete it with what the epilog knows, so that the job keeps a line. */
+static void job_known (spank_t sp, struct acct_record *j, const char *what)
+{
+    uid_t uid;
+
+    if (spank_get_item (sp, S_JOB_UID, &uid) == ESPANK_SUCCESS)
+        j->uid = (uint32_t)uid;
+    epilog_env ("SLURM_CLUSTER_NAME", j->cluster, sizeof (j->cluster));
+    epilog_env ("SLURM_JOB_USER", j->user, sizeof (j->user));
+    epilog_env ("SLURM_JOB_PARTITION", j->partition, sizeof (j->partition));
+    j->start_us = 0;    /* unknown */
+    j->end_us = now_us ();
+    j->elapsed_us = 0;
+    slurm_info ("pin: %s: no step of it left a record on this node (a "
+                "slurmstepd killed, or no step ran here): its job record "
+                "holds only what the epilog knows", what);
+}
+
 void acctstep_job_epilog (spank_t sp, const struct pin_conf *conf)
 {
     struct acct_record *j;
@@ -304,11 +335,23 @@ void acctstep_job_epilog (spank_t sp, const struct pin_conf *conf)
     ident_node (0, 0, node, sizeof (node));  /* slurmd's, for the epilog */
     snprintf (what, sizeof (what), "job %" PRIu32, job);
     rc = acct_job_from_steps (conf->journal_dir, job, node, j, &err);
-    if (rc < 0 && errno == ENOENT)
-        slurm_debug ("pin: %s: accounting: %s", what, err.text);
-    else if (rc < 0)
+    if (rc < 0 && errno == ENOENT) {
+        /* no journal yet: nothing of the job either */
+        acct_record_init (j);
+        j->kind = ACCT_KIND_JOB;
+        j->job_id = job;
+        j->nsteps = 0;
+        snprintf (j->state, sizeof (j->state), "UNKNOWN");
+        snprintf (j->policy, sizeof (j->policy), "none");
+        snprintf (j->node, sizeof (j->node), "%s", node);
+        j->source = ACCT_SRC_STEP_SUM;
+        rc = 2;
+    }
+    if (rc < 0)
         slurm_error ("pin: %s: accounting: %s", what, err.text);
-    else if (rc > 0) {
+    if (rc == 2)
+        job_known (sp, j, what);
+    if (rc > 0) {
         a.conf = conf;
         append (j, what);
     }

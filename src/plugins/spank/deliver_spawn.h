@@ -2,6 +2,7 @@
 #ifndef PIN_DELIVER_SPAWN_H
 #define PIN_DELIVER_SPAWN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "libutil/errprintf.h"
@@ -13,6 +14,11 @@
  * before exec.  `cmd` must be an absolute path to a regular executable
  * owned by root and not writable by group or others (it runs as root).
  * Returns 0 once the intermediate child is reaped, -1 with errp. */
+/* True when the Slurm that loaded pin.so stores accounting in slurmdbd
+ * (AccountingStorageType=accounting_storage/slurmdbd in the slurm.conf it
+ * read): only then is there anywhere to deliver to. */
+bool deliver_wanted (void);
+
 int deliver_spawn (const char *cmd, uint32_t job, const char *journal,
                    unsigned timeout, pin_error_t *errp);
 

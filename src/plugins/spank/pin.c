@@ -1856,8 +1856,9 @@ int slurm_spank_exit (spank_t sp, int ac, char **av)
 /* Job end on this node.  1. The job record of this node from its step
  * records, unless the extern step wrote one from the job's cgroup.
  * 2. 'slurm-pin deliver --job N' started detached, to send this node's
- * records to slurmdbd (doc/accounting-slurmdbd.md); DeliverCommand=none
- * or Accounting=no: not.  Never fails: a failing epilog drains the node.
+ * records to slurmdbd (doc/accounting-slurmdbd.md); not without slurmdbd
+ * in slurm.conf, DeliverCommand=none or Accounting=no.  Never fails: a
+ * failing epilog drains the node.
  * Slurm 22.05 runs it after every step of the job has ended on this node
  * (slurmd/req.c, _rpc_terminate_job). */
 int slurm_spank_job_epilog (spank_t sp, int ac, char **av)
@@ -1872,7 +1873,7 @@ int slurm_spank_job_epilog (spank_t sp, int ac, char **av)
         return 0;
     }
     acctstep_job_epilog (sp, &g.conf);
-    if (g.conf.accounting && g.conf.deliver_command[0]
+    if (g.conf.accounting && g.conf.deliver_command[0] && deliver_wanted ()
         && spank_get_item (sp, S_JOB_ID, &job) == ESPANK_SUCCESS
         && deliver_spawn (g.conf.deliver_command, job, g.conf.journal_dir,
                           120, &err) < 0)

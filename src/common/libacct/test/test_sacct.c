@@ -441,6 +441,49 @@ START_TEST (test_table_merge)
 }
 END_TEST
 
+/* A node that knew nothing of the job (its epilog's record: UNKNOWN, no
+ * start) never hides what another node knew, in either order. */
+START_TEST (test_table_merge_unknown)
+{
+    for (int order = 0; order < 2; order++) {
+        struct acct_table t;
+        struct acct_record k, u;
+
+        acct_table_init (&t);
+        k = rec (ACCT_KIND_JOB, 9, ACCT_NO_VAL, "n1", T0, T0 + 60, 2, 1000,
+                 0);
+        snprintf (k.state, sizeof (k.state), "FAILED");
+        k.exit_status = 256;
+        u = rec (ACCT_KIND_JOB, 9, ACCT_NO_VAL, "n2", 0, T0 + 61, 0, 0, 0);
+        u.start_us = 0;
+        u.cpus[0] = '\0';
+        u.exit_status = -1;
+        snprintf (u.state, sizeof (u.state), "UNKNOWN");
+        ck_assert_int_eq (acct_table_add (&t, order ? &u : &k), 0);
+        ck_assert_int_eq (acct_table_add (&t, order ? &k : &u), 0);
+        ck_assert_int_eq (acct_table_sort (&t), 0);
+        ck_assert_uint_eq (t.njobs, 1);
+        ck_assert_str_eq (t.jobs[0].job.state, "FAILED");
+        ck_assert_int_eq (t.jobs[0].job.exit_status, 256);
+        ck_assert_int_eq (t.jobs[0].job.start_us, (int64_t)T0 * 1000000);
+        ck_assert_str_eq (t.jobs[0].job.nodes, order ? "n2,n1" : "n1,n2");
+        acct_table_free (&t);
+    }
+    /* alone, it says so */
+    struct acct_table t;
+    struct acct_record u = rec (ACCT_KIND_JOB, 9, ACCT_NO_VAL, "n2", 0,
+                                T0 + 61, 0, 0, 0);
+    acct_table_init (&t);
+    u.start_us = 0;
+    u.exit_status = -1;
+    snprintf (u.state, sizeof (u.state), "UNKNOWN");
+    ck_assert_int_eq (acct_table_add (&t, &u), 0);
+    ck_assert_int_eq (acct_table_sort (&t), 0);
+    ck_assert_str_eq (t.jobs[0].job.state, "UNKNOWN");
+    acct_table_free (&t);
+}
+END_TEST
+
 START_TEST (test_table_from_steps)
 {
     struct acct_table t;
@@ -665,6 +708,7 @@ static Suite *sacct_suite (void)
     tcase_add_test (tc, test_jobsel_match);
     tcase_add_loop_test (tc, test_parse_time, 0, N (time_cases));
     tcase_add_test (tc, test_table_merge);
+    tcase_add_test (tc, test_table_merge_unknown);
     tcase_add_test (tc, test_table_from_steps);
     tcase_add_test (tc, test_table_many);
     suite_add_tcase (s, tc);
