@@ -8,8 +8,9 @@
  * (slurmdbd accepts that once the job has ended), and reads it again until
  * a read after its last write holds this node's part and every other
  * node's (deliver_one: why that loses no node's part when all write at
- * once), then appends a line to DIR/delivered.  A job whose line is there is not sent again; with
- * slurmdbd down nothing is marked and a later run sends it.
+ * once), then appends a line to DIR/delivered.  A job whose line is there
+ * is not sent again; with slurmdbd down nothing is marked and a later run
+ * sends it.
  *
  * Records are taken as the journal has them (JSON objects, unknown keys
  * included), so a newer writer's fields reach slurmdbd unchanged.
@@ -495,9 +496,9 @@ static void sleep_ms (long ms)
  * while such a write may still come: each one reads, adds its part when
  * it is missing, and reads again, until a read that follows its own last
  * write holds its part and the part of every node of the job (slurmdbd's
- * node list of the job: every one of them sends a part).  The
- * last write of all is then followed by its writer's read of that same
- * text, which holds every part: none can be lost.  A node whose part
+ * node list of the job: every one of them sends a part).  The last write
+ * of all is then followed by its writer's read of that same text, which
+ * holds every part: none can be lost.  A node whose part
  * never comes (no pin.so there, its records lost) is waited for until the
  * deadline; this node's part is then delivered all the same, and the
  * missing node named. */
