@@ -5,10 +5,12 @@
  * job that ended on this node (its "job" record is there) and is not yet
  * delivered: reads the job's AdminComment from slurmdbd, merges this node's
  * records into it (summary.h), writes it back with slurmdb_job_modify()
- * (slurmdbd accepts that once the job has ended), reads it back until it
- * holds this node's part (two nodes may write at once), and appends a line
- * to DIR/delivered.  A job whose line is there is not sent again; with
- * slurmdbd down nothing is marked and a later run sends it.
+ * (slurmdbd accepts that once the job has ended), and reads it again until
+ * a read after its last write holds this node's part and every other
+ * node's (deliver_one: why that loses no node's part when all write at
+ * once), then appends a line to DIR/delivered.  A job whose line is there
+ * is not sent again; with slurmdbd down nothing is marked and a later run
+ * sends it.
  *
  * Records are taken as the journal has them (JSON objects, unknown keys
  * included), so a newer writer's fields reach slurmdbd unchanged.
@@ -326,8 +328,63 @@ static void job_cond_free (slurmdb_job_cond_t *c)
 
 enum { DB_OK = 0, DB_DOWN = -1, DB_NOJOB = -2, DB_RUNNING = -3 };
 
-/* The job's AdminComment (*comment malloc'd, "" if none). */
-static int db_get_comment (void *db, const struct group *g, char **comment)
+/* Node names (malloc'd each), no duplicates. */
+struct nodeset {
+    char **v;
+    size_t n, cap;
+};
+
+static void nodeset_clear (struct nodeset *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free (s->v[i]);
+    free (s->v);
+    memset (s, 0, sizeof (*s));
+}
+
+/* Add every host of the Slurm hostlist HL ("node[1-2],x"). */
+static int nodeset_add_hostlist (struct nodeset *s, const char *hl)
+{
+    hostlist_t h;
+    char *host;
+    int rc = 0;
+
+    if (!hl || !*hl || !strcmp (hl, "None") || !(h = slurm_hostlist_create (hl)))
+        return 0;
+    while (rc == 0 && (host = slurm_hostlist_shift (h))) {
+        bool seen = false;
+        for (size_t i = 0; i < s->n && !seen; i++)
+            seen = !strcmp (s->v[i], host);
+        if (seen) {
+            free (host);
+            continue;
+        }
+        if (s->n == s->cap) {
+            size_t cap = s->cap ? s->cap * 2 : 8;
+            char **p = realloc (s->v, cap * sizeof (*p));
+            if (!p) {
+                free (host);
+                rc = -1;
+                break;
+            }
+            s->v = p;
+            s->cap = cap;
+        }
+        s->v[s->n++] = host;
+    }
+    slurm_hostlist_destroy (h);
+    return rc;
+}
+
+/* The job's AdminComment (*comment malloc'd, "" if none) and its nodes
+ * (*nodes, cleared first: every node of the allocation, each of which
+ * writes a job record in its epilog, pin.so's acctstep_job_epilog, and so
+ * delivers a part).  Every read ends its transaction: slurmdbd reads
+ * MariaDB in one transaction per connection until a commit, and under
+ * REPEATABLE READ a second read would show the first one's snapshot,
+ * never another node's write. */
+static int db_get_comment (void *db, struct group *g, char **comment,
+                           struct nodeset *nodes)
 {
     slurmdb_job_cond_t cond;
     List jobs;
@@ -335,9 +392,11 @@ static int db_get_comment (void *db, const struct group *g, char **comment)
     slurmdb_job_rec_t *j, *best = NULL;
     int rc;
 
+    nodeset_clear (nodes);
     job_cond_init (&cond, g);
     jobs = slurmdb_jobs_get (db, &cond);
     job_cond_free (&cond);
+    slurmdb_connection_commit (db, false);
     if (!jobs)
         return DB_DOWN;
     it = slurm_list_iterator_create (jobs);
@@ -348,6 +407,13 @@ static int db_get_comment (void *db, const struct group *g, char **comment)
             best = j;
     }
     slurm_list_iterator_destroy (it);
+    if (best && best->array_job_id && best->array_task_id != NO_VAL) {
+        /* an array task, as slurmdbd has it (a node that has only the
+         * epilog's record of the job does not know): the write must name
+         * it by array job and task, or it would go to every task */
+        g->array_job_id = best->array_job_id;
+        g->array_task_id = best->array_task_id;
+    }
     if (!best)
         rc = DB_NOJOB;
     else if ((best->state & JOB_STATE_BASE) <= JOB_SUSPENDED || best->end == 0)
@@ -355,9 +421,34 @@ static int db_get_comment (void *db, const struct group *g, char **comment)
     else {
         *comment = strdup (best->admin_comment ? best->admin_comment : "");
         rc = *comment ? DB_OK : DB_DOWN;
+        if (rc == DB_OK && nodeset_add_hostlist (nodes, best->nodes) < 0)
+            rc = DB_DOWN;
     }
     slurm_list_destroy (jobs);
     return rc;
+}
+
+static int has_node_cb (const char *node, json_object *rec, void *arg)
+{
+    (void)rec;
+    return !strcmp (node, (const char *)arg);
+}
+
+/* The first node of NODES whose part FIELD's summary lacks; NULL if none. */
+static const char *missing_node (const char *field, const struct nodeset *nodes)
+{
+    struct acct_summary *s = NULL;
+    char *other = NULL;
+    const char *miss = NULL;
+
+    if (acct_summary_parse (field, &other, &s, NULL) < 0)
+        return nodes->n ? nodes->v[0] : NULL;
+    for (size_t i = 0; i < nodes->n && !miss; i++)
+        if (acct_summary_foreach (s, has_node_cb, nodes->v[i]) == 0)
+            miss = nodes->v[i];
+    acct_summary_destroy (s);
+    free (other);
+    return miss;
 }
 
 static int db_set_comment (void *db, const struct group *g, const char *text)
@@ -397,18 +488,34 @@ static void sleep_ms (long ms)
         ;
 }
 
-/* Deliver one group.  0 delivered, 1 not now (retry later). */
+/* Deliver one group.  0 delivered, 1 not now (retry later).
+ *
+ * AdminComment is one field that every node of the job rewrites whole,
+ * and slurmdbd has no compare-and-set: a node whose read came before our
+ * write and whose write comes after it drops our part.  So no node leaves
+ * while such a write may still come: each one reads, adds its part when
+ * it is missing, and reads again, until a read that follows its own last
+ * write holds its part and the part of every node of the job (slurmdbd's
+ * node list of the job: every one of them sends a part).  The last write
+ * of all is then followed by its writer's read of that same text, which
+ * holds every part: none can be lost.  A node whose part
+ * never comes (no pin.so there, its records lost) is waited for until the
+ * deadline; this node's part is then delivered all the same, and the
+ * missing node named. */
 static int deliver_one (void *db, struct group *g, time_t deadline)
 {
     char *cur = NULL, *want = NULL;
+    struct nodeset nodes = { 0 };
     pin_error_t err = { "" };
-    int attempt, rc;
-    bool warned = false;
+    int writes = 0, rc;
+    long pause_ms = 100;
+    bool warned = false, waited = false;
+    const char *miss;
 
-    for (attempt = 0;; attempt++) {
+    for (;;) {
         free (cur);
         cur = NULL;
-        rc = db_get_comment (db, g, &cur);
+        rc = db_get_comment (db, g, &cur, &nodes);
         if (rc == DB_RUNNING || rc == DB_NOJOB) {
             /* slurmctld tells slurmdbd of the job's end a moment after
              * the epilog starts: wait for it, bounded */
@@ -421,10 +528,6 @@ static int deliver_one (void *db, struct group *g, time_t deadline)
                 fprintf (stderr, "slurm-pin deliver: job %" PRIu32 ": waiting for slurmdbd to see its end\n",
                          g->job_id);
             warned = true;
-            /* end the connection's transaction: slurmdbd reads MariaDB
-             * in one transaction per connection until a commit, and
-             * REPEATABLE READ would show the job running forever */
-            slurmdb_connection_commit (db, false);
             sleep_ms (500);
             continue;
         }
@@ -433,43 +536,54 @@ static int deliver_one (void *db, struct group *g, time_t deadline)
                        g->job_id);
             goto later;
         }
-        if (acct_summary_has_node (cur, g->node, (const char *const *)g->lines, g->n)) {
-            /* there already: confirm once more after a pause, so that a
-             * write of another node racing ours is seen */
-            if (attempt > 0) {
-                sleep_ms (200 + (long)(rand () % 800));
-                free (cur);
-                cur = NULL;
-                if (db_get_comment (db, g, &cur) == DB_OK
-                    && acct_summary_has_node (cur, g->node, (const char *const *)g->lines, g->n))
-                    break;
-                continue;
+        if (!acct_summary_has_node (cur, g->node, (const char *const *)g->lines, g->n)) {
+            if (writes >= 50 || time (NULL) >= deadline) {
+                cmd_error (prog, "job %" PRIu32 ": AdminComment did not keep this node's part after %d writes; kept for a later run",
+                           g->job_id, writes);
+                goto later;
             }
+            free (want);
+            if (!(want = acct_summary_merge (cur, g->node, (const char *const *)g->lines, g->n,
+                                             ACCT_SUMMARY_MAX, &err))) {
+                cmd_error (prog, "job %" PRIu32 ": %s", g->job_id,
+                           *err.text ? err.text : strerror (errno));
+                goto later;
+            }
+            rc = db_set_comment (db, g, want);
+            if (rc != DB_OK) {
+                cmd_error (prog, "job %" PRIu32 ": slurmdbd refused the AdminComment change; kept for a later run",
+                           g->job_id);
+                goto later;
+            }
+            writes++;
+            /* read it back at once, after a jitter that keeps two nodes
+             * from writing in step */
+            sleep_ms ((long)(rand () % 50));
+            pause_ms = 100;
+            continue;
+        }
+        /* our part is there, in a read after our last write */
+        if (!(miss = missing_node (cur, &nodes)))
+            break;
+        if (time (NULL) >= deadline) {
+            cmd_error (prog, "job %" PRIu32 ": this node's part is in slurmdbd; node %s's part is not (no delivery from it in time)",
+                       g->job_id, miss);
             break;
         }
-        if (attempt >= 10 || time (NULL) >= deadline) {
-            cmd_error (prog, "job %" PRIu32 ": AdminComment did not keep this node's part after %d writes; kept for a later run",
-                       g->job_id, attempt);
-            goto later;
-        }
-        free (want);
-        if (!(want = acct_summary_merge (cur, g->node, (const char *const *)g->lines, g->n,
-                                         ACCT_SUMMARY_MAX, &err))) {
-            cmd_error (prog, "job %" PRIu32 ": %s", g->job_id,
-                       *err.text ? err.text : strerror (errno));
-            goto later;
-        }
-        rc = db_set_comment (db, g, want);
-        if (rc != DB_OK) {
-            cmd_error (prog, "job %" PRIu32 ": slurmdbd refused the AdminComment change; kept for a later run",
-                       g->job_id);
-            goto later;
-        }
+        if (verbose && !waited)
+            fprintf (stderr, "slurm-pin deliver: job %" PRIu32 ": waiting for node %s's part\n",
+                     g->job_id, miss);
+        waited = true;
+        sleep_ms (pause_ms + (long)(rand () % (pause_ms / 2 + 1)));
+        if (pause_ms < 2000)
+            pause_ms *= 2;
     }
+    nodeset_clear (&nodes);
     free (cur);
     free (want);
     return 0;
 later:
+    nodeset_clear (&nodes);
     free (cur);
     free (want);
     return 1;
@@ -483,8 +597,9 @@ static void usage (FILE *f)
              "the job's AdminComment (doc/accounting.md); each job once.\n"
              "  -j, --job N         only job N\n"
              "  -J, --journal DIR   the node journal (default " DEFAULT_JOURNAL ")\n"
-             "  -t, --timeout SECS  give up after SECS (default 60): waiting for\n"
-             "                      slurmdbd to record the job's end included\n"
+             "  -t, --timeout SECS  give up on a job after SECS (default 60): waiting\n"
+             "                      for slurmdbd to record its end and for the\n"
+             "                      other nodes' parts included\n"
              "  -v, --verbose       say what is sent\n"
              "Exit 0: nothing left to send; 1: some records stay for a later run.\n");
 }
@@ -588,7 +703,9 @@ int cmd_deliver (int argc, char **argv)
                 goto out;
             }
         }
-        if (deliver_one (db, g, deadline) == 0) {
+        /* --timeout bounds each job of a run over all jobs (a node that
+         * never delivers makes its jobs wait that long, once) */
+        if (deliver_one (db, g, job ? deadline : time (NULL) + (time_t)timeout) == 0) {
             if (mark_delivered (dir, g) < 0) {
                 cmd_error (prog, "%s/delivered: %s (job %" PRIu32 " may be sent again; harmless)",
                            dir, strerror (errno), g->job_id);

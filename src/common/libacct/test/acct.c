@@ -695,16 +695,17 @@ START_TEST (test_job_from_steps)
     ck_assert_uint_eq (j.step_id, ACCT_NO_VAL);
 
     /* no record of job 12 at all: a record of nothing measured */
-    ck_assert_int_eq (acct_job_from_steps (dir, 12, "n1", &j, &err), 2);
-    ck_assert_int_eq (j.kind, ACCT_KIND_JOB);
-    ck_assert_uint_eq (j.job_id, 12);
-    ck_assert_uint_eq (j.step_id, ACCT_NO_VAL);
-    ck_assert_str_eq (j.node, "n1");
-    ck_assert_uint_eq (j.nsteps, 0);
-    ck_assert_int_eq (j.start_us, 0);
-    ck_assert_int_eq (j.exit_status, -1);
-    ck_assert_str_eq (j.state, "UNKNOWN");
-    ck_assert_uint_eq (j.user_usec + j.system_usec, 0);
+    struct acct_record none;
+    ck_assert_int_eq (acct_job_from_steps (dir, 12, "n1", &none, &err), 2);
+    ck_assert_int_eq (none.kind, ACCT_KIND_JOB);
+    ck_assert_uint_eq (none.job_id, 12);
+    ck_assert_uint_eq (none.step_id, ACCT_NO_VAL);
+    ck_assert_str_eq (none.node, "n1");
+    ck_assert_uint_eq (none.nsteps, 0);
+    ck_assert_int_eq (none.start_us, 0);
+    ck_assert_int_eq (none.exit_status, -1);
+    ck_assert_str_eq (none.state, "UNKNOWN");
+    ck_assert_uint_eq (none.user_usec + none.system_usec, 0);
     /* once a job record is there, no second one */
     j.source = ACCT_SRC_JOB_CGROUP;
     ck_assert_int_eq (acct_journal_append (dir, &j, &err), 0);
