@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "libplace/place.h"
-#include "../../plugins/spank/pinopt.h"
+#include "libconf/pinopt.h"
 #include "submit.h"
 
 #define QUOTE 64

@@ -58,7 +58,7 @@
 #include "acctstep.h"
 #include "dynamic.h"
 #include "ompenv.h"
-#include "pinopt.h"
+#include "libconf/pinopt.h"
 #include "deliver_spawn.h"
 #include "ident.h"
 #include "libcgroup2/stepcg.h"
