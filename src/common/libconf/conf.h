@@ -23,6 +23,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "libutil/errprintf.h"
 
@@ -56,7 +57,9 @@
 
 /* Which keys a PartitionName= line set (pin_conf_partition.set).  Keys a
  * line leaves out inherit the global value, so a per-partition key is
- * added by one bit, one field and one entry in conf.c's part_keys[]. */
+ * added by one bit, one field of that name in struct pin_conf_partition
+ * and struct pin_conf_rules (and struct pin_conf unless only partitions
+ * have it) and the key's descriptor in conf.c's keys[]. */
 enum {
     PIN_CONF_PART_DEFAULT = 1,    /* DefaultPolicy= */
     PIN_CONF_PART_ALLOWED = 2,    /* AllowedPolicies= */
@@ -148,6 +151,56 @@ struct pin_conf {
 
 /* DynamicConfine= values */
 enum { PIN_CONFINE_CPUSET = 0, PIN_CONFINE_QUOTA = 1 };
+
+/* ---- the keys ------------------------------------------------------------
+ *
+ * pin.conf's keys are one table of descriptors (conf.c's keys[]), from
+ * which come the parsing of pin.conf lines and plugstack arguments, the
+ * keys a PartitionName= line may set and pin_conf_rules_for()'s
+ * overrides, pin_conf_defaults(), and the lists of known keys in error
+ * messages.  pin.conf(5)'s KEYS section is checked against it
+ * (test/test_keys.c): a key added to one and not the other fails.
+ */
+enum {
+    PIN_CONF_KEY_GLOBAL = 1,      /* a pin.conf line, a plugstack argument */
+    PIN_CONF_KEY_PARTITION = 2,   /* valid on a PartitionName= line */
+    PIN_CONF_KEY_LINE = 4,        /* PartitionName= itself: a line of keys */
+    PIN_CONF_KEY_DESCRIBED = 8,   /* `defval` describes the default in
+                                     words ("(anyone)"): the field starts
+                                     empty */
+};
+
+/* A value parser: `value` (not empty) into the field `dst` of `size`
+ * bytes; -1 with `why` (size n) saying what is wrong and what is valid,
+ * the field untouched. */
+typedef int (*pin_conf_parse_f) (const char *value, void *dst, size_t size,
+                                 char *why, size_t n);
+
+struct pin_conf_key {
+    const char *name;             /* canonical spelling: "DefaultPolicy" */
+    const char *type;             /* the value as pin.conf(5) writes it:
+                                     "policy", "{allow|refuse}" */
+    unsigned where;               /* PIN_CONF_KEY_* */
+    pin_conf_parse_f parse;       /* NULL for PIN_CONF_KEY_LINE */
+    const char *defval;           /* the default, as pin.conf would say it */
+    const char *help;             /* one line: what it decides */
+    /* the field the value goes to: offsets in struct pin_conf, struct
+     * pin_conf_partition and struct pin_conf_rules (-1: none there), its
+     * size (the same in each), and its PIN_CONF_PART_* bit */
+    long conf_off;
+    long part_off;
+    long rules_off;
+    size_t size;
+    unsigned part_bit;
+};
+
+/* The table, *n entries (n may be NULL).  Static: nothing to free. */
+const struct pin_conf_key *pin_conf_keys (size_t *n);
+
+/* The names of the keys valid `where` (PIN_CONF_KEY_* bits, any of them),
+ * in the table's order, as "A, B, C" into buf (size n; if too small, the
+ * names that fit whole).  Returns buf. */
+const char *pin_conf_key_names (unsigned where, char *buf, size_t n);
 
 /* Fill with the documented defaults (doc/pin.conf.5). */
 void pin_conf_defaults (struct pin_conf *conf);
