@@ -236,6 +236,80 @@ bool pin_conf_policy_allowed (const struct pin_conf *conf, int policy);
 void pin_conf_rules_for (const struct pin_conf *conf, const char *partition,
                          struct pin_conf_rules *rules);
 
+/* Replace conf's values of the keys a PartitionName= line may set by
+ * those of `rules` (pin_conf_rules_for(), pin_conf_resolve()), so that a
+ * reader of conf sees the settings of the partition (the table says
+ * which fields). */
+void pin_conf_narrow (struct pin_conf *conf,
+                      const struct pin_conf_rules *rules);
+
+/* ---- a step's effective settings -----------------------------------------
+ *
+ * One resolver for job_submit_pin.so (at submission), pin.so (for each
+ * step, the steps job_submit does not see included) and slurm-pin check:
+ * from pin.conf, the PartitionName= line of the job's partition and what
+ * the job or step asked for, the policy and where it came from, the
+ * profile interval and the policy-dynamic keys.
+ */
+
+/* Where the policy came from. */
+enum pin_conf_source {
+    PIN_CONF_FROM_OPTION = 0,         /* --pin-policy (the same as a forced
+                                         policy, if there is one) */
+    PIN_CONF_FROM_SITE_DEFAULT,       /* pin.conf DefaultPolicy: no
+                                         PartitionName= line matched */
+    PIN_CONF_FROM_PARTITION_DEFAULT,  /* the partition's line: its
+                                         DefaultPolicy, or the global one
+                                         it keeps */
+    PIN_CONF_FROM_FORCED,             /* the partition's ForcedPolicy */
+};
+
+/* What a job or step asks for. */
+struct pin_conf_request {
+    /* The partition (slurmctld's, never the user's environment), or
+     * Slurm's comma list of a job submitted to several; NULL or "": not
+     * known, the global rules. */
+    const char *partitions;
+    bool policy_given;            /* --pin-policy=POLICY[,verbose] */
+    int policy;                   /* enum place_policy, if given */
+    bool verbose;                 /* ",verbose" was given */
+    bool profile_given;           /* --pin-profile[=INTERVAL] */
+    long long profile_us;         /* its interval (0: off), if given */
+};
+
+struct pin_conf_effective {
+    /* The partition's rules; for a list, the first partition's, with
+     * AllowedPolicies the intersection and from_partition true if any
+     * line matched.  The dynamic keys are rules.dynamic_*. */
+    struct pin_conf_rules rules;
+    int policy;                   /* enum place_policy */
+    enum pin_conf_source source;
+    bool forced_over_option;      /* --pin-policy asked for another policy
+                                     than the partition forces (policy is
+                                     the forced one) */
+    bool defaults_differ;         /* a list whose partitions' DefaultPolicy
+                                     differ (policy is the first's) */
+    bool verbose;                 /* asked, or pin.conf's Verbose=yes */
+    long long profile_us;         /* --pin-profile's, else Profile= of the
+                                     partition or pin.conf; 0: off */
+};
+
+/* Resolve `req` against `conf` into *eff.  Whether the policy asked for
+ * is allowed (AllowedPolicies, NoneUsers) is the caller's to check, with
+ * eff->rules.allowed_policies.  Returns 0, or -1 with errno EINVAL and
+ * errp "partitions a,b: their pin.conf ForcedPolicy differs; submit to
+ * one partition" when the listed partitions force different policies;
+ * *eff is filled either way (on -1 with the first partition's rules).
+ * Nothing to free. */
+int pin_conf_resolve (const struct pin_conf *conf,
+                      const struct pin_conf_request *req,
+                      struct pin_conf_effective *eff, pin_error_t *errp);
+
+/* Words for a source, as pin.so's messages say it: "--pin-policy",
+ * "pin.conf DefaultPolicy", "the partition's default", "forced by the
+ * partition". */
+const char *pin_conf_source_name (enum pin_conf_source source);
+
 /* A Profile= or --pin-profile value: yes/on or empty or NULL (the default
  * interval, PIN_CONF_PROFILE_DEFAULT_US), no/off (0) or an interval
  * ("500ms", "2s", "1m") of PIN_CONF_PROFILE_MIN_US to _MAX_US.  -1 with
