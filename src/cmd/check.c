@@ -203,18 +203,18 @@ static void fail (struct report *r, const char *fmt, ...)
 
 /* ---- pin.conf --------------------------------------------------------- */
 
-/* "all" or "numa-local,none" */
-static void allowed_string (const struct pin_conf *conf, char *buf, size_t n)
+/* "all" or "numa-local,none" for a mask of allowed policies */
+static void mask_string (unsigned mask, char *buf, size_t n)
 {
     size_t len = 0;
 
-    if (conf->allowed_policies == PIN_CONF_ALLOW_ALL) {
+    if (mask == PIN_CONF_ALLOW_ALL) {
         snprintf (buf, n, "all");
         return;
     }
     buf[0] = '\0';
     for (int p = PLACE_NONE; p <= PLACE_DYNAMIC && len < n; p++) {
-        if (!pin_conf_policy_allowed (conf, p))
+        if (!(mask & (1u << p)))
             continue;
         int rc = snprintf (buf + len, n - len, "%s%s", len ? "," : "",
                            place_policy_name (p));
@@ -222,6 +222,62 @@ static void allowed_string (const struct pin_conf *conf, char *buf, size_t n)
             break;
         len += rc;
     }
+}
+
+static void allowed_string (const struct pin_conf *conf, char *buf, size_t n)
+{
+    mask_string (conf->allowed_policies, buf, n);
+}
+
+/* What a step of partition i gets when it asks for nothing: the
+ * resolver pin.so and job_submit_pin.so use (libconf). */
+static void partition_effective (const struct report *r, int i,
+                                 struct pin_conf_effective *eff)
+{
+    struct pin_conf_request req = { .partitions = r->conf.partitions[i].name };
+
+    (void)pin_conf_resolve (&r->conf, &req, eff, NULL);  /* one name */
+}
+
+/* "no", or an interval in seconds ("0.5s", "60s") */
+static const char *us_string (long long us, bool zero_is_no, char *buf,
+                              size_t n)
+{
+    if (us == 0 && zero_is_no)
+        snprintf (buf, n, "no");
+    else
+        snprintf (buf, n, "%gs", (double)us / 1e6);
+    return buf;
+}
+
+/* "numa-spread (forced by the partition), profile no, dynamic overuse
+ * 1.2 grace 60s interval 5s confine cpuset" */
+static void partition_words (const struct report *r, int i, char *buf,
+                             size_t n)
+{
+    struct pin_conf_effective eff;
+    char allowed[128], prof[32], grace[32], interval[32], spread[48] = "";
+
+    partition_effective (r, i, &eff);
+    mask_string (eff.rules.allowed_policies, allowed, sizeof (allowed));
+    if (eff.rules.spread_sockets)
+        snprintf (spread, sizeof (spread), ", spread over %d sockets",
+                  eff.rules.spread_sockets);
+    snprintf (buf, n, "%s: %s (%s)%s%s, profile %s, dynamic overuse %g grace "
+              "%s interval %s confine %s%s", r->conf.partitions[i].name,
+              place_policy_name (eff.policy),
+              pin_conf_source_name (eff.source),
+              eff.rules.forced_policy >= 0 ? "" : ", allowed ",
+              eff.rules.forced_policy >= 0 ? "" : allowed,
+              us_string (eff.profile_us, true, prof, sizeof (prof)),
+              eff.rules.dynamic_overuse,
+              us_string (eff.rules.dynamic_grace_us, false, grace,
+                         sizeof (grace)),
+              us_string (eff.rules.dynamic_interval_us, false, interval,
+                         sizeof (interval)),
+              eff.rules.dynamic_confine == PIN_CONFINE_QUOTA ? "quota"
+                                                             : "cpuset",
+              spread);
 }
 
 static void check_conf (struct report *r, const char *path)
@@ -571,6 +627,11 @@ static void print_text (const struct report *r)
                     "(DefaultPolicy=%s, AllowedPolicies=%s)", r->conf_path,
                     place_policy_name (r->conf.default_policy), allowed);
 
+    for (int i = 0; r->conf_ok && i < r->conf.npartitions; i++) {
+        partition_words (r, i, buf, sizeof (buf));
+        print_line ("partition", "%s", buf);
+    }
+
     if (r->topo_ok)
         print_line ("topology", "%s: %u %s, %u %s, %u NUMA %s", r->topo_note,
                     r->npus, plural (r->npus, "PU", "PUs"), r->ncores,
@@ -666,6 +727,50 @@ static json_object *ctl_to_json (const struct report *r,
     return o;
 }
 
+/* Each PartitionName= line: what a step that asks for nothing gets. */
+static json_object *partitions_to_json (const struct report *r)
+{
+    json_object *list = json_object_new_array ();
+
+    for (int i = 0; list && r->conf_ok && i < r->conf.npartitions; i++) {
+        struct pin_conf_effective eff;
+        json_object *o = json_object_new_object ();
+        char allowed[128];
+        int bad = 0;
+
+        partition_effective (r, i, &eff);
+        mask_string (eff.rules.allowed_policies, allowed, sizeof (allowed));
+        if (!o)
+            goto nomem;
+        bad |= jadd (o, "name", jstr (r->conf.partitions[i].name));
+        bad |= jadd (o, "policy", jstr (place_policy_name (eff.policy)));
+        bad |= jadd (o, "from", jstr (pin_conf_source_name (eff.source)));
+        bad |= jadd (o, "forced", json_object_new_boolean
+                                      (eff.rules.forced_policy >= 0));
+        bad |= jadd (o, "allowed_policies", jstr (allowed));
+        bad |= jadd (o, "profile_us", json_object_new_int64 (eff.profile_us));
+        bad |= jadd (o, "dynamic_overuse",
+                     json_object_new_double (eff.rules.dynamic_overuse));
+        bad |= jadd (o, "dynamic_grace_us",
+                     json_object_new_int64 (eff.rules.dynamic_grace_us));
+        bad |= jadd (o, "dynamic_interval_us",
+                     json_object_new_int64 (eff.rules.dynamic_interval_us));
+        bad |= jadd (o, "dynamic_confine",
+                     jstr (eff.rules.dynamic_confine == PIN_CONFINE_QUOTA
+                           ? "quota" : "cpuset"));
+        bad |= jadd (o, "spread_sockets",
+                     json_object_new_int (eff.rules.spread_sockets));
+        if (bad || json_object_array_add (list, o) < 0) {
+            json_object_put (o);
+            goto nomem;
+        }
+    }
+    return list;
+nomem:
+    json_object_put (list);
+    return NULL;
+}
+
 static json_object *report_to_json (const struct report *r)
 {
     json_object *root = json_object_new_object ();
@@ -691,6 +796,7 @@ static json_object *report_to_json (const struct report *r)
     bad |= jadd (pc, "default_policy",
                  jstr (place_policy_name (r->conf.default_policy)));
     bad |= jadd (pc, "allowed_policies", jstr (allowed));
+    bad |= cmd_json_add (pc, "partitions", partitions_to_json (r), false);
 
     bad |= jadd (tp, "ok", json_object_new_boolean (r->topo_ok));
     bad |= jadd (tp, "source", jstr (r->topo_cached ? "cache" : "live"));

@@ -26,7 +26,7 @@
 #include <strings.h>
 
 #include "libplace/place.h"
-#include "pinopt.h"
+#include "libconf/pinopt.h"
 #include "fuzz.h"
 
 static void check_parse (const char *value)

@@ -81,7 +81,7 @@ src/common/libplace/place.c
 src/common/libconf/conf.c
 src/common/libcgroup2/cg2.c
 src/common/libclaims/claims.c
-src/plugins/spank/pinopt.c
+src/common/libconf/pinopt.c
 src/common/libprof/cnproc.c
 src/common/libprof/tracker.c
 src/common/libprof/taskstats.c
@@ -178,7 +178,7 @@ CFLAGS=(-g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE
         "-fsanitize=address,undefined" -fno-sanitize-recover=all
         -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter
         -Wmissing-prototypes -Wstrict-prototypes -Wpointer-arith -Werror
-        -I"$top/src/common" -I"$top/src/plugins/spank" -I"$fuzzdir"
+        -I"$top/src/common" -I"$fuzzdir"
         "${hwloc_cflags[@]}")
 
 # Compile $1 into $2 with the fuzzer's coverage instrumentation.

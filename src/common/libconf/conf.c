@@ -4,6 +4,13 @@
  * does not fit, a NUL byte or a control character is an error naming the
  * line, never a silent truncation.  Loads work on a copy of the caller's
  * struct, so a failed load leaves it untouched.
+ *
+ * Every key is one descriptor of keys[] (conf.h, struct pin_conf_key):
+ * its parser and the field it fills in pin.conf's global struct, on a
+ * PartitionName= line and in a partition's rules.  The lines, the
+ * plugstack arguments, the partition lines, pin_conf_defaults(),
+ * pin_conf_rules_for() and the lists of known keys in messages all read
+ * the table; test/test_keys.c holds pin.conf(5) to it.
  */
 #if HAVE_CONFIG_H
 #include "config.h"
@@ -29,29 +36,20 @@
 
 #define ORIGIN_MAX 160
 
-struct key;
+/* More than the keys of the table (a load records each key it sets). */
+#define SEEN_MAX 32
 
 /* State of one load (a file, or plugstack arguments and their file). */
 struct ctx {
     struct pin_conf *conf;
-    const struct key *seen_key[24];      /* keys set by this source */
-    char seen_origin[24][ORIGIN_MAX];    /* where each was set */
+    const struct pin_conf_key *seen_key[SEEN_MAX]; /* keys set by this source */
+    char seen_origin[SEEN_MAX][ORIGIN_MAX];        /* where each was set */
     int nseen;
     char dp_origin[ORIGIN_MAX];          /* where DefaultPolicy was set */
     char ap_origin[ORIGIN_MAX];          /* where AllowedPolicies was set */
     char ap_text[SHOW_MAX + 4];          /* its value as written */
     int last_set;                        /* 1 DefaultPolicy, 2 Allowed... */
     char part_origin[PIN_CONF_PARTITIONS_MAX][ORIGIN_MAX]; /* "FILE:LINE" */
-};
-
-typedef int (*setter_f) (struct ctx *ctx, const char *value,
-                         char *why, size_t n);
-
-struct key {
-    const char *name;       /* canonical spelling */
-    const char *argname;    /* plugstack spelling (documentation) */
-    const char *defval;     /* default, for messages */
-    setter_f set;
 };
 
 static void show (char *dst, size_t n, const char *value)
@@ -95,35 +93,33 @@ static int check_abs_path (const char *value, size_t max, char *why, size_t n)
     return 0;
 }
 
-static int parse_policy (const char *name, int *policy, char *why, size_t n)
+/* ---- value parsers ------------------------------------------------------
+ *
+ * One per kind of value, pin_conf_parse_f: `value` (not empty) into the
+ * field `dst` of `size` bytes, or -1 with `why` (size n) saying what is
+ * wrong and what is valid; the field is only written on success.  The key
+ * table below says which field of which struct each key's parser fills. */
+
+static int parse_policy (const char *value, void *dst, size_t size,
+                         char *why, size_t n)
 {
     enum place_policy p;
     pin_error_t perr;
 
-    if (place_policy_parse (name, &p, &perr) < 0) {
+    (void)size;
+    if (place_policy_parse (value, &p, &perr) < 0) {
         char s[SHOW_MAX + 4];
-        show (s, sizeof (s), name);
+        show (s, sizeof (s), value);
         snprintf (why, n, "unknown policy '%s'; known: %s", s,
                   place_policy_list ());
         return -1;
     }
-    *policy = (int)p;
+    *(int *)dst = (int)p;
     return 0;
 }
 
-static int set_default_policy (struct ctx *ctx, const char *value,
-                               char *why, size_t n)
-{
-    int p;
-
-    if (parse_policy (value, &p, why, n) < 0)
-        return -1;
-    ctx->conf->default_policy = p;
-    return 0;
-}
-
-/* "all" or a comma list of policies, into *mask. */
-static int parse_policy_mask (const char *value, unsigned *out,
+/* "all" or a comma list of policies, into an unsigned mask. */
+static int parse_policy_mask (const char *value, void *dst, size_t size,
                               char *why, size_t n)
 {
     char buf[PIN_CONF_LINE_MAX];
@@ -131,8 +127,9 @@ static int parse_policy_mask (const char *value, unsigned *out,
     unsigned mask = 0;
     size_t len = strlen (value);
 
+    (void)size;
     if (strcasecmp (value, "all") == 0) {
-        *out = PIN_CONF_ALLOW_ALL;
+        *(unsigned *)dst = PIN_CONF_ALLOW_ALL;
         return 0;
     }
     if (len >= sizeof (buf)) {
@@ -160,7 +157,7 @@ static int parse_policy_mask (const char *value, unsigned *out,
                       "comma list of: %s", place_policy_list ());
             return -1;
         }
-        if (parse_policy (item, &p, why, n) < 0)
+        if (parse_policy (item, &p, sizeof (p), why, n) < 0)
             return -1;
         if (p < 0 || p >= 32) {
             snprintf (why, n, "policy number %d out of range", p);
@@ -168,19 +165,13 @@ static int parse_policy_mask (const char *value, unsigned *out,
         }
         mask |= 1u << p;
     }
-    *out = mask;
+    *(unsigned *)dst = mask;
     return 0;
 }
 
-static int set_allowed_policies (struct ctx *ctx, const char *value,
-                                 char *why, size_t n)
-{
-    return parse_policy_mask (value, &ctx->conf->allowed_policies, why, n);
-}
-
 /* A comma list of user or account names (no empty item, no blanks). */
-static int set_names (char *dst, size_t size, const char *value,
-                      char *why, size_t n)
+static int parse_names (const char *value, void *dst, size_t size,
+                        char *why, size_t n)
 {
     size_t len = strlen (value);
     const char *p;
@@ -205,46 +196,45 @@ static int set_names (char *dst, size_t size, const char *value,
     return 0;
 }
 
-static int set_none_users (struct ctx *ctx, const char *value,
-                           char *why, size_t n)
+static int parse_path (const char *value, void *dst, size_t size,
+                       char *why, size_t n)
 {
-    if (set_names (ctx->conf->none_users, sizeof (ctx->conf->none_users),
-                   value, why, n) < 0)
+    if (check_abs_path (value, size, why, n) < 0)
         return -1;
-    ctx->conf->none_restricted = true;
+    snprintf (dst, size, "%s", value);
     return 0;
 }
 
-static int set_none_accounts (struct ctx *ctx, const char *value,
+/* CgroupRoot=auto|PATH */
+static int parse_cgroup_root (const char *value, void *dst, size_t size,
                               char *why, size_t n)
 {
-    if (set_names (ctx->conf->none_accounts,
-                   sizeof (ctx->conf->none_accounts), value, why, n) < 0)
-        return -1;
-    ctx->conf->none_restricted = true;
-    return 0;
-}
-
-static int set_cgroup_root (struct ctx *ctx, const char *value,
-                            char *why, size_t n)
-{
     if (strcasecmp (value, "auto") == 0) {
-        snprintf (ctx->conf->cgroup_root, sizeof (ctx->conf->cgroup_root),
-                  "auto");
+        snprintf (dst, size, "auto");
         return 0;
     }
-    if (check_abs_path (value, sizeof (ctx->conf->cgroup_root), why, n) < 0) {
+    if (parse_path (value, dst, size, why, n) < 0) {
         size_t len = strlen (why);
         snprintf (why + len, n - len, " (or 'auto')");
         return -1;
     }
-    snprintf (ctx->conf->cgroup_root, sizeof (ctx->conf->cgroup_root),
-              "%s", value);
     return 0;
 }
 
-static int set_cgroup_base (struct ctx *ctx, const char *value,
-                            char *why, size_t n)
+/* DeliverCommand=PATH|none ("" = none) */
+static int parse_path_or_none (const char *value, void *dst, size_t size,
+                               char *why, size_t n)
+{
+    if (strcasecmp (value, "none") == 0) {
+        *(char *)dst = '\0';
+        return 0;
+    }
+    return parse_path (value, dst, size, why, n);
+}
+
+/* One directory name of [A-Za-z0-9._-], not . or .. */
+static int parse_dir_name (const char *value, void *dst, size_t size,
+                           char *why, size_t n)
 {
     const char *p;
 
@@ -253,9 +243,9 @@ static int set_cgroup_base (struct ctx *ctx, const char *value,
                   "name of [A-Za-z0-9._-]");
         return -1;
     }
-    if (strlen (value) >= sizeof (ctx->conf->cgroup_base)) {
+    if (strlen (value) >= size) {
         snprintf (why, n, "longer than %zu characters; give a shorter name",
-                  sizeof (ctx->conf->cgroup_base) - 1);
+                  size - 1);
         return -1;
     }
     for (p = value; *p; p++) {
@@ -266,62 +256,28 @@ static int set_cgroup_base (struct ctx *ctx, const char *value,
             return -1;
         }
     }
-    snprintf (ctx->conf->cgroup_base, sizeof (ctx->conf->cgroup_base),
-              "%s", value);
-    return 0;
-}
-
-static int set_path (char *dst, size_t size, const char *value,
-                     char *why, size_t n)
-{
-    if (check_abs_path (value, size, why, n) < 0)
-        return -1;
     snprintf (dst, size, "%s", value);
     return 0;
 }
 
-static int set_topology_cache (struct ctx *ctx, const char *value,
-                               char *why, size_t n)
-{
-    return set_path (ctx->conf->topology_cache,
-                     sizeof (ctx->conf->topology_cache), value, why, n);
-}
-
-static int set_state_dir (struct ctx *ctx, const char *value,
-                          char *why, size_t n)
-{
-    return set_path (ctx->conf->state_dir, sizeof (ctx->conf->state_dir),
-                     value, why, n);
-}
-
-/* DeliverCommand=PATH|none */
-static int set_deliver_command (struct ctx *ctx, const char *value,
-                                char *why, size_t n)
-{
-    if (strcasecmp (value, "none") == 0) {
-        ctx->conf->deliver_command[0] = '\0';
-        return 0;
-    }
-    return set_path (ctx->conf->deliver_command,
-                     sizeof (ctx->conf->deliver_command), value, why, n);
-}
-
-static int set_verbose (struct ctx *ctx, const char *value,
-                        char *why, size_t n)
+/* yes|true|1 or no|false|0, into a bool */
+static int parse_bool (const char *value, void *dst, size_t size,
+                       char *why, size_t n)
 {
     static const char *yes[] = { "yes", "true", "1", NULL };
     static const char *no[] = { "no", "false", "0", NULL };
     int i;
 
+    (void)size;
     for (i = 0; yes[i]; i++) {
         if (strcasecmp (value, yes[i]) == 0) {
-            ctx->conf->verbose = true;
+            *(bool *)dst = true;
             return 0;
         }
     }
     for (i = 0; no[i]; i++) {
         if (strcasecmp (value, no[i]) == 0) {
-            ctx->conf->verbose = false;
+            *(bool *)dst = false;
             return 0;
         }
     }
@@ -329,46 +285,21 @@ static int set_verbose (struct ctx *ctx, const char *value,
     return -1;
 }
 
-/* allow|refuse */
-static int set_allow (bool *out, const char *value, char *why, size_t n)
+/* allow|refuse, into a bool */
+static int parse_allow (const char *value, void *dst, size_t size,
+                        char *why, size_t n)
 {
+    (void)size;
     if (strcasecmp (value, "allow") == 0) {
-        *out = true;
+        *(bool *)dst = true;
         return 0;
     }
     if (strcasecmp (value, "refuse") == 0) {
-        *out = false;
+        *(bool *)dst = false;
         return 0;
     }
     snprintf (why, n, "expected allow or refuse");
     return -1;
-}
-
-static int set_oversubscribe (struct ctx *ctx, const char *value,
-                              char *why, size_t n)
-{
-    return set_allow (&ctx->conf->oversubscribe, value, why, n);
-}
-
-static int set_share_with_steps (struct ctx *ctx, const char *value,
-                                 char *why, size_t n)
-{
-    return set_allow (&ctx->conf->share_with_steps, value, why, n);
-}
-
-/* Accounting (doc/accounting.md) */
-static int set_journal_dir (struct ctx *ctx, const char *value,
-                            char *why, size_t n)
-{
-    return set_path (ctx->conf->journal_dir, sizeof (ctx->conf->journal_dir),
-                     value, why, n);
-}
-
-static int set_profile_dir (struct ctx *ctx, const char *value,
-                            char *why, size_t n)
-{
-    return set_path (ctx->conf->profile_dir, sizeof (ctx->conf->profile_dir),
-                     value, why, n);
 }
 
 /* A size: bytes, or a number with K, M or G (powers of 1024), at most
@@ -401,12 +332,13 @@ static int parse_size (const char *value, unsigned long long *bytes)
 }
 
 /* ProfileMaxSize: 8K (the smallest profile) to 64G */
-static int set_profile_max_size (struct ctx *ctx, const char *value,
-                                 char *why, size_t n)
+static int parse_profile_size (const char *value, void *dst, size_t size,
+                               char *why, size_t n)
 {
     unsigned long long v = 0;
     int rc = parse_size (value, &v);
 
+    (void)size;
     if (rc == SIZE_NAN || rc == SIZE_UNIT) {
         snprintf (why, n, "not a size; give bytes or a number with K, M or "
                   "G (e.g. 256M)");
@@ -416,16 +348,17 @@ static int set_profile_max_size (struct ctx *ctx, const char *value,
         snprintf (why, n, "out of range; give 8K to 64G");
         return -1;
     }
-    ctx->conf->profile_max_size = v;
+    *(unsigned long long *)dst = v;
     return 0;
 }
 
 /* JournalMaxSize: 0 (never rotate) or at least 4K */
-static int set_journal_max_size (struct ctx *ctx, const char *value,
-                                 char *why, size_t n)
+static int parse_journal_size (const char *value, void *dst, size_t size,
+                               char *why, size_t n)
 {
     unsigned long long v = 0;
 
+    (void)size;
     switch (parse_size (value, &v)) {
         case SIZE_NAN:
             snprintf (why, n, "not a size; give bytes or a number with K, M "
@@ -444,20 +377,8 @@ static int set_journal_max_size (struct ctx *ctx, const char *value,
                   "rotation)");
         return -1;
     }
-    ctx->conf->journal_max_size = v;
+    *(unsigned long long *)dst = v;
     return 0;
-}
-
-static int set_accounting (struct ctx *ctx, const char *value,
-                           char *why, size_t n)
-{
-    bool saved = ctx->conf->verbose;
-    int rc = set_verbose (ctx, value, why, n);  /* the same booleans */
-
-    if (rc == 0)
-        ctx->conf->accounting = ctx->conf->verbose;
-    ctx->conf->verbose = saved;
-    return rc;
 }
 
 /* "90", "1.5s", "500ms", "2m": a duration into us, within [min, max]. */
@@ -492,16 +413,20 @@ bad:
     return -1;
 }
 
-static int parse_grace (const char *value, long long *out, char *why,
-                        size_t n)
+/* DynamicGrace: 0 to 1 day, into long long us */
+static int parse_grace (const char *value, void *dst, size_t size,
+                        char *why, size_t n)
 {
-    return parse_duration (value, 0, 86400LL * 1000000, out, why, n);
+    (void)size;
+    return parse_duration (value, 0, 86400LL * 1000000, dst, why, n);
 }
 
-static int parse_interval (const char *value, long long *out, char *why,
-                           size_t n)
+/* DynamicInterval: 100 ms to 1 hour, into long long us */
+static int parse_interval (const char *value, void *dst, size_t size,
+                           char *why, size_t n)
 {
-    return parse_duration (value, 100000, 3600LL * 1000000, out, why, n);
+    (void)size;
+    return parse_duration (value, 100000, 3600LL * 1000000, dst, why, n);
 }
 
 int pin_conf_parse_profile (const char *value, long long *interval_us,
@@ -526,18 +451,22 @@ int pin_conf_parse_profile (const char *value, long long *interval_us,
     return 0;
 }
 
-static int set_profile (struct ctx *ctx, const char *value, char *why,
-                        size_t n)
+/* Profile=no|yes|INTERVAL, into long long us (the --pin-profile parser) */
+static int parse_profile (const char *value, void *dst, size_t size,
+                          char *why, size_t n)
 {
-    return pin_conf_parse_profile (value, &ctx->conf->profile_us, why, n);
+    (void)size;
+    return pin_conf_parse_profile (value, dst, why, n);
 }
 
-static int parse_overuse (const char *value, double *out, char *why,
-                          size_t n)
+/* DynamicOveruse: a factor above 1, at most 1000, into a double */
+static int parse_overuse (const char *value, void *dst, size_t size,
+                          char *why, size_t n)
 {
     char *end = NULL;
     double v;
 
+    (void)size;
     errno = 0;
     v = strtod (value, &end);
     if (end == value || *end || errno || !isdigit ((unsigned char)value[0])
@@ -546,16 +475,19 @@ static int parse_overuse (const char *value, double *out, char *why,
                   "the allocated CPUs), at most 1000");
         return -1;
     }
-    *out = v;
+    *(double *)dst = v;
     return 0;
 }
 
-static int parse_confine (const char *value, int *out, char *why, size_t n)
+/* DynamicConfine=cpuset|quota, into an int PIN_CONFINE_* */
+static int parse_confine (const char *value, void *dst, size_t size,
+                          char *why, size_t n)
 {
+    (void)size;
     if (strcasecmp (value, "cpuset") == 0)
-        *out = PIN_CONFINE_CPUSET;
+        *(int *)dst = PIN_CONFINE_CPUSET;
     else if (strcasecmp (value, "quota") == 0)
-        *out = PIN_CONFINE_QUOTA;
+        *(int *)dst = PIN_CONFINE_QUOTA;
     else {
         snprintf (why, n, "expected cpuset or quota");
         return -1;
@@ -563,31 +495,14 @@ static int parse_confine (const char *value, int *out, char *why, size_t n)
     return 0;
 }
 
-static int set_dynamic_grace (struct ctx *ctx, const char *value,
-                              char *why, size_t n)
-{
-    return parse_grace (value, &ctx->conf->dynamic_grace_us, why, n);
-}
-
-static int set_dynamic_interval (struct ctx *ctx, const char *value,
+/* SpreadSockets=N: 0 (off) or 2..64 sockets per node, into an int */
+static int parse_spread_sockets (const char *value, void *dst, size_t size,
                                  char *why, size_t n)
-{
-    return parse_interval (value, &ctx->conf->dynamic_interval_us, why, n);
-}
-
-static int set_dynamic_overuse (struct ctx *ctx, const char *value,
-                                char *why, size_t n)
-{
-    return parse_overuse (value, &ctx->conf->dynamic_overuse, why, n);
-}
-
-/* SpreadSockets=N: 0 (off) or 2..64 sockets per node */
-static int parse_spread_sockets (const char *value, int *out, char *why,
-                                 size_t n)
 {
     char *end = NULL;
     unsigned long v;
 
+    (void)size;
     errno = 0;
     v = strtoul (value, &end, 10);
     if (end == value || *end || errno || !isdigit ((unsigned char)value[0])
@@ -596,142 +511,222 @@ static int parse_spread_sockets (const char *value, int *out, char *why,
                   "partition's nodes, 2 to 64");
         return -1;
     }
-    *out = (int)v;
+    *(int *)dst = (int)v;
     return 0;
 }
 
-static int set_spread_sockets (struct ctx *ctx, const char *value,
-                               char *why, size_t n)
-{
-    return parse_spread_sockets (value, &ctx->conf->spread_sockets, why, n);
-}
+/* ---- the keys -------------------------------------------------------------
+ *
+ * One descriptor per key (conf.h, struct pin_conf_key).  The order is that
+ * of the lists of known keys in error messages.  A field is named by the
+ * macros below, which also check at compile time that a per-partition
+ * key's field has one size in struct pin_conf, struct pin_conf_partition
+ * and struct pin_conf_rules (the overrides are copied as bytes). */
 
-static int set_dynamic_confine (struct ctx *ctx, const char *value,
-                                char *why, size_t n)
-{
-    return parse_confine (value, &ctx->conf->dynamic_confine, why, n);
-}
+#define FSIZE(type, field) sizeof (((type *)0)->field)
 
-static const struct key keys[] = {
-    { "DefaultPolicy", "default_policy", "none", set_default_policy },
-    { "AllowedPolicies", "allowed_policies", "all", set_allowed_policies },
-    { "CgroupRoot", "cgroup_root", "auto", set_cgroup_root },
-    { "CgroupBase", "cgroup_base", "slurm-pin", set_cgroup_base },
-    { "TopologyCache", "topology_cache", PIN_CONF_DEFAULT_TOPOLOGY_CACHE,
-      set_topology_cache },
-    { "StateDir", "state_dir", PIN_CONF_DEFAULT_STATE_DIR, set_state_dir },
-    { "Verbose", "verbose", "no", set_verbose },
-    { "Oversubscribe", "oversubscribe", "allow", set_oversubscribe },
-    { "ShareWithSteps", "share_with_steps", "allow", set_share_with_steps },
-    { "NoneUsers", "none_users", "(anyone)", set_none_users },
-    { "NoneAccounts", "none_accounts", "(any)", set_none_accounts },
-    { "DeliverCommand", "deliver_command", PIN_CONF_DEFAULT_DELIVER_COMMAND,
-      set_deliver_command },
-    { "Accounting", "accounting", "yes", set_accounting },
-    { "JournalDir", "journal_dir", PIN_CONF_DEFAULT_JOURNAL_DIR,
-      set_journal_dir },
-    { "JournalMaxSize", "journal_max_size", "64M", set_journal_max_size },
-    { "DynamicOveruse", "dynamic_overuse", "1.2", set_dynamic_overuse },
-    { "DynamicGrace", "dynamic_grace", "60s", set_dynamic_grace },
-    { "DynamicInterval", "dynamic_interval", "5s", set_dynamic_interval },
-    { "DynamicConfine", "dynamic_confine", "cpuset", set_dynamic_confine },
-    { "SpreadSockets", "spread_sockets", "0", set_spread_sockets },
-    { "Profile", "profile", "no", set_profile },
-    { "ProfileDir", "profile_dir", PIN_CONF_DEFAULT_PROFILE_DIR,
-      set_profile_dir },
-    { "ProfileMaxSize", "profile_max_size", "256M", set_profile_max_size },
-    { NULL, NULL, NULL, NULL },
+/* A key of pin.conf's global lines only. */
+#define GLOBAL(field) \
+    .conf_off = (long)offsetof (struct pin_conf, field), \
+    .part_off = -1, .rules_off = -1, \
+    .size = FSIZE (struct pin_conf, field)
+
+/* A key of the global lines that a PartitionName= line may replace:
+ * the same field name in the three structs. */
+#define SAME_SIZE(field) \
+    (0 * sizeof (struct { \
+        _Static_assert (FSIZE (struct pin_conf, field) \
+                        == FSIZE (struct pin_conf_partition, field) \
+                        && FSIZE (struct pin_conf, field) \
+                           == FSIZE (struct pin_conf_rules, field), \
+                        #field ": one size in every struct"); \
+        int unused; }))
+#define OVERRIDABLE(field, bit) \
+    .conf_off = (long)offsetof (struct pin_conf, field), \
+    .part_off = (long)offsetof (struct pin_conf_partition, field), \
+    .rules_off = (long)offsetof (struct pin_conf_rules, field), \
+    .size = FSIZE (struct pin_conf, field) + SAME_SIZE (field), \
+    .part_bit = bit
+
+/* A key of PartitionName= lines only. */
+#define PARTITION_ONLY(field, bit) \
+    .conf_off = -1, \
+    .part_off = (long)offsetof (struct pin_conf_partition, field), \
+    .rules_off = (long)offsetof (struct pin_conf_rules, field), \
+    .size = FSIZE (struct pin_conf_partition, field) \
+            + 0 * sizeof (struct { \
+                _Static_assert (FSIZE (struct pin_conf_partition, field) \
+                                == FSIZE (struct pin_conf_rules, field), \
+                                #field ": one size in every struct"); \
+                int unused; }), \
+    .part_bit = bit
+
+#define G PIN_CONF_KEY_GLOBAL
+#define P PIN_CONF_KEY_PARTITION
+
+static const struct pin_conf_key keys[] = {
+    { "DefaultPolicy", "policy", G | P, parse_policy, "none",
+      "policy of steps that give no --pin-policy",
+      OVERRIDABLE (default_policy, PIN_CONF_PART_DEFAULT) },
+    { "AllowedPolicies", "list", G | P, parse_policy_mask, "all",
+      "policies users may ask for: all or a comma list",
+      OVERRIDABLE (allowed_policies, PIN_CONF_PART_ALLOWED) },
+    { "ForcedPolicy", "policy", P, parse_policy, "(none)",
+      "the policy of every job of the partition",
+      PARTITION_ONLY (forced_policy, PIN_CONF_PART_FORCED) },
+    { "CgroupRoot", "path", G, parse_cgroup_root, "auto",
+      "the cgroup v2 mount, or auto",
+      GLOBAL (cgroup_root) },
+    { "CgroupBase", "name", G, parse_dir_name, "slurm-pin",
+      "directory under CgroupRoot for standalone steps",
+      GLOBAL (cgroup_base) },
+    { "TopologyCache", "path", G, parse_path,
+      PIN_CONF_DEFAULT_TOPOLOGY_CACHE,
+      "hwloc XML cache of this node's topology",
+      GLOBAL (topology_cache) },
+    { "StateDir", "path", G, parse_path, PIN_CONF_DEFAULT_STATE_DIR,
+      "root-only directory for the lock and the CPU claims",
+      GLOBAL (state_dir) },
+    { "Verbose", "bool", G, parse_bool, "no",
+      "every step prints its placement, as with ,verbose",
+      GLOBAL (verbose) },
+    { "Oversubscribe", "{allow|refuse}", G, parse_allow, "allow",
+      "a step asking for more CPUs than allocated runs, or fails",
+      GLOBAL (oversubscribe) },
+    { "ShareWithSteps", "{allow|refuse}", G, parse_allow, "allow",
+      "a step that does not fit beside the others shares, or fails",
+      GLOBAL (share_with_steps) },
+    { "NoneUsers", "list", G | PIN_CONF_KEY_DESCRIBED, parse_names,
+      "(anyone)", "users who may ask for --pin-policy=none",
+      GLOBAL (none_users) },
+    { "NoneAccounts", "list", G | PIN_CONF_KEY_DESCRIBED, parse_names,
+      "(any)", "accounts whose jobs may ask for --pin-policy=none",
+      GLOBAL (none_accounts) },
+    { "PartitionName", "name Key=Value ...", PIN_CONF_KEY_LINE, NULL, "",
+      "rules for the jobs of one partition",
+      .conf_off = -1, .part_off = -1, .rules_off = -1 },
+    { "DeliverCommand", "{path|none}", G, parse_path_or_none,
+      PIN_CONF_DEFAULT_DELIVER_COMMAND,
+      "slurm-pin started at job end to send records to slurmdbd",
+      GLOBAL (deliver_command) },
+    { "Accounting", "{yes|no}", G, parse_bool, "yes",
+      "a record of every step in the node journal",
+      GLOBAL (accounting) },
+    { "JournalDir", "path", G, parse_path, PIN_CONF_DEFAULT_JOURNAL_DIR,
+      "the node journal's directory",
+      GLOBAL (journal_dir) },
+    { "JournalMaxSize", "size", G, parse_journal_size, "64M",
+      "size at which the journal is rotated; 0: never",
+      GLOBAL (journal_max_size) },
+    { "DynamicOveruse", "factor", G | P, parse_overuse, "1.2",
+      "policy dynamic: CPU use over allocated that counts as over-use",
+      OVERRIDABLE (dynamic_overuse, PIN_CONF_PART_DYN_OVERUSE) },
+    { "DynamicGrace", "duration", G | P, parse_grace, "60s",
+      "policy dynamic: how long over-use lasts before confinement",
+      OVERRIDABLE (dynamic_grace_us, PIN_CONF_PART_DYN_GRACE) },
+    { "DynamicInterval", "duration", G | P, parse_interval, "5s",
+      "policy dynamic: how often a step's CPU use is sampled",
+      OVERRIDABLE (dynamic_interval_us, PIN_CONF_PART_DYN_INTERVAL) },
+    { "DynamicConfine", "{cpuset|quota}", G | P, parse_confine, "cpuset",
+      "policy dynamic: how an over-using step is confined",
+      OVERRIDABLE (dynamic_confine, PIN_CONF_PART_DYN_CONFINE) },
+    { "SpreadSockets", "N", G | P, parse_spread_sockets, "0",
+      "job_submit: sockets a one-task numa-spread srun job is spread over",
+      OVERRIDABLE (spread_sockets, PIN_CONF_PART_SPREAD_SOCKETS) },
+    { "Profile", "{no|yes|interval}", G | P, parse_profile, "no",
+      "profile every step that gives no --pin-profile, at this interval",
+      OVERRIDABLE (profile_us, PIN_CONF_PART_PROFILE) },
+    { "ProfileDir", "path", G, parse_path, PIN_CONF_DEFAULT_PROFILE_DIR,
+      "where step profiles are written",
+      GLOBAL (profile_dir) },
+    { "ProfileMaxSize", "size", G, parse_profile_size, "256M",
+      "the largest profile of one step",
+      GLOBAL (profile_max_size) },
 };
 
-#define KEYS_KNOWN "DefaultPolicy, AllowedPolicies, CgroupRoot, CgroupBase, " \
-                   "TopologyCache, StateDir, Verbose, Oversubscribe, " \
-                   "ShareWithSteps, NoneUsers, NoneAccounts, PartitionName, " \
-                   "DeliverCommand, Accounting, JournalDir, JournalMaxSize, " \
-                   "DynamicOveruse, DynamicGrace, DynamicInterval, " \
-                   "DynamicConfine, SpreadSockets, Profile, ProfileDir, " \
-                   "ProfileMaxSize"
+#undef G
+#undef P
 
-/* ---- PartitionName= lines ---------------------------------------------- */
+#define NKEYS (sizeof (keys) / sizeof (keys[0]))
 
-typedef int (*part_setter_f) (struct pin_conf_partition *part,
-                              const char *value, char *why, size_t n);
-
-static int part_set_default (struct pin_conf_partition *part,
-                             const char *value, char *why, size_t n)
+const struct pin_conf_key *pin_conf_keys (size_t *n)
 {
-    return parse_policy (value, &part->default_policy, why, n);
+    if (n)
+        *n = NKEYS;
+    return keys;
 }
 
-static int part_set_allowed (struct pin_conf_partition *part,
-                             const char *value, char *why, size_t n)
+const char *pin_conf_key_names (unsigned where, char *buf, size_t n)
 {
-    return parse_policy_mask (value, &part->allowed_policies, why, n);
+    size_t o = 0, i;
+
+    if (n == 0)
+        return buf;
+    buf[0] = '\0';
+    for (i = 0; i < NKEYS; i++) {
+        int len;
+        if (!(keys[i].where & where))
+            continue;
+        len = snprintf (buf + o, n - o, "%s%s", o ? ", " : "", keys[i].name);
+        if (len < 0 || (size_t)len >= n - o) {
+            buf[o] = '\0';     /* whole names only */
+            break;
+        }
+        o += (size_t)len;
+    }
+    return buf;
 }
 
-static int part_set_forced (struct pin_conf_partition *part,
-                            const char *value, char *why, size_t n)
+/* The lists of known keys in messages: pin.conf lines, PartitionName=
+ * lines. */
+#define KNOWN_GLOBAL (PIN_CONF_KEY_GLOBAL | PIN_CONF_KEY_LINE)
+#define KNOWN_PARTITION PIN_CONF_KEY_PARTITION
+#define KNOWN_MAX 512
+
+/* The field at `off` of the struct at base (conf, partition, rules). */
+static void *field (void *base, long off)
 {
-    return parse_policy (value, &part->forced_policy, why, n);
+    return (char *)base + off;
 }
 
-static int part_set_overuse (struct pin_conf_partition *part,
-                             const char *value, char *why, size_t n)
+static const void *cfield (const void *base, long off)
 {
-    return parse_overuse (value, &part->dynamic_overuse, why, n);
+    return (const char *)base + off;
 }
 
-static int part_set_grace (struct pin_conf_partition *part,
-                           const char *value, char *why, size_t n)
+/* plugstack: case-insensitive, '_' ignored. */
+static bool arg_key_equal (const char *a, const char *b)
 {
-    return parse_grace (value, &part->dynamic_grace_us, why, n);
+    for (;;) {
+        while (*a == '_')
+            a++;
+        while (*b == '_')
+            b++;
+        if (tolower ((unsigned char)*a) != tolower ((unsigned char)*b))
+            return false;
+        if (*a == '\0')
+            return true;
+        a++;
+        b++;
+    }
 }
 
-static int part_set_interval (struct pin_conf_partition *part,
-                              const char *value, char *why, size_t n)
+/* The key `name` among those valid `where` (PIN_CONF_KEY_*): matched
+ * without case, and in plugstack spelling ('_' ignored) if `arg`. */
+static const struct pin_conf_key *key_lookup (const char *name,
+                                              unsigned where, bool arg)
 {
-    return parse_interval (value, &part->dynamic_interval_us, why, n);
+    size_t i;
+
+    for (i = 0; i < NKEYS; i++) {
+        if (!(keys[i].where & where))
+            continue;
+        if (arg ? arg_key_equal (keys[i].name, name)
+                : strcasecmp (keys[i].name, name) == 0)
+            return &keys[i];
+    }
+    return NULL;
 }
-
-static int part_set_confine (struct pin_conf_partition *part,
-                             const char *value, char *why, size_t n)
-{
-    return parse_confine (value, &part->dynamic_confine, why, n);
-}
-
-static int part_set_spread (struct pin_conf_partition *part,
-                            const char *value, char *why, size_t n)
-{
-    return parse_spread_sockets (value, &part->spread_sockets, why, n);
-}
-
-static int part_set_profile (struct pin_conf_partition *part,
-                             const char *value, char *why, size_t n)
-{
-    return pin_conf_parse_profile (value, &part->profile_us, why, n);
-}
-
-/* The keys valid on a PartitionName= line: adding one is a bit in
- * PIN_CONF_PART_*, a field and a line here. */
-static const struct part_key {
-    const char *name;
-    unsigned bit;
-    part_setter_f set;
-} part_keys[] = {
-    { "DefaultPolicy", PIN_CONF_PART_DEFAULT, part_set_default },
-    { "AllowedPolicies", PIN_CONF_PART_ALLOWED, part_set_allowed },
-    { "ForcedPolicy", PIN_CONF_PART_FORCED, part_set_forced },
-    { "DynamicOveruse", PIN_CONF_PART_DYN_OVERUSE, part_set_overuse },
-    { "DynamicGrace", PIN_CONF_PART_DYN_GRACE, part_set_grace },
-    { "DynamicInterval", PIN_CONF_PART_DYN_INTERVAL, part_set_interval },
-    { "DynamicConfine", PIN_CONF_PART_DYN_CONFINE, part_set_confine },
-    { "SpreadSockets", PIN_CONF_PART_SPREAD_SOCKETS, part_set_spread },
-    { "Profile", PIN_CONF_PART_PROFILE, part_set_profile },
-    { NULL, 0, NULL },
-};
-
-#define PART_KEYS_KNOWN "DefaultPolicy, AllowedPolicies, ForcedPolicy, " \
-                        "DynamicOveruse, DynamicGrace, DynamicInterval, " \
-                        "DynamicConfine, SpreadSockets, Profile"
 
 /* `rest` is what follows "PartitionName=": NAME, then Key=Value words. */
 static int parse_partition_line (struct ctx *ctx, char *rest,
@@ -784,24 +779,25 @@ static int parse_partition_line (struct ctx *ctx, char *rest,
     }
     while ((word = strtok_r (NULL, " \t", &save))) {
         char sw[SHOW_MAX + 4], why[200];
-        const struct part_key *k = NULL;
+        const struct pin_conf_key *k = NULL;
         char *eq = strchr (word, '=');
 
         show (sw, sizeof (sw), word);
         if (eq) {
             *eq = '\0';
-            for (i = 0; part_keys[i].name; i++)
-                if (strcasecmp (part_keys[i].name, word) == 0)
-                    k = &part_keys[i];
+            k = key_lookup (word, PIN_CONF_KEY_PARTITION, false);
             *eq = '=';
         }
         if (!k) {
+            char known[KNOWN_MAX];
             errno = EINVAL;
             return errprintf (errp, "%s: PartitionName=%s: '%s': not a "
-                              "per-partition Key=Value; valid here: "
-                              PART_KEYS_KNOWN, origin, sname, sw);
+                              "per-partition Key=Value; valid here: %s",
+                              origin, sname, sw,
+                              pin_conf_key_names (KNOWN_PARTITION, known,
+                                                  sizeof (known)));
         }
-        if (part.set & k->bit) {
+        if (part.set & k->part_bit) {
             errno = EINVAL;
             return errprintf (errp, "%s: PartitionName=%s: %s: %s already "
                               "set on this line; set each key once",
@@ -813,17 +809,21 @@ static int parse_partition_line (struct ctx *ctx, char *rest,
                               "give a value or leave the key out", origin,
                               sname, sw);
         }
-        if (k->set (&part, eq + 1, why, sizeof (why)) < 0) {
+        if (k->parse (eq + 1, field (&part, k->part_off), k->size, why,
+                      sizeof (why)) < 0) {
             errno = EINVAL;
             return errprintf (errp, "%s: PartitionName=%s: %s: %s", origin,
                               sname, sw, why);
         }
-        part.set |= k->bit;
+        part.set |= k->part_bit;
     }
     if (part.set == 0) {
+        char known[KNOWN_MAX];
         errno = EINVAL;
         return errprintf (errp, "%s: PartitionName=%s: no keys; give at "
-                          "least one of: " PART_KEYS_KNOWN, origin, sname);
+                          "least one of: %s", origin, sname,
+                          pin_conf_key_names (KNOWN_PARTITION, known,
+                                              sizeof (known)));
     }
     if ((part.set & PIN_CONF_PART_FORCED)
         && (part.set & (PIN_CONF_PART_DEFAULT | PIN_CONF_PART_ALLOWED))) {
@@ -838,48 +838,13 @@ static int parse_partition_line (struct ctx *ctx, char *rest,
     return 0;
 }
 
-/* pin.conf: case-insensitive exact match. */
-static const struct key *key_lookup_file (const char *name)
-{
-    int i;
-    for (i = 0; keys[i].name; i++)
-        if (strcasecmp (keys[i].name, name) == 0)
-            return &keys[i];
-    return NULL;
-}
-
-/* plugstack: case-insensitive, '_' ignored. */
-static bool arg_key_equal (const char *a, const char *b)
-{
-    for (;;) {
-        while (*a == '_')
-            a++;
-        while (*b == '_')
-            b++;
-        if (tolower ((unsigned char)*a) != tolower ((unsigned char)*b))
-            return false;
-        if (*a == '\0')
-            return true;
-        a++;
-        b++;
-    }
-}
-
-static const struct key *key_lookup_arg (const char *name)
-{
-    int i;
-    for (i = 0; keys[i].name; i++)
-        if (arg_key_equal (keys[i].name, name))
-            return &keys[i];
-    return NULL;
-}
-
 /* ---- applying one Key=Value -------------------------------------------- */
 
 /* Set key k from `value`.  `where` starts every message ("FILE:LINE:
  * Key=Value" or "plugstack.conf argument 'k=v'"); `origin` says where the
  * key was set, for a later duplicate or DefaultPolicy check. */
-static int apply (struct ctx *ctx, const struct key *k, const char *value,
+static int apply (struct ctx *ctx, const struct pin_conf_key *k,
+                  const char *value,
                   const char *where, const char *origin, pin_error_t *errp)
 {
     char why[200];
@@ -897,20 +862,22 @@ static int apply (struct ctx *ctx, const struct key *k, const char *value,
         return errprintf (errp, "%s: empty value; give a value or leave the "
                           "key out (default: %s)", where, k->defval);
     }
-    if (k->set (ctx, value, why, sizeof (why)) < 0) {
+    if (k->parse (value, field (ctx->conf, k->conf_off), k->size, why,
+                  sizeof (why)) < 0) {
         errno = EINVAL;
         return errprintf (errp, "%s: %s", where, why);
     }
-    if (ctx->nseen < (int)(sizeof (ctx->seen_key) / sizeof (ctx->seen_key[0]))) {
+    if (ctx->nseen < SEEN_MAX) {
         ctx->seen_key[ctx->nseen] = k;
         snprintf (ctx->seen_origin[ctx->nseen], ORIGIN_MAX, "%s", origin);
         ctx->nseen++;
     }
-    if (k->set == set_default_policy) {
+    if (k->conf_off == (long)offsetof (struct pin_conf, default_policy)) {
         snprintf (ctx->dp_origin, sizeof (ctx->dp_origin), "%s", origin);
         ctx->last_set = 1;
     }
-    else if (k->set == set_allowed_policies) {
+    else if (k->conf_off
+             == (long)offsetof (struct pin_conf, allowed_policies)) {
         char s[SHOW_MAX + 4];
         show (s, sizeof (s), value);
         snprintf (ctx->ap_origin, sizeof (ctx->ap_origin), "%s", origin);
@@ -980,7 +947,7 @@ static int parse_line (struct ctx *ctx, char *line, const char *origin,
 {
     char *hash = strchr (line, '#');
     char *eq, *key, *value;
-    const struct key *k;
+    const struct pin_conf_key *k;
     char s[SHOW_MAX + 4];
 
     if (hash)
@@ -1000,14 +967,16 @@ static int parse_line (struct ctx *ctx, char *line, const char *origin,
     if (*key == '\0')
         return errprintf (errp, "%s: '%s': missing key before '='; lines "
                           "are Key=Value", origin, s);
-    if (strcasecmp (key, "PartitionName") == 0)
-        return parse_partition_line (ctx, value, origin, errp);
-    if (!(k = key_lookup_file (key))) {
+    if (!(k = key_lookup (key, KNOWN_GLOBAL, false))) {
+        char known[KNOWN_MAX];
         show (s, sizeof (s), key);
         errno = EINVAL;
-        return errprintf (errp, "%s: %s: unknown key; known: " KEYS_KNOWN,
-                          origin, s);
+        return errprintf (errp, "%s: %s: unknown key; known: %s", origin, s,
+                          pin_conf_key_names (KNOWN_GLOBAL, known,
+                                              sizeof (known)));
     }
+    if (k->where & PIN_CONF_KEY_LINE)
+        return parse_partition_line (ctx, value, origin, errp);
     {
         char where[ORIGIN_MAX + 2 * SHOW_MAX + 16];
         char sk[SHOW_MAX + 4], sv[SHOW_MAX + 4];
@@ -1209,33 +1178,27 @@ out:
 
 void pin_conf_defaults (struct pin_conf *conf)
 {
+    size_t i;
+
+    /* each key's default is parsed as if pin.conf said it (the table's
+     * defaults are all valid: test_keys.c); a described default
+     * ("(anyone)") is the empty field */
     memset (conf, 0, sizeof (*conf));
-    conf->default_policy = PLACE_NONE;
-    conf->allowed_policies = PIN_CONF_ALLOW_ALL;
-    snprintf (conf->cgroup_root, sizeof (conf->cgroup_root), "auto");
-    snprintf (conf->cgroup_base, sizeof (conf->cgroup_base), "slurm-pin");
-    snprintf (conf->topology_cache, sizeof (conf->topology_cache), "%s",
-              PIN_CONF_DEFAULT_TOPOLOGY_CACHE);
-    snprintf (conf->state_dir, sizeof (conf->state_dir), "%s",
-              PIN_CONF_DEFAULT_STATE_DIR);
-    conf->verbose = false;
-    conf->oversubscribe = true;
-    conf->share_with_steps = true;
-    snprintf (conf->deliver_command, sizeof (conf->deliver_command), "%s",
-              PIN_CONF_DEFAULT_DELIVER_COMMAND);
-    conf->accounting = true;
-    snprintf (conf->journal_dir, sizeof (conf->journal_dir), "%s",
-              PIN_CONF_DEFAULT_JOURNAL_DIR);
-    conf->journal_max_size = 64ull << 20;
-    conf->dynamic_overuse = 1.2;
-    conf->dynamic_grace_us = 60LL * 1000000;
-    conf->dynamic_interval_us = 5LL * 1000000;
-    conf->dynamic_confine = PIN_CONFINE_CPUSET;
-    conf->spread_sockets = 0;
-    conf->profile_us = 0;
-    snprintf (conf->profile_dir, sizeof (conf->profile_dir), "%s",
-              PIN_CONF_DEFAULT_PROFILE_DIR);
-    conf->profile_max_size = 256ull << 20;
+    for (i = 0; i < NKEYS; i++) {
+        const struct pin_conf_key *k = &keys[i];
+        char why[200];
+
+        if (k->conf_off < 0 || (k->where & PIN_CONF_KEY_DESCRIBED))
+            continue;
+        (void)k->parse (k->defval, field (conf, k->conf_off), k->size, why,
+                        sizeof (why));
+    }
+}
+
+/* What follows from the keys a load set. */
+static void finish (struct pin_conf *conf)
+{
+    conf->none_restricted = conf->none_users[0] || conf->none_accounts[0];
 }
 
 int pin_conf_load_file (struct pin_conf *conf, const char *path,
@@ -1257,8 +1220,10 @@ int pin_conf_load_file (struct pin_conf *conf, const char *path,
     rc = load_file (&ctx, path, must_exist, errp);
     if (rc == 0)
         rc = check_default_allowed (&ctx, path, errp);
-    if (rc == 0)
+    if (rc == 0) {
+        finish (tmp);
         *conf = *tmp;
+    }
     {
         int saved = errno;
         free (tmp);
@@ -1291,9 +1256,12 @@ static int arg_split (int index, const char *arg, char *key, size_t ksize,
                           s);
     }
     if ((size_t)(eq - arg) >= ksize || eq == arg) {
+        char known[KNOWN_MAX];
         errno = EINVAL;
         return errprintf (errp, "plugstack.conf argument '%s': unknown key; "
-                          "known: conf, " KEYS_KNOWN, s);
+                          "known: conf, %s", s,
+                          pin_conf_key_names (KNOWN_GLOBAL, known,
+                                              sizeof (known)));
     }
     memcpy (key, arg, eq - arg);
     key[eq - arg] = '\0';
@@ -1368,7 +1336,7 @@ int pin_conf_load_args (struct pin_conf *conf, int ac, char **av,
     /* the rest override the file: a fresh duplicate check */
     ctx.nseen = 0;
     for (i = 0; i < ac; i++) {
-        const struct key *k;
+        const struct pin_conf_key *k;
         char origin[ORIGIN_MAX];
         char s[SHOW_MAX + 4];
 
@@ -1377,10 +1345,15 @@ int pin_conf_load_args (struct pin_conf *conf, int ac, char **av,
         if (arg_key_equal (key, "conf"))
             continue;
         show (s, sizeof (s), av[i]);
-        if (!(k = key_lookup_arg (key))) {
+        /* PartitionName= lines belong in pin.conf, not here (the list
+         * of known keys names it all the same) */
+        if (!(k = key_lookup (key, PIN_CONF_KEY_GLOBAL, true))) {
+            char known[KNOWN_MAX];
             errno = EINVAL;
             errprintf (errp, "plugstack.conf argument '%s': unknown key; "
-                       "known: conf, " KEYS_KNOWN, s);
+                       "known: conf, %s", s,
+                       pin_conf_key_names (KNOWN_GLOBAL, known,
+                                           sizeof (known)));
             goto out;
         }
         snprintf (origin, sizeof (origin), "plugstack.conf argument '%s'",
@@ -1394,6 +1367,7 @@ int pin_conf_load_args (struct pin_conf *conf, int ac, char **av,
                                                         : "plugstack.conf",
                                errp) < 0)
         goto out;
+    finish (tmp);
     *conf = *tmp;
     rc = 0;
 out:
@@ -1415,44 +1389,34 @@ bool pin_conf_policy_allowed (const struct pin_conf *conf, int policy)
 void pin_conf_rules_for (const struct pin_conf *conf, const char *partition,
                          struct pin_conf_rules *rules)
 {
-    int i;
+    const struct pin_conf_partition *p = NULL;
+    size_t i;
+    int j;
 
-    rules->default_policy = conf->default_policy;
-    rules->allowed_policies = conf->allowed_policies;
+    if (partition && *partition) {
+        for (j = 0; j < conf->npartitions && j < PIN_CONF_PARTITIONS_MAX;
+             j++) {
+            if (strcmp (conf->partitions[j].name, partition) == 0) {
+                p = &conf->partitions[j];
+                break;
+            }
+        }
+    }
+    memset (rules, 0, sizeof (*rules));
     rules->forced_policy = -1;
-    rules->from_partition = false;
-    rules->dynamic_overuse = conf->dynamic_overuse;
-    rules->dynamic_grace_us = conf->dynamic_grace_us;
-    rules->dynamic_interval_us = conf->dynamic_interval_us;
-    rules->dynamic_confine = conf->dynamic_confine;
-    rules->spread_sockets = conf->spread_sockets;
-    rules->profile_us = conf->profile_us;
-    if (!partition || !*partition)
-        return;
-    for (i = 0; i < conf->npartitions && i < PIN_CONF_PARTITIONS_MAX; i++) {
-        const struct pin_conf_partition *p = &conf->partitions[i];
-        if (strcmp (p->name, partition) != 0)
+    rules->from_partition = p != NULL;
+    /* the global value of each key, replaced by what the line sets */
+    for (i = 0; i < NKEYS; i++) {
+        const struct pin_conf_key *k = &keys[i];
+
+        if (k->rules_off < 0)
             continue;
-        rules->from_partition = true;
-        if (p->set & PIN_CONF_PART_DEFAULT)
-            rules->default_policy = p->default_policy;
-        if (p->set & PIN_CONF_PART_ALLOWED)
-            rules->allowed_policies = p->allowed_policies;
-        if (p->set & PIN_CONF_PART_FORCED)
-            rules->forced_policy = p->forced_policy;
-        if (p->set & PIN_CONF_PART_DYN_OVERUSE)
-            rules->dynamic_overuse = p->dynamic_overuse;
-        if (p->set & PIN_CONF_PART_DYN_GRACE)
-            rules->dynamic_grace_us = p->dynamic_grace_us;
-        if (p->set & PIN_CONF_PART_DYN_INTERVAL)
-            rules->dynamic_interval_us = p->dynamic_interval_us;
-        if (p->set & PIN_CONF_PART_DYN_CONFINE)
-            rules->dynamic_confine = p->dynamic_confine;
-        if (p->set & PIN_CONF_PART_SPREAD_SOCKETS)
-            rules->spread_sockets = p->spread_sockets;
-        if (p->set & PIN_CONF_PART_PROFILE)
-            rules->profile_us = p->profile_us;
-        return;
+        if (p && (p->set & k->part_bit))
+            memcpy (field (rules, k->rules_off), cfield (p, k->part_off),
+                    k->size);
+        else if (k->conf_off >= 0)
+            memcpy (field (rules, k->rules_off), cfield (conf, k->conf_off),
+                    k->size);
     }
 }
 

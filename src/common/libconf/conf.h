@@ -23,6 +23,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "libutil/errprintf.h"
 
@@ -56,7 +57,9 @@
 
 /* Which keys a PartitionName= line set (pin_conf_partition.set).  Keys a
  * line leaves out inherit the global value, so a per-partition key is
- * added by one bit, one field and one entry in conf.c's part_keys[]. */
+ * added by one bit, one field of that name in struct pin_conf_partition
+ * and struct pin_conf_rules (and struct pin_conf unless only partitions
+ * have it) and the key's descriptor in conf.c's keys[]. */
 enum {
     PIN_CONF_PART_DEFAULT = 1,    /* DefaultPolicy= */
     PIN_CONF_PART_ALLOWED = 2,    /* AllowedPolicies= */
@@ -149,6 +152,56 @@ struct pin_conf {
 /* DynamicConfine= values */
 enum { PIN_CONFINE_CPUSET = 0, PIN_CONFINE_QUOTA = 1 };
 
+/* ---- the keys ------------------------------------------------------------
+ *
+ * pin.conf's keys are one table of descriptors (conf.c's keys[]), from
+ * which come the parsing of pin.conf lines and plugstack arguments, the
+ * keys a PartitionName= line may set and pin_conf_rules_for()'s
+ * overrides, pin_conf_defaults(), and the lists of known keys in error
+ * messages.  pin.conf(5)'s KEYS section is checked against it
+ * (test/test_keys.c): a key added to one and not the other fails.
+ */
+enum {
+    PIN_CONF_KEY_GLOBAL = 1,      /* a pin.conf line, a plugstack argument */
+    PIN_CONF_KEY_PARTITION = 2,   /* valid on a PartitionName= line */
+    PIN_CONF_KEY_LINE = 4,        /* PartitionName= itself: a line of keys */
+    PIN_CONF_KEY_DESCRIBED = 8,   /* `defval` describes the default in
+                                     words ("(anyone)"): the field starts
+                                     empty */
+};
+
+/* A value parser: `value` (not empty) into the field `dst` of `size`
+ * bytes; -1 with `why` (size n) saying what is wrong and what is valid,
+ * the field untouched. */
+typedef int (*pin_conf_parse_f) (const char *value, void *dst, size_t size,
+                                 char *why, size_t n);
+
+struct pin_conf_key {
+    const char *name;             /* canonical spelling: "DefaultPolicy" */
+    const char *type;             /* the value as pin.conf(5) writes it:
+                                     "policy", "{allow|refuse}" */
+    unsigned where;               /* PIN_CONF_KEY_* */
+    pin_conf_parse_f parse;       /* NULL for PIN_CONF_KEY_LINE */
+    const char *defval;           /* the default, as pin.conf would say it */
+    const char *help;             /* one line: what it decides */
+    /* the field the value goes to: offsets in struct pin_conf, struct
+     * pin_conf_partition and struct pin_conf_rules (-1: none there), its
+     * size (the same in each), and its PIN_CONF_PART_* bit */
+    long conf_off;
+    long part_off;
+    long rules_off;
+    size_t size;
+    unsigned part_bit;
+};
+
+/* The table, *n entries (n may be NULL).  Static: nothing to free. */
+const struct pin_conf_key *pin_conf_keys (size_t *n);
+
+/* The names of the keys valid `where` (PIN_CONF_KEY_* bits, any of them),
+ * in the table's order, as "A, B, C" into buf (size n; if too small, the
+ * names that fit whole).  Returns buf. */
+const char *pin_conf_key_names (unsigned where, char *buf, size_t n);
+
 /* Fill with the documented defaults (doc/pin.conf.5). */
 void pin_conf_defaults (struct pin_conf *conf);
 
@@ -182,6 +235,80 @@ bool pin_conf_policy_allowed (const struct pin_conf *conf, int policy);
  * do).  A ForcedPolicy line has forced_policy >= 0. */
 void pin_conf_rules_for (const struct pin_conf *conf, const char *partition,
                          struct pin_conf_rules *rules);
+
+/* Replace conf's values of the keys a PartitionName= line may set by
+ * those of `rules` (pin_conf_rules_for(), pin_conf_resolve()), so that a
+ * reader of conf sees the settings of the partition (the table says
+ * which fields). */
+void pin_conf_narrow (struct pin_conf *conf,
+                      const struct pin_conf_rules *rules);
+
+/* ---- a step's effective settings -----------------------------------------
+ *
+ * One resolver for job_submit_pin.so (at submission), pin.so (for each
+ * step, the steps job_submit does not see included) and slurm-pin check:
+ * from pin.conf, the PartitionName= line of the job's partition and what
+ * the job or step asked for, the policy and where it came from, the
+ * profile interval and the policy-dynamic keys.
+ */
+
+/* Where the policy came from. */
+enum pin_conf_source {
+    PIN_CONF_FROM_OPTION = 0,         /* --pin-policy (the same as a forced
+                                         policy, if there is one) */
+    PIN_CONF_FROM_SITE_DEFAULT,       /* pin.conf DefaultPolicy: no
+                                         PartitionName= line matched */
+    PIN_CONF_FROM_PARTITION_DEFAULT,  /* the partition's line: its
+                                         DefaultPolicy, or the global one
+                                         it keeps */
+    PIN_CONF_FROM_FORCED,             /* the partition's ForcedPolicy */
+};
+
+/* What a job or step asks for. */
+struct pin_conf_request {
+    /* The partition (slurmctld's, never the user's environment), or
+     * Slurm's comma list of a job submitted to several; NULL or "": not
+     * known, the global rules. */
+    const char *partitions;
+    bool policy_given;            /* --pin-policy=POLICY[,verbose] */
+    int policy;                   /* enum place_policy, if given */
+    bool verbose;                 /* ",verbose" was given */
+    bool profile_given;           /* --pin-profile[=INTERVAL] */
+    long long profile_us;         /* its interval (0: off), if given */
+};
+
+struct pin_conf_effective {
+    /* The partition's rules; for a list, the first partition's, with
+     * AllowedPolicies the intersection and from_partition true if any
+     * line matched.  The dynamic keys are rules.dynamic_*. */
+    struct pin_conf_rules rules;
+    int policy;                   /* enum place_policy */
+    enum pin_conf_source source;
+    bool forced_over_option;      /* --pin-policy asked for another policy
+                                     than the partition forces (policy is
+                                     the forced one) */
+    bool defaults_differ;         /* a list whose partitions' DefaultPolicy
+                                     differ (policy is the first's) */
+    bool verbose;                 /* asked, or pin.conf's Verbose=yes */
+    long long profile_us;         /* --pin-profile's, else Profile= of the
+                                     partition or pin.conf; 0: off */
+};
+
+/* Resolve `req` against `conf` into *eff.  Whether the policy asked for
+ * is allowed (AllowedPolicies, NoneUsers) is the caller's to check, with
+ * eff->rules.allowed_policies.  Returns 0, or -1 with errno EINVAL and
+ * errp "partitions a,b: their pin.conf ForcedPolicy differs; submit to
+ * one partition" when the listed partitions force different policies;
+ * *eff is filled either way (on -1 with the first partition's rules).
+ * Nothing to free. */
+int pin_conf_resolve (const struct pin_conf *conf,
+                      const struct pin_conf_request *req,
+                      struct pin_conf_effective *eff, pin_error_t *errp);
+
+/* Words for a source, as pin.so's messages say it: "--pin-policy",
+ * "pin.conf DefaultPolicy", "the partition's default", "forced by the
+ * partition". */
+const char *pin_conf_source_name (enum pin_conf_source source);
 
 /* A Profile= or --pin-profile value: yes/on or empty or NULL (the default
  * interval, PIN_CONF_PROFILE_DEFAULT_US), no/off (0) or an interval

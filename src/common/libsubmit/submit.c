@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "libplace/place.h"
-#include "../../plugins/spank/pinopt.h"
+#include "libconf/pinopt.h"
 #include "submit.h"
 
 #define QUOTE 64
@@ -46,58 +46,6 @@ const char *submit_policy_names (unsigned mask, char *buf, size_t n)
     if (o == 0)
         snprintf (buf, n, "(none)");
     return buf;
-}
-
-/* The rules for a partition list "a,b" (NULL: the default partition,
- * whose name the plugin does not know: the global rules).  Allowed is
- * the intersection; a forced or default policy must be the same in every
- * listed partition, else the user must name one policy or partition. */
-static int combined_rules (const struct pin_conf *conf, const char *parts,
-                           struct pin_conf_rules *out, bool *defaults_differ,
-                           pin_error_t *errp)
-{
-    char name[PIN_CONF_PARTITION_NAME_MAX + 1];
-    const char *p = parts;
-    bool first = true;
-
-    *defaults_differ = false;
-    pin_conf_rules_for (conf, NULL, out);
-    if (!parts || !*parts)
-        return 0;
-    while (*p) {
-        struct pin_conf_rules r;
-        size_t len = strcspn (p, ",");
-
-        if (len == 0 || len >= sizeof (name))
-            name[0] = '\0';     /* no line can match: global rules */
-        else {
-            memcpy (name, p, len);
-            name[len] = '\0';
-        }
-        pin_conf_rules_for (conf, name[0] ? name : NULL, &r);
-        if (first) {
-            *out = r;
-            first = false;
-        }
-        else {
-            out->allowed_policies &= r.allowed_policies;
-            if (r.default_policy != out->default_policy)
-                *defaults_differ = true;
-            if (r.forced_policy != out->forced_policy) {
-                char q[QUOTE + 8];
-                errno = EINVAL;
-                return errprintf (errp, "partitions %s: their pin.conf "
-                                  "ForcedPolicy differs; submit to one "
-                                  "partition",
-                                  pinopt_quote (parts, QUOTE, q, sizeof (q)));
-            }
-            out->from_partition |= r.from_partition;
-        }
-        p += len;
-        if (*p == ',')
-            p++;
-    }
-    return 0;
 }
 
 /* What the job asked for with an option of pin.so: the value of `name`
@@ -228,10 +176,11 @@ int submit_decide (const struct pin_conf *conf, const job_desc_msg_t *job,
                    const char *user, struct submit_decision *d,
                    pin_error_t *errp)
 {
-    struct pin_conf_rules rules;
+    struct pin_conf_effective eff;
+    struct pin_conf_request req = { NULL, false, 0, false, false, 0 };
+    const struct pin_conf_rules *rules = &eff.rules;
     struct pin_option opt = { 0, false };
     const char *value = NULL;
-    bool defaults_differ = false;
     char shown[QUOTE + 8], allowed[256], part[QUOTE + 8], added[160];
     const char *why = "";
 
@@ -265,8 +214,12 @@ int submit_decide (const struct pin_conf *conf, const job_desc_msg_t *job,
         return -1;
     if (value && pinopt_parse (value, &opt, errp) < 0)
         return -1;
-    if (combined_rules (conf, job->partition, &rules, &defaults_differ,
-                        errp) < 0)
+    /* --pin-profile is only checked here (above): pin.so applies it */
+    req.partitions = job->partition;
+    req.policy_given = value != NULL;
+    req.policy = opt.policy;
+    req.verbose = opt.verbose;
+    if (pin_conf_resolve (conf, &req, &eff, errp) < 0)
         return -1;
     pinopt_quote (value, QUOTE, shown, sizeof (shown));
     if (job->partition && *job->partition)
@@ -274,34 +227,35 @@ int submit_decide (const struct pin_conf *conf, const job_desc_msg_t *job,
     else
         snprintf (part, sizeof (part), "(default)");
 
-    if (rules.forced_policy >= 0) {
-        const char *fname =
-            place_policy_name ((enum place_policy)rules.forced_policy);
-        if (value && opt.policy != rules.forced_policy) {
+    if (rules->forced_policy >= 0) {
+        const char *fname = place_policy_name ((enum place_policy)eff.policy);
+        if (eff.forced_over_option) {
             errno = EINVAL;
             return errprintf (errp, "--pin-policy=%s: partition %s forces "
                               "%s; leave --pin-policy out or give %s",
                               shown, part, fname, fname);
         }
-        d->source = value ? SUBMIT_ASKED : SUBMIT_FORCED;
-        d->policy = rules.forced_policy;
+        d->source = eff.source == PIN_CONF_FROM_OPTION ? SUBMIT_ASKED
+                                                       : SUBMIT_FORCED;
+        d->policy = eff.policy;
         d->verbose = opt.verbose;
-        why = value ? "asked, forced by partition" : "forced by partition";
+        why = d->source == SUBMIT_ASKED ? "asked, forced by partition"
+                                        : "forced by partition";
     }
-    else if (value) {
-        unsigned mask = rules.allowed_policies;
+    else if (eff.source == PIN_CONF_FROM_OPTION) {
+        unsigned mask = rules->allowed_policies;
         bool none_ok = pin_conf_none_permitted (conf, user, job->account);
 
         if (!none_ok)
             mask &= ~(1u << PLACE_NONE);
-        if (!(rules.allowed_policies & (1u << opt.policy))) {
+        if (!(rules->allowed_policies & (1u << eff.policy))) {
             errno = EINVAL;
             return errprintf (errp, "--pin-policy=%s: not allowed in "
                               "partition %s; allowed: %s", shown, part,
                               submit_policy_names (mask, allowed,
                                                    sizeof (allowed)));
         }
-        if (opt.policy == PLACE_NONE && !none_ok) {
+        if (eff.policy == PLACE_NONE && !none_ok) {
             errno = EINVAL;
             return errprintf (errp, "--pin-policy=%s: only the users and "
                               "accounts of pin.conf's NoneUsers and "
@@ -310,30 +264,31 @@ int submit_decide (const struct pin_conf *conf, const job_desc_msg_t *job,
                                                           sizeof (allowed)));
         }
         d->source = SUBMIT_ASKED;
-        d->policy = opt.policy;
+        d->policy = eff.policy;
         d->verbose = opt.verbose;
         why = "asked";
     }
     else {
-        if (defaults_differ) {
+        if (eff.defaults_differ) {
             errno = EINVAL;
             return errprintf (errp, "partitions %s have different pin.conf "
                               "DefaultPolicy; give --pin-policy (allowed: "
                               "%s) or one partition", part,
-                              submit_policy_names (rules.allowed_policies,
+                              submit_policy_names (rules->allowed_policies,
                                                    allowed,
                                                    sizeof (allowed)));
         }
-        if (rules.default_policy == PLACE_NONE)
+        if (eff.policy == PLACE_NONE)
             return 0;           /* SUBMIT_NONE: the job is left alone */
         d->source = SUBMIT_DEFAULT;
-        d->policy = rules.default_policy;
-        why = rules.from_partition ? "partition default" : "site default";
+        d->policy = eff.policy;
+        why = eff.source == PIN_CONF_FROM_PARTITION_DEFAULT
+                  ? "partition default" : "site default";
     }
     if (d->source != SUBMIT_ASKED)
         snprintf (d->write_value, sizeof (d->write_value), "%s",
                   place_policy_name ((enum place_policy)d->policy));
-    translate (job, rules.spread_sockets, d, added, sizeof (added));
+    translate (job, rules->spread_sockets, d, added, sizeof (added));
     snprintf (d->note, sizeof (d->note), "pin: %s (%s)%s%s",
               place_policy_name ((enum place_policy)d->policy), why,
               added[0] ? "; added " : "", added);

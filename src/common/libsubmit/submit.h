@@ -21,7 +21,7 @@
 
 #include "libconf/conf.h"
 #include "libutil/errprintf.h"
-#include "../../plugins/spank/pinopt.h"
+#include "libconf/pinopt.h"
 
 /* The option as it arrives in job_desc->spank_job_env (FACTS.md). */
 #define SUBMIT_SPANK_ENV_NAME "_SLURM_SPANK_OPTION_pin_pin_policy"

@@ -58,7 +58,7 @@
 #include "acctstep.h"
 #include "dynamic.h"
 #include "ompenv.h"
-#include "pinopt.h"
+#include "libconf/pinopt.h"
 #include "deliver_spawn.h"
 #include "ident.h"
 #include "libcgroup2/stepcg.h"
@@ -963,41 +963,32 @@ static int step_setup (spank_t sp)
     bool refreshed = false;
     int fd;
 
-    const char *from = g.opt_given ? "--pin-policy"
-                                   : "pin.conf DefaultPolicy";
+    /* pin.conf's global rules and PartitionName= line for the partition
+     * slurmctld ran the job in (ident.c; never SLURM_JOB_PARTITION of the
+     * job's environment: the user's), for the steps the job_submit
+     * plugin does not see too: the partition's default when the step
+     * asks for nothing, its forced policy always (libconf, as
+     * job_submit_pin.so and slurm-pin check decide) */
+    struct pin_conf_request req = {
+        .partitions = g.ident.have_job_info ? g.ident.partition : NULL,
+        .policy_given = g.opt_given,
+        .policy = g.opt.policy,
+        .verbose = g.opt.verbose,
+        .profile_given = g.prof_given,
+        .profile_us = g.prof_opt_us,
+    };
+    struct pin_conf_effective eff;
+    const char *from;
 
-    g.policy = g.opt_given ? g.opt.policy : g.conf.default_policy;
-    g.profile_us = g.conf.profile_us;
-    /* pin.conf's PartitionName= rules (job_submit_pin(8)) for the steps
-     * the job_submit plugin does not see: the partition's default when
-     * the step asks for nothing, its forced policy always. */
-    {
-        struct pin_conf_rules r;
-
-        /* the partition slurmctld ran the job in (ident.c), never
-         * SLURM_JOB_PARTITION of the job's environment: the user's */
-        if (g.ident.have_job_info) {
-            pin_conf_rules_for (&g.conf, g.ident.partition, &r);
-            g.conf.dynamic_overuse = r.dynamic_overuse;
-            g.conf.dynamic_grace_us = r.dynamic_grace_us;
-            g.conf.dynamic_interval_us = r.dynamic_interval_us;
-            g.conf.dynamic_confine = r.dynamic_confine;
-            g.profile_us = r.profile_us;
-            if (r.forced_policy >= 0) {
-                if (!g.opt_given || g.opt.policy != r.forced_policy)
-                    from = "forced by the partition";
-                g.policy = r.forced_policy;
-            }
-            else if (!g.opt_given) {
-                if (r.from_partition)
-                    from = "the partition's default";
-                g.policy = r.default_policy;
-            }
-        }
+    if (pin_conf_resolve (&g.conf, &req, &eff, &err) < 0) {
+        step_fail ("%s", err.text);
+        return -1;
     }
-    g.verbose = (g.opt_given && g.opt.verbose) || g.conf.verbose;
-    if (g.prof_given)
-        g.profile_us = g.prof_opt_us;
+    pin_conf_narrow (&g.conf, &eff.rules);  /* the dynamic keys */
+    g.policy = eff.policy;
+    g.verbose = eff.verbose;
+    g.profile_us = eff.profile_us;
+    from = pin_conf_source_name (eff.source);
     g.seed = pinopt_seed (g.job, g.step);
     if (g.opt_error[0]) {
         step_fail ("%s", g.opt_error);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "libplace/place.h"
-#include "pinopt.h"
+#include "libconf/pinopt.h"
 #include "libtest/tap.h"
 
 static const struct {

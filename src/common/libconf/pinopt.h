@@ -1,12 +1,16 @@
 /* pinopt.h - the value of --pin-policy and other untrusted strings
  *
- * Pure helpers of the SPANK plugin, unit-tested without Slurm: parse
- * "POLICY[,verbose]", quote hostile text for a log line, recognise a
- * --cpu-bind that conflicts with a pin policy, and derive the seed of the
- * `random` policy from the job and step ids.  Nothing here logs.
+ * The request side of the site's rules, shared by pin.so (the option in
+ * srun, sbatch, salloc and slurmstepd), job_submit_pin.so (through
+ * libsubmit: it must accept exactly what pin.so accepts) and slurm-pin:
+ * parse "POLICY[,verbose]", quote hostile text for a log line, recognise
+ * a --cpu-bind that conflicts with a pin policy, and derive the seed of
+ * the `random` policy from the job and step ids.  Pure, unit-tested
+ * without Slurm; nothing here logs.  --pin-profile's value is parsed by
+ * pin_conf_parse_profile() (conf.h), as Profile= is.
  */
-#ifndef PIN_SPANK_PINOPT_H
-#define PIN_SPANK_PINOPT_H
+#ifndef PIN_CONF_PINOPT_H
+#define PIN_CONF_PINOPT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -78,4 +82,4 @@ bool pinopt_cpu_bind_same (const char *a, const char *b);
  * `slurm-pin plan --seed` can reproduce it. */
 uint64_t pinopt_seed (uint32_t job, uint32_t step);
 
-#endif /* !PIN_SPANK_PINOPT_H */
+#endif /* !PIN_CONF_PINOPT_H */
