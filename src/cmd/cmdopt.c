@@ -81,8 +81,8 @@ int cmdopt_init (struct cmdopt_parser *p, const struct cmdopt_spec *spec,
         return -1;
     }
     /* '-': operands come back in order (code 1), so that options go
-     * anywhere and a CMDOPT_CMD option can stop at its command, whatever
-     * POSIXLY_CORRECT says; ':': a missing value is told apart. */
+     * anywhere and a CMDOPT_CMD option can stop at its command (glibc
+     * then never permutes argv); ':': a missing value is told apart. */
     p->shortopts[len++] = '-';
     p->shortopts[len++] = ':';
     n = 0;
@@ -117,6 +117,7 @@ int cmdopt_init (struct cmdopt_parser *p, const struct cmdopt_spec *spec,
         if (!*t)
             break;
     }
+    p->posix = getenv ("POSIXLY_CORRECT") != NULL;
     optind = 0;     /* glibc: full re-initialisation */
     opterr = 0;     /* the errors are ours, on one line */
     return 0;
@@ -221,7 +222,10 @@ int cmdopt_next (struct cmdopt_parser *p, const char **arg)
             return 0;
         }
         if (c == 1) {   /* an operand */
-            if (p->cmd) {   /* it starts the command: the rest is its */
+            /* It starts the command, whose options are its own; or
+             * POSIXLY_CORRECT stops the options at the first operand,
+             * as in every GNU tool. */
+            if (p->cmd || p->posix) {
                 for (int i = optind - 1; i < p->argc; i++)
                     p->operands[p->noperands++] = p->argv[i];
                 p->done = true;

@@ -5,7 +5,8 @@
  * the error messages all come from the rows.  Every subcommand parses
  * the same way:
  *
- *   - options anywhere on the line (GNU order), "--" ends them;
+ *   - options anywhere on the line (GNU order), "--" ends them, and so
+ *     does the first operand when POSIXLY_CORRECT is set;
  *   - an option with CMDOPT_CMD (profile --record) makes the first operand
  *     after it start a command line: what follows is the command's own;
  *   - --help and -h are added to every table, print the help on stdout;
@@ -87,6 +88,7 @@ struct cmdopt_parser {
     const struct cmdopt **rows;  /* rows[i] is longopts[i]'s */
     char *shortopts;
     const struct cmdopt *cmd;    /* a CMDOPT_CMD option given */
+    bool posix;                  /* POSIXLY_CORRECT: stop at an operand */
     bool done;
 };
 
