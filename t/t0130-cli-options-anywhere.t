@@ -106,4 +106,79 @@ test_expect_success 'deliver: an operand after the options is refused, by name' 
     grep "extra" d.err
 '
 
+# Every subcommand words a usage error one way (src/cmd/cmdopt.h): the
+# bad option named, then where the options are told; one line on stderr,
+# nothing on stdout, the subcommand's usage status (acct, eff, report and
+# deliver: 2, as their man pages say; the others: 1).
+usage_status () {
+    case $1 in acct|eff|report|deliver) echo 2 ;; *) echo 1 ;; esac
+}
+# usage_error CMD TEXT ARGS...: slurm-pin CMD ARGS fails with exactly
+# "slurm-pin CMD: TEXT (see 'slurm-pin CMD --help')".
+usage_error () {
+    cmd=$1 text=$2 &&
+    shift 2 &&
+    printf "slurm-pin %s: %s (see 'slurm-pin %s --help')\n" \
+        "$cmd" "$text" "$cmd" >expected &&
+    test_expect_code $(usage_status $cmd) slurm-pin $cmd "$@" >u.out 2>u.err &&
+    test_must_be_empty u.out &&
+    test_cmp expected u.err
+}
+# a required value of each: CMD:OPTION
+for pair in acct:--journal eff:--journal report:--journal plan:--policy \
+            check:--conf profile:--top plot:--kind deliver:--journal; do
+    cmd=${pair%%:*} opt=${pair#*:}
+    test_expect_success "$cmd: unknown options, a missing value, a value too many: one wording" '
+        usage_error '$cmd' "--bogus: unknown option" --bogus &&
+        usage_error '$cmd' "--bogus: unknown option" operand --bogus=1 &&
+        usage_error '$cmd' "-Z: unknown option" -Z &&
+        usage_error '$cmd' "'$opt': missing value" '$opt' &&
+        usage_error '$cmd' "--help=1: this option takes no value" --help=1
+    '
+done
+for cmd in acct report plan check deliver; do
+    test_expect_success "$cmd: an operand it does not take is named" '
+        usage_error '$cmd' "extra: unexpected argument" extra
+    '
+done
+
+test_expect_success 'acct: an unknown letter in a cluster is the one named' '
+    usage_error acct "-Z: unknown option" -Zn --journal=journal &&
+    usage_error acct "-Z: unknown option" -nZ --journal=journal
+'
+
+test_expect_success 'an abbreviation of several options names them' '
+    usage_error acct "--jo: ambiguous option; could be --jobs, --journal, --job" --jo 101 &&
+    slurm-pin acct --jour=journal -j 101 -X -P -o JobID -n >ab.out &&
+    echo 101 >expected &&
+    test_cmp expected ab.out
+'
+
+test_expect_success 'eff: one JOBID, and --journal wherever it is' '
+    usage_error eff "expected one JOBID" --journal=journal &&
+    usage_error eff "expected one JOBID" 101 102 --journal=journal
+'
+
+test_expect_success 'report: --uid is -u, as in acct' '
+    slurm-pin report --journal=journal -S 2023-11-01 --uid=0 --by user >u1.out &&
+    slurm-pin report --journal=journal -S 2023-11-01 -u 0 --by user >u2.out &&
+    test_cmp u1.out u2.out &&
+    grep "^root " u1.out
+'
+
+test_expect_success 'report and acct: a bad -S or -E is named the same way' '
+    test_expect_code 2 slurm-pin report --journal=journal -E noonish 2>r.err &&
+    grep -F "slurm-pin report: -E: invalid time \"noonish\"" r.err &&
+    test_expect_code 1 slurm-pin acct --journal=journal -E noonish 2>a.err &&
+    grep -F "slurm-pin acct: -E: invalid time \"noonish\"" a.err
+'
+
+test_expect_success 'POSIXLY_CORRECT: the first operand ends the options' '
+    test_expect_code 2 env POSIXLY_CORRECT=1 \
+        slurm-pin eff 101 --journal=journal >pc.out 2>pc.err &&
+    grep -F "expected one JOBID" pc.err &&
+    env POSIXLY_CORRECT=1 slurm-pin eff --journal=journal 101 >pc.out &&
+    grep "^Job ID: 101$" pc.out
+'
+
 test_done

@@ -7,7 +7,6 @@
 #if HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,70 +23,44 @@
 
 #define NAME "acct"
 
-enum { OPT_DELIM = 256, OPT_JSON, OPT_JOURNAL, OPT_DELIVER, OPT_JOB };
+enum { OPT_DELIM = CMDOPT_LONG, OPT_JSON, OPT_DELIVER, OPT_JOB };
 
-static const struct option longopts[] = {
-    { "jobs", required_argument, NULL, 'j' },
-    { "starttime", required_argument, NULL, 'S' },
-    { "endtime", required_argument, NULL, 'E' },
-    { "user", required_argument, NULL, 'u' },
-    { "uid", required_argument, NULL, 'u' },
-    { "allusers", no_argument, NULL, 'a' },
-    { "format", required_argument, NULL, 'o' },
-    { "parsable", no_argument, NULL, 'p' },
-    { "parsable2", no_argument, NULL, 'P' },
-    { "delimiter", required_argument, NULL, OPT_DELIM },
-    { "noheader", no_argument, NULL, 'n' },
-    { "allocations", no_argument, NULL, 'X' },
-    { "json", no_argument, NULL, OPT_JSON },
-    { "journal", required_argument, NULL, OPT_JOURNAL },
-    { "deliver", no_argument, NULL, OPT_DELIVER },
-    { "job", required_argument, NULL, OPT_JOB },
-    { "verbose", no_argument, NULL, 'v' },
-    { "helpformat", no_argument, NULL, 'e' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
+static const struct cmdopt options[] = {
+    { "format", 'o', CMDOPT_REQUIRED, "LIST",
+      "fields, e.g. JobID,CPUEff%8,Cpuset%-20\n"
+      "(default " ACCT_FMT_DEFAULT ")", 0 },
+    { "helpformat", 'e', CMDOPT_NONE, NULL, "list the fields", 0 },
+    { "parsable", 'p', CMDOPT_NONE, NULL, "'|' after every field", 0 },
+    { "parsable2", 'P', CMDOPT_NONE, NULL, "'|' between fields", 0 },
+    { "delimiter", OPT_DELIM, CMDOPT_REQUIRED, "S",
+      "S instead of '|' with -p or -P", 0 },
+    { "noheader", 'n', CMDOPT_NONE, NULL, "no header", 0 },
+    { "allocations", 'X', CMDOPT_NONE, NULL, "job lines only", 0 },
+    { "json", OPT_JSON, CMDOPT_NONE, NULL,
+      "sacct's JSON shape, with a slurm_pin object", 0 },
+    CMDOPT_END,
 };
-static const char shortopts[] = ":j:S:E:u:ao:pPnXveh";
 
-static void usage (FILE *f)
-{
-    fprintf (f,
+static const struct cmdopt deliver_options[] = {
+    { "deliver", OPT_DELIVER, CMDOPT_NONE, NULL,
+      "send this node's records of ended jobs to\n"
+      "slurmdbd instead ('slurm-pin deliver')", 0 },
+    { "job", OPT_JOB, CMDOPT_REQUIRED, "N", "with --deliver: only job N", 0 },
+    CMDOPT_END,
+};
+
+static const struct cmdopt_spec spec = {
+    .name = NAME,
+    .usage =
 "Usage: slurm-pin acct [OPTIONS]\n"
 "       slurm-pin acct --deliver [--job N] [--journal DIR] [-v]\n"
 "\n"
 "List slurm-pin's accounting records the way sacct lists Slurm's: a job\n"
-"line, then its steps (batch, extern, 0, ...) in start order.\n"
-"\n"
-"  -j, --jobs=LIST          jobs or steps: 123, 123_4 (array task), 123.0,\n"
-"                           123.batch; default: every job in the window\n"
-"  -S, --starttime=TIME     jobs running at or after TIME (default: 00:00\n"
-"                           today unless -j is given)\n"
-"  -E, --endtime=TIME       jobs running at or before TIME (default: now)\n"
-"                           TIME: YYYY-MM-DD[THH:MM[:SS]], HH:MM[:SS],\n"
-"                           now[{+|-}N[seconds|minutes|hours|days|weeks]],\n"
-"                           today, midnight, noon, tomorrow\n"
-"  -u, --user=LIST          users (names or uids); only root sees others'\n"
-"  -a, --allusers           every user's jobs (root; the default for root)\n"
-"  -o, --format=LIST        fields, e.g. JobID,CPUEff%%8,Cpuset%%-20\n"
-"                           (default " ACCT_FMT_DEFAULT ")\n"
-"  -e, --helpformat         list the fields\n"
-"  -p, --parsable           '|' after every field\n"
-"  -P, --parsable2          '|' between fields\n"
-"      --delimiter=S        S instead of '|' with -p or -P\n"
-"  -n, --noheader           no header\n"
-"  -X, --allocations        job lines only\n"
-"      --json               sacct's JSON shape, with a slurm_pin object\n"
-"      --journal=DIR        read this node journal (default: slurmdbd when\n"
-"                           slurm.conf has AccountingStorageType=\n"
-"                           accounting_storage/slurmdbd, else pin.conf's\n"
-"                           JournalDir=, else " ACCT_JOURNAL_DEFAULT ")\n"
-"  -v, --verbose            say on stderr where the records were read\n"
-"      --deliver            send this node's records of ended jobs to\n"
-"                           slurmdbd instead ('slurm-pin deliver')\n"
-"      --job=N              with --deliver: only job N\n"
-"  -h, --help               this text\n");
-}
+"line, then its steps (batch, extern, 0, ...) in start order.\n",
+    .usage_status = 2,
+    .tables = { acct_opts_jobs, acct_opts_window, options, acct_opts_source,
+                deliver_options, NULL },
+};
 
 /* ---- JSON ------------------------------------------------------------- */
 
@@ -367,39 +340,27 @@ int cmd_acct (int argc, char **argv)
     struct acct_out out = { ACCT_OUT_FIXED, NULL, false,
                             acct_time_format (getenv ("SLURM_TIME_FORMAT")) };
     struct acct_table t;
-    const char *start = NULL, *end = NULL, *deliver_job = NULL;
+    struct cmdopt_parser p;
+    const char *deliver_job = NULL, *arg;
     bool json = false, allocations = false, have_fmt = false, deliver = false;
     unsigned skipped = 0;
     pin_error_t e = { "" };
-    time_t now = time (NULL);
     int c, rc = 1;
 
     acct_table_init (&t);
-    opterr = 0;
-    optind = 0;     /* glibc: full re-initialisation (permutes again) */
-    while ((c = getopt_long (argc, argv, shortopts, longopts, NULL)) != -1) {
+    if (cmdopt_init (&p, &spec, argc, argv) < 0) {
+        cmd_error (NAME, "out of memory");
+        return 1;
+    }
+    while ((c = cmdopt_next (&p, &arg)) > 0) {
+        int taken = acct_query_opt (NAME, &q, c, arg);
+        if (taken < 0)
+            goto done;
+        if (taken)
+            continue;
         switch (c) {
-        case 'j':
-            if (acct_jobsel_parse (optarg, &q.sel, &q.nsel, &e) < 0) {
-                cmd_error (NAME, "-j: %s", e.text);
-                goto done;
-            }
-            break;
-        case 'S':
-            start = optarg;
-            break;
-        case 'E':
-            end = optarg;
-            break;
-        case 'u':
-            if (acct_query_users (NAME, &q, optarg) < 0)
-                goto done;
-            break;
-        case 'a':
-            q.all_users = true;
-            break;
         case 'o':
-            if (acct_fmt_parse (&fmt, optarg, &e) < 0) {
+            if (acct_fmt_parse (&fmt, arg, &e) < 0) {
                 cmd_error (NAME, "-o: %s", e.text);
                 goto done;
             }
@@ -412,7 +373,7 @@ int cmd_acct (int argc, char **argv)
             out.mode = ACCT_OUT_PARSABLE2;
             break;
         case OPT_DELIM:
-            out.delim = optarg;
+            out.delim = arg;
             break;
         case 'n':
             out.noheader = true;
@@ -423,42 +384,20 @@ int cmd_acct (int argc, char **argv)
         case OPT_JSON:
             json = true;
             break;
-        case OPT_JOURNAL:
-            q.journal = optarg;
-            break;
         case OPT_DELIVER:
             deliver = true;
             break;
         case OPT_JOB:
-            deliver_job = optarg;
-            break;
-        case 'v':
-            q.verbose = true;
+            deliver_job = arg;
             break;
         case 'e':
             printf ("%s\n", acct_field_list ());
             rc = cmd_flush_stdout (NAME) < 0;
             goto done;
-        case 'h':
-            usage (stdout);
-            rc = 0;
-            goto done;
-        case ':':
-            cmd_error (NAME, "%s needs a value; see 'slurm-pin acct --help'",
-                       argv[optind - 1]);
-            rc = 2;
-            goto done;
-        default:
-            cmd_error (NAME, "unknown option %s; see 'slurm-pin acct --help'",
-                       argv[optind - 1]);
-            rc = 2;
-            goto done;
         }
     }
-    if (optind < argc) {
-        cmd_error (NAME, "unexpected argument \"%s\"; see 'slurm-pin acct "
-                   "--help'", argv[optind]);
-        rc = 2;
+    if (c < 0 || cmdopt_no_operands (&p) < 0) {
+        rc = p.status;
         goto done;
     }
     if (deliver_job && !deliver) {
@@ -474,15 +413,8 @@ int cmd_acct (int argc, char **argv)
         cmd_error (NAME, "%s", e.text);
         goto done;
     }
-    /* sacct: without -j, from 00:00 today */
-    if (!start && !q.sel)
-        start = "midnight";
-    if ((start && acct_parse_time (start, now, &q.start_us, &e) < 0)
-        || (end && acct_parse_time (end, now, &q.end_us, &e) < 0)) {
-        cmd_error (NAME, "%s %s", start && q.start_us == 0 ? "-S:" : "-E:",
-                   e.text);
+    if (acct_query_window (NAME, &q, time (NULL)) < 0)
         goto done;
-    }
     if (getuid () != 0) {
         bool others = q.all_users;
         for (size_t i = 0; i < q.nuids; i++)
@@ -510,6 +442,7 @@ int cmd_acct (int argc, char **argv)
     }
     rc = cmd_flush_stdout (NAME) < 0;
 done:
+    cmdopt_fini (&p);
     acct_table_free (&t);
     free (q.sel);
     free (q.uids);

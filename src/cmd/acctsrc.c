@@ -17,6 +17,92 @@
 #include "libconf/conf.h"
 #include "subcmd.h"
 
+const struct cmdopt acct_opts_jobs[] = {
+    { "jobs", 'j', CMDOPT_REQUIRED, "LIST",
+      "jobs or steps: 123, 123_4 (array task), 123.0,\n"
+      "123.batch; default: every job in the window", 0 },
+    CMDOPT_END,
+};
+
+const struct cmdopt acct_opts_window[] = {
+    { "starttime", 'S', CMDOPT_REQUIRED, "TIME",
+      "jobs running at or after TIME (default: 00:00\n"
+      "today; none when acct -j selects jobs)", 0 },
+    { "endtime", 'E', CMDOPT_REQUIRED, "TIME",
+      "jobs running at or before TIME (default: now)\n"
+      "TIME: YYYY-MM-DD[THH:MM[:SS]], HH:MM[:SS],\n"
+      "now[{+|-}N[seconds|minutes|hours|days|weeks]],\n"
+      "today, midnight, noon, tomorrow", 0 },
+    { "user", 'u', CMDOPT_REQUIRED, "LIST",
+      "users (names or uids); only root sees others'", 0 },
+    { "uid", 'u', CMDOPT_REQUIRED, "LIST", NULL, 0 },   /* sacct's alias */
+    { "allusers", 'a', CMDOPT_NONE, NULL,
+      "every user's jobs (root; the default for root)", 0 },
+    CMDOPT_END,
+};
+
+const struct cmdopt acct_opts_source[] = {
+    { "journal", ACCT_OPT_JOURNAL, CMDOPT_REQUIRED, "DIR",
+      "read this node journal (default: slurmdbd when\n"
+      "slurm.conf has AccountingStorageType=\n"
+      "accounting_storage/slurmdbd, else pin.conf's\n"
+      "JournalDir=, else " ACCT_JOURNAL_DEFAULT ")", 0 },
+    { "verbose", 'v', CMDOPT_NONE, NULL,
+      "say on stderr where the records were read", 0 },
+    CMDOPT_END,
+};
+
+int acct_query_opt (const char *subcmd, struct acct_query *q, int key,
+                    const char *arg)
+{
+    pin_error_t e = { "" };
+
+    switch (key) {
+    case 'j':
+        if (acct_jobsel_parse (arg, &q->sel, &q->nsel, &e) < 0) {
+            cmd_error (subcmd, "-j: %s", e.text);
+            return -1;
+        }
+        return 1;
+    case 'S':
+        q->starttime = arg;
+        return 1;
+    case 'E':
+        q->endtime = arg;
+        return 1;
+    case 'u':
+        return acct_query_users (subcmd, q, arg) < 0 ? -1 : 1;
+    case 'a':
+        q->all_users = true;
+        return 1;
+    case ACCT_OPT_JOURNAL:
+        q->journal = arg;
+        return 1;
+    case 'v':
+        q->verbose = true;
+        return 1;
+    }
+    return 0;
+}
+
+int acct_query_window (const char *subcmd, struct acct_query *q, time_t now)
+{
+    const char *start = q->starttime;
+    pin_error_t e = { "" };
+
+    if (!start && !q->sel)
+        start = "midnight";
+    if (start && acct_parse_time (start, now, &q->start_us, &e) < 0) {
+        cmd_error (subcmd, "-S: %s", e.text);
+        return -1;
+    }
+    if (q->endtime && acct_parse_time (q->endtime, now, &q->end_us, &e) < 0) {
+        cmd_error (subcmd, "-E: %s", e.text);
+        return -1;
+    }
+    return 0;
+}
+
 int acct_query_users (const char *subcmd, struct acct_query *q,
                       const char *list)
 {

@@ -14,7 +14,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
+#include "cmdopt.h"
 #include "libacct/sacct.h"
 
 /* The journal when neither --journal nor pin.conf's JournalDir= says
@@ -29,7 +31,9 @@ struct acct_query {
     uid_t *uids;                  /* -u, NULL: see all_users */
     size_t nuids;
     bool all_users;               /* -a */
-    int64_t start_us, end_us;     /* window (0: open) */
+    const char *starttime;        /* -S as given, NULL: the default */
+    const char *endtime;          /* -E as given, NULL: now */
+    int64_t start_us, end_us;     /* window (0: open), from acct_query_window */
     bool verbose;                 /* -v: say on stderr which source */
     char dir[4096];               /* set by acct_query_load: the journal read
                                      ("" when slurmdbd was read) */
@@ -37,6 +41,31 @@ struct acct_query {
                                      "slurmdbd" */
     char why[512];                /* set by acct_query_load: why that source */
 };
+
+/* The options that select jobs and where their records are read, one
+ * table fragment each, shared by acct, eff and report (cmdopt.h):
+ *   acct_opts_jobs:    -j, --jobs=LIST
+ *   acct_opts_window:  -S, --starttime; -E, --endtime; -u, --user (--uid);
+ *                      -a, --allusers
+ *   acct_opts_source:  --journal=DIR; -v, --verbose
+ * A subcommand lists those it takes in its cmdopt_spec and hands every
+ * key to acct_query_opt() first. */
+#define ACCT_OPT_JOURNAL (CMDOPT_LONG + 100)
+extern const struct cmdopt acct_opts_jobs[];
+extern const struct cmdopt acct_opts_window[];
+extern const struct cmdopt acct_opts_source[];
+
+/* Take option `key` (with `arg`) into q: 1 when it is one of the tables
+ * above, 0 when it is not (the caller's own), -1 after printing the
+ * error of a bad value (-j, -u). */
+int acct_query_opt (const char *subcmd, struct acct_query *q, int key,
+                    const char *arg);
+
+/* After the options: the window from -S and -E (sacct: without -j, from
+ * 00:00 today; without -E, to now).  0, or -1 after printing
+ * "-S: invalid time ..." (or -E). */
+int acct_query_window (const char *subcmd, struct acct_query *q,
+                       time_t now);
 
 /* -u LIST: names or uids -> q->uids.  -1 after printing the error. */
 int acct_query_users (const char *subcmd, struct acct_query *q,

@@ -20,7 +20,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -41,18 +40,41 @@
 #include "libtopo/topo.h"
 #include "libutil/errprintf.h"
 #include "libutil/safefile.h"
+#include "cmdopt.h"
 #include "subcmd.h"
 
 #define NAME "check"
 
 
-static const struct option longopts[] = {
-    { "conf", required_argument, NULL, 'c' },
-    { "json", no_argument, NULL, 'j' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
+static const struct cmdopt options[] = {
+    { "conf", 'c', CMDOPT_REQUIRED, "FILE",
+      "pin.conf to check (must exist); default\n"
+      PIN_CONF_DEFAULT_PATH " if it exists, else the\n"
+      "built-in defaults", 0 },
+    { "json", 'j', CMDOPT_NONE, NULL, "print one JSON object instead of text",
+      0 },
+    CMDOPT_END,
 };
-static const char shortopts[] = ":c:jh";
+
+static const struct cmdopt_spec spec = {
+    .name = NAME,
+    .usage =
+"Usage: slurm-pin check [--conf FILE] [--json]\n"
+"\n"
+"Tell whether pin.so can run on this node and in which mode: reads\n"
+"pin.conf, loads the topology (through TopologyCache when run as root),\n"
+"looks at the cgroup v2 hierarchy, asks libcgroup where the cpuset and cpu\n"
+"controllers are bound (cgroup v1 or v2), reads CgroupPlugin from\n"
+"cgroup.conf beside $SLURM_CONF (default " CG2_SLURM_CONF_DEFAULT "), and "
+"checks StateDir.\n",
+    .footer =
+"Exit status 0 when the plugin can run (nested, standalone or affinity\n"
+"fallback), 1 with one line on stderr when it cannot (bad pin.conf,\n"
+"topology not loadable, no cgroup v2 hierarchy, unsafe StateDir).\n"
+"See slurm-pin(1).\n",
+    .usage_status = 1,
+    .tables = { options, NULL },
+};
 
 /* Where libcgroup says a controller is (libcgview/cgview.h). */
 enum lcg_state {
@@ -113,77 +135,44 @@ struct report {
     char mode_detail[3 * PATH_MAX + 1024];
 };
 
-static void usage (FILE *f)
+/* Returns 0 to go on, or -1 with the exit status in *status (--help
+ * printed, or a usage error). */
+static int parse_args (int argc, char **argv, const char **conf, bool *json,
+                       int *status)
 {
-    fprintf (f,
-"Usage: slurm-pin check [--conf FILE] [--json]\n"
-"\n"
-"Tell whether pin.so can run on this node and in which mode: reads\n"
-"pin.conf, loads the topology (through TopologyCache when run as root),\n"
-"looks at the cgroup v2 hierarchy, asks libcgroup where the cpuset and cpu\n"
-"controllers are bound (cgroup v1 or v2), reads CgroupPlugin from\n"
-"cgroup.conf beside $SLURM_CONF (default %s), and checks StateDir.\n"
-"\n"
-"  -c, --conf=FILE   pin.conf to check (must exist); default %s\n"
-"                    if it exists, else the built-in defaults\n"
-"  -j, --json        print one JSON object instead of text\n"
-"  -h, --help        show this help and exit\n"
-"\n"
-"Exit status 0 when the plugin can run (nested, standalone or affinity\n"
-"fallback), 1 with one line on stderr when it cannot (bad pin.conf,\n"
-"topology not loadable, no cgroup v2 hierarchy, unsafe StateDir).\n"
-"See slurm-pin(1).\n",
-             CG2_SLURM_CONF_DEFAULT, PIN_CONF_DEFAULT_PATH);
-}
-
-/* Returns 0 to go on, 1 when --help was given, -1 on a usage error
- * (already printed). */
-static int parse_args (int argc, char **argv, const char **conf, bool *json)
-{
-    int c;
+    struct cmdopt_parser p;
+    const char *arg;
+    int c, rc = -1;
 
     *conf = NULL;
     *json = false;
-    optind = 0;     /* glibc: full re-initialisation (permutes again) */
-    opterr = 0;
-    while ((c = getopt_long (argc, argv, shortopts, longopts, NULL)) != -1) {
+    *status = 1;
+    if (cmdopt_init (&p, &spec, argc, argv) < 0) {
+        cmd_error (NAME, "out of memory");
+        return -1;
+    }
+    while ((c = cmdopt_next (&p, &arg)) > 0) {
         switch (c) {
             case 'c':
-                if (!*optarg) {
+                if (!*arg) {
                     cmd_error (NAME, "--conf='': empty; give the path of a "
                                "pin.conf file");
-                    return -1;
+                    goto out;
                 }
-                *conf = optarg;
+                *conf = arg;
                 break;
             case 'j':
                 *json = true;
                 break;
-            case 'h':
-                return 1;
-            case ':':
-                cmd_error (NAME, "%s: missing value (see 'slurm-pin check "
-                           "--help')", argv[optind - 1]);
-                return -1;
-            default:
-                if (optopt && !strncmp (argv[optind - 1], "--", 2))
-                    cmd_error (NAME, "%s: this option takes no value",
-                               argv[optind - 1]);
-                else if (optopt)
-                    cmd_error (NAME, "-%c: unknown option; known: -c -j -h, "
-                               "--conf, --json, --help", optopt);
-                else
-                    cmd_error (NAME, "%s: unknown option; known: --conf, "
-                               "--json, --help", argv[optind - 1]);
-                return -1;
         }
     }
-    if (optind < argc) {
-        cmd_error (NAME, "%s: unexpected argument; check takes only options "
-                   "(see 'slurm-pin check --help')", argv[optind]);
-        return -1;
-    }
-    return 0;
+    if (c < 0)
+        *status = p.status;
+    else if (cmdopt_no_operands (&p) == 0)
+        rc = 0;
+out:
+    cmdopt_fini (&p);
+    return rc;
 }
 
 /* The first failure is the reason; later ones only show in the report. */
@@ -888,13 +877,8 @@ int cmd_check (int argc, char **argv)
     bool json;
     int rc = 1;
 
-    switch (parse_args (argc, argv, &conf, &json)) {
-        case 1:
-            usage (stdout);
-            return cmd_flush_stdout (NAME) < 0 ? 1 : 0;
-        case -1:
-            return 1;
-    }
+    if (parse_args (argc, argv, &conf, &json, &rc) < 0)
+        return rc;
     if (!(r = calloc (1, sizeof (*r)))) {
         cmd_error (NAME, "out of memory");
         return 1;

@@ -26,7 +26,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +41,7 @@
 
 #include "libacct/acct.h"
 #include "libacct/summary.h"
+#include "cmdopt.h"
 #include "subcmd.h"
 
 #define DEFAULT_JOURNAL "/var/lib/slurm-pin/journal"
@@ -589,73 +589,78 @@ later:
     return 1;
 }
 
-static void usage (FILE *f)
-{
-    fprintf (f,
-             "Usage: slurm-pin deliver [--job N] [--journal DIR] [--timeout SECS] [-v]\n"
-             "Send this node's accounting records of ended jobs to slurmdbd, into\n"
-             "the job's AdminComment (doc/accounting.md); each job once.\n"
-             "  -j, --job N         only job N\n"
-             "  -J, --journal DIR   the node journal (default " DEFAULT_JOURNAL ")\n"
-             "  -t, --timeout SECS  give up on a job after SECS (default 60): waiting\n"
-             "                      for slurmdbd to record its end and for the\n"
-             "                      other nodes' parts included\n"
-             "  -v, --verbose       say what is sent\n"
-             "Exit 0: nothing left to send; 1: some records stay for a later run.\n");
-}
+static const struct cmdopt options[] = {
+    { "job", 'j', CMDOPT_REQUIRED, "N", "only job N", 0 },
+    { "journal", 'J', CMDOPT_REQUIRED, "DIR",
+      "the node journal (default " DEFAULT_JOURNAL ")", 0 },
+    { "timeout", 't', CMDOPT_REQUIRED, "SECS",
+      "give up on a job after SECS (default 60): waiting\n"
+      "for slurmdbd to record its end and for the\n"
+      "other nodes' parts included", 0 },
+    { "verbose", 'v', CMDOPT_NONE, NULL, "say what is sent", 0 },
+    CMDOPT_END,
+};
+
+static const struct cmdopt_spec spec = {
+    .name = "deliver",
+    .usage =
+"Usage: slurm-pin deliver [--job N] [--journal DIR] [--timeout SECS] [-v]\n"
+"\n"
+"Send this node's accounting records of ended jobs to slurmdbd, into\n"
+"the job's AdminComment (doc/accounting.md); each job once.\n",
+    .footer =
+"Exit 0: nothing left to send; 1: some records stay for a later run;\n"
+"2: a usage error.\n",
+    .usage_status = 2,
+    .tables = { options, NULL },
+};
 
 int cmd_deliver (int argc, char **argv)
 {
-    static const struct option opts[] = {
-        { "job", required_argument, NULL, 'j' },
-        { "journal", required_argument, NULL, 'J' },
-        { "timeout", required_argument, NULL, 't' },
-        { "verbose", no_argument, NULL, 'v' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     const char *dir = DEFAULT_JOURNAL;
     uint64_t job = 0, timeout = 60;
     struct groups gs = { 0 };
     unsigned skipped = 0;
     char lockpath[4096];
+    struct cmdopt_parser p;
+    const char *arg;
     int c, lockfd = -1, rc = 0, pending = 0, sent = 0;
     void *db = NULL;
     time_t deadline;
 
-    optind = 0;     /* glibc: full re-initialisation (permutes again) */
-    while ((c = getopt_long (argc, argv, "j:J:t:vh", opts, NULL)) != -1) {
+    if (cmdopt_init (&p, &spec, argc, argv) < 0) {
+        cmd_error (prog, "out of memory");
+        return 1;
+    }
+    while ((c = cmdopt_next (&p, &arg)) > 0) {
         switch (c) {
         case 'j':
-            if (cmd_parse_u64 (optarg, 1, UINT32_MAX - 1, &job) < 0) {
-                cmd_error (prog, "--job=%s: not a job id (1-4294967294)", optarg);
+            if (cmd_parse_u64 (arg, 1, UINT32_MAX - 1, &job) < 0) {
+                cmd_error (prog, "--job=%s: not a job id (1-4294967294)", arg);
+                cmdopt_fini (&p);
                 return 2;
             }
             break;
         case 'J':
-            dir = optarg;
+            dir = arg;
             break;
         case 't':
-            if (cmd_parse_u64 (optarg, 0, 86400, &timeout) < 0) {
-                cmd_error (prog, "--timeout=%s: not a number of seconds (0-86400)", optarg);
+            if (cmd_parse_u64 (arg, 0, 86400, &timeout) < 0) {
+                cmd_error (prog, "--timeout=%s: not a number of seconds (0-86400)", arg);
+                cmdopt_fini (&p);
                 return 2;
             }
             break;
         case 'v':
             verbose++;
             break;
-        case 'h':
-            usage (stdout);
-            return 0;
-        default:
-            usage (stderr);
-            return 2;
         }
     }
-    if (optind < argc) {
-        cmd_error (prog, "'%s': unexpected argument", argv[optind]);
-        return 2;
+    if (c < 0 || cmdopt_no_operands (&p) < 0) {
+        cmdopt_fini (&p);
+        return p.status;
     }
+    cmdopt_fini (&p);
     deadline = time (NULL) + (time_t)timeout;
     srand ((unsigned)time (NULL) ^ (unsigned)getpid ());
 

@@ -10,7 +10,6 @@
 #if HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,32 +27,18 @@
 #define EFF_POOR 0.50
 #define EFF_OVER 1.05
 
-enum { OPT_JOURNAL = 256 };
-
-static const struct option longopts[] = {
-    { "journal", required_argument, NULL, OPT_JOURNAL },
-    { "verbose", no_argument, NULL, 'v' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-};
-
-static void usage (FILE *f)
-{
-    fprintf (f,
+static const struct cmdopt_spec spec = {
+    .name = NAME,
+    .usage =
 "Usage: slurm-pin eff [--journal=DIR] [-v] JOBID\n"
 "\n"
 "Summarise a job's CPU efficiency as seff does, with each step's placement\n"
 "(policy, CPUs, memory nodes), user and system time, efficiency, and hints\n"
 "when a step used its CPUs poorly, fell back, or was throttled.  JOBID may\n"
-"be 123 or 123_4 (array task).\n"
-"\n"
-"      --journal=DIR        read this node journal (default: slurmdbd when\n"
-"                           slurm.conf has AccountingStorageType=\n"
-"                           accounting_storage/slurmdbd, else pin.conf's\n"
-"                           JournalDir=, else " ACCT_JOURNAL_DEFAULT ")\n"
-"  -v, --verbose            say on stderr where the records were read\n"
-"  -h, --help               this text\n");
-}
+"be 123 or 123_4 (array task).\n",
+    .usage_status = 2,
+    .tables = { acct_opts_source, NULL },
+};
 
 static const char *orval (const char *s, const char *dflt)
 {
@@ -116,34 +101,24 @@ int cmd_eff (int argc, char **argv)
     struct acct_table t;
     unsigned skipped;
     pin_error_t e = { "" };
+    struct cmdopt_parser p;
+    const char *arg, *jobid;
     int c, rc = 1, nhints = 0;
     char buf[256], buf2[64];
 
     acct_table_init (&t);
-    opterr = 0;
-    optind = 0;     /* glibc: full re-initialisation (permutes again) */
-    while ((c = getopt_long (argc, argv, ":vh", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_JOURNAL:
-            q.journal = optarg;
-            break;
-        case 'v':
-            q.verbose = true;
-            break;
-        case 'h':
-            usage (stdout);
-            return 0;
-        default:
-            cmd_error (NAME, "bad option %s; see 'slurm-pin eff --help'",
-                       argv[optind - 1]);
-            return 2;
-        }
+    if (cmdopt_init (&p, &spec, argc, argv) < 0) {
+        cmd_error (NAME, "out of memory");
+        return 1;
     }
-    if (optind != argc - 1) {
-        cmd_error (NAME, "give one JOBID; see 'slurm-pin eff --help'");
-        return 2;
+    while ((c = cmdopt_next (&p, &arg)) > 0)
+        acct_query_opt (NAME, &q, c, arg);  /* --journal, -v: no error */
+    if (c < 0 || cmdopt_one_operand (&p, "JOBID") < 0) {
+        rc = p.status;
+        goto done;
     }
-    if (acct_jobsel_parse (argv[optind], &q.sel, &q.nsel, &e) < 0
+    jobid = p.operands[0];
+    if (acct_jobsel_parse (jobid, &q.sel, &q.nsel, &e) < 0
         || q.nsel != 1 || q.sel[0].has_step) {
         cmd_error (NAME, "%s", e.text[0] ? e.text
                    : "give a job (123 or 123_4), not a step");
@@ -153,7 +128,7 @@ int cmd_eff (int argc, char **argv)
     if (acct_query_load (NAME, &q, &t, &skipped) < 0)
         goto done;
     if (t.njobs == 0) {
-        cmd_error (NAME, "job %s: no record%s in %s", argv[optind],
+        cmd_error (NAME, "job %s: no record%s in %s", jobid,
                    getuid () ? " of yours" : "",
                    q.dir[0] ? q.dir : q.source);
         goto done;
@@ -227,6 +202,7 @@ int cmd_eff (int argc, char **argv)
     }
     rc = cmd_flush_stdout (NAME) < 0;
 done:
+    cmdopt_fini (&p);
     acct_table_free (&t);
     free (q.sel);
     return rc;

@@ -8,7 +8,6 @@
 #include "config.h"
 #endif
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,6 +21,7 @@
 #include "libtopo/topo.h"
 #include "libplace/place.h"
 #include "libutil/errprintf.h"
+#include "cmdopt.h"
 #include "subcmd.h"
 
 #define NAME "plan"
@@ -38,50 +38,42 @@ struct plan_opts {
     bool strict;                /* refuse what does not fit (as before) */
 };
 
-static const struct option longopts[] = {
-    { "topology", required_argument, NULL, 't' },
-    { "policy", required_argument, NULL, 'p' },
-    { "ntasks", required_argument, NULL, 'n' },
-    { "cpus-per-task", required_argument, NULL, 'c' },
-    { "allowed", required_argument, NULL, 'a' },
-    { "busy", required_argument, NULL, 'b' },
-    { "seed", required_argument, NULL, 's' },
-    { "json", no_argument, NULL, 'j' },
-    { "strict", no_argument, NULL, 'S' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-};
-/* Leading ':' so a missing value is told apart from an unknown option. */
-static const char shortopts[] = ":t:p:n:c:a:b:s:jh";
+enum { OPT_STRICT = CMDOPT_LONG };
 
-static void usage (FILE *f)
+static const struct cmdopt options[] = {
+    { "topology", 't', CMDOPT_REQUIRED, "SRC",
+      "'system' (this machine, the default), an hwloc\n"
+      "XML file, or a synthetic description such as\n"
+      "\"pack:2 [numa] l3:1 l2:4 core:1 pu:2\"", 0 },
+    { "policy", 'p', CMDOPT_REQUIRED, "POLICY",
+      "required; one of the policies below", 0 },
+    { "ntasks", 'n', CMDOPT_REQUIRED, "N", "tasks in the step (default 1)", 0 },
+    { "cpus-per-task", 'c', CMDOPT_REQUIRED, "C",
+      "CPUs per task (default 1)", 0 },
+    { "allowed", 'a', CMDOPT_REQUIRED, "LIST",
+      "CPUs the step may use, as OS indexes in kernel\n"
+      "list format (\"0-7,16-23\"); default: every CPU\n"
+      "of the topology.  CPUs not in the topology are\n"
+      "never used.", 0 },
+    { "busy", 'b', CMDOPT_REQUIRED, "LIST",
+      "CPUs held by other steps (default: none)", 0 },
+    { "seed", 's', CMDOPT_REQUIRED, "S",
+      "seed of the random policy (default 0)", 0 },
+    { "json", 'j', CMDOPT_NONE, NULL, "print one JSON object instead of text",
+      0 },
+    { "strict", OPT_STRICT, CMDOPT_NONE, NULL,
+      "fail when the step does not fit in the free\n"
+      "CPUs (as pin.conf Oversubscribe=refuse and\n"
+      "ShareWithSteps=refuse); default: fall back as\n"
+      "the plugin does (oversubscribed,\n"
+      "shared-with-step)", 0 },
+    CMDOPT_END,
+};
+
+static void help_more (FILE *f)
 {
     fprintf (f,
-"Usage: slurm-pin plan [OPTIONS]\n"
-"\n"
-"Show the CPUs and memory nodes each task of a job step would get under a\n"
-"policy, computed from a topology.  A dry run: nothing is changed.\n"
-"\n"
-"  -t, --topology=SRC       'system' (this machine, the default), an hwloc\n"
-"                           XML file, or a synthetic description such as\n"
-"                           \"pack:2 [numa] l3:1 l2:4 core:1 pu:2\"\n"
-"  -p, --policy=POLICY      required; one of:\n"
-"                           %s\n"
-"  -n, --ntasks=N           tasks in the step (default 1)\n"
-"  -c, --cpus-per-task=C    CPUs per task (default 1)\n"
-"  -a, --allowed=LIST       CPUs the step may use, as OS indexes in kernel\n"
-"                           list format (\"0-7,16-23\"); default: every CPU\n"
-"                           of the topology.  CPUs not in the topology are\n"
-"                           never used.\n"
-"  -b, --busy=LIST          CPUs held by other steps (default: none)\n"
-"  -s, --seed=S             seed of the random policy (default 0)\n"
-"  -j, --json               print one JSON object instead of text\n"
-"      --strict             fail when the step does not fit in the free\n"
-"                           CPUs (as pin.conf Oversubscribe=refuse and\n"
-"                           ShareWithSteps=refuse); default: fall back as\n"
-"                           the plugin does (oversubscribed,\n"
-"                           shared-with-step)\n"
-"  -h, --help               show this help and exit\n"
+"Policies: %s\n"
 "\n"
 "Text output, one line per task:\n"
 "  task 0: cpus=0-3 mems=0 [fallback=REASON,...]\n"
@@ -89,20 +81,17 @@ static void usage (FILE *f)
              place_policy_list ());
 }
 
-/* "--topology, --policy, ..." from longopts. */
-static void known_options (char *buf, size_t n)
-{
-    size_t len = 0;
-
-    buf[0] = '\0';
-    for (const struct option *o = longopts; o->name && len < n; o++) {
-        int rc = snprintf (buf + len, n - len, "%s--%s",
-                           o == longopts ? "" : ", ", o->name);
-        if (rc < 0)
-            break;
-        len += rc;
-    }
-}
+static const struct cmdopt_spec spec = {
+    .name = NAME,
+    .usage =
+"Usage: slurm-pin plan [OPTIONS]\n"
+"\n"
+"Show the CPUs and memory nodes each task of a job step would get under a\n"
+"policy, computed from a topology.  A dry run: nothing is changed.\n",
+    .help_more = help_more,
+    .usage_status = 1,
+    .tables = { options, NULL },
+};
 
 /* A value as shown in a message: '' for the empty string. */
 static const char *shown (const char *s)
@@ -128,89 +117,76 @@ static int parse_count (const char *flag, const char *s, unsigned *out)
     return 0;
 }
 
-/* Returns 0 to go on, 1 when --help was given, -1 on a usage error
- * (already printed). */
-static int parse_args (int argc, char **argv, struct plan_opts *o)
+/* Returns 0 to go on, or -1 with the exit status in *status (--help
+ * printed, or a usage error). */
+static int parse_args (int argc, char **argv, struct plan_opts *o,
+                       int *status)
 {
-    char known[256];
-    int c;
+    struct cmdopt_parser p;
+    const char *arg;
+    int c, rc = -1;
 
     memset (o, 0, sizeof (*o));
     o->topology = "system";
     o->ntasks = 1;
     o->cpus_per_task = 1;
-
-    optind = 0;     /* glibc: full re-initialisation (permutes again) */
-    opterr = 0;     /* errors are ours, on one line */
-    while ((c = getopt_long (argc, argv, shortopts, longopts, NULL)) != -1) {
+    *status = 1;
+    if (cmdopt_init (&p, &spec, argc, argv) < 0) {
+        cmd_error (NAME, "out of memory");
+        return -1;
+    }
+    while ((c = cmdopt_next (&p, &arg)) > 0) {
         switch (c) {
             case 't':
-                o->topology = optarg;
+                o->topology = arg;
                 break;
             case 'p':
-                o->policy = optarg;
+                o->policy = arg;
                 break;
             case 'n':
-                if (parse_count ("-n", optarg, &o->ntasks) < 0)
-                    return -1;
+                if (parse_count ("-n", arg, &o->ntasks) < 0)
+                    goto out;
                 break;
             case 'c':
-                if (parse_count ("-c", optarg, &o->cpus_per_task) < 0)
-                    return -1;
+                if (parse_count ("-c", arg, &o->cpus_per_task) < 0)
+                    goto out;
                 break;
             case 'a':
-                o->allowed = optarg;
+                o->allowed = arg;
                 break;
             case 'b':
-                o->busy = optarg;
+                o->busy = arg;
                 break;
             case 's':
-                if (cmd_parse_u64 (optarg, 0, UINT64_MAX, &o->seed) < 0) {
+                if (cmd_parse_u64 (arg, 0, UINT64_MAX, &o->seed) < 0) {
                     cmd_error (NAME, "--seed=%s: expected an integer "
-                               "from 0 to %ju", shown (optarg),
+                               "from 0 to %ju", shown (arg),
                                (uintmax_t)UINT64_MAX);
-                    return -1;
+                    goto out;
                 }
                 break;
             case 'j':
                 o->json = true;
                 break;
-            case 'S':
+            case OPT_STRICT:
                 o->strict = true;
                 break;
-            case 'h':
-                return 1;
-            case ':':
-                cmd_error (NAME, "%s: missing value (see 'slurm-pin plan "
-                           "--help')", argv[optind - 1]);
-                return -1;
-            default:
-                known_options (known, sizeof (known));
-                if (optopt && !strncmp (argv[optind - 1], "--", 2))
-                    /* glibc: a long option given a value it does not
-                     * take; unknown long options leave optopt 0 */
-                    cmd_error (NAME, "%s: this option takes no value",
-                               argv[optind - 1]);
-                else if (optopt)
-                    cmd_error (NAME, "-%c: unknown option; known: "
-                               "-t -p -n -c -a -b -s -j -h, %s",
-                               optopt, known);
-                else
-                    cmd_error (NAME, "%s: unknown option; known: %s",
-                               argv[optind - 1], known);
-                return -1;
         }
     }
-    if (optind < argc) {
-        cmd_error (NAME, "%s: unexpected argument; plan takes only options "
-                   "(see 'slurm-pin plan --help')", argv[optind]);
-        return -1;
+    if (c < 0) {
+        *status = p.status;
+        goto out;
     }
+    if (cmdopt_no_operands (&p) < 0)
+        goto out;
     if (!o->policy) {
         cmd_error (NAME, "missing --policy; known: %s", place_policy_list ());
-        return -1;
+        goto out;
     }
-    return 0;
+    rc = 0;
+out:
+    cmdopt_fini (&p);
+    return rc;
 }
 
 /* Parse a CPU list option.  PUs that are not in the topology stay in the
@@ -323,13 +299,8 @@ int cmd_plan (int argc, char **argv)
     hwloc_bitmap_t busy = NULL;
     int rc = 1;
 
-    switch (parse_args (argc, argv, &o)) {
-        case 1:
-            usage (stdout);
-            return cmd_flush_stdout (NAME) < 0 ? 1 : 0;
-        case -1:
-            return 1;
-    }
+    if (parse_args (argc, argv, &o, &rc) < 0)
+        return rc;
     if (place_policy_parse (o.policy, &policy, &err) < 0) {
         cmd_error (NAME, "--policy=%s: unknown policy; known: %s",
                    shown (o.policy), place_policy_list ());

@@ -12,7 +12,6 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include "libprof/series.h"
 #include "plotdraw.h"
 #include "profsrc.h"
+#include "cmdopt.h"
 #include "subcmd.h"
 
 #define NAME "plot"
@@ -44,22 +44,38 @@ struct opts {
     bool force;
 };
 
-static const struct option longopts[] = {
-    { "kind", required_argument, NULL, 'k' },
-    { "output", required_argument, NULL, 'o' },
-    { "force", no_argument, NULL, 'f' },
-    { "size", required_argument, NULL, 's' },
-    { "title", required_argument, NULL, 't' },
-    { "dir", required_argument, NULL, 'd' },
-    { "node", required_argument, NULL, 'N' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-};
-static const char shortopts[] = ":k:o:fs:t:d:N:h";
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
-static void usage (FILE *f)
-{
-    fprintf (f,
+static const struct cmdopt options[] = {
+    CMDOPT_HEADING ("Options:"),
+    { "kind", 'k', CMDOPT_REQUIRED, "KIND", "what to draw (required)", 0 },
+    { "output", 'o', CMDOPT_REQUIRED, "OUT",
+      "the image; its extension chooses the format:\n"
+      ".png (PLplot's pngcairo) or .svg (PLplot's svg);\n"
+      "never written through a symbolic link", 0 },
+    { "force", 'f', CMDOPT_NONE, NULL,
+      "replace OUT if it exists (a new file is renamed\n"
+      "over it)", 0 },
+    { "size", 's', CMDOPT_REQUIRED, "WxH",
+      "the image's size in pixels (default "
+      STR (WIDTH_DEFAULT) "x" STR (HEIGHT_DEFAULT) ";\n"
+      "width " STR (WIDTH_MIN) " to " STR (WIDTH_MAX) ", height "
+      STR (HEIGHT_MIN) " to " STR (HEIGHT_MAX) ")", 0 },
+    { "title", 't', CMDOPT_REQUIRED, "TEXT",
+      "the title (default: what is drawn, of which job)", 0 },
+    { "dir", 'd', CMDOPT_REQUIRED, "DIR",
+      "where JOB[.STEP]'s profiles are (default: pin.conf's\n"
+      "ProfileDir)", 0 },
+    { "node", 'N', CMDOPT_REQUIRED, "NODE",
+      "the node whose profile of JOB[.STEP] to draw, when\n"
+      "the step ran on several here", 0 },
+    CMDOPT_END,
+};
+
+static const struct cmdopt_spec spec = {
+    .name = NAME,
+    .usage =
 "Usage: slurm-pin plot FILE|JOB[.STEP] --kind KIND -o OUT.png|OUT.svg\n"
 "                      [--force] [--size WxH] [--title TEXT] [--dir DIR] [--node NODE]\n"
 "\n"
@@ -67,33 +83,16 @@ static void usage (FILE *f)
 "profile --record', or the profile of a job step run with --pin-profile.\n"
 "\n"
 "Kinds:\n"
-"  cpu     use of each CPU sampled (%%), the step's cgroup, confinement\n"
+"  cpu     use of each CPU sampled (%), the step's cgroup, confinement\n"
 "  gantt   one bar per process, from its fork to its exit, by command\n"
 "  forks   process forks, thread creations, execs and exits per second\n"
 "  ctxsw   voluntary and involuntary context switches per second\n"
 "  states  processes and threads in states R, S, D, Z over time\n"
-"  memory  summed RSS against PSS, the step cgroup's memory\n"
-"\n"
-"Options:\n"
-"  -k, --kind KIND    what to draw (required)\n"
-"  -o, --output OUT   the image; its extension chooses the format:\n"
-"                     .png (PLplot's pngcairo) or .svg (PLplot's svg);\n"
-"                     never written through a symbolic link\n"
-"  -f, --force        replace OUT if it exists (a new file is renamed\n"
-"                     over it)\n"
-"  -s, --size WxH     the image's size in pixels (default %dx%d;\n"
-"                     width %d to %d, height %d to %d)\n"
-"  -t, --title TEXT   the title (default: what is drawn, of which job)\n"
-"  -d, --dir DIR      where JOB[.STEP]'s profiles are (default: pin.conf's\n"
-"                     ProfileDir)\n"
-"  -N, --node NODE    the node whose profile of JOB[.STEP] to draw, when\n"
-"                     the step ran on several here\n"
-"  -h, --help         show this help\n"
-"\n"
-"See slurm-pin-plot(1) and doc/profiling-guide.md.\n",
-             WIDTH_DEFAULT, HEIGHT_DEFAULT, WIDTH_MIN, WIDTH_MAX, HEIGHT_MIN,
-             HEIGHT_MAX);
-}
+"  memory  summed RSS against PSS, the step cgroup's memory\n",
+    .footer = "See slurm-pin-plot(1) and doc/profiling-guide.md.\n",
+    .usage_status = 1,
+    .tables = { options, NULL },
+};
 
 /* "1200x700" within the bounds, or -1. */
 static int parse_size (const char *s, int *w, int *h)
@@ -127,30 +126,36 @@ static const char *device_of (const char *out)
     return NULL;
 }
 
-static int parse_opts (int argc, char **argv, struct opts *o)
+/* 0 with the operands in p; -1 with the exit status in *status. */
+static int parse_opts (struct cmdopt_parser *p, int argc, char **argv,
+                       struct opts *o, int *status)
 {
+    const char *arg;
     int c;
 
     memset (o, 0, sizeof (*o));
     o->width = WIDTH_DEFAULT;
     o->height = HEIGHT_DEFAULT;
-    optind = 0;     /* glibc: full re-initialisation (permutes again) */
-    opterr = 0;
-    while ((c = getopt_long (argc, argv, shortopts, longopts, NULL)) != -1) {
+    *status = 1;
+    if (cmdopt_init (p, &spec, argc, argv) < 0) {
+        cmd_error (NAME, "out of memory");
+        return -1;
+    }
+    while ((c = cmdopt_next (p, &arg)) > 0) {
         switch (c) {
         case 'k':
-            o->kind_name = optarg;
-            if (prof_chart_parse (optarg, &o->kind) < 0) {
+            o->kind_name = arg;
+            if (prof_chart_parse (arg, &o->kind) < 0) {
                 cmd_error (NAME, "--kind=%s: unknown kind; known: %s",
-                           optarg, PROF_CHART_NAMES);
+                           arg, PROF_CHART_NAMES);
                 return -1;
             }
             break;
         case 'o':
-            o->out = optarg;
-            if (!(o->device = device_of (optarg))) {
+            o->out = arg;
+            if (!(o->device = device_of (arg))) {
                 cmd_error (NAME, "-o %s: unknown extension; known: .png, "
-                           ".svg", optarg);
+                           ".svg", arg);
                 return -1;
             }
             break;
@@ -158,36 +163,30 @@ static int parse_opts (int argc, char **argv, struct opts *o)
             o->force = true;
             break;
         case 's':
-            o->size = optarg;
-            if (parse_size (optarg, &o->width, &o->height) < 0) {
+            o->size = arg;
+            if (parse_size (arg, &o->width, &o->height) < 0) {
                 cmd_error (NAME, "--size=%s: expected WIDTHxHEIGHT in "
                            "pixels, width %d to %d, height %d to %d "
-                           "(e.g. %dx%d)", optarg, WIDTH_MIN, WIDTH_MAX,
+                           "(e.g. %dx%d)", arg, WIDTH_MIN, WIDTH_MAX,
                            HEIGHT_MIN, HEIGHT_MAX, WIDTH_DEFAULT,
                            HEIGHT_DEFAULT);
                 return -1;
             }
             break;
         case 't':
-            o->title = optarg;
+            o->title = arg;
             break;
         case 'd':
-            o->dir = optarg;
+            o->dir = arg;
             break;
         case 'N':
-            o->node = optarg;
+            o->node = arg;
             break;
-        case 'h':
-            return 1;
-        case ':':
-            cmd_error (NAME, "%s: missing value (see 'slurm-pin plot "
-                       "--help')", argv[optind - 1]);
-            return -1;
-        default:
-            cmd_error (NAME, "%s: unknown option; known: --kind, --output, "
-                       "--force, --size, --title, --dir, --node, --help", argv[optind - 1]);
-            return -1;
         }
+    }
+    if (c < 0 || cmdopt_one_operand (p, "profile FILE or JOB[.STEP]") < 0) {
+        *status = p->status;
+        return -1;
     }
     return 0;
 }
@@ -400,19 +399,16 @@ int cmd_plot (int argc, char **argv)
     char path[4096], sub[512], title[256];
     char *buf = NULL;
     size_t len = 0;
-    int rc = parse_opts (argc, argv, &o);
+    struct cmdopt_parser p;
+    const char *src = NULL;     /* the operand, in argv */
+    int rc, status;
+    bool ok = parse_opts (&p, argc, argv, &o, &status) == 0;
 
-    if (rc > 0) {
-        usage (stdout);
-        return cmd_flush_stdout (NAME) < 0 ? 1 : 0;
-    }
-    if (rc < 0)
-        return 1;
-    if (optind != argc - 1) {
-        cmd_error (NAME, "expected one profile FILE or JOB[.STEP] (see "
-                   "'slurm-pin plot --help')");
-        return 1;
-    }
+    if (ok)
+        src = p.operands[0];
+    cmdopt_fini (&p);
+    if (!ok)
+        return status;
     if (!o.kind_name) {
         cmd_error (NAME, "missing --kind; known: %s", PROF_CHART_NAMES);
         return 1;
@@ -428,7 +424,7 @@ int cmd_plot (int argc, char **argv)
                                              : "plplot-driver-cairo");
         return 1;
     }
-    if (plot_resolve (&o, argv[optind], path, sizeof (path)) < 0)
+    if (plot_resolve (&o, src, path, sizeof (path)) < 0)
         return 1;
     if (prof_chart_read (path, o.kind, &d, &e) < 0) {
         int err = errno;

@@ -12,7 +12,6 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <hwloc.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -31,6 +30,7 @@
 #include "libprof/record.h"
 #include "libprof/summary.h"
 #include "profsrc.h"
+#include "cmdopt.h"
 #include "subcmd.h"
 
 #define NAME "profile"
@@ -42,54 +42,51 @@ struct opts {
     bool pss, taskstats, json;
 };
 
-static const struct option longopts[] = {
-    { "record", required_argument, NULL, 'r' },
-    { "interval", required_argument, NULL, 'i' },
-    { "max-size", required_argument, NULL, 'm' },
-    { "cpus", required_argument, NULL, 'c' },
-    { "rcvbuf", required_argument, NULL, 'b' },
-    { "no-pss", no_argument, NULL, 'P' },
-    { "no-taskstats", no_argument, NULL, 'T' },
-    { "json", no_argument, NULL, 'j' },
-    { "top", required_argument, NULL, 'n' },
-    { "dir", required_argument, NULL, 'd' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
+static const struct cmdopt options[] = {
+    CMDOPT_HEADING ("Recording options:"),
+    { "record", 'r', CMDOPT_REQUIRED, "FILE",
+      "write the profile to FILE (replaced); the first\n"
+      "operand after it starts CMD", CMDOPT_CMD },
+    { "interval", 'i', CMDOPT_REQUIRED, "MS",
+      "sampling interval in ms, 0 for none (default 1000)", 0 },
+    { "max-size", 'm', CMDOPT_REQUIRED, "BYTES",
+      "bound of the file (default 268435456)", 0 },
+    { "cpus", 'c', CMDOPT_REQUIRED, "LIST",
+      "CPUs whose /proc/stat lines are sampled\n"
+      "(default: the CPUs this command may run on)", 0 },
+    { "rcvbuf", 'b', CMDOPT_REQUIRED, "BYTES",
+      "netlink receive buffer (default 67108864)", 0 },
+    { "no-pss", 'P', CMDOPT_NONE, NULL, "do not read smaps_rollup (PSS, RSS)",
+      0 },
+    { "no-taskstats", 'T', CMDOPT_NONE, NULL,
+      "do not ask taskstats for exit records", 0 },
+    CMDOPT_HEADING ("Summary options:"),
+    { "json", 'j', CMDOPT_NONE, NULL, "print the summary as one JSON object",
+      0 },
+    { "top", 'n', CMDOPT_REQUIRED, "N",
+      "commands in each top list (default 10)", 0 },
+    { "dir", 'd', CMDOPT_REQUIRED, "DIR",
+      "where JOB[.STEP]'s profiles are (default:\n"
+      "pin.conf's ProfileDir, " PIN_CONF_DEFAULT_PROFILE_DIR ")", 0 },
+    CMDOPT_END,
 };
-/* '+': --record stops at CMD, whose options are its own; a summary
- * parses again in GNU order (options anywhere), see parse_opts(). */
-static const char shortopts[] = "+:r:i:m:c:b:PTjn:d:h";
 
-static void usage (FILE *f)
-{
-    fprintf (f,
+static const struct cmdopt_spec spec = {
+    .name = NAME,
+    .usage =
 "Usage: slurm-pin profile --record FILE [OPTIONS] -- CMD [ARGS...]\n"
 "       slurm-pin profile [--json] [--top N] [--dir DIR] FILE|JOB[.STEP]\n"
 "\n"
 "Record every fork, exec and exit of CMD and its descendants (proc\n"
 "connector, taskstats; root only) with samples of their states, context\n"
 "switches, PSS and RSS and per-CPU usage; or summarise a recorded file,\n"
-"or the profiles of a job step run with srun/sbatch --pin-profile.\n"
-"\n"
-"Recording options:\n"
-"  -r, --record FILE     write the profile to FILE (replaced)\n"
-"  -i, --interval MS     sampling interval in ms, 0 for none (default 1000)\n"
-"  -m, --max-size BYTES  bound of the file (default 268435456)\n"
-"  -c, --cpus LIST       CPUs whose /proc/stat lines are sampled\n"
-"                        (default: the CPUs this command may run on)\n"
-"  -b, --rcvbuf BYTES    netlink receive buffer (default 67108864)\n"
-"  -P, --no-pss          do not read smaps_rollup (PSS, RSS)\n"
-"  -T, --no-taskstats    do not ask taskstats for exit records\n"
-"Summary options:\n"
-"  -j, --json            print the summary as one JSON object\n"
-"  -n, --top N           commands in each top list (default 10)\n"
-"  -d, --dir DIR         where JOB[.STEP]'s profiles are (default:\n"
-"                        pin.conf's ProfileDir, " PIN_CONF_DEFAULT_PROFILE_DIR ")\n"
-"  -h, --help            show this help\n"
-"\n"
+"or the profiles of a job step run with srun/sbatch --pin-profile.\n",
+    .footer =
 "The exit status of --record is CMD's (128+N if killed by signal N).\n"
-"See slurm-pin-profile(1) and doc/profiling.md.\n");
-}
+"See slurm-pin-profile(1) and doc/profiling.md.\n",
+    .usage_status = 1,
+    .tables = { options, NULL },
+};
 
 static int parse_num (const char *opt, const char *s, uint64_t min,
                       uint64_t max, uint64_t *out)
@@ -102,33 +99,15 @@ static int parse_num (const char *opt, const char *s, uint64_t min,
     return 0;
 }
 
-static int parse_opts (int argc, char **argv, struct opts *o,
-                       const char *optstring);
-
 /* Options anywhere on the line, as sacct and GNU tools take them, except
- * after --record's CMD: the first pass stops at the first operand; when
- * it found no --record (a summary), the line is parsed again from the
- * start with permutation, and --record given after the operand is an
- * error (it would make the operand a command). */
-static int parse_line (int argc, char **argv, struct opts *o)
+ * after --record's CMD (CMDOPT_CMD): the first operand after --record
+ * starts CMD, whose options are its own; --record after an operand is an
+ * error (it would make the operand a command).  0 with the operands in
+ * p; -1 with the exit status in *status. */
+static int parse_opts (struct cmdopt_parser *p, int argc, char **argv,
+                       struct opts *o, int *status)
 {
-    int rc = parse_opts (argc, argv, o, shortopts);
-
-    if (rc != 0 || o->record || optind >= argc)
-        return rc;
-    if ((rc = parse_opts (argc, argv, o, shortopts + 1)) != 0)
-        return rc;
-    if (o->record) {
-        cmd_error (NAME, "--record: give it before the command (slurm-pin "
-                   "profile --record FILE -- CMD [ARGS...])");
-        return -1;
-    }
-    return 0;
-}
-
-static int parse_opts (int argc, char **argv, struct opts *o,
-                       const char *optstring)
-{
+    const char *arg;
     int c;
 
     memset (o, 0, sizeof (*o));
@@ -137,30 +116,33 @@ static int parse_opts (int argc, char **argv, struct opts *o,
     o->rcvbuf = 64ull << 20;
     o->top = 10;
     o->pss = o->taskstats = true;
-    optind = 0;     /* glibc: full re-initialisation (permutes again) */
-    opterr = 0;
-    while ((c = getopt_long (argc, argv, optstring, longopts, NULL)) != -1) {
+    *status = 1;
+    if (cmdopt_init (p, &spec, argc, argv) < 0) {
+        cmd_error (NAME, "out of memory");
+        return -1;
+    }
+    while ((c = cmdopt_next (p, &arg)) > 0) {
         switch (c) {
         case 'r':
-            o->record = optarg;
+            o->record = arg;
             break;
         case 'i':
-            if (parse_num ("--interval", optarg, 0, 3600000,
+            if (parse_num ("--interval", arg, 0, 3600000,
                            &o->interval_ms) < 0)
                 return -1;
             break;
         case 'm':
-            if (parse_num ("--max-size", optarg, PROF_MIN_BYTES,
+            if (parse_num ("--max-size", arg, PROF_MIN_BYTES,
                            UINT64_MAX / 2, &o->max_bytes) < 0)
                 return -1;
             break;
         case 'b':
-            if (parse_num ("--rcvbuf", optarg, 65536, 1u << 30,
+            if (parse_num ("--rcvbuf", arg, 65536, 1u << 30,
                            &o->rcvbuf) < 0)
                 return -1;
             break;
         case 'c':
-            o->cpus = optarg;
+            o->cpus = arg;
             break;
         case 'P':
             o->pss = false;
@@ -172,25 +154,17 @@ static int parse_opts (int argc, char **argv, struct opts *o,
             o->json = true;
             break;
         case 'n':
-            if (parse_num ("--top", optarg, 1, 1000, &o->top) < 0)
+            if (parse_num ("--top", arg, 1, 1000, &o->top) < 0)
                 return -1;
             break;
         case 'd':
-            o->dir = optarg;
+            o->dir = arg;
             break;
-        case 'h':
-            return 1;
-        case ':':
-            cmd_error (NAME, "%s: missing value (see 'slurm-pin profile "
-                       "--help')", argv[optind - 1]);
-            return -1;
-        default:
-            cmd_error (NAME, "%s: unknown option; known: --record, "
-                       "--interval, --max-size, --cpus, --rcvbuf, --no-pss, "
-                       "--no-taskstats, --json, --top, --dir, --help",
-                       argv[optind - 1]);
-            return -1;
         }
+    }
+    if (c < 0) {
+        *status = p->status;
+        return -1;
     }
     return 0;
 }
@@ -523,26 +497,27 @@ static int summaries (const struct opts *o, const char *arg)
 
 int cmd_profile (int argc, char **argv)
 {
+    struct cmdopt_parser p;
     struct opts o;
-    int rc = parse_line (argc, argv, &o);
+    int rc;
 
-    if (rc > 0) {
-        usage (stdout);
-        return cmd_flush_stdout (NAME) < 0 ? 1 : 0;
-    }
-    if (rc < 0)
-        return 1;
+    if (parse_opts (&p, argc, argv, &o, &rc) < 0)
+        goto out;
     if (o.record) {
-        if (optind >= argc) {
-            cmd_error (NAME, "--record: no command given (slurm-pin "
-                       "profile --record FILE -- CMD [ARGS...])");
-            return 1;
+        if (p.noperands == 0) {
+            cmdopt_usage_error (&p, "--record: no command given");
+            rc = p.status;
+            goto out;
         }
-        return record (&o, argc - optind, argv + optind);
+        rc = record (&o, p.noperands, p.operands);
+        goto out;
     }
-    if (optind != argc - 1) {
-        cmd_error (NAME, "expected one profile FILE or JOB[.STEP]");
-        return 1;
+    if (cmdopt_one_operand (&p, "profile FILE or JOB[.STEP]") < 0) {
+        rc = p.status;
+        goto out;
     }
-    return summaries (&o, argv[optind]);
+    rc = summaries (&o, p.operands[0]);
+out:
+    cmdopt_fini (&p);
+    return rc;
 }

@@ -9,7 +9,6 @@
 #if HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,46 +22,34 @@
 
 #define NAME "report"
 
-enum { OPT_JSON = 256, OPT_JOURNAL, OPT_EXTERN };
+enum { OPT_JSON = CMDOPT_LONG, OPT_EXTERN };
 
-static const struct option longopts[] = {
-    { "by", required_argument, NULL, 'b' },
-    { "starttime", required_argument, NULL, 'S' },
-    { "endtime", required_argument, NULL, 'E' },
-    { "user", required_argument, NULL, 'u' },
-    { "allusers", no_argument, NULL, 'a' },
-    { "json", no_argument, NULL, OPT_JSON },
-    { "journal", required_argument, NULL, OPT_JOURNAL },
-    { "verbose", no_argument, NULL, 'v' },
-    { "with-extern", no_argument, NULL, OPT_EXTERN },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
+static const struct cmdopt options[] = {
+    { "by", 'b', CMDOPT_REQUIRED, "KEY", "policy (default), user or partition",
+      0 },
+    CMDOPT_END,
 };
 
-static void usage (FILE *f)
-{
-    fprintf (f,
+static const struct cmdopt more_options[] = {
+    { "with-extern", OPT_EXTERN, CMDOPT_NONE, NULL,
+      "count extern steps too (left out: they hold\n"
+      "the allocation, not the work)", 0 },
+    { "json", OPT_JSON, CMDOPT_NONE, NULL, "one JSON object", 0 },
+    CMDOPT_END,
+};
+
+static const struct cmdopt_spec spec = {
+    .name = NAME,
+    .usage =
 "Usage: slurm-pin report [--by=policy|user|partition] [OPTIONS]\n"
 "\n"
 "Per policy (user, partition): the steps that ran in the window, their CPU\n"
 "hours, overall CPU efficiency, the share of system time, and the first\n"
-"quartile, median and third quartile of the steps' efficiencies.\n"
-"\n"
-"  -b, --by=KEY             policy (default), user or partition\n"
-"  -S, --starttime=TIME     default 00:00 today (TIME as slurm-pin acct)\n"
-"  -E, --endtime=TIME       default now\n"
-"  -u, --user=LIST          only these users (root)\n"
-"  -a, --allusers           every user (root; the default for root)\n"
-"      --with-extern        count extern steps too (left out: they hold\n"
-"                           the allocation, not the work)\n"
-"      --json               one JSON object\n"
-"      --journal=DIR        read this node journal (default: slurmdbd when\n"
-"                           slurm.conf has AccountingStorageType=\n"
-"                           accounting_storage/slurmdbd, else pin.conf's\n"
-"                           JournalDir=, else " ACCT_JOURNAL_DEFAULT ")\n"
-"  -v, --verbose            say on stderr where the records were read\n"
-"  -h, --help               this text\n");
-}
+"quartile, median and third quartile of the steps' efficiencies.\n",
+    .usage_status = 2,
+    .tables = { options, acct_opts_window, more_options, acct_opts_source,
+                NULL },
+};
 
 static const char *by_name (enum acct_by by)
 {
@@ -151,69 +138,45 @@ int cmd_report (int argc, char **argv)
     struct acct_table t, win;
     struct acct_report rep = { 0 };
     enum acct_by by = ACCT_BY_POLICY;
-    const char *start = "midnight", *end = NULL;
+    struct cmdopt_parser p;
+    const char *arg;
     bool json = false, with_extern = false;
     unsigned skipped;
     pin_error_t e = { "" };
-    time_t now = time (NULL);
     int c, rc = 1;
 
     acct_table_init (&t);
-    opterr = 0;
-    optind = 0;     /* glibc: full re-initialisation (permutes again) */
-    while ((c = getopt_long (argc, argv, ":b:S:E:u:avh", longopts, NULL))
-           != -1) {
+    if (cmdopt_init (&p, &spec, argc, argv) < 0) {
+        cmd_error (NAME, "out of memory");
+        return 1;
+    }
+    while ((c = cmdopt_next (&p, &arg)) > 0) {
+        int taken = acct_query_opt (NAME, &q, c, arg);
+        if (taken < 0)
+            goto done;
+        if (taken)
+            continue;
         switch (c) {
         case 'b':
-            if (acct_by_parse (optarg, &by, &e) < 0) {
+            if (acct_by_parse (arg, &by, &e) < 0) {
                 cmd_error (NAME, "%s", e.text);
-                return 2;
-            }
-            break;
-        case 'S':
-            start = optarg;
-            break;
-        case 'E':
-            end = optarg;
-            break;
-        case 'u':
-            if (acct_query_users (NAME, &q, optarg) < 0)
+                rc = 2;
                 goto done;
-            break;
-        case 'a':
-            q.all_users = true;
+            }
             break;
         case OPT_JSON:
             json = true;
             break;
-        case OPT_JOURNAL:
-            q.journal = optarg;
-            break;
         case OPT_EXTERN:
             with_extern = true;
             break;
-        case 'v':
-            q.verbose = true;
-            break;
-        case 'h':
-            usage (stdout);
-            rc = 0;
-            goto done;
-        default:
-            cmd_error (NAME, "bad option %s; see 'slurm-pin report --help'",
-                       argv[optind - 1]);
-            rc = 2;
-            goto done;
         }
     }
-    if (optind < argc) {
-        cmd_error (NAME, "unexpected argument \"%s\"", argv[optind]);
-        rc = 2;
+    if (c < 0 || cmdopt_no_operands (&p) < 0) {
+        rc = p.status;
         goto done;
     }
-    if (acct_parse_time (start, now, &q.start_us, &e) < 0
-        || (end && acct_parse_time (end, now, &q.end_us, &e) < 0)) {
-        cmd_error (NAME, "%s", e.text);
+    if (acct_query_window (NAME, &q, time (NULL)) < 0) {
         rc = 2;
         goto done;
     }
@@ -251,6 +214,7 @@ int cmd_report (int argc, char **argv)
         rc = cmd_flush_stdout (NAME) < 0;
     }
 done:
+    cmdopt_fini (&p);
     acct_report_free (&rep);
     acct_table_free (&t);
     free (q.uids);
