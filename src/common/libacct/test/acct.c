@@ -705,7 +705,9 @@ START_TEST (test_job_from_steps)
     ck_assert_int_eq (j.exit_status, -1);
     ck_assert_str_eq (j.state, "UNKNOWN");
     ck_assert_uint_eq (j.user_usec + j.system_usec, 0);
-    /* once a job record is there, no second one */
+    /* once a job record is there, no second one (j is job 10's again:
+     * the call above filled it with job 12's) */
+    ck_assert_int_eq (acct_job_from_steps (dir, 10, "n1", &j, &err), 1);
     j.source = ACCT_SRC_JOB_CGROUP;
     ck_assert_int_eq (acct_journal_append (dir, &j, &err), 0);
     ck_assert_int_eq (acct_job_from_steps (dir, 10, "n1", &j, &err), 0);
