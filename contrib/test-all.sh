@@ -10,6 +10,10 @@
 #      then 'make check' there (unit tests of every library and the
 #      integration tests in t/)
 #   4. build in build-sanitize/ with ASan+UBSan, run the unit tests
+#   4b. make distcheck in build/: the tarball alone builds, passes its unit
+#      tests and the sharness files that need no Slurm (the Slurm tier ran
+#      in stage 3 and skips there, saying why: PIN_SKIP_SLURM), installs,
+#      uninstalls and cleans (doc/testing.md)
 #   5. the fuzz harnesses, t/fuzz/run.sh: each built with clang and run for
 #      FUZZ_SECONDS (default 30) as a regression check (doc/fuzzing.md)
 #   6. the qemu tier, t/vm/run-tests.sh (always: it fails if qemu cannot run)
@@ -21,7 +25,9 @@
 # TAP test case, one per plain test program); PASS and XFAIL count as
 # passed, FAIL, XPASS and ERROR as failed, SKIP as skipped; the TAP of the
 # fuzz stage and of the qemu tier (build/fuzz.log, build/vm-tier.log)
-# counts the same way, one result per "ok" / "not ok" line.  A stage that
+# counts the same way, one result per "ok" / "not ok" line; distcheck's
+# (its tree is removed when it passes) from the PASS:/FAIL:/... lines
+# automake prints in build/distcheck.log.  A stage that
 # fails outside any test (a build; a check stage, the fuzz stage or the
 # qemu tier failing with no failed test result to show for it) counts as
 # one more failure, so "0 failed" always means everything worked.
@@ -82,9 +88,12 @@ clean_results () {
     return 0
 }
 
-# Print the :test-result: values of every .trs file of this run.
+# Print the :test-result: values of every .trs file of this run (not
+# those of a distcheck tree left by a failed distcheck: its results are
+# counted from its log).
 results () {
-    find build build-sanitize -name '*.trs' 2>/dev/null | sort \
+    find build build-sanitize -path 'build/slurm-pin-*' -prune \
+        -o -name '*.trs' -print 2>/dev/null | sort \
         | xargs -r sed -n 's/^:test-result: *\([A-Z]*\).*/\1/p'
 }
 
@@ -136,8 +145,24 @@ run_tap_stage () {
     ((tap_fail > 0)) || stage_failures=$((stage_failures + 1))
 }
 
+# Logs of make runs whose result lines ("PASS: ...", "FAIL: ...") count
+# in the summary (distcheck: its tree, and its .trs files, are removed
+# when it passes).
+am_logs=()
+
+# Count the automake result lines of log $1 into am_pass, am_fail and
+# am_skip, as results() counts .trs files.
+am_count () {
+    am_pass=0 am_fail=0 am_skip=0
+    [[ -f $1 ]] || return 0
+    am_pass=$(grep -Ec '^(PASS|XFAIL): ' "$1")
+    am_fail=$(grep -Ec '^(FAIL|XPASS|ERROR): ' "$1")
+    am_skip=$(grep -Ec '^SKIP: ' "$1")
+}
+
 summary () {
     local pass=0 fail=0 skip=0 result log tap_pass tap_fail tap_skip
+    local am_pass am_fail am_skip
     while IFS= read -r result; do
         case $result in
             PASS | XFAIL) pass=$((pass + 1)) ;;
@@ -150,6 +175,12 @@ summary () {
         pass=$((pass + tap_pass))
         fail=$((fail + tap_fail))
         skip=$((skip + tap_skip))
+    done
+    for log in "${am_logs[@]}"; do
+        am_count "$log"
+        pass=$((pass + am_pass))
+        fail=$((fail + am_fail))
+        skip=$((skip + am_skip))
     done
     fail=$((fail + stage_failures))
     header "summary"
@@ -215,6 +246,29 @@ else
         show_failed_logs build-sanitize
         test_stage_failed "sanitize-check" "$before"
     fi
+fi
+
+# The tarball: 'make distcheck' unpacks 'make dist' alone, builds it out
+# of a read-only source tree, runs its unit tests and the sharness files
+# that need no Slurm (the local Slurm tier ran in the check stage and
+# skips there: PIN_SKIP_SLURM, set by AM_DISTCHECK_CONFIGURE_FLAGS),
+# installs, uninstalls and cleans it.  Output in build/distcheck.log,
+# shown when it fails; its result lines count in the summary.
+header "distcheck (make distcheck in build/)"
+am_logs+=(build/distcheck.log)
+if make -C build -j"$jobs" distcheck >build/distcheck.log 2>&1; then
+    am_count build/distcheck.log
+    echo "distcheck: $am_pass passed, $am_skip skipped; $(ls build/slurm-pin-*.tar.gz)"
+else
+    echo "FAILED: make distcheck (output follows, also in build/distcheck.log)"
+    for d in build/slurm-pin-*/; do
+        [[ -d $d ]] && show_failed_logs "$d"
+    done
+    tail -n 60 build/distcheck.log
+    failed_stages+=("distcheck")
+    echo "stage failed: distcheck"
+    am_count build/distcheck.log
+    ((am_fail > 0)) || stage_failures=$((stage_failures + 1))
 fi
 
 # Every parser of untrusted text has a libFuzzer harness; each runs for a

@@ -143,7 +143,9 @@ test_expect_success $ALL 'the profile: the step exactly, nothing of the storm, e
 # --- the same in a Slurm step (pin.so records in slurmstepd) ------------
 
 _why=$(slurm_missing)
-if test -z "$_why"; then
+if test -n "${PIN_SKIP_SLURM:-}"; then
+    say "local Slurm tests not run here (PIN_SKIP_SLURM: $PIN_SKIP_SLURM): the srun case is skipped"
+elif test -z "$_why"; then
     test_set_prereq LOCAL_SLURM
 elif test -n "${PIN_REQUIRE_SLURM:-}${CI:-}"; then
     test_expect_success 'a local Slurm can run here' 'echo "$_why"; false'

@@ -23,6 +23,10 @@
 #                      instead of skipping it
 #   PIN_SLURM_KEEP     if non-empty, leave the cluster running at the end
 #                      and print how to reach it (debugging)
+#   PIN_SKIP_SLURM     if non-empty, the reason why the files that need a
+#                      local Slurm skip (make distcheck sets it: the Slurm
+#                      tier runs once, in the main build); it wins over
+#                      PIN_REQUIRE_SLURM and CI
 
 LOCAL_SLURM="$PIN_SRCDIR/contrib/local-slurm.sh"
 : "${PIN_SLURM_TIMEOUT:=60}"
@@ -58,6 +62,10 @@ slurm_missing () {
 # here; where one is required (PIN_REQUIRE_SLURM or CI set) fail instead.
 # Call it before the first test.
 slurm_require () {
+    if test -n "${PIN_SKIP_SLURM:-}"; then
+        skip_all="local Slurm tests not run here (PIN_SKIP_SLURM): $PIN_SKIP_SLURM"
+        test_done
+    fi
     _why=$(slurm_missing)
     test -z "$_why" && return 0
     if test -n "${PIN_REQUIRE_SLURM:-}${CI:-}"; then

@@ -21,6 +21,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "libutil/atomicfile.h"
 #include "libutil/mkdirp.h"
 #include "libutil/safefile.h"
 #include "topo_private.h"
@@ -126,47 +127,6 @@ static int make_parent_dirs (const char *path)
     return mkdir_p (dir, 0755, 0755, NULL);
 }
 
-int topo_write_atomic (const char *path, const char *buf, size_t len)
-{
-    char tmp[PATH_MAX];
-    int fd;
-    size_t off = 0;
-
-    if (snprintf (tmp, sizeof (tmp), "%s.XXXXXX", path) >= (int)sizeof (tmp)) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    if ((fd = mkstemp (tmp)) < 0)
-        return -1;
-    while (off < len) {
-        ssize_t n = write (fd, buf + off, len - off);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            goto error;
-        }
-        off += (size_t)n;
-    }
-    if (fchmod (fd, 0644) < 0 || fsync (fd) < 0)
-        goto error;
-    if (close (fd) < 0) {
-        fd = -1;
-        goto error;
-    }
-    fd = -1;
-    if (rename (tmp, path) < 0)
-        goto error;
-    return 0;
-error: {
-        int saved_errno = errno;
-        if (fd >= 0)
-            close (fd);
-        unlink (tmp);
-        errno = saved_errno;
-        return -1;
-    }
-}
-
 int topo_export_xml (const topo_t *t, const char *path, pin_error_t *errp)
 {
     hwloc_topology_t dup = NULL;
@@ -199,7 +159,7 @@ int topo_export_xml (const topo_t *t, const char *path, pin_error_t *errp)
         goto out;
     }
     /* hwloc counts the terminating NUL in len */
-    if (topo_write_atomic (path, buf, strlen (buf)) < 0) {
+    if (write_file_atomic (path, buf, strlen (buf), 0644) < 0) {
         errprintf (errp, "topology export to '%s': %s", path,
                    strerror (errno));
         goto out;

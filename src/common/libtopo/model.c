@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libutil/atomicfile.h"
 #include "topo_private.h"
 
 #define MODEL_FORMAT "slurm-pin topology model"
@@ -275,7 +276,7 @@ int topo_export_model (const topo_t *t, const char *fp, const char *xml_path,
         errprintf (errp, "topology model export to '%s': out of memory",
                    path);
     }
-    else if (topo_write_atomic (path, text, strlen (text)) < 0)
+    else if (write_file_atomic (path, text, strlen (text), 0644) < 0)
         errprintf (errp, "topology model export to '%s': %s", path,
                    strerror (errno));
     else

@@ -66,10 +66,6 @@ int topo_export_model (const topo_t *t, const char *fp, const char *xml_path,
 topo_t *topo_load_model (const char *path, const char *fp,
                          const char *xml_path, pin_error_t *errp);
 
-/* Write buf to path atomically (cache.c): a temporary file in the same
- * directory, mode 0644, fsync, rename. */
-int topo_write_atomic (const char *path, const char *buf, size_t len);
-
 /* Create an hwloc topology handle with the project's filters and flags
  * (no I/O objects, no instruction caches, TOPO_WHOLE_SYSTEM honoured).
  * Returns -1 with errno set; caller destroys *hw on success. */
