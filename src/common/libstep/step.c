@@ -22,65 +22,11 @@
 #include "libutil/mkdirp.h"
 #include "libutil/safefile.h"
 #include "profclient.h"
-#include "step.h"
-#include "stepwatch.h"
+#include "step_private.h"
 
 #define LOCK_TIMEOUT_MS 10000   /* wait for other steps' plan-and-apply */
 #define RMDIR_TIMEOUT_MS 10000  /* EBUSY retries when removing our tree */
 #define CONTROLLERS "+cpuset +cpu"
-#define MAX_PIDS 64             /* pids remembered for the stderr line */
-
-/* What pin_step_apply_task did for each task, in memory shared with the
- * task processes, which read it in task_init (they were forked before
- * task_post_fork ran, and released only after it). */
-struct task_status {
-    int state;
-    char msg[sizeof (((pin_error_t *)0)->text)];
-};
-
-struct pin_step {
-    const struct pin_conf *conf;
-    uint32_t job, step;
-    char stepname[32];
-    int policy;
-    bool batch;
-    uint32_t ntasks, cpus_per_task;
-    uint64_t seed;
-    struct phases *ph;
-    struct steplog log;
-
-    topo_t *topo;
-    hwloc_bitmap_t allowed;     /* PUs the step is placed in (moved onto
-                                   the job's by --overlap) */
-    hwloc_bitmap_t job_cpus;    /* PUs of the job on this node */
-    hwloc_bitmap_t plan_cpus;   /* union of the tasks' PUs */
-    bool moved;                 /* placed outside the step's own cores */
-    bool widened;               /* nested: Slurm's step cpuset widened */
-    struct place_plan *plan;    /* NULL for policy none and dynamic */
-    enum cg2_mode mode;
-    bool cpuset;                /* cpuset controller usable */
-    char warning[384];
-    cg2_t *cg;
-    char job_rel[PATH_MAX];     /* standalone: <base>/job_<id> */
-    char step_rel[PATH_MAX];    /* the step's cgroup (ours or Slurm's) */
-    char acct_rel[PATH_MAX + 8];
-    bool tree_created;          /* standalone tree exists: remove at exit */
-    bool *task_dir_created;     /* nested: task dirs we made (ntasks) */
-    struct task_status *status; /* shared mapping, ntasks entries */
-    size_t status_size;
-    char claims_dir[PATH_MAX];
-    char lock_path[PATH_MAX];
-    bool claimed;
-
-    /* the watcher (stepwatch.h) and its clients */
-    stepwatch_t *sw;
-    confine_t *confine;
-    profclient_t *prof;
-    pid_t pids[MAX_PIDS];       /* tasks, until the confinement exists */
-    unsigned npids;
-
-    struct stepacct *acct;      /* NULL: not accounted */
-};
 
 /* snprintf for paths: -1 (ENAMETOOLONG) instead of a truncated path. */
 static int fmt_path (char *buf, size_t n, const char *fmt, ...)
@@ -852,8 +798,10 @@ fail:
     return -1;
 }
 
-void pin_step_watch_start (pin_step_t *s, struct prof_rec *prof, uid_t uid)
+void pin_step_watch_start (pin_step_t *s, uid_t uid)
 {
+    struct prof_rec *prof = s ? s->prof_rec : NULL;
+
     bool dyn = dynamic_watched (s);
     enum confine_how how = s->conf->dynamic_confine == PIN_CONFINE_QUOTA
                            ? CONFINE_QUOTA
@@ -861,11 +809,9 @@ void pin_step_watch_start (pin_step_t *s, struct prof_rec *prof, uid_t uid)
     char node[64] = "?", watch[PATH_MAX + 8], path[2 * PATH_MAX];
     pin_error_t err = { "" };
 
-    if (s->sw) {
-        if (prof)
-            (void)prof_rec_finish (prof, -1, NULL);
+    if (!s || s->sw)
         return;
-    }
+    s->prof_rec = NULL;     /* the watcher's from here on */
     if (dyn && (s->mode == CG2_MODE_NONE || !s->cg)) {
         steplog (&s->log, STEPLOG_INFO, "pin: step %s: policy dynamic needs "
                  "the step's cgroup v2 cpu.stat: not watched, runs as "
@@ -1023,6 +969,8 @@ void pin_step_destroy (pin_step_t *s)
     if (!s)
         return;
     pin_step_watch_stop (s, -1);
+    if (s->prof_rec)
+        (void)prof_rec_finish (s->prof_rec, -1, NULL);
     stepwatch_destroy (s->sw);
     profclient_destroy (s->prof);
     confine_destroy (s->confine);

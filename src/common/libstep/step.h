@@ -178,12 +178,39 @@ const char *pin_step_acct_rel (pin_step_t *s, char *job_rel, size_t n);
 void pin_step_record (const pin_step_t *s, char **cpus, char **mems,
                       unsigned *fallback);
 
+/* The step's profile (doc/profiling.md), opened before its tasks exist
+ * so that their first fork is seen: ProfileDir/JOB.STEP.NODE.jsonl in
+ * root's directory (made and checked), a new file of root's that the
+ * job's user may read (an ACL), bounded by ProfileMaxSize and by the
+ * room kept for the journal.  node: slurmd's name (characters other than
+ * [A-Za-z0-9._-] become '_'; "" or NULL: "node"). */
+struct pin_step_profile {
+    long long interval_us;
+    const char *node;
+    uid_t uid;                  /* the job's owner: may read it */
+    const char *policy;         /* for the header */
+    const char *recorder;       /* "pin.so VERSION" */
+};
+
+/* -1 with errp: why the step is not profiled (it runs anyway). */
+int pin_step_profile_open (pin_step_t *s, const struct pin_step_profile *p,
+                           pin_error_t *errp);
+/* The recorder's warning (NULL if none) and the file's path. */
+const char *pin_step_profile_warning (const pin_step_t *s);
+const char *pin_step_profile_path (const pin_step_t *s);
+/* A task's pid as a root of the recorded tree (nothing when not
+ * profiled).  -1 with errp. */
+int pin_step_profile_add_task (pin_step_t *s, pid_t pid, pin_error_t *errp);
+/* Finish a profile the watcher never took (the tasks never all forked);
+ * 0 when there is none.  -1 with errp. */
+int pin_step_profile_close (pin_step_t *s, pin_error_t *errp);
+
 /* Start the step's watcher after its last task forked: policy dynamic
- * (not for the batch step) and/or the profile `prof` (taken: finished
- * when the watcher stops, or at once when it cannot start).  node: for
- * the confinement line; uid: the job's owner.  Problems go to the sink
- * (the step then runs as policy none, or unprofiled). */
-void pin_step_watch_start (pin_step_t *s, struct prof_rec *prof, uid_t uid);
+ * (not for the batch step) and/or the open profile (then the watcher's:
+ * finished when it stops, or at once when it cannot start).  uid: the
+ * job's owner, for the confinement line on a task's stderr.  Problems go
+ * to the sink (the step then runs as policy none, or unprofiled). */
+void pin_step_watch_start (pin_step_t *s, uid_t uid);
 
 /* Remember a task's pid for the confinement line (policy dynamic). */
 void pin_step_add_task (pin_step_t *s, pid_t pid);
