@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "libacct/acct.h"
 #include "libaffinity/affinity.h"
 #include "libconf/conf.h"
 #include "libplace/place.h"
@@ -277,6 +278,59 @@ START_TEST (test_job_cleanup)
 }
 END_TEST
 
+
+/* The step's record: its policy, its plan's CPUs, the worst task status,
+ * who and where as the caller says, the cgroup it was measured in. */
+static int got_record (const struct acct_record *r, void *arg)
+{
+    *(struct acct_record *)arg = *r;
+    return 0;
+}
+
+START_TEST (test_account)
+{
+    pin_error_t e = { "" };
+    struct step_ident who = { .node = "n1", .cluster = "c1", .uid = 4242,
+                              .user = "u1", .array_job_id = ACCT_NO_VAL,
+                              .array_task_id = ACCT_NO_VAL };
+    struct pin_step_account_in in = { .ident = &who, .policy = "numa-local",
+                                      .alloc_cpus = 1 };
+    struct acct_record r;
+    char *cpus;
+    pin_step_t *s;
+
+    conf.accounting = true;
+    tmptree_path (conf.journal_dir, sizeof (conf.journal_dir), "journal");
+    s = planned (6, PLACE_NUMA_LOCAL, "0", &e);
+    tmptree_put ("cg/slurm-pin/job_7/step_6/cpu.stat",
+                 "usage_usec 300\nuser_usec 200\nsystem_usec 100\n");
+    pin_step_account_task (s, getpid ());
+    pin_step_account_task_exit (s, 0, false);
+    pin_step_account_task_exit (s, 256, true);     /* exit 1 */
+    pin_step_account (s, &in);
+    pin_step_account (s, &in);                      /* once */
+    memset (&r, 0, sizeof (r));
+    ck_assert_msg (acct_journal_read (conf.journal_dir, got_record, &r, NULL,
+                                      &e) == 0, "%s", e.text);
+    ck_assert_int_eq (r.job_id, 7);
+    ck_assert_int_eq (r.step_id, 6);
+    ck_assert_str_eq (r.policy, "numa-local");
+    ck_assert_str_eq (r.mode, "standalone");
+    ck_assert_str_eq (r.node, "n1");
+    ck_assert_str_eq (r.user, "u1");
+    ck_assert_int_eq (r.uid, 4242);
+    ck_assert_int_eq (r.exit_status, 256);
+    ck_assert_int_eq (r.usage_usec, 300);
+    ck_assert_int_eq (r.user_usec, 200);
+    ck_assert_ptr_nonnull (cpus = topo_list_format (pin_step_task (s, 0)->cpus));
+    ck_assert_str_eq (r.cpus, cpus);
+    ck_assert (strstr (r.cgroup, "slurm-pin/job_7/step_6") != NULL);
+    free (cpus);
+    pin_step_destroy (s);
+    conf.accounting = false;
+}
+END_TEST
+
 int main (void)
 {
     Suite *s = suite_create ("step");
@@ -299,6 +353,7 @@ int main (void)
                          (int)(sizeof (bad_alloc) / sizeof (bad_alloc[0])));
     tcase_add_test (tc, test_bad_state_dir);
     tcase_add_test (tc, test_job_cleanup);
+    tcase_add_test (tc, test_account);
     suite_add_tcase (s, tc);
     return tap_run (s, skips, nskips);
 }
