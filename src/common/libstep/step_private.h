@@ -11,6 +11,9 @@
 #include "stepwatch.h"
 
 #define MAX_PIDS 64             /* pids remembered for the stderr line */
+#define LOCK_TIMEOUT_MS 10000   /* wait for other steps' plan-and-apply */
+#define RMDIR_TIMEOUT_MS 10000  /* EBUSY retries when removing our tree */
+#define CONTROLLERS "+cpuset +cpu"
 
 /* What pin_step_apply_task did for each task, in memory shared with the
  * task processes, which read it in task_init (they were forked before
@@ -67,5 +70,12 @@ struct pin_step {
     struct prof_rec *prof_rec;
     char prof_path[PATH_MAX];
 };
+
+/* snprintf for paths: -1 (ENAMETOOLONG) instead of a truncated path. */
+int step_fmt_path (char *buf, size_t n, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
+/* Remove our cgroups of the step (cleanup.c); errors go to the sink. */
+void step_remove_tree (pin_step_t *s);
 
 #endif /* !PIN_STEP_PRIVATE_H */
