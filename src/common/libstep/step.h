@@ -212,6 +212,10 @@ int pin_step_profile_close (pin_step_t *s, pin_error_t *errp);
  * to the sink (the step then runs as policy none, or unprofiled). */
 void pin_step_watch_start (pin_step_t *s, uid_t uid);
 
+/* Would pin_step_watch_start start anything (policy dynamic outside the
+ * batch step, or an open profile)? */
+bool pin_step_watch_wanted (const pin_step_t *s);
+
 /* Remember a task's pid for the confinement line (policy dynamic). */
 void pin_step_add_task (pin_step_t *s, pid_t pid);
 

@@ -31,6 +31,11 @@ static bool dynamic_watched (const pin_step_t *s)
     return s->policy == PLACE_DYNAMIC && !s->batch;
 }
 
+bool pin_step_watch_wanted (const pin_step_t *s)
+{
+    return s && !s->sw && (dynamic_watched (s) || s->prof_rec);
+}
+
 void pin_step_add_task (pin_step_t *s, pid_t pid)
 {
     /* the batch (or interactive) step, the allocation's shell, is not

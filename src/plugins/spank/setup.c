@@ -69,6 +69,8 @@ void watcher_begin (spank_t sp)
 {
     uid_t uid;
 
+    if (!pin_step_watch_wanted (g.st))
+        return;     /* neither dynamic nor profiled: the common case */
     if (spank_get_item (sp, S_JOB_UID, &uid) != ESPANK_SUCCESS)
         uid = (uid_t)-1;
     pin_step_watch_start (g.st, uid);
