@@ -2,7 +2,6 @@
 #if HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <pwd.h>
@@ -29,102 +28,6 @@ extern char *slurm_strerror (int errnum) __attribute__ ((weak));
 static void copy (char *dst, size_t n, const char *src)
 {
     acct_utf8_copy (dst, n, src ? src : "", src ? strlen (src) : 0);
-}
-
-/* Is inode `ino` one of this process' sockets? */
-static bool own_socket (unsigned long ino)
-{
-    char want[64], link[64], path[300];
-    struct dirent *e;
-    bool found = false;
-    DIR *d;
-
-    snprintf (want, sizeof (want), "socket:[%lu]", ino);
-    if (!(d = opendir ("/proc/self/fd")))
-        return false;
-    while (!found && (e = readdir (d))) {
-        ssize_t len;
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf (path, sizeof (path), "/proc/self/fd/%s", e->d_name);
-        len = readlink (path, link, sizeof (link) - 1);
-        if (len <= 0)
-            continue;
-        link[len] = '\0';
-        found = strcmp (link, want) == 0;
-    }
-    closedir (d);
-    return found;
-}
-
-/* The NODE of a socket path ".../NODE_JOB.STEP[.COMP]" into buf, or
- * false. */
-static bool node_of_socket (const char *path, uint32_t job, uint32_t step,
-                            char *buf, size_t n)
-{
-    const char *base = strrchr (path, '/'), *p, *hit = NULL;
-    char needle[48];
-    size_t nlen;
-
-    base = base ? base + 1 : path;
-    nlen = (size_t)snprintf (needle, sizeof (needle), "_%u.%u", job, step);
-    for (p = base; (p = strstr (p, needle)); p++) {
-        const char *rest = p + nlen;
-        if (*rest == '\0'
-            || (rest[0] == '.' && rest[1]
-                && strspn (rest + 1, "0123456789") == strlen (rest + 1)))
-            hit = p;
-    }
-    if (!hit || hit == base)
-        return false;
-    acct_utf8_copy (buf, n, base, (size_t)(hit - base));
-    return true;
-}
-
-/* slurmstepd's listening socket, from /proc/self/net/unix. */
-static bool node_from_socket (uint32_t job, uint32_t step, char *buf,
-                              size_t n)
-{
-    char line[PATH_MAX + 128];
-    bool ok = false;
-    FILE *f;
-
-    if (!(f = fopen ("/proc/self/net/unix", "re")))
-        return false;
-    while (!ok && fgets (line, sizeof (line), f)) {
-        char path[PATH_MAX + 1];
-        unsigned long ino;
-        line[strcspn (line, "\n")] = '\0';
-        /* Num RefCount Protocol Flags Type St Inode Path */
-        if (sscanf (line, "%*s %*s %*s %*s %*s %*s %lu %4096s", &ino, path)
-            != 2 || path[0] != '/')
-            continue;
-        if (!strstr (path, "_") || !own_socket (ino))
-            continue;
-        ok = node_of_socket (path, job, step, buf, n);
-    }
-    fclose (f);
-    return ok;
-}
-
-void ident_node (uint32_t job, uint32_t step, char *buf, size_t n)
-{
-    char host[256] = "";
-    const char *env;
-
-    if (job && node_from_socket (job, step, buf, n) && buf[0])
-        return;
-    /* slurmstepd's own environment (not the job's): slurmd sets it for
-     * the prolog and epilog */
-    if ((env = getenv ("SLURMD_NODENAME")) && *env) {
-        copy (buf, n, env);
-        return;
-    }
-    if (gethostname (host, sizeof (host) - 1) < 0)
-        snprintf (host, sizeof (host), "unknown");
-    host[sizeof (host) - 1] = '\0';
-    host[strcspn (host, ".")] = '\0';
-    copy (buf, n, host);
 }
 
 static long long now_us (void)
@@ -196,7 +99,7 @@ void ident_step (spank_t sp, uint32_t job, uint32_t step,
 
     memset (id, 0, sizeof (*id));
     id->array_job_id = id->array_task_id = ACCT_NO_VAL;
-    ident_node (job, step, id->node, sizeof (id->node));
+    step_ident_node (job, step, id->node, sizeof (id->node));
     if (&slurm_conf && slurm_conf.cluster_name)
         copy (id->cluster, sizeof (id->cluster), slurm_conf.cluster_name);
     if (spank_get_item (sp, S_JOB_UID, &uid) == ESPANK_SUCCESS) {

@@ -19,21 +19,7 @@
 
 #include <slurm/spank.h>
 
-#include "libacct/acct.h"
-
-struct step_ident {
-    char node[ACCT_STR];        /* slurmd's node name */
-    char cluster[ACCT_STR];     /* ClusterName of slurm.conf */
-    uint32_t uid;
-    char user[ACCT_STR];        /* the uid's name ("" if none) */
-    uint32_t array_job_id;      /* ACCT_NO_VAL: not an array task */
-    uint32_t array_task_id;
-    bool have_job_info;         /* partition and job_name from slurmctld */
-    char partition[ACCT_STR];   /* "" unless have_job_info */
-    char job_name[ACCT_STR];
-    long long job_info_us;      /* wall time of slurm_load_job() */
-    char job_info_error[256];   /* why not have_job_info, if asked */
-};
+#include "libstep/ident.h"     /* struct step_ident, step_ident_node */
 
 /* Fill `id` for step `step` of job `job` in slurmstepd (remote context):
  * node, cluster, uid and user; the array ids only for the batch step
@@ -48,13 +34,5 @@ void ident_step (spank_t sp, uint32_t job, uint32_t step,
  * (id otherwise unchanged).  Blocks as long as libslurm waits for
  * slurmctld (MessageTimeout). */
 int ident_job_info (uint32_t job, struct step_ident *id);
-
-/* The node name of this slurmstepd: the name part of its own listening
- * socket "SlurmdSpoolDir/NODE_JOB.STEP" (slurmstepd creates it from
- * slurmd's node name, before any plugin runs); elsewhere, or when it is
- * not found, the process' own SLURMD_NODENAME (set by slurmd in the
- * environment of the prolog and epilog, which no user controls), then the
- * short host name.  Never the job's environment. */
-void ident_node (uint32_t job, uint32_t step, char *buf, size_t n);
 
 #endif /* !PIN_SPANK_IDENT_H */

@@ -8,7 +8,7 @@
 
 #include "libplace/place.h"
 #include "libtopo/topo.h"
-#include "ompenv.h"
+#include "libstep/ompenv.h"
 #include "libtest/tap.h"
 
 static const struct {

@@ -8,8 +8,8 @@
  * Pure functions, no environment access: the plugin does the getenv and
  * setenv through SPANK.
  */
-#ifndef PIN_SPANK_OMPENV_H
-#define PIN_SPANK_OMPENV_H
+#ifndef PIN_STEP_OMPENV_H
+#define PIN_STEP_OMPENV_H
 
 #include <hwloc.h>
 
@@ -43,4 +43,4 @@ enum ompenv_action {
 enum ompenv_action ompenv_decide (const char *current, const char *recorded,
                                   const char *ours);
 
-#endif /* !PIN_SPANK_OMPENV_H */
+#endif /* !PIN_STEP_OMPENV_H */

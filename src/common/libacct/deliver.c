@@ -1,4 +1,4 @@
-/* deliver_spawn.c - start 'slurm-pin deliver --job N' at job end */
+/* deliver.c - start 'slurm-pin deliver --job N' at job end (deliver.h) */
 #if HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -12,24 +12,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <slurm/slurm.h>
+#include "deliver.h"
 
-#include "deliver_spawn.h"
-
-/* The configuration the Slurm process that loaded pin.so read (slurmd's
- * `slurmstepd spank epilog` reads the slurm.conf slurmd names in
- * SLURM_CONF).  Weak: absent from processes that are not Slurm's. */
-extern slurm_conf_t slurm_conf __attribute__ ((weak));
-
-bool deliver_wanted (void)
-{
-    const char *t = &slurm_conf ? slurm_conf.accounting_storage_type : NULL;
-
-    return t && strcmp (t, "accounting_storage/slurmdbd") == 0;
-}
-
-int deliver_spawn (const char *cmd, uint32_t job, const char *journal,
-                   unsigned timeout, pin_error_t *errp)
+int acct_deliver_spawn (const char *cmd, uint32_t job, const char *journal,
+                        unsigned timeout, pin_error_t *errp)
 {
     struct stat st;
     char jobarg[16], tmo[16];
