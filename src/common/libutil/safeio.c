@@ -131,7 +131,8 @@ static int link_owner (const struct stat *lst, const struct stat *dst,
 
 /* Walk `dir` (a path, may be relative, may be "") down to the directory
  * it names, by the rule in safeio.h; an O_PATH fd, or -1. */
-static int walk (const char *path, const char *dir, pin_error_t *errp)
+static int walk (const char *path, const char *verb, const char *dir,
+                 pin_error_t *errp)
 {
     char rest[PATH_MAX], shown[PATH_MAX], target[PATH_MAX];
     char name[NAME_MAX + 1];
@@ -144,10 +145,11 @@ static int walk (const char *path, const char *dir, pin_error_t *errp)
     struct stat st;
 
     snprintf (rest, sizeof (rest), "%s", dir);
-    snprintf (shown, sizeof (shown), "%s", rest[0] == '/' ? "/" : ".");
+    snprintf (shown, sizeof (shown), "%s", rest[0] == '/' ? "/" : "");
     dfd = open (rest[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
-        return errprintf (errp, "%s: %s: %s", path, shown, strerror (errno));
+        return errprintf (errp, "%s: cannot %s: %s: %s", path, verb,
+                          shown[0] ? shown : ".", strerror (errno));
     p = rest;
     while (*p) {
         size_t len;
@@ -170,13 +172,13 @@ static int walk (const char *path, const char *dir, pin_error_t *errp)
             continue;
         off = strlen (shown);
         snprintf (shown + off, sizeof (shown) - off, "%s%s",
-                  off && shown[off - 1] == '/' ? "" : "/", name);
+                  !off || shown[off - 1] == '/' ? "" : "/", name);
         fd = openat (dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0 || fstat (fd, &st) < 0) {
             close_keep_errno (fd);
             close_keep_errno (dfd);
-            return errprintf (errp, "%s: %s: %s", path, shown,
-                              strerror (errno));
+            return errprintf (errp, "%s: cannot %s: %s: %s", path, verb,
+                              shown, strerror (errno));
         }
         if (S_ISDIR (st.st_mode)) {
             close (dfd);
@@ -187,7 +189,8 @@ static int walk (const char *path, const char *dir, pin_error_t *errp)
             close (fd);
             close (dfd);
             errno = ENOTDIR;
-            return errprintf (errp, "%s: %s: not a directory", path, shown);
+            return errprintf (errp, "%s: cannot %s: %s: not a directory",
+                              path, verb, shown);
         }
         /* a link: whose, and where it leads (read from the link opened,
          * so what is checked is what is followed) */
@@ -201,20 +204,21 @@ static int walk (const char *path, const char *dir, pin_error_t *errp)
                 close (fd);
                 close (dfd);
                 errno = ELOOP;
-                return errprintf (errp, "%s: more than %d symbolic links",
-                                  path, MAX_LINKS);
+                return errprintf (errp, "%s: cannot %s: more than %d "
+                                  "symbolic links", path, verb, MAX_LINKS);
             }
             if (fstat (dfd, &dst) < 0
                 || (n = readlinkat (fd, "", target, sizeof (target))) < 0) {
                 close_keep_errno (fd);
                 close_keep_errno (dfd);
-                return errprintf (errp, "%s: %s: %s", path, shown,
-                                  strerror (errno));
+                return errprintf (errp, "%s: cannot %s: %s: %s", path, verb,
+                                  shown, strerror (errno));
             }
             close (fd);
             if (link_owner (&st, &dst, shown, &who, &other, &e) < 0) {
                 close_keep_errno (dfd);
-                return errprintf (errp, "%s: %s", path, e.text);
+                return errprintf (errp, "%s: cannot %s: %s", path, verb,
+                                  e.text);
             }
             if (other && !via[0])
                 snprintf (via, sizeof (via), "%s", shown);
@@ -223,8 +227,8 @@ static int walk (const char *path, const char *dir, pin_error_t *errp)
                    >= (int)sizeof (tmp)) {
                 close (dfd);
                 errno = n == 0 ? ENOENT : ENAMETOOLONG;
-                return errprintf (errp, "%s: %s: %s", path, shown,
-                                  strerror (errno));
+                return errprintf (errp, "%s: cannot %s: %s: %s", path, verb,
+                                  shown, strerror (errno));
             }
             memcpy (rest, tmp, strlen (tmp) + 1);
             p = rest;
@@ -239,31 +243,34 @@ static int walk (const char *path, const char *dir, pin_error_t *errp)
                 snprintf (shown, sizeof (shown), "/");
                 close (dfd);
                 if ((dfd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-                    return errprintf (errp, "%s: /: %s", path,
-                                      strerror (errno));
+                    return errprintf (errp, "%s: cannot %s: /: %s", path,
+                                      verb, strerror (errno));
             }
         }
     }
     if (other) {
         if (fstat (dfd, &st) < 0) {
             close_keep_errno (dfd);
-            return errprintf (errp, "%s: %s: %s", path, shown,
-                              strerror (errno));
+            return errprintf (errp, "%s: cannot %s: %s: %s", path, verb,
+                              shown, strerror (errno));
         }
         if (st.st_uid != who) {
             close (dfd);
             errno = EPERM;
-            return errprintf (errp, "%s: the symbolic link %s is uid %u's "
+            return errprintf (errp, "%s: cannot %s: the symbolic link %s is "
+                              "uid %u's "
                               "and leads to %s, a directory of uid %u; a "
                               "user's link is followed only into that user's "
-                              "own directory (give the real path)", path, via,
-                              (unsigned)who, shown, (unsigned)st.st_uid);
+                              "own directory (give the real path)", path,
+                              verb, via, (unsigned)who,
+                              shown[0] ? shown : ".", (unsigned)st.st_uid);
         }
     }
     return dfd;
 }
 
-int safeout_dir (const char *path, char *name, pin_error_t *errp)
+static int dir_of (const char *path, const char *verb, char *name,
+                   pin_error_t *errp)
 {
     char dir[PATH_MAX];
     const char *slash, *p;
@@ -298,7 +305,12 @@ int safeout_dir (const char *path, char *name, pin_error_t *errp)
     len = (size_t)(p - path);
     memcpy (dir, path, len);
     dir[len] = '\0';
-    return walk (path, dir, errp);
+    return walk (path, verb, dir, errp);
+}
+
+int safeout_dir (const char *path, char *name, pin_error_t *errp)
+{
+    return dir_of (path, "open", name, errp);
 }
 
 int safeout_create (const char *path, enum safeout_how how, mode_t mode,
@@ -307,7 +319,7 @@ int safeout_create (const char *path, enum safeout_how how, mode_t mode,
     char name[NAME_MAX + 1];
     int dfd, fd;
 
-    if ((dfd = safeout_dir (path, name, errp)) < 0)
+    if ((dfd = dir_of (path, "create", name, errp)) < 0)
         return -1;
     if (how == SAFEOUT_NEW_INODE && unlinkat (dfd, name, 0) < 0
         && errno != ENOENT) {
@@ -348,7 +360,7 @@ int safeout_unlink (const char *path, pin_error_t *errp)
     char name[NAME_MAX + 1];
     int dfd, rc = 0;
 
-    if ((dfd = safeout_dir (path, name, errp)) < 0)
+    if ((dfd = dir_of (path, "remove", name, errp)) < 0)
         return -1;
     if (unlinkat (dfd, name, 0) < 0 && errno != ENOENT)
         rc = errprintf (errp, "%s: cannot remove: %s", path,
@@ -405,7 +417,7 @@ int safeout_write_file (const char *path, const void *buf, size_t len,
     const char *made = name;
     int dfd, fd;
 
-    if ((dfd = safeout_dir (path, name, errp)) < 0)
+    if ((dfd = dir_of (path, "create", name, errp)) < 0)
         return -1;
     if (!replace)
         fd = openat (dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW

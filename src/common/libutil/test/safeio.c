@@ -150,6 +150,34 @@ START_TEST (test_write_plain)
     ck_assert_int_eq (errno, EEXIST);
     ck_assert_int_eq (safeout_unlink (at ("out.png"), &e), 0);
     ck_assert_int_eq (access (at ("out.png"), F_OK), -1);
+    /* appending: created if missing, a FIFO or a link refused at once */
+    ck_assert_int_ge (fd = safeout_create (at ("log"), SAFEOUT_APPEND, 0600,
+                                           &e), 0);
+    ck_assert_int_eq (write (fd, "a\n", 2), 2);
+    close (fd);
+    ck_assert_int_ge (fd = safeout_create (at ("log"), SAFEOUT_APPEND, 0600,
+                                           &e), 0);
+    ck_assert_int_eq (write (fd, "b\n", 2), 2);
+    ck_assert_int_eq (fcntl (fd, F_GETFL) & O_NONBLOCK, 0);
+    close (fd);
+    ck_assert_str_eq (get ("log"), "a\nb\n");
+    ck_assert_int_eq (mkfifo (at ("fifo"), 0600), 0);
+    alarm (10);
+    ck_assert_int_eq (safeout_create (at ("fifo"), SAFEOUT_APPEND, 0600, &e),
+                      -1);
+    /* with a reader, so that the open itself succeeds */
+    ck_assert_int_ge (old = open (at ("fifo"), O_RDONLY | O_NONBLOCK), 0);
+    ck_assert_int_eq (safeout_create (at ("fifo"), SAFEOUT_APPEND, 0600, &e),
+                      -1);
+    ck_assert_int_eq (errno, EINVAL);
+    close (old);
+    ck_assert_ptr_nonnull (strstr (e.text, "/fifo: a FIFO, not a regular "
+                                   "file"));
+    alarm (0);
+    ck_assert_int_eq (symlink (at ("target"), at ("ln2")), 0);
+    ck_assert_int_eq (safeout_create (at ("ln2"), SAFEOUT_APPEND, 0600, &e),
+                      -1);
+    ck_assert_int_eq (errno, ELOOP);
     /* no file name; a file on the way */
     ck_assert_int_eq (safeout_create (at ("d/"), SAFEOUT_EXCL, 0600, &e), -1);
     ck_assert_int_eq (errno, EISDIR);
