@@ -1040,7 +1040,8 @@ char *topo_read_file (const char *path, const char *what, bool nofollow,
     if ((fd = safein_open (path, nofollow ? O_NOFOLLOW : 0, &e)) < 0) {
         saved_errno = errno;
         if (saved_errno == EINVAL)  /* "PATH: a FIFO, not a regular file" */
-            errprintf (errp, "topology: cannot load %s: %s", what, e.text);
+            errprintf (errp, "topology '%s': cannot load %s: %s", path, what,
+                       e.text + strlen (path) + 2);
         else
             errprintf (errp, "topology '%s': cannot load %s: %s", path, what,
                        strerror (saved_errno));
