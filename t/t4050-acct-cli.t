@@ -294,4 +294,20 @@ test_expect_success 'report: a bad --by is named with the valid ones' '
     grep -F -- "--by=node: unknown grouping; known: policy, user, partition" err
 '
 
+# A FIFO (or device) planted as a journal file never blocks the reader:
+# refused at once, named with what it is.
+test_expect_success 'a FIFO as the journal file: acct, eff, report refuse it at once' '
+    test_when_finished "rm -rf fjournal" &&
+    mkdir -m 700 fjournal && mkfifo -m 600 fjournal/journal &&
+    for cmd in "acct -X" "eff 100" report; do
+        test_expect_code 1 timeout 20 slurm-pin $cmd --journal=fjournal \
+            >out 2>err &&
+        test_must_be_empty out &&
+        cat err &&
+        test "$(wc -l <err)" -eq 1 &&
+        grep "fjournal/journal: a FIFO, not a regular file; remove it$" err ||
+        return 1
+    done
+'
+
 test_done

@@ -64,6 +64,15 @@ test_expect_success 'a file that is not a profile: exit 1, one line' '
     grep "not a JSON object" n.err
 '
 
+test_expect_success 'a FIFO is refused at once, named (it would block for ever)' '
+    test_when_finished "rm -f fifo.jsonl" &&
+    mkfifo fifo.jsonl &&
+    test_expect_code 1 timeout 20 slurm-pin profile fifo.jsonl >f.out 2>f.err &&
+    test_must_be_empty f.out &&
+    test "$(wc -l <f.err)" -eq 1 &&
+    grep "^slurm-pin profile: fifo.jsonl: a FIFO, not a regular file$" f.err
+'
+
 if command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
     test_set_prereq SETPRIV
 fi
@@ -96,6 +105,27 @@ test_expect_success CONNECTOR 'the exit status of the command is passed on' '
     test_expect_code 127 slurm-pin profile --record n.jsonl -- \
         /nonexistent/program 2>n.err &&
     grep "cannot run" n.err
+'
+
+# --record FILE in a directory a user owns: the user's symbolic link to a
+# directory on the way is followed only into that user's own directory
+# (doc/security.md), never into one of root's.
+test_expect_success CONNECTOR 'a user'"'"'s directory link to a root-only directory: nothing replaced there' '
+    test_when_finished "rm -rf rootonly userdir scratch" &&
+    mkdir -m 700 rootonly && echo precious >rootonly/rec.jsonl &&
+    mkdir userdir && chown 65534 userdir &&
+    ln -s "$PWD/rootonly" userdir/work && chown -h 65534 userdir/work &&
+    test_expect_code 1 slurm-pin profile --record userdir/work/rec.jsonl \
+        -- true 2>l.err &&
+    cat l.err &&
+    test "$(wc -l <l.err)" -eq 1 &&
+    grep "userdir/work is uid 65534.s and leads to .*/rootonly, a directory of uid 0" l.err &&
+    echo precious >want && test_cmp want rootonly/rec.jsonl &&
+    mkdir scratch && chown 65534 scratch &&
+    rm userdir/work && ln -s ../scratch userdir/work &&
+    chown -h 65534 userdir/work &&
+    slurm-pin profile --record userdir/work/rec.jsonl -- true &&
+    grep "\"type\":\"header\"" scratch/rec.jsonl
 '
 
 test_expect_success CONNECTOR 'SIGTERM to the recorder goes to the command; the profile still ends' '

@@ -225,6 +225,17 @@ test_expect_success 'a missing file, a directory, a file that is not a profile' 
     test ! -e e.png && test ! -e e.svg
 '
 
+test_expect_success 'a FIFO is refused at once, named (it would block for ever)' '
+    test_when_finished "rm -f fifo.jsonl" &&
+    mkfifo fifo.jsonl &&
+    test_expect_code 1 timeout 20 slurm-pin plot fifo.jsonl --kind cpu \
+        -o f.png >out 2>err &&
+    test_must_be_empty out &&
+    test "$(wc -l <err)" -eq 1 &&
+    grep "^slurm-pin plot: fifo.jsonl: a FIFO, not a regular file$" err &&
+    test ! -e f.png
+'
+
 test_expect_success PY 'nothing to draw for the kind: says why and which kinds have data' '
     for k in cpu ctxsw states memory; do
         fails nosamples.jsonl --kind $k -o e.png &&
@@ -276,6 +287,27 @@ test_expect_success PY 'a symbolic link at OUT: its target is never truncated' '
     ln -s absent-target.png dangling.png &&
     fails full.jsonl --kind gantt -o dangling.png &&
     test ! -e absent-target.png
+'
+
+# A symbolic link to a directory above OUT, made by the user who owns the
+# directory root writes into, is followed only into that user's own
+# directory: never into one of root's (doc/security.md).
+test_expect_success PY,ROOT 'a user'"'"'s directory link to a root-only directory: nothing written there' '
+    test_when_finished "rm -rf rootonly userdir scratch" &&
+    mkdir -m 700 rootonly && echo precious >rootonly/plot.png &&
+    mkdir userdir && chown 65534 userdir &&
+    ln -s "$PWD/rootonly" userdir/work && chown -h 65534 userdir/work &&
+    fails full.jsonl --kind gantt -o userdir/work/plot.png --force &&
+    grep "userdir/work is uid 65534.s and leads to .*/rootonly, a directory of uid 0" err &&
+    fails full.jsonl --kind gantt -o userdir/work/new.png &&
+    echo precious >want && test_cmp want rootonly/plot.png &&
+    test ! -e rootonly/new.png &&
+    test -z "$(ls rootonly/plot.png.* 2>/dev/null)" &&
+    mkdir scratch && chown 65534 scratch &&
+    rm userdir/work && ln -s ../scratch userdir/work &&
+    chown -h 65534 userdir/work &&
+    slurm-pin plot full.jsonl --kind gantt -o userdir/work/plot.png --force &&
+    test_cmp full-gantt.png scratch/plot.png
 '
 
 # --- hostile profiles: an exit status, one line at most, never a crash --

@@ -41,6 +41,7 @@
 
 #include "libacct/acct.h"
 #include "libacct/summary.h"
+#include "libutil/safeio.h"
 #include "cmdopt.h"
 #include "subcmd.h"
 
@@ -179,7 +180,7 @@ out:
 static int read_journal_file (struct groups *gs, const char *path,
                               unsigned *skipped)
 {
-    FILE *f = fopen (path, "re");
+    FILE *f = safein_fopen (path, NULL);    /* not a FIFO, not a device */
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
@@ -259,7 +260,7 @@ static bool is_delivered (const char *dir, const struct group *g)
     FILE *f;
 
     snprintf (path, sizeof (path), "%s/delivered", dir);
-    if (!(f = fopen (path, "re")))
+    if (!(f = safein_fopen (path, NULL)))
         return false;
     /* any digest: once a node's part of a job is delivered it is not
      * sent again, even if a journal file holding some of its records was
@@ -281,7 +282,7 @@ static int mark_delivered (const char *dir, const struct group *g)
     snprintf (path, sizeof (path), "%s/delivered", dir);
     n = snprintf (line, sizeof (line), "%s %" PRIu32 " %s %016" PRIx64 "\n",
                   *g->cluster ? g->cluster : "-", g->job_id, g->node, g->digest);
-    if ((fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600)) < 0)
+    if ((fd = safeout_create (path, SAFEOUT_APPEND, 0600, NULL)) < 0)
         return -1;
     if (write (fd, line, n) != n || fsync (fd) < 0)
         rc = -1;
@@ -622,6 +623,7 @@ int cmd_deliver (int argc, char **argv)
     struct groups gs = { 0 };
     unsigned skipped = 0;
     char lockpath[4096];
+    pin_error_t e = { "" };
     struct cmdopt_parser p;
     const char *arg;
     int c, lockfd = -1, rc = 0, pending = 0, sent = 0;
@@ -667,8 +669,8 @@ int cmd_deliver (int argc, char **argv)
     /* one run at a time per journal: two epilogs ending together must not
      * both send (and mark) the same job */
     snprintf (lockpath, sizeof (lockpath), "%s/delivered.lock", dir);
-    if ((lockfd = open (lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
-        cmd_error (prog, "%s: %s", lockpath, strerror (errno));
+    if ((lockfd = safeout_create (lockpath, SAFEOUT_APPEND, 0600, &e)) < 0) {
+        cmd_error (prog, "%s", e.text);
         return 1;
     }
     while (flock (lockfd, LOCK_EX | LOCK_NB) < 0) {

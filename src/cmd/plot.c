@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "libprof/series.h"
+#include "libutil/safeio.h"
 #include "plotdraw.h"
 #include "profsrc.h"
 #include "cmdopt.h"
@@ -311,80 +312,23 @@ static void kinds_with_data (const char *path, enum prof_chart kind,
         snprintf (buf, n, "none");
 }
 
-static int write_all (int fd, const char *out, const char *buf, size_t len)
-{
-    size_t done = 0;
-
-    while (done < len) {
-        ssize_t w = write (fd, buf + done, len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            cmd_error (NAME, "%s: cannot write: %s", out,
-                       w < 0 ? strerror (errno) : "no progress");
-            return -1;
-        }
-        done += (size_t)w;
-    }
-    return 0;
-}
-
 /* Write the image to `out`, as root may be asked to in a directory a user
- * can write: never through a symbolic link (O_NOFOLLOW) and never into an
- * existing file (O_EXCL): without `force` an existing OUT is an error;
- * with it, the image goes to a new file beside OUT (O_EXCL) that is then
- * renamed over OUT, so that a link planted at OUT is replaced, not
- * followed, and no other file is truncated. */
+ * can write (libutil/safeio.h): never through a symbolic link and never
+ * into an existing file: without `force` an existing OUT is an error;
+ * with it, the image goes to a new file beside OUT that is then renamed
+ * over it, so that a link planted at OUT is replaced, not followed, and
+ * no other file is truncated.  A user's link to a directory on the way is
+ * followed only into that user's own directory. */
 static int write_file (const char *out, const char *buf, size_t len,
                        bool force)
 {
-    char tmp[PATH_MAX];
-    mode_t um;
-    int fd;
+    pin_error_t e = { "" };
 
-    if (!force) {
-        fd = open (out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
-                        | O_NOCTTY, 0666);
-        if (fd < 0) {
-            if (errno == EEXIST)
-                cmd_error (NAME, "%s: exists; give --force to replace it",
-                           out);
-            else
-                cmd_error (NAME, "%s: cannot create: %s", out,
-                           strerror (errno));
-            return -1;
-        }
-        if (write_all (fd, out, buf, len) < 0) {
-            close (fd);
-            unlink (out);
-            return -1;
-        }
-        if (close (fd) < 0) {
-            cmd_error (NAME, "%s: cannot write: %s", out, strerror (errno));
-            unlink (out);
-            return -1;
-        }
-        return 0;
-    }
-    if (snprintf (tmp, sizeof (tmp), "%s.XXXXXX", out) >= (int)sizeof (tmp)) {
-        cmd_error (NAME, "%s: path too long", out);
-        return -1;
-    }
-    if ((fd = mkostemp (tmp, O_CLOEXEC)) < 0) {
-        cmd_error (NAME, "%s: cannot create: %s", tmp, strerror (errno));
-        return -1;
-    }
-    um = umask (0);
-    umask (um);
-    if (write_all (fd, tmp, buf, len) < 0) {
-        close (fd);
-        unlink (tmp);
-        return -1;
-    }
-    if (fchmod (fd, 0666 & ~um) < 0 || close (fd) < 0
-        || rename (tmp, out) < 0) {
-        cmd_error (NAME, "%s: cannot write: %s", out, strerror (errno));
-        unlink (tmp);
+    if (safeout_write_file (out, buf, len, force, &e) < 0) {
+        if (errno == EEXIST && !force)
+            cmd_error (NAME, "%s: exists; give --force to replace it", out);
+        else
+            cmd_error (NAME, "%s", e.text);
         return -1;
     }
     return 0;

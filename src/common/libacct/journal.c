@@ -32,6 +32,7 @@
 
 #include "libutil/mkdirp.h"
 #include "libutil/safefile.h"
+#include "libutil/safeio.h"
 #include "acct.h"
 
 #define LOCK_TIMEOUT_MS 10000
@@ -67,7 +68,8 @@ static int check_fd (int fd, const char *path, pin_error_t *errp)
         return errprintf (errp, "%s: %s", path, strerror (errno));
     if (!S_ISREG (st.st_mode)) {
         errno = EPERM;
-        return errprintf (errp, "%s: not a regular file; remove it", path);
+        return errprintf (errp, "%s: %s, not a regular file; remove it",
+                          path, safein_kind (st.st_mode));
     }
     if (st.st_uid != geteuid ()) {
         errno = EPERM;

@@ -28,6 +28,7 @@
 
 #include "libplace/place.h"
 #include "libutil/safefile.h"
+#include "libutil/safeio.h"
 #include "conf.h"
 
 /* Shown in messages instead of a long value, so that "what is valid"
@@ -1050,11 +1051,13 @@ static FILE *open_regular (const char *path, pin_error_t *errp)
                    path, strerror (errno));
         return NULL;
     }
-    if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode)) {
+    if (fstat (fd, &st) < 0)
+        st.st_mode = 0;
+    if (!S_ISREG (st.st_mode)) {
         close (fd);
         errno = EINVAL;
-        errprintf (errp, "%s: not a regular file; give a pin.conf file",
-                   path);
+        errprintf (errp, "%s: %s, not a regular file; give a pin.conf file",
+                   path, safein_kind (st.st_mode));
         return NULL;
     }
     if (check_trusted (fd, &st, path, errp) < 0) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "profile.h"
+#include "libutil/safeio.h"
 
 /* One entry of an ACL being built; -1 with errno. */
 static int acl_entry (acl_t acl, acl_tag_t tag, uid_t uid, acl_perm_t perms)
@@ -109,21 +110,13 @@ struct prof_writer *prof_writer_open (const char *path, uint64_t max_bytes,
     w->max = max_bytes;
     /* a new inode, never the old one: whoever kept a descriptor of a
      * profile of the same name (a job id used again) reads the old file,
-     * not this one; and nothing planted under the name is written to */
-    if (unlink (path) < 0 && errno != ENOENT) {
-        int e = errno;
-        errprintf (errp, "%s: cannot remove the old file: %s", path,
-                   strerror (e));
-        free (w->path);
-        free (w);
-        errno = e;
-        return NULL;
-    }
-    fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
-                     | O_NOCTTY, 0600);
+     * not this one; and nothing planted under the name is written to,
+     * nor through another user's link above it (libutil/safeio.h) */
+    fd = safeout_create (path, SAFEOUT_NEW_INODE, 0600, errp);
     if (fd < 0 || !(w->f = fdopen (fd, "w"))) {
         int e = errno;
-        errprintf (errp, "%s: cannot create: %s", path, strerror (e));
+        if (fd >= 0)
+            errprintf (errp, "%s: cannot create: %s", path, strerror (e));
         if (fd >= 0)
             close (fd);
         free (w->path);
@@ -144,7 +137,7 @@ struct prof_writer *prof_writer_open (const char *path, uint64_t max_bytes,
             errprintf (errp, "%s: the header does not fit in %llu bytes",
                        path, (unsigned long long)max_bytes);
         fclose (w->f);
-        unlink (path);
+        safeout_unlink (path, NULL);
         free (w->path);
         free (w);
         errno = EINVAL;
@@ -305,7 +298,7 @@ int prof_read (const char *path,
                int (*fn) (json_object *line, int lineno, void *arg),
                void *arg, pin_error_t *errp)
 {
-    FILE *f = fopen (path, "re");
+    FILE *f = safein_fopen (path, errp);    /* not a FIFO, not a device */
     /* a bounded buffer: a file of one endless line (/dev/zero) is an
      * error after PROF_MAX_LINE bytes, not all of memory */
     size_t cap = PROF_MAX_LINE + 2;
@@ -319,6 +312,8 @@ int prof_read (const char *path,
         if (f)
             fclose (f);
         errno = e;
+        if (!f)
+            return -1;  /* errp says why */
         return errprintf (errp, "%s: cannot open: %s", path, strerror (e));
     }
     while (fgets (buf, (int)cap, f)) {

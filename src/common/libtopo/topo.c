@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "topo_private.h"
+#include "libutil/safeio.h"
 
 /* The model uses Core, L2, L3, NUMA and Package objects: everything
  * else that hwloc can leave out (I/O, instruction and L1 caches, Misc) is
@@ -1029,16 +1030,21 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
 char *topo_read_file (const char *path, const char *what, bool nofollow,
                       size_t max, size_t *lenp, pin_error_t *errp)
 {
+    pin_error_t e = { "" };
     struct stat st;
     char *buf = NULL;
     size_t len = 0;
     int fd, saved_errno;
 
-    if ((fd = open (path, O_RDONLY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0)))
-        < 0) {
+    /* never blocks on a FIFO or device (libutil/safeio.h) */
+    if ((fd = safein_open (path, nofollow ? O_NOFOLLOW : 0, &e)) < 0) {
         saved_errno = errno;
-        errprintf (errp, "topology '%s': cannot load %s: %s", path, what,
-                   strerror (saved_errno));
+        if (saved_errno == EINVAL)  /* "PATH: a FIFO, not a regular file" */
+            errprintf (errp, "topology '%s': cannot load %s: %s", path, what,
+                       e.text + strlen (path) + 2);
+        else
+            errprintf (errp, "topology '%s': cannot load %s: %s", path, what,
+                       strerror (saved_errno));
         errno = saved_errno;
         return NULL;
     }

@@ -715,14 +715,14 @@ START_TEST (test_not_regular)
     snprintf (path, sizeof (path), "%s/dir", tmpdir);
     ck_assert_int_eq (mkdir (path, 0700), 0);
     ck_assert_int_lt (pin_conf_load_file (&c, path, false, &e), 0);
-    ck_assert_msg (strstr (e.text, ": not a regular file") != NULL, "%s",
-                   e.text);
+    ck_assert_msg (strstr (e.text, "/dir: a directory, not a regular file")
+                   != NULL, "%s", e.text);
 
     snprintf (path, sizeof (path), "%s/fifo", tmpdir);
     ck_assert_int_eq (mkfifo (path, 0600), 0);
     ck_assert_int_lt (pin_conf_load_file (&c, path, true, &e), 0);
-    ck_assert_msg (strstr (e.text, ": not a regular file") != NULL, "%s",
-                   e.text);
+    ck_assert_msg (strstr (e.text, "/fifo: a FIFO, not a regular file")
+                   != NULL, "%s", e.text);
 }
 END_TEST
 

@@ -371,11 +371,22 @@ START_TEST (test_load_truncated_xml)
     ck_assert_ptr_null (topo_load (path, 0, &e));
     ck_assert_str_eq (e.text, want);
     free (want);
-    ck_assert (asprintf (&want, "topology '%s/': cannot load XML: not a "
-                         "regular file", dir) > 0);
+    ck_assert (asprintf (&want, "topology '%s/': cannot load XML: a "
+                         "directory, not a regular file", dir) > 0);
     free (path);
     ck_assert (asprintf (&path, "%s/", dir) > 0);
     ck_assert_ptr_null (topo_load (path, 0, &e));
+    ck_assert_str_eq (e.text, want);
+    /* a FIFO: refused at once, never waited on */
+    free (want);
+    free (path);
+    ck_assert (asprintf (&path, "%s/fifo.xml", dir) > 0);
+    ck_assert_int_eq (mkfifo (path, 0600), 0);
+    ck_assert (asprintf (&want, "topology '%s': cannot load XML: a FIFO, "
+                         "not a regular file", path) > 0);
+    alarm (10);
+    ck_assert_ptr_null (topo_load (path, 0, &e));
+    alarm (0);
     ck_assert_str_eq (e.text, want);
     remove_tree (dir);
     free (want);
