@@ -224,6 +224,17 @@ int tracker_exec_read (struct tracker *t, const struct cnproc_event *ev,
         return -1;
     }
     if (t->npending == t->cappending) {
+        /* first drop the pids settled since (the socket may not be read
+         * empty for long on a busy node) */
+        size_t n = 0;
+        for (size_t i = 0; i < t->npending; i++) {
+            struct task *p = find (t, t->pending[i]);
+            if (p && p->read_ns)
+                t->pending[n++] = t->pending[i];
+        }
+        t->npending = n;
+    }
+    if (t->npending == t->cappending) {
         size_t c = t->cappending ? t->cappending * 2 : 64;
         int32_t *p = realloc (t->pending, c * sizeof (*p));
         if (!p) {

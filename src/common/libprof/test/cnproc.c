@@ -545,6 +545,21 @@ START_TEST (test_tracker_exec)
     ck_assert (!l.x[6].read);
     ck_assert_uint_eq (l.x[6].ts_ns, 3400);
     ck_assert_str_eq (l.x[6].comm, "sh");
+    /* many execs settled by their exits, the socket never read empty:
+     * the list of pending ones does not grow with them */
+    l.n = 0;
+    for (int32_t p = 400; p < 1400; p++) {
+        e = fork_ev (100, p, p);
+        e.ts_ns = 10000 + (uint64_t)p * 10;
+        ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+        e = ev_at (CNPROC_EXEC, p, e.ts_ns + 1);
+        ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+        ck_assert_int_eq (tracker_exec_read (t, &e, "many", e.ts_ns + 2), 0);
+        e = ev_at (CNPROC_EXIT, p, e.ts_ns + 5);
+        ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+        ck_assert_str_eq (e.comm, "many");
+        l.n = 0;
+    }
     /* not in the step */
     e = ev_at (CNPROC_EXEC, 999, 4000);
     ck_assert_int_eq (tracker_exec_read (t, &e, "x", 4100), -1);
