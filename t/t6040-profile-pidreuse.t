@@ -49,7 +49,94 @@ ALL=TASKSTATS,PY,CC,NS_LAST_PID
 
 test_expect_success $ALL 'build the storm; the step child is sleep under another name' '
     ${CC:-cc} -O2 -pthread -o pidstorm "$PIN_SRCDIR/t/profile/pidstorm.c" &&
-    cp /bin/sleep stepchild
+    cp /bin/sleep stepchild &&
+    cp /bin/sleep pidthief
+'
+
+# The command of an exec is read from /proc/PID/comm when the recorder
+# reads the exec event: a recorder that reads late (a loaded machine)
+# may find the pid already another program's.  Made certain here: the
+# step stops its recorder (its parent: slurm-pin, or slurmstepd), runs
+# a child that ends at once, and a process outside the step, named
+# pidthief, takes the child's pid (ns_last_pid) before the recorder is
+# let go on.  The recorder must not say pidthief for the child.
+#
+# pid_thief DIR: the outside half (run in the background)
+pid_thief () {
+    n=0
+    while ! test -s "$1/rec.pid"; do
+        n=$((n + 1)) && test $n -lt 3000 || return 1
+        sleep 0.01
+    done
+    rec=$(cat "$1/rec.pid") &&
+    kill -STOP "$rec" &&
+    echo "$rec" >"$1/stopped" &&
+    n=0 &&
+    while ! test -s "$1/child.pid"; do
+        n=$((n + 1)) && test $n -lt 3000 || { kill -CONT "$rec"; return 1; }
+        sleep 0.01
+    done
+    c=$(cat "$1/child.pid") &&
+    n=0 &&
+    while :; do
+        echo $((c - 1)) >/proc/sys/kernel/ns_last_pid || return 1
+        ./pidthief 120 &
+        t=$!
+        test "$t" = "$c" && break
+        kill "$t"
+        n=$((n + 1)) && test $n -lt 200 || { kill -CONT "$rec"; return 1; }
+    done
+    echo "$t" >"$1/thief.pid" &&
+    echo "$n" >"$1/tries" &&
+    n=0 &&
+    while test "$(cat /proc/$t/comm)" != pidthief; do
+        n=$((n + 1)) && test $n -lt 3000 || { kill -CONT "$rec"; return 1; }
+        sleep 0.01
+    done &&
+    kill -CONT "$rec" &&
+    touch "$1/taken"
+}
+
+# the step's half: no process but the child (busy waits, builtins only)
+THIEF_STEP='echo $PPID >T/rec.pid
+    while ! test -e T/stopped; do :; done
+    ./stepchild 0 & c=$!
+    wait $c
+    echo $c >T/child.pid
+    while ! test -e T/taken; do :; done'
+
+# check_thief PROFILE DIR: nothing says pidthief; the child has its exec
+# and exit, each with its command or its parent's (sh), and its record
+# (if any) says stepchild
+check_thief () {
+    cat "$2/tries" &&
+    c=$(cat "$2/child.pid") &&
+    grep "\"pid\":$c," "$1" &&
+    ! grep pidthief "$1" &&
+    slurm-pin profile "$1" >"$1.txt" &&
+    ! grep pidthief "$1.txt" &&
+    "$PY" - "$1" "$c" <<-\EOF
+	import json, sys
+	lines = [json.loads(l) for l in open(sys.argv[1])]
+	c = int(sys.argv[2])
+	mine = [l for l in lines if l.get("pid") == c]
+	kinds = sorted(l["type"] for l in mine)
+	assert kinds in (["exec", "exit", "fork"], ["exec", "exit", "fork", "task"]), mine
+	for l in mine:
+	    ok = ("stepchild",) if l["type"] == "task" else ("sh", "stepchild")
+	    assert l["comm"] in ok, l
+	print("the child", c, [(l["type"], l["comm"]) for l in mine])
+	EOF
+}
+
+test_expect_success $ALL 'a late recorder: the command of a child whose pid was taken at once' '
+    rm -rf T && mkdir T &&
+    test_when_finished "kill -CONT \$(cat T/stopped) 2>/dev/null; kill \$(cat T/thief.pid) 2>/dev/null; :" &&
+    pid_thief T &
+    helper=$! &&
+    slurm-pin profile --record thief.jsonl --interval 0 -- sh -c "$THIEF_STEP" &&
+    wait $helper &&
+    check_thief thief.jsonl T
 '
 
 test_expect_success $ALL "record $N short children beside the pid storm" '
@@ -190,6 +277,18 @@ test_expect_success $SLURM_ALL "srun --pin-profile: $N short children beside the
 
 test_expect_success $SLURM_ALL 'the step'"'"'s profile: the step exactly, nothing of the storm, each record its exit'"'"'s' '
     check_profile srun.jsonl storm-pids-srun.txt sh
+'
+
+test_expect_success $SLURM_ALL 'srun --pin-profile, a late recorder: the command of a child whose pid was taken at once' '
+    rm -rf T && mkdir T &&
+    test_when_finished "kill -CONT \$(cat T/stopped) 2>/dev/null; kill \$(cat T/thief.pid) 2>/dev/null; :" &&
+    pid_thief T &
+    helper=$! &&
+    srun --pin-profile=200ms -n1 -c1 sh -c "echo \$SLURM_JOB_ID >T/job.id
+        $THIEF_STEP" &&
+    wait $helper &&
+    cp "$PROF/$(cat T/job.id).0.$(cat node).jsonl" srun-thief.jsonl &&
+    check_thief srun-thief.jsonl T
 '
 
 test_done

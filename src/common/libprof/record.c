@@ -68,6 +68,8 @@ struct prof_rec {
     size_t nroots;
 };
 
+static void on_exec (const struct tracker_exec *x, void *arg);
+
 static uint64_t now_ns (void)
 {
     struct timespec ts;
@@ -161,6 +163,7 @@ struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
         errprintf (errp, "profile: out of memory");
         goto fail;
     }
+    tracker_on_exec (r->tr, on_exec, r);
     if ((r->cn_fd = cnproc_open (o->rcvbuf, &got, errp)) < 0)
         goto fail;
     if (o->taskstats
@@ -376,6 +379,21 @@ static int on_settled (const struct ts_exit *x, const struct ts_record *t,
     return put_task (s->r, x, t, s->errp) < 0 ? -1 : 0;
 }
 
+/* An exec settled by the tracker: its line, with the command proven
+ * the task's or the one known before (tracker.h).  A write error is
+ * said by the next prof_rec_process (r->failed). */
+static void on_exec (const struct tracker_exec *x, void *arg)
+{
+    struct prof_rec *r = arg;
+    pin_error_t e = { "" };
+    struct cnproc_event ev = { .type = CNPROC_EXEC, .cpu = x->cpu,
+                               .ts_ns = x->ts_ns, .pid = x->pid,
+                               .tgid = x->tgid };
+
+    memcpy (ev.comm, x->comm, sizeof (ev.comm));
+    (void)put_event (r, &ev, 0, &e);
+}
+
 /* Settle the exits whose record must be in hand (taskstats.h). */
 static int settle (struct prof_rec *r, bool all, pin_error_t *errp)
 {
@@ -402,9 +420,12 @@ static int drain_cn (struct prof_rec *r, pin_error_t *errp)
         ssize_t n = cnproc_recv (r->cn_fd, r->buf, RECV_SIZE, &r->st.foreign);
         int nev;
 
-        if (n == 0)     /* read empty: the records of the exits read
-                         * before the last taskstats drain are in hand */
+        if (n == 0) {   /* read empty: the records of the exits read
+                         * before the last taskstats drain are in hand,
+                         * and the commands read at execs are proven */
+            tracker_exec_settle (r->tr, true);
             return settle (r, false, errp);
+        }
         if (n < 0) {
             if (errno == ENOBUFS) {
                 r->st.enobufs++;
@@ -437,6 +458,16 @@ static int drain_cn (struct prof_rec *r, pin_error_t *errp)
                 r->st.untracked++;
                 continue;
             }
+            if (in > 0 && e->type == CNPROC_EXEC) {
+                /* its command: read now, said once proven (tracker.h) */
+                char comm[17] = "";
+                read_comm (e->pid, comm, sizeof (comm));
+                if (*comm && tracker_exec_read (r->tr, e, comm, now_ns ())
+                             == 0) {
+                    r->st.step_events++;
+                    continue;
+                }
+            }
             if (r->ts_fd >= 0 && e->type == CNPROC_FORK)
                 tsmatch_fork (r->tsm, e->pid);
             if (r->ts_fd >= 0 && e->type == CNPROC_EXIT) {
@@ -451,14 +482,6 @@ static int drain_cn (struct prof_rec *r, pin_error_t *errp)
             if (!in)
                 continue;
             r->st.step_events++;
-            if (e->type == CNPROC_EXEC) {
-                char comm[17] = "";
-                read_comm (e->pid, comm, sizeof (comm));
-                if (*comm) {
-                    tracker_set_comm (r->tr, e->pid, comm);
-                    memcpy (e->comm, comm, sizeof (comm));
-                }
-            }
             if (put_event (r, e, start, errp) < 0)
                 return -1;
         }
@@ -832,6 +855,7 @@ int prof_rec_finish (struct prof_rec *r, int status, pin_error_t *errp)
         }
         /* what is left (sockets never read empty): settle with what is
          * in hand */
+        tracker_exec_settle (r->tr, false);
         if (rc == 0 && settle (r, true, errp) < 0)
             rc = -1;
         if (rc == 0 && r->interval_ms && take_sample (r, errp) < 0)

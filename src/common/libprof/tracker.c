@@ -16,6 +16,11 @@ struct task {
     int32_t tgid;
     uint64_t start_ns;
     char comm[17];
+    /* an exec whose command read from /proc is not proven the task's
+     * yet (read_ns 0: none) */
+    char pend[17];
+    uint32_t exec_cpu;
+    uint64_t exec_ns, read_ns;
 };
 
 struct tracker {
@@ -23,6 +28,10 @@ struct tracker {
     size_t size;          /* power of two */
     size_t used;
     uint64_t processes, threads;
+    tracker_exec_fn on_exec;
+    void *on_exec_arg;
+    int32_t *pending;     /* pids with an exec to settle, in their order */
+    size_t npending, cappending;
 };
 
 static size_t hash (int32_t pid, size_t size)
@@ -51,6 +60,7 @@ void tracker_destroy (struct tracker *t)
 
     if (t) {
         free (t->slot);
+        free (t->pending);
         free (t);
     }
     errno = saved;
@@ -170,6 +180,89 @@ static bool earlier (const struct cnproc_event *ev, const struct task *k)
     return ev->ts_ns && ev->ts_ns < k->start_ns;
 }
 
+void tracker_on_exec (struct tracker *t, tracker_exec_fn fn, void *arg)
+{
+    t->on_exec = fn;
+    t->on_exec_arg = arg;
+}
+
+/* Settle k's pending exec: `read` says whether the command read from
+ * /proc is proven the task's (it then becomes the task's command);
+ * otherwise the exec keeps the command known before it. */
+static void exec_settle (struct tracker *t, struct task *k, bool read)
+{
+    struct tracker_exec x;
+
+    if (!k->read_ns)
+        return;
+    if (read)
+        memcpy (k->comm, k->pend, sizeof (k->comm));
+    k->read_ns = 0;
+    x = (struct tracker_exec){ .pid = k->pid, .tgid = k->tgid,
+                               .cpu = k->exec_cpu, .ts_ns = k->exec_ns,
+                               .read = read };
+    memcpy (x.comm, k->comm, sizeof (x.comm));
+    if (t->on_exec)
+        t->on_exec (&x, t->on_exec_arg);
+}
+
+/* An event of task k sent after its command was read shows that k still
+ * held its pid then: the command read was its. */
+static void exec_alive (struct tracker *t, struct task *k, uint64_t ts_ns)
+{
+    if (k && k->read_ns && ts_ns > k->read_ns)
+        exec_settle (t, k, true);
+}
+
+int tracker_exec_read (struct tracker *t, const struct cnproc_event *ev,
+                       const char *comm, uint64_t read_ns)
+{
+    struct task *k = find (t, ev->pid);
+
+    if (!k) {
+        errno = ENOENT;
+        return -1;
+    }
+    if (t->npending == t->cappending) {
+        /* first drop the pids settled since (the socket may not be read
+         * empty for long on a busy node) */
+        size_t n = 0;
+        for (size_t i = 0; i < t->npending; i++) {
+            struct task *p = find (t, t->pending[i]);
+            if (p && p->read_ns)
+                t->pending[n++] = t->pending[i];
+        }
+        t->npending = n;
+    }
+    if (t->npending == t->cappending) {
+        size_t c = t->cappending ? t->cappending * 2 : 64;
+        int32_t *p = realloc (t->pending, c * sizeof (*p));
+        if (!p) {
+            errno = ENOMEM;
+            return -1;
+        }
+        t->pending = p;
+        t->cappending = c;
+    }
+    exec_settle (t, k, false);  /* not left by tracker_feed: a bad call */
+    t->pending[t->npending++] = ev->pid;
+    snprintf (k->pend, sizeof (k->pend), "%s", comm ? comm : "");
+    k->exec_cpu = ev->cpu;
+    k->exec_ns = ev->ts_ns;
+    k->read_ns = read_ns ? read_ns : 1;
+    return 0;
+}
+
+void tracker_exec_settle (struct tracker *t, bool read)
+{
+    for (size_t i = 0; i < t->npending; i++) {
+        struct task *k = find (t, t->pending[i]);
+        if (k)
+            exec_settle (t, k, read);
+    }
+    t->npending = 0;
+}
+
 int tracker_feed (struct tracker *t, struct cnproc_event *ev,
                   uint64_t *start_ns)
 {
@@ -187,12 +280,16 @@ int tracker_feed (struct tracker *t, struct cnproc_event *ev,
              * a task, then pin.so adds it): the root line says it */
             return 0;
         if (k) {
-            /* a stale entry (its exit was lost): forget it */
+            /* a stale entry (its exit was lost): forget it; what it
+             * read of its pid's command may be anyone's */
+            exec_settle (t, k, false);
             count (t, k, -1);
             erase (t, k);
+            parent = find (t, ev->pid != ev->tgid ? ev->tgid : ev->ptgid);
         }
         if (!parent || parent->pid != parent->tgid)
             return 0;
+        exec_alive (t, parent, ev->ts_ns);
         {
             char comm[17];
             memcpy (comm, parent->comm, sizeof (comm));
@@ -209,7 +306,13 @@ int tracker_feed (struct tracker *t, struct cnproc_event *ev,
     case CNPROC_COMM:
         if (!(k = find (t, ev->pid)) || earlier (ev, k))
             return 0;
+        /* a later event proves the read; an exec before the read
+         * makes it the later exec's at best */
+        exec_alive (t, k, ev->ts_ns);
+        if (ev->type == CNPROC_EXEC)
+            exec_settle (t, k, false);
         if (ev->type == CNPROC_COMM)
+            /* sent before the read: the read has it, or a later name */
             memcpy (k->comm, ev->comm, sizeof (k->comm));
         else
             memcpy (ev->comm, k->comm, sizeof (ev->comm));
@@ -218,6 +321,10 @@ int tracker_feed (struct tracker *t, struct cnproc_event *ev,
     case CNPROC_EXIT:
         if (!(k = find (t, ev->pid)) || earlier (ev, k))
             return 0;
+        /* the exit is sent before the pid is freed: a task that exited
+         * after the read held its pid then; one that exited before may
+         * have left it to another program */
+        exec_settle (t, k, ev->ts_ns > k->read_ns);
         memcpy (ev->comm, k->comm, sizeof (ev->comm));
         if (start_ns)
             *start_ns = k->start_ns;
@@ -225,8 +332,10 @@ int tracker_feed (struct tracker *t, struct cnproc_event *ev,
         erase (t, k);
         return 1;
     default:
-        if (ev->pid > 0 && (k = find (t, ev->pid)) && !earlier (ev, k))
+        if (ev->pid > 0 && (k = find (t, ev->pid)) && !earlier (ev, k)) {
+            exec_alive (t, k, ev->ts_ns);
             return 1;
+        }
         return 0;
     }
 }

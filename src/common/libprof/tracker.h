@@ -39,9 +39,48 @@ int tracker_add_root (struct tracker *t, int32_t tgid, const char *comm,
 int tracker_feed (struct tracker *t, struct cnproc_event *ev,
                   uint64_t *start_ns);
 
-/* Set the command of a task of the step (after an exec the caller reads
- * /proc/PID/comm).  0, or -1 ENOENT if the task is not in the step. */
+/* Set the command of a task of the step.  0, or -1 ENOENT if the task
+ * is not in the step. */
 int tracker_set_comm (struct tracker *t, int32_t pid, const char *comm);
+
+/* The command of an exec.  The proc connector does not carry it: the
+ * caller reads /proc/PID/comm after the exec event, and the task may
+ * have ended by then and its pid be another program's.  The read is the
+ * task's when the task still held its pid after the read, which the
+ * events that come later say: the kernel sends a task's exit event
+ * before it frees the pid, so
+ *   - the task's exit, or any other event of it or a fork by it, sent
+ *     after read_ns: the read was its (its command from then on);
+ *   - its exit sent at or before read_ns, a new fork of its pid (its
+ *     exit was lost), or a second exec before read_ns: not proven, the
+ *     exec keeps the command known before it;
+ *   - the caller read the event socket empty after the read (any exit
+ *     sent before the read would have been read): the read was its
+ *     (tracker_exec_settle (t, true)).
+ * Each settled exec is handed to the callback, at the latest just
+ * before the next event of its task is applied, so that the caller
+ * writes it in its task's order. */
+struct tracker_exec {
+    int32_t pid, tgid;
+    uint32_t cpu;           /* of the exec event */
+    uint64_t ts_ns;         /* of the exec event */
+    char comm[17];          /* the command to say for it */
+    bool read;              /* comm is the one read (else the one before) */
+};
+typedef void (*tracker_exec_fn) (const struct tracker_exec *x, void *arg);
+void tracker_on_exec (struct tracker *t, tracker_exec_fn fn, void *arg);
+
+/* An exec event `ev` of a task of the step (tracker_feed said 1), whose
+ * command the caller read as `comm` ending at `read_ns` (CLOCK_MONOTONIC,
+ * taken after the read).  0, or -1: ENOENT (not in the step), ENOMEM
+ * (the caller says the exec now, with the command before it). */
+int tracker_exec_read (struct tracker *t, const struct cnproc_event *ev,
+                       const char *comm, uint64_t read_ns);
+
+/* Settle every exec still pending: read = true when the event socket was
+ * just read empty (the reads are proven), false otherwise (at the end,
+ * without that proof: the execs keep the command before them). */
+void tracker_exec_settle (struct tracker *t, bool read);
 
 /* Tasks of the step alive now. */
 struct tracker_counts {

@@ -417,6 +417,157 @@ START_TEST (test_tracker)
 }
 END_TEST
 
+/* ---- the command of an exec: read from /proc, proven by later events ---- */
+
+struct execs {
+    struct tracker_exec x[8];
+    int n;
+};
+
+static void exec_cb (const struct tracker_exec *x, void *arg)
+{
+    struct execs *l = arg;
+
+    ck_assert_int_lt (l->n, 8);
+    l->x[l->n++] = *x;
+}
+
+static struct cnproc_event ev_at (enum cnproc_type type, int32_t pid,
+                                  uint64_t ts)
+{
+    return (struct cnproc_event){ .type = type, .pid = pid, .tgid = pid,
+                                  .cpu = 1, .ts_ns = ts };
+}
+
+START_TEST (test_tracker_exec)
+{
+    struct tracker *t = tracker_create ();
+    struct execs l = { .n = 0 };
+    struct cnproc_event e;
+    uint64_t start = 0;
+
+    ck_assert_ptr_nonnull (t);
+    tracker_on_exec (t, exec_cb, &l);
+    ck_assert_int_eq (tracker_add_root (t, 100, "sh", 5), 0);
+
+    /* t6040 under load: the step's child 101 execs, lives 5 ms and
+     * exits; the recorder reads the exec event late, after the pid was
+     * freed and retaken by another program, and reads that program's
+     * command.  Its exit, sent before the read, says the read was not
+     * the child's: the exec and the exit keep the command before it. */
+    e = fork_ev (100, 101, 101);                /* ts 1101 */
+    ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+    e = ev_at (CNPROC_EXEC, 101, 1200);
+    ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+    ck_assert_int_eq (tracker_exec_read (t, &e, "pidstorm", 9000), 0);
+    ck_assert_int_eq (l.n, 0);                  /* not said yet */
+    e = ev_at (CNPROC_EXIT, 101, 6200);
+    ck_assert_int_eq (tracker_feed (t, &e, &start), 1);
+    ck_assert_int_eq (l.n, 1);
+    ck_assert_int_eq (l.x[0].pid, 101);
+    ck_assert_uint_eq (l.x[0].ts_ns, 1200);
+    ck_assert_uint_eq (l.x[0].cpu, 1);
+    ck_assert (!l.x[0].read);
+    ck_assert_str_eq (l.x[0].comm, "sh");
+    ck_assert_str_eq (e.comm, "sh");
+    ck_assert_uint_eq (start, 1101);
+
+    /* the same, read while the child still ran: its exit, sent after
+     * the read, proves it */
+    e = fork_ev (100, 102, 102);
+    ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+    e = ev_at (CNPROC_EXEC, 102, 1300);
+    ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+    ck_assert_int_eq (tracker_exec_read (t, &e, "stepchild", 1400), 0);
+    e = ev_at (CNPROC_EXIT, 102, 1500);
+    ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+    ck_assert_int_eq (l.n, 2);
+    ck_assert (l.x[1].read);
+    ck_assert_str_eq (l.x[1].comm, "stepchild");
+    ck_assert_str_eq (e.comm, "stepchild");
+
+    /* a fork by the task after the read proves it, before the child
+     * takes its command; a rename before the read is in the read */
+    e = fork_ev (100, 103, 103);
+    ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+    e = ev_at (CNPROC_EXEC, 103, 2000);
+    ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+    ck_assert_int_eq (tracker_exec_read (t, &e, "worker", 2500), 0);
+    e = ev_at (CNPROC_COMM, 103, 2100);
+    strcpy (e.comm, "early");
+    ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+    ck_assert_int_eq (l.n, 2);
+    e = fork_ev (103, 104, 104);
+    e.ts_ns = 2600;
+    ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+    ck_assert_int_eq (l.n, 3);
+    ck_assert (l.x[2].read);
+    ck_assert_str_eq (l.x[2].comm, "worker");
+    ck_assert_str_eq (e.comm, "worker");
+
+    /* the socket read empty after the read: proven; a second settle
+     * says nothing more */
+    e = ev_at (CNPROC_EXEC, 104, 2700);
+    ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+    ck_assert_int_eq (tracker_exec_read (t, &e, "child", 2800), 0);
+    tracker_exec_settle (t, true);
+    ck_assert_int_eq (l.n, 4);
+    ck_assert (l.x[3].read);
+    ck_assert_str_eq (l.x[3].comm, "child");
+    tracker_exec_settle (t, true);
+    ck_assert_int_eq (l.n, 4);
+
+    /* a new fork of the pid (the exit was lost): not proven */
+    e = ev_at (CNPROC_EXEC, 104, 3000);
+    ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+    ck_assert_int_eq (tracker_exec_read (t, &e, "other", 3100), 0);
+    e = fork_ev (100, 104, 104);
+    e.ts_ns = 3200;
+    ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+    ck_assert_int_eq (l.n, 5);
+    ck_assert (!l.x[4].read);
+    ck_assert_str_eq (l.x[4].comm, "child");
+    ck_assert_str_eq (e.comm, "sh");
+
+    /* a second exec sent before the read: the first keeps the command
+     * before it; at the end, without proof, the second too */
+    e = ev_at (CNPROC_EXEC, 104, 3300);
+    ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+    ck_assert_int_eq (tracker_exec_read (t, &e, "two", 3500), 0);
+    e = ev_at (CNPROC_EXEC, 104, 3400);
+    ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+    ck_assert_int_eq (l.n, 6);
+    ck_assert (!l.x[5].read);
+    ck_assert_uint_eq (l.x[5].ts_ns, 3300);
+    ck_assert_int_eq (tracker_exec_read (t, &e, "two", 3500), 0);
+    tracker_exec_settle (t, false);
+    ck_assert_int_eq (l.n, 7);
+    ck_assert (!l.x[6].read);
+    ck_assert_uint_eq (l.x[6].ts_ns, 3400);
+    ck_assert_str_eq (l.x[6].comm, "sh");
+    /* many execs settled by their exits, the socket never read empty:
+     * the list of pending ones does not grow with them */
+    l.n = 0;
+    for (int32_t p = 400; p < 1400; p++) {
+        e = fork_ev (100, p, p);
+        e.ts_ns = 10000 + (uint64_t)p * 10;
+        ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+        e = ev_at (CNPROC_EXEC, p, e.ts_ns + 1);
+        ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+        ck_assert_int_eq (tracker_exec_read (t, &e, "many", e.ts_ns + 2), 0);
+        e = ev_at (CNPROC_EXIT, p, e.ts_ns + 5);
+        ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
+        ck_assert_str_eq (e.comm, "many");
+        l.n = 0;
+    }
+    /* not in the step */
+    e = ev_at (CNPROC_EXEC, 999, 4000);
+    ck_assert_int_eq (tracker_exec_read (t, &e, "x", 4100), -1);
+    ck_assert_int_eq (errno, ENOENT);
+    tracker_destroy (t);
+}
+END_TEST
+
 static int count_cb (int32_t tgid, void *arg)
 {
     (void)tgid;
@@ -466,6 +617,7 @@ int main (void)
     tcase_add_test (tc, test_seq_odd);
     tcase_add_test (tc, test_tracker);
     tcase_add_test (tc, test_tracker_many);
+    tcase_add_test (tc, test_tracker_exec);
     suite_add_tcase (s, tc);
     return tap_run (s, NULL, 0);
 }
