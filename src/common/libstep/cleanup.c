@@ -10,7 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/mman.h>
+
 #include "libclaims/claims.h"
+#include "libplace/place.h"
+#include "libprof/record.h"
+#include "libtopo/topo.h"
+#include "profclient.h"
 #include "step_private.h"
 
 /* ---- the end ------------------------------------------------------------ */
@@ -172,3 +178,36 @@ out:
     cg2_close (c.cg);
 }
 
+/* The end of the step handle (step.h): here, beside the cgroup tree's
+ * removal, so that step.c and the watcher never call each other. */
+void pin_step_destroy (pin_step_t *s)
+{
+    int saved = errno;
+    pin_error_t err = { "" };
+
+    if (!s)
+        return;
+    pin_step_watch_stop (s, -1);
+    if (s->prof_rec)
+        (void)prof_rec_finish (s->prof_rec, -1, NULL);
+    stepwatch_destroy (s->sw);
+    profclient_destroy (s->prof);
+    confine_destroy (s->confine);
+    if (pin_step_release (s, &err) < 0)
+        steplog (&s->log, STEPLOG_ERROR, "pin: step %s: cannot remove the "
+                 "claim: %s", s->stepname, err.text);
+    if (s->cg)
+        step_remove_tree (s);
+    place_plan_destroy (s->plan);
+    hwloc_bitmap_free (s->allowed);
+    hwloc_bitmap_free (s->job_cpus);
+    hwloc_bitmap_free (s->plan_cpus);
+    topo_destroy (s->topo);
+    cg2_close (s->cg);
+    free (s->task_dir_created);
+    stepacct_destroy (s->acct);
+    if (s->status)
+        munmap (s->status, s->status_size);
+    free (s);
+    errno = saved;
+}

@@ -24,22 +24,6 @@
 #include "profclient.h"
 #include "step_private.h"
 
-
-int step_fmt_path (char *buf, size_t n, const char *fmt, ...)
-{
-    va_list ap;
-    int len;
-
-    va_start (ap, fmt);
-    len = vsnprintf (buf, n, fmt, ap);
-    va_end (ap);
-    if (len < 0 || (size_t)len >= n) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    return 0;
-}
-
 static void mark (pin_step_t *s, const char *what)
 {
     if (s->ph)
@@ -237,13 +221,6 @@ int pin_step_prepare_state (pin_step_t *s, bool *first_warning,
 }
 
 /* The cgroup directory of the step's job (the parent of step_rel). */
-static void job_dir_of_step (const pin_step_t *s, char *buf, size_t n)
-{
-    const char *slash = strrchr (s->step_rel, '/');
-
-    snprintf (buf, n, "%.*s", (int)(slash ? slash - s->step_rel : 0),
-              s->step_rel);
-}
 
 /* What other running steps of this node hold: live claims and the task
  * cgroups of the job's tree; load[os] (os < nload): how many claims hold
@@ -261,7 +238,7 @@ static int read_busy (pin_step_t *s, hwloc_bitmap_t busy, unsigned *load,
                           s->claims_dir, err.text);
     if (s->mode == CG2_MODE_NONE || !s->cpuset)
         return 0;
-    job_dir_of_step (s, job_rel, sizeof (job_rel));
+    step_job_dir_of_step (s, job_rel, sizeof (job_rel));
     if (stepcg_busy (s->cg, job_rel,
                      stepcg_step_dir (s->step, stepdir, sizeof (stepdir)),
                      busy, &err) < 0)
@@ -545,20 +522,6 @@ cg2_t *pin_step_cgroup (const pin_step_t *s)
     return s ? s->cg : NULL;
 }
 
-const char *pin_step_acct_rel (pin_step_t *s, char *job_rel, size_t n)
-{
-    if (job_rel && n)
-        job_rel[0] = '\0';
-    if (!s || !s->cg || s->mode == CG2_MODE_NONE || !s->step_rel[0])
-        return "";
-    if (s->mode == CG2_MODE_NESTED) {
-        if (job_rel)
-            job_dir_of_step (s, job_rel, n);
-        snprintf (s->acct_rel, sizeof (s->acct_rel), "%s/user", s->step_rel);
-        return s->acct_rel;
-    }
-    return s->step_rel;
-}
 
 void pin_step_record (const pin_step_t *s, char **cpus, char **mems,
                       unsigned *fallback)
@@ -591,37 +554,5 @@ int pin_step_release (pin_step_t *s, pin_error_t *errp)
     if (claims_remove (s->claims_dir, s->job, s->step, &err) < 0)
         return errprintf (errp, "%s", err.text);
     return 0;
-}
-
-void pin_step_destroy (pin_step_t *s)
-{
-    int saved = errno;
-    pin_error_t err = { "" };
-
-    if (!s)
-        return;
-    pin_step_watch_stop (s, -1);
-    if (s->prof_rec)
-        (void)prof_rec_finish (s->prof_rec, -1, NULL);
-    stepwatch_destroy (s->sw);
-    profclient_destroy (s->prof);
-    confine_destroy (s->confine);
-    if (pin_step_release (s, &err) < 0)
-        steplog (&s->log, STEPLOG_ERROR, "pin: step %s: cannot remove the "
-                 "claim: %s", s->stepname, err.text);
-    if (s->cg)
-        step_remove_tree (s);
-    place_plan_destroy (s->plan);
-    hwloc_bitmap_free (s->allowed);
-    hwloc_bitmap_free (s->job_cpus);
-    hwloc_bitmap_free (s->plan_cpus);
-    topo_destroy (s->topo);
-    cg2_close (s->cg);
-    free (s->task_dir_created);
-    stepacct_destroy (s->acct);
-    if (s->status)
-        munmap (s->status, s->status_size);
-    free (s);
-    errno = saved;
 }
 

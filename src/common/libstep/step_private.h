@@ -72,6 +72,9 @@ struct pin_step {
 };
 
 /* snprintf for paths: -1 (ENAMETOOLONG) instead of a truncated path. */
+/* The job directory of the step's cgroup path into buf (paths.c). */
+void step_job_dir_of_step (const pin_step_t *s, char *buf, size_t n);
+
 int step_fmt_path (char *buf, size_t n, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
 

@@ -10,7 +10,8 @@ nobody runs t/profile/workload.py, which counts the processes, threads
 and execs it makes; the profile pin.so records in slurmstepd must show
 exactly those counts (or report its losses), name the CPUs the task got,
 carry the step cgroup'"'"'s CPU time (growing) and memory in its samples,
-and be nobody'"'"'s, mode 0400.  Then, on a cluster that does not
+and be root'"'"'s, mode 0640 with an ACL that lets nobody (the job'"'"'s
+user) read it and nobody else (doc/security.md).  Then, on a cluster that does not
 constrain cores (as t40), an over-using step with policy dynamic and
 --pin-profile has exactly one confine line in its profile, with the CPUs
 its stderr was told, at a time between the first and the last sample.'
@@ -196,10 +197,12 @@ test_expect_success 'samples: the step cgroup, its CPU time growing, its memory'
     vm_note "t50: $(cat cg.note)"
 '
 
-test_expect_success 'the profile is nobody'"'"'s, mode 0400; nobody reads it, daemon cannot' '
+test_expect_success 'the profile is root'"'"'s with read for nobody only: nobody reads it, cannot write it, daemon cannot read it' '
     job=$(cat job.id) &&
     p=$(profile_of "$job" 0) &&
-    test "$(stat -c %U:%a "$p")" = nobody:400 &&
+    test "$(stat -c %U:%a "$p")" = root:640 &&
+    test_must_fail setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        sh -c "echo x >>\"\$1\"" sh "$p" &&
     setpriv --reuid=nobody --regid=nogroup --clear-groups \
         slurm-pin profile --dir "$PROF" "$job" >owner.txt &&
     grep "^step $job.0 on $LOCAL_SLURM_NODE\$" owner.txt &&
