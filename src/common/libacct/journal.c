@@ -517,6 +517,7 @@ struct sum {
     const char *node;
     struct acct_record *job;
     bool have_job, any, have_batch, have_policy;
+    bool have_outcome;  /* a step other than the extern step */
     int worst;          /* rank of the worst exit status so far */
 };
 
@@ -591,6 +592,8 @@ static int sum_cb (const struct acct_record *r, void *arg)
     if (r->end_us > j->end_us)
         j->end_us = r->end_us;
     j->elapsed_us = j->end_us - j->start_us;
+    if (r->step_id != ACCT_STEP_EXTERN)
+        s->have_outcome = true;
     if (r->step_id == ACCT_STEP_BATCH || r->step_id == ACCT_STEP_INTERACTIVE) {
         j->alloc_cpus = r->alloc_cpus;
         j->exit_status = r->exit_status;
@@ -657,6 +660,14 @@ int acct_job_from_steps (const char *dir, uint32_t job, const char *node,
         *out = *j;
         free (j);
         return 2;
+    }
+    if (!s.have_outcome) {
+        /* the extern step alone: it lives as long as the allocation and
+         * ends the same way whatever the job did, so it says nothing of
+         * the job's outcome (the job's steps lost their records: their
+         * slurmstepd was killed) */
+        j->exit_status = -1;
+        snprintf (j->state, sizeof (j->state), "%s", acct_state_of_status (-1, false));
     }
     *out = *j;
     free (j);

@@ -706,6 +706,17 @@ START_TEST (test_job_from_steps)
     ck_assert_int_eq (none.exit_status, -1);
     ck_assert_str_eq (none.state, "UNKNOWN");
     ck_assert_uint_eq (none.user_usec + none.system_usec, 0);
+    /* job 13: the extern step's record alone (the job's other steps lost
+     * their slurmstepd): nothing is known of the outcome */
+    struct acct_record ext;
+    fill (&r, 13, ACCT_STEP_EXTERN);
+    r.exit_status = 0;
+    snprintf (r.state, sizeof (r.state), "COMPLETED");
+    ck_assert_int_eq (acct_journal_append (dir, &r, &err), 0);
+    ck_assert_int_eq (acct_job_from_steps (dir, 13, "n1", &ext, &err), 1);
+    ck_assert_uint_eq (ext.nsteps, 1);
+    ck_assert_int_eq (ext.exit_status, -1);
+    ck_assert_str_eq (ext.state, "UNKNOWN");
     /* once a job record is there, no second one */
     j.source = ACCT_SRC_JOB_CGROUP;
     ck_assert_int_eq (acct_journal_append (dir, &j, &err), 0);
