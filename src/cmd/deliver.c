@@ -10,7 +10,10 @@
  * node's (deliver_one: why that loses no node's part when all write at
  * once), then appends a line to DIR/delivered.  A job whose line is there
  * is not sent again; with slurmdbd down nothing is marked and a later run
- * sends it.
+ * sends it.  With --job the run waits for that job up to --timeout; a
+ * backlog run (no --job) never waits on one job: it sends every part,
+ * then reads again the jobs still missing a part until one deadline and
+ * leaves those unmarked for a later run.
  *
  * Records are taken as the journal has them (JSON objects, unknown keys
  * included), so a newer writer's fields reach slurmdbd unchanged.
