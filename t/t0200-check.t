@@ -204,7 +204,7 @@ test_expect_success 'every report line starts with a known label' '
     slurm-pin check --conf "$TRASH/good.conf" >labels.out 2>/dev/null
     sed "s/ .*//" labels.out >labels.got &&
     printf "%s\n" pin.conf topology cgroup2 cpuset cpu slurm.conf \
-        cgroup.conf statedir mode >labels.exp &&
+        cgroup.conf statedir journaldir mode >labels.exp &&
     test_cmp labels.exp labels.got
 '
 
@@ -395,6 +395,19 @@ test_expect_success 'a CgroupRoot without cgroup.controllers: exit 1' '
     mkdir -p notcg &&
     sed "s|^CgroupRoot=.*|CgroupRoot=$TRASH/notcg|" fake.conf >notcg.conf &&
     check_fails "not a cgroup v2 hierarchy" --conf "$TRASH/notcg.conf"
+'
+
+# --- JournalDir ------------------------------------------------------------
+
+test_expect_success 'a JournalDir on the file system of a world-writable /tmp: a warning, exit 0' '
+    test "$(stat -c %a /tmp)" = 1777 &&
+    d=/tmp/pin-t0200-nonexistent-$$/journal &&
+    printf "JournalDir=%s\nJournalMaxSize=0\n" "$d" >jd.conf &&
+    slurm-pin check --conf jd.conf >jd.out &&
+    field journaldir jd.out >jd.line &&
+    grep -F "$d: warning: on the file system of /tmp, which every user can write, and JournalMaxSize=0 reserves no room" jd.line &&
+    slurm-pin check --json --conf jd.conf >jd.json &&
+    grep -F "\"shared_with\":\"/tmp\"" jd.json
 '
 
 # --- StateDir --------------------------------------------------------------

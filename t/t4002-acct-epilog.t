@@ -8,7 +8,9 @@ slurmstepd to SIGKILL still gets its job record in the node journal, and
 slurm-pin acct lists the job; pin.conf names no DeliverCommand (the
 default, the slurm-pin of the build'"'"'s bindir), and since slurm.conf has
 no AccountingStorageType=accounting_storage/slurmdbd no delivery is
-started: slurmd'"'"'s log has no DeliverCommand line after a job.
+started: slurmd'"'"'s log has no DeliverCommand line after a job.  Then,
+with PrologFlags=Contain: a job whose step and batch step lost their
+slurmstepd (only the extern step left a record) has state UNKNOWN.
 '
 
 . "$(dirname "$0")/sharness.sh"
@@ -92,6 +94,45 @@ test_expect_success SLURM,PIN_SO,PYTHON3 'a job whose only step lost its slurmst
     echo "$j|UNKNOWN" >expect &&
     test_cmp expect acct.out &&
     grep "pin: job $j: no step of it left a record" "$SLURM_TEST_DIR/log/slurmd.log"
+'
+
+# a new journal: the new cluster's job ids start over
+J2=$STATE/journal2
+test_expect_success SLURM,PIN_SO,PYTHON3 'restart with PrologFlags=Contain (an extern step on every job)' '
+    sed "s|^JournalDir=.*|JournalDir=$J2|" pin.conf >pin2.conf &&
+    slurm_restart --plugstack plugstack.conf --pin-conf pin2.conf \
+        --conf-extra PrologFlags=Contain
+'
+
+# The step'"'"'s and the batch step'"'"'s slurmstepd killed, then the job
+# cancelled: only the extern step leaves a record, and it ends the same way
+# whatever the job did, so the job line says UNKNOWN, never COMPLETED.
+test_expect_success SLURM,PIN_SO,PYTHON3 'a job whose steps but the extern one lost their slurmstepd: state UNKNOWN' '
+    j=$(timeout 60 sbatch --parsable -n1 -o /dev/null --wrap "srun -n1 sleep 120") &&
+    test_when_finished "timeout 10 scancel $j" &&
+    n=0 &&
+    until p=$(stepd_pid "$j.0"); do
+        n=$((n + 1)) && test $n -lt 150 && sleep 0.2 || return 1
+    done &&
+    tasks=$(pgrep -P $p | tr "\n" " ") &&
+    test -n "$tasks" &&
+    test_when_finished "kill $tasks 2>/dev/null; :" &&
+    kill -9 $p &&
+    sleep 2 &&
+    b=$(stepd_pid "$j.batch") &&
+    btasks=$(pgrep -P $b | tr "\n" " ") &&
+    test_when_finished "kill $btasks 2>/dev/null; :" &&
+    kill -9 $b &&
+    sleep 2 &&
+    timeout 10 scancel $j &&
+    { slurm_wait_job $j || true; } &&
+    acct_wait_records "$J2" kind=job job_id=$j -- steps state >rec &&
+    cat rec &&
+    echo "1|UNKNOWN" >expect &&
+    test_cmp expect rec &&
+    "$SP" acct --journal "$J2" -j $j -X -n -P -o JobID,State >acct.out &&
+    echo "$j|UNKNOWN" >expect &&
+    test_cmp expect acct.out
 '
 
 test_done

@@ -130,6 +130,10 @@ struct report {
     bool state_ok;
     char state_note[PATH_MAX + 128];
 
+    /* JournalDir: shares its file system with a world-writable dir? */
+    char journal_shared[16];        /* "/tmp", ...; "" if none */
+    char journal_note[PATH_MAX + 256];
+
     /* the verdict */
     const char *mode;
     char mode_detail[3 * PATH_MAX + 1024];
@@ -477,6 +481,54 @@ static void check_state_dir (struct report *r)
               "%04o)", r->conf.state_dir, (unsigned)mode);
 }
 
+/* JournalDir (or its nearest existing parent) on the file system of a
+ * directory every user can write (the usual ones): a user can fill it.
+ * A note, never a failure: JournalMaxSize reserves the journal's room
+ * (doc/accounting.md). */
+static void check_journal_dir (struct report *r)
+{
+    static const char *const open_dirs[] = { "/tmp", "/var/tmp", "/dev/shm" };
+    const char *dir = r->conf.journal_dir;
+    char path[PATH_MAX];
+    struct stat st, o;
+    char *slash;
+
+    snprintf (path, sizeof (path), "%s", dir);
+    while (stat (path, &st) < 0) {
+        if (!(slash = strrchr (path, '/')) || slash == path) {
+            snprintf (path, sizeof (path), "/");
+            if (stat (path, &st) < 0)
+                return;
+            break;
+        }
+        *slash = '\0';
+    }
+    for (size_t i = 0; i < sizeof (open_dirs) / sizeof (open_dirs[0]); i++) {
+        if (stat (open_dirs[i], &o) == 0 && S_ISDIR (o.st_mode)
+            && o.st_dev == st.st_dev && (o.st_mode & S_IWOTH)) {
+            snprintf (r->journal_shared, sizeof (r->journal_shared), "%s",
+                      open_dirs[i]);
+            break;
+        }
+    }
+    if (!*r->journal_shared)
+        snprintf (r->journal_note, sizeof (r->journal_note),
+                  "%s: ok (not on the file system of /tmp, /var/tmp or "
+                  "/dev/shm)", dir);
+    else if (r->conf.journal_max_size)
+        snprintf (r->journal_note, sizeof (r->journal_note),
+                  "%s: warning: on the file system of %s, which every user "
+                  "can write; JournalMaxSize reserves the journal's room, "
+                  "a file system of its own is safer", dir, r->journal_shared);
+    else
+        snprintf (r->journal_note, sizeof (r->journal_note),
+                  "%s: warning: on the file system of %s, which every user "
+                  "can write, and JournalMaxSize=0 reserves no room: a user "
+                  "who fills it loses records (set JournalMaxSize, or give "
+                  "JournalDir a file system of its own)", dir,
+                  r->journal_shared);
+}
+
 /* ---- the verdict ------------------------------------------------------ */
 
 /* The mode comes from libcgroup2's cg2_mode_detect(), the plugin's own
@@ -668,6 +720,8 @@ static void print_text (const struct report *r)
                     r->sc.cgroup_plugin);
 
     print_line ("statedir", "%s", r->state_note);
+    if (r->conf_ok)
+        print_line ("journaldir", "%s", r->journal_note);
     print_line ("mode", "%s: %s", r->mode, r->mode_detail);
 }
 
@@ -851,6 +905,16 @@ static json_object *report_to_json (const struct report *r)
     gc = NULL;
     bad |= jadd (root, "state_dir", sd);
     sd = NULL;
+    if (r->conf_ok) {
+        json_object *jd = json_object_new_object ();
+        if (!jd)
+            goto nomem;
+        bad |= jadd (jd, "path", jstr (r->conf.journal_dir));
+        bad |= jadd (jd, "shared_with", *r->journal_shared
+                     ? jstr (r->journal_shared) : NULL);
+        bad |= jadd (jd, "note", jstr (r->journal_note));
+        bad |= jadd (root, "journal_dir", jd);
+    }
     bad |= jadd (root, "mode", jstr (r->mode));
     bad |= jadd (root, "mode_detail", jstr (r->mode_detail));
     if (bad)
@@ -892,6 +956,8 @@ int cmd_check (int argc, char **argv)
     check_libcgroup (r);
     check_slurm_conf (r);
     check_state_dir (r);
+    if (r->conf_ok)
+        check_journal_dir (r);
     decide_mode (r);
 
     if (!json)

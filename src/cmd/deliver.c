@@ -10,7 +10,10 @@
  * node's (deliver_one: why that loses no node's part when all write at
  * once), then appends a line to DIR/delivered.  A job whose line is there
  * is not sent again; with slurmdbd down nothing is marked and a later run
- * sends it.
+ * sends it.  With --job the run waits for that job up to --timeout; a
+ * backlog run (no --job) never waits on one job: it sends every part,
+ * then reads again the jobs still missing a part until one deadline and
+ * leaves those unmarked for a later run.
  *
  * Records are taken as the journal has them (JSON objects, unknown keys
  * included), so a newer writer's fields reach slurmdbd unchanged.
@@ -58,6 +61,8 @@ struct group {
     uint32_t array_job_id;   /* 0: not an array task */
     uint32_t array_task_id;
     bool ended;              /* a "job" record is there */
+    char missing[ACCT_STR];  /* deliver_one's 2: the node whose part is not
+                                there ("" if slurmdbd has not the job's end) */
     char **lines;
     size_t n, cap;
     uint64_t digest;
@@ -489,7 +494,10 @@ static void sleep_ms (long ms)
         ;
 }
 
-/* Deliver one group.  0 delivered, 1 not now (retry later).
+/* Deliver one group.  0 delivered, 1 not now (retry later), 2 (only
+ * when !WAIT) this node's part is there but the job's end is not in
+ * slurmdbd yet or another node's part is missing (g->missing): call again
+ * later, in this run or another, without marking the job.
  *
  * AdminComment is one field that every node of the job rewrites whole,
  * and slurmdbd has no compare-and-set: a node whose read came before our
@@ -503,7 +511,8 @@ static void sleep_ms (long ms)
  * never comes (no pin.so there, its records lost) is waited for until the
  * deadline; this node's part is then delivered all the same, and the
  * missing node named. */
-static int deliver_one (void *db, struct group *g, time_t deadline)
+static int deliver_one (void *db, struct group *g, time_t deadline,
+                        bool wait)
 {
     char *cur = NULL, *want = NULL;
     struct nodeset nodes = { 0 };
@@ -520,6 +529,10 @@ static int deliver_one (void *db, struct group *g, time_t deadline)
         if (rc == DB_RUNNING || rc == DB_NOJOB) {
             /* slurmctld tells slurmdbd of the job's end a moment after
              * the epilog starts: wait for it, bounded */
+            if (!wait) {
+                g->missing[0] = '\0';
+                goto notyet;
+            }
             if (time (NULL) >= deadline) {
                 cmd_error (prog, "job %" PRIu32 ": %s in slurmdbd yet; kept for a later run",
                            g->job_id, rc == DB_NOJOB ? "not known" : "not ended");
@@ -566,6 +579,10 @@ static int deliver_one (void *db, struct group *g, time_t deadline)
         /* our part is there, in a read after our last write */
         if (!(miss = missing_node (cur, &nodes)))
             break;
+        if (!wait) {
+            snprintf (g->missing, sizeof (g->missing), "%s", miss);
+            goto notyet;
+        }
         if (time (NULL) >= deadline) {
             cmd_error (prog, "job %" PRIu32 ": this node's part is in slurmdbd; node %s's part is not (no delivery from it in time)",
                        g->job_id, miss);
@@ -588,6 +605,40 @@ later:
     free (cur);
     free (want);
     return 1;
+notyet:
+    nodeset_clear (&nodes);
+    free (cur);
+    free (want);
+    return 2;
+}
+
+struct waiting {
+    struct group **v;
+    size_t n, cap;
+};
+
+static int waiting_add (struct waiting *w, struct group *g)
+{
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 16;
+        struct group **p = realloc (w->v, cap * sizeof (*p));
+        if (!p)
+            return -1;
+        w->v = p;
+        w->cap = cap;
+    }
+    w->v[w->n++] = g;
+    return 0;
+}
+
+static void done_one (const char *dir, const struct group *g)
+{
+    if (mark_delivered (dir, g) < 0)
+        cmd_error (prog, "%s/delivered: %s (job %" PRIu32 " may be sent again; harmless)",
+                   dir, strerror (errno), g->job_id);
+    if (verbose)
+        printf ("job %" PRIu32 ": %zu records of node %s delivered\n",
+                g->job_id, g->n, cmd_text (g->node));
 }
 
 static const struct cmdopt options[] = {
@@ -595,9 +646,12 @@ static const struct cmdopt options[] = {
     { "journal", 'J', CMDOPT_REQUIRED, "DIR",
       "the node journal (default " DEFAULT_JOURNAL ")", 0 },
     { "timeout", 't', CMDOPT_REQUIRED, "SECS",
-      "give up on a job after SECS (default 60): waiting\n"
-      "for slurmdbd to record its end and for the\n"
-      "other nodes' parts included", 0 },
+      "with --job: give up on the job after SECS (default\n"
+      "60), waiting for slurmdbd to record its end and\n"
+      "for the other nodes' parts included; without:\n"
+      "wait SECS in all, after sending, for the jobs\n"
+      "whose other nodes' parts are not there yet (they\n"
+      "stay for a later run)", 0 },
     { "verbose", 'v', CMDOPT_NONE, NULL, "say what is sent", 0 },
     CMDOPT_END,
 };
@@ -621,6 +675,7 @@ int cmd_deliver (int argc, char **argv)
     const char *dir = DEFAULT_JOURNAL;
     uint64_t job = 0, timeout = 60;
     struct groups gs = { 0 };
+    struct waiting waiting = { 0 };
     unsigned skipped = 0;
     char lockpath[4096];
     pin_error_t e = { "" };
@@ -710,18 +765,67 @@ int cmd_deliver (int argc, char **argv)
                 goto out;
             }
         }
-        /* --timeout bounds each job of a run over all jobs (a node that
-         * never delivers makes its jobs wait that long, once) */
-        if (deliver_one (db, g, job ? deadline : time (NULL) + (time_t)timeout) == 0) {
-            if (mark_delivered (dir, g) < 0) {
-                cmd_error (prog, "%s/delivered: %s (job %" PRIu32 " may be sent again; harmless)",
-                           dir, strerror (errno), g->job_id);
-            }
+        /* a backlog run (no --job) never waits on one job: a job whose
+         * end or other nodes' parts are not in slurmdbd yet goes to the
+         * waiting list, checked again below */
+        switch (deliver_one (db, g, job ? deadline : time (NULL) + (time_t)timeout, job != 0)) {
+        case 0:
+            done_one (dir, g);
             sent++;
+            break;
+        case 2:
+            if (waiting_add (&waiting, g) < 0) {
+                cmd_error (prog, "out of memory");
+                rc = 1;
+                goto out;
+            }
             if (verbose)
-                printf ("job %" PRIu32 ": %zu records of node %s delivered\n",
-                        g->job_id, g->n, cmd_text (g->node));
-        } else {
+                fprintf (stderr, "slurm-pin deliver: job %" PRIu32 ": waiting for %s%s\n",
+                         g->job_id, *g->missing ? "node " : "slurmdbd to see its end",
+                         *g->missing ? cmd_text (g->missing) : "");
+            break;
+        default:
+            pending++;
+        }
+    }
+    /* the waiting list: one deadline for all of it (--timeout after the
+     * pass above), never --timeout a job.  Each job's part is already
+     * in slurmdbd; a job is marked only when a read after this node's
+     * last write holds every node's part (deliver_one), so one left
+     * unmarked is checked by a later run, which writes again only if
+     * this node's part went missing */
+    {
+        time_t wdeadline = time (NULL) + (time_t)timeout;
+        long pause_ms = 200;
+        while (waiting.n && time (NULL) < wdeadline) {
+            size_t k = 0;
+            sleep_ms (pause_ms + (long)(rand () % (pause_ms / 2 + 1)));
+            if (pause_ms < 2000)
+                pause_ms *= 2;
+            for (size_t i = 0; i < waiting.n; i++) {
+                struct group *g = waiting.v[i];
+                switch (deliver_one (db, g, wdeadline, false)) {
+                case 0:
+                    done_one (dir, g);
+                    sent++;
+                    break;
+                case 2:
+                    waiting.v[k++] = g;
+                    break;
+                default:
+                    pending++;
+                }
+            }
+            waiting.n = k;
+        }
+        for (size_t i = 0; i < waiting.n; i++) {
+            struct group *g = waiting.v[i];
+            if (*g->missing)
+                cmd_error (prog, "job %" PRIu32 ": this node's part is in slurmdbd; node %s's part is not yet: kept for a later run (slurm-pin deliver --job %" PRIu32 " stops waiting for it after --timeout)",
+                           g->job_id, cmd_text (g->missing), g->job_id);
+            else
+                cmd_error (prog, "job %" PRIu32 ": its end is not in slurmdbd yet; kept for a later run",
+                           g->job_id);
             pending++;
         }
     }
@@ -732,6 +836,7 @@ int cmd_deliver (int argc, char **argv)
 out:
     if (db)
         slurmdb_connection_close (&db);
+    free (waiting.v);
     groups_free (&gs);
     close (lockfd);
     if (cmd_flush_stdout (prog) < 0)

@@ -12,6 +12,15 @@
  * next record must not be glued to it), then one write(2) of the whole
  * line and fsync(2).  A failed or short write (ENOSPC) is cut off again
  * with ftruncate(2), so the file holds exactly what it held before.
+ *
+ * Room (with a size limit): `journal` is preallocated up to the limit
+ * (fallocate(2), FALLOC_FL_KEEP_SIZE: its size stays what it holds), and
+ * DIR/journal.spare, always empty, holds the room of the next file, which
+ * a rotation renames to `journal`.  So an append never needs a new block
+ * of the file system, and another user filling it (a world-writable
+ * directory on the same file system) costs no record: the room was taken
+ * while there was room.  Where fallocate is not supported, nothing is
+ * preallocated.
  */
 #if HAVE_CONFIG_H
 #include "config.h"
@@ -19,6 +28,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -272,7 +282,39 @@ static int open_current (const char *dir, pin_error_t *errp)
     return fd;
 }
 
-/* Rename `journal` to journal.<highest + 1>. */
+/* Preallocate FD (whose stat is ST) up to MAX bytes, its size unchanged.
+ * Best effort: -1 (errno) when the room is not all there. */
+static int reserve (int fd, const struct stat *st, uint64_t max)
+{
+    if (!max || max > (uint64_t)INT64_MAX
+        || (uint64_t)st->st_blocks * 512 >= max)
+        return 0;
+    return fallocate (fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)max);
+}
+
+/* DIR/journal.spare: an empty file of root's holding MAX bytes of room,
+ * for the next `journal`.  Best effort, as reserve(). */
+static int spare_ready (const char *dir, uint64_t max)
+{
+    char path[PATH_MAX];
+    struct stat st;
+    int fd, rc = -1;
+
+    if (!max || path_in (path, sizeof (path), dir, "journal.spare", NULL) < 0)
+        return 0;
+    fd = open (path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY
+                     | O_NONBLOCK, 0600);
+    if (fd < 0)
+        return -1;
+    if (check_fd (fd, path, NULL) == 0 && fstat (fd, &st) == 0
+        && st.st_nlink == 1 && (st.st_size == 0 || ftruncate (fd, 0) == 0))
+        rc = reserve (fd, &st, max);
+    close_keep_errno (fd);
+    return rc;
+}
+
+/* Rename `journal` to journal.<highest + 1>, and journal.spare (its room
+ * preallocated) to `journal`. */
 static int rotate (const char *dir, pin_error_t *errp)
 {
     char from[PATH_MAX], to[PATH_MAX], name[32];
@@ -296,6 +338,9 @@ static int rotate (const char *dir, pin_error_t *errp)
     if (rename (from, to) < 0)
         return errprintf (errp, "cannot rotate %s to %s: %s", from, name,
                           strerror (errno));
+    /* the spare, if there: open_current checks it as any journal */
+    if (path_in (to, sizeof (to), dir, "journal.spare", NULL) == 0)
+        (void)!rename (to, from);
     fsync_dir (dir);
     return 0;
 }
@@ -360,6 +405,7 @@ int acct_journal_append_max (const char *dir, const struct acct_record *r,
             goto out;
         fsync_dir (dir);
     }
+    (void)reserve (fd, &st, max_size);
     if (ends_in_newline (dir, st.st_size, &nl, errp) < 0)
         goto out;
     if (!nl)
@@ -381,6 +427,7 @@ int acct_journal_append_max (const char *dir, const struct acct_record *r,
     }
     if (st.st_size == 0)
         fsync_dir (dir);    /* a new file: make its name durable too */
+    (void)spare_ready (dir, max_size);
     rc = 0;
 out:
     close_keep_errno (fd);
@@ -519,6 +566,7 @@ struct sum {
     const char *node;
     struct acct_record *job;
     bool have_job, any, have_batch, have_policy;
+    bool have_outcome;  /* a step other than the extern step */
     int worst;          /* rank of the worst exit status so far */
 };
 
@@ -593,6 +641,8 @@ static int sum_cb (const struct acct_record *r, void *arg)
     if (r->end_us > j->end_us)
         j->end_us = r->end_us;
     j->elapsed_us = j->end_us - j->start_us;
+    if (r->step_id != ACCT_STEP_EXTERN)
+        s->have_outcome = true;
     if (r->step_id == ACCT_STEP_BATCH || r->step_id == ACCT_STEP_INTERACTIVE) {
         j->alloc_cpus = r->alloc_cpus;
         j->exit_status = r->exit_status;
@@ -659,6 +709,14 @@ int acct_job_from_steps (const char *dir, uint32_t job, const char *node,
         *out = *j;
         free (j);
         return 2;
+    }
+    if (!s.have_outcome) {
+        /* the extern step alone: it lives as long as the allocation and
+         * ends the same way whatever the job did, so it says nothing of
+         * the job's outcome (the job's steps lost their records: their
+         * slurmstepd was killed) */
+        j->exit_status = -1;
+        snprintf (j->state, sizeof (j->state), "%s", acct_state_of_status (-1, false));
     }
     *out = *j;
     free (j);

@@ -952,6 +952,18 @@ static int job_from_steps (struct acct_job *j)
                 memcpy (job->state, j->steps[k].state, sizeof (job->state));
         }
     }
+    /* the extern step alone says nothing of the job's outcome (it ends
+     * the same way whatever the job did): UNKNOWN, as acct_job_from_steps
+     * has it, so that a node or slurmdbd that knows wins the merge */
+    {
+        bool outcome = false;
+        for (size_t k = 0; k < j->nsteps; k++)
+            outcome |= j->steps[k].step_id != ACCT_STEP_EXTERN;
+        if (!outcome) {
+            job->exit_status = -1;
+            snprintf (job->state, sizeof (job->state), "UNKNOWN");
+        }
+    }
     job->alloc_cpus = alloc;
     job->nnodes = 0;
     if (job->nodes && job->nodes[0]) {

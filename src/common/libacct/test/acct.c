@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/falloc.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -611,6 +612,85 @@ START_TEST (test_journal_full)
 }
 END_TEST
 
+/* Does the test directories' file system (TMPDIR, else /tmp) support
+ * fallocate(FALLOC_FL_KEEP_SIZE)? */
+static bool can_preallocate (void)
+{
+    const char *tmp = getenv ("TMPDIR");
+    char path[4200];
+    int fd, rc;
+
+    snprintf (path, sizeof (path), "%s/test_acct_falloc.XXXXXX",
+              tmp && *tmp ? tmp : "/tmp");
+    if ((fd = mkstemp (path)) < 0)
+        return false;
+    rc = fallocate (fd, FALLOC_FL_KEEP_SIZE, 0, 4096);
+    close (fd);
+    unlink (path);
+    return rc == 0;
+}
+
+static off_t room_of (const char *name, off_t *size, ino_t *ino)
+{
+    char path[4200];
+    struct stat st;
+
+    snprintf (path, sizeof (path), "%s/%s", dir, name);
+    ck_assert_msg (stat (path, &st) == 0, "%s: %s", path, strerror (errno));
+    *size = st.st_size;
+    if (ino)
+        *ino = st.st_ino;
+    return (off_t)st.st_blocks * 512;
+}
+
+/* The journal's room is taken beforehand (fallocate, KEEP_SIZE): the
+ * current file up to the limit, and an empty journal.spare that a
+ * rotation makes the next current file; readers ignore the spare. */
+START_TEST (test_journal_preallocated)
+{
+    const uint64_t max = 64 * 1024;
+    off_t size, room;
+    ino_t spare_ino, ino;
+    unsigned n = 0, skipped = 0;
+    char path[4200];
+    struct stat st;
+
+    append_ok (1, 0);   /* the directory, a file without room taken */
+    append_ok (2, max);
+    room = room_of ("journal", &size, NULL);
+    ck_assert_int_gt (size, 0);
+    ck_assert_int_lt (size, 4096);
+    ck_assert_int_ge (room, (off_t)max);
+    room = room_of ("journal.spare", &size, &spare_ino);
+    ck_assert_int_eq (size, 0);
+    ck_assert_int_ge (room, (off_t)max);
+    /* until the first rotation: the spare becomes the journal */
+    snprintf (path, sizeof (path), "%s/journal.1", dir);
+    for (n = 3; stat (path, &st) < 0; n++) {
+        ck_assert_uint_lt (n, 10000);
+        append_ok (n, max);
+    }
+    ck_assert_int_le (st.st_size, (off_t)max);
+    room = room_of ("journal", &size, &ino);
+    ck_assert_uint_eq (ino, spare_ino);
+    ck_assert_int_gt (size, 0);
+    ck_assert_int_ge (room, (off_t)max);
+    room = room_of ("journal.spare", &size, &ino);
+    ck_assert_uint_ne (ino, spare_ino);
+    ck_assert_int_eq (size, 0);
+    ck_assert_int_ge (room, (off_t)max);
+    /* every record once, the spare read as nothing */
+    struct collect *c = calloc (1, sizeof (*c));
+    pin_error_t err = { "" };
+    ck_assert_ptr_nonnull (c);
+    ck_assert_int_eq (acct_journal_read (dir, collect_cb, c, &skipped, &err),
+                      0);
+    ck_assert_uint_eq (skipped, 0);
+    ck_assert_uint_eq (c->n, n - 1);
+    free (c);
+}
+END_TEST
+
 START_TEST (test_journal_missing_dir_read)
 {
     struct collect c = { 0 };
@@ -706,6 +786,17 @@ START_TEST (test_job_from_steps)
     ck_assert_int_eq (none.exit_status, -1);
     ck_assert_str_eq (none.state, "UNKNOWN");
     ck_assert_uint_eq (none.user_usec + none.system_usec, 0);
+    /* job 13: the extern step's record alone (the job's other steps lost
+     * their slurmstepd): nothing is known of the outcome */
+    struct acct_record ext;
+    fill (&r, 13, ACCT_STEP_EXTERN);
+    r.exit_status = 0;
+    snprintf (r.state, sizeof (r.state), "COMPLETED");
+    ck_assert_int_eq (acct_journal_append (dir, &r, &err), 0);
+    ck_assert_int_eq (acct_job_from_steps (dir, 13, "n1", &ext, &err), 1);
+    ck_assert_uint_eq (ext.nsteps, 1);
+    ck_assert_int_eq (ext.exit_status, -1);
+    ck_assert_str_eq (ext.state, "UNKNOWN");
     /* once a job record is there, no second one */
     j.source = ACCT_SRC_JOB_CGROUP;
     ck_assert_int_eq (acct_journal_append (dir, &j, &err), 0);
@@ -740,6 +831,8 @@ int main (void)
 {
     Suite *s = suite_create ("acct");
     TCase *tc = tcase_create ("acct");
+    const char *skips[1];
+    int nskips = 0;
 
     tcase_set_timeout (tc, 120);
     tcase_add_checked_fixture (tc, setup, teardown);
@@ -756,9 +849,13 @@ int main (void)
     tcase_add_test (tc, test_journal_garbage_lines);
     tcase_add_test (tc, test_journal_rotation_concurrent);
     tcase_add_test (tc, test_journal_full);
+    if (can_preallocate ())
+        tcase_add_test (tc, test_journal_preallocated);
+    else
+        skips[nskips++] = "test_journal_preallocated: no fallocate(KEEP_SIZE) on TMPDIR's file system";
     tcase_add_test (tc, test_journal_missing_dir_read);
     tcase_add_test (tc, test_job_from_steps);
     tcase_add_loop_test (tc, test_state, 0, NELEM (state_cases));
     suite_add_tcase (s, tc);
-    return tap_run (s, NULL, 0);
+    return tap_run (s, skips, nskips);
 }

@@ -539,6 +539,13 @@ START_TEST (test_table_from_steps)
     ck_assert_uint_eq (t.jobs[1].job.job_id, 124);
     ck_assert_str_eq (t.jobs[1].job.state, "COMPLETED");
     ck_assert_str_eq (t.jobs[1].job.nodes, "n3");
+    /* the extern step's record alone says nothing of the outcome */
+    r = rec (ACCT_KIND_STEP, 127, ACCT_STEP_EXTERN, "n1", T0, T0 + 60, 1, 0, 0);
+    ck_assert_int_eq (acct_table_add (&t, &r), 0);
+    ck_assert_int_eq (acct_table_sort (&t), 0);
+    ck_assert_uint_eq (t.jobs[3].job.job_id, 127);
+    ck_assert_str_eq (t.jobs[3].job.state, "UNKNOWN");
+    ck_assert_int_eq (t.jobs[3].job.exit_status, -1);
     acct_table_free (&t);
     acct_table_free (NULL);
 }
