@@ -19,6 +19,7 @@
 #include "config.h"
 #endif
 #include <errno.h>
+#include <hwloc.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,11 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <hwloc.h>
-
-#include "libtopo/topo.h"
 #include "libplace/place.h"
 #include "libtest/fixtures.h"
+#include "libtopo/topo.h"
 
 #define DEFAULT_FIXTURE "192em64t-24n8c2t.xml"
 
@@ -137,11 +136,13 @@ struct cache_bench {
     unsigned npus;
 };
 
-static void bench_cache (const char *path, const char *as_machine, int iters,
+static void bench_cache (const char *path,
+                         const char *as_machine,
+                         int iters,
                          struct cache_bench *cb)
 {
-    struct cached_arg ca = { .path = path };
-    struct load_arg xa = { .src = path };
+    struct cached_arg ca = {.path = path};
+    struct load_arg xa = {.src = path};
     char model[4096];
     double t0;
 
@@ -157,7 +158,8 @@ static void bench_cache (const char *path, const char *as_machine, int iters,
     if (measure (load_cached, &ca, iters, &cb->hit) < 0)
         die (path, "cached load failed");
     if (ca.refreshed)
-        die (path, "the cache was rewritten on a second load: no hit to "
+        die (path,
+             "the cache was rewritten on a second load: no hit to "
              "measure");
     cb->npus = ca.npus;
     if (measure (load_src, &xa, iters, &cb->oldhit) < 0)
@@ -167,16 +169,21 @@ static void bench_cache (const char *path, const char *as_machine, int iters,
     unlink (path);
 }
 
-static void row (const char *what, int iters, const struct stats *st,
+static void row (const char *what,
+                 int iters,
+                 const struct stats *st,
                  const char *note);
 
-static void cache_rows (const struct cache_bench *cb, int iters,
+static void cache_rows (const struct cache_bench *cb,
+                        int iters,
                         const char *which)
 {
     char what[128];
     snprintf (what, sizeof (what), "cache miss (%s)", which);
-    row (what, 1, &cb->miss, cb->written ? "XML + model written"
-                                         : "cache NOT written?");
+    row (what,
+         1,
+         &cb->miss,
+         cb->written ? "XML + model written" : "cache NOT written?");
     snprintf (what, sizeof (what), "cache hit, model (%u PUs)", cb->npus);
     row (what, iters, &cb->hit, "target < 1000");
     snprintf (what, sizeof (what), "old hit: cached XML (%u PUs)", cb->npus);
@@ -206,16 +213,23 @@ static int place_once (void *a)
 
 /* ---- report ---------------------------------------------------------- */
 
-static void row (const char *what, int iters, const struct stats *st,
+static void row (const char *what,
+                 int iters,
+                 const struct stats *st,
                  const char *note)
 {
-    printf ("%-44s %6d %11.1f %11.1f  %s\n", what, iters, st->median_us,
-            st->p90_us, note ? note : "");
+    printf ("%-44s %6d %11.1f %11.1f  %s\n",
+            what,
+            iters,
+            st->median_us,
+            st->p90_us,
+            note ? note : "");
 }
 
 static void usage (void)
 {
-    fprintf (stderr, "Usage: bench-plan [-i LOAD_ITERS] [-p PLACE_ITERS] "
+    fprintf (stderr,
+             "Usage: bench-plan [-i LOAD_ITERS] [-p PLACE_ITERS] "
              "[XML]\n");
     exit (1);
 }
@@ -223,8 +237,11 @@ static void usage (void)
 int main (int argc, char **argv)
 {
     static const enum place_policy policies[] = {
-        PLACE_NUMA_LOCAL, PLACE_NUMA_SPREAD, PLACE_CACHE_SHARED,
-        PLACE_RANDOM, PLACE_NONE,
+        PLACE_NUMA_LOCAL,
+        PLACE_NUMA_SPREAD,
+        PLACE_CACHE_SHARED,
+        PLACE_RANDOM,
+        PLACE_NONE,
     };
     int load_iters = 50;
     int place_iters = 2000;
@@ -255,10 +272,14 @@ int main (int argc, char **argv)
     if (optind < argc)
         snprintf (fixture, sizeof (fixture), "%s", argv[optind]);
     else
-        snprintf (fixture, sizeof (fixture), "%s/%s", fixtures_dir (),
+        snprintf (fixture,
+                  sizeof (fixture),
+                  "%s/%s",
+                  fixtures_dir (),
                   DEFAULT_FIXTURE);
     if (access (fixture, R_OK) < 0)
-        die (fixture, "cannot read it (is ../shared beside the repository? "
+        die (fixture,
+             "cannot read it (is ../shared beside the repository? "
              "or give an XML file)");
 
     /* Loads. */
@@ -297,17 +318,26 @@ int main (int argc, char **argv)
     unlink (exported);
     rmdir (tmpdir);
 
-    printf ("bench-plan: medians and 90th percentiles in microseconds, "
-            "CLOCK_MONOTONIC\n\n");
-    printf ("%-44s %6s %11s %11s  %s\n", "what", "iters", "median_us",
-            "p90_us", "note");
+    printf (
+        "bench-plan: medians and 90th percentiles in microseconds, "
+        "CLOCK_MONOTONIC\n\n");
+    printf ("%-44s %6s %11s %11s  %s\n",
+            "what",
+            "iters",
+            "median_us",
+            "p90_us",
+            "note");
     char what[128];
     snprintf (what, sizeof (what), "load XML fixture (%u PUs)", xa.npus);
     row (what, load_iters, &xml, NULL);
-    snprintf (what, sizeof (what), "load it re-exported by libtopo (%u PUs)",
+    snprintf (what,
+              sizeof (what),
+              "load it re-exported by libtopo (%u PUs)",
               ea.npus);
     row (what, load_iters, &xmlexp, "its cache's size");
-    snprintf (what, sizeof (what), "load system, live discovery (%u PUs)",
+    snprintf (what,
+              sizeof (what),
+              "load system, live discovery (%u PUs)",
               la.npus);
     row (what, load_iters, &live, NULL);
     cache_rows (&mine, load_iters, "this machine");
@@ -316,8 +346,8 @@ int main (int argc, char **argv)
     /* Placements on the fixture. */
     if (!(t = topo_load (fixture, 0, &err)))
         die (fixture, err.text);
-    hwloc_bitmap_t busy = hwloc_bitmap_dup (topo_domain_cpuset (t, TOPO_NUMA,
-                                                                0));
+    hwloc_bitmap_t busy =
+        hwloc_bitmap_dup (topo_domain_cpuset (t, TOPO_NUMA, 0));
     if (!busy)
         die ("hwloc_bitmap_dup", strerror (errno));
     double worst = 0;
@@ -326,17 +356,21 @@ int main (int argc, char **argv)
         for (int busy_case = 0; busy_case < 2; busy_case++) {
             struct place_arg pa = {
                 .t = t,
-                .req = {
-                    .policy = policies[i],
-                    .ntasks = busy_case ? 4 : 1,
-                    .cpus_per_task = 8,
-                    .busy = busy_case ? busy : NULL,
-                    .seed = 42,
-                },
+                .req =
+                    {
+                        .policy = policies[i],
+                        .ntasks = busy_case ? 4 : 1,
+                        .cpus_per_task = 8,
+                        .busy = busy_case ? busy : NULL,
+                        .seed = 42,
+                    },
             };
             struct stats st;
-            snprintf (what, sizeof (what), "place %s -n %u -c 8%s",
-                      place_policy_name (policies[i]), pa.req.ntasks,
+            snprintf (what,
+                      sizeof (what),
+                      "place %s -n %u -c 8%s",
+                      place_policy_name (policies[i]),
+                      pa.req.ntasks,
                       busy_case ? " (NUMA 0 busy)" : "");
             if (measure (place_once, &pa, place_iters, &st) < 0)
                 die (what, "failed");
@@ -352,11 +386,15 @@ int main (int argc, char **argv)
     printf ("  cached hit / live discovery   %8.3f  (this machine)\n",
             mine.hit.median_us / live.median_us);
     printf ("  model hit / old XML hit       %8.3f  (this machine, %u PUs)\n",
-            mine.hit.median_us / mine.oldhit.median_us, mine.npus);
+            mine.hit.median_us / mine.oldhit.median_us,
+            mine.npus);
     printf ("  model hit / old XML hit       %8.3f  (fixture, %u PUs)\n",
-            big.hit.median_us / big.oldhit.median_us, big.npus);
+            big.hit.median_us / big.oldhit.median_us,
+            big.npus);
     printf ("  XML fixture / live discovery  %8.3f  (%u vs %u PUs)\n",
-            xml.median_us / live.median_us, xa.npus, la.npus);
+            xml.median_us / live.median_us,
+            xa.npus,
+            la.npus);
     printf ("  re-exported / XML fixture     %8.3f\n",
             xmlexp.median_us / xml.median_us);
     printf ("  slowest placement / cached hit %7.3f  (fixture)\n",

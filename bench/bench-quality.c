@@ -46,6 +46,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <hwloc.h>
 #include <math.h>
 #include <spawn.h>
 #include <stdbool.h>
@@ -55,12 +56,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <hwloc.h>
-
-#include "libtopo/topo.h"
 #include "libplace/place.h"
-#include "libtest/fixtures.h"
 #include "libplace/test/placequality.h"
+#include "libtest/fixtures.h"
+#include "libtopo/topo.h"
 
 extern char **environ;
 
@@ -69,13 +68,18 @@ extern char **environ;
 /* Request templates; N = cores of the machine. */
 enum { RQ_1x4, RQ_2x4, RQ_4x2, RQ_4x8, RQ_HALFx2, RQ_2xHALF, NRQ };
 static const char *rq_label[NRQ] = {
-    "1x4", "2x4", "4x2", "4x8", "(N/2)x2", "2x(N/2)",
+    "1x4",
+    "2x4",
+    "4x2",
+    "4x8",
+    "(N/2)x2",
+    "2x(N/2)",
 };
 
 static void rq_shape (int rq, unsigned ncores, unsigned *n, unsigned *c)
 {
     unsigned half = ncores / 2 ? ncores / 2 : 1;
-    static const unsigned fixed[][2] = { {1, 4}, {2, 4}, {4, 2}, {4, 8} };
+    static const unsigned fixed[][2] = {{1, 4}, {2, 4}, {4, 2}, {4, 8}};
     if (rq < RQ_HALFx2) {
         *n = fixed[rq][0];
         *c = fixed[rq][1];
@@ -90,60 +94,78 @@ static void rq_shape (int rq, unsigned ncores, unsigned *n, unsigned *c)
 
 /* Columns: slurm-pin's policies, then the peers (mpibind only with
  * $MPIBIND_LIB: ncol is NCOL then, COL_MPIBIND otherwise). */
-enum { COL_LOCAL, COL_SPREAD, COL_CACHE, COL_RANDOM, COL_PEER, COL_MPIBIND,
-       NCOL };
+enum {
+    COL_LOCAL,
+    COL_SPREAD,
+    COL_CACHE,
+    COL_RANDOM,
+    COL_PEER,
+    COL_MPIBIND,
+    NCOL
+};
 static const char *col_name[NCOL] = {
-    "numa-local", "numa-spread", "cache-shared", "random", "hwloc-distrib",
+    "numa-local",
+    "numa-spread",
+    "cache-shared",
+    "random",
+    "hwloc-distrib",
     "mpibind",
 };
 static int ncol = COL_MPIBIND;
 static const enum place_policy col_policy[COL_PEER] = {
-    PLACE_NUMA_LOCAL, PLACE_NUMA_SPREAD, PLACE_CACHE_SHARED, PLACE_RANDOM,
+    PLACE_NUMA_LOCAL,
+    PLACE_NUMA_SPREAD,
+    PLACE_CACHE_SHARED,
+    PLACE_RANDOM,
 };
 
 enum {
-    M_SHARED,       /* cores holding PUs of two tasks */
-    M_STACKED,      /* tasks on fewer than min(c, cores) cores: SMT first */
-    M_CORES_MAX,    /* cores per task, max */
-    M_L2_MAX, M_L2_MEAN, M_L3_MAX, M_L3_MEAN,
-    M_NUMA_MAX,     /* NUMA domains per task, max */
-    M_NUMA_MIN,     /* NUMA domains per task, min */
-    M_NUMA_IMB, M_PKG_IMB,
-    M_MEMS_LOCAL,   /* tasks whose mems are exactly their CPUs' nodes */
-    M_MIXED,        /* tasks mixing CPU kinds */
+    M_SHARED,    /* cores holding PUs of two tasks */
+    M_STACKED,   /* tasks on fewer than min(c, cores) cores: SMT first */
+    M_CORES_MAX, /* cores per task, max */
+    M_L2_MAX,
+    M_L2_MEAN,
+    M_L3_MAX,
+    M_L3_MEAN,
+    M_NUMA_MAX, /* NUMA domains per task, max */
+    M_NUMA_MIN, /* NUMA domains per task, min */
+    M_NUMA_IMB,
+    M_PKG_IMB,
+    M_MEMS_LOCAL, /* tasks whose mems are exactly their CPUs' nodes */
+    M_MIXED,      /* tasks mixing CPU kinds */
     NMETRIC
 };
 static const struct {
     const char *name;
-    int better;     /* -1: lower is better, +1: higher is better */
+    int better; /* -1: lower is better, +1: higher is better */
 } metric[NMETRIC] = {
-    [M_SHARED] = { "shared-cores", -1 },
-    [M_STACKED] = { "smt-stacked", -1 },
-    [M_CORES_MAX] = { "cores-max", -1 },
-    [M_L2_MAX] = { "l2-max", -1 },
-    [M_L2_MEAN] = { "l2-mean", -1 },
-    [M_L3_MAX] = { "l3-max", -1 },
-    [M_L3_MEAN] = { "l3-mean", -1 },
-    [M_NUMA_MAX] = { "numa-max", -1 },
-    [M_NUMA_MIN] = { "numa-min", +1 },
-    [M_NUMA_IMB] = { "numa-imbalance", -1 },
-    [M_PKG_IMB] = { "pkg-imbalance", -1 },
-    [M_MEMS_LOCAL] = { "mems-local", +1 },
-    [M_MIXED] = { "mixed-kinds", -1 },
+    [M_SHARED] = {"shared-cores", -1},
+    [M_STACKED] = {"smt-stacked", -1},
+    [M_CORES_MAX] = {"cores-max", -1},
+    [M_L2_MAX] = {"l2-max", -1},
+    [M_L2_MEAN] = {"l2-mean", -1},
+    [M_L3_MAX] = {"l3-max", -1},
+    [M_L3_MEAN] = {"l3-mean", -1},
+    [M_NUMA_MAX] = {"numa-max", -1},
+    [M_NUMA_MIN] = {"numa-min", +1},
+    [M_NUMA_IMB] = {"numa-imbalance", -1},
+    [M_PKG_IMB] = {"pkg-imbalance", -1},
+    [M_MEMS_LOCAL] = {"mems-local", +1},
+    [M_MIXED] = {"mixed-kinds", -1},
 };
 
 /* What each policy promises (doc/policies.md), compared with the peer. */
 static const int promised[COL_PEER][NMETRIC + 1] = {
-    [COL_LOCAL] = { M_NUMA_MAX, M_STACKED, M_SHARED, M_MEMS_LOCAL, -1 },
-    [COL_SPREAD] = { M_NUMA_MIN, M_NUMA_IMB, M_PKG_IMB, -1 },
-    [COL_CACHE] = { M_L2_MAX, M_L2_MEAN, M_L3_MAX, M_L3_MEAN, M_CORES_MAX,
-                    M_SHARED, -1 },
-    [COL_RANDOM] = { -1 },
+    [COL_LOCAL] = {M_NUMA_MAX, M_STACKED, M_SHARED, M_MEMS_LOCAL, -1},
+    [COL_SPREAD] = {M_NUMA_MIN, M_NUMA_IMB, M_PKG_IMB, -1},
+    [COL_CACHE] =
+        {M_L2_MAX, M_L2_MEAN, M_L3_MAX, M_L3_MEAN, M_CORES_MAX, M_SHARED, -1},
+    [COL_RANDOM] = {-1},
 };
 
 struct result {
     bool ok;
-    char why[300];          /* when !ok */
+    char why[300]; /* when !ok */
     double m[NMETRIC];
 };
 
@@ -185,13 +207,15 @@ static void load_reasons (const char *path)
                 *p++ = '\0';
         }
         if (k != 6) {
-            fprintf (stderr, "bench-quality: %s: not 6 fields "
+            fprintf (stderr,
+                     "bench-quality: %s: not 6 fields "
                      "(peer|fixture|request|policy|metric|reason): %s\n",
-                     path, line);
+                     path,
+                     line);
             exit (1);
         }
-        struct reason *nr = realloc (reasons, (nreasons + 1)
-                                              * sizeof (*reasons));
+        struct reason *nr =
+            realloc (reasons, (nreasons + 1) * sizeof (*reasons));
         if (!nr)
             exit (1);
         reasons = nr;
@@ -203,11 +227,13 @@ static void load_reasons (const char *path)
     fclose (f);
 }
 
-static const char *find_reason (const char *peer, const char *fixture,
-                                const char *rq, const char *policy,
+static const char *find_reason (const char *peer,
+                                const char *fixture,
+                                const char *rq,
+                                const char *policy,
                                 const char *m)
 {
-    const char *key[5] = { peer, fixture, rq, policy, m };
+    const char *key[5] = {peer, fixture, rq, policy, m};
     for (size_t i = 0; i < nreasons; i++) {
         int k = 0;
         while (k < 5 && fnmatch (reasons[i].pat[k], key[k], 0) == 0)
@@ -287,9 +313,13 @@ static const char *distrib = "hwloc-distrib";
 
 /* The peer's plan for n x c on xml, or NULL with why filled ("short")
  * or, if hwloc-distrib itself failed, NULL with *fatal set. */
-static struct place_plan *peer_plan (const topo_t *t, const char *xml,
-                                     unsigned n, unsigned c, char *why,
-                                     size_t len, bool *fatal)
+static struct place_plan *peer_plan (const topo_t *t,
+                                     const char *xml,
+                                     unsigned n,
+                                     unsigned c,
+                                     char *why,
+                                     size_t len,
+                                     bool *fatal)
 {
     char nstr[16], cstr[16];
     hwloc_bitmap_t *sets = calloc (n, sizeof (*sets));
@@ -300,7 +330,7 @@ static struct place_plan *peer_plan (const topo_t *t, const char *xml,
     *fatal = false;
     if (!sets || !one || !plan)
         goto fail;
-    plan->policy = PLACE_RANDOM;    /* measured in full, mems not judged */
+    plan->policy = PLACE_RANDOM; /* measured in full, mems not judged */
     plan->ntasks = n;
     plan->cpus_per_task = c;
     plan->tasks = calloc (n, sizeof (*plan->tasks));
@@ -313,8 +343,8 @@ static struct place_plan *peer_plan (const topo_t *t, const char *xml,
     snprintf (nstr, sizeof (nstr), "%u", n);
     snprintf (cstr, sizeof (cstr), "%u", c);
 
-    char *argv1[] = { (char *)distrib, "--if", "xml", "-i", (char *)xml,
-                      nstr, NULL };
+    char *argv1[] =
+        {(char *)distrib, "--if", "xml", "-i", (char *)xml, nstr, NULL};
     if (!(out = run_capture (argv1)) || parse_sets (out, sets, n) != (int)n)
         goto fatal;
     free (out);
@@ -323,8 +353,16 @@ static struct place_plan *peer_plan (const topo_t *t, const char *xml,
         char *s = NULL;
         if (hwloc_bitmap_asprintf (&s, sets[i]) < 0)
             goto fail;
-        char *argv2[] = { (char *)distrib, "--if", "xml", "-i", (char *)xml,
-                          "--restrict", s, "--single", cstr, NULL };
+        char *argv2[] = {(char *)distrib,
+                         "--if",
+                         "xml",
+                         "-i",
+                         (char *)xml,
+                         "--restrict",
+                         s,
+                         "--single",
+                         cstr,
+                         NULL};
         out = run_capture (argv2);
         free (s);
         if (!out || parse_sets (out, one, c) != (int)c)
@@ -334,13 +372,16 @@ static struct place_plan *peer_plan (const topo_t *t, const char *xml,
         plan->tasks[i].cpus = hwloc_bitmap_alloc ();
         plan->tasks[i].mems = hwloc_bitmap_dup (topo_nodeset (t));
         for (unsigned j = 0; j < c; j++)
-            hwloc_bitmap_or (plan->tasks[i].cpus, plan->tasks[i].cpus,
-                             one[j]);
+            hwloc_bitmap_or (plan->tasks[i].cpus, plan->tasks[i].cpus, one[j]);
         int w = hwloc_bitmap_weight (plan->tasks[i].cpus);
         if (w != (int)c) {
             char *l = topo_list_format (sets[i]);
-            snprintf (why, len, "short: task %u's set %s has %d PUs", i,
-                      l ? l : "?", hwloc_bitmap_weight (sets[i]));
+            snprintf (why,
+                      len,
+                      "short: task %u's set %s has %d PUs",
+                      i,
+                      l ? l : "?",
+                      hwloc_bitmap_weight (sets[i]));
             free (l);
             goto fail;
         }
@@ -379,29 +420,39 @@ static struct {
     int (*set_ntasks) (mpibind_t *handle, int ntasks);
     int (*set_nthreads) (mpibind_t *handle, int nthreads);
     int (*set_topology) (mpibind_t *handle, hwloc_topology_t topo);
-    int (*run) (mpibind_t *handle);                     /* mpibind () */
-    hwloc_bitmap_t *(*get_cpus) (mpibind_t *handle);    /* [ntasks] */
+    int (*run) (mpibind_t *handle);                  /* mpibind () */
+    hwloc_bitmap_t *(*get_cpus) (mpibind_t *handle); /* [ntasks] */
 } mb;
 
 /* dlopen path and resolve the entry points; -1 with a message printed. */
 static int mpibind_load (const char *path)
 {
     static const char *names[] = {
-        "mpibind_init", "mpibind_finalize", "mpibind_set_ntasks",
-        "mpibind_set_nthreads", "mpibind_set_topology", "mpibind",
+        "mpibind_init",
+        "mpibind_finalize",
+        "mpibind_set_ntasks",
+        "mpibind_set_nthreads",
+        "mpibind_set_topology",
+        "mpibind",
         "mpibind_get_cpus",
     };
     void *sym[sizeof (names) / sizeof (*names)];
 
     if (!(mb.dl = dlopen (path, RTLD_NOW | RTLD_LOCAL))) {
-        fprintf (stderr, "bench-quality: MPIBIND_LIB=%s: %s; unset it to "
-                 "compare with hwloc-distrib alone\n", path, dlerror ());
+        fprintf (stderr,
+                 "bench-quality: MPIBIND_LIB=%s: %s; unset it to "
+                 "compare with hwloc-distrib alone\n",
+                 path,
+                 dlerror ());
         return -1;
     }
     for (size_t i = 0; i < sizeof (names) / sizeof (*names); i++)
         if (!(sym[i] = dlsym (mb.dl, names[i]))) {
-            fprintf (stderr, "bench-quality: MPIBIND_LIB=%s: no %s: not "
-                     "mpibind's library?\n", path, names[i]);
+            fprintf (stderr,
+                     "bench-quality: MPIBIND_LIB=%s: no %s: not "
+                     "mpibind's library?\n",
+                     path,
+                     names[i]);
             return -1;
         }
     /* POSIX: a data pointer from dlsym converts to a function pointer */
@@ -418,8 +469,10 @@ static int mpibind_load (const char *path)
 /* Cut set to its first c PUs, one per core first: PUs in libtopo's table
  * order, rank r = how many PUs of the same core in set come before; take
  * every rank-0 PU in order, then rank 1, ...  out gets the result. */
-static void cut_one_per_core_first (const topo_t *t, hwloc_const_bitmap_t set,
-                                    unsigned c, hwloc_bitmap_t out)
+static void cut_one_per_core_first (const topo_t *t,
+                                    hwloc_const_bitmap_t set,
+                                    unsigned c,
+                                    hwloc_bitmap_t out)
 {
     unsigned npu = topo_npus (t), ncore = topo_ndomains (t, TOPO_CORE);
     unsigned *seen = calloc (ncore ? ncore : 1, sizeof (*seen));
@@ -479,9 +532,13 @@ static int mpibind_run_quiet (mpibind_t *h)
 
 /* mpibind's plan for n x c on xml, or NULL with why filled ("short"), or
  * NULL with *fatal set if mpibind or the topology failed. */
-static struct place_plan *mpibind_plan (const topo_t *t, const char *xml,
-                                        unsigned n, unsigned c, char *why,
-                                        size_t len, bool *fatal)
+static struct place_plan *mpibind_plan (const topo_t *t,
+                                        const char *xml,
+                                        unsigned n,
+                                        unsigned c,
+                                        char *why,
+                                        size_t len,
+                                        bool *fatal)
 {
     hwloc_topology_t topo = NULL;
     mpibind_t *h = NULL;
@@ -493,7 +550,7 @@ static struct place_plan *mpibind_plan (const topo_t *t, const char *xml,
     snprintf (why, len, "mpibind failed");
     if (!plan || !(plan->tasks = calloc (n, sizeof (*plan->tasks))))
         goto fail;
-    plan->policy = PLACE_RANDOM;    /* measured in full, mems not judged */
+    plan->policy = PLACE_RANDOM; /* measured in full, mems not judged */
     plan->ntasks = n;
     plan->cpus_per_task = c;
     if (hwloc_topology_init (&topo) < 0) {
@@ -512,8 +569,7 @@ static struct place_plan *mpibind_plan (const topo_t *t, const char *xml,
     if ((rc = mb.set_ntasks (h, (int)n)) != 0
         || (rc = mb.set_nthreads (h, (int)c)) != 0
         || (rc = mb.set_topology (h, topo)) != 0
-        || (rc = mpibind_run_quiet (h)) != 0
-        || !(cpus = mb.get_cpus (h))) {
+        || (rc = mpibind_run_quiet (h)) != 0 || !(cpus = mb.get_cpus (h))) {
         snprintf (why, len, "mpibind failed (rc %d)", rc);
         goto fail;
     }
@@ -523,8 +579,12 @@ static struct place_plan *mpibind_plan (const topo_t *t, const char *xml,
         if (w < (int)c) {
             char *l = w > 0 ? topo_list_format (cpus[i]) : NULL;
             if (w > 0)
-                snprintf (why, len, "short: task %u's set %s has %d PUs", i,
-                          l ? l : "?", w);
+                snprintf (why,
+                          len,
+                          "short: task %u's set %s has %d PUs",
+                          i,
+                          l ? l : "?",
+                          w);
             else
                 snprintf (why, len, "short: task %u got no PUs", i);
             free (l);
@@ -534,8 +594,11 @@ static struct place_plan *mpibind_plan (const topo_t *t, const char *xml,
         plan->tasks[i].mems = hwloc_bitmap_dup (topo_nodeset (t));
         cut_one_per_core_first (t, cpus[i], c, plan->tasks[i].cpus);
         if (hwloc_bitmap_weight (plan->tasks[i].cpus) != (int)c) {
-            snprintf (why, len, "mpibind: task %u's set is not in the PU "
-                      "table", i);
+            snprintf (why,
+                      len,
+                      "mpibind: task %u's set is not in the PU "
+                      "table",
+                      i);
             *fatal = true;
             goto fail;
         }
@@ -554,13 +617,14 @@ fail:
 
 /* ---- measuring ---------------------------------------------------------- */
 
-static int measure (const topo_t *t, const struct place_request *req,
-                    const struct place_plan *plan, struct result *r)
+static int measure (const topo_t *t,
+                    const struct place_request *req,
+                    const struct place_plan *plan,
+                    struct result *r)
 {
     struct placequality q;
     unsigned ncores = topo_ndomains (t, TOPO_CORE);
-    unsigned want = req->cpus_per_task < ncores ? req->cpus_per_task
-                                                : ncores;
+    unsigned want = req->cpus_per_task < ncores ? req->cpus_per_task : ncores;
 
     if (placequality (t, req, plan, &q) < 0)
         return -1;
@@ -616,7 +680,7 @@ static void print_summary_table (struct row *rows, size_t nrows, int peer)
         printf ("---|");
     printf ("---:|\n");
     for (int rq = 0; rq <= NRQ; rq++) {
-        unsigned nfix = 0, nshort = 0, cnt[COL_RANDOM][3] = { { 0 } };
+        unsigned nfix = 0, nshort = 0, cnt[COL_RANDOM][3] = {{0}};
         for (size_t i = 0; i < nrows; i++) {
             struct row *w = &rows[i];
             if (rq < NRQ && w->rq != rq)
@@ -645,37 +709,45 @@ static void print_summary_table (struct row *rows, size_t nrows, int peer)
 
 static void print_metric_table (struct row *rows, size_t nrows, int peer)
 {
-    printf ("| policy | metric | better | equal | worse |\n"
-            "|---|---|---:|---:|---:|\n");
+    printf (
+        "| policy | metric | better | equal | worse |\n"
+        "|---|---|---:|---:|---:|\n");
     for (int col = 0; col < COL_RANDOM; col++)
         for (const int *m = promised[col]; *m >= 0; m++) {
-            unsigned cnt[3] = { 0 };
+            unsigned cnt[3] = {0};
             for (size_t i = 0; i < nrows; i++)
                 if (rows[i].r[peer].ok)
                     cnt[1 - cmp_metric (&rows[i], col, peer, *m)]++;
-            printf ("| %s | %s | %u | %u | %u |\n", col_name[col],
-                    metric[*m].name, cnt[0], cnt[1], cnt[2]);
+            printf ("| %s | %s | %u | %u | %u |\n",
+                    col_name[col],
+                    metric[*m].name,
+                    cnt[0],
+                    cnt[1],
+                    cnt[2]);
         }
 }
 
 static void print_summary (struct row *rows, size_t nrows)
 {
-    printf ("## Summary per request\n\n"
-            "Per policy, the fixtures where the request fits, compared with "
-            "hwloc-distrib on the metrics the policy promises: **better** "
-            "(better on one, worse on none), **equal**, **worse** (worse on "
-            "at least one); *peer short*: hwloc-distrib gave a task fewer "
-            "than c PUs, so it has no plan to compare.\n\n");
+    printf (
+        "## Summary per request\n\n"
+        "Per policy, the fixtures where the request fits, compared with "
+        "hwloc-distrib on the metrics the policy promises: **better** "
+        "(better on one, worse on none), **equal**, **worse** (worse on "
+        "at least one); *peer short*: hwloc-distrib gave a task fewer "
+        "than c PUs, so it has no plan to compare.\n\n");
     print_summary_table (rows, nrows, COL_PEER);
     if (ncol > COL_MPIBIND) {
-        printf ("\nThe same, compared with mpibind; *peer short*: mpibind "
-                "gave a task fewer than c PUs.\n\n");
+        printf (
+            "\nThe same, compared with mpibind; *peer short*: mpibind "
+            "gave a task fewer than c PUs.\n\n");
         print_summary_table (rows, nrows, COL_MPIBIND);
     }
 
-    printf ("\n## Per promised metric\n\n"
-            "Requests (all fixtures) where the policy is better / equal / "
-            "worse than hwloc-distrib on each metric it promises.\n\n");
+    printf (
+        "\n## Per promised metric\n\n"
+        "Requests (all fixtures) where the policy is better / equal / "
+        "worse than hwloc-distrib on each metric it promises.\n\n");
     print_metric_table (rows, nrows, COL_PEER);
     if (ncol > COL_MPIBIND) {
         printf ("\nThe same, compared with mpibind.\n\n");
@@ -686,11 +758,13 @@ static void print_summary (struct row *rows, size_t nrows)
 static unsigned print_exceptions (struct row *rows, size_t nrows, int peer)
 {
     unsigned missing = 0, total = 0;
-    printf ("\n## Exceptions: %s better on a promised metric\n\n"
-            "Reasons come from `bench/compare-placements.reasons`.\n\n"
-            "| fixture | request | policy | metric | slurm-pin | "
-            "%s | reason |\n|---|---|---|---|---:|---:|---|\n",
-            col_name[peer], col_name[peer]);
+    printf (
+        "\n## Exceptions: %s better on a promised metric\n\n"
+        "Reasons come from `bench/compare-placements.reasons`.\n\n"
+        "| fixture | request | policy | metric | slurm-pin | "
+        "%s | reason |\n|---|---|---|---|---:|---:|---|\n",
+        col_name[peer],
+        col_name[peer]);
     for (size_t i = 0; i < nrows; i++) {
         struct row *w = &rows[i];
         if (!w->r[peer].ok)
@@ -700,15 +774,21 @@ static unsigned print_exceptions (struct row *rows, size_t nrows, int peer)
                 if (cmp_metric (w, col, peer, *m) >= 0)
                     continue;
                 char a[32], b[32];
-                const char *why = find_reason (col_name[peer], w->fixture,
+                const char *why = find_reason (col_name[peer],
+                                               w->fixture,
                                                rq_label[w->rq],
                                                col_name[col],
                                                metric[*m].name);
                 fmt_metric (&w->r[col], *m, a, sizeof (a));
                 fmt_metric (&w->r[peer], *m, b, sizeof (b));
                 printf ("| %s | -n %u -c %u | %s | %s | %s | %s | %s |\n",
-                        w->fixture, w->n, w->c, col_name[col],
-                        metric[*m].name, a, b,
+                        w->fixture,
+                        w->n,
+                        w->c,
+                        col_name[col],
+                        metric[*m].name,
+                        a,
+                        b,
                         why ? why : "**no reason recorded**");
                 missing += !why;
                 total++;
@@ -717,42 +797,55 @@ static unsigned print_exceptions (struct row *rows, size_t nrows, int peer)
     if (total == 0)
         printf ("| (none) | | | | | | |\n");
     if (peer == COL_PEER)
-        printf ("\n%u exceptions, %u without a recorded reason.\n", total,
+        printf ("\n%u exceptions, %u without a recorded reason.\n",
+                total,
                 missing);
     else
         printf ("\n%u exceptions (%s), %u without a recorded reason.\n",
-                total, col_name[peer], missing);
+                total,
+                col_name[peer],
+                missing);
     return missing;
 }
 
 static void print_detail (struct row *rows, size_t nrows)
 {
-    static const int shown[] = { M_SHARED, M_STACKED, M_CORES_MAX, M_L2_MAX,
-                                 M_L2_MEAN, M_L3_MAX, M_L3_MEAN, M_NUMA_MAX,
-                                 M_NUMA_MIN, M_NUMA_IMB, M_PKG_IMB,
-                                 M_MEMS_LOCAL, M_MIXED };
+    static const int shown[] = {M_SHARED,
+                                M_STACKED,
+                                M_CORES_MAX,
+                                M_L2_MAX,
+                                M_L2_MEAN,
+                                M_L3_MAX,
+                                M_L3_MEAN,
+                                M_NUMA_MAX,
+                                M_NUMA_MIN,
+                                M_NUMA_IMB,
+                                M_PKG_IMB,
+                                M_MEMS_LOCAL,
+                                M_MIXED};
     const char *last = NULL;
 
-    printf ("\n## Per fixture\n\n"
-            "Columns: cores shared between tasks; tasks on fewer cores than "
-            "min(c, cores) (SMT siblings before whole cores); cores per "
-            "task (max); L2 and L3 domains per task (max, mean); NUMA "
-            "domains per task (max, min); NUMA and package imbalance "
-            "(max - min of tasks per domain); tasks whose memory is fenced "
-            "to exactly their CPUs' NUMA nodes (%s: *not fenced*, "
-            "%s); tasks mixing CPU kinds.\n",
-            ncol > COL_MPIBIND ? "hwloc-distrib and mpibind"
-                               : "hwloc-distrib",
-            ncol > COL_MPIBIND ? "neither binds memory"
-                               : "it binds no memory");
+    printf (
+        "\n## Per fixture\n\n"
+        "Columns: cores shared between tasks; tasks on fewer cores than "
+        "min(c, cores) (SMT siblings before whole cores); cores per "
+        "task (max); L2 and L3 domains per task (max, mean); NUMA "
+        "domains per task (max, min); NUMA and package imbalance "
+        "(max - min of tasks per domain); tasks whose memory is fenced "
+        "to exactly their CPUs' NUMA nodes (%s: *not fenced*, "
+        "%s); tasks mixing CPU kinds.\n",
+        ncol > COL_MPIBIND ? "hwloc-distrib and mpibind" : "hwloc-distrib",
+        ncol > COL_MPIBIND ? "neither binds memory" : "it binds no memory");
     for (size_t i = 0; i < nrows; i++) {
         struct row *w = &rows[i];
         if (!last || strcmp (last, w->fixture) != 0) {
             last = w->fixture;
-            printf ("\n### %s\n\n| request | plan | shared | stacked | "
-                    "cores max | L2 max | L2 mean | L3 max | L3 mean | "
-                    "NUMA max | NUMA min | NUMA imb | pkg imb | mems local | "
-                    "mixed |\n|---|---|", w->fixture);
+            printf (
+                "\n### %s\n\n| request | plan | shared | stacked | "
+                "cores max | L2 max | L2 mean | L3 max | L3 mean | "
+                "NUMA max | NUMA min | NUMA imb | pkg imb | mems local | "
+                "mixed |\n|---|---|",
+                w->fixture);
             for (size_t k = 0; k < sizeof (shown) / sizeof (*shown); k++)
                 printf ("---:|");
             printf ("\n");
@@ -800,13 +893,20 @@ int main (int argc, char **argv)
 
     while ((opt = getopt (argc, argv, "D:r:f:h")) != -1) {
         switch (opt) {
-        case 'D': distrib = optarg; break;
-        case 'r': reasons_path = optarg; break;
-        case 'f': only = optarg; break;
-        default:
-            fprintf (stderr, "Usage: bench-quality [-D HWLOC_DISTRIB] "
-                     "[-r REASONS] [-f FIXTURE]\n");
-            return opt == 'h' ? 0 : 1;
+            case 'D':
+                distrib = optarg;
+                break;
+            case 'r':
+                reasons_path = optarg;
+                break;
+            case 'f':
+                only = optarg;
+                break;
+            default:
+                fprintf (stderr,
+                         "Usage: bench-quality [-D HWLOC_DISTRIB] "
+                         "[-r REASONS] [-f FIXTURE]\n");
+                return opt == 'h' ? 0 : 1;
         }
     }
     if (reasons_path)
@@ -818,7 +918,8 @@ int main (int argc, char **argv)
         ncol = NCOL;
     }
     if (fixtures_shared (&fx, &nfx) < 0) {
-        fprintf (stderr, "bench-quality: %s not found; nothing compared\n",
+        fprintf (stderr,
+                 "bench-quality: %s not found; nothing compared\n",
                  fixtures_dir ());
         return 1;
     }
@@ -854,30 +955,43 @@ int main (int argc, char **argv)
             w->rq = rq;
             w->n = n;
             w->c = c;
-            struct place_request req = { .ntasks = n, .cpus_per_task = c };
+            struct place_request req = {.ntasks = n, .cpus_per_task = c};
             for (int col = 0; col < ncol; col++) {
                 struct place_plan *plan;
                 struct result *r = &w->r[col];
                 if (col == COL_MPIBIND) {
                     bool fatal;
                     req.policy = PLACE_RANDOM;
-                    plan = mpibind_plan (t, fx[f].src, n, c, r->why,
-                                         sizeof (r->why), &fatal);
+                    plan = mpibind_plan (t,
+                                         fx[f].src,
+                                         n,
+                                         c,
+                                         r->why,
+                                         sizeof (r->why),
+                                         &fatal);
                     if (fatal)
                         status = 1;
                 } else if (col == COL_PEER) {
                     bool fatal;
                     req.policy = PLACE_RANDOM;
-                    plan = peer_plan (t, fx[f].src, n, c, r->why,
-                                      sizeof (r->why), &fatal);
+                    plan = peer_plan (t,
+                                      fx[f].src,
+                                      n,
+                                      c,
+                                      r->why,
+                                      sizeof (r->why),
+                                      &fatal);
                     if (fatal)
                         status = 1;
                 } else {
                     req.policy = col_policy[col];
                     plan = place_compute (t, &req, &err);
                     if (!plan)
-                        snprintf (r->why, sizeof (r->why), "%.*s",
-                                  (int)sizeof (r->why) - 1, err.text);
+                        snprintf (r->why,
+                                  sizeof (r->why),
+                                  "%.*s",
+                                  (int)sizeof (r->why) - 1,
+                                  err.text);
                 }
                 if (plan && measure (t, &req, plan, r) < 0)
                     return 1;

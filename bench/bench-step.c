@@ -54,15 +54,21 @@ static void die (const char *what, const char *why)
 
 /* One step start; phases written to fd.  Runs in the child (not inlined:
  * valgrind --toggle-collect=one_step counts its instructions alone). */
-static int one_step (const char *cache, const char *state,
-                     const char *claims, const char *lock, unsigned cpt,
+static int one_step (const char *cache,
+                     const char *state,
+                     const char *claims,
+                     const char *lock,
+                     unsigned cpt,
                      int fd) __attribute__ ((noinline));
-static int one_step (const char *cache, const char *state,
-                     const char *claims, const char *lock, unsigned cpt,
+static int one_step (const char *cache,
+                     const char *state,
+                     const char *claims,
+                     const char *lock,
+                     unsigned cpt,
                      int fd)
 {
     struct phases p;
-    pin_error_t err = { { 0 } };
+    pin_error_t err = {{0}};
     hwloc_bitmap_t cpus = hwloc_bitmap_alloc ();
     hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
     struct place_plan *plan;
@@ -126,7 +132,9 @@ static int cmp_long (const void *a, const void *b)
 static void report (const char *name, long *v, int n)
 {
     qsort (v, (size_t)n, sizeof (*v), cmp_long);
-    printf ("  %-20s %8ld %8ld\n", name, v[(n - 1) / 2],
+    printf ("  %-20s %8ld %8ld\n",
+            name,
+            v[(n - 1) / 2],
             v[(int)(n * 0.9 + 0.5) - 1 < 0 ? 0 : (int)(n * 0.9 + 0.5) - 1]);
 }
 
@@ -156,7 +164,8 @@ int main (int argc, char **argv)
                 cpt = (unsigned)atoi (optarg);
                 break;
             default:
-                fprintf (stderr, "Usage: bench-step [-i ITERS] "
+                fprintf (stderr,
+                         "Usage: bench-step [-i ITERS] "
                          "[-c CPUS_PER_TASK] [XML] | -w CACHE XML\n");
                 return 1;
         }
@@ -164,7 +173,7 @@ int main (int argc, char **argv)
     if (optind < argc)
         xml = argv[optind];
     if (write_cache) {
-        pin_error_t err = { { 0 } };
+        pin_error_t err = {{0}};
         bool refreshed = false;
         topo_t *t;
         if (!xml)
@@ -173,10 +182,13 @@ int main (int argc, char **argv)
         if (!(t = topo_load_cached (write_cache, &refreshed, &err)))
             die (write_cache, err.text);
         if (!refreshed)
-            die (write_cache, "not written (an existing cache of this "
+            die (write_cache,
+                 "not written (an existing cache of this "
                  "machine? remove it first)");
-        printf ("bench-step: wrote %s (%u PUs of %s)\n", write_cache,
-                topo_npus (t), xml);
+        printf ("bench-step: wrote %s (%u PUs of %s)\n",
+                write_cache,
+                topo_npus (t),
+                xml);
         topo_destroy (t);
         return 0;
     }
@@ -196,7 +208,7 @@ int main (int argc, char **argv)
 
     /* the miss: discover (the XML as this machine) and write the cache */
     {
-        pin_error_t err = { { 0 } };
+        pin_error_t err = {{0}};
         bool refreshed = false;
         topo_t *t;
         if (xml)
@@ -230,9 +242,14 @@ int main (int argc, char **argv)
             die ("child", "failed");
     }
 
-    printf ("bench-step: %s (%u PUs), numa-local -n 1 -c %u, %d fresh "
-            "processes, state in %s\n", xml ? xml : "this machine", npus, cpt,
-            iters, dir);
+    printf (
+        "bench-step: %s (%u PUs), numa-local -n 1 -c %u, %d fresh "
+        "processes, state in %s\n",
+        xml ? xml : "this machine",
+        npus,
+        cpt,
+        iters,
+        dir);
     printf ("CPU time per phase, microseconds (median, p90):\n");
     long *v = calloc ((size_t)iters, sizeof (*v));
     if (!v)

@@ -7,15 +7,14 @@
 #if HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <json-c/json.h>
+#include <slurm/slurm.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <json-c/json.h>
-#include <slurm/slurm.h>
 
 #include "acctsrc.h"
 #include "libacct/sacct.h"
@@ -26,40 +25,61 @@
 enum { OPT_DELIM = CMDOPT_LONG, OPT_JSON, OPT_DELIVER, OPT_JOB };
 
 static const struct cmdopt options[] = {
-    { "format", 'o', CMDOPT_REQUIRED, "LIST",
-      "fields, e.g. JobID,CPUEff%8,Cpuset%-20\n"
-      "(default " ACCT_FMT_DEFAULT ")", 0 },
-    { "helpformat", 'e', CMDOPT_NONE, NULL, "list the fields", 0 },
-    { "parsable", 'p', CMDOPT_NONE, NULL, "'|' after every field", 0 },
-    { "parsable2", 'P', CMDOPT_NONE, NULL, "'|' between fields", 0 },
-    { "delimiter", OPT_DELIM, CMDOPT_REQUIRED, "S",
-      "S instead of '|' with -p or -P", 0 },
-    { "noheader", 'n', CMDOPT_NONE, NULL, "no header", 0 },
-    { "allocations", 'X', CMDOPT_NONE, NULL, "job lines only", 0 },
-    { "json", OPT_JSON, CMDOPT_NONE, NULL,
-      "sacct's JSON shape, with a slurm_pin object", 0 },
+    {"format",
+     'o',
+     CMDOPT_REQUIRED,
+     "LIST",
+     "fields, e.g. JobID,CPUEff%8,Cpuset%-20\n"
+     "(default " ACCT_FMT_DEFAULT ")",
+     0},
+    {"helpformat", 'e', CMDOPT_NONE, NULL, "list the fields", 0},
+    {"parsable", 'p', CMDOPT_NONE, NULL, "'|' after every field", 0},
+    {"parsable2", 'P', CMDOPT_NONE, NULL, "'|' between fields", 0},
+    {"delimiter",
+     OPT_DELIM,
+     CMDOPT_REQUIRED,
+     "S",
+     "S instead of '|' with -p or -P",
+     0},
+    {"noheader", 'n', CMDOPT_NONE, NULL, "no header", 0},
+    {"allocations", 'X', CMDOPT_NONE, NULL, "job lines only", 0},
+    {"json",
+     OPT_JSON,
+     CMDOPT_NONE,
+     NULL,
+     "sacct's JSON shape, with a slurm_pin object",
+     0},
     CMDOPT_END,
 };
 
 static const struct cmdopt deliver_options[] = {
-    { "deliver", OPT_DELIVER, CMDOPT_NONE, NULL,
-      "send this node's records of ended jobs to\n"
-      "slurmdbd instead ('slurm-pin deliver')", 0 },
-    { "job", OPT_JOB, CMDOPT_REQUIRED, "N", "with --deliver: only job N", 0 },
+    {"deliver",
+     OPT_DELIVER,
+     CMDOPT_NONE,
+     NULL,
+     "send this node's records of ended jobs to\n"
+     "slurmdbd instead ('slurm-pin deliver')",
+     0},
+    {"job", OPT_JOB, CMDOPT_REQUIRED, "N", "with --deliver: only job N", 0},
     CMDOPT_END,
 };
 
 static const struct cmdopt_spec spec = {
     .name = NAME,
     .usage =
-"Usage: slurm-pin acct [OPTIONS]\n"
-"       slurm-pin acct --deliver [--job N] [--journal DIR] [-v]\n"
-"\n"
-"List slurm-pin's accounting records the way sacct lists Slurm's: a job\n"
-"line, then its steps (batch, extern, 0, ...) in start order.\n",
+        "Usage: slurm-pin acct [OPTIONS]\n"
+        "       slurm-pin acct --deliver [--job N] [--journal DIR] [-v]\n"
+        "\n"
+        "List slurm-pin's accounting records the way sacct lists Slurm's: a "
+        "job\n"
+        "line, then its steps (batch, extern, 0, ...) in start order.\n",
     .usage_status = 2,
-    .tables = { acct_opts_jobs, acct_opts_window, options, acct_opts_source,
-                deliver_options, NULL },
+    .tables = {acct_opts_jobs,
+               acct_opts_window,
+               options,
+               acct_opts_source,
+               deliver_options,
+               NULL},
 };
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -68,10 +88,12 @@ static json_object *jtime (uint64_t usec)
 {
     json_object *o = json_object_new_object ();
     if (o) {
-        cmd_json_add (o, "seconds", json_object_new_int64 ((int64_t)(usec
-                                                               / 1000000)),
+        cmd_json_add (o,
+                      "seconds",
+                      json_object_new_int64 ((int64_t)(usec / 1000000)),
                       false);
-        cmd_json_add (o, "microseconds",
+        cmd_json_add (o,
+                      "microseconds",
                       json_object_new_int64 ((int64_t)(usec % 1000000)),
                       false);
     }
@@ -96,15 +118,24 @@ static json_object *row_json (const struct acct_row *row)
     if (!o)
         return NULL;
     t = json_object_new_object ();
-    cmd_json_add (t, "elapsed", json_object_new_int64 (acct_row_elapsed_s (row)),
+    cmd_json_add (t,
+                  "elapsed",
+                  json_object_new_int64 (acct_row_elapsed_s (row)),
                   false);
-    cmd_json_add (t, "start", json_object_new_int64 (row->start_us / 1000000),
+    cmd_json_add (t,
+                  "start",
+                  json_object_new_int64 (row->start_us / 1000000),
                   false);
-    cmd_json_add (t, "end", json_object_new_int64 (row->end_us / 1000000),
+    cmd_json_add (t,
+                  "end",
+                  json_object_new_int64 (row->end_us / 1000000),
                   false);
     cmd_json_add (t, "user", jtime (row->user_usec), false);
     cmd_json_add (t, "system", jtime (row->system_usec), false);
-    cmd_json_add (t, "total", jtime (row->user_usec + row->system_usec), false);
+    cmd_json_add (t,
+                  "total",
+                  jtime (row->user_usec + row->system_usec),
+                  false);
     cmd_json_add (o, "time", t, false);
 
     st = json_object_new_object ();
@@ -116,16 +147,22 @@ static json_object *row_json (const struct acct_row *row)
     if (es < 0) {
         cmd_json_add (ec, "status", json_object_new_string ("PENDING"), false);
     } else if (WIFSIGNALED (es)) {
-        cmd_json_add (ec, "status", json_object_new_string ("SIGNALED"), false);
+        cmd_json_add (ec,
+                      "status",
+                      json_object_new_string ("SIGNALED"),
+                      false);
         cmd_json_add (ec, "return_code", json_object_new_int (0), false);
         sp = json_object_new_object ();
-        cmd_json_add (sp, "signal_id", json_object_new_int (WTERMSIG (es)),
+        cmd_json_add (sp,
+                      "signal_id",
+                      json_object_new_int (WTERMSIG (es)),
                       false);
         cmd_json_add (ec, "signal", sp, false);
     } else {
         int rc = WEXITSTATUS (es);
-        cmd_json_add (ec, "status", json_object_new_string (rc ? "FAILED"
-                                                               : "SUCCESS"),
+        cmd_json_add (ec,
+                      "status",
+                      json_object_new_string (rc ? "FAILED" : "SUCCESS"),
                       false);
         cmd_json_add (ec, "return_code", json_object_new_int (rc), false);
     }
@@ -136,7 +173,10 @@ static json_object *row_json (const struct acct_row *row)
     cpu = json_object_new_object ();
     cmd_json_add (cpu, "type", json_object_new_string ("cpu"), false);
     cmd_json_add (cpu, "id", json_object_new_int (1), false);
-    cmd_json_add (cpu, "count", json_object_new_int64 (row->alloc_cpus), false);
+    cmd_json_add (cpu,
+                  "count",
+                  json_object_new_int64 (row->alloc_cpus),
+                  false);
     json_object_array_add (alloc, cpu);
     cmd_json_add (tres, "allocated", alloc, false);
     cmd_json_add (tres, "requested", json_object_new_array (), false);
@@ -147,36 +187,52 @@ static json_object *row_json (const struct acct_row *row)
     cmd_json_add (sp, "fallback", jstr_or_null (row->fallback), true);
     cmd_json_add (sp, "cpus", jstr_or_null (acct_row_cpus (row)), true);
     cmd_json_add (sp, "mems", jstr_or_null (acct_row_mems (row)), true);
-    cmd_json_add (sp, "efficiency", eff >= 0 ? json_object_new_double (eff)
-                                             : NULL, true);
+    cmd_json_add (sp,
+                  "efficiency",
+                  eff >= 0 ? json_object_new_double (eff) : NULL,
+                  true);
     acct_fmt_eff (eff, buf, sizeof (buf));
     cmd_json_add (sp, "cpu_eff", json_object_new_string (buf), false);
-    cmd_json_add (sp, "user_usec", json_object_new_int64 ((int64_t)row->user_usec),
+    cmd_json_add (sp,
+                  "user_usec",
+                  json_object_new_int64 ((int64_t)row->user_usec),
                   false);
-    cmd_json_add (sp, "system_usec",
-                  json_object_new_int64 ((int64_t)row->system_usec), false);
+    cmd_json_add (sp,
+                  "system_usec",
+                  json_object_new_int64 ((int64_t)row->system_usec),
+                  false);
     if (row->has_throttle) {
-        cmd_json_add (sp, "throttled_usec",
+        cmd_json_add (sp,
+                      "throttled_usec",
                       json_object_new_int64 ((int64_t)row->throttled_usec),
                       false);
-        cmd_json_add (sp, "nr_throttled",
+        cmd_json_add (sp,
+                      "nr_throttled",
                       json_object_new_int64 ((int64_t)row->nr_throttled),
                       false);
-        cmd_json_add (sp, "nr_periods",
-                      json_object_new_int64 ((int64_t)row->nr_periods), false);
+        cmd_json_add (sp,
+                      "nr_periods",
+                      json_object_new_int64 ((int64_t)row->nr_periods),
+                      false);
     }
     if (row->has_mem_peak)
-        cmd_json_add (sp, "mem_peak",
-                      json_object_new_int64 ((int64_t)row->mem_peak), false);
+        cmd_json_add (sp,
+                      "mem_peak",
+                      json_object_new_int64 ((int64_t)row->mem_peak),
+                      false);
     if (row->confined_us > 0)
-        cmd_json_add (sp, "confined_us", json_object_new_int64 (row->confined_us),
+        cmd_json_add (sp,
+                      "confined_us",
+                      json_object_new_int64 (row->confined_us),
                       false);
     if (row->has_seed)
         cmd_json_add (sp, "seed", json_object_new_uint64 (row->seed), false);
     cmd_json_add (sp, "records", json_object_new_int64 (row->nrecords), false);
     if (!row->is_step)
-        cmd_json_add (sp, "job_line_from_steps",
-                      json_object_new_boolean (row->from_steps), false);
+        cmd_json_add (sp,
+                      "job_line_from_steps",
+                      json_object_new_boolean (row->from_steps),
+                      false);
     cmd_json_add (o, "slurm_pin", sp, false);
     return o;
 }
@@ -185,14 +241,18 @@ static json_object *nodes_json (const struct acct_row *row)
 {
     json_object *n = json_object_new_object ();
     cmd_json_add (n, "count", json_object_new_int64 (row->nnodes), false);
-    cmd_json_add (n, "range", json_object_new_string (
-                                  row->nodelist ? row->nodelist
-                                  : row->nodes ? row->nodes : ""), false);
+    cmd_json_add (n,
+                  "range",
+                  json_object_new_string (row->nodelist ? row->nodelist
+                                          : row->nodes  ? row->nodes
+                                                        : ""),
+                  false);
     return n;
 }
 
 static json_object *job_json (const struct acct_query *q,
-                              const struct acct_job *j, bool allocations)
+                              const struct acct_job *j,
+                              bool allocations)
 {
     const struct acct_row *r = &j->job;
     json_object *o = row_json (r), *arr, *steps;
@@ -203,19 +263,33 @@ static json_object *job_json (const struct acct_query *q,
     cmd_json_add (o, "job_id", json_object_new_int64 (r->job_id), false);
     cmd_json_add (o, "name", json_object_new_string (r->job_name), false);
     cmd_json_add (o, "user", json_object_new_string (r->user), false);
-    cmd_json_add (o, "partition", json_object_new_string (r->partition), false);
+    cmd_json_add (o,
+                  "partition",
+                  json_object_new_string (r->partition),
+                  false);
     cmd_json_add (o, "cluster", json_object_new_string (r->cluster), false);
-    cmd_json_add (o, "nodes", json_object_new_string (
-                                  r->nodelist ? r->nodelist
-                                  : r->nodes ? r->nodes : ""), false);
-    cmd_json_add (o, "allocation_nodes", json_object_new_int64 (r->nnodes),
+    cmd_json_add (o,
+                  "nodes",
+                  json_object_new_string (r->nodelist ? r->nodelist
+                                          : r->nodes  ? r->nodes
+                                                      : ""),
+                  false);
+    cmd_json_add (o,
+                  "allocation_nodes",
+                  json_object_new_int64 (r->nnodes),
                   false);
     arr = json_object_new_object ();
-    cmd_json_add (arr, "job_id", json_object_new_int64 (
-                                     r->array_job_id == ACCT_NO_VAL
-                                         ? 0 : r->array_job_id), false);
-    cmd_json_add (arr, "task_id", r->array_task_id == ACCT_NO_VAL ? NULL
-                  : json_object_new_int64 (r->array_task_id), true);
+    cmd_json_add (arr,
+                  "job_id",
+                  json_object_new_int64 (
+                      r->array_job_id == ACCT_NO_VAL ? 0 : r->array_job_id),
+                  false);
+    cmd_json_add (arr,
+                  "task_id",
+                  r->array_task_id == ACCT_NO_VAL
+                      ? NULL
+                      : json_object_new_int64 (r->array_task_id),
+                  true);
     cmd_json_add (o, "array", arr, false);
     steps = json_object_new_array ();
     for (size_t k = 0; !allocations && k < j->nsteps; k++) {
@@ -239,8 +313,10 @@ static json_object *job_json (const struct acct_query *q,
     return o;
 }
 
-static int print_json (const struct acct_query *q, const struct acct_table *t,
-                       bool allocations, unsigned skipped)
+static int print_json (const struct acct_query *q,
+                       const struct acct_table *t,
+                       bool allocations,
+                       unsigned skipped)
 {
     json_object *root = json_object_new_object (), *jobs, *meta, *plugin,
                 *slurm, *ver, *sp, *warnings;
@@ -260,39 +336,58 @@ static int print_json (const struct acct_query *q, const struct acct_table *t,
     cmd_json_add (root, "jobs", jobs, false);
     meta = json_object_new_object ();
     plugin = json_object_new_object ();
-    cmd_json_add (plugin, "type", json_object_new_string ("slurm-pin/acct"),
+    cmd_json_add (plugin,
+                  "type",
+                  json_object_new_string ("slurm-pin/acct"),
                   false);
-    cmd_json_add (plugin, "name", json_object_new_string ("slurm-pin acct"),
+    cmd_json_add (plugin,
+                  "name",
+                  json_object_new_string ("slurm-pin acct"),
                   false);
     cmd_json_add (meta, "plugin", plugin, false);
     slurm = json_object_new_object ();
     ver = json_object_new_object ();
-    cmd_json_add (ver, "major", json_object_new_int (SLURM_VERSION_MAJOR
-                                                     (SLURM_VERSION_NUMBER)),
+    cmd_json_add (ver,
+                  "major",
+                  json_object_new_int (
+                      SLURM_VERSION_MAJOR (SLURM_VERSION_NUMBER)),
                   false);
-    cmd_json_add (ver, "minor", json_object_new_int (SLURM_VERSION_MINOR
-                                                     (SLURM_VERSION_NUMBER)),
+    cmd_json_add (ver,
+                  "minor",
+                  json_object_new_int (
+                      SLURM_VERSION_MINOR (SLURM_VERSION_NUMBER)),
                   false);
-    cmd_json_add (ver, "micro", json_object_new_int (SLURM_VERSION_MICRO
-                                                     (SLURM_VERSION_NUMBER)),
+    cmd_json_add (ver,
+                  "micro",
+                  json_object_new_int (
+                      SLURM_VERSION_MICRO (SLURM_VERSION_NUMBER)),
                   false);
     cmd_json_add (slurm, "version", ver, false);
     cmd_json_add (meta, "Slurm", slurm, false);
     sp = json_object_new_object ();
-    cmd_json_add (sp, "version", json_object_new_string (PACKAGE_VERSION), false);
+    cmd_json_add (sp,
+                  "version",
+                  json_object_new_string (PACKAGE_VERSION),
+                  false);
     cmd_json_add (sp, "source", json_object_new_string (q->source), false);
-    cmd_json_add (sp, "journal", q->dir[0] ? json_object_new_string (q->dir)
-                                           : NULL, true);
+    cmd_json_add (sp,
+                  "journal",
+                  q->dir[0] ? json_object_new_string (q->dir) : NULL,
+                  true);
     cmd_json_add (sp, "skipped_lines", json_object_new_int64 (skipped), false);
     /* sacct 22.05's top level is jobs, meta, errors: slurm-pin's warnings
      * go under meta.slurm_pin */
     warnings = json_object_new_array ();
     if (skipped) {
         json_object *w = json_object_new_object ();
-        snprintf (msg, sizeof (msg), "skipped %u %s that do%s not parse",
-                  skipped, strcmp (q->source, "journal") == 0
-                  ? (skipped == 1 ? "journal line" : "journal lines")
-                  : (skipped == 1 ? "summary or record" : "summaries or records"),
+        snprintf (msg,
+                  sizeof (msg),
+                  "skipped %u %s that do%s not parse",
+                  skipped,
+                  strcmp (q->source, "journal") == 0
+                      ? (skipped == 1 ? "journal line" : "journal lines")
+                      : (skipped == 1 ? "summary or record"
+                                      : "summaries or records"),
                   skipped == 1 ? "es" : "");
         cmd_json_add (w, "description", json_object_new_string (msg), false);
         cmd_json_add (w, "source", json_object_new_string (q->source), false);
@@ -312,7 +407,8 @@ static int print_json (const struct acct_query *q, const struct acct_table *t,
 static int run_deliver (const char *journal, const char *job, bool verbose)
 {
     char buf[4096];
-    const char *dir = acct_query_journal_dir (NAME, journal, buf, sizeof (buf));
+    const char *dir =
+        acct_query_journal_dir (NAME, journal, buf, sizeof (buf));
     char *argv[8];
     int argc = 0;
 
@@ -335,16 +431,18 @@ static int run_deliver (const char *journal, const char *job, bool verbose)
 
 int cmd_acct (int argc, char **argv)
 {
-    struct acct_query q = { 0 };
-    struct acct_fmt fmt = { 0 };
-    struct acct_out out = { ACCT_OUT_FIXED, NULL, false,
-                            acct_time_format (getenv ("SLURM_TIME_FORMAT")) };
+    struct acct_query q = {0};
+    struct acct_fmt fmt = {0};
+    struct acct_out out = {ACCT_OUT_FIXED,
+                           NULL,
+                           false,
+                           acct_time_format (getenv ("SLURM_TIME_FORMAT"))};
     struct acct_table t;
     struct cmdopt_parser p;
     const char *deliver_job = NULL, *arg;
     bool json = false, allocations = false, have_fmt = false, deliver = false;
     unsigned skipped = 0;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     int c, rc = 1;
 
     acct_table_init (&t);
@@ -359,41 +457,41 @@ int cmd_acct (int argc, char **argv)
         if (taken)
             continue;
         switch (c) {
-        case 'o':
-            if (acct_fmt_parse (&fmt, arg, &e) < 0) {
-                cmd_error (NAME, "-o: %s", e.text);
+            case 'o':
+                if (acct_fmt_parse (&fmt, arg, &e) < 0) {
+                    cmd_error (NAME, "-o: %s", e.text);
+                    goto done;
+                }
+                have_fmt = true;
+                break;
+            case 'p':
+                out.mode = ACCT_OUT_PARSABLE;
+                break;
+            case 'P':
+                out.mode = ACCT_OUT_PARSABLE2;
+                break;
+            case OPT_DELIM:
+                out.delim = arg;
+                break;
+            case 'n':
+                out.noheader = true;
+                break;
+            case 'X':
+                allocations = true;
+                break;
+            case OPT_JSON:
+                json = true;
+                break;
+            case OPT_DELIVER:
+                deliver = true;
+                break;
+            case OPT_JOB:
+                deliver_job = arg;
+                break;
+            case 'e':
+                printf ("%s\n", acct_field_list ());
+                rc = cmd_flush_stdout (NAME) < 0;
                 goto done;
-            }
-            have_fmt = true;
-            break;
-        case 'p':
-            out.mode = ACCT_OUT_PARSABLE;
-            break;
-        case 'P':
-            out.mode = ACCT_OUT_PARSABLE2;
-            break;
-        case OPT_DELIM:
-            out.delim = arg;
-            break;
-        case 'n':
-            out.noheader = true;
-            break;
-        case 'X':
-            allocations = true;
-            break;
-        case OPT_JSON:
-            json = true;
-            break;
-        case OPT_DELIVER:
-            deliver = true;
-            break;
-        case OPT_JOB:
-            deliver_job = arg;
-            break;
-        case 'e':
-            printf ("%s\n", acct_field_list ());
-            rc = cmd_flush_stdout (NAME) < 0;
-            goto done;
         }
     }
     if (c < 0 || cmdopt_no_operands (&p) < 0) {
@@ -420,7 +518,8 @@ int cmd_acct (int argc, char **argv)
         for (size_t i = 0; i < q.nuids; i++)
             others = others || q.uids[i] != getuid ();
         if (others)
-            cmd_error (NAME, "only root sees other users' jobs: showing "
+            cmd_error (NAME,
+                       "only root sees other users' jobs: showing "
                        "yours");
     }
     if (acct_query_load (NAME, &q, &t, &skipped) < 0)

@@ -3,33 +3,42 @@
 #include "config.h"
 #endif
 #include <errno.h>
+#include <json-c/json.h>
+#include <slurm/slurm.h>
+#include <slurm/slurmdb.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include <json-c/json.h>
-#include <slurm/slurm.h>
-#include <slurm/slurmdb.h>
-
-#include "libacct/summary.h"
 #include "acctdbd.h"
+#include "libacct/summary.h"
 
 /* sacct's spelling of a job or step state (src/common/slurm_protocol_defs.c
  * job_state_string; the base states of 22.05, in enum job_states order). */
 static void state_name (uint32_t state, uint32_t requid, char *buf, size_t n)
 {
     static const char *const names[] = {
-        "PENDING", "RUNNING", "SUSPENDED", "COMPLETED", "CANCELLED", "FAILED",
-        "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE",
+        "PENDING",
+        "RUNNING",
+        "SUSPENDED",
+        "COMPLETED",
+        "CANCELLED",
+        "FAILED",
+        "TIMEOUT",
+        "NODE_FAIL",
+        "PREEMPTED",
+        "BOOT_FAIL",
+        "DEADLINE",
         "OUT_OF_MEMORY",
     };
     uint32_t base = state & JOB_STATE_BASE;
 
     if (base >= sizeof (names) / sizeof (names[0]))
         snprintf (buf, n, "UNKNOWN");
-    else if (base == JOB_CANCELLED && requid != (uint32_t)-1 && requid != NO_VAL)
+    else if (base == JOB_CANCELLED && requid != (uint32_t)-1
+             && requid != NO_VAL)
         snprintf (buf, n, "CANCELLED by %u", requid); /* as sacct prints it */
     else
         snprintf (buf, n, "%s", names[base]);
@@ -87,7 +96,9 @@ static int first_of_step (struct ctx *c, uint32_t id)
     return 1;
 }
 
-static void set_times (struct acct_record *r, time_t start, time_t end,
+static void set_times (struct acct_record *r,
+                       time_t start,
+                       time_t end,
                        uint32_t elapsed)
 {
     if (start > 0)
@@ -104,7 +115,7 @@ static int one_record (const char *node, json_object *rec, void *arg)
     struct ctx *c = arg;
     const slurmdb_job_rec_t *job = c->job;
     struct acct_record r;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     const char *text;
 
     (void)node;
@@ -114,8 +125,9 @@ static int one_record (const char *node, json_object *rec, void *arg)
             (*c->bad)++;
         return 0;
     }
-    if (r.job_id != job->jobid && !(job->array_job_id && r.array_job_id == job->array_job_id
-                                     && r.array_task_id == job->array_task_id)) {
+    if (r.job_id != job->jobid
+        && !(job->array_job_id && r.array_job_id == job->array_job_id
+             && r.array_task_id == job->array_task_id)) {
         if (c->bad)
             (*c->bad)++;
         return 0;
@@ -157,8 +169,13 @@ static int one_record (const char *node, json_object *rec, void *arg)
     return c->cb (&r, c->arg);
 }
 
-int acct_source_dbd (const uint32_t *jobs, size_t njobs, time_t start,
-                     time_t end, acct_record_cb cb, void *arg, unsigned *bad,
+int acct_source_dbd (const uint32_t *jobs,
+                     size_t njobs,
+                     time_t start,
+                     time_t end,
+                     acct_record_cb cb,
+                     void *arg,
+                     unsigned *bad,
                      pin_error_t *errp)
 {
     slurmdb_job_cond_t cond;
@@ -204,10 +221,11 @@ int acct_source_dbd (const uint32_t *jobs, size_t njobs, time_t start,
     while (rc == 0 && (job = slurm_list_next (it))) {
         struct acct_summary *s = NULL;
         char *other = NULL;
-        struct ctx c = { job, cb, arg, bad, 0, false, NULL, 0, 0 };
+        struct ctx c = {job, cb, arg, bad, 0, false, NULL, 0, 0};
         int prc;
 
-        if (!job->admin_comment || !strstr (job->admin_comment, ACCT_SUMMARY_PREFIX))
+        if (!job->admin_comment
+            || !strstr (job->admin_comment, ACCT_SUMMARY_PREFIX))
             continue;
         prc = acct_summary_parse (job->admin_comment, &other, &s, NULL);
         if (prc < 0) {

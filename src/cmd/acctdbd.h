@@ -17,13 +17,18 @@
 #include "libacct/acct.h"
 
 /* Call cb for every record of JOBS[0..njobs-1] (when njobs is 0: all jobs
- * of the cluster that ran in [start, end], 0 meaning a day ago and now), jobs in slurmdbd's order, each job's
- * records node by node.  A job without a summary yields nothing; a
- * summary that does not decode, or a record that does not parse, is
- * counted in *bad (may be NULL).  Returns 0, the non-zero value of cb, or
- * -1 with errp (slurmdbd not reachable). */
-int acct_source_dbd (const uint32_t *jobs, size_t njobs, time_t start,
-                     time_t end, acct_record_cb cb, void *arg, unsigned *bad,
+ * of the cluster that ran in [start, end], 0 meaning a day ago and now), jobs
+ * in slurmdbd's order, each job's records node by node.  A job without a
+ * summary yields nothing; a summary that does not decode, or a record that
+ * does not parse, is counted in *bad (may be NULL).  Returns 0, the non-zero
+ * value of cb, or -1 with errp (slurmdbd not reachable). */
+int acct_source_dbd (const uint32_t *jobs,
+                     size_t njobs,
+                     time_t start,
+                     time_t end,
+                     acct_record_cb cb,
+                     void *arg,
+                     unsigned *bad,
                      pin_error_t *errp);
 
 #endif /* !PIN_ACCTDBD_H */

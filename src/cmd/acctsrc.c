@@ -5,12 +5,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <pwd.h>
+#include <slurm/slurm.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include <slurm/slurm.h>
 
 #include "acctdbd.h"
 #include "acctsrc.h"
@@ -18,69 +17,99 @@
 #include "subcmd.h"
 
 const struct cmdopt acct_opts_jobs[] = {
-    { "jobs", 'j', CMDOPT_REQUIRED, "LIST",
-      "jobs or steps: 123, 123_4 (array task), 123.0,\n"
-      "123.batch; default: every job in the window", 0 },
+    {"jobs",
+     'j',
+     CMDOPT_REQUIRED,
+     "LIST",
+     "jobs or steps: 123, 123_4 (array task), 123.0,\n"
+     "123.batch; default: every job in the window",
+     0},
     CMDOPT_END,
 };
 
 const struct cmdopt acct_opts_window[] = {
-    { "starttime", 'S', CMDOPT_REQUIRED, "TIME",
-      "jobs running at or after TIME (default: 00:00\n"
-      "today; none when acct -j selects jobs)", 0 },
-    { "endtime", 'E', CMDOPT_REQUIRED, "TIME",
-      "jobs running at or before TIME (default: now)\n"
-      "TIME: YYYY-MM-DD[THH:MM[:SS]], HH:MM[:SS],\n"
-      "now[{+|-}N[seconds|minutes|hours|days|weeks]],\n"
-      "today, midnight, noon, tomorrow", 0 },
-    { "user", 'u', CMDOPT_REQUIRED, "LIST",
-      "users (names or uids); only root sees others'", 0 },
-    { "uid", 'u', CMDOPT_REQUIRED, "LIST", NULL, 0 },   /* sacct's alias */
-    { "allusers", 'a', CMDOPT_NONE, NULL,
-      "every user's jobs (root; the default for root)", 0 },
+    {"starttime",
+     'S',
+     CMDOPT_REQUIRED,
+     "TIME",
+     "jobs running at or after TIME (default: 00:00\n"
+     "today; none when acct -j selects jobs)",
+     0},
+    {"endtime",
+     'E',
+     CMDOPT_REQUIRED,
+     "TIME",
+     "jobs running at or before TIME (default: now)\n"
+     "TIME: YYYY-MM-DD[THH:MM[:SS]], HH:MM[:SS],\n"
+     "now[{+|-}N[seconds|minutes|hours|days|weeks]],\n"
+     "today, midnight, noon, tomorrow",
+     0},
+    {"user",
+     'u',
+     CMDOPT_REQUIRED,
+     "LIST",
+     "users (names or uids); only root sees others'",
+     0},
+    {"uid", 'u', CMDOPT_REQUIRED, "LIST", NULL, 0}, /* sacct's alias */
+    {"allusers",
+     'a',
+     CMDOPT_NONE,
+     NULL,
+     "every user's jobs (root; the default for root)",
+     0},
     CMDOPT_END,
 };
 
 const struct cmdopt acct_opts_source[] = {
-    { "journal", ACCT_OPT_JOURNAL, CMDOPT_REQUIRED, "DIR",
-      "read this node journal (default: slurmdbd when\n"
-      "slurm.conf has AccountingStorageType=\n"
-      "accounting_storage/slurmdbd, else pin.conf's\n"
-      "JournalDir=, else " ACCT_JOURNAL_DEFAULT ")", 0 },
-    { "verbose", 'v', CMDOPT_NONE, NULL,
-      "say on stderr where the records were read", 0 },
+    {"journal",
+     ACCT_OPT_JOURNAL,
+     CMDOPT_REQUIRED,
+     "DIR",
+     "read this node journal (default: slurmdbd when\n"
+     "slurm.conf has AccountingStorageType=\n"
+     "accounting_storage/slurmdbd, else pin.conf's\n"
+     "JournalDir=, else " ACCT_JOURNAL_DEFAULT ")",
+     0},
+    {"verbose",
+     'v',
+     CMDOPT_NONE,
+     NULL,
+     "say on stderr where the records were read",
+     0},
     CMDOPT_END,
 };
 
-int acct_query_opt (const char *subcmd, struct acct_query *q, int key,
+int acct_query_opt (const char *subcmd,
+                    struct acct_query *q,
+                    int key,
                     const char *arg)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     switch (key) {
-    case 'j':
-        if (acct_jobsel_parse (arg, &q->sel, &q->nsel, &e) < 0) {
-            cmd_error (subcmd, "-j: %s", e.text);
-            return -1;
-        }
-        return 1;
-    case 'S':
-        q->starttime = arg;
-        return 1;
-    case 'E':
-        q->endtime = arg;
-        return 1;
-    case 'u':
-        return acct_query_users (subcmd, q, arg) < 0 ? -1 : 1;
-    case 'a':
-        q->all_users = true;
-        return 1;
-    case ACCT_OPT_JOURNAL:
-        q->journal = arg;
-        return 1;
-    case 'v':
-        q->verbose = true;
-        return 1;
+        case 'j':
+            if (acct_jobsel_parse (arg, &q->sel, &q->nsel, &e) < 0) {
+                cmd_error (subcmd, "-j: %s", e.text);
+                return -1;
+            }
+            return 1;
+        case 'S':
+            q->starttime = arg;
+            return 1;
+        case 'E':
+            q->endtime = arg;
+            return 1;
+        case 'u':
+            return acct_query_users (subcmd, q, arg) < 0 ? -1 : 1;
+        case 'a':
+            q->all_users = true;
+            return 1;
+        case ACCT_OPT_JOURNAL:
+            q->journal = arg;
+            return 1;
+        case 'v':
+            q->verbose = true;
+            return 1;
     }
     return 0;
 }
@@ -88,7 +117,7 @@ int acct_query_opt (const char *subcmd, struct acct_query *q, int key,
 int acct_query_window (const char *subcmd, struct acct_query *q, time_t now)
 {
     const char *start = q->starttime;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     if (!start && !q->sel)
         start = "midnight";
@@ -103,7 +132,8 @@ int acct_query_window (const char *subcmd, struct acct_query *q, time_t now)
     return 0;
 }
 
-int acct_query_users (const char *subcmd, struct acct_query *q,
+int acct_query_users (const char *subcmd,
+                      struct acct_query *q,
                       const char *list)
 {
     const char *p = list;
@@ -214,12 +244,14 @@ static void set_nodelist (struct acct_row *row)
 /* --journal, else pin.conf's JournalDir=, else the default.  libconf has
  * JournalDir= once acct-core's branch is in (it defines
  * PIN_CONF_DEFAULT_JOURNAL_DIR); before that, the default. */
-const char *acct_query_journal_dir (const char *subcmd, const char *opt,
-                                   char *buf, size_t n)
+const char *acct_query_journal_dir (const char *subcmd,
+                                    const char *opt,
+                                    char *buf,
+                                    size_t n)
 {
 #ifdef PIN_CONF_DEFAULT_JOURNAL_DIR
     struct pin_conf conf;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     if (opt)
         return opt;
@@ -256,14 +288,20 @@ static bool dbd_configured (char *why, size_t n)
     if (!path || !path[0])
         path = "/etc/slurm/slurm.conf";
     if (access (path, R_OK) != 0) {
-        snprintf (why, n, "no readable slurm.conf (%s): %s", path,
+        snprintf (why,
+                  n,
+                  "no readable slurm.conf (%s): %s",
+                  path,
                   strerror (errno));
         return false;
     }
     slurm_init (NULL);
     type = slurm_conf.accounting_storage_type;
-    snprintf (why, n, "AccountingStorageType=%s in %s",
-              type && type[0] ? type : "(none)", path);
+    snprintf (why,
+              n,
+              "AccountingStorageType=%s in %s",
+              type && type[0] ? type : "(none)",
+              path);
     return type && strcmp (type, DBD_STORAGE) == 0;
 }
 
@@ -284,10 +322,12 @@ static uint32_t *sel_job_ids (const struct acct_query *q, size_t *n)
 
 /* Read slurmdbd.  0, -1 after printing an error (out of memory), 1 when
  * slurmdbd cannot be read (the caller falls back to the journal). */
-static int load_dbd (const char *subcmd, struct acct_query *q,
-                     struct load_ctx *c, unsigned *skipped)
+static int load_dbd (const char *subcmd,
+                     struct acct_query *q,
+                     struct load_ctx *c,
+                     unsigned *skipped)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     size_t nids = 0;
     uint32_t *ids = sel_job_ids (q, &nids);
     int rc;
@@ -296,29 +336,40 @@ static int load_dbd (const char *subcmd, struct acct_query *q,
         cmd_error (subcmd, "out of memory");
         return -1;
     }
-    rc = acct_source_dbd (ids, nids, (time_t)(q->start_us / 1000000),
-                          (time_t)(q->end_us / 1000000), on_record, c,
-                          skipped, &e);
+    rc = acct_source_dbd (ids,
+                          nids,
+                          (time_t)(q->start_us / 1000000),
+                          (time_t)(q->end_us / 1000000),
+                          on_record,
+                          c,
+                          skipped,
+                          &e);
     free (ids);
     if (rc < 0) {
-        cmd_error (subcmd, "slurmdbd: %s; reading the node journal instead",
+        cmd_error (subcmd,
+                   "slurmdbd: %s; reading the node journal instead",
                    e.text);
         return 1;
     }
     if (*skipped)
-        cmd_error (subcmd, "slurmdbd: skipped %u job summar%s or record%s "
-                   "that do not parse", *skipped,
-                   *skipped == 1 ? "y" : "ies", *skipped == 1 ? "" : "s");
+        cmd_error (subcmd,
+                   "slurmdbd: skipped %u job summar%s or record%s "
+                   "that do not parse",
+                   *skipped,
+                   *skipped == 1 ? "y" : "ies",
+                   *skipped == 1 ? "" : "s");
     return 0;
 }
 
-int acct_query_load (const char *subcmd, struct acct_query *q,
-                     struct acct_table *t, unsigned *skipped)
+int acct_query_load (const char *subcmd,
+                     struct acct_query *q,
+                     struct acct_table *t,
+                     unsigned *skipped)
 {
-    struct load_ctx c = { q, t, getuid (), false };
+    struct load_ctx c = {q, t, getuid (), false};
     char buf[4096];
     const char *dir;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     char abs[PATH_MAX];
 
     *skipped = 0;
@@ -338,11 +389,13 @@ int acct_query_load (const char *subcmd, struct acct_query *q,
         acct_table_init (t);
         *skipped = 0;
         c.nomem = false;
-        snprintf (q->why + strlen (q->why), sizeof (q->why) - strlen (q->why),
+        snprintf (q->why + strlen (q->why),
+                  sizeof (q->why) - strlen (q->why),
                   ", but slurmdbd did not answer");
     }
     snprintf (q->source, sizeof (q->source), "journal");
-    if (!(dir = acct_query_journal_dir (subcmd, q->journal, buf, sizeof (buf))))
+    if (!(dir =
+              acct_query_journal_dir (subcmd, q->journal, buf, sizeof (buf))))
         return -1;
     /* the journal reader takes absolute paths only: make --journal=./j one */
     if (dir[0] != '/' && realpath (dir, abs))
@@ -350,19 +403,31 @@ int acct_query_load (const char *subcmd, struct acct_query *q,
     snprintf (q->dir, sizeof (q->dir), "%s", dir);
 
     if (acct_journal_read (dir, on_record, &c, skipped, &e) < 0) {
-        cmd_error (subcmd, "cannot read the journal: %s%s", e.text,
+        cmd_error (subcmd,
+                   "cannot read the journal: %s%s",
+                   e.text,
                    c.me != 0 ? " (the journal is root's; run as root, or "
-                               "use the slurmdbd records)" : "");
+                               "use the slurmdbd records)"
+                             : "");
         return -1;
     }
     if (*skipped)
-        cmd_error (subcmd, "%s: skipped %u line%s that %s not parse (a line "
-                   "torn by a crash, or not a record)", dir, *skipped,
-                   *skipped == 1 ? "" : "s", *skipped == 1 ? "does" : "do");
+        cmd_error (subcmd,
+                   "%s: skipped %u line%s that %s not parse (a line "
+                   "torn by a crash, or not a record)",
+                   dir,
+                   *skipped,
+                   *skipped == 1 ? "" : "s",
+                   *skipped == 1 ? "does" : "do");
 loaded:
     if (q->verbose)
-        fprintf (stderr, "slurm-pin %s: records from %s%s%s (%s)\n", subcmd,
-                 q->source, q->dir[0] ? " " : "", cmd_text (q->dir), q->why);
+        fprintf (stderr,
+                 "slurm-pin %s: records from %s%s%s (%s)\n",
+                 subcmd,
+                 q->source,
+                 q->dir[0] ? " " : "",
+                 cmd_text (q->dir),
+                 q->why);
     if (c.nomem || acct_table_sort (t) < 0) {
         cmd_error (subcmd, "out of memory");
         return -1;

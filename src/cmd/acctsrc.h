@@ -25,21 +25,21 @@
 #define ACCT_JOURNAL_DEFAULT "/var/lib/slurm-pin/journal"
 
 struct acct_query {
-    const char *journal;          /* NULL: the default */
-    struct acct_jobsel *sel;      /* -j, NULL: all */
+    const char *journal;     /* NULL: the default */
+    struct acct_jobsel *sel; /* -j, NULL: all */
     size_t nsel;
-    uid_t *uids;                  /* -u, NULL: see all_users */
+    uid_t *uids; /* -u, NULL: see all_users */
     size_t nuids;
-    bool all_users;               /* -a */
-    const char *starttime;        /* -S as given, NULL: the default */
-    const char *endtime;          /* -E as given, NULL: now */
-    int64_t start_us, end_us;     /* window (0: open), from acct_query_window */
-    bool verbose;                 /* -v: say on stderr which source */
-    char dir[4096];               /* set by acct_query_load: the journal read
-                                     ("" when slurmdbd was read) */
-    char source[16];              /* set by acct_query_load: "journal" or
-                                     "slurmdbd" */
-    char why[512];                /* set by acct_query_load: why that source */
+    bool all_users;           /* -a */
+    const char *starttime;    /* -S as given, NULL: the default */
+    const char *endtime;      /* -E as given, NULL: now */
+    int64_t start_us, end_us; /* window (0: open), from acct_query_window */
+    bool verbose;             /* -v: say on stderr which source */
+    char dir[4096];           /* set by acct_query_load: the journal read
+                                 ("" when slurmdbd was read) */
+    char source[16];          /* set by acct_query_load: "journal" or
+                                 "slurmdbd" */
+    char why[512];            /* set by acct_query_load: why that source */
 };
 
 /* The options that select jobs and where their records are read, one
@@ -58,30 +58,36 @@ extern const struct cmdopt acct_opts_source[];
 /* Take option `key` (with `arg`) into q: 1 when it is one of the tables
  * above, 0 when it is not (the caller's own), -1 after printing the
  * error of a bad value (-j, -u). */
-int acct_query_opt (const char *subcmd, struct acct_query *q, int key,
+int acct_query_opt (const char *subcmd,
+                    struct acct_query *q,
+                    int key,
                     const char *arg);
 
 /* After the options: the window from -S and -E (sacct: without -j, from
  * 00:00 today; without -E, to now).  0, or -1 after printing
  * "-S: invalid time ..." (or -E). */
-int acct_query_window (const char *subcmd, struct acct_query *q,
-                       time_t now);
+int acct_query_window (const char *subcmd, struct acct_query *q, time_t now);
 
 /* -u LIST: names or uids -> q->uids.  -1 after printing the error. */
-int acct_query_users (const char *subcmd, struct acct_query *q,
+int acct_query_users (const char *subcmd,
+                      struct acct_query *q,
                       const char *list);
 
 /* The journal directory: `opt` (--journal) if not NULL, else pin.conf's
  * JournalDir= (in buf), else the default.  NULL after printing the error. */
-const char *acct_query_journal_dir (const char *subcmd, const char *opt,
-                                    char *buf, size_t n);
+const char *acct_query_journal_dir (const char *subcmd,
+                                    const char *opt,
+                                    char *buf,
+                                    size_t n);
 
 /* Read the records, keep those the caller may see and the query selects,
  * merge them into `t` (sorted), set NodeList.  Unparsable lines are
  * reported on stderr ("skipped N lines") and counted in *skipped.
  * -1 after printing the error. */
-int acct_query_load (const char *subcmd, struct acct_query *q,
-                     struct acct_table *t, unsigned *skipped);
+int acct_query_load (const char *subcmd,
+                     struct acct_query *q,
+                     struct acct_table *t,
+                     unsigned *skipped);
 
 /* Should a row of job `j` be printed?  The job line when no -j was given
  * or a -j item names the job (not one step of it); a step when its job is

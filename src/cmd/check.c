@@ -20,6 +20,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <json-c/json.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -30,8 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
-
+#include "cmdopt.h"
 #include "libcgroup2/cg2.h"
 #include "libcgroup2/mode.h"
 #include "libcgview/cgview.h"
@@ -40,73 +40,87 @@
 #include "libtopo/topo.h"
 #include "libutil/errprintf.h"
 #include "libutil/safefile.h"
-#include "cmdopt.h"
 #include "subcmd.h"
 
 #define NAME "check"
 
-
 static const struct cmdopt options[] = {
-    { "conf", 'c', CMDOPT_REQUIRED, "FILE",
-      "pin.conf to check (must exist); default\n"
-      PIN_CONF_DEFAULT_PATH " if it exists, else the\n"
-      "built-in defaults", 0 },
-    { "json", 'j', CMDOPT_NONE, NULL, "print one JSON object instead of text",
-      0 },
+    {"conf",
+     'c',
+     CMDOPT_REQUIRED,
+     "FILE",
+     "pin.conf to check (must exist); default\n" PIN_CONF_DEFAULT_PATH " if "
+     "it "
+     "exists"
+     ", "
+     "else "
+     "the\n"
+     "built-in defaults",
+     0},
+    {"json",
+     'j',
+     CMDOPT_NONE,
+     NULL,
+     "print one JSON object instead of text",
+     0},
     CMDOPT_END,
 };
 
 static const struct cmdopt_spec spec = {
     .name = NAME,
     .usage =
-"Usage: slurm-pin check [--conf FILE] [--json]\n"
-"\n"
-"Tell whether pin.so can run on this node and in which mode: reads\n"
-"pin.conf, loads the topology (through TopologyCache when run as root),\n"
-"looks at the cgroup v2 hierarchy, asks libcgroup where the cpuset and cpu\n"
-"controllers are bound (cgroup v1 or v2), reads CgroupPlugin from\n"
-"cgroup.conf beside $SLURM_CONF (default " CG2_SLURM_CONF_DEFAULT "), and "
-"checks StateDir.\n",
+        "Usage: slurm-pin check [--conf FILE] [--json]\n"
+        "\n"
+        "Tell whether pin.so can run on this node and in which mode: reads\n"
+        "pin.conf, loads the topology (through TopologyCache when run as "
+        "root),\n"
+        "looks at the cgroup v2 hierarchy, asks libcgroup where the cpuset "
+        "and cpu\n"
+        "controllers are bound (cgroup v1 or v2), reads CgroupPlugin from\n"
+        "cgroup.conf beside $SLURM_CONF (default " CG2_SLURM_CONF_DEFAULT
+        "), and "
+        "checks StateDir.\n",
     .footer =
-"Exit status 0 when the plugin can run (nested, standalone or affinity\n"
-"fallback), 1 with one line on stderr when it cannot (bad pin.conf,\n"
-"topology not loadable, no cgroup v2 hierarchy, unsafe StateDir).\n"
-"See slurm-pin(1).\n",
+        "Exit status 0 when the plugin can run (nested, standalone or "
+        "affinity\n"
+        "fallback), 1 with one line on stderr when it cannot (bad pin.conf,\n"
+        "topology not loadable, no cgroup v2 hierarchy, unsafe StateDir).\n"
+        "See slurm-pin(1).\n",
     .usage_status = 1,
-    .tables = { options, NULL },
+    .tables = {options, NULL},
 };
 
 /* Where libcgroup says a controller is (libcgview/cgview.h). */
 enum lcg_state {
-    LCG_UNAVAILABLE = CGVIEW_UNAVAILABLE,   /* see lcg_error */
-    LCG_MOUNTED = CGVIEW_MOUNTED,           /* mount and version below */
-    LCG_NOT_MOUNTED = CGVIEW_NOT_MOUNTED,   /* in no hierarchy */
-    LCG_ERROR = CGVIEW_ERROR,               /* lookup failed: see note */
+    LCG_UNAVAILABLE = CGVIEW_UNAVAILABLE, /* see lcg_error */
+    LCG_MOUNTED = CGVIEW_MOUNTED,         /* mount and version below */
+    LCG_NOT_MOUNTED = CGVIEW_NOT_MOUNTED, /* in no hierarchy */
+    LCG_ERROR = CGVIEW_ERROR,             /* lookup failed: see note */
 };
 
 struct ctl_view {
-    const char *name;               /* "cpuset", "cpu" */
-    bool v2;                        /* cg2_has_controller() at the root */
+    const char *name; /* "cpuset", "cpu" */
+    bool v2;          /* cg2_has_controller() at the root */
     enum lcg_state state;
-    char mount[PATH_MAX];           /* LCG_MOUNTED: where */
-    int version;                    /* LCG_MOUNTED: 1, 2, or 0 (unknown) */
-    char note[256];                 /* LCG_ERROR: libcgroup's message */
+    char mount[PATH_MAX]; /* LCG_MOUNTED: where */
+    int version;          /* LCG_MOUNTED: 1, 2, or 0 (unknown) */
+    char note[256];       /* LCG_ERROR: libcgroup's message */
 };
 
 struct report {
-    bool ok;                        /* pin.so can run here */
-    char reason[512];               /* why not (one line) */
+    bool ok;          /* pin.so can run here */
+    char reason[512]; /* why not (one line) */
 
     /* pin.conf */
     struct pin_conf conf;
-    char conf_path[PATH_MAX];       /* the file looked at */
+    char conf_path[PATH_MAX]; /* the file looked at */
     bool conf_found;
     bool conf_ok;
     pin_error_t conf_err;
 
     /* topology */
     bool topo_ok;
-    bool topo_cached;               /* loaded through the cache */
+    bool topo_cached; /* loaded through the cache */
     bool topo_refreshed;
     char topo_note[PATH_MAX + 128]; /* source, in words */
     unsigned npus, ncores, nnuma;
@@ -115,7 +129,7 @@ struct report {
     /* cgroup v2 (libcgroup2) */
     bool cg_ok;
     char cg_root[PATH_MAX];
-    char *cg_controllers;           /* cgroup.controllers of the root */
+    char *cg_controllers; /* cgroup.controllers of the root */
     pin_error_t cg_err;
 
     /* the cross-version view (libcgroup) */
@@ -131,7 +145,7 @@ struct report {
     char state_note[PATH_MAX + 128];
 
     /* JournalDir: shares its file system with a world-writable dir? */
-    char journal_shared[16];        /* "/tmp", ...; "" if none */
+    char journal_shared[16]; /* "/tmp", ...; "" if none */
     char journal_note[PATH_MAX + 256];
 
     /* the verdict */
@@ -141,7 +155,10 @@ struct report {
 
 /* Returns 0 to go on, or -1 with the exit status in *status (--help
  * printed, or a usage error). */
-static int parse_args (int argc, char **argv, const char **conf, bool *json,
+static int parse_args (int argc,
+                       char **argv,
+                       const char **conf,
+                       bool *json,
                        int *status)
 {
     struct cmdopt_parser p;
@@ -159,7 +176,8 @@ static int parse_args (int argc, char **argv, const char **conf, bool *json,
         switch (c) {
             case 'c':
                 if (!*arg) {
-                    cmd_error (NAME, "--conf='': empty; give the path of a "
+                    cmd_error (NAME,
+                               "--conf='': empty; give the path of a "
                                "pin.conf file");
                     goto out;
                 }
@@ -209,7 +227,10 @@ static void mask_string (unsigned mask, char *buf, size_t n)
     for (int p = PLACE_NONE; p <= PLACE_DYNAMIC && len < n; p++) {
         if (!(mask & (1u << p)))
             continue;
-        int rc = snprintf (buf + len, n - len, "%s%s", len ? "," : "",
+        int rc = snprintf (buf + len,
+                           n - len,
+                           "%s%s",
+                           len ? "," : "",
                            place_policy_name (p));
         if (rc < 0)
             break;
@@ -224,16 +245,19 @@ static void allowed_string (const struct pin_conf *conf, char *buf, size_t n)
 
 /* What a step of partition i gets when it asks for nothing: the
  * resolver pin.so and job_submit_pin.so use (libconf). */
-static void partition_effective (const struct report *r, int i,
+static void partition_effective (const struct report *r,
+                                 int i,
                                  struct pin_conf_effective *eff)
 {
-    struct pin_conf_request req = { .partitions = r->conf.partitions[i].name };
+    struct pin_conf_request req = {.partitions = r->conf.partitions[i].name};
 
-    (void)pin_conf_resolve (&r->conf, &req, eff, NULL);  /* one name */
+    (void)pin_conf_resolve (&r->conf, &req, eff, NULL); /* one name */
 }
 
 /* "no", or an interval in seconds ("0.5s", "60s") */
-static const char *us_string (long long us, bool zero_is_no, char *buf,
+static const char *us_string (long long us,
+                              bool zero_is_no,
+                              char *buf,
                               size_t n)
 {
     if (us == 0 && zero_is_no)
@@ -245,7 +269,9 @@ static const char *us_string (long long us, bool zero_is_no, char *buf,
 
 /* "numa-spread (forced by the partition), profile no, dynamic overuse
  * 1.2 grace 60s interval 5s confine cpuset" */
-static void partition_words (const struct report *r, int i, char *buf,
+static void partition_words (const struct report *r,
+                             int i,
+                             char *buf,
                              size_t n)
 {
     struct pin_conf_effective eff;
@@ -254,19 +280,28 @@ static void partition_words (const struct report *r, int i, char *buf,
     partition_effective (r, i, &eff);
     mask_string (eff.rules.allowed_policies, allowed, sizeof (allowed));
     if (eff.rules.spread_sockets)
-        snprintf (spread, sizeof (spread), ", spread over %d sockets",
+        snprintf (spread,
+                  sizeof (spread),
+                  ", spread over %d sockets",
                   eff.rules.spread_sockets);
-    snprintf (buf, n, "%s: %s (%s)%s%s, profile %s, dynamic overuse %g grace "
-              "%s interval %s confine %s%s", r->conf.partitions[i].name,
+    snprintf (buf,
+              n,
+              "%s: %s (%s)%s%s, profile %s, dynamic overuse %g grace "
+              "%s interval %s confine %s%s",
+              r->conf.partitions[i].name,
               place_policy_name (eff.policy),
               pin_conf_source_name (eff.source),
               eff.rules.forced_policy >= 0 ? "" : ", allowed ",
               eff.rules.forced_policy >= 0 ? "" : allowed,
               us_string (eff.profile_us, true, prof, sizeof (prof)),
               eff.rules.dynamic_overuse,
-              us_string (eff.rules.dynamic_grace_us, false, grace,
+              us_string (eff.rules.dynamic_grace_us,
+                         false,
+                         grace,
                          sizeof (grace)),
-              us_string (eff.rules.dynamic_interval_us, false, interval,
+              us_string (eff.rules.dynamic_interval_us,
+                         false,
+                         interval,
                          sizeof (interval)),
               eff.rules.dynamic_confine == PIN_CONFINE_QUOTA ? "quota"
                                                              : "cpuset",
@@ -278,10 +313,12 @@ static void check_conf (struct report *r, const char *path)
     struct stat st;
 
     pin_conf_defaults (&r->conf);
-    snprintf (r->conf_path, sizeof (r->conf_path), "%s",
+    snprintf (r->conf_path,
+              sizeof (r->conf_path),
+              "%s",
               path ? path : PIN_CONF_DEFAULT_PATH);
-    if (pin_conf_load_file (&r->conf, r->conf_path, path != NULL,
-                            &r->conf_err) < 0) {
+    if (pin_conf_load_file (&r->conf, r->conf_path, path != NULL, &r->conf_err)
+        < 0) {
         r->conf_found = stat (r->conf_path, &st) == 0;
         /* what follows is checked with the built-in defaults */
         pin_conf_defaults (&r->conf);
@@ -315,32 +352,41 @@ static void check_topology (struct report *r)
     topo_t *t;
 
     if (!r->conf_ok) {
-        snprintf (r->topo_note, sizeof (r->topo_note),
+        snprintf (r->topo_note,
+                  sizeof (r->topo_note),
                   "live (pin.conf not usable: cache not checked)");
         t = topo_load ("system", TOPO_WHOLE_SYSTEM, &r->topo_err);
-    }
-    else if (geteuid () != 0) {
-        snprintf (r->topo_note, sizeof (r->topo_note),
-                  "live (not root: cache %s not checked)", cache);
+    } else if (geteuid () != 0) {
+        snprintf (r->topo_note,
+                  sizeof (r->topo_note),
+                  "live (not root: cache %s not checked)",
+                  cache);
         t = topo_load ("system", TOPO_WHOLE_SYSTEM, &r->topo_err);
-    }
-    else {
+    } else {
         t = topo_load_cached (cache, &r->topo_refreshed, &r->topo_err);
         r->topo_cached = t != NULL;
         if (r->topo_refreshed)
-            snprintf (r->topo_note, sizeof (r->topo_note),
-                      "cached %s (refreshed)", cache);
+            snprintf (r->topo_note,
+                      sizeof (r->topo_note),
+                      "cached %s (refreshed)",
+                      cache);
         else if (access (cache, F_OK) < 0)
-            snprintf (r->topo_note, sizeof (r->topo_note),
+            snprintf (r->topo_note,
+                      sizeof (r->topo_note),
                       "live (cache %s cannot be written: every step "
-                      "discovers the machine)", cache);
+                      "discovers the machine)",
+                      cache);
         else if (!dir_writable (cache))
-            snprintf (r->topo_note, sizeof (r->topo_note),
+            snprintf (r->topo_note,
+                      sizeof (r->topo_note),
                       "cached %s (directory not writable: used while "
-                      "current, never refreshed)", cache);
+                      "current, never refreshed)",
+                      cache);
         else
-            snprintf (r->topo_note, sizeof (r->topo_note),
-                      "cached %s (up to date)", cache);
+            snprintf (r->topo_note,
+                      sizeof (r->topo_note),
+                      "cached %s (up to date)",
+                      cache);
     }
     if (!t) {
         fail (r, "topology: %s", r->topo_err.text);
@@ -363,7 +409,8 @@ static void check_cgroup2 (struct report *r)
     cg2_t *cg;
 
     if (!(cg = cg2_open (r->conf.cgroup_root, &r->cg_err))) {
-        fail (r, "no cgroup v2 hierarchy: %s (pin.so would bind tasks with "
+        fail (r,
+              "no cgroup v2 hierarchy: %s (pin.so would bind tasks with "
               "sched_setaffinity only and account nothing)",
               r->cg_err.text);
         return;
@@ -380,23 +427,24 @@ static void check_cgroup2 (struct report *r)
 
 static void check_libcgroup (struct report *r)
 {
-    const char *names[2] = { r->ctl[0].name, r->ctl[1].name };
+    const char *names[2] = {r->ctl[0].name, r->ctl[1].name};
     struct cgview_ctl c[2];
 
-    r->lcg_ok = cgview_read (names, c, 2, r->lcg_error,
-                             sizeof (r->lcg_error)) == 0;
+    r->lcg_ok =
+        cgview_read (names, c, 2, r->lcg_error, sizeof (r->lcg_error)) == 0;
     for (int i = 0; i < 2 && r->lcg_ok; i++) {
         r->ctl[i].state = (enum lcg_state)c[i].state;
-        snprintf (r->ctl[i].mount, sizeof (r->ctl[i].mount), "%s",
-                  c[i].mount);
+        snprintf (r->ctl[i].mount, sizeof (r->ctl[i].mount), "%s", c[i].mount);
         r->ctl[i].version = c[i].version;
         snprintf (r->ctl[i].note, sizeof (r->ctl[i].note), "%s", c[i].note);
     }
 }
 
 /* "bound to cgroup v1 at /sys/fs/cgroup/cpuset (libcgroup)" */
-static void lcg_words (const struct report *r, const struct ctl_view *v,
-                       char *buf, size_t n)
+static void lcg_words (const struct report *r,
+                       const struct ctl_view *v,
+                       char *buf,
+                       size_t n)
 {
     if (!r->lcg_ok)
         snprintf (buf, n, "unknown (libcgroup: %s)", r->lcg_error);
@@ -409,7 +457,9 @@ static void lcg_words (const struct report *r, const struct ctl_view *v,
     else if (v->version == 2)
         snprintf (buf, n, "in cgroup v2 at %s (libcgroup)", v->mount);
     else
-        snprintf (buf, n, "at %s, not a cgroup file system (libcgroup)",
+        snprintf (buf,
+                  n,
+                  "at %s, not a cgroup file system (libcgroup)",
                   v->mount);
 }
 
@@ -427,10 +477,13 @@ static void check_slurm_conf (struct report *r)
  * own check for root (libutil/safefile.h: root's, not writable by group
  * or others, no symlink, and the same for every directory above it).
  * Returns 0 or -1 with `why` filled. */
-static int safe_dir (const char *path, char *why, size_t n, bool *exists,
+static int safe_dir (const char *path,
+                     char *why,
+                     size_t n,
+                     bool *exists,
                      mode_t *mode)
 {
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     struct stat st;
 
     *exists = false;
@@ -442,8 +495,11 @@ static int safe_dir (const char *path, char *why, size_t n, bool *exists,
     }
     *exists = true;
     if (!S_ISDIR (st.st_mode)) {
-        snprintf (why, n, "%s: not a directory; remove it or set StateDir "
-                  "to a directory owned by root, mode 0700", path);
+        snprintf (why,
+                  n,
+                  "%s: not a directory; remove it or set StateDir "
+                  "to a directory owned by root, mode 0700",
+                  path);
         return -1;
     }
     *mode = st.st_mode & 07777;
@@ -456,29 +512,33 @@ static void check_state_dir (struct report *r)
     bool exists;
     mode_t mode = 0, cmode;
 
-    if (safe_dir (r->conf.state_dir, why, sizeof (why), &exists, &mode)
-        < 0) {
+    if (safe_dir (r->conf.state_dir, why, sizeof (why), &exists, &mode) < 0) {
         snprintf (r->state_note, sizeof (r->state_note), "%s", why);
         fail (r, "StateDir %s", why);
         return;
     }
     if (!exists) {
         r->state_ok = true;
-        snprintf (r->state_note, sizeof (r->state_note),
+        snprintf (r->state_note,
+                  sizeof (r->state_note),
                   "%s: not there yet (the first step makes it, mode 0700)",
                   r->conf.state_dir);
         return;
     }
     if (snprintf (claims, sizeof (claims), "%s/claims", r->conf.state_dir)
-        < (int)sizeof (claims)
+            < (int)sizeof (claims)
         && safe_dir (claims, why, sizeof (why), &exists, &cmode) < 0) {
         snprintf (r->state_note, sizeof (r->state_note), "%s", why);
         fail (r, "StateDir %s", why);
         return;
     }
     r->state_ok = true;
-    snprintf (r->state_note, sizeof (r->state_note), "%s: ok (root, mode "
-              "%04o)", r->conf.state_dir, (unsigned)mode);
+    snprintf (r->state_note,
+              sizeof (r->state_note),
+              "%s: ok (root, mode "
+              "%04o)",
+              r->conf.state_dir,
+              (unsigned)mode);
 }
 
 /* JournalDir (or its nearest existing parent) on the file system of a
@@ -487,7 +547,7 @@ static void check_state_dir (struct report *r)
  * (doc/accounting.md). */
 static void check_journal_dir (struct report *r)
 {
-    static const char *const open_dirs[] = { "/tmp", "/var/tmp", "/dev/shm" };
+    static const char *const open_dirs[] = {"/tmp", "/var/tmp", "/dev/shm"};
     const char *dir = r->conf.journal_dir;
     char path[PATH_MAX];
     struct stat st, o;
@@ -506,26 +566,35 @@ static void check_journal_dir (struct report *r)
     for (size_t i = 0; i < sizeof (open_dirs) / sizeof (open_dirs[0]); i++) {
         if (stat (open_dirs[i], &o) == 0 && S_ISDIR (o.st_mode)
             && o.st_dev == st.st_dev && (o.st_mode & S_IWOTH)) {
-            snprintf (r->journal_shared, sizeof (r->journal_shared), "%s",
+            snprintf (r->journal_shared,
+                      sizeof (r->journal_shared),
+                      "%s",
                       open_dirs[i]);
             break;
         }
     }
     if (!*r->journal_shared)
-        snprintf (r->journal_note, sizeof (r->journal_note),
+        snprintf (r->journal_note,
+                  sizeof (r->journal_note),
                   "%s: ok (not on the file system of /tmp, /var/tmp or "
-                  "/dev/shm)", dir);
+                  "/dev/shm)",
+                  dir);
     else if (r->conf.journal_max_size)
-        snprintf (r->journal_note, sizeof (r->journal_note),
+        snprintf (r->journal_note,
+                  sizeof (r->journal_note),
                   "%s: warning: on the file system of %s, which every user "
                   "can write; JournalMaxSize reserves the journal's room, "
-                  "a file system of its own is safer", dir, r->journal_shared);
+                  "a file system of its own is safer",
+                  dir,
+                  r->journal_shared);
     else
-        snprintf (r->journal_note, sizeof (r->journal_note),
+        snprintf (r->journal_note,
+                  sizeof (r->journal_note),
                   "%s: warning: on the file system of %s, which every user "
                   "can write, and JournalMaxSize=0 reserves no room: a user "
                   "who fills it loses records (set JournalMaxSize, or give "
-                  "JournalDir a file system of its own)", dir,
+                  "JournalDir a file system of its own)",
+                  dir,
                   r->journal_shared);
 }
 
@@ -549,7 +618,8 @@ static void decide_mode (struct report *r)
 
     if (!r->conf_ok) {
         r->mode = "disabled";
-        snprintf (r->mode_detail, sizeof (r->mode_detail),
+        snprintf (r->mode_detail,
+                  sizeof (r->mode_detail),
                   "pin.conf cannot be used: every step would fail (or run "
                   "unpinned if pin.so is optional)");
         return;
@@ -563,69 +633,91 @@ static void decide_mode (struct report *r)
     cg2_close (cg);
     if (res->mode == CG2_MODE_NONE) {
         r->mode = "affinity only";
-        snprintf (r->mode_detail, sizeof (r->mode_detail),
+        snprintf (r->mode_detail,
+                  sizeof (r->mode_detail),
                   "no cgroup v2 hierarchy: tasks bound with "
                   "sched_setaffinity, steps not accounted");
-    }
-    else if (!res->cpuset) {
+    } else if (!res->cpuset) {
         if (!r->lcg_ok)
-            snprintf (where, sizeof (where), "where cpuset is bound is "
-                      "unknown: libcgroup: %s", r->lcg_error);
+            snprintf (where,
+                      sizeof (where),
+                      "where cpuset is bound is "
+                      "unknown: libcgroup: %s",
+                      r->lcg_error);
         else if (cpuset->state == LCG_MOUNTED && cpuset->version == 1)
-            snprintf (where, sizeof (where), "cpuset is bound to cgroup v1 "
-                      "at %s", cpuset->mount);
+            snprintf (where,
+                      sizeof (where),
+                      "cpuset is bound to cgroup v1 "
+                      "at %s",
+                      cpuset->mount);
         else if (cpuset->state == LCG_MOUNTED && cpuset->version == 2)
-            snprintf (where, sizeof (where), "cpuset is in the cgroup2 "
-                      "mount at %s but not enabled at %s", cpuset->mount,
+            snprintf (where,
+                      sizeof (where),
+                      "cpuset is in the cgroup2 "
+                      "mount at %s but not enabled at %s",
+                      cpuset->mount,
                       r->cg_root);
         else if (cpuset->state == LCG_NOT_MOUNTED)
-            snprintf (where, sizeof (where), "cpuset is not mounted in "
+            snprintf (where,
+                      sizeof (where),
+                      "cpuset is not mounted in "
                       "any hierarchy");
         else
-            snprintf (where, sizeof (where), "where cpuset is bound is "
+            snprintf (where,
+                      sizeof (where),
+                      "where cpuset is bound is "
                       "unknown");
         r->mode = "affinity fallback";
-        snprintf (r->mode_detail, sizeof (r->mode_detail),
+        snprintf (r->mode_detail,
+                  sizeof (r->mode_detail),
                   "no cpuset controller in the cgroup v2 hierarchy at %s "
                   "(%s): tasks bound with sched_setaffinity, memory not "
-                  "fenced", r->cg_root, where);
-    }
-    else if (res->mode == CG2_MODE_STANDALONE
-             && !cg2_slurm_uses_cgroups (&r->sc)) {
+                  "fenced",
+                  r->cg_root,
+                  where);
+    } else if (res->mode == CG2_MODE_STANDALONE
+               && !cg2_slurm_uses_cgroups (&r->sc)) {
         r->mode = "standalone";
-        snprintf (r->mode_detail, sizeof (r->mode_detail),
+        snprintf (r->mode_detail,
+                  sizeof (r->mode_detail),
                   "cpuset available at %s; Slurm makes no step cgroups "
                   "(TaskPlugin=%s, ProctrackType=%s): pin.so makes "
-                  "%s/%s/job_<id>/step_<id>", r->cg_root,
+                  "%s/%s/job_<id>/step_<id>",
+                  r->cg_root,
                   *r->sc.task_plugin ? r->sc.task_plugin : "(default)",
-                  *r->sc.proctrack ? r->sc.proctrack : "(default)", r->cg_root,
+                  *r->sc.proctrack ? r->sc.proctrack : "(default)",
+                  r->cg_root,
                   r->conf.cgroup_base);
-    }
-    else if (res->mode == CG2_MODE_UNDECIDED) {
+    } else if (res->mode == CG2_MODE_UNDECIDED) {
         r->mode = "standalone or nested";
-        snprintf (r->mode_detail, sizeof (r->mode_detail),
+        snprintf (r->mode_detail,
+                  sizeof (r->mode_detail),
                   "depends on cgroup.conf (none at %s): nested with "
                   "CgroupPlugin=cgroup/v2, else standalone; cpuset "
-                  "available at %s", r->sc.cgroup_conf, r->cg_root);
-    }
-    else if (res->mode == CG2_MODE_NESTED) {
+                  "available at %s",
+                  r->sc.cgroup_conf,
+                  r->cg_root);
+    } else if (res->mode == CG2_MODE_NESTED) {
         r->mode = "nested";
-        snprintf (r->mode_detail, sizeof (r->mode_detail),
+        snprintf (r->mode_detail,
+                  sizeof (r->mode_detail),
                   "Slurm's cgroup/v2 makes the step cgroups (CgroupPlugin=%s"
                   "%s); pin.so narrows the cpusets inside them",
                   *r->sc.cgroup_plugin ? r->sc.cgroup_plugin : "autodetect",
                   r->sc.slurm_conf_found ? "" : "; slurm.conf not read");
-    }
-    else {
+    } else {
         r->mode = "standalone";
-        snprintf (r->mode_detail, sizeof (r->mode_detail),
+        snprintf (r->mode_detail,
+                  sizeof (r->mode_detail),
                   "cpuset available at %s; Slurm's steps are not in cgroup "
                   "v2 (CgroupPlugin=%s%s%s): pin.so makes "
-                  "%s/%s/job_<id>/step_<id>", r->cg_root,
+                  "%s/%s/job_<id>/step_<id>",
+                  r->cg_root,
                   *r->sc.cgroup_plugin ? r->sc.cgroup_plugin : "autodetect",
                   r->sc.cgroup_resolved ? " = " : ", undetected",
                   r->sc.cgroup_resolved ? r->sc.cgroup_resolved : "",
-                  r->cg_root, r->conf.cgroup_base);
+                  r->cg_root,
+                  r->conf.cgroup_base);
     }
     free (res);
 }
@@ -660,13 +752,19 @@ static void print_text (const struct report *r)
     if (!r->conf_ok)
         print_line ("pin.conf", "%s", r->conf_err.text);
     else if (r->conf_found)
-        print_line ("pin.conf", "%s: ok (DefaultPolicy=%s, "
-                    "AllowedPolicies=%s)", r->conf_path,
-                    place_policy_name (r->conf.default_policy), allowed);
+        print_line ("pin.conf",
+                    "%s: ok (DefaultPolicy=%s, "
+                    "AllowedPolicies=%s)",
+                    r->conf_path,
+                    place_policy_name (r->conf.default_policy),
+                    allowed);
     else
-        print_line ("pin.conf", "%s: not found, built-in defaults "
-                    "(DefaultPolicy=%s, AllowedPolicies=%s)", r->conf_path,
-                    place_policy_name (r->conf.default_policy), allowed);
+        print_line ("pin.conf",
+                    "%s: not found, built-in defaults "
+                    "(DefaultPolicy=%s, AllowedPolicies=%s)",
+                    r->conf_path,
+                    place_policy_name (r->conf.default_policy),
+                    allowed);
 
     for (int i = 0; r->conf_ok && i < r->conf.npartitions; i++) {
         partition_words (r, i, buf, sizeof (buf));
@@ -674,17 +772,24 @@ static void print_text (const struct report *r)
     }
 
     if (r->topo_ok)
-        print_line ("topology", "%s: %u %s, %u %s, %u NUMA %s", r->topo_note,
-                    r->npus, plural (r->npus, "PU", "PUs"), r->ncores,
-                    plural (r->ncores, "core", "cores"), r->nnuma,
+        print_line ("topology",
+                    "%s: %u %s, %u %s, %u NUMA %s",
+                    r->topo_note,
+                    r->npus,
+                    plural (r->npus, "PU", "PUs"),
+                    r->ncores,
+                    plural (r->ncores, "core", "cores"),
+                    r->nnuma,
                     plural (r->nnuma, "domain", "domains"));
     else
         print_line ("topology", "%s: %s", r->topo_note, r->topo_err.text);
 
     if (r->cg_ok)
-        print_line ("cgroup2", "%s: controllers: %s", r->cg_root,
-                    r->cg_controllers && *r->cg_controllers
-                    ? r->cg_controllers : "(none)");
+        print_line ("cgroup2",
+                    "%s: controllers: %s",
+                    r->cg_root,
+                    r->cg_controllers && *r->cg_controllers ? r->cg_controllers
+                                                            : "(none)");
     else
         print_line ("cgroup2", "%s", r->cg_err.text);
 
@@ -693,30 +798,43 @@ static void print_text (const struct report *r)
 
         lcg_words (r, v, buf, sizeof (buf));
         if (r->cg_ok)
-            print_line (v->name, "%s; %s cgroup2 at %s", buf,
-                        v->v2 ? "available in" : "not in", r->cg_root);
+            print_line (v->name,
+                        "%s; %s cgroup2 at %s",
+                        buf,
+                        v->v2 ? "available in" : "not in",
+                        r->cg_root);
         else
             print_line (v->name, "%s", buf);
     }
 
     if (!r->sc.slurm_conf_found)
-        print_line ("slurm.conf", "%s: not read (%s)", r->sc.slurm_conf,
+        print_line ("slurm.conf",
+                    "%s: not read (%s)",
+                    r->sc.slurm_conf,
                     strerror (r->sc.slurm_conf_errno));
     else
-        print_line ("slurm.conf", "%s: TaskPlugin=%s, ProctrackType=%s",
+        print_line ("slurm.conf",
+                    "%s: TaskPlugin=%s, ProctrackType=%s",
                     r->sc.slurm_conf,
                     *r->sc.task_plugin ? r->sc.task_plugin : "(default)",
                     *r->sc.proctrack ? r->sc.proctrack : "(default)");
     if (!r->sc.cgroup_conf_found)
-        print_line ("cgroup.conf", "%s: not read (%s)", r->sc.cgroup_conf,
+        print_line ("cgroup.conf",
+                    "%s: not read (%s)",
+                    r->sc.cgroup_conf,
                     strerror (r->sc.cgroup_conf_errno));
     else if (!*r->sc.cgroup_plugin
              || !strcasecmp (r->sc.cgroup_plugin, "autodetect"))
-        print_line ("cgroup.conf", "%s: CgroupPlugin=autodetect (%s on this "
-                    "node)", r->sc.cgroup_conf, r->sc.cgroup_resolved
-                    ? r->sc.cgroup_resolved : "undetected");
+        print_line ("cgroup.conf",
+                    "%s: CgroupPlugin=autodetect (%s on this "
+                    "node)",
+                    r->sc.cgroup_conf,
+                    r->sc.cgroup_resolved ? r->sc.cgroup_resolved
+                                          : "undetected");
     else
-        print_line ("cgroup.conf", "%s: CgroupPlugin=%s", r->sc.cgroup_conf,
+        print_line ("cgroup.conf",
+                    "%s: CgroupPlugin=%s",
+                    r->sc.cgroup_conf,
                     r->sc.cgroup_plugin);
 
     print_line ("statedir", "%s", r->state_note);
@@ -747,16 +865,23 @@ static json_object *ctl_to_json (const struct report *r,
 {
     json_object *o = json_object_new_object ();
     json_object *l = json_object_new_object ();
-    const char *err = !r->lcg_ok ? r->lcg_error
-                      : v->state == LCG_ERROR ? v->note : NULL;
+    const char *err = !r->lcg_ok              ? r->lcg_error
+                      : v->state == LCG_ERROR ? v->note
+                                              : NULL;
 
     if (!o || !l
-        || jadd (l, "mounted", json_object_new_boolean (v->state
-                                                        == LCG_MOUNTED)) < 0
-        || jadd (l, "mount", v->state == LCG_MOUNTED ? jstr (v->mount)
-                                                     : NULL) < 0
-        || jadd (l, "version", v->state == LCG_MOUNTED && v->version
-                               ? json_object_new_int (v->version) : NULL) < 0
+        || jadd (l,
+                 "mounted",
+                 json_object_new_boolean (v->state == LCG_MOUNTED))
+               < 0
+        || jadd (l, "mount", v->state == LCG_MOUNTED ? jstr (v->mount) : NULL)
+               < 0
+        || jadd (l,
+                 "version",
+                 v->state == LCG_MOUNTED && v->version
+                     ? json_object_new_int (v->version)
+                     : NULL)
+               < 0
         || jadd (l, "error", jstr (err)) < 0
         || jadd (o, "cgroup2", json_object_new_boolean (v->v2)) < 0) {
         json_object_put (o);
@@ -788,20 +913,27 @@ static json_object *partitions_to_json (const struct report *r)
         bad |= jadd (o, "name", jstr (r->conf.partitions[i].name));
         bad |= jadd (o, "policy", jstr (place_policy_name (eff.policy)));
         bad |= jadd (o, "from", jstr (pin_conf_source_name (eff.source)));
-        bad |= jadd (o, "forced", json_object_new_boolean
-                                      (eff.rules.forced_policy >= 0));
+        bad |= jadd (o,
+                     "forced",
+                     json_object_new_boolean (eff.rules.forced_policy >= 0));
         bad |= jadd (o, "allowed_policies", jstr (allowed));
         bad |= jadd (o, "profile_us", json_object_new_int64 (eff.profile_us));
-        bad |= jadd (o, "dynamic_overuse",
+        bad |= jadd (o,
+                     "dynamic_overuse",
                      json_object_new_double (eff.rules.dynamic_overuse));
-        bad |= jadd (o, "dynamic_grace_us",
+        bad |= jadd (o,
+                     "dynamic_grace_us",
                      json_object_new_int64 (eff.rules.dynamic_grace_us));
-        bad |= jadd (o, "dynamic_interval_us",
+        bad |= jadd (o,
+                     "dynamic_interval_us",
                      json_object_new_int64 (eff.rules.dynamic_interval_us));
-        bad |= jadd (o, "dynamic_confine",
+        bad |= jadd (o,
+                     "dynamic_confine",
                      jstr (eff.rules.dynamic_confine == PIN_CONFINE_QUOTA
-                           ? "quota" : "cpuset"));
-        bad |= jadd (o, "spread_sockets",
+                               ? "quota"
+                               : "cpuset"));
+        bad |= jadd (o,
+                     "spread_sockets",
                      json_object_new_int (eff.rules.spread_sockets));
         if (bad || json_object_array_add (list, o) < 0) {
             json_object_put (o);
@@ -836,7 +968,8 @@ static json_object *report_to_json (const struct report *r)
     bad |= jadd (pc, "found", json_object_new_boolean (r->conf_found));
     bad |= jadd (pc, "ok", json_object_new_boolean (r->conf_ok));
     bad |= jadd (pc, "error", r->conf_ok ? NULL : jstr (r->conf_err.text));
-    bad |= jadd (pc, "default_policy",
+    bad |= jadd (pc,
+                 "default_policy",
                  jstr (place_policy_name (r->conf.default_policy)));
     bad |= jadd (pc, "allowed_policies", jstr (allowed));
     bad |= cmd_json_add (pc, "partitions", partitions_to_json (r), false);
@@ -844,8 +977,9 @@ static json_object *report_to_json (const struct report *r)
     bad |= jadd (tp, "ok", json_object_new_boolean (r->topo_ok));
     bad |= jadd (tp, "source", jstr (r->topo_cached ? "cache" : "live"));
     bad |= jadd (tp, "cache", jstr (r->conf.topology_cache));
-    bad |= jadd (tp, "cache_checked", json_object_new_boolean (r->conf_ok
-                                                     && geteuid () == 0));
+    bad |= jadd (tp,
+                 "cache_checked",
+                 json_object_new_boolean (r->conf_ok && geteuid () == 0));
     bad |= jadd (tp, "refreshed", json_object_new_boolean (r->topo_refreshed));
     bad |= jadd (tp, "note", jstr (r->topo_note));
     bad |= jadd (tp, "pus", json_object_new_int64 (r->npus));
@@ -876,12 +1010,14 @@ static json_object *report_to_json (const struct report *r)
     }
 
     bad |= jadd (sc, "path", jstr (r->sc.slurm_conf));
-    bad |= jadd (sc, "found", json_object_new_boolean (r->sc.slurm_conf_found));
+    bad |=
+        jadd (sc, "found", json_object_new_boolean (r->sc.slurm_conf_found));
     bad |= jadd (sc, "TaskPlugin", jstr0 (r->sc.task_plugin));
     bad |= jadd (sc, "ProctrackType", jstr0 (r->sc.proctrack));
 
     bad |= jadd (gc, "path", jstr (r->sc.cgroup_conf));
-    bad |= jadd (gc, "found", json_object_new_boolean (r->sc.cgroup_conf_found));
+    bad |=
+        jadd (gc, "found", json_object_new_boolean (r->sc.cgroup_conf_found));
     bad |= jadd (gc, "CgroupPlugin", jstr0 (r->sc.cgroup_plugin));
     bad |= jadd (gc, "resolved", jstr (r->sc.cgroup_resolved));
 
@@ -910,8 +1046,9 @@ static json_object *report_to_json (const struct report *r)
         if (!jd)
             goto nomem;
         bad |= jadd (jd, "path", jstr (r->conf.journal_dir));
-        bad |= jadd (jd, "shared_with", *r->journal_shared
-                     ? jstr (r->journal_shared) : NULL);
+        bad |= jadd (jd,
+                     "shared_with",
+                     *r->journal_shared ? jstr (r->journal_shared) : NULL);
         bad |= jadd (jd, "note", jstr (r->journal_note));
         bad |= jadd (root, "journal_dir", jd);
     }

@@ -10,19 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libutil/text.h"
 #include "cmdopt.h"
+#include "libutil/text.h"
 
-static const struct cmdopt help_row = {
-    "help", 'h', CMDOPT_NONE, NULL, "show this help and exit", 0
-};
+static const struct cmdopt help_row =
+    {"help", 'h', CMDOPT_NONE, NULL, "show this help and exit", 0};
 
 /* Widest "  -x, --name=ARG" the help aligns its texts after; a wider one
  * puts its text on the next line. */
 #define HELP_COL 27
 
-#define FOREACH_ROW(spec, r)                                              \
-    for (const struct cmdopt *const *t_ = (spec)->tables; *t_; t_++)      \
+#define FOREACH_ROW(spec, r)                                         \
+    for (const struct cmdopt *const *t_ = (spec)->tables; *t_; t_++) \
         for (const struct cmdopt *r = *t_; r->name || r->usage; r++)
 
 static bool is_short (int key)
@@ -47,8 +46,7 @@ void cmdopt_fini (struct cmdopt_parser *p)
     errno = saved;
 }
 
-static const struct cmdopt *row_of_key (const struct cmdopt_parser *p,
-                                        int key)
+static const struct cmdopt *row_of_key (const struct cmdopt_parser *p, int key)
 {
     for (int i = 0; p->longopts[i].name; i++)
         if (p->longopts[i].val == key)
@@ -56,10 +54,12 @@ static const struct cmdopt *row_of_key (const struct cmdopt_parser *p,
     return NULL;
 }
 
-int cmdopt_init (struct cmdopt_parser *p, const struct cmdopt_spec *spec,
-                 int argc, char **argv)
+int cmdopt_init (struct cmdopt_parser *p,
+                 const struct cmdopt_spec *spec,
+                 int argc,
+                 char **argv)
 {
-    size_t n = 1, len = 0;      /* 1: --help */
+    size_t n = 1, len = 0; /* 1: --help */
 
     memset (p, 0, sizeof (*p));
     p->spec = spec;
@@ -68,13 +68,13 @@ int cmdopt_init (struct cmdopt_parser *p, const struct cmdopt_spec *spec,
     p->out = stdout;
     p->err = stderr;
     FOREACH_ROW (spec, r)
-        n += r->name != NULL;
+    n += r->name != NULL;
     p->longopts = calloc (n + 1, sizeof (*p->longopts));
     p->rows = calloc (n + 1, sizeof (*p->rows));
     /* "-:" + up to 3 characters a row + NUL */
     p->shortopts = calloc (3 * n + 3, 1);
-    p->operands = calloc ((size_t)(argc > 0 ? argc : 0) + 1,
-                          sizeof (*p->operands));
+    p->operands =
+        calloc ((size_t)(argc > 0 ? argc : 0) + 1, sizeof (*p->operands));
     if (!p->longopts || !p->rows || !p->shortopts || !p->operands) {
         cmdopt_fini (p);
         errno = ENOMEM;
@@ -93,8 +93,8 @@ int cmdopt_init (struct cmdopt_parser *p, const struct cmdopt_spec *spec,
                 continue;
             for (size_t i = 0; i < n; i++) {
                 if (!strcmp (p->longopts[i].name, r->name)
-                    || (p->longopts[i].val == r->key
-                        && p->rows[i]->usage && r->usage)) {
+                    || (p->longopts[i].val == r->key && p->rows[i]->usage
+                        && r->usage)) {
                     cmdopt_fini (p);
                     errno = EINVAL;
                     return -1;
@@ -118,8 +118,8 @@ int cmdopt_init (struct cmdopt_parser *p, const struct cmdopt_spec *spec,
             break;
     }
     p->posix = getenv ("POSIXLY_CORRECT") != NULL;
-    optind = 0;     /* glibc: full re-initialisation */
-    opterr = 0;     /* the errors are ours, on one line */
+    optind = 0; /* glibc: full re-initialisation */
+    opterr = 0; /* the errors are ours, on one line */
     return 0;
 }
 
@@ -131,8 +131,10 @@ static int verror (struct cmdopt_parser *p, const char *fmt, va_list ap)
 
     len = vsnprintf (buf, sizeof (buf), fmt, ap);
     if (len >= 0 && (size_t)len < sizeof (buf))
-        snprintf (buf + len, sizeof (buf) - len,
-                  " (see 'slurm-pin %s --help')", name);
+        snprintf (buf + len,
+                  sizeof (buf) - len,
+                  " (see 'slurm-pin %s --help')",
+                  name);
     text_sanitize (p->error, sizeof (p->error), buf, 0);
     fprintf (p->err, "slurm-pin %s: %s\n", name, p->error);
     p->status = p->spec->usage_status;
@@ -175,23 +177,29 @@ static int getopt_error (struct cmdopt_parser *p, int c, const char *elem)
 
         if (c == ':')
             return usage_error (p, "%.*s: missing value", len, elem);
-        if (optopt)     /* glibc: a known long option given a value */
+        if (optopt) /* glibc: a known long option given a value */
             return usage_error (p, "%s: this option takes no value", elem);
         /* unknown, or a prefix of several (glibc leaves optopt 0) */
         for (int i = 0; p->longopts[i].name; i++) {
             const char *name = p->longopts[i].name;
             if (len - 2 > 0 && !strncmp (name, elem + 2, len - 2)
                 && p->rows[i]->usage) {
-                int rc = snprintf (known + klen, sizeof (known) - klen,
-                                   "%s--%s", nmatch ? ", " : "", name);
+                int rc = snprintf (known + klen,
+                                   sizeof (known) - klen,
+                                   "%s--%s",
+                                   nmatch ? ", " : "",
+                                   name);
                 if (rc > 0 && (size_t)rc < sizeof (known) - klen)
                     klen += rc;
                 nmatch++;
             }
         }
         if (nmatch > 1)
-            return usage_error (p, "%.*s: ambiguous option; could be %s",
-                                len, elem, known);
+            return usage_error (p,
+                                "%.*s: ambiguous option; could be %s",
+                                len,
+                                elem,
+                                known);
         return usage_error (p, "%.*s: unknown option", len, elem);
     }
     if (c == ':')
@@ -215,13 +223,13 @@ int cmdopt_next (struct cmdopt_parser *p, const char **arg)
         int c;
 
         c = getopt_long (p->argc, p->argv, p->shortopts, p->longopts, NULL);
-        if (c == -1) {  /* the end, or "--" */
+        if (c == -1) { /* the end, or "--" */
             for (int i = optind; i < p->argc; i++)
                 p->operands[p->noperands++] = p->argv[i];
             p->done = true;
             return 0;
         }
-        if (c == 1) {   /* an operand */
+        if (c == 1) { /* an operand */
             /* It starts the command, whose options are its own; or
              * POSIXLY_CORRECT stops the options at the first operand,
              * as in every GNU tool. */
@@ -238,7 +246,7 @@ int cmdopt_next (struct cmdopt_parser *p, const char **arg)
             p->done = true;
             return getopt_error (p, c, elem);
         }
-        if (!(r = row_of_key (p, c))) {     /* cannot happen */
+        if (!(r = row_of_key (p, c))) { /* cannot happen */
             p->done = true;
             return usage_error (p, "%s: unknown option", elem ? elem : "?");
         }
@@ -247,14 +255,18 @@ int cmdopt_next (struct cmdopt_parser *p, const char **arg)
             cmdopt_help (p->spec, p->out);
             p->status = (fflush (p->out) != 0 || ferror (p->out)) ? 1 : 0;
             if (p->status)
-                fprintf (p->err, "slurm-pin %s: cannot write the output: "
-                         "%s\n", p->spec->name, strerror (errno));
+                fprintf (p->err,
+                         "slurm-pin %s: cannot write the output: "
+                         "%s\n",
+                         p->spec->name,
+                         strerror (errno));
             return -1;
         }
         if (r->flags & CMDOPT_CMD) {
             if (p->noperands > 0) {
                 p->done = true;
-                return usage_error (p, "--%s: give it before the command",
+                return usage_error (p,
+                                    "--%s: give it before the command",
                                     r->name);
             }
             p->cmd = r;
@@ -311,8 +323,7 @@ static void help_row_print (const struct cmdopt *r, FILE *f)
     }
     while (*s || first) {
         size_t n = strcspn (s, "\n");
-        fprintf (f, "%*s%.*s\n", HELP_COL - (first ? len : 0), "", (int)n,
-                 s);
+        fprintf (f, "%*s%.*s\n", HELP_COL - (first ? len : 0), "", (int)n, s);
         s += n;
         if (*s)
             s++;
@@ -324,7 +335,8 @@ void cmdopt_help (const struct cmdopt_spec *spec, FILE *f)
 {
     fputs (spec->usage, f);
     fputc ('\n', f);
-    FOREACH_ROW (spec, r) {
+    FOREACH_ROW (spec, r)
+    {
         if (!r->name)
             fprintf (f, "%s\n", r->usage);
         else if (r->usage)

@@ -30,46 +30,51 @@
 #ifndef PIN_CMD_CMDOPT_H
 #define PIN_CMD_CMDOPT_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
-
-#include <getopt.h>
 
 /* has_arg */
 #define CMDOPT_NONE no_argument
 #define CMDOPT_REQUIRED required_argument
-#define CMDOPT_OPTIONAL optional_argument       /* --opt=VAL or -oVAL only */
+#define CMDOPT_OPTIONAL optional_argument /* --opt=VAL or -oVAL only */
 
 /* flags */
-#define CMDOPT_CMD 0x1      /* the first operand after it starts a command */
+#define CMDOPT_CMD 0x1 /* the first operand after it starts a command */
 
 /* Keys of long-only options start here (a short option's key is its
  * character). */
 #define CMDOPT_LONG 256
 
 struct cmdopt {
-    const char *name;       /* long name without "--"; NULL: a heading
-                               (usage is its text), or the end of the table
-                               when usage is NULL too */
-    int key;                /* the short option ('j') or >= CMDOPT_LONG */
-    int has_arg;            /* CMDOPT_NONE, _REQUIRED, _OPTIONAL */
-    const char *arg;        /* the argument's name in --help ("FILE") */
-    const char *usage;      /* --help text, '\n' between its lines; NULL
-                               hides the row (an alias) */
-    unsigned flags;         /* CMDOPT_CMD */
+    const char *name;  /* long name without "--"; NULL: a heading
+                          (usage is its text), or the end of the table
+                          when usage is NULL too */
+    int key;           /* the short option ('j') or >= CMDOPT_LONG */
+    int has_arg;       /* CMDOPT_NONE, _REQUIRED, _OPTIONAL */
+    const char *arg;   /* the argument's name in --help ("FILE") */
+    const char *usage; /* --help text, '\n' between its lines; NULL
+                          hides the row (an alias) */
+    unsigned flags;    /* CMDOPT_CMD */
 };
-#define CMDOPT_HEADING(text) { NULL, 0, 0, NULL, (text), 0 }
-#define CMDOPT_END { NULL, 0, 0, NULL, NULL, 0 }
+#define CMDOPT_HEADING(text)        \
+    {                               \
+        NULL, 0, 0, NULL, (text), 0 \
+    }
+#define CMDOPT_END                \
+    {                             \
+        NULL, 0, 0, NULL, NULL, 0 \
+    }
 
 #define CMDOPT_MAX_TABLES 6
 
 struct cmdopt_spec {
-    const char *name;       /* the subcommand: "plan" */
-    const char *usage;      /* the help's head: "Usage: ..." lines and what
-                               the command does, each line ending in '\n' */
-    const char *footer;     /* the help's tail, or NULL */
+    const char *name;   /* the subcommand: "plan" */
+    const char *usage;  /* the help's head: "Usage: ..." lines and what
+                           the command does, each line ending in '\n' */
+    const char *footer; /* the help's tail, or NULL */
     void (*help_more) (FILE *f); /* prints more of the tail, or NULL */
-    int usage_status;       /* exit status of a usage error */
+    int usage_status;            /* exit status of a usage error */
     /* the option tables, in --help order; NULL ends the list */
     const struct cmdopt *tables[CMDOPT_MAX_TABLES + 1];
 };
@@ -78,25 +83,27 @@ struct cmdopt_parser {
     const struct cmdopt_spec *spec;
     int argc;
     char **argv;
-    char **operands;        /* noperands of them, NULL after; in argv */
+    char **operands; /* noperands of them, NULL after; in argv */
     int noperands;
-    int status;             /* after cmdopt_next() < 0: the exit status */
-    char error[1024];       /* after a usage error: its text */
-    FILE *out, *err;        /* stdout, stderr (tests change them) */
+    int status;       /* after cmdopt_next() < 0: the exit status */
+    char error[1024]; /* after a usage error: its text */
+    FILE *out, *err;  /* stdout, stderr (tests change them) */
     /* private */
     struct option *longopts;
-    const struct cmdopt **rows;  /* rows[i] is longopts[i]'s */
+    const struct cmdopt **rows; /* rows[i] is longopts[i]'s */
     char *shortopts;
-    const struct cmdopt *cmd;    /* a CMDOPT_CMD option given */
-    bool posix;                  /* POSIXLY_CORRECT: stop at an operand */
+    const struct cmdopt *cmd; /* a CMDOPT_CMD option given */
+    bool posix;               /* POSIXLY_CORRECT: stop at an operand */
     bool done;
 };
 
 /* Build the getopt_long arrays of `spec` for argv[1..argc-1] (argv[0] is
  * the subcommand's name).  0, or -1 with errno ENOMEM (or EINVAL: a table
  * repeats a key or a name).  Free with cmdopt_fini(). */
-int cmdopt_init (struct cmdopt_parser *p, const struct cmdopt_spec *spec,
-                 int argc, char **argv);
+int cmdopt_init (struct cmdopt_parser *p,
+                 const struct cmdopt_spec *spec,
+                 int argc,
+                 char **argv);
 
 /* The next option: its key, with *arg its value (NULL when none); 0 when
  * the options are done (the operands are in p->operands); -1 when the

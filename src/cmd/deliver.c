@@ -30,6 +30,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <json-c/json.h>
+#include <slurm/slurm.h>
+#include <slurm/slurmdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,14 +41,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
-#include <slurm/slurm.h>
-#include <slurm/slurmdb.h>
-
+#include "cmdopt.h"
 #include "libacct/acct.h"
 #include "libacct/summary.h"
 #include "libutil/safeio.h"
-#include "cmdopt.h"
 #include "subcmd.h"
 
 #define DEFAULT_JOURNAL "/var/lib/slurm-pin/journal"
@@ -58,11 +57,11 @@ struct group {
     char cluster[ACCT_STR];
     char node[ACCT_STR];
     uint32_t job_id;
-    uint32_t array_job_id;   /* 0: not an array task */
+    uint32_t array_job_id; /* 0: not an array task */
     uint32_t array_task_id;
-    bool ended;              /* a "job" record is there */
-    char missing[ACCT_STR];  /* deliver_one's 2: the node whose part is not
-                                there ("" if slurmdbd has not the job's end) */
+    bool ended;             /* a "job" record is there */
+    char missing[ACCT_STR]; /* deliver_one's 2: the node whose part is not
+                               there ("" if slurmdbd has not the job's end) */
     char **lines;
     size_t n, cap;
     uint64_t digest;
@@ -73,12 +72,15 @@ struct groups {
     size_t n, cap;
 };
 
-static struct group *group_get (struct groups *gs, const char *cluster,
-                                const char *node, uint32_t job)
+static struct group *group_get (struct groups *gs,
+                                const char *cluster,
+                                const char *node,
+                                uint32_t job)
 {
     for (size_t i = 0; i < gs->n; i++) {
         struct group *g = &gs->g[i];
-        if (g->job_id == job && !strcmp (g->cluster, cluster) && !strcmp (g->node, node))
+        if (g->job_id == job && !strcmp (g->cluster, cluster)
+            && !strcmp (g->node, node))
             return g;
     }
     if (gs->n == gs->cap) {
@@ -110,7 +112,8 @@ static void groups_free (struct groups *gs)
 static const char *jstr (json_object *o, const char *key)
 {
     json_object *v;
-    if (json_object_object_get_ex (o, key, &v) && json_object_is_type (v, json_type_string))
+    if (json_object_object_get_ex (o, key, &v)
+        && json_object_is_type (v, json_type_string))
         return json_object_get_string (v);
     return NULL;
 }
@@ -182,10 +185,11 @@ out:
     return rc;
 }
 
-static int read_journal_file (struct groups *gs, const char *path,
+static int read_journal_file (struct groups *gs,
+                              const char *path,
                               unsigned *skipped)
 {
-    FILE *f = safein_fopen (path, NULL);    /* not a FIFO, not a device */
+    FILE *f = safein_fopen (path, NULL); /* not a FIFO, not a device */
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
@@ -227,7 +231,8 @@ static int read_journal (struct groups *gs, const char *dir, unsigned *skipped)
         return -1;
     while ((e = readdir (d))) {
         const char *s = e->d_name;
-        if (strncmp (s, "journal.", 8) || !s[8] || strspn (s + 8, "0123456789") != strlen (s + 8))
+        if (strncmp (s, "journal.", 8) || !s[8]
+            || strspn (s + 8, "0123456789") != strlen (s + 8))
             continue;
         snprintf (path, sizeof (path), "%s/%s", dir, s);
         if (read_journal_file (gs, path, skipped) < 0) {
@@ -250,7 +255,8 @@ static void group_digest (struct group *g)
     uint64_t h = 0xcbf29ce484222325ULL;
     qsort (g->lines, g->n, sizeof (*g->lines), cmp_line);
     for (size_t i = 0; i < g->n; i++) {
-        for (const unsigned char *p = (const unsigned char *)g->lines[i]; *p; p++)
+        for (const unsigned char *p = (const unsigned char *)g->lines[i]; *p;
+             p++)
             h = (h ^ *p) * 0x100000001b3ULL;
         h = (h ^ '\n') * 0x100000001b3ULL;
     }
@@ -270,8 +276,12 @@ static bool is_delivered (const char *dir, const struct group *g)
     /* any digest: once a node's part of a job is delivered it is not
      * sent again, even if a journal file holding some of its records was
      * rotated away since (that would shrink the part in slurmdbd) */
-    snprintf (want, sizeof (want), "%s %" PRIu32 " %s ",
-              *g->cluster ? g->cluster : "-", g->job_id, g->node);
+    snprintf (want,
+              sizeof (want),
+              "%s %" PRIu32 " %s ",
+              *g->cluster ? g->cluster : "-",
+              g->job_id,
+              g->node);
     while (!found && getline (&line, &cap, f) >= 0)
         found = strncmp (line, want, strlen (want)) == 0;
     free (line);
@@ -285,8 +295,13 @@ static int mark_delivered (const char *dir, const struct group *g)
     int fd, n, rc = 0;
 
     snprintf (path, sizeof (path), "%s/delivered", dir);
-    n = snprintf (line, sizeof (line), "%s %" PRIu32 " %s %016" PRIx64 "\n",
-                  *g->cluster ? g->cluster : "-", g->job_id, g->node, g->digest);
+    n = snprintf (line,
+                  sizeof (line),
+                  "%s %" PRIu32 " %s %016" PRIx64 "\n",
+                  *g->cluster ? g->cluster : "-",
+                  g->job_id,
+                  g->node,
+                  g->digest);
     if ((fd = safeout_create (path, SAFEOUT_APPEND, 0600, NULL)) < 0)
         return -1;
     if (write (fd, line, n) != n || fsync (fd) < 0)
@@ -302,7 +317,8 @@ static void job_cond_init (slurmdb_job_cond_t *c, const struct group *g)
     slurm_selected_step_t *sel = calloc (1, sizeof (*sel));
 
     memset (c, 0, sizeof (*c));
-    /* our own calloc: freed with free (slurm_destroy_selected_step would xfree) */
+    /* our own calloc: freed with free (slurm_destroy_selected_step would
+     * xfree) */
     c->step_list = slurm_list_create (free);
     if (sel) {
         /* slurmdbd takes a bare job id as "that job or every task of that
@@ -355,7 +371,8 @@ static int nodeset_add_hostlist (struct nodeset *s, const char *hl)
     char *host;
     int rc = 0;
 
-    if (!hl || !*hl || !strcmp (hl, "None") || !(h = slurm_hostlist_create (hl)))
+    if (!hl || !*hl || !strcmp (hl, "None")
+        || !(h = slurm_hostlist_create (hl)))
         return 0;
     while (rc == 0 && (host = slurm_hostlist_shift (h))) {
         bool seen = false;
@@ -389,7 +406,9 @@ static int nodeset_add_hostlist (struct nodeset *s, const char *hl)
  * MariaDB in one transaction per connection until a commit, and under
  * REPEATABLE READ a second read would show the first one's snapshot,
  * never another node's write. */
-static int db_get_comment (void *db, struct group *g, char **comment,
+static int db_get_comment (void *db,
+                           struct group *g,
+                           char **comment,
                            struct nodeset *nodes)
 {
     slurmdb_job_cond_t cond;
@@ -441,7 +460,8 @@ static int has_node_cb (const char *node, json_object *rec, void *arg)
 }
 
 /* The first node of NODES whose part FIELD's summary lacks; NULL if none. */
-static const char *missing_node (const char *field, const struct nodeset *nodes)
+static const char *missing_node (const char *field,
+                                 const struct nodeset *nodes)
 {
     struct acct_summary *s = NULL;
     char *other = NULL;
@@ -489,7 +509,7 @@ static int db_set_comment (void *db, const struct group *g, const char *text)
 
 static void sleep_ms (long ms)
 {
-    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     while (nanosleep (&ts, &ts) < 0 && errno == EINTR)
         ;
 }
@@ -511,12 +531,11 @@ static void sleep_ms (long ms)
  * never comes (no pin.so there, its records lost) is waited for until the
  * deadline; this node's part is then delivered all the same, and the
  * missing node named. */
-static int deliver_one (void *db, struct group *g, time_t deadline,
-                        bool wait)
+static int deliver_one (void *db, struct group *g, time_t deadline, bool wait)
 {
     char *cur = NULL, *want = NULL;
-    struct nodeset nodes = { 0 };
-    pin_error_t err = { "" };
+    struct nodeset nodes = {0};
+    pin_error_t err = {""};
     int writes = 0, rc;
     long pause_ms = 100;
     bool warned = false, waited = false;
@@ -534,38 +553,61 @@ static int deliver_one (void *db, struct group *g, time_t deadline,
                 goto notyet;
             }
             if (time (NULL) >= deadline) {
-                cmd_error (prog, "job %" PRIu32 ": %s in slurmdbd yet; kept for a later run",
-                           g->job_id, rc == DB_NOJOB ? "not known" : "not ended");
+                cmd_error (prog,
+                           "job %" PRIu32
+                           ": %s in slurmdbd yet; kept for a later run",
+                           g->job_id,
+                           rc == DB_NOJOB ? "not known" : "not ended");
                 goto later;
             }
             if (verbose && !warned)
-                fprintf (stderr, "slurm-pin deliver: job %" PRIu32 ": waiting for slurmdbd to see its end\n",
+                fprintf (stderr,
+                         "slurm-pin deliver: job %" PRIu32
+                         ": waiting for slurmdbd to see its end\n",
                          g->job_id);
             warned = true;
             sleep_ms (500);
             continue;
         }
         if (rc != DB_OK) {
-            cmd_error (prog, "job %" PRIu32 ": slurmdbd did not answer; kept for a later run",
+            cmd_error (prog,
+                       "job %" PRIu32
+                       ": slurmdbd did not answer; kept for a later run",
                        g->job_id);
             goto later;
         }
-        if (!acct_summary_has_node (cur, g->node, (const char *const *)g->lines, g->n)) {
+        if (!acct_summary_has_node (cur,
+                                    g->node,
+                                    (const char *const *)g->lines,
+                                    g->n)) {
             if (writes >= 50 || time (NULL) >= deadline) {
-                cmd_error (prog, "job %" PRIu32 ": AdminComment did not keep this node's part after %d writes; kept for a later run",
-                           g->job_id, writes);
+                cmd_error (prog,
+                           "job %" PRIu32
+                           ": AdminComment did not keep this node's part "
+                           "after %d writes; kept for a later run",
+                           g->job_id,
+                           writes);
                 goto later;
             }
             free (want);
-            if (!(want = acct_summary_merge (cur, g->node, (const char *const *)g->lines, g->n,
-                                             ACCT_SUMMARY_MAX, &err))) {
-                cmd_error (prog, "job %" PRIu32 ": %s", g->job_id,
+            if (!(want = acct_summary_merge (cur,
+                                             g->node,
+                                             (const char *const *)g->lines,
+                                             g->n,
+                                             ACCT_SUMMARY_MAX,
+                                             &err))) {
+                cmd_error (prog,
+                           "job %" PRIu32 ": %s",
+                           g->job_id,
                            *err.text ? err.text : strerror (errno));
                 goto later;
             }
             rc = db_set_comment (db, g, want);
             if (rc != DB_OK) {
-                cmd_error (prog, "job %" PRIu32 ": slurmdbd refused the AdminComment change; kept for a later run",
+                cmd_error (prog,
+                           "job %" PRIu32
+                           ": slurmdbd refused the AdminComment change; kept "
+                           "for a later run",
                            g->job_id);
                 goto later;
             }
@@ -584,13 +626,20 @@ static int deliver_one (void *db, struct group *g, time_t deadline,
             goto notyet;
         }
         if (time (NULL) >= deadline) {
-            cmd_error (prog, "job %" PRIu32 ": this node's part is in slurmdbd; node %s's part is not (no delivery from it in time)",
-                       g->job_id, miss);
+            cmd_error (prog,
+                       "job %" PRIu32
+                       ": this node's part is in slurmdbd; node %s's part is "
+                       "not (no delivery from it in time)",
+                       g->job_id,
+                       miss);
             break;
         }
         if (verbose && !waited)
-            fprintf (stderr, "slurm-pin deliver: job %" PRIu32 ": waiting for node %s's part\n",
-                     g->job_id, miss);
+            fprintf (stderr,
+                     "slurm-pin deliver: job %" PRIu32
+                     ": waiting for node %s's part\n",
+                     g->job_id,
+                     miss);
         waited = true;
         sleep_ms (pause_ms + (long)(rand () % (pause_ms / 2 + 1)));
         if (pause_ms < 2000)
@@ -634,51 +683,66 @@ static int waiting_add (struct waiting *w, struct group *g)
 static void done_one (const char *dir, const struct group *g)
 {
     if (mark_delivered (dir, g) < 0)
-        cmd_error (prog, "%s/delivered: %s (job %" PRIu32 " may be sent again; harmless)",
-                   dir, strerror (errno), g->job_id);
+        cmd_error (prog,
+                   "%s/delivered: %s (job %" PRIu32
+                   " may be sent again; harmless)",
+                   dir,
+                   strerror (errno),
+                   g->job_id);
     if (verbose)
         printf ("job %" PRIu32 ": %zu records of node %s delivered\n",
-                g->job_id, g->n, cmd_text (g->node));
+                g->job_id,
+                g->n,
+                cmd_text (g->node));
 }
 
 static const struct cmdopt options[] = {
-    { "job", 'j', CMDOPT_REQUIRED, "N", "only job N", 0 },
-    { "journal", 'J', CMDOPT_REQUIRED, "DIR",
-      "the node journal (default " DEFAULT_JOURNAL ")", 0 },
-    { "timeout", 't', CMDOPT_REQUIRED, "SECS",
-      "with --job: give up on the job after SECS (default\n"
-      "60), waiting for slurmdbd to record its end and\n"
-      "for the other nodes' parts included; without:\n"
-      "wait SECS in all, after sending, for the jobs\n"
-      "whose other nodes' parts are not there yet (they\n"
-      "stay for a later run)", 0 },
-    { "verbose", 'v', CMDOPT_NONE, NULL, "say what is sent", 0 },
+    {"job", 'j', CMDOPT_REQUIRED, "N", "only job N", 0},
+    {"journal",
+     'J',
+     CMDOPT_REQUIRED,
+     "DIR",
+     "the node journal (default " DEFAULT_JOURNAL ")",
+     0},
+    {"timeout",
+     't',
+     CMDOPT_REQUIRED,
+     "SECS",
+     "with --job: give up on the job after SECS (default\n"
+     "60), waiting for slurmdbd to record its end and\n"
+     "for the other nodes' parts included; without:\n"
+     "wait SECS in all, after sending, for the jobs\n"
+     "whose other nodes' parts are not there yet (they\n"
+     "stay for a later run)",
+     0},
+    {"verbose", 'v', CMDOPT_NONE, NULL, "say what is sent", 0},
     CMDOPT_END,
 };
 
 static const struct cmdopt_spec spec = {
     .name = "deliver",
     .usage =
-"Usage: slurm-pin deliver [--job N] [--journal DIR] [--timeout SECS] [-v]\n"
-"\n"
-"Send this node's accounting records of ended jobs to slurmdbd, into\n"
-"the job's AdminComment (doc/accounting.md); each job once.\n",
+        "Usage: slurm-pin deliver [--job N] [--journal DIR] [--timeout SECS] "
+        "[-v]\n"
+        "\n"
+        "Send this node's accounting records of ended jobs to slurmdbd, into\n"
+        "the job's AdminComment (doc/accounting.md); each job once.\n",
     .footer =
-"Exit 0: nothing left to send; 1: some records stay for a later run;\n"
-"2: a usage error.\n",
+        "Exit 0: nothing left to send; 1: some records stay for a later run;\n"
+        "2: a usage error.\n",
     .usage_status = 2,
-    .tables = { options, NULL },
+    .tables = {options, NULL},
 };
 
 int cmd_deliver (int argc, char **argv)
 {
     const char *dir = DEFAULT_JOURNAL;
     uint64_t job = 0, timeout = 60;
-    struct groups gs = { 0 };
-    struct waiting waiting = { 0 };
+    struct groups gs = {0};
+    struct waiting waiting = {0};
     unsigned skipped = 0;
     char lockpath[4096];
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     struct cmdopt_parser p;
     const char *arg;
     int c, lockfd = -1, rc = 0, pending = 0, sent = 0;
@@ -691,26 +755,31 @@ int cmd_deliver (int argc, char **argv)
     }
     while ((c = cmdopt_next (&p, &arg)) > 0) {
         switch (c) {
-        case 'j':
-            if (cmd_parse_u64 (arg, 1, UINT32_MAX - 1, &job) < 0) {
-                cmd_error (prog, "--job=%s: not a job id (1-4294967294)", arg);
-                cmdopt_fini (&p);
-                return 2;
-            }
-            break;
-        case 'J':
-            dir = arg;
-            break;
-        case 't':
-            if (cmd_parse_u64 (arg, 0, 86400, &timeout) < 0) {
-                cmd_error (prog, "--timeout=%s: not a number of seconds (0-86400)", arg);
-                cmdopt_fini (&p);
-                return 2;
-            }
-            break;
-        case 'v':
-            verbose++;
-            break;
+            case 'j':
+                if (cmd_parse_u64 (arg, 1, UINT32_MAX - 1, &job) < 0) {
+                    cmd_error (prog,
+                               "--job=%s: not a job id (1-4294967294)",
+                               arg);
+                    cmdopt_fini (&p);
+                    return 2;
+                }
+                break;
+            case 'J':
+                dir = arg;
+                break;
+            case 't':
+                if (cmd_parse_u64 (arg, 0, 86400, &timeout) < 0) {
+                    cmd_error (prog,
+                               "--timeout=%s: not a number of seconds "
+                               "(0-86400)",
+                               arg);
+                    cmdopt_fini (&p);
+                    return 2;
+                }
+                break;
+            case 'v':
+                verbose++;
+                break;
         }
     }
     if (c < 0 || cmdopt_no_operands (&p) < 0) {
@@ -730,20 +799,28 @@ int cmd_deliver (int argc, char **argv)
     }
     while (flock (lockfd, LOCK_EX | LOCK_NB) < 0) {
         if (time (NULL) >= deadline) {
-            cmd_error (prog, "%s: another deliver holds it; giving up after %" PRIu64 "s",
-                       lockpath, timeout);
+            cmd_error (prog,
+                       "%s: another deliver holds it; giving up after %" PRIu64
+                       "s",
+                       lockpath,
+                       timeout);
             close (lockfd);
             return 1;
         }
         sleep_ms (200);
     }
     if (read_journal (&gs, dir, &skipped) < 0) {
-        cmd_error (prog, "%s: cannot read the journal: %s", dir, strerror (errno));
+        cmd_error (prog,
+                   "%s: cannot read the journal: %s",
+                   dir,
+                   strerror (errno));
         rc = 1;
         goto out;
     }
     if (skipped && verbose)
-        fprintf (stderr, "slurm-pin deliver: %u journal lines skipped (torn or not records)\n",
+        fprintf (stderr,
+                 "slurm-pin deliver: %u journal lines skipped (torn or not "
+                 "records)\n",
                  skipped);
     for (size_t i = 0; i < gs.n; i++) {
         struct group *g = &gs.g[i];
@@ -760,7 +837,9 @@ int cmd_deliver (int argc, char **argv)
         if (!db) {
             slurm_init (NULL);
             if (!(db = slurmdb_connection_get (NULL))) {
-                cmd_error (prog, "cannot connect to slurmdbd; records kept for a later run");
+                cmd_error (prog,
+                           "cannot connect to slurmdbd; records kept for a "
+                           "later run");
                 rc = 1;
                 goto out;
             }
@@ -768,24 +847,30 @@ int cmd_deliver (int argc, char **argv)
         /* a backlog run (no --job) never waits on one job: a job whose
          * end or other nodes' parts are not in slurmdbd yet goes to the
          * waiting list, checked again below */
-        switch (deliver_one (db, g, job ? deadline : time (NULL) + (time_t)timeout, job != 0)) {
-        case 0:
-            done_one (dir, g);
-            sent++;
-            break;
-        case 2:
-            if (waiting_add (&waiting, g) < 0) {
-                cmd_error (prog, "out of memory");
-                rc = 1;
-                goto out;
-            }
-            if (verbose)
-                fprintf (stderr, "slurm-pin deliver: job %" PRIu32 ": waiting for %s%s\n",
-                         g->job_id, *g->missing ? "node " : "slurmdbd to see its end",
-                         *g->missing ? cmd_text (g->missing) : "");
-            break;
-        default:
-            pending++;
+        switch (deliver_one (db,
+                             g,
+                             job ? deadline : time (NULL) + (time_t)timeout,
+                             job != 0)) {
+            case 0:
+                done_one (dir, g);
+                sent++;
+                break;
+            case 2:
+                if (waiting_add (&waiting, g) < 0) {
+                    cmd_error (prog, "out of memory");
+                    rc = 1;
+                    goto out;
+                }
+                if (verbose)
+                    fprintf (stderr,
+                             "slurm-pin deliver: job %" PRIu32
+                             ": waiting for %s%s\n",
+                             g->job_id,
+                             *g->missing ? "node " : "slurmdbd to see its end",
+                             *g->missing ? cmd_text (g->missing) : "");
+                break;
+            default:
+                pending++;
         }
     }
     /* the waiting list: one deadline for all of it (--timeout after the
@@ -805,15 +890,15 @@ int cmd_deliver (int argc, char **argv)
             for (size_t i = 0; i < waiting.n; i++) {
                 struct group *g = waiting.v[i];
                 switch (deliver_one (db, g, wdeadline, false)) {
-                case 0:
-                    done_one (dir, g);
-                    sent++;
-                    break;
-                case 2:
-                    waiting.v[k++] = g;
-                    break;
-                default:
-                    pending++;
+                    case 0:
+                        done_one (dir, g);
+                        sent++;
+                        break;
+                    case 2:
+                        waiting.v[k++] = g;
+                        break;
+                    default:
+                        pending++;
                 }
             }
             waiting.n = k;
@@ -821,10 +906,20 @@ int cmd_deliver (int argc, char **argv)
         for (size_t i = 0; i < waiting.n; i++) {
             struct group *g = waiting.v[i];
             if (*g->missing)
-                cmd_error (prog, "job %" PRIu32 ": this node's part is in slurmdbd; node %s's part is not yet: kept for a later run (slurm-pin deliver --job %" PRIu32 " stops waiting for it after --timeout)",
-                           g->job_id, cmd_text (g->missing), g->job_id);
+                cmd_error (prog,
+                           "job %" PRIu32
+                           ": this node's part is in slurmdbd; node %s's part "
+                           "is not yet: kept for a later run (slurm-pin "
+                           "deliver --job %" PRIu32
+                           " stops waiting for it after --timeout)",
+                           g->job_id,
+                           cmd_text (g->missing),
+                           g->job_id);
             else
-                cmd_error (prog, "job %" PRIu32 ": its end is not in slurmdbd yet; kept for a later run",
+                cmd_error (prog,
+                           "job %" PRIu32
+                           ": its end is not in slurmdbd yet; kept for a "
+                           "later run",
                            g->job_id);
             pending++;
         }

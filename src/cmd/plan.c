@@ -8,6 +8,8 @@
 #include "config.h"
 #endif
 #include <errno.h>
+#include <hwloc.h>
+#include <json-c/json.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,13 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-#include <hwloc.h>
-
-#include "libtopo/topo.h"
-#include "libplace/place.h"
-#include "libutil/errprintf.h"
 #include "cmdopt.h"
+#include "libplace/place.h"
+#include "libtopo/topo.h"
+#include "libutil/errprintf.h"
 #include "subcmd.h"
 
 #define NAME "plan"
@@ -29,68 +28,101 @@
 struct plan_opts {
     const char *topology;
     const char *policy;
-    const char *allowed;        /* NULL: every PU of the topology */
-    const char *busy;           /* NULL: none */
+    const char *allowed; /* NULL: every PU of the topology */
+    const char *busy;    /* NULL: none */
     unsigned ntasks;
     unsigned cpus_per_task;
     uint64_t seed;
     bool json;
-    bool strict;                /* refuse what does not fit (as before) */
+    bool strict; /* refuse what does not fit (as before) */
 };
 
 enum { OPT_STRICT = CMDOPT_LONG };
 
 static const struct cmdopt options[] = {
-    { "topology", 't', CMDOPT_REQUIRED, "SRC",
-      "'system' (this machine, the default), an hwloc\n"
-      "XML file, or a synthetic description such as\n"
-      "\"pack:2 [numa] l3:1 l2:4 core:1 pu:2\"", 0 },
-    { "policy", 'p', CMDOPT_REQUIRED, "POLICY",
-      "required; one of the policies below", 0 },
-    { "ntasks", 'n', CMDOPT_REQUIRED, "N", "tasks in the step (default 1)", 0 },
-    { "cpus-per-task", 'c', CMDOPT_REQUIRED, "C",
-      "CPUs per task (default 1)", 0 },
-    { "allowed", 'a', CMDOPT_REQUIRED, "LIST",
-      "CPUs the step may use, as OS indexes in kernel\n"
-      "list format (\"0-7,16-23\"); default: every CPU\n"
-      "of the topology.  CPUs not in the topology are\n"
-      "never used.", 0 },
-    { "busy", 'b', CMDOPT_REQUIRED, "LIST",
-      "CPUs held by other steps (default: none)", 0 },
-    { "seed", 's', CMDOPT_REQUIRED, "S",
-      "seed of the random policy (default 0)", 0 },
-    { "json", 'j', CMDOPT_NONE, NULL, "print one JSON object instead of text",
-      0 },
-    { "strict", OPT_STRICT, CMDOPT_NONE, NULL,
-      "fail when the step does not fit in the free\n"
-      "CPUs (as pin.conf Oversubscribe=refuse and\n"
-      "ShareWithSteps=refuse); default: fall back as\n"
-      "the plugin does (oversubscribed,\n"
-      "shared-with-step)", 0 },
+    {"topology",
+     't',
+     CMDOPT_REQUIRED,
+     "SRC",
+     "'system' (this machine, the default), an hwloc\n"
+     "XML file, or a synthetic description such as\n"
+     "\"pack:2 [numa] l3:1 l2:4 core:1 pu:2\"",
+     0},
+    {"policy",
+     'p',
+     CMDOPT_REQUIRED,
+     "POLICY",
+     "required; one of the policies below",
+     0},
+    {"ntasks", 'n', CMDOPT_REQUIRED, "N", "tasks in the step (default 1)", 0},
+    {"cpus-per-task",
+     'c',
+     CMDOPT_REQUIRED,
+     "C",
+     "CPUs per task (default 1)",
+     0},
+    {"allowed",
+     'a',
+     CMDOPT_REQUIRED,
+     "LIST",
+     "CPUs the step may use, as OS indexes in kernel\n"
+     "list format (\"0-7,16-23\"); default: every CPU\n"
+     "of the topology.  CPUs not in the topology are\n"
+     "never used.",
+     0},
+    {"busy",
+     'b',
+     CMDOPT_REQUIRED,
+     "LIST",
+     "CPUs held by other steps (default: none)",
+     0},
+    {"seed",
+     's',
+     CMDOPT_REQUIRED,
+     "S",
+     "seed of the random policy (default 0)",
+     0},
+    {"json",
+     'j',
+     CMDOPT_NONE,
+     NULL,
+     "print one JSON object instead of text",
+     0},
+    {"strict",
+     OPT_STRICT,
+     CMDOPT_NONE,
+     NULL,
+     "fail when the step does not fit in the free\n"
+     "CPUs (as pin.conf Oversubscribe=refuse and\n"
+     "ShareWithSteps=refuse); default: fall back as\n"
+     "the plugin does (oversubscribed,\n"
+     "shared-with-step)",
+     0},
     CMDOPT_END,
 };
 
 static void help_more (FILE *f)
 {
     fprintf (f,
-"Policies: %s\n"
-"\n"
-"Text output, one line per task:\n"
-"  task 0: cpus=0-3 mems=0 [fallback=REASON,...]\n"
-"See slurm-pin(1).\n",
+             "Policies: %s\n"
+             "\n"
+             "Text output, one line per task:\n"
+             "  task 0: cpus=0-3 mems=0 [fallback=REASON,...]\n"
+             "See slurm-pin(1).\n",
              place_policy_list ());
 }
 
 static const struct cmdopt_spec spec = {
     .name = NAME,
     .usage =
-"Usage: slurm-pin plan [OPTIONS]\n"
-"\n"
-"Show the CPUs and memory nodes each task of a job step would get under a\n"
-"policy, computed from a topology.  A dry run: nothing is changed.\n",
+        "Usage: slurm-pin plan [OPTIONS]\n"
+        "\n"
+        "Show the CPUs and memory nodes each task of a job step would get "
+        "under a\n"
+        "policy, computed from a topology.  A dry run: nothing is changed.\n",
     .help_more = help_more,
     .usage_status = 1,
-    .tables = { options, NULL },
+    .tables = {options, NULL},
 };
 
 /* A value as shown in a message: '' for the empty string. */
@@ -106,11 +138,17 @@ static int parse_count (const char *flag, const char *s, unsigned *out)
 
     if (cmd_parse_u64 (s, 1, UINT_MAX, &v) < 0) {
         if (errno == ERANGE && s[0] != '0')
-            cmd_error (NAME, "%s %s: expected a positive integer "
-                       "no larger than %u", flag, shown (s), UINT_MAX);
+            cmd_error (NAME,
+                       "%s %s: expected a positive integer "
+                       "no larger than %u",
+                       flag,
+                       shown (s),
+                       UINT_MAX);
         else
-            cmd_error (NAME, "%s %s: expected a positive integer",
-                       flag, shown (s));
+            cmd_error (NAME,
+                       "%s %s: expected a positive integer",
+                       flag,
+                       shown (s));
         return -1;
     }
     *out = (unsigned)v;
@@ -119,8 +157,7 @@ static int parse_count (const char *flag, const char *s, unsigned *out)
 
 /* Returns 0 to go on, or -1 with the exit status in *status (--help
  * printed, or a usage error). */
-static int parse_args (int argc, char **argv, struct plan_opts *o,
-                       int *status)
+static int parse_args (int argc, char **argv, struct plan_opts *o, int *status)
 {
     struct cmdopt_parser p;
     const char *arg;
@@ -159,8 +196,10 @@ static int parse_args (int argc, char **argv, struct plan_opts *o,
                 break;
             case 's':
                 if (cmd_parse_u64 (arg, 0, UINT64_MAX, &o->seed) < 0) {
-                    cmd_error (NAME, "--seed=%s: expected an integer "
-                               "from 0 to %ju", shown (arg),
+                    cmd_error (NAME,
+                               "--seed=%s: expected an integer "
+                               "from 0 to %ju",
+                               shown (arg),
                                (uintmax_t)UINT64_MAX);
                     goto out;
                 }
@@ -193,7 +232,7 @@ out:
  * set: place_compute() never uses them. */
 static hwloc_bitmap_t parse_cpus (const char *flag, const char *list)
 {
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     hwloc_bitmap_t set;
 
     if (!(set = hwloc_bitmap_alloc ())) {
@@ -224,7 +263,8 @@ static int print_text (const struct place_plan *plan, FILE *f)
         }
         fprintf (f, "task %u: cpus=%s mems=%s", i, cpus, mems);
         if (task->fallback)
-            fprintf (f, " fallback=%s",
+            fprintf (f,
+                     " fallback=%s",
                      place_fallback_string (task->fallback, fb, sizeof (fb)));
         fputc ('\n', f);
         free (cpus);
@@ -248,13 +288,22 @@ static json_object *plan_to_json (const struct place_plan *plan)
 
     if (!root || !tasks)
         goto nomem;
-    if (cmd_json_add (root, "policy",
-              json_object_new_string (place_policy_name (plan->policy)),
-              false) < 0
-        || cmd_json_add (root, "ntasks", json_object_new_int64 (plan->ntasks),
-                 false) < 0
-        || cmd_json_add (root, "cpus_per_task",
-                 json_object_new_int64 (plan->cpus_per_task), false) < 0)
+    if (cmd_json_add (root,
+                      "policy",
+                      json_object_new_string (
+                          place_policy_name (plan->policy)),
+                      false)
+            < 0
+        || cmd_json_add (root,
+                         "ntasks",
+                         json_object_new_int64 (plan->ntasks),
+                         false)
+               < 0
+        || cmd_json_add (root,
+                         "cpus_per_task",
+                         json_object_new_int64 (plan->cpus_per_task),
+                         false)
+               < 0)
         goto nomem;
     for (unsigned i = 0; i < plan->ntasks; i++) {
         const struct place_task *task = &plan->tasks[i];
@@ -292,7 +341,7 @@ int cmd_plan (int argc, char **argv)
     struct plan_opts o;
     struct place_request req;
     struct place_plan *plan = NULL;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     enum place_policy policy;
     topo_t *t = NULL;
     hwloc_bitmap_t allowed = NULL;
@@ -302,18 +351,23 @@ int cmd_plan (int argc, char **argv)
     if (parse_args (argc, argv, &o, &rc) < 0)
         return rc;
     if (place_policy_parse (o.policy, &policy, &err) < 0) {
-        cmd_error (NAME, "--policy=%s: unknown policy; known: %s",
-                   shown (o.policy), place_policy_list ());
+        cmd_error (NAME,
+                   "--policy=%s: unknown policy; known: %s",
+                   shown (o.policy),
+                   place_policy_list ());
         return 1;
     }
     if (!*o.topology) {
-        cmd_error (NAME, "--topology='': empty; expected 'system', an "
+        cmd_error (NAME,
+                   "--topology='': empty; expected 'system', an "
                    "hwloc XML file or a synthetic description");
         return 1;
     }
     if (!(t = topo_load (o.topology, 0, &err))) {
-        cmd_error (NAME, "%s; --topology takes 'system', an hwloc XML "
-                   "file or a synthetic description", err.text);
+        cmd_error (NAME,
+                   "%s; --topology takes 'system', an hwloc XML "
+                   "file or a synthetic description",
+                   err.text);
         return 1;
     }
     if (o.allowed) {
@@ -321,8 +375,10 @@ int cmd_plan (int argc, char **argv)
             goto done;
         if (!hwloc_bitmap_intersects (allowed, topo_cpuset (t))) {
             char *all = topo_list_format (topo_cpuset (t));
-            cmd_error (NAME, "--allowed=%s: no CPU of the topology is in "
-                       "this list; the topology has %s", shown (o.allowed),
+            cmd_error (NAME,
+                       "--allowed=%s: no CPU of the topology is in "
+                       "this list; the topology has %s",
+                       shown (o.allowed),
                        all ? all : "?");
             free (all);
             goto done;
@@ -344,7 +400,8 @@ int cmd_plan (int argc, char **argv)
         goto done;
     }
     if ((o.json ? cmd_print_json (NAME, plan_to_json (plan), stdout)
-                : print_text (plan, stdout)) < 0
+                : print_text (plan, stdout))
+            < 0
         || cmd_flush_stdout (NAME) < 0)
         goto done;
     rc = 0;

@@ -21,11 +21,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmdopt.h"
 #include "libprof/series.h"
 #include "libutil/safeio.h"
 #include "plotdraw.h"
 #include "profsrc.h"
-#include "cmdopt.h"
 #include "subcmd.h"
 
 #define NAME "plot"
@@ -46,53 +46,84 @@ struct opts {
 };
 
 #define STR_(x) #x
-#define STR(x) STR_(x)
+#define STR(x) STR_ (x)
 
-static const struct cmdopt options[] = {
-    CMDOPT_HEADING ("Options:"),
-    { "kind", 'k', CMDOPT_REQUIRED, "KIND", "what to draw (required)", 0 },
-    { "output", 'o', CMDOPT_REQUIRED, "OUT",
-      "the image; its extension chooses the format:\n"
-      ".png (PLplot's pngcairo) or .svg (PLplot's svg);\n"
-      "never written through a symbolic link", 0 },
-    { "force", 'f', CMDOPT_NONE, NULL,
-      "replace OUT if it exists (a new file is renamed\n"
-      "over it)", 0 },
-    { "size", 's', CMDOPT_REQUIRED, "WxH",
-      "the image's size in pixels (default "
-      STR (WIDTH_DEFAULT) "x" STR (HEIGHT_DEFAULT) ";\n"
-      "width " STR (WIDTH_MIN) " to " STR (WIDTH_MAX) ", height "
-      STR (HEIGHT_MIN) " to " STR (HEIGHT_MAX) ")", 0 },
-    { "title", 't', CMDOPT_REQUIRED, "TEXT",
-      "the title (default: what is drawn, of which job)", 0 },
-    { "dir", 'd', CMDOPT_REQUIRED, "DIR",
-      "where JOB[.STEP]'s profiles are (default: pin.conf's\n"
-      "ProfileDir)", 0 },
-    { "node", 'N', CMDOPT_REQUIRED, "NODE",
-      "the node whose profile of JOB[.STEP] to draw, when\n"
-      "the step ran on several here", 0 },
-    CMDOPT_END,
+static const struct cmdopt options[] =
+    {
+        CMDOPT_HEADING ("Options:"),
+        {"kind", 'k', CMDOPT_REQUIRED, "KIND", "what to draw (required)", 0},
+        {"output",
+         'o',
+         CMDOPT_REQUIRED,
+         "OUT",
+         "the image; its extension chooses the format:\n"
+         ".png (PLplot's pngcairo) or .svg (PLplot's svg);\n"
+         "never written through a symbolic link",
+         0},
+        {"force",
+         'f',
+         CMDOPT_NONE,
+         NULL,
+         "replace OUT if it exists (a new file is renamed\n"
+         "over it)",
+         0},
+        {"size",
+         's',
+         CMDOPT_REQUIRED,
+         "WxH",
+         "the image's size in pixels (default " STR (WIDTH_DEFAULT) "x" STR (
+             HEIGHT_DEFAULT) ";\n"
+                             "width " STR (WIDTH_MIN) " to " STR (WIDTH_MAX) ", height " STR (
+                                 HEIGHT_MIN) " to " STR (HEIGHT_MAX) ")",
+         0},
+        {"title",
+         't',
+         CMDOPT_REQUIRED,
+         "TEXT",
+         "the title (default: what is drawn, of which job)",
+         0},
+        {"dir",
+         'd',
+         CMDOPT_REQUIRED,
+         "DIR",
+         "where JOB[.STEP]'s profiles are (default: pin.conf's\n"
+         "ProfileDir)",
+         0},
+        {"node",
+         'N',
+         CMDOPT_REQUIRED,
+         "NODE",
+         "the node whose profile of JOB[.STEP] to draw, when\n"
+         "the step ran on several here",
+         0},
+        CMDOPT_END,
 };
 
 static const struct cmdopt_spec spec = {
     .name = NAME,
     .usage =
-"Usage: slurm-pin plot FILE|JOB[.STEP] --kind KIND -o OUT.png|OUT.svg\n"
-"                      [--force] [--size WxH] [--title TEXT] [--dir DIR] [--node NODE]\n"
-"\n"
-"Draw a profile as a PNG or SVG image: a file recorded by 'slurm-pin\n"
-"profile --record', or the profile of a job step run with --pin-profile.\n"
-"\n"
-"Kinds:\n"
-"  cpu     use of each CPU sampled (%), the step's cgroup, confinement\n"
-"  gantt   one bar per process, from its fork to its exit, by command\n"
-"  forks   process forks, thread creations, execs and exits per second\n"
-"  ctxsw   voluntary and involuntary context switches per second\n"
-"  states  processes and threads in states R, S, D, Z over time\n"
-"  memory  summed RSS against PSS, the step cgroup's memory\n",
+        "Usage: slurm-pin plot FILE|JOB[.STEP] --kind KIND -o "
+        "OUT.png|OUT.svg\n"
+        "                      [--force] [--size WxH] [--title TEXT] [--dir "
+        "DIR] [--node NODE]\n"
+        "\n"
+        "Draw a profile as a PNG or SVG image: a file recorded by 'slurm-pin\n"
+        "profile --record', or the profile of a job step run with "
+        "--pin-profile.\n"
+        "\n"
+        "Kinds:\n"
+        "  cpu     use of each CPU sampled (%), the step's cgroup, "
+        "confinement\n"
+        "  gantt   one bar per process, from its fork to its exit, by "
+        "command\n"
+        "  forks   process forks, thread creations, execs and exits per "
+        "second\n"
+        "  ctxsw   voluntary and involuntary context switches per second\n"
+        "  states  processes and threads in states R, S, D, Z over time\n"
+        "  memory  summed RSS against PSS, the step cgroup's memory\n",
     .footer = "See slurm-pin-plot(1) and doc/profiling-guide.md.\n",
     .usage_status = 1,
-    .tables = { options, NULL },
+    .tables = {options, NULL},
 };
 
 /* "1200x700" within the bounds, or -1. */
@@ -128,8 +159,11 @@ static const char *device_of (const char *out)
 }
 
 /* 0 with the operands in p; -1 with the exit status in *status. */
-static int parse_opts (struct cmdopt_parser *p, int argc, char **argv,
-                       struct opts *o, int *status)
+static int parse_opts (struct cmdopt_parser *p,
+                       int argc,
+                       char **argv,
+                       struct opts *o,
+                       int *status)
 {
     const char *arg;
     int c;
@@ -144,45 +178,55 @@ static int parse_opts (struct cmdopt_parser *p, int argc, char **argv,
     }
     while ((c = cmdopt_next (p, &arg)) > 0) {
         switch (c) {
-        case 'k':
-            o->kind_name = arg;
-            if (prof_chart_parse (arg, &o->kind) < 0) {
-                cmd_error (NAME, "--kind=%s: unknown kind; known: %s",
-                           arg, PROF_CHART_NAMES);
-                return -1;
-            }
-            break;
-        case 'o':
-            o->out = arg;
-            if (!(o->device = device_of (arg))) {
-                cmd_error (NAME, "-o %s: unknown extension; known: .png, "
-                           ".svg", arg);
-                return -1;
-            }
-            break;
-        case 'f':
-            o->force = true;
-            break;
-        case 's':
-            o->size = arg;
-            if (parse_size (arg, &o->width, &o->height) < 0) {
-                cmd_error (NAME, "--size=%s: expected WIDTHxHEIGHT in "
-                           "pixels, width %d to %d, height %d to %d "
-                           "(e.g. %dx%d)", arg, WIDTH_MIN, WIDTH_MAX,
-                           HEIGHT_MIN, HEIGHT_MAX, WIDTH_DEFAULT,
-                           HEIGHT_DEFAULT);
-                return -1;
-            }
-            break;
-        case 't':
-            o->title = arg;
-            break;
-        case 'd':
-            o->dir = arg;
-            break;
-        case 'N':
-            o->node = arg;
-            break;
+            case 'k':
+                o->kind_name = arg;
+                if (prof_chart_parse (arg, &o->kind) < 0) {
+                    cmd_error (NAME,
+                               "--kind=%s: unknown kind; known: %s",
+                               arg,
+                               PROF_CHART_NAMES);
+                    return -1;
+                }
+                break;
+            case 'o':
+                o->out = arg;
+                if (!(o->device = device_of (arg))) {
+                    cmd_error (NAME,
+                               "-o %s: unknown extension; known: .png, "
+                               ".svg",
+                               arg);
+                    return -1;
+                }
+                break;
+            case 'f':
+                o->force = true;
+                break;
+            case 's':
+                o->size = arg;
+                if (parse_size (arg, &o->width, &o->height) < 0) {
+                    cmd_error (NAME,
+                               "--size=%s: expected WIDTHxHEIGHT in "
+                               "pixels, width %d to %d, height %d to %d "
+                               "(e.g. %dx%d)",
+                               arg,
+                               WIDTH_MIN,
+                               WIDTH_MAX,
+                               HEIGHT_MIN,
+                               HEIGHT_MAX,
+                               WIDTH_DEFAULT,
+                               HEIGHT_DEFAULT);
+                    return -1;
+                }
+                break;
+            case 't':
+                o->title = arg;
+                break;
+            case 'd':
+                o->dir = arg;
+                break;
+            case 'N':
+                o->node = arg;
+                break;
         }
     }
     if (c < 0 || cmdopt_one_operand (p, "profile FILE or JOB[.STEP]") < 0) {
@@ -197,7 +241,9 @@ static int parse_opts (struct cmdopt_parser *p, int argc, char **argv,
  * through profsrc.h (ProfileDir, owner-only files): it must name exactly
  * one profile, else the step or node to give is said.  0 with the path
  * in path[n]; -1 after printing one line. */
-static int plot_resolve (const struct opts *o, const char *arg, char *path,
+static int plot_resolve (const struct opts *o,
+                         const char *arg,
+                         char *path,
                          size_t n)
 {
     struct profdir_entry *v;
@@ -218,25 +264,38 @@ static int plot_resolve (const struct opts *o, const char *arg, char *path,
             continue;
         if (match++ == 0)
             which = i;
-        len = snprintf (list + off, sizeof (list) - off, "%s%u.%s on %s",
-                        off ? ", " : "", v[i].job, v[i].step, v[i].node);
+        len = snprintf (list + off,
+                        sizeof (list) - off,
+                        "%s%u.%s on %s",
+                        off ? ", " : "",
+                        v[i].job,
+                        v[i].step,
+                        v[i].node);
         if (len > 0 && (size_t)len < sizeof (list) - off)
             off += (size_t)len;
     }
     if (is_job && match != 1) {
         if (match == 0)
-            cmd_error (NAME, "--node=%s: no profile of %s on that node",
-                       o->node, arg);
+            cmd_error (NAME,
+                       "--node=%s: no profile of %s on that node",
+                       o->node,
+                       arg);
         else
-            cmd_error (NAME, "%s %s has %zu profiles (%s); name one with "
-                       "JOB.STEP and --node", strchr (arg, '.') ? "step"
-                       : "job", arg, match, list);
+            cmd_error (NAME,
+                       "%s %s has %zu profiles (%s); name one with "
+                       "JOB.STEP and --node",
+                       strchr (arg, '.') ? "step" : "job",
+                       arg,
+                       match,
+                       list);
         profdir_free (v, nv);
         return -1;
     }
     if (strlen (v[which].path) >= n) {
-        cmd_error (NAME, "%.64s...: path too long (more than %zu bytes)",
-                   v[which].path, n - 1);
+        cmd_error (NAME,
+                   "%.64s...: path too long (more than %zu bytes)",
+                   v[which].path,
+                   n - 1);
         profdir_free (v, nv);
         return -1;
     }
@@ -256,15 +315,18 @@ static const char *const chart_titles[PROF_CHART_COUNT] = {
 
 /* "job 12.0 on node3, policy numa-local, CPUs 0-3", or the file's name
  * when the header names no job. */
-static void describe (const struct prof_chart_data *d, const char *path,
-                      char *buf, size_t n)
+static void describe (const struct prof_chart_data *d,
+                      const char *path,
+                      char *buf,
+                      size_t n)
 {
     const char *base = strrchr (path, '/');
     size_t len = 0;
 
-#define APPEND(...) do { \
-        int rc_ = snprintf (buf + len, n - len, __VA_ARGS__); \
-        if (rc_ > 0) \
+#define APPEND(...)                                                   \
+    do {                                                              \
+        int rc_ = snprintf (buf + len, n - len, __VA_ARGS__);         \
+        if (rc_ > 0)                                                  \
             len += (size_t)rc_ < n - len ? (size_t)rc_ : n - len - 1; \
     } while (0)
 
@@ -288,8 +350,10 @@ static void describe (const struct prof_chart_data *d, const char *path,
 
 /* The kinds this profile has data for ("gantt, forks"), after `kind`
  * had none. */
-static void kinds_with_data (const char *path, enum prof_chart kind,
-                             char *buf, size_t n)
+static void kinds_with_data (const char *path,
+                             enum prof_chart kind,
+                             char *buf,
+                             size_t n)
 {
     size_t len = 0;
 
@@ -302,7 +366,10 @@ static void kinds_with_data (const char *path, enum prof_chart kind,
         rc = prof_chart_read (path, (enum prof_chart)k, &d, NULL);
         prof_chart_free (&d);
         if (rc == 0) {
-            rc = snprintf (buf + len, n - len, "%s%s", len ? ", " : "",
+            rc = snprintf (buf + len,
+                           n - len,
+                           "%s%s",
+                           len ? ", " : "",
                            prof_chart_name ((enum prof_chart)k));
             if (rc > 0)
                 len += (size_t)rc;
@@ -319,10 +386,12 @@ static void kinds_with_data (const char *path, enum prof_chart kind,
  * over it, so that a link planted at OUT is replaced, not followed, and
  * no other file is truncated.  A user's link to a directory on the way is
  * followed only into that user's own directory. */
-static int write_file (const char *out, const char *buf, size_t len,
+static int write_file (const char *out,
+                       const char *buf,
+                       size_t len,
                        bool force)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     if (safeout_write_file (out, buf, len, force, &e) < 0) {
         if (errno == EEXIST && !force)
@@ -339,12 +408,12 @@ int cmd_plot (int argc, char **argv)
     struct opts o;
     struct prof_chart_data d;
     struct plot_opts po;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     char path[4096], sub[512], title[256];
     char *buf = NULL;
     size_t len = 0;
     struct cmdopt_parser p;
-    const char *src = NULL;     /* the operand, in argv */
+    const char *src = NULL; /* the operand, in argv */
     int rc, status;
     bool ok = parse_opts (&p, argc, argv, &o, &status) == 0;
 
@@ -362,8 +431,11 @@ int cmd_plot (int argc, char **argv)
         return 1;
     }
     if (!plot_have_device (o.device)) {
-        cmd_error (NAME, "-o %s: PLplot's %s device is not installed "
-                   "(Debian package: %s)", o.out, o.device,
+        cmd_error (NAME,
+                   "-o %s: PLplot's %s device is not installed "
+                   "(Debian package: %s)",
+                   o.out,
+                   o.device,
                    !strcmp (o.device, "svg") ? "libplplot17"
                                              : "plplot-driver-cairo");
         return 1;
@@ -376,7 +448,9 @@ int cmd_plot (int argc, char **argv)
         if (err == ENODATA) {
             char kinds[128];
             kinds_with_data (path, o.kind, kinds, sizeof (kinds));
-            cmd_error (NAME, "%s; this profile has data for: %s", e.text,
+            cmd_error (NAME,
+                       "%s; this profile has data for: %s",
+                       e.text,
                        kinds);
         } else {
             cmd_error (NAME, "%s", e.text);
@@ -384,8 +458,10 @@ int cmd_plot (int argc, char **argv)
         return 1;
     }
     describe (&d, path, sub, sizeof (sub));
-    snprintf (title, sizeof (title), "%s", o.title ? o.title
-              : chart_titles[o.kind]);
+    snprintf (title,
+              sizeof (title),
+              "%s",
+              o.title ? o.title : chart_titles[o.kind]);
     po.device = o.device;
     po.width = o.width;
     po.height = o.height;

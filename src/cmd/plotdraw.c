@@ -20,8 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plotdraw.h"
 #include "libutil/text.h"
+#include "plotdraw.h"
 #include "subcmd.h"
 
 /* cmap0: 0 background, 1 frame and text, 2 grid, 3 confinement mark,
@@ -29,30 +29,31 @@
 enum { C_BG, C_FG, C_GRID, C_MARK, C_SERIES };
 
 const unsigned char plot_palette[PLOT_PALETTE_SIZE][3] = {
-    { 0x1F, 0x77, 0xB4 },   /* blue */
-    { 0xD6, 0x27, 0x28 },   /* red */
-    { 0x2C, 0xA0, 0x2C },   /* green */
-    { 0xFF, 0x7F, 0x0E },   /* orange */
-    { 0x94, 0x67, 0xBD },   /* purple */
-    { 0x8C, 0x56, 0x4B },   /* brown */
-    { 0xE3, 0x77, 0xC2 },   /* pink */
-    { 0x17, 0xBE, 0xCF },   /* cyan */
-    { 0xBC, 0xBD, 0x22 },   /* olive */
-    { 0x00, 0x00, 0x80 },   /* navy */
-    { 0x80, 0x00, 0x00 },   /* maroon */
-    { 0x00, 0x80, 0x80 },   /* teal */
-    { 0xFF, 0x00, 0xFF },   /* magenta */
-    { 0xFF, 0xD7, 0x00 },   /* gold */
-    { 0x7F, 0xFF, 0x00 },   /* chartreuse */
-    { 0x4B, 0x00, 0x82 },   /* indigo */
-    { 0xF4, 0xA4, 0x60 },   /* sandy brown */
-    { 0xA0, 0xA0, 0xA0 },   /* grey: the Gantt chart's other commands */
+    {0x1F, 0x77, 0xB4}, /* blue */
+    {0xD6, 0x27, 0x28}, /* red */
+    {0x2C, 0xA0, 0x2C}, /* green */
+    {0xFF, 0x7F, 0x0E}, /* orange */
+    {0x94, 0x67, 0xBD}, /* purple */
+    {0x8C, 0x56, 0x4B}, /* brown */
+    {0xE3, 0x77, 0xC2}, /* pink */
+    {0x17, 0xBE, 0xCF}, /* cyan */
+    {0xBC, 0xBD, 0x22}, /* olive */
+    {0x00, 0x00, 0x80}, /* navy */
+    {0x80, 0x00, 0x00}, /* maroon */
+    {0x00, 0x80, 0x80}, /* teal */
+    {0xFF, 0x00, 0xFF}, /* magenta */
+    {0xFF, 0xD7, 0x00}, /* gold */
+    {0x7F, 0xFF, 0x00}, /* chartreuse */
+    {0x4B, 0x00, 0x82}, /* indigo */
+    {0xF4, 0xA4, 0x60}, /* sandy brown */
+    {0xA0, 0xA0, 0xA0}, /* grey: the Gantt chart's other commands */
 };
 #define C_OTHER (C_SERIES + PROF_SERIES_MAX)
 
-#define LINE_WIDTH 2.0      /* series; PNG lines are not anti-aliased:
-                             * every pixel of a series has exactly its
-                             * colour (the text is smoothed) */
+#define LINE_WIDTH                                 \
+    2.0 /* series; PNG lines are not anti-aliased: \
+         * every pixel of a series has exactly its \
+         * colour (the text is smoothed) */
 
 bool plot_have_device (const char *name)
 {
@@ -92,11 +93,11 @@ static void safe_text (char *dst, size_t n, const char *src)
 }
 
 struct layout {
-    double text_px;                 /* height of the text */
-    double ylabel_off;              /* of the y axis label, in lines */
-    double xl, xr, yb, yt;          /* the plot area, normalised */
-    double x0, x1;                  /* time range drawn */
-    double unit;                    /* seconds per unit of the x axis */
+    double text_px;        /* height of the text */
+    double ylabel_off;     /* of the y axis label, in lines */
+    double xl, xr, yb, yt; /* the plot area, normalised */
+    double x0, x1;         /* time range drawn */
+    double unit;           /* seconds per unit of the x axis */
     const char *unit_name;
 };
 
@@ -135,8 +136,12 @@ struct legend {
     char text[LEGEND_MAX][96];
 };
 
-static void legend_add (struct legend *g, PLINT opt, PLINT colour,
-                        PLINT style, PLFLT width, const char *text)
+static void legend_add (struct legend *g,
+                        PLINT opt,
+                        PLINT colour,
+                        PLINT style,
+                        PLFLT width,
+                        const char *text)
 {
     if (g->n >= LEGEND_MAX)
         return;
@@ -171,19 +176,50 @@ static void legend_draw (const struct legend *g)
         ncol[i] = 0;
         scale[i] = 1;
     }
-    pllegend (&w, &h, PL_LEGEND_NONE, PL_POSITION_RIGHT
-              | PL_POSITION_OUTSIDE | PL_POSITION_VIEWPORT, 0.015, 0.0,
-              0.05, C_BG, C_FG, 1, 0, 0, g->n, g->opt, 0.8, 0.85, 2.0, 0.0,
-              tcol, text, NULL, NULL, NULL, NULL, g->colour, g->style,
-              g->width, ncol, scale, ncol, NULL);
+    pllegend (&w,
+              &h,
+              PL_LEGEND_NONE,
+              PL_POSITION_RIGHT | PL_POSITION_OUTSIDE | PL_POSITION_VIEWPORT,
+              0.015,
+              0.0,
+              0.05,
+              C_BG,
+              C_FG,
+              1,
+              0,
+              0,
+              g->n,
+              g->opt,
+              0.8,
+              0.85,
+              2.0,
+              0.0,
+              tcol,
+              text,
+              NULL,
+              NULL,
+              NULL,
+              NULL,
+              g->colour,
+              g->style,
+              g->width,
+              ncol,
+              scale,
+              ncol,
+              NULL);
 }
 
 /* ---- drawing ------------------------------------------------------------ */
 
 /* The axes of a panel: y0 at the bottom, y1 at the top (the Gantt chart
  * counts its processes from the top: y0 > y1). */
-static void frame (const struct layout *l, double y0, double y1,
-                   double yb, double yt, bool xlabels, bool ygrid)
+static void frame (const struct layout *l,
+                   double y0,
+                   double y1,
+                   double yb,
+                   double yt,
+                   bool xlabels,
+                   bool ygrid)
 {
     plvpor (l->xl, l->xr, yb, yt);
     plwind (l->x0, l->x1, y0, y1);
@@ -195,7 +231,9 @@ static void frame (const struct layout *l, double y0, double y1,
 }
 
 static void confine_marks (const struct prof_chart_data *d,
-                           const struct layout *l, double y0, double y1)
+                           const struct layout *l,
+                           double y0,
+                           double y1)
 {
     plcol0 (C_MARK);
     plwidth (1.5);
@@ -208,14 +246,16 @@ static void confine_marks (const struct prof_chart_data *d,
     pllsty (1);
 }
 
-static void legend_confine (const struct prof_chart_data *d,
-                            struct legend *g)
+static void legend_confine (const struct prof_chart_data *d, struct legend *g)
 {
     for (size_t i = 0; i < d->nconfine; i++) {
         char t[96];
-        snprintf (t, sizeof (t), "confined (%s%s%s)",
+        snprintf (t,
+                  sizeof (t),
+                  "confined (%s%s%s)",
                   d->confine[i].how[0] ? d->confine[i].how : "?",
-                  d->confine[i].cpus[0] ? ": " : "", d->confine[i].cpus);
+                  d->confine[i].cpus[0] ? ": " : "",
+                  d->confine[i].cpus);
         legend_add (g, PL_LEGEND_LINE, C_MARK, 2, 1.5, t);
     }
 }
@@ -242,7 +282,8 @@ static double panel_max (const struct prof_chart_data *d, unsigned panel)
  * before.  A panel of more than LAYERS_MAX series (the per-CPU chart of
  * many CPUs) draws them all LINE_WIDTH wide. */
 #define LAYERS_MAX 6
-static size_t draw_order (const struct prof_chart_data *d, unsigned panel,
+static size_t draw_order (const struct prof_chart_data *d,
+                          unsigned panel,
                           size_t *order)
 {
     size_t n = 0;
@@ -283,7 +324,8 @@ static double series_width (const struct prof_chart_data *d, size_t i)
 
 /* Steps for binned series: each bin drawn flat over its width. */
 static int draw_series (const struct prof_chart_data *d,
-                        const struct layout *l, unsigned panel)
+                        const struct layout *l,
+                        unsigned panel)
 {
     size_t order[PROF_SERIES_MAX];
     size_t n = draw_order (d, panel, order);
@@ -314,7 +356,7 @@ static int draw_series (const struct prof_chart_data *d,
         }
         plcol0 (C_SERIES + (PLINT)s->colour);
         plwidth (series_width (d, order[j]));
-        if (m == 1)     /* one point: a short flat line shows it */
+        if (m == 1) /* one point: a short flat line shows it */
             pljoin (x[0], y[0], x[0] + (l->x1 - l->x0) / 200, y[0]);
         else
             plline ((PLINT)m, x, y);
@@ -325,7 +367,8 @@ static int draw_series (const struct prof_chart_data *d,
 }
 
 static void draw_gantt (const struct prof_chart_data *d,
-                        const struct layout *l, double plot_w_px,
+                        const struct layout *l,
+                        double plot_w_px,
                         double plot_h_px)
 {
     /* a bar is 70% of its row while rows are 4 pixels or more, so that
@@ -366,34 +409,47 @@ static void build_legend (const struct prof_chart_data *d, struct legend *g)
         for (size_t i = 0; i < d->ncmds; i++) {
             char comm[40];
             safe_text (comm, sizeof (comm), d->cmds[i]);
-            snprintf (t, sizeof (t), "%s (%llu)", comm,
+            snprintf (t,
+                      sizeof (t),
+                      "%s (%llu)",
+                      comm,
                       (unsigned long long)d->cmd_procs[i]);
             /* a thick line, not a filled box: the bars are the only
              * filled shapes of the chart */
             legend_add (g, PL_LEGEND_LINE, C_SERIES + (PLINT)i, 1, 8, t);
         }
         if (d->other_cmds) {
-            snprintf (t, sizeof (t), "%zu other command%s (%llu)",
-                      d->other_cmds, d->other_cmds > 1 ? "s" : "",
+            snprintf (t,
+                      sizeof (t),
+                      "%zu other command%s (%llu)",
+                      d->other_cmds,
+                      d->other_cmds > 1 ? "s" : "",
                       (unsigned long long)d->other_procs);
             legend_add (g, PL_LEGEND_LINE, C_OTHER, 1, 8, t);
         }
     } else {
-        bool seen[PROF_SERIES_MAX] = { false };
+        bool seen[PROF_SERIES_MAX] = {false};
         for (size_t i = 0; i < d->nseries; i++) {
             const struct prof_series *s = &d->series[i];
             if (s->colour >= PROF_SERIES_MAX || seen[s->colour])
                 continue;
             seen[s->colour] = true;
-            legend_add (g, PL_LEGEND_LINE, C_SERIES + (PLINT)s->colour, 1,
-                        series_width (d, i), s->label);
+            legend_add (g,
+                        PL_LEGEND_LINE,
+                        C_SERIES + (PLINT)s->colour,
+                        1,
+                        series_width (d, i),
+                        s->label);
         }
     }
     legend_confine (d, g);
 }
 
-static void draw (const struct prof_chart_data *d, const struct plot_opts *o,
-                  struct layout *l, const struct legend *g, int *rc)
+static void draw (const struct prof_chart_data *d,
+                  const struct plot_opts *o,
+                  struct layout *l,
+                  const struct legend *g,
+                  int *rc)
 {
     double W = o->width, H = o->height;
     double lines = o->subtitle ? 4.2 : 3.0;
@@ -406,12 +462,13 @@ static void draw (const struct prof_chart_data *d, const struct plot_opts *o,
     plschr (l->text_px / (72.0 / 25.4), 1.0);
     /* the legend's text is 0.85 of the others; a character is at most
      * 0.9 of its height wide; then its line and the gaps */
-    legend_w = (double)legend_chars (g) * 0.85 * 0.9 * l->text_px
-               + 0.06 * W + 4 * l->text_px;
+    legend_w = (double)legend_chars (g) * 0.85 * 0.9 * l->text_px + 0.06 * W
+               + 4 * l->text_px;
     /* room for the numbers of the y axis, then its label */
     {
-        double ymax = d->kind == PROF_CHART_GANTT ? (double)d->nbars
-                    : fmax (panel_max (d, 0), panel_max (d, 1)) * 1.06;
+        double ymax = d->kind == PROF_CHART_GANTT
+                          ? (double)d->nbars
+                          : fmax (panel_max (d, 0), panel_max (d, 1)) * 1.06;
         double digits = ymax >= 10 ? floor (log10 (ymax)) + 1 : 3;
         l->ylabel_off = fmax (3, digits) * 0.8 + 2.6;
     }
@@ -423,18 +480,23 @@ static void draw (const struct prof_chart_data *d, const struct plot_opts *o,
     l->yt = 1 - (lines + 0.8) * l->text_px / H;
     safe_text (title, sizeof (title), o->title);
     safe_text (sub, sizeof (sub), o->subtitle);
-    snprintf (xlabel, sizeof (xlabel), "time since the recording started "
-              "(%s)", l->unit_name);
+    snprintf (xlabel,
+              sizeof (xlabel),
+              "time since the recording started "
+              "(%s)",
+              l->unit_name);
 
     pladv (0);
-    plsxax (9, 0);      /* numbers up to 9 digits, not "x10^5" */
+    plsxax (9, 0); /* numbers up to 9 digits, not "x10^5" */
     plsyax (9, 0);
     if (d->kind == PROF_CHART_GANTT) {
         double n = (double)d->nbars;
-        double m = 0.01 * n + 0.3;     /* the first and last bar clear of
-                                         * the frame */
+        double m = 0.01 * n + 0.3; /* the first and last bar clear of
+                                    * the frame */
         frame (l, n + m, -m, l->yb, l->yt, true, false);
-        draw_gantt (d, l, (l->xr - l->xl) * W,
+        draw_gantt (d,
+                    l,
+                    (l->xr - l->xl) * W,
                     (l->yt - l->yb) * H * n / (n + 2 * m));
         confine_marks (d, l, n + m, -m);
         plcol0 (C_FG);
@@ -465,7 +527,7 @@ static void draw (const struct prof_chart_data *d, const struct plot_opts *o,
             }
             plcol0 (C_FG);
             plwidth (1);
-            plbox ("bc", 0, 0, "bc", 0, 0);     /* the frame over the data */
+            plbox ("bc", 0, 0, "bc", 0, 0); /* the frame over the data */
             if (np > 1)
                 plmtex ("l", l->ylabel_off, 0.5, 0.5, d->panel_label[p]);
             else
@@ -485,21 +547,24 @@ static void draw (const struct prof_chart_data *d, const struct plot_opts *o,
     }
 }
 
-int plot_render (const struct prof_chart_data *d, const struct plot_opts *o,
-                 char **buf, size_t *len, pin_error_t *errp)
+int plot_render (const struct prof_chart_data *d,
+                 const struct plot_opts *o,
+                 char **buf,
+                 size_t *len,
+                 pin_error_t *errp)
 {
     PLINT colours[C_SERIES + PLOT_PALETTE_SIZE][3] = {
-        [C_BG] = { 255, 255, 255 },
-        [C_FG] = { 0, 0, 0 },
-        [C_GRID] = { 0xDD, 0xDD, 0xDD },
-        [C_MARK] = { 0x55, 0x55, 0x55 },
+        [C_BG] = {255, 255, 255},
+        [C_FG] = {0, 0, 0},
+        [C_GRID] = {0xDD, 0xDD, 0xDD},
+        [C_MARK] = {0x55, 0x55, 0x55},
     };
     PLINT r[C_SERIES + PLOT_PALETTE_SIZE], gr[C_SERIES + PLOT_PALETTE_SIZE],
-          b[C_SERIES + PLOT_PALETTE_SIZE];
+        b[C_SERIES + PLOT_PALETTE_SIZE];
     PLINT plerr = 0;
     char plmsg[1024] = "";
-    struct legend g = { 0 };
-    struct layout l = { 0 };
+    struct legend g = {0};
+    struct layout l = {0};
     FILE *f;
     int rc = 0;
 
@@ -518,11 +583,11 @@ int plot_render (const struct prof_chart_data *d, const struct plot_opts *o,
     build_legend (d, &g);
     plsexit (on_plexit);
     plsdev (o->device);
-    plsfile (f);        /* PLplot closes it at plend */
+    plsfile (f); /* PLplot closes it at plend */
     plspage (0, 0, o->width, o->height, 0, 0);
     plscmap0 (r, gr, b, C_SERIES + PLOT_PALETTE_SIZE);
     plsError (&plerr, plmsg);
-    if (!strcmp (o->device, "pngcairo"))  /* 1: CAIRO_ANTIALIAS_NONE */
+    if (!strcmp (o->device, "pngcairo")) /* 1: CAIRO_ANTIALIAS_NONE */
         plsetopt ("drvopt", "graphics_anti_aliasing=1");
     plinit ();
     draw (d, o, &l, &g, &rc);

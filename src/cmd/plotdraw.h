@@ -22,10 +22,10 @@
 extern const unsigned char plot_palette[PLOT_PALETTE_SIZE][3];
 
 struct plot_opts {
-    const char *device;     /* a PLplot device: "pngcairo", "svg" */
-    int width, height;      /* of the image: pixels (PNG), points (SVG) */
-    const char *title;      /* as given; made safe here */
-    const char *subtitle;   /* second line under the title, or NULL */
+    const char *device;   /* a PLplot device: "pngcairo", "svg" */
+    int width, height;    /* of the image: pixels (PNG), points (SVG) */
+    const char *title;    /* as given; made safe here */
+    const char *subtitle; /* second line under the title, or NULL */
 };
 
 /* Whether PLplot on this machine has the device `name` (its drivers are
@@ -34,7 +34,10 @@ bool plot_have_device (const char *name);
 
 /* Draw chart `d` into a new buffer *buf of *len bytes (the whole file;
  * caller frees).  -1 with errp when PLplot reports an error. */
-int plot_render (const struct prof_chart_data *d, const struct plot_opts *o,
-                 char **buf, size_t *len, pin_error_t *errp);
+int plot_render (const struct prof_chart_data *d,
+                 const struct plot_opts *o,
+                 char **buf,
+                 size_t *len,
+                 pin_error_t *errp);
 
 #endif /* !PIN_PLOTDRAW_H */

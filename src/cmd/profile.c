@@ -25,12 +25,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cmdopt.h"
 #include "libconf/conf.h"
 #include "libprof/profile.h"
 #include "libprof/record.h"
 #include "libprof/summary.h"
 #include "profsrc.h"
-#include "cmdopt.h"
 #include "subcmd.h"
 
 #define NAME "profile"
@@ -44,56 +44,106 @@ struct opts {
 
 static const struct cmdopt options[] = {
     CMDOPT_HEADING ("Recording options:"),
-    { "record", 'r', CMDOPT_REQUIRED, "FILE",
-      "write the profile to FILE (replaced); the first\n"
-      "operand after it starts CMD", CMDOPT_CMD },
-    { "interval", 'i', CMDOPT_REQUIRED, "MS",
-      "sampling interval in ms, 0 for none (default 1000)", 0 },
-    { "max-size", 'm', CMDOPT_REQUIRED, "BYTES",
-      "bound of the file (default 268435456)", 0 },
-    { "cpus", 'c', CMDOPT_REQUIRED, "LIST",
-      "CPUs whose /proc/stat lines are sampled\n"
-      "(default: the CPUs this command may run on)", 0 },
-    { "rcvbuf", 'b', CMDOPT_REQUIRED, "BYTES",
-      "netlink receive buffer (default 67108864)", 0 },
-    { "no-pss", 'P', CMDOPT_NONE, NULL, "do not read smaps_rollup (PSS, RSS)",
-      0 },
-    { "no-taskstats", 'T', CMDOPT_NONE, NULL,
-      "do not ask taskstats for exit records", 0 },
+    {"record",
+     'r',
+     CMDOPT_REQUIRED,
+     "FILE",
+     "write the profile to FILE (replaced); the first\n"
+     "operand after it starts CMD",
+     CMDOPT_CMD},
+    {"interval",
+     'i',
+     CMDOPT_REQUIRED,
+     "MS",
+     "sampling interval in ms, 0 for none (default 1000)",
+     0},
+    {"max-size",
+     'm',
+     CMDOPT_REQUIRED,
+     "BYTES",
+     "bound of the file (default 268435456)",
+     0},
+    {"cpus",
+     'c',
+     CMDOPT_REQUIRED,
+     "LIST",
+     "CPUs whose /proc/stat lines are sampled\n"
+     "(default: the CPUs this command may run on)",
+     0},
+    {"rcvbuf",
+     'b',
+     CMDOPT_REQUIRED,
+     "BYTES",
+     "netlink receive buffer (default 67108864)",
+     0},
+    {"no-pss",
+     'P',
+     CMDOPT_NONE,
+     NULL,
+     "do not read smaps_rollup (PSS, RSS)",
+     0},
+    {"no-taskstats",
+     'T',
+     CMDOPT_NONE,
+     NULL,
+     "do not ask taskstats for exit records",
+     0},
     CMDOPT_HEADING ("Summary options:"),
-    { "json", 'j', CMDOPT_NONE, NULL, "print the summary as one JSON object",
-      0 },
-    { "top", 'n', CMDOPT_REQUIRED, "N",
-      "commands in each top list (default 10)", 0 },
-    { "dir", 'd', CMDOPT_REQUIRED, "DIR",
-      "where JOB[.STEP]'s profiles are (default:\n"
-      "pin.conf's ProfileDir, " PIN_CONF_DEFAULT_PROFILE_DIR ")", 0 },
+    {"json",
+     'j',
+     CMDOPT_NONE,
+     NULL,
+     "print the summary as one JSON object",
+     0},
+    {"top",
+     'n',
+     CMDOPT_REQUIRED,
+     "N",
+     "commands in each top list (default 10)",
+     0},
+    {"dir",
+     'd',
+     CMDOPT_REQUIRED,
+     "DIR",
+     "where JOB[.STEP]'s profiles are (default:\n"
+     "pin.conf's ProfileDir, " PIN_CONF_DEFAULT_PROFILE_DIR ")",
+     0},
     CMDOPT_END,
 };
 
 static const struct cmdopt_spec spec = {
     .name = NAME,
     .usage =
-"Usage: slurm-pin profile --record FILE [OPTIONS] -- CMD [ARGS...]\n"
-"       slurm-pin profile [--json] [--top N] [--dir DIR] FILE|JOB[.STEP]\n"
-"\n"
-"Record every fork, exec and exit of CMD and its descendants (proc\n"
-"connector, taskstats; root only) with samples of their states, context\n"
-"switches, PSS and RSS and per-CPU usage; or summarise a recorded file,\n"
-"or the profiles of a job step run with srun/sbatch --pin-profile.\n",
+        "Usage: slurm-pin profile --record FILE [OPTIONS] -- CMD [ARGS...]\n"
+        "       slurm-pin profile [--json] [--top N] [--dir DIR] "
+        "FILE|JOB[.STEP]\n"
+        "\n"
+        "Record every fork, exec and exit of CMD and its descendants (proc\n"
+        "connector, taskstats; root only) with samples of their states, "
+        "context\n"
+        "switches, PSS and RSS and per-CPU usage; or summarise a recorded "
+        "file,\n"
+        "or the profiles of a job step run with srun/sbatch --pin-profile.\n",
     .footer =
-"The exit status of --record is CMD's (128+N if killed by signal N).\n"
-"See slurm-pin-profile(1) and doc/profiling.md.\n",
+        "The exit status of --record is CMD's (128+N if killed by signal N).\n"
+        "See slurm-pin-profile(1) and doc/profiling.md.\n",
     .usage_status = 1,
-    .tables = { options, NULL },
+    .tables = {options, NULL},
 };
 
-static int parse_num (const char *opt, const char *s, uint64_t min,
-                      uint64_t max, uint64_t *out)
+static int parse_num (const char *opt,
+                      const char *s,
+                      uint64_t min,
+                      uint64_t max,
+                      uint64_t *out)
 {
     if (cmd_parse_u64 (s, min, max, out) < 0) {
-        cmd_error (NAME, "%s=%s: expected an integer from %" PRIu64
-                   " to %" PRIu64, opt, s, min, max);
+        cmd_error (NAME,
+                   "%s=%s: expected an integer from %" PRIu64 " to %" PRIu64,
+                   opt,
+                   s,
+                   min,
+                   max);
         return -1;
     }
     return 0;
@@ -104,8 +154,11 @@ static int parse_num (const char *opt, const char *s, uint64_t min,
  * starts CMD, whose options are its own; --record after an operand is an
  * error (it would make the operand a command).  0 with the operands in
  * p; -1 with the exit status in *status. */
-static int parse_opts (struct cmdopt_parser *p, int argc, char **argv,
-                       struct opts *o, int *status)
+static int parse_opts (struct cmdopt_parser *p,
+                       int argc,
+                       char **argv,
+                       struct opts *o,
+                       int *status)
 {
     const char *arg;
     int c;
@@ -123,43 +176,47 @@ static int parse_opts (struct cmdopt_parser *p, int argc, char **argv,
     }
     while ((c = cmdopt_next (p, &arg)) > 0) {
         switch (c) {
-        case 'r':
-            o->record = arg;
-            break;
-        case 'i':
-            if (parse_num ("--interval", arg, 0, 3600000,
-                           &o->interval_ms) < 0)
-                return -1;
-            break;
-        case 'm':
-            if (parse_num ("--max-size", arg, PROF_MIN_BYTES,
-                           UINT64_MAX / 2, &o->max_bytes) < 0)
-                return -1;
-            break;
-        case 'b':
-            if (parse_num ("--rcvbuf", arg, 65536, 1u << 30,
-                           &o->rcvbuf) < 0)
-                return -1;
-            break;
-        case 'c':
-            o->cpus = arg;
-            break;
-        case 'P':
-            o->pss = false;
-            break;
-        case 'T':
-            o->taskstats = false;
-            break;
-        case 'j':
-            o->json = true;
-            break;
-        case 'n':
-            if (parse_num ("--top", arg, 1, 1000, &o->top) < 0)
-                return -1;
-            break;
-        case 'd':
-            o->dir = arg;
-            break;
+            case 'r':
+                o->record = arg;
+                break;
+            case 'i':
+                if (parse_num ("--interval", arg, 0, 3600000, &o->interval_ms)
+                    < 0)
+                    return -1;
+                break;
+            case 'm':
+                if (parse_num ("--max-size",
+                               arg,
+                               PROF_MIN_BYTES,
+                               UINT64_MAX / 2,
+                               &o->max_bytes)
+                    < 0)
+                    return -1;
+                break;
+            case 'b':
+                if (parse_num ("--rcvbuf", arg, 65536, 1u << 30, &o->rcvbuf)
+                    < 0)
+                    return -1;
+                break;
+            case 'c':
+                o->cpus = arg;
+                break;
+            case 'P':
+                o->pss = false;
+                break;
+            case 'T':
+                o->taskstats = false;
+                break;
+            case 'j':
+                o->json = true;
+                break;
+            case 'n':
+                if (parse_num ("--top", arg, 1, 1000, &o->top) < 0)
+                    return -1;
+                break;
+            case 'd':
+                o->dir = arg;
+                break;
         }
     }
     if (c < 0) {
@@ -195,12 +252,12 @@ static hwloc_bitmap_t own_cpus (void)
 
 static int record (const struct opts *o, int argc, char **argv)
 {
-    struct prof_rec_opts ro = { 0 };
+    struct prof_rec_opts ro = {0};
     struct prof_rec *r;
     struct prof_rec_stats st;
     json_object *hdr, *cmd;
     hwloc_bitmap_t cpus = NULL;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     int go[2], status = -1, rc, pidfd;
     pid_t pid;
     char c = 'x';
@@ -213,8 +270,10 @@ static int record (const struct opts *o, int argc, char **argv)
         cpus = hwloc_bitmap_alloc ();
         if (!cpus || hwloc_bitmap_list_sscanf (cpus, o->cpus) < 0
             || hwloc_bitmap_weight (cpus) < 0) {
-            cmd_error (NAME, "--cpus=%s: expected a finite CPU list such "
-                       "as 0-3,8", o->cpus);
+            cmd_error (NAME,
+                       "--cpus=%s: expected a finite CPU list such "
+                       "as 0-3,8",
+                       o->cpus);
             hwloc_bitmap_free (cpus);
             return 1;
         }
@@ -249,9 +308,11 @@ static int record (const struct opts *o, int argc, char **argv)
     for (int i = 0; i < argc; i++)
         json_object_array_add (cmd, json_object_new_string (argv[i]));
     json_object_object_add (hdr, "command", cmd);
-    json_object_object_add (hdr, "recorder",
-                            json_object_new_string ("slurm-pin profile "
-                                                    PACKAGE_VERSION));
+    json_object_object_add (hdr,
+                            "recorder",
+                            json_object_new_string ("slurm-pin "
+                                                    "profile"
+                                                    " " PACKAGE_VERSION));
     ro.path = o->record;
     ro.max_bytes = o->max_bytes;
     ro.interval_ms = (unsigned)o->interval_ms;
@@ -265,13 +326,13 @@ static int record (const struct opts *o, int argc, char **argv)
     hwloc_bitmap_free (cpus);
     if (!r || prof_rec_add_root (r, pid, &e) < 0) {
         cmd_error (NAME, "%s", e.text);
-        close (go[1]);      /* the child exits without running CMD */
+        close (go[1]); /* the child exits without running CMD */
         waitpid (pid, NULL, 0);
         prof_rec_finish (r, -1, NULL);
         return 1;
     }
-    signal (SIGINT, SIG_IGN);   /* the terminal's ^C goes to CMD too: */
-    signal (SIGQUIT, SIG_IGN);  /* stay to write the end of the profile */
+    signal (SIGINT, SIG_IGN);  /* the terminal's ^C goes to CMD too: */
+    signal (SIGQUIT, SIG_IGN); /* stay to write the end of the profile */
     {
         struct sigaction sa;
         memset (&sa, 0, sizeof (sa));
@@ -298,7 +359,7 @@ static int record (const struct opts *o, int argc, char **argv)
         pid_t w;
 
         if (pidfd >= 0)
-            fds[n++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+            fds[n++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
         else if (t < 0 || t > 50)
             t = 50;
         if (poll (fds, (nfds_t)n, t) < 0 && errno != EINTR) {
@@ -321,10 +382,16 @@ static int record (const struct opts *o, int argc, char **argv)
         rc = -1;
     }
     if (st.lost_seq || st.enobufs || st.untracked)
-        cmd_error (NAME, "%s: events were lost (%" PRIu64 " sequence gaps, "
-                   "%" PRIu64 " buffer overflows, %" PRIu64 " untracked); "
-                   "the summary reports them", o->record, st.lost_seq,
-                   st.enobufs, st.untracked);
+        cmd_error (NAME,
+                   "%s: events were lost (%" PRIu64
+                   " sequence gaps, "
+                   "%" PRIu64 " buffer overflows, %" PRIu64
+                   " untracked); "
+                   "the summary reports them",
+                   o->record,
+                   st.lost_seq,
+                   st.enobufs,
+                   st.untracked);
     if (rc < 0)
         return 1;
     if (WIFEXITED (status))
@@ -336,7 +403,8 @@ static int record (const struct opts *o, int argc, char **argv)
 
 /* ---- summary ----------------------------------------------------------- */
 
-static void print_summary (const char *path, const struct prof_summary *s,
+static void print_summary (const char *path,
+                           const struct prof_summary *s,
                            size_t top)
 {
     printf ("profile            %s\n", cmd_text (path));
@@ -344,86 +412,110 @@ static void print_summary (const char *path, const struct prof_summary *s,
     if (s->exit_status >= 0)
         printf (" (wait status %" PRId64 ")", s->exit_status);
     printf ("\n");
-    printf ("processes created  %" PRIu64 " (+%" PRIu64 " root), peak %"
-            PRIu64 " alive at once\n", s->processes, s->roots,
+    printf ("processes created  %" PRIu64 " (+%" PRIu64 " root), peak %" PRIu64
+            " alive at once\n",
+            s->processes,
+            s->roots,
             s->peak_processes);
     printf ("threads created    %" PRIu64 ", peak %" PRIu64
-            " tasks (processes + threads) alive at once\n", s->threads,
+            " tasks (processes + threads) alive at once\n",
+            s->threads,
             s->peak_tasks);
     printf ("execs              %" PRIu64 "\n", s->execs);
-    printf ("fork rate          peak %" PRIu64 "/s, mean %.1f/s "
-            "(threads: peak %" PRIu64 "/s)\n", s->fork_peak, s->fork_mean,
+    printf ("fork rate          peak %" PRIu64
+            "/s, mean %.1f/s "
+            "(threads: peak %" PRIu64 "/s)\n",
+            s->fork_peak,
+            s->fork_mean,
             s->thread_peak);
     if (s->have_taskstats) {
         printf ("context switches   %" PRIu64 " voluntary, %" PRIu64
                 " involuntary (taskstats, %" PRIu64 " ended tasks",
-                s->nvcsw, s->nivcsw, s->task_records);
+                s->nvcsw,
+                s->nivcsw,
+                s->task_records);
         if (s->task_missing)
             printf ("; %" PRIu64 " more without a record", s->task_missing);
         printf (")\n");
         printf ("CPU time           user %.3f s, system %.3f s (taskstats)\n",
-                (double)s->utime_us / 1e6, (double)s->stime_us / 1e6);
+                (double)s->utime_us / 1e6,
+                (double)s->stime_us / 1e6);
     } else {
         printf ("context switches   not recorded (no taskstats)\n");
     }
     printf ("D state            %.3f thread-seconds, peak %" PRIu64
-            " threads (%" PRIu64 " samples)\n", s->d_state_s,
-            s->peak_d_threads, s->samples);
+            " threads (%" PRIu64 " samples)\n",
+            s->d_state_s,
+            s->peak_d_threads,
+            s->samples);
     if (s->smaps_reads)
-        printf ("memory             summed RSS peak %" PRIu64 " KiB, PSS "
+        printf ("memory             summed RSS peak %" PRIu64
+                " KiB, PSS "
                 "then %" PRIu64 " KiB (%.0f%%); PSS peak %" PRIu64
-                " KiB; smaps_rollup %.0f us per read\n", s->peak_rss_kb,
-                s->pss_at_peak_rss_kb, s->peak_rss_kb
-                ? 100.0 * (double)s->pss_at_peak_rss_kb
-                  / (double)s->peak_rss_kb : 0.0, s->peak_pss_kb,
+                " KiB; smaps_rollup %.0f us per read\n",
+                s->peak_rss_kb,
+                s->pss_at_peak_rss_kb,
+                s->peak_rss_kb ? 100.0 * (double)s->pss_at_peak_rss_kb
+                                     / (double)s->peak_rss_kb
+                               : 0.0,
+                s->peak_pss_kb,
                 (double)s->smaps_ns / 1e3 / (double)s->smaps_reads);
     else
         printf ("memory             not sampled\n");
     if (s->smaps_skipped)
-        printf ("                   %" PRIu64 " process reads skipped over "
+        printf ("                   %" PRIu64
+                " process reads skipped over "
                 "the time budget (a tenth of the interval per sample)\n",
                 s->smaps_skipped);
     printf ("top commands by processes:\n");
     for (size_t i = 0; i < s->ncmds && i < top; i++)
         if (s->by_count[i].processes)
-            printf ("  %8" PRIu64 "  %s\n", s->by_count[i].processes,
+            printf ("  %8" PRIu64 "  %s\n",
+                    s->by_count[i].processes,
                     cmd_text (s->by_count[i].comm));
     if (s->have_taskstats) {
         printf ("top commands by CPU time:\n");
         for (size_t i = 0; i < s->ncmds && i < top; i++)
             if (s->by_cpu[i].cpu_us)
-                printf ("  %8.3f s  %s\n", (double)s->by_cpu[i].cpu_us / 1e6,
+                printf ("  %8.3f s  %s\n",
+                        (double)s->by_cpu[i].cpu_us / 1e6,
                         cmd_text (s->by_cpu[i].comm));
     }
     if (!s->have_end)
-        printf ("lost events        UNKNOWN: the file has no end line "
-                "(recording cut short)\n");
+        printf (
+            "lost events        UNKNOWN: the file has no end line "
+            "(recording cut short)\n");
     else if (s->lost_seq || s->enobufs || s->socket_drops || s->untracked
              || s->dropped_lines || s->bound_reached)
         printf ("lost events        %" PRIu64 " sequence gaps, %" PRIu64
                 " buffer overflows (%" PRIu64 " messages dropped), %" PRIu64
                 " untracked, %" PRIu64 " lines over the size bound\n",
-                s->lost_seq, s->enobufs, s->socket_drops, s->untracked,
+                s->lost_seq,
+                s->enobufs,
+                s->socket_drops,
+                s->untracked,
                 s->dropped_lines);
     else
         printf ("lost events        none\n");
     if (s->alive_processes || s->alive_threads)
         printf ("still running      %" PRIu64 " processes, %" PRIu64
-                " threads when the recording ended\n", s->alive_processes,
+                " threads when the recording ended\n",
+                s->alive_processes,
                 s->alive_threads);
 }
 
 static int summary (const struct opts *o, const char *path)
 {
     struct prof_summary s;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     if (prof_summary_read (path, &s, &e) < 0) {
         cmd_error (NAME, "%s", e.text);
         return 1;
     }
     if (o->json) {
-        if (cmd_print_json (NAME, prof_summary_json (&s, o->top), stdout) < 0) {
+        if (cmd_print_json (NAME, prof_summary_json (&s, o->top), stdout)
+            < 0) {
             prof_summary_free (&s);
             return 1;
         }
@@ -458,7 +550,7 @@ static int summaries (const struct opts *o, const char *arg)
     }
     for (size_t i = 0; i < n && rc == 0; i++) {
         struct prof_summary s;
-        pin_error_t e = { "" };
+        pin_error_t e = {""};
 
         if (prof_summary_read (v[i].path, &s, &e) < 0) {
             cmd_error (NAME, "%s", e.text);
@@ -468,19 +560,34 @@ static int summaries (const struct opts *o, const char *arg)
         if (o->json) {
             json_object *one = prof_summary_json (&s, o->top);
             if (!one
-                || cmd_json_add (one, "job", json_object_new_int64 (v[i].job),
-                                 false) < 0
-                || cmd_json_add (one, "step",
-                                 json_object_new_string (v[i].step), false) < 0
-                || cmd_json_add (one, "node",
-                                 json_object_new_string (v[i].node), false) < 0
-                || cmd_json_add (one, "path",
-                                 json_object_new_string (v[i].path), false) < 0
+                || cmd_json_add (one,
+                                 "job",
+                                 json_object_new_int64 (v[i].job),
+                                 false)
+                       < 0
+                || cmd_json_add (one,
+                                 "step",
+                                 json_object_new_string (v[i].step),
+                                 false)
+                       < 0
+                || cmd_json_add (one,
+                                 "node",
+                                 json_object_new_string (v[i].node),
+                                 false)
+                       < 0
+                || cmd_json_add (one,
+                                 "path",
+                                 json_object_new_string (v[i].path),
+                                 false)
+                       < 0
                 || json_object_array_add (all, one) < 0)
                 rc = 1;
         } else {
-            printf ("%sstep %u.%s on %s\n", i ? "\n" : "", v[i].job,
-                    cmd_text (v[i].step), cmd_text (v[i].node));
+            printf ("%sstep %u.%s on %s\n",
+                    i ? "\n" : "",
+                    v[i].job,
+                    cmd_text (v[i].step),
+                    cmd_text (v[i].node));
             print_summary (v[i].path, &s, o->top);
         }
         prof_summary_free (&s);

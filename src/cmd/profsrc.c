@@ -13,8 +13,10 @@
 #include "profsrc.h"
 #include "subcmd.h"
 
-static int one_file (const char *subcmd, const char *arg,
-                     struct profdir_entry **v, size_t *n)
+static int one_file (const char *subcmd,
+                     const char *arg,
+                     struct profdir_entry **v,
+                     size_t *n)
 {
     struct profdir_entry *e = calloc (1, sizeof (*e));
 
@@ -28,11 +30,15 @@ static int one_file (const char *subcmd, const char *arg,
     return 0;
 }
 
-int profsrc_resolve (const char *subcmd, const char *arg, const char *dir,
-                     struct profdir_entry **v, size_t *n, bool *is_job)
+int profsrc_resolve (const char *subcmd,
+                     const char *arg,
+                     const char *dir,
+                     struct profdir_entry **v,
+                     size_t *n,
+                     bool *is_job)
 {
     struct pin_conf conf;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     uint32_t job;
     char step[16];
     struct stat st;
@@ -56,24 +62,30 @@ int profsrc_resolve (const char *subcmd, const char *arg, const char *dir,
         dir = conf.profile_dir;
     }
     if (profdir_find (dir, arg, v, n, &e) < 0) {
-        cmd_error (subcmd, "%s (profiles are kept on each node in pin.conf's "
-                   "ProfileDir; give --dir=DIR)", e.text);
+        cmd_error (subcmd,
+                   "%s (profiles are kept on each node in pin.conf's "
+                   "ProfileDir; give --dir=DIR)",
+                   e.text);
         return -1;
     }
     if (*n == 0) {
-        cmd_error (subcmd, "no profile of %s %s in %s (a step is profiled "
+        cmd_error (subcmd,
+                   "no profile of %s %s in %s (a step is profiled "
                    "with --pin-profile or pin.conf's Profile=; profiles "
                    "are kept on the node that ran it)",
-                   step[0] ? "step" : "job", arg, dir);
+                   step[0] ? "step" : "job",
+                   arg,
+                   dir);
         return -1;
     }
     for (size_t i = 0; i < *n; i++)
         if (access ((*v)[i].path, R_OK) < 0 && errno == EACCES)
             denied++;
     if (denied) {
-        cmd_error (subcmd, "%s: permission denied: a profile is readable by "
-                   "the job's owner (and root) only", denied == *n
-                   ? (*v)[0].path : "some profiles of this job");
+        cmd_error (subcmd,
+                   "%s: permission denied: a profile is readable by "
+                   "the job's owner (and root) only",
+                   denied == *n ? (*v)[0].path : "some profiles of this job");
         profdir_free (*v, *n);
         *v = NULL;
         *n = 0;

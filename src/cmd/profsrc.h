@@ -17,7 +17,11 @@
  * one line for `subcmd`: no such job's profile, a profile of someone
  * else (profiles are readable by their owner and root only), a bad
  * argument. */
-int profsrc_resolve (const char *subcmd, const char *arg, const char *dir,
-                     struct profdir_entry **v, size_t *n, bool *is_job);
+int profsrc_resolve (const char *subcmd,
+                     const char *arg,
+                     const char *dir,
+                     struct profdir_entry **v,
+                     size_t *n,
+                     bool *is_job);
 
 #endif /* !PIN_PROFSRC_H */

@@ -13,21 +13,25 @@
 #include "subcmd.h"
 
 static const struct subcmd subcmds[] = {
-    { "plan", "show the CPUs each task of a step would get (dry run)",
-      cmd_plan },
-    { "check", "tell whether pin.so can run on this node, in which mode",
-      cmd_check },
-    { "acct", "list accounting records as sacct does", cmd_acct },
-    { "eff", "summarise a job's CPU efficiency, step by step (seff-like)",
-      cmd_eff },
-    { "report", "compare efficiency by policy, user or partition",
-      cmd_report },
-    { "profile", "record a command's processes and summarise a profile",
-      cmd_profile },
-    { "plot", "draw a recorded profile as a PNG or SVG chart", cmd_plot },
-    { "deliver", "send this node's records of ended jobs to slurmdbd (AdminComment)",
-      cmd_deliver },
-    { NULL, NULL, NULL },
+    {"plan",
+     "show the CPUs each task of a step would get (dry run)",
+     cmd_plan},
+    {"check",
+     "tell whether pin.so can run on this node, in which mode",
+     cmd_check},
+    {"acct", "list accounting records as sacct does", cmd_acct},
+    {"eff",
+     "summarise a job's CPU efficiency, step by step (seff-like)",
+     cmd_eff},
+    {"report", "compare efficiency by policy, user or partition", cmd_report},
+    {"profile",
+     "record a command's processes and summarise a profile",
+     cmd_profile},
+    {"plot", "draw a recorded profile as a PNG or SVG chart", cmd_plot},
+    {"deliver",
+     "send this node's records of ended jobs to slurmdbd (AdminComment)",
+     cmd_deliver},
+    {NULL, NULL, NULL},
 };
 
 static void usage (FILE *f)
@@ -58,8 +62,11 @@ static void known_commands (char *buf, size_t n)
 
     buf[0] = '\0';
     for (const struct subcmd *c = subcmds; c->name && len < n; c++) {
-        int rc = snprintf (buf + len, n - len, "%s%s",
-                           c == subcmds ? "" : ", ", c->name);
+        int rc = snprintf (buf + len,
+                           n - len,
+                           "%s%s",
+                           c == subcmds ? "" : ", ",
+                           c->name);
         if (rc < 0)
             break;
         len += rc;
@@ -73,8 +80,10 @@ int main (int argc, char **argv)
 
     known_commands (known, sizeof (known));
     if (!arg) {
-        cmd_error (NULL, "missing command; known: %s "
-                   "(see 'slurm-pin --help')", known);
+        cmd_error (NULL,
+                   "missing command; known: %s "
+                   "(see 'slurm-pin --help')",
+                   known);
         return 1;
     }
     if (!strcmp (arg, "-h") || !strcmp (arg, "--help")) {
@@ -86,8 +95,10 @@ int main (int argc, char **argv)
         return cmd_flush_stdout (NULL) < 0 ? 1 : 0;
     }
     if (arg[0] == '-') {
-        cmd_error (NULL, "%s: unknown option; known: --help, --version "
-                   "(options of a command go after it)", arg);
+        cmd_error (NULL,
+                   "%s: unknown option; known: --help, --version "
+                   "(options of a command go after it)",
+                   arg);
         return 1;
     }
     for (const struct subcmd *c = subcmds; c->name; c++) {

@@ -68,7 +68,9 @@ int cmd_flush_stdout (const char *subcmd)
     return 0;
 }
 
-int cmd_json_add (json_object *obj, const char *key, json_object *val,
+int cmd_json_add (json_object *obj,
+                  const char *key,
+                  json_object *val,
                   bool null_ok)
 {
     if ((!val && !null_ok) || json_object_object_add (obj, key, val) < 0) {

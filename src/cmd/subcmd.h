@@ -14,7 +14,7 @@
 
 struct subcmd {
     const char *name;
-    const char *summary;        /* one line for 'slurm-pin --help' */
+    const char *summary; /* one line for 'slurm-pin --help' */
     int (*fn) (int argc, char **argv);
 };
 
@@ -61,7 +61,9 @@ int cmd_flush_stdout (const char *subcmd);
  * cmd_print_json: print `root` (taken over; NULL means it could not be
  * built) as one line of plain JSON on `f`; -1 after reporting "cannot
  * build the JSON output" for `subcmd`. */
-int cmd_json_add (json_object *obj, const char *key, json_object *val,
+int cmd_json_add (json_object *obj,
+                  const char *key,
+                  json_object *val,
                   bool null_ok);
 int cmd_print_json (const char *subcmd, json_object *root, FILE *f);
 

@@ -45,16 +45,21 @@ fuzz_fail (const char *fmt, ...)
     abort ();
 }
 
-#define FUZZ_ASSERT(cond, ...) \
-    do { \
-        if (!(cond)) \
-            fuzz_fail ("%s:%d: %s: " "%s", __FILE__, __LINE__, #cond, \
-                       fuzz_msg (__VA_ARGS__)); \
+#define FUZZ_ASSERT(cond, ...)           \
+    do {                                 \
+        if (!(cond))                     \
+            fuzz_fail (                  \
+                "%s:%d: %s: "            \
+                "%s",                    \
+                __FILE__,                \
+                __LINE__,                \
+                #cond,                   \
+                fuzz_msg (__VA_ARGS__)); \
     } while (0)
 
 /* Format the detail of a failed FUZZ_ASSERT (a static buffer: the
  * process aborts right after). */
-static inline const char * __attribute__ ((format (printf, 1, 2)))
+static inline const char *__attribute__ ((format (printf, 1, 2)))
 fuzz_msg (const char *fmt, ...)
 {
     static char buf[1024];
@@ -79,13 +84,13 @@ static inline bool fuzz_verbose (void)
     return verbose;
 }
 
-#define FUZZ_LOG(...) \
-    do { \
-        if (fuzz_verbose ()) { \
-            fprintf (stderr, "fuzz: "); \
+#define FUZZ_LOG(...)                      \
+    do {                                   \
+        if (fuzz_verbose ()) {             \
+            fprintf (stderr, "fuzz: ");    \
             fprintf (stderr, __VA_ARGS__); \
-            fputc ('\n', stderr); \
-        } \
+            fputc ('\n', stderr);          \
+        }                                  \
     } while (0)
 
 /* The input as a NUL-terminated string (it ends at its first NUL byte, as
@@ -114,17 +119,21 @@ static inline void fuzz_check_error (const pin_error_t *e, bool tab_ok)
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)e->text[i];
         bool plain = (c >= 0x20 && c != 0x7f) || (tab_ok && c == '\t');
-        FUZZ_ASSERT (plain, "control character 0x%02x at %zu in error "
-                     "text '%s'", c, i, e->text);
+        FUZZ_ASSERT (plain,
+                     "control character 0x%02x at %zu in error "
+                     "text '%s'",
+                     c,
+                     i,
+                     e->text);
     }
 }
 
 /* Is the error text's start `prefix`? */
-static inline void fuzz_check_prefix (const pin_error_t *e,
-                                      const char *prefix)
+static inline void fuzz_check_prefix (const pin_error_t *e, const char *prefix)
 {
     FUZZ_ASSERT (strncmp (e->text, prefix, strlen (prefix)) == 0,
-                 "error text '%s' does not start with '%s'", e->text,
+                 "error text '%s' does not start with '%s'",
+                 e->text,
                  prefix);
 }
 

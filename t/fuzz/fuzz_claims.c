@@ -17,15 +17,14 @@
  *     the parsed job and step gives the input again, so that a file
  *     claims_add() did not write is never read, or removed, as a claim.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
 
-#include <ctype.h>
-
-#include "libtopo/topo.h"
-#include "libclaims/claims.h"
 #include "fuzz.h"
+#include "libclaims/claims.h"
+#include "libtopo/topo.h"
 
 static void check_content (const char *s)
 {
@@ -50,19 +49,29 @@ static void check_content (const char *s)
     }
     FUZZ_ASSERT (pid > 0 && pid <= INT32_MAX, "pid %ld", (long)pid);
     FUZZ_ASSERT (len > 0 && strchr (s, '\n') == s + len - 1,
-                 "'%s' accepted: not one line ending in a newline", s);
+                 "'%s' accepted: not one line ending in a newline",
+                 s);
     FUZZ_ASSERT (!hwloc_bitmap_iszero (set) && hwloc_bitmap_weight (set) > 0
-                 && hwloc_bitmap_last (set) < 100000, "'%s': bad set", s);
+                     && hwloc_bitmap_last (set) < 100000,
+                 "'%s': bad set",
+                 s);
     if (!(list = topo_list_format (set))
-        || (start > 0 ? asprintf (&canon, "%ld %llu %s\n", (long)pid,
-                                  (unsigned long long)start, list)
-                      : asprintf (&canon, "%ld %s\n", (long)pid, list)) < 0)
+        || (start > 0 ? asprintf (&canon,
+                                  "%ld %llu %s\n",
+                                  (long)pid,
+                                  (unsigned long long)start,
+                                  list)
+                      : asprintf (&canon, "%ld %s\n", (long)pid, list))
+               < 0)
         abort ();
     FUZZ_ASSERT (claims_parse_content (canon, &pid2, &start2, again) == 1,
-                 "'%s' written back as '%s' is refused", s, canon);
+                 "'%s' written back as '%s' is refused",
+                 s,
+                 canon);
     FUZZ_ASSERT (pid2 == pid && start2 == start
-                 && hwloc_bitmap_isequal (set, again),
-                 "'%s' written back parses differently", s);
+                     && hwloc_bitmap_isequal (set, again),
+                 "'%s' written back parses differently",
+                 s);
 out:
     free (canon);
     free (list);
@@ -79,16 +88,25 @@ static void check_name (const char *s)
     bool ok = claims_parse_name (s, &job, &step);
 
     FUZZ_LOG ("claims_parse_name: %s (job %" PRIu32 " step %" PRIu32 ")",
-              ok ? "true" : "false", job, step);
+              ok ? "true" : "false",
+              job,
+              step);
     if (!ok) {
-        FUZZ_ASSERT (job == 7 && step == 7, "ids written for a refused "
+        FUZZ_ASSERT (job == 7 && step == 7,
+                     "ids written for a refused "
                      "name");
         return;
     }
-    snprintf (canon, sizeof (canon), "job_%" PRIu32 ".step_%" PRIu32, job,
+    snprintf (canon,
+              sizeof (canon),
+              "job_%" PRIu32 ".step_%" PRIu32,
+              job,
               step);
-    FUZZ_ASSERT (strcmp (s, canon) == 0, "'%s' accepted as the claim of "
-                 "%s", s, canon);
+    FUZZ_ASSERT (strcmp (s, canon) == 0,
+                 "'%s' accepted as the claim of "
+                 "%s",
+                 s,
+                 canon);
 }
 
 static void check_proc_stat (const char *s)
@@ -100,7 +118,8 @@ static void check_proc_stat (const char *s)
     FUZZ_ASSERT (rc == 0 || rc == -1, "claims_parse_proc_stat: rc %d", rc);
     if (rc == 0)
         FUZZ_ASSERT (isprint ((unsigned char)state) && state != ' ',
-                     "state 0x%02x accepted", (unsigned char)state);
+                     "state 0x%02x accepted",
+                     (unsigned char)state);
 }
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

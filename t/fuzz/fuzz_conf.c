@@ -49,7 +49,8 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         fuzz_check_prefix (&e, in.path);
         FUZZ_ASSERT (e.text[strlen (in.path)] == ':', "'%s'", e.text);
         FUZZ_ASSERT (line <= count_lines (data, size),
-                     "'%s': the file has %u lines", e.text,
+                     "'%s': the file has %u lines",
+                     e.text,
                      count_lines (data, size));
         return 0;
     }
@@ -61,9 +62,11 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     memconf_write (&out, text, strlen (text));
     pin_conf_defaults (&again);
     FUZZ_ASSERT (pin_conf_load_file (&again, out.path, true, &e) == 0,
-                 "written back, refused: %s", e.text);
+                 "written back, refused: %s",
+                 e.text);
     FUZZ_ASSERT (conf_settings_equal (&c, &again),
-                 "written back as '%s', loads differently", text);
+                 "written back as '%s', loads differently",
+                 text);
     free (text);
     return 0;
 }

@@ -16,9 +16,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "libplace/place.h"
-#include "libconf/conf.h"
 #include "fuzz.h"
+#include "libconf/conf.h"
+#include "libplace/place.h"
 
 struct memconf {
     int fd;
@@ -42,7 +42,9 @@ static inline void memconf_open (struct memconf *m, const char *name)
     const char *tmp = getenv ("TMPDIR");
 
     if (!memconf_dir[0]) {
-        snprintf (memconf_dir, sizeof (memconf_dir), "%s/fuzz_conf.XXXXXX",
+        snprintf (memconf_dir,
+                  sizeof (memconf_dir),
+                  "%s/fuzz_conf.XXXXXX",
                   tmp && *tmp == '/' ? tmp : "/tmp");
         if (!mkdtemp (memconf_dir)) {
             perror ("mkdtemp");
@@ -51,21 +53,24 @@ static inline void memconf_open (struct memconf *m, const char *name)
         atexit (memconf_cleanup);
     }
     snprintf (m->path, sizeof (m->path), "%s/%s", memconf_dir, name);
-    if ((m->fd = open (m->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-                       0600)) < 0) {
+    if ((m->fd = open (m->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600))
+        < 0) {
         perror (m->path);
         abort ();
     }
     for (int i = 0; i < 2; i++)
         if (!memconf_made[i][0]) {
-            snprintf (memconf_made[i], sizeof (memconf_made[i]), "%s",
+            snprintf (memconf_made[i],
+                      sizeof (memconf_made[i]),
+                      "%s",
                       m->path);
             break;
         }
 }
 
 /* Make the file hold exactly these bytes. */
-static inline void memconf_write (struct memconf *m, const void *data,
+static inline void memconf_write (struct memconf *m,
+                                  const void *data,
                                   size_t size)
 {
     if (ftruncate (m->fd, 0) < 0
@@ -99,34 +104,41 @@ static inline bool good_path (const char *s)
 static inline void check_conf_valid (const struct pin_conf *c)
 {
     FUZZ_ASSERT (nul_within (c->path, sizeof (c->path))
-                 && nul_within (c->cgroup_root, sizeof (c->cgroup_root))
-                 && nul_within (c->cgroup_base, sizeof (c->cgroup_base))
-                 && nul_within (c->topology_cache,
-                                sizeof (c->topology_cache))
-                 && nul_within (c->state_dir, sizeof (c->state_dir)),
+                     && nul_within (c->cgroup_root, sizeof (c->cgroup_root))
+                     && nul_within (c->cgroup_base, sizeof (c->cgroup_base))
+                     && nul_within (c->topology_cache,
+                                    sizeof (c->topology_cache))
+                     && nul_within (c->state_dir, sizeof (c->state_dir)),
                  "a string of the configuration is not terminated");
-    FUZZ_ASSERT (strcmp (place_policy_name (c->default_policy),
-                         "unknown") != 0,
-                 "DefaultPolicy %d", c->default_policy);
+    FUZZ_ASSERT (strcmp (place_policy_name (c->default_policy), "unknown")
+                     != 0,
+                 "DefaultPolicy %d",
+                 c->default_policy);
     FUZZ_ASSERT (pin_conf_policy_allowed (c, c->default_policy),
                  "DefaultPolicy %s is not allowed (mask 0x%x)",
                  place_policy_name (c->default_policy),
                  c->allowed_policies);
     /* one bit per policy, PLACE_NONE (0) to PLACE_DYNAMIC, the last */
     FUZZ_ASSERT (c->allowed_policies == PIN_CONF_ALLOW_ALL
-                 || (c->allowed_policies
-                     & ~((1u << (PLACE_DYNAMIC + 1)) - 1)) == 0,
-                 "AllowedPolicies mask 0x%x", c->allowed_policies);
+                     || (c->allowed_policies
+                         & ~((1u << (PLACE_DYNAMIC + 1)) - 1))
+                            == 0,
+                 "AllowedPolicies mask 0x%x",
+                 c->allowed_policies);
     FUZZ_ASSERT (strcmp (c->cgroup_root, "auto") == 0
-                 || good_path (c->cgroup_root),
-                 "CgroupRoot '%s'", c->cgroup_root);
+                     || good_path (c->cgroup_root),
+                 "CgroupRoot '%s'",
+                 c->cgroup_root);
     FUZZ_ASSERT (c->cgroup_base[0] && strcmp (c->cgroup_base, ".") != 0
-                 && strcmp (c->cgroup_base, "..") != 0
-                 && strspn (c->cgroup_base, "abcdefghijklmnopqrstuvwxyz"
-                            "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
-                    == strlen (c->cgroup_base),
-                 "CgroupBase '%s'", c->cgroup_base);
-    FUZZ_ASSERT (good_path (c->topology_cache), "TopologyCache '%s'",
+                     && strcmp (c->cgroup_base, "..") != 0
+                     && strspn (c->cgroup_base,
+                                "abcdefghijklmnopqrstuvwxyz"
+                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+                            == strlen (c->cgroup_base),
+                 "CgroupBase '%s'",
+                 c->cgroup_base);
+    FUZZ_ASSERT (good_path (c->topology_cache),
+                 "TopologyCache '%s'",
                  c->topology_cache);
     FUZZ_ASSERT (good_path (c->state_dir), "StateDir '%s'", c->state_dir);
 }
@@ -145,7 +157,8 @@ static inline bool conf_settings_equal (const struct pin_conf *a,
 }
 
 /* The AllowedPolicies value that gives c's mask. */
-static inline void allowed_text (const struct pin_conf *c, char *buf,
+static inline void allowed_text (const struct pin_conf *c,
+                                 char *buf,
                                  size_t size)
 {
     size_t off = 0;
@@ -157,7 +170,9 @@ static inline void allowed_text (const struct pin_conf *c, char *buf,
     buf[0] = '\0';
     for (int p = 0; p < 32; p++) {
         if (c->allowed_policies & (1u << p))
-            off += (size_t)snprintf (buf + off, size - off, "%s%s",
+            off += (size_t)snprintf (buf + off,
+                                     size - off,
+                                     "%s%s",
                                      off ? "," : "",
                                      place_policy_name (p));
     }
@@ -170,12 +185,18 @@ static inline char *conf_text (const struct pin_conf *c)
     char *s = NULL;
 
     allowed_text (c, allowed, sizeof (allowed));
-    if (asprintf (&s, "DefaultPolicy=%s\nAllowedPolicies=%s\n"
+    if (asprintf (&s,
+                  "DefaultPolicy=%s\nAllowedPolicies=%s\n"
                   "CgroupRoot=%s\nCgroupBase=%s\nTopologyCache=%s\n"
                   "StateDir=%s\nVerbose=%s\n",
-                  place_policy_name (c->default_policy), allowed,
-                  c->cgroup_root, c->cgroup_base, c->topology_cache,
-                  c->state_dir, c->verbose ? "yes" : "no") < 0)
+                  place_policy_name (c->default_policy),
+                  allowed,
+                  c->cgroup_root,
+                  c->cgroup_base,
+                  c->topology_cache,
+                  c->state_dir,
+                  c->verbose ? "yes" : "no")
+        < 0)
         abort ();
     return s;
 }

@@ -32,14 +32,23 @@ int LLVMFuzzerInitialize (int *argc, char ***argv)
 }
 
 /* The settings of c as plugstack arguments (in av, strings in buf). */
-static int conf_args (const struct pin_conf *c, const char *path, char **av,
-                      char *buf, size_t size)
+static int conf_args (const struct pin_conf *c,
+                      const char *path,
+                      char **av,
+                      char *buf,
+                      size_t size)
 {
     char allowed[256];
     const char *vals[8];
     static const char *keys[] = {
-        "default_policy", "allowed_policies", "cgroup_root", "cgroup_base",
-        "topology_cache", "state_dir", "verbose", "conf",
+        "default_policy",
+        "allowed_policies",
+        "cgroup_root",
+        "cgroup_base",
+        "topology_cache",
+        "state_dir",
+        "verbose",
+        "conf",
     };
     size_t off = 0;
     int i;
@@ -90,7 +99,8 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
             break;
         p = nl + 1;
     }
-    memconf_write (&in, data + (conf_off < size ? conf_off : size),
+    memconf_write (&in,
+                   data + (conf_off < size ? conf_off : size),
                    conf_off < size ? size - conf_off : 0);
     snprintf (conf_arg, sizeof (conf_arg), "conf=%s", in.path);
     av[ac++] = conf_arg;
@@ -100,7 +110,9 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     fuzz_error_reset (&e);
     errno = 0;
     rc = pin_conf_load_args (&c, ac, av, &e);
-    FUZZ_LOG ("pin_conf_load_args (%d arguments): %d %s", ac, rc,
+    FUZZ_LOG ("pin_conf_load_args (%d arguments): %d %s",
+              ac,
+              rc,
               rc < 0 ? e.text : "");
     FUZZ_ASSERT (rc == 0 || rc == -1, "rc %d", rc);
     if (rc < 0) {
@@ -109,9 +121,10 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
                      "conf changed by a failed load");
         fuzz_check_error (&e, true);
         FUZZ_ASSERT (strncmp (e.text, "plugstack.conf argument", 23) == 0
-                     || (strncmp (e.text, in.path, strlen (in.path)) == 0
-                         && e.text[strlen (in.path)] == ':'),
-                     "'%s' names neither an argument nor the file", e.text);
+                         || (strncmp (e.text, in.path, strlen (in.path)) == 0
+                             && e.text[strlen (in.path)] == ':'),
+                     "'%s' names neither an argument nor the file",
+                     e.text);
         goto out;
     }
     check_conf_valid (&c);
@@ -125,7 +138,8 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 
         pin_conf_defaults (&again);
         FUZZ_ASSERT (pin_conf_load_args (&again, ac2, av2, &e) == 0,
-                     "given back as arguments, refused: %s", e.text);
+                     "given back as arguments, refused: %s",
+                     e.text);
         FUZZ_ASSERT (conf_settings_equal (&c, &again),
                      "given back as arguments, loads differently");
     }

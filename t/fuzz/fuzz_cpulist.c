@@ -20,8 +20,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "libtopo/topo.h"
 #include "fuzz.h"
+#include "libtopo/topo.h"
 
 #define SYNTH "pack:2 core:4 pu:2"
 #define SYNTH_CORES 8
@@ -72,7 +72,7 @@ static bool ref_parse (const char *s, hwloc_bitmap_t set)
 
     hwloc_bitmap_zero (set);
     if (len > 0 && s[len - 1] == '\n')
-        len--;                  /* one trailing newline */
+        len--; /* one trailing newline */
     end = s + len;
     if (len == 0)
         return true;
@@ -105,8 +105,10 @@ static void check_names_input (const pin_error_t *e, const char *s)
     for (size_t i = 0; s[i] && i < 40; i++) {
         unsigned char c = (unsigned char)s[i];
         char want = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
-        FUZZ_ASSERT (e->text[1 + i] == want, "'%s' does not quote '%s'",
-                     e->text, s);
+        FUZZ_ASSERT (e->text[1 + i] == want,
+                     "'%s' does not quote '%s'",
+                     e->text,
+                     s);
     }
 }
 
@@ -121,45 +123,64 @@ static void check_list (const char *s, hwloc_bitmap_t ref, bool valid)
     if (!set || !again)
         abort ();
     fuzz_error_reset (&e);
-    hwloc_bitmap_set (set, 7);          /* must survive a failure */
+    hwloc_bitmap_set (set, 7); /* must survive a failure */
     hwloc_bitmap_set (set, 99999);
     errno = 0;
     rc = topo_list_parse (s, set, &e);
     FUZZ_LOG ("topo_list_parse: %d %s", rc, rc < 0 ? e.text : "");
-    FUZZ_ASSERT (rc == (valid ? 0 : -1), "'%s': rc %d, reference %s (%s)",
-                 s, rc, valid ? "valid" : "invalid", e.text);
+    FUZZ_ASSERT (rc == (valid ? 0 : -1),
+                 "'%s': rc %d, reference %s (%s)",
+                 s,
+                 rc,
+                 valid ? "valid" : "invalid",
+                 e.text);
     if (rc < 0) {
         FUZZ_ASSERT (errno == EINVAL, "errno %d", errno);
         FUZZ_ASSERT (hwloc_bitmap_weight (set) == 2
-                     && hwloc_bitmap_isset (set, 7)
-                     && hwloc_bitmap_isset (set, 99999),
+                         && hwloc_bitmap_isset (set, 7)
+                         && hwloc_bitmap_isset (set, 99999),
                      "set changed on failure");
         fuzz_check_error (&e, false);
         check_names_input (&e, s);
         goto out;
     }
-    FUZZ_ASSERT (hwloc_bitmap_isequal (set, ref), "'%s': set differs from "
-                 "the reference", s);
+    FUZZ_ASSERT (hwloc_bitmap_isequal (set, ref),
+                 "'%s': set differs from "
+                 "the reference",
+                 s);
     FUZZ_ASSERT (hwloc_bitmap_weight (set) >= 0, "infinite set");
     FUZZ_ASSERT (hwloc_bitmap_iszero (set) || hwloc_bitmap_last (set) < 100000,
-                 "'%s': CPU %d accepted", s, hwloc_bitmap_last (set));
+                 "'%s': CPU %d accepted",
+                 s,
+                 hwloc_bitmap_last (set));
     /* parse -> format -> parse */
     if (!(text = topo_list_format (set)))
         fuzz_fail ("topo_list_format failed for '%s'", s);
     rc = topo_list_parse (text, again, &e);
-    FUZZ_ASSERT (rc == 0, "'%s' formatted as '%s', which fails: %s", s,
-                 text, e.text);
-    FUZZ_ASSERT (hwloc_bitmap_isequal (set, again), "'%s' -> '%s' -> "
-                 "another set", s, text);
+    FUZZ_ASSERT (rc == 0,
+                 "'%s' formatted as '%s', which fails: %s",
+                 s,
+                 text,
+                 e.text);
+    FUZZ_ASSERT (hwloc_bitmap_isequal (set, again),
+                 "'%s' -> '%s' -> "
+                 "another set",
+                 s,
+                 text);
     if (!(text2 = topo_list_format (again)))
         fuzz_fail ("topo_list_format failed for '%s'", text);
-    FUZZ_ASSERT (strcmp (text, text2) == 0, "'%s' formats as '%s' then "
-                 "'%s'", s, text, text2);
+    FUZZ_ASSERT (strcmp (text, text2) == 0,
+                 "'%s' formats as '%s' then "
+                 "'%s'",
+                 s,
+                 text,
+                 text2);
     /* hwloc reads what we write */
     hwloc_bitmap_zero (again);
     FUZZ_ASSERT (hwloc_bitmap_list_sscanf (again, text) == 0
-                 && hwloc_bitmap_isequal (set, again),
-                 "hwloc reads '%s' differently", text);
+                     && hwloc_bitmap_isequal (set, again),
+                 "hwloc reads '%s' differently",
+                 text);
 out:
     free (text);
     free (text2);
@@ -177,16 +198,18 @@ static void check_slurm (const char *s, hwloc_const_bitmap_t ref, bool valid)
     if (!cpus || !want)
         abort ();
     fuzz_error_reset (&e);
-    hwloc_bitmap_set (cpus, 1000);      /* must survive a failure */
+    hwloc_bitmap_set (cpus, 1000); /* must survive a failure */
     errno = 0;
     rc = topo_slurm_cores_to_cpuset (synth, s, cpus, &e);
     FUZZ_LOG ("topo_slurm_cores_to_cpuset: %d %s", rc, rc < 0 ? e.text : "");
     if (!valid || hwloc_bitmap_last (ref) >= SYNTH_CORES) {
         FUZZ_ASSERT (rc == -1, "'%s' accepted as Slurm cores", s);
-        FUZZ_ASSERT (errno == (valid ? ERANGE : EINVAL), "'%s': errno %d",
-                     s, errno);
+        FUZZ_ASSERT (errno == (valid ? ERANGE : EINVAL),
+                     "'%s': errno %d",
+                     s,
+                     errno);
         FUZZ_ASSERT (hwloc_bitmap_weight (cpus) == 1
-                     && hwloc_bitmap_isset (cpus, 1000),
+                         && hwloc_bitmap_isset (cpus, 1000),
                      "set changed on failure");
         fuzz_check_error (&e, false);
         if (valid)
@@ -196,7 +219,8 @@ static void check_slurm (const char *s, hwloc_const_bitmap_t ref, bool valid)
         goto out;
     }
     FUZZ_ASSERT (rc == 0, "'%s' refused: %s", s, e.text);
-    hwloc_bitmap_foreach_begin (id, ref) {
+    hwloc_bitmap_foreach_begin (id, ref)
+    {
         hwloc_bitmap_set_range (want, 2 * id, 2 * id + 1);
     }
     hwloc_bitmap_foreach_end ();

@@ -14,11 +14,15 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "libcgroup2/cg2_private.h"
 #include "fuzz.h"
+#include "libcgroup2/cg2_private.h"
 
 static const char *keys[] = {
-    "usage_usec", "user_usec", "system_usec", "nr_periods", "nr_throttled",
+    "usage_usec",
+    "user_usec",
+    "system_usec",
+    "nr_periods",
+    "nr_throttled",
     "throttled_usec",
 };
 #define NKEYS (sizeof (keys) / sizeof (keys[0]))
@@ -26,8 +30,12 @@ static const char *keys[] = {
 static uint64_t *field (struct cg2_cpu_stat *st, size_t i)
 {
     uint64_t *f[NKEYS] = {
-        &st->usage_usec, &st->user_usec, &st->system_usec, &st->nr_periods,
-        &st->nr_throttled, &st->throttled_usec,
+        &st->usage_usec,
+        &st->user_usec,
+        &st->system_usec,
+        &st->nr_periods,
+        &st->nr_throttled,
+        &st->throttled_usec,
     };
     return f[i];
 }
@@ -46,7 +54,7 @@ static bool last_value (const char *text, size_t i, uint64_t *v)
             && p[klen] == ' ') {
             uint64_t x = 0;
             for (const char *d = p + klen + 1; d < eol; d++)
-                x = x * 10 + (uint64_t)(*d - '0');  /* success: digits */
+                x = x * 10 + (uint64_t)(*d - '0'); /* success: digits */
             *v = x;
             found = true;
         }
@@ -82,19 +90,28 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         uint64_t v = 0;
         bool found = last_value (s, i, &v);
         FUZZ_ASSERT (i != 0 || found, "success without a usage_usec line");
-        FUZZ_ASSERT (*field (&st, i) == v, "%s is %" PRIu64 ", the text "
-                     "says %" PRIu64, keys[i], *field (&st, i), v);
+        FUZZ_ASSERT (*field (&st, i) == v,
+                     "%s is %" PRIu64
+                     ", the text "
+                     "says %" PRIu64,
+                     keys[i],
+                     *field (&st, i),
+                     v);
     }
     {
         char text[NKEYS * 48];
         size_t off = 0;
         for (size_t i = 0; i < NKEYS; i++)
-            off += (size_t)snprintf (text + off, sizeof (text) - off,
-                                     "%s %" PRIu64 "\n", keys[i],
+            off += (size_t)snprintf (text + off,
+                                     sizeof (text) - off,
+                                     "%s %" PRIu64 "\n",
+                                     keys[i],
                                      *field (&st, i));
         memset (&again, 0, sizeof (again));
         FUZZ_ASSERT (cg2_parse_cpu_stat (text, &again, &e) == 0,
-                     "'%s' refused: %s", text, e.text);
+                     "'%s' refused: %s",
+                     text,
+                     e.text);
         FUZZ_ASSERT (memcmp (&st, &again, sizeof (st)) == 0,
                      "written back, the values differ");
     }

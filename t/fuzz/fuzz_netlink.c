@@ -19,28 +19,28 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "libprof/cnproc.h"
 #include "libprof/taskstats.h"
 #include "libprof/tracker.h"
-#include "fuzz.h"
 
 #define MAXEV 64
 
 static enum cnproc_type type_of (uint32_t what)
 {
     switch (what) {
-    case PROC_EVENT_NONE:
-        return CNPROC_NONE;
-    case PROC_EVENT_FORK:
-        return CNPROC_FORK;
-    case PROC_EVENT_EXEC:
-        return CNPROC_EXEC;
-    case PROC_EVENT_EXIT:
-        return CNPROC_EXIT;
-    case PROC_EVENT_COMM:
-        return CNPROC_COMM;
-    default:
-        return CNPROC_OTHER;
+        case PROC_EVENT_NONE:
+            return CNPROC_NONE;
+        case PROC_EVENT_FORK:
+            return CNPROC_FORK;
+        case PROC_EVENT_EXEC:
+            return CNPROC_EXEC;
+        case PROC_EVENT_EXIT:
+            return CNPROC_EXIT;
+        case PROC_EVENT_COMM:
+            return CNPROC_COMM;
+        default:
+            return CNPROC_OTHER;
     }
 }
 
@@ -63,7 +63,8 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     FUZZ_ASSERT (n >= -1 && n <= MAXEV, "cnproc_parse returned %d", n);
     if (n < 0) {
         FUZZ_ASSERT (errno == EINVAL || errno == EPROTO || errno == E2BIG,
-                     "errno %d", errno);
+                     "errno %d",
+                     errno);
         fuzz_check_error (&e, false);
         fuzz_check_prefix (&e, "proc connector: ");
     } else {
@@ -76,18 +77,24 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         tracker_add_root (t, 1, "init", 0);
         for (int i = 0; i < n; i++) {
             FUZZ_ASSERT (ev[i].type == type_of (ev[i].what),
-                         "type %d for what 0x%x", ev[i].type, ev[i].what);
+                         "type %d for what 0x%x",
+                         ev[i].type,
+                         ev[i].what);
             FUZZ_ASSERT (memchr (ev[i].comm, '\0', sizeof (ev[i].comm)),
                          "comm not terminated");
             FUZZ_ASSERT (memcmp (&ev[i], &again[i], sizeof (ev[i])) == 0,
-                         "event %d differs on a second parse", i);
+                         "event %d differs on a second parse",
+                         i);
             cnproc_seq_note (s, &ev[i]);
             tracker_feed (t, &ev[i], NULL);
         }
         tracker_counts (t, &c);
-        FUZZ_ASSERT (c.processes <= (uint64_t)n + 1 && c.threads <= (uint64_t)n,
+        FUZZ_ASSERT (c.processes <= (uint64_t)n + 1
+                         && c.threads <= (uint64_t)n,
                      "tracker counts %ju/%ju after %d events",
-                     (uintmax_t)c.processes, (uintmax_t)c.threads, n);
+                     (uintmax_t)c.processes,
+                     (uintmax_t)c.threads,
+                     n);
         tracker_destroy (t);
         cnproc_seq_destroy (s);
     }
@@ -99,7 +106,8 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     FUZZ_ASSERT (m >= -1 && m <= MAXEV, "taskstats_parse returned %d", m);
     if (m < 0) {
         FUZZ_ASSERT (errno == EINVAL || errno == EPROTO || errno == E2BIG,
-                     "errno %d", errno);
+                     "errno %d",
+                     errno);
         fuzz_check_error (&e, false);
         fuzz_check_prefix (&e, "taskstats: ");
     } else {

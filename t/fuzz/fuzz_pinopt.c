@@ -25,13 +25,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "libplace/place.h"
-#include "libconf/pinopt.h"
 #include "fuzz.h"
+#include "libconf/pinopt.h"
+#include "libplace/place.h"
 
 static void check_parse (const char *value)
 {
-    struct pin_option opt = { -12345, true };
+    struct pin_option opt = {-12345, true};
     pin_error_t e;
     int rc;
 
@@ -47,7 +47,8 @@ static void check_parse (const char *value)
         fuzz_check_error (&e, false);
         fuzz_check_prefix (&e, "--pin-policy=");
         for (const char *p = e.text; *p; p++)
-            FUZZ_ASSERT ((unsigned char)*p < 0x7f, "non-ASCII in '%s'",
+            FUZZ_ASSERT ((unsigned char)*p < 0x7f,
+                         "non-ASCII in '%s'",
                          e.text);
         return;
     }
@@ -56,17 +57,26 @@ static void check_parse (const char *value)
         size_t nlen = strlen (name);
         const char *rest = value + nlen;
 
-        FUZZ_ASSERT (strlen (value) <= PINOPT_VALUE_MAX, "accepted %zu "
-                     "characters", strlen (value));
+        FUZZ_ASSERT (strlen (value) <= PINOPT_VALUE_MAX,
+                     "accepted %zu "
+                     "characters",
+                     strlen (value));
         FUZZ_ASSERT (place_policy_parse (name, NULL, NULL) == 0,
-                     "policy %d has no valid name", opt.policy);
+                     "policy %d has no valid name",
+                     opt.policy);
         FUZZ_ASSERT (strncmp (value, name, nlen) == 0,
-                     "'%s' parsed as %s", value, name);
+                     "'%s' parsed as %s",
+                     value,
+                     name);
         FUZZ_ASSERT (opt.verbose == (*rest != '\0'),
-                     "'%s': verbose %d", value, opt.verbose);
+                     "'%s': verbose %d",
+                     value,
+                     opt.verbose);
         while (*rest) {
             FUZZ_ASSERT (strncmp (rest, ",verbose", 8) == 0,
-                         "'%s' accepted with flags '%s'", value, rest);
+                         "'%s' accepted with flags '%s'",
+                         value,
+                         rest);
             rest += 8;
         }
     }
@@ -74,8 +84,8 @@ static void check_parse (const char *value)
 
 static void check_quote (const char *s)
 {
-    static const size_t sizes[] = { 0, 1, 2, 4, 5, 16, 72 };
-    static const size_t maxes[] = { 0, 3, 64, (size_t)-1 };
+    static const size_t sizes[] = {0, 1, 2, 4, 5, 16, 72};
+    static const size_t maxes[] = {0, 3, 64, (size_t)-1};
     size_t slen = strlen (s);
 
     for (size_t i = 0; i < sizeof (sizes) / sizeof (sizes[0]); i++) {
@@ -104,18 +114,28 @@ static void check_quote (const char *s)
             for (size_t k = 0; k < keep; k++) {
                 unsigned char c = (unsigned char)s[k];
                 char want = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
-                FUZZ_ASSERT (buf[k] == want, "byte %zu quoted as 0x%02x",
-                             k, (unsigned char)buf[k]);
+                FUZZ_ASSERT (buf[k] == want,
+                             "byte %zu quoted as 0x%02x",
+                             k,
+                             (unsigned char)buf[k]);
             }
             /* "..." when text was left out and it fits */
             if (keep < slen && keep + 4 < n)
                 FUZZ_ASSERT (len == keep + 3
-                             && memcmp (buf + keep, "...", 3) == 0,
-                             "quoted '%s' to '%s' (n %zu max %zu)", s, buf,
-                             n, max);
+                                 && memcmp (buf + keep, "...", 3) == 0,
+                             "quoted '%s' to '%s' (n %zu max %zu)",
+                             s,
+                             buf,
+                             n,
+                             max);
             else
-                FUZZ_ASSERT (len == keep, "quoted '%s' to '%s' (n %zu max "
-                             "%zu)", s, buf, n, max);
+                FUZZ_ASSERT (len == keep,
+                             "quoted '%s' to '%s' (n %zu max "
+                             "%zu)",
+                             s,
+                             buf,
+                             n,
+                             max);
             free (buf);
         }
     }
@@ -150,7 +170,8 @@ static void check_bind_same (const char *s)
         free (a);
     }
     FUZZ_ASSERT (pinopt_slurm_optarg (s) == (strcmp (s, "(null)") ? s : NULL),
-                 "pinopt_slurm_optarg('%s')", s);
+                 "pinopt_slurm_optarg('%s')",
+                 s);
 }
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

@@ -18,17 +18,22 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "libprof/procfs.h"
 #include "fuzz.h"
+#include "libprof/procfs.h"
 
-static void check_fail (int rc, const pin_error_t *e, const void *out,
-                        const void *marker, size_t n, const char *prefix,
+static void check_fail (int rc,
+                        const pin_error_t *e,
+                        const void *out,
+                        const void *marker,
+                        size_t n,
+                        const char *prefix,
                         bool other_errno_ok)
 {
     FUZZ_ASSERT (rc == -1, "rc %d", rc);
     FUZZ_ASSERT (errno == EINVAL || other_errno_ok, "errno %d", errno);
     if (marker)
-        FUZZ_ASSERT (memcmp (out, marker, n) == 0, "output written on failure");
+        FUZZ_ASSERT (memcmp (out, marker, n) == 0,
+                     "output written on failure");
     fuzz_check_error (e, false);
     fuzz_check_prefix (e, prefix);
 }
@@ -55,8 +60,9 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
             FUZZ_ASSERT (memchr (st.comm, '\0', sizeof (st.comm)),
                          "comm not terminated");
             FUZZ_ASSERT (strncmp (st.comm, open + 1, n > 16 ? 16 : n) == 0
-                         && strlen (st.comm) == (n > 16 ? 16 : n),
-                         "comm '%s'", st.comm);
+                             && strlen (st.comm) == (n > 16 ? 16 : n),
+                         "comm '%s'",
+                         st.comm);
             FUZZ_ASSERT (st.state != ' ' && st.state != '\0', "no state");
         }
     }
@@ -81,7 +87,12 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         errno = 0;
         rc = procfs_parse_rollup (s, &r, &e);
         if (rc < 0)
-            check_fail (rc, &e, &r, &marker, sizeof (r), "smaps_rollup: ",
+            check_fail (rc,
+                        &e,
+                        &r,
+                        &marker,
+                        sizeof (r),
+                        "smaps_rollup: ",
                         false);
         else
             FUZZ_ASSERT (strstr (s, "Rss:") && strstr (s, "Pss:"),
@@ -96,15 +107,18 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         errno = 0;
         rc = procfs_parse_cpustat (s, set, cpu, 8, &e);
         if (rc < 0) {
-            FUZZ_ASSERT (errno == EINVAL || errno == ENOENT, "errno %d", errno);
+            FUZZ_ASSERT (errno == EINVAL || errno == ENOENT,
+                         "errno %d",
+                         errno);
             check_fail (rc, &e, NULL, NULL, 0, "/proc/stat: ", true);
         } else {
             unsigned seen = 0;
             FUZZ_ASSERT (rc == 8, "%d CPUs of 8", rc);
             for (int i = 0; i < rc; i++) {
                 FUZZ_ASSERT (cpu[i].cpu >= 0 && cpu[i].cpu < 8
-                             && !(seen & (1u << cpu[i].cpu)),
-                             "cpu %d", cpu[i].cpu);
+                                 && !(seen & (1u << cpu[i].cpu)),
+                             "cpu %d",
+                             cpu[i].cpu);
                 seen |= 1u << cpu[i].cpu;
             }
         }

@@ -18,8 +18,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "libprof/series.h"
 #include "fuzz.h"
+#include "libprof/series.h"
 
 static int fd = -1;
 
@@ -37,7 +37,9 @@ static void check (const struct prof_chart_data *d, enum prof_chart k)
         for (size_t j = 0; j < s->n; j++)
             if (!isfinite (s->x[j]) || !isfinite (s->y[j]))
                 fuzz_fail ("%s: series %zu point %zu not finite",
-                           prof_chart_name (k), i, j);
+                           prof_chart_name (k),
+                           i,
+                           j);
     }
     if (k == PROF_CHART_GANTT && d->nbars == 0)
         fuzz_fail ("gantt: success without a bar");
@@ -64,17 +66,20 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     snprintf (path, sizeof (path), "/proc/self/fd/%d", fd);
     for (int k = 0; k < PROF_CHART_COUNT; k++) {
         struct prof_chart_data d;
-        pin_error_t e = { "" };
+        pin_error_t e = {""};
         if (prof_chart_read (path, (enum prof_chart)k, &d, &e) == 0) {
             check (&d, (enum prof_chart)k);
         } else {
             if (errno != EINVAL && errno != ENODATA && errno != E2BIG
                 && errno != ENOMEM)
                 fuzz_fail ("%s: failed with errno %d: %s",
-                           prof_chart_name (k), errno, e.text);
+                           prof_chart_name (k),
+                           errno,
+                           e.text);
             if (!e.text[0] || strchr (e.text, '\n'))
                 fuzz_fail ("%s: not one line of error: '%s'",
-                           prof_chart_name (k), e.text);
+                           prof_chart_name (k),
+                           e.text);
         }
         prof_chart_free (&d);
     }

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libutil/text.h"
 #include "fuzz.h"
+#include "libutil/text.h"
 
 /* Reference decoder: the code point at s (len bytes), or -1. */
 static long ref_decode (const unsigned char *s, size_t n, size_t *len)
@@ -56,8 +56,8 @@ static long ref_decode (const unsigned char *s, size_t n, size_t *len)
 
 static bool ref_bad (long v)
 {
-    return v < 0x20 || (v >= 0x7f && v <= 0x9f) || v == 0x61c
-           || v == 0x200e || v == 0x200f || v == 0x2028 || v == 0x2029
+    return v < 0x20 || (v >= 0x7f && v <= 0x9f) || v == 0x61c || v == 0x200e
+           || v == 0x200f || v == 0x2028 || v == 0x2029
            || (v >= 0x202a && v <= 0x202e) || (v >= 0x2066 && v <= 0x2069);
 }
 
@@ -115,7 +115,9 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         k = strlen (small);
         if (k >= m || strncmp (small, out, k) != 0)
             fuzz_fail ("cut output '%s' (buffer %zu) not a prefix of '%s'",
-                       small, m, out);
+                       small,
+                       m,
+                       out);
         if (!ref_safe (small))
             fuzz_fail ("cut output '%s' splits a character", small);
     }

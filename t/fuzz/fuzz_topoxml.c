@@ -27,15 +27,14 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <sanitizer/lsan_interface.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <sanitizer/lsan_interface.h>
-
-#include "libtopo/topo_private.h"
 #include "fuzz.h"
+#include "libtopo/topo_private.h"
 
 static char dir[PATH_MAX];
 static char in_path[PATH_MAX + 16];
@@ -65,8 +64,10 @@ int LLVMFuzzerInitialize (int *argc, char ***argv)
     /* files are written for every input: tmpfs if there is one */
     if (!tmp)
         tmp = access ("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv ("TMPDIR");
-    snprintf (dir, sizeof (dir), "%s/slurm-pin-fuzz.XXXXXX", tmp ? tmp
-                                                                 : "/tmp");
+    snprintf (dir,
+              sizeof (dir),
+              "%s/slurm-pin-fuzz.XXXXXX",
+              tmp ? tmp : "/tmp");
     if (!mkdtemp (dir)) {
         perror (dir);
         abort ();
@@ -110,7 +111,7 @@ static bool hwloc_refuses (void)
     char *buf;
 
     if (!(buf = topo_read_xml (in_path, false, &len, NULL)))
-        return false;           /* refused before hwloc */
+        return false; /* refused before hwloc */
     __lsan_disable ();
     if (topo_hw_init (&hw, TOPO_WHOLE_SYSTEM) == 0) {
         refused = hwloc_topology_set_xmlbuffer (hw, buf, (int)len + 1) < 0
@@ -143,34 +144,50 @@ static void check_model (const topo_t *t, const char *what)
 
     FUZZ_ASSERT (npus >= 1, "%s: no PU", what);
     FUZZ_ASSERT (hwloc_bitmap_weight (topo_cpuset (t)) == (int)npus,
-                 "%s: %u PUs, cpuset of %d", what, npus,
+                 "%s: %u PUs, cpuset of %d",
+                 what,
+                 npus,
                  hwloc_bitmap_weight (topo_cpuset (t)));
     for (unsigned i = 0; i < npus; i++) {
         const struct topo_pu *pu = topo_pu (t, i);
         FUZZ_ASSERT (pu && topo_pu_index (t, pu->os) == (int)i,
-                     "%s: PU %u (P#%u) indexed as %d", what, i,
-                     pu ? pu->os : 0, pu ? topo_pu_index (t, pu->os) : -1);
+                     "%s: PU %u (P#%u) indexed as %d",
+                     what,
+                     i,
+                     pu ? pu->os : 0,
+                     pu ? topo_pu_index (t, pu->os) : -1);
         for (int l = 0; l < TOPO_NLEVELS; l++) {
             FUZZ_ASSERT (pu->dom[l] < topo_ndomains (t, l),
-                         "%s: PU %u in domain %u of %u at level %d", what,
-                         i, pu->dom[l], topo_ndomains (t, l), l);
-            FUZZ_ASSERT (hwloc_bitmap_isset (topo_domain_cpuset (t, l,
+                         "%s: PU %u in domain %u of %u at level %d",
+                         what,
+                         i,
+                         pu->dom[l],
+                         topo_ndomains (t, l),
+                         l);
+            FUZZ_ASSERT (hwloc_bitmap_isset (topo_domain_cpuset (t,
+                                                                 l,
                                                                  pu->dom[l]),
                                              pu->os),
-                         "%s: PU P#%u not in its level %d domain", what,
-                         pu->os, l);
+                         "%s: PU P#%u not in its level %d domain",
+                         what,
+                         pu->os,
+                         l);
         }
     }
     for (int l = 0; l < TOPO_NLEVELS; l++) {
         int sum = 0;
         for (unsigned d = 0; d < topo_ndomains (t, l); d++) {
             int w = hwloc_bitmap_weight (topo_domain_cpuset (t, l, d));
-            FUZZ_ASSERT (w > 0, "%s: level %d domain %u is empty", what, l,
-                         d);
+            FUZZ_ASSERT (w > 0, "%s: level %d domain %u is empty", what, l, d);
             sum += w;
         }
-        FUZZ_ASSERT (sum == (int)npus, "%s: level %d domains hold %d PUs, "
-                     "not %u", what, l, sum, npus);
+        FUZZ_ASSERT (sum == (int)npus,
+                     "%s: level %d domains hold %d PUs, "
+                     "not %u",
+                     what,
+                     l,
+                     sum,
+                     npus);
     }
     /* nesting: the PUs of one core share everything above, those of one
      * L2 their L3 */
@@ -180,20 +197,27 @@ static void check_model (const topo_t *t, const char *what)
             const struct topo_pu *b = topo_pu (t, j);
             if (a->dom[TOPO_CORE] == b->dom[TOPO_CORE])
                 FUZZ_ASSERT (a->dom[TOPO_L2] == b->dom[TOPO_L2]
-                             && a->dom[TOPO_L3] == b->dom[TOPO_L3]
-                             && a->dom[TOPO_NUMA] == b->dom[TOPO_NUMA]
-                             && a->dom[TOPO_PKG] == b->dom[TOPO_PKG],
+                                 && a->dom[TOPO_L3] == b->dom[TOPO_L3]
+                                 && a->dom[TOPO_NUMA] == b->dom[TOPO_NUMA]
+                                 && a->dom[TOPO_PKG] == b->dom[TOPO_PKG],
                              "%s: P#%u and P#%u share a core, not all "
-                             "domains above", what, a->os, b->os);
+                             "domains above",
+                             what,
+                             a->os,
+                             b->os);
             if (a->dom[TOPO_L2] == b->dom[TOPO_L2])
                 FUZZ_ASSERT (a->dom[TOPO_L3] == b->dom[TOPO_L3],
                              "%s: P#%u and P#%u share an L2, not the L3",
-                             what, a->os, b->os);
+                             what,
+                             a->os,
+                             b->os);
         }
     }
     for (unsigned d = 0; d < topo_ndomains (t, TOPO_NUMA); d++)
         FUZZ_ASSERT (topo_numa_nodeset (t, d) != NULL,
-                     "%s: NUMA domain %u without nodeset", what, d);
+                     "%s: NUMA domain %u without nodeset",
+                     what,
+                     d);
 }
 
 /* Is the cpuset of domain d of a at level l one of b's domains there? */
@@ -252,10 +276,12 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     /* the cache's check (cache.c, load_cache()) */
     recorded = hwloc_obj_get_info_by_name (hwloc_get_root_obj (t->hw),
                                            TOPO_FINGERPRINT_INFO);
-    FUZZ_LOG ("fingerprint: %s", recorded ? (strcmp (recorded, fingerprint)
-                                             == 0 ? "this machine's"
-                                                  : "another machine's")
-                                          : "none");
+    FUZZ_LOG ("fingerprint: %s",
+              recorded ? (strcmp (recorded, fingerprint) == 0 ? "this "
+                                                                "machine's"
+                                                              : "another "
+                                                                "machine's")
+                       : "none");
 
     /* only the allowed PUs: a subset (or none at all) */
     fuzz_error_reset (&e);
@@ -264,23 +290,25 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         FUZZ_ASSERT (hwloc_bitmap_isincluded (topo_cpuset (t0),
                                               topo_cpuset (t)),
                      "more PUs allowed than in the whole system");
-    }
-    else {
+    } else {
         check_failure (&e, in_path);
     }
 
     /* the cache round trip */
     fuzz_error_reset (&e);
     FUZZ_ASSERT (topo_export_xml (t, out_path, &e) == 0,
-                 "a loaded topology cannot be exported: %s", e.text);
+                 "a loaded topology cannot be exported: %s",
+                 e.text);
     again = topo_load (out_path, TOPO_WHOLE_SYSTEM, &e);
-    FUZZ_ASSERT (again != NULL, "the exported topology does not load: %s",
+    FUZZ_ASSERT (again != NULL,
+                 "the exported topology does not load: %s",
                  e.text);
     recorded = hwloc_obj_get_info_by_name (hwloc_get_root_obj (again->hw),
                                            TOPO_FINGERPRINT_INFO);
     FUZZ_ASSERT (recorded && strcmp (recorded, fingerprint) == 0,
                  "the exported topology lacks this machine's fingerprint");
-    FUZZ_ASSERT (same_model (t, again), "the exported topology loads to "
+    FUZZ_ASSERT (same_model (t, again),
+                 "the exported topology loads to "
                  "another model");
 out:
     topo_destroy (t);

@@ -10,19 +10,18 @@
  * usage error.  Used by t/t3020-job-modify.t.
  */
 #include <errno.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
-
 int main (int argc, char **argv)
 {
     job_desc_msg_t desc;
     char entry[1024];
-    char *env[2] = { entry, NULL };
+    char *env[2] = {entry, NULL};
     char *end;
     unsigned long id;
 
@@ -36,7 +35,9 @@ int main (int argc, char **argv)
         fprintf (stderr, "update-job: %s: not a job id\n", argv[1]);
         return 2;
     }
-    snprintf (entry, sizeof (entry), "_SLURM_SPANK_OPTION_pin_pin_policy=%s",
+    snprintf (entry,
+              sizeof (entry),
+              "_SLURM_SPANK_OPTION_pin_pin_policy=%s",
               argv[2]);
     slurm_init (NULL);
     slurm_init_job_desc_msg (&desc);

@@ -107,7 +107,9 @@ int main (int argc, char **argv)
         if (used[p / 8] & (1u << (p % 8)))
             fprintf (f, "%ld\n", p);
     fclose (f);
-    printf ("processes %ld threads %ld ns_last_pid %s\n", procs, threads,
+    printf ("processes %ld threads %ld ns_last_pid %s\n",
+            procs,
+            threads,
             fd >= 0 ? "yes" : "no");
     return 0;
 }

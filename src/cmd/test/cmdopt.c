@@ -8,32 +8,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libtest/tap.h"
 #include "cmdopt.h"
+#include "libtest/tap.h"
 
 enum { OPT_JSON = CMDOPT_LONG, OPT_JOURNAL };
 
 static const struct cmdopt own[] = {
-    { "topology", 't', CMDOPT_REQUIRED, "SRC", "where the topology is\n"
-      "(a second line)", 0 },
-    { "jobs", 'j', CMDOPT_REQUIRED, "LIST", "jobs", 0 },
-    { "json", OPT_JSON, CMDOPT_NONE, NULL, "one JSON object", 0 },
+    {"topology",
+     't',
+     CMDOPT_REQUIRED,
+     "SRC",
+     "where the topology is\n"
+     "(a second line)",
+     0},
+    {"jobs", 'j', CMDOPT_REQUIRED, "LIST", "jobs", 0},
+    {"json", OPT_JSON, CMDOPT_NONE, NULL, "one JSON object", 0},
     CMDOPT_HEADING ("More options:"),
-    { "journal", OPT_JOURNAL, CMDOPT_REQUIRED, "DIR", "the journal", 0 },
-    { "level", 'l', CMDOPT_OPTIONAL, "N", "a level", 0 },
-    { "strict", 'S', CMDOPT_NONE, NULL, "strict", 0 },
-    { "a-very-long-option-name", 'L', CMDOPT_REQUIRED, "VALUE",
-      "its text on the next line", 0 },
+    {"journal", OPT_JOURNAL, CMDOPT_REQUIRED, "DIR", "the journal", 0},
+    {"level", 'l', CMDOPT_OPTIONAL, "N", "a level", 0},
+    {"strict", 'S', CMDOPT_NONE, NULL, "strict", 0},
+    {"a-very-long-option-name",
+     'L',
+     CMDOPT_REQUIRED,
+     "VALUE",
+     "its text on the next line",
+     0},
     CMDOPT_END,
 };
 static const struct cmdopt alias[] = {
-    { "user", 'u', CMDOPT_REQUIRED, "LIST", "users", 0 },
-    { "uid", 'u', CMDOPT_REQUIRED, "LIST", NULL, 0 },     /* hidden */
+    {"user", 'u', CMDOPT_REQUIRED, "LIST", "users", 0},
+    {"uid", 'u', CMDOPT_REQUIRED, "LIST", NULL, 0}, /* hidden */
     CMDOPT_END,
 };
 static const struct cmdopt rec[] = {
-    { "record", 'r', CMDOPT_REQUIRED, "FILE", "record", CMDOPT_CMD },
-    { "json", 'j', CMDOPT_NONE, NULL, "json", 0 },
+    {"record", 'r', CMDOPT_REQUIRED, "FILE", "record", CMDOPT_CMD},
+    {"json", 'j', CMDOPT_NONE, NULL, "json", 0},
     CMDOPT_END,
 };
 
@@ -42,13 +51,13 @@ static const struct cmdopt_spec spec = {
     .usage = "Usage: slurm-pin demo [OPTIONS] [ARG...]\n",
     .footer = "See slurm-pin(1).\n",
     .usage_status = 2,
-    .tables = { own, alias, NULL },
+    .tables = {own, alias, NULL},
 };
 static const struct cmdopt_spec recspec = {
     .name = "rec",
     .usage = "Usage: slurm-pin rec --record FILE CMD\n",
     .usage_status = 1,
-    .tables = { rec, NULL },
+    .tables = {rec, NULL},
 };
 
 /* Parse a NULL-terminated argv; the keys seen as "k=ARG " in keys[],
@@ -79,14 +88,19 @@ static void run (const struct cmdopt_spec *s, struct run *r, char **argv)
             snprintf (k, sizeof (k), "%d", key);
         else
             snprintf (k, sizeof (k), "%c", key);
-        snprintf (r->keys + strlen (r->keys), sizeof (r->keys)
-                  - strlen (r->keys), "%s=%s ", k, arg ? arg : "(null)");
+        snprintf (r->keys + strlen (r->keys),
+                  sizeof (r->keys) - strlen (r->keys),
+                  "%s=%s ",
+                  k,
+                  arg ? arg : "(null)");
     }
     r->rc = key;
     r->status = p.status;
     for (int i = 0; i < p.noperands; i++)
-        snprintf (r->ops + strlen (r->ops), sizeof (r->ops)
-                  - strlen (r->ops), "%s ", p.operands[i]);
+        snprintf (r->ops + strlen (r->ops),
+                  sizeof (r->ops) - strlen (r->ops),
+                  "%s ",
+                  p.operands[i]);
     ck_assert_ptr_null (p.operands[p.noperands]);
     fclose (p.out);
     fclose (p.err);
@@ -97,12 +111,12 @@ static void run (const struct cmdopt_spec *s, struct run *r, char **argv)
     cmdopt_fini (&p);
 }
 
-#define ARGV(...) ((char *[]){ __VA_ARGS__, NULL })
+#define ARGV(...) ((char *[]){__VA_ARGS__, NULL})
 
 START_TEST (test_getopt_string)
 {
     struct cmdopt_parser p;
-    char *argv[] = { "demo", NULL };
+    char *argv[] = {"demo", NULL};
 
     ck_assert_int_eq (cmdopt_init (&p, &spec, 1, argv), 0);
     /* '-' in order, ':' missing values told apart, then the rows */
@@ -115,24 +129,24 @@ START_TEST (test_getopt_string)
     ck_assert_str_eq (p.longopts[9].name, "help");
     ck_assert_ptr_null (p.longopts[10].name);
     cmdopt_fini (&p);
-    cmdopt_fini (&p);   /* twice is fine */
+    cmdopt_fini (&p); /* twice is fine */
 }
 END_TEST
 
 START_TEST (test_bad_table)
 {
     static const struct cmdopt twice[] = {
-        { "a", 'a', CMDOPT_NONE, NULL, "a", 0 },
-        { "b", 'a', CMDOPT_NONE, NULL, "b", 0 },
+        {"a", 'a', CMDOPT_NONE, NULL, "a", 0},
+        {"b", 'a', CMDOPT_NONE, NULL, "b", 0},
         CMDOPT_END,
     };
     static const struct cmdopt help[] = {
-        { "hat", 'h', CMDOPT_NONE, NULL, "h is --help's", 0 },
+        {"hat", 'h', CMDOPT_NONE, NULL, "h is --help's", 0},
         CMDOPT_END,
     };
-    struct cmdopt_spec s = { .name = "x", .usage = "", .tables = { twice } };
+    struct cmdopt_spec s = {.name = "x", .usage = "", .tables = {twice}};
     struct cmdopt_parser p;
-    char *argv[] = { "x", NULL };
+    char *argv[] = {"x", NULL};
 
     errno = 0;
     ck_assert_int_eq (cmdopt_init (&p, &s, 1, argv), -1);
@@ -147,8 +161,17 @@ START_TEST (test_permutation)
 {
     struct run r;
 
-    run (&spec, &r, ARGV ("demo", "x", "-j", "1", "a", "--topology=T", "b",
-                          "--json", "-S"));
+    run (&spec,
+         &r,
+         ARGV ("demo",
+               "x",
+               "-j",
+               "1",
+               "a",
+               "--topology=T",
+               "b",
+               "--json",
+               "-S"));
     ck_assert_int_eq (r.rc, 0);
     ck_assert_str_eq (r.keys, "j=1 t=T 256=(null) S=(null) ");
     ck_assert_str_eq (r.ops, "x a b ");
@@ -178,7 +201,7 @@ START_TEST (test_double_dash)
     ck_assert_str_eq (r.ops, "a -j --json -- ");
     run (&spec, &r, ARGV ("demo", "--"));
     ck_assert_str_eq (r.ops, "");
-    run (&spec, &r, ARGV ("demo", "-", "-S"));     /* "-" is an operand */
+    run (&spec, &r, ARGV ("demo", "-", "-S")); /* "-" is an operand */
     ck_assert_str_eq (r.ops, "- ");
     ck_assert_str_eq (r.keys, "S=(null) ");
 }
@@ -217,7 +240,8 @@ START_TEST (test_command)
     run (&recspec, &r, ARGV ("rec", "file", "--record", "x"));
     ck_assert_int_eq (r.rc, -1);
     ck_assert_int_eq (r.status, 1);
-    ck_assert_str_eq (r.err, "slurm-pin rec: --record: give it before the "
+    ck_assert_str_eq (r.err,
+                      "slurm-pin rec: --record: give it before the "
                       "command (see 'slurm-pin rec --help')\n");
 }
 END_TEST
@@ -226,23 +250,27 @@ static const struct {
     char *arg, *arg2;
     const char *err;
 } errors[] = {
-    { "--bogus", NULL, "--bogus: unknown option" },
-    { "--bogus=1", NULL, "--bogus: unknown option" },
-    { "-x", NULL, "-x: unknown option" },
-    { "-Sx", NULL, "-x: unknown option" },
-    { "-xS", NULL, "-x: unknown option" },
-    { "--topology", NULL, "--topology: missing value" },
-    { "--top", NULL, "--top: missing value" },
-    { "-t", NULL, "-t: missing value" },
-    { "-St", NULL, "-t: missing value" },
-    { "--json=1", NULL, "--json=1: this option takes no value" },
-    { "--strict=", NULL, "--strict=: this option takes no value" },
-    { "--j", NULL, "--j: ambiguous option; could be --jobs, --json, "
-      "--journal" },
-    { "--jo=1", NULL, "--jo: ambiguous option; could be --jobs, "
-      "--journal" },
-    { "--bad\033[31m", NULL, "--bad?[31m: unknown option" },
-    { "op", "--nope", "--nope: unknown option" },
+    {"--bogus", NULL, "--bogus: unknown option"},
+    {"--bogus=1", NULL, "--bogus: unknown option"},
+    {"-x", NULL, "-x: unknown option"},
+    {"-Sx", NULL, "-x: unknown option"},
+    {"-xS", NULL, "-x: unknown option"},
+    {"--topology", NULL, "--topology: missing value"},
+    {"--top", NULL, "--top: missing value"},
+    {"-t", NULL, "-t: missing value"},
+    {"-St", NULL, "-t: missing value"},
+    {"--json=1", NULL, "--json=1: this option takes no value"},
+    {"--strict=", NULL, "--strict=: this option takes no value"},
+    {"--j",
+     NULL,
+     "--j: ambiguous option; could be --jobs, --json, "
+     "--journal"},
+    {"--jo=1",
+     NULL,
+     "--jo: ambiguous option; could be --jobs, "
+     "--journal"},
+    {"--bad\033[31m", NULL, "--bad?[31m: unknown option"},
+    {"op", "--nope", "--nope: unknown option"},
 };
 
 START_TEST (test_errors)
@@ -254,8 +282,11 @@ START_TEST (test_errors)
     ck_assert_int_eq (r.rc, -1);
     ck_assert_int_eq (r.status, 2);
     ck_assert_str_eq (r.out, "");
-    snprintf (want, sizeof (want), "slurm-pin demo: %s (see 'slurm-pin demo "
-              "--help')\n", errors[_i].err);
+    snprintf (want,
+              sizeof (want),
+              "slurm-pin demo: %s (see 'slurm-pin demo "
+              "--help')\n",
+              errors[_i].err);
     ck_assert_str_eq (r.err, want);
 }
 END_TEST
@@ -263,7 +294,7 @@ END_TEST
 START_TEST (test_operands)
 {
     struct cmdopt_parser p;
-    char *argv[] = { "demo", "a", "b", NULL };
+    char *argv[] = {"demo", "a", "b", NULL};
     char *eb = NULL;
     size_t en = 0;
     const char *arg;
@@ -271,12 +302,13 @@ START_TEST (test_operands)
     ck_assert_int_eq (cmdopt_init (&p, &spec, 3, argv), 0);
     p.err = open_memstream (&eb, &en);
     ck_assert_int_eq (cmdopt_next (&p, &arg), 0);
-    ck_assert_int_eq (cmdopt_next (&p, &arg), 0);     /* stays done */
+    ck_assert_int_eq (cmdopt_next (&p, &arg), 0); /* stays done */
     ck_assert_int_eq (cmdopt_no_operands (&p), -1);
     ck_assert_int_eq (cmdopt_one_operand (&p, "JOBID"), -1);
     ck_assert_int_eq (p.status, 2);
     fclose (p.err);
-    ck_assert_str_eq (eb, "slurm-pin demo: a: unexpected argument (see "
+    ck_assert_str_eq (eb,
+                      "slurm-pin demo: a: unexpected argument (see "
                       "'slurm-pin demo --help')\n"
                       "slurm-pin demo: expected one JOBID (see 'slurm-pin "
                       "demo --help')\n");
@@ -286,22 +318,22 @@ START_TEST (test_operands)
 END_TEST
 
 static const char demo_help[] =
-"Usage: slurm-pin demo [OPTIONS] [ARG...]\n"
-"\n"
-"  -t, --topology=SRC       where the topology is\n"
-"                           (a second line)\n"
-"  -j, --jobs=LIST          jobs\n"
-"      --json               one JSON object\n"
-"More options:\n"
-"      --journal=DIR        the journal\n"
-"  -l, --level[=N]          a level\n"
-"  -S, --strict             strict\n"
-"  -L, --a-very-long-option-name=VALUE\n"
-"                           its text on the next line\n"
-"  -u, --user=LIST          users\n"
-"  -h, --help               show this help and exit\n"
-"\n"
-"See slurm-pin(1).\n";
+    "Usage: slurm-pin demo [OPTIONS] [ARG...]\n"
+    "\n"
+    "  -t, --topology=SRC       where the topology is\n"
+    "                           (a second line)\n"
+    "  -j, --jobs=LIST          jobs\n"
+    "      --json               one JSON object\n"
+    "More options:\n"
+    "      --journal=DIR        the journal\n"
+    "  -l, --level[=N]          a level\n"
+    "  -S, --strict             strict\n"
+    "  -L, --a-very-long-option-name=VALUE\n"
+    "                           its text on the next line\n"
+    "  -u, --user=LIST          users\n"
+    "  -h, --help               show this help and exit\n"
+    "\n"
+    "See slurm-pin(1).\n";
 
 START_TEST (test_help)
 {
@@ -321,7 +353,7 @@ END_TEST
 START_TEST (test_help_write_error)
 {
     struct cmdopt_parser p;
-    char *argv[] = { "demo", "--help", NULL };
+    char *argv[] = {"demo", "--help", NULL};
     char *eb = NULL;
     size_t en = 0;
     const char *arg;
@@ -336,7 +368,8 @@ START_TEST (test_help_write_error)
     ck_assert_int_eq (p.status, 1);
     fclose (p.out);
     fclose (p.err);
-    ck_assert_ptr_nonnull (strstr (eb, "slurm-pin demo: cannot write the "
+    ck_assert_ptr_nonnull (strstr (eb,
+                                   "slurm-pin demo: cannot write the "
                                    "output: "));
     free (eb);
     cmdopt_fini (&p);
@@ -354,7 +387,9 @@ int main (void)
     tcase_add_test (tc, test_double_dash);
     tcase_add_test (tc, test_optional);
     tcase_add_test (tc, test_command);
-    tcase_add_loop_test (tc, test_errors, 0,
+    tcase_add_loop_test (tc,
+                         test_errors,
+                         0,
                          (int)(sizeof (errors) / sizeof (errors[0])));
     tcase_add_test (tc, test_operands);
     tcase_add_test (tc, test_help);

@@ -30,73 +30,75 @@
 
 /* Slurm's special step ids (slurm.h: SLURM_BATCH_SCRIPT, ...), repeated
  * here so the pure library needs no Slurm header. */
-#define ACCT_STEP_BATCH       0xfffffffbu  /* "batch" */
-#define ACCT_STEP_EXTERN      0xfffffffcu  /* "extern" */
-#define ACCT_STEP_INTERACTIVE 0xfffffffau  /* "interactive" */
-#define ACCT_NO_VAL           0xfffffffeu  /* NO_VAL: no array id etc. */
+#define ACCT_STEP_BATCH 0xfffffffbu       /* "batch" */
+#define ACCT_STEP_EXTERN 0xfffffffcu      /* "extern" */
+#define ACCT_STEP_INTERACTIVE 0xfffffffau /* "interactive" */
+#define ACCT_NO_VAL 0xfffffffeu           /* NO_VAL: no array id etc. */
 
 enum acct_kind {
-    ACCT_KIND_STEP = 0,  /* "kind":"step" - one step on one node */
-    ACCT_KIND_JOB = 1,   /* "kind":"job"  - the job on one node */
+    ACCT_KIND_STEP = 0, /* "kind":"step" - one step on one node */
+    ACCT_KIND_JOB = 1,  /* "kind":"job"  - the job on one node */
 };
 
 /* Where the CPU numbers came from ("source"). */
 enum acct_source {
-    ACCT_SRC_STEP_CGROUP = 0, /* "step-cgroup": cpu.stat of the step's cgroup */
-    ACCT_SRC_JOB_CGROUP = 1,  /* "job-cgroup": the job's cgroup at job end */
-    ACCT_SRC_STEP_SUM = 2,    /* "step-records": sum of this node's step records */
+    ACCT_SRC_STEP_CGROUP =
+        0,                   /* "step-cgroup": cpu.stat of the step's cgroup */
+    ACCT_SRC_JOB_CGROUP = 1, /* "job-cgroup": the job's cgroup at job end */
+    ACCT_SRC_STEP_SUM =
+        2, /* "step-records": sum of this node's step records */
 };
 
-#define ACCT_STR 256   /* bound of the short strings below, NUL included */
+#define ACCT_STR 256 /* bound of the short strings below, NUL included */
 
 struct acct_record {
-    enum acct_kind kind;           /* "kind" */
-    char cluster[ACCT_STR];        /* "cluster" */
-    uint32_t job_id;               /* "job_id" */
-    uint32_t step_id;              /* "step_id" (step records; ACCT_STEP_*) */
-    uint32_t array_job_id;         /* "array_job_id" (ACCT_NO_VAL: none) */
-    uint32_t array_task_id;        /* "array_task_id" (ACCT_NO_VAL: none) */
-    char node[ACCT_STR];           /* "node" */
-    uint32_t uid;                  /* "uid" */
-    char user[ACCT_STR];           /* "user" */
-    char partition[ACCT_STR];      /* "partition" */
-    char job_name[ACCT_STR];       /* "job_name" */
-    char policy[64];               /* "policy": none numa-local ... dynamic */
-    char fallback[ACCT_STR];       /* "fallback": "" or comma list */
-    bool has_seed;                 /* "seed" present (policy random) */
-    uint64_t seed;                 /* "seed" */
-    char cpus[ACCT_STR];           /* "cpus": OS CPU list, hwloc list format */
-    char mems[ACCT_STR];           /* "mems": NUMA node list */
-    uint32_t alloc_cpus;           /* "alloc_cpus": CPUs Slurm allocated to
-                                      the step (job record: the job) on
-                                      this node */
-    int64_t start_us;              /* "start_us" */
-    int64_t end_us;                /* "end_us" */
-    int64_t elapsed_us;            /* "elapsed_us" = end - start */
-    uint64_t user_usec;            /* "user_usec" */
-    uint64_t system_usec;          /* "system_usec" */
-    uint64_t usage_usec;           /* "usage_usec" */
-    bool has_throttle;             /* "nr_periods" etc. present */
-    uint64_t nr_periods;           /* "nr_periods" */
-    uint64_t nr_throttled;         /* "nr_throttled" */
-    uint64_t throttled_usec;       /* "throttled_usec" */
-    bool has_mem_peak;             /* "mem_peak" present */
-    uint64_t mem_peak;             /* "mem_peak" bytes (memory.peak) */
-    int32_t exit_status;           /* "exit_status": wait(2) status of the
-                                      step (worst task), -1 unknown */
-    char state[32];                /* "state": COMPLETED FAILED CANCELLED
-                                      TIMEOUT OUT_OF_MEMORY NODE_FAIL ... as
-                                      sacct spells it */
-    enum acct_source source;       /* "source" */
-    char cgroup[4096];             /* "cgroup": path the numbers came from */
-    char mode[32];                 /* "mode": nested standalone affinity */
+    enum acct_kind kind;      /* "kind" */
+    char cluster[ACCT_STR];   /* "cluster" */
+    uint32_t job_id;          /* "job_id" */
+    uint32_t step_id;         /* "step_id" (step records; ACCT_STEP_*) */
+    uint32_t array_job_id;    /* "array_job_id" (ACCT_NO_VAL: none) */
+    uint32_t array_task_id;   /* "array_task_id" (ACCT_NO_VAL: none) */
+    char node[ACCT_STR];      /* "node" */
+    uint32_t uid;             /* "uid" */
+    char user[ACCT_STR];      /* "user" */
+    char partition[ACCT_STR]; /* "partition" */
+    char job_name[ACCT_STR];  /* "job_name" */
+    char policy[64];          /* "policy": none numa-local ... dynamic */
+    char fallback[ACCT_STR];  /* "fallback": "" or comma list */
+    bool has_seed;            /* "seed" present (policy random) */
+    uint64_t seed;            /* "seed" */
+    char cpus[ACCT_STR];      /* "cpus": OS CPU list, hwloc list format */
+    char mems[ACCT_STR];      /* "mems": NUMA node list */
+    uint32_t alloc_cpus;      /* "alloc_cpus": CPUs Slurm allocated to
+                                 the step (job record: the job) on
+                                 this node */
+    int64_t start_us;         /* "start_us" */
+    int64_t end_us;           /* "end_us" */
+    int64_t elapsed_us;       /* "elapsed_us" = end - start */
+    uint64_t user_usec;       /* "user_usec" */
+    uint64_t system_usec;     /* "system_usec" */
+    uint64_t usage_usec;      /* "usage_usec" */
+    bool has_throttle;        /* "nr_periods" etc. present */
+    uint64_t nr_periods;      /* "nr_periods" */
+    uint64_t nr_throttled;    /* "nr_throttled" */
+    uint64_t throttled_usec;  /* "throttled_usec" */
+    bool has_mem_peak;        /* "mem_peak" present */
+    uint64_t mem_peak;        /* "mem_peak" bytes (memory.peak) */
+    int32_t exit_status;      /* "exit_status": wait(2) status of the
+                                 step (worst task), -1 unknown */
+    char state[32];           /* "state": COMPLETED FAILED CANCELLED
+                                 TIMEOUT OUT_OF_MEMORY NODE_FAIL ... as
+                                 sacct spells it */
+    enum acct_source source;  /* "source" */
+    char cgroup[4096];        /* "cgroup": path the numbers came from */
+    char mode[32];            /* "mode": nested standalone affinity */
     /* dynamic confinement (policy "dynamic"); confined_us == 0: never */
-    int64_t confined_us;           /* "confined_us" */
-    double confine_use;            /* "confine_use": CPUs in use that triggered it */
-    char confine_cpus[ACCT_STR];   /* "confine_cpus" */
-    char confine_mems[64];         /* "confine_mems" */
+    int64_t confined_us; /* "confined_us" */
+    double confine_use;  /* "confine_use": CPUs in use that triggered it */
+    char confine_cpus[ACCT_STR]; /* "confine_cpus" */
+    char confine_mems[64];       /* "confine_mems" */
     /* job records only: the steps they were built from ("steps") */
-    uint32_t nsteps;               /* "steps": number of step records */
+    uint32_t nsteps; /* "steps": number of step records */
 };
 
 /* Fill with "unknown" values: ids ACCT_NO_VAL, exit_status -1, strings "". */
@@ -112,22 +114,27 @@ double acct_efficiency (const struct acct_record *r);
  * larger "v", wrong types and missing required keys (kind, job_id, node,
  * start_us, end_us) with errp naming the key. */
 char *acct_record_to_json (const struct acct_record *r, pin_error_t *errp);
-int acct_record_from_json (const char *line, struct acct_record *r,
+int acct_record_from_json (const char *line,
+                           struct acct_record *r,
                            pin_error_t *errp);
 
 /* ---- the node journal (journal.c) ----------------------------------
  * DIR (pin.conf JournalDir=, default /var/lib/slurm-pin/journal) is
  * root-only (0700); files `journal` (current) and `journal.N` (rotated,
  * older), 0600.  One record = one write(2) of a whole line + fsync. */
-int acct_journal_append (const char *dir, const struct acct_record *r,
+int acct_journal_append (const char *dir,
+                         const struct acct_record *r,
                          pin_error_t *errp);
 
 /* Read every record of every journal file in DIR, oldest first.  A line
  * that does not parse (a torn last line after a crash, or garbage) is
  * skipped and counted in *skipped; `cb` returning non-zero stops. */
 typedef int (*acct_record_cb) (const struct acct_record *r, void *arg);
-int acct_journal_read (const char *dir, acct_record_cb cb, void *arg,
-                       unsigned *skipped, pin_error_t *errp);
+int acct_journal_read (const char *dir,
+                       acct_record_cb cb,
+                       void *arg,
+                       unsigned *skipped,
+                       pin_error_t *errp);
 
 /* ---- additions (acct-core) ------------------------------------------ */
 
@@ -141,14 +148,19 @@ int acct_journal_read (const char *dir, acct_record_cb cb, void *arg,
  * acct_journal_append() is this with ACCT_JOURNAL_MAX_DEFAULT.
  * Errors name DIR and the cause (ENOSPC: "no space left on device"); on
  * any error the journal holds exactly what it held before. */
-int acct_journal_append_max (const char *dir, const struct acct_record *r,
-                             uint64_t max_size, pin_error_t *errp);
+int acct_journal_append_max (const char *dir,
+                             const struct acct_record *r,
+                             uint64_t max_size,
+                             pin_error_t *errp);
 
 /* acct_journal_read() of the records of one job only: lines without
  * "job_id":JOB are passed over without being parsed (the epilog reads
  * the journal at every job end). */
-int acct_journal_read_job (const char *dir, uint32_t job_id,
-                           acct_record_cb cb, void *arg, unsigned *skipped,
+int acct_journal_read_job (const char *dir,
+                           uint32_t job_id,
+                           acct_record_cb cb,
+                           void *arg,
+                           unsigned *skipped,
                            pin_error_t *errp);
 
 /* Copy at most srclen bytes of src into dst (size n >= 4) as valid UTF-8:
@@ -178,7 +190,10 @@ const char *acct_state_of_status (int32_t status, bool oom);
  * nsteps 0, start 0 = unknown, end 0, state UNKNOWN, exit status -1) for
  * the caller to complete with what it knows; 0 if DIR already holds a job
  * record of it for that node (*job untouched); -1 with errp. */
-int acct_job_from_steps (const char *dir, uint32_t job, const char *node,
-                         struct acct_record *out, pin_error_t *errp);
+int acct_job_from_steps (const char *dir,
+                         uint32_t job,
+                         const char *node,
+                         struct acct_record *out,
+                         pin_error_t *errp);
 
 #endif /* !PIN_ACCT_H */

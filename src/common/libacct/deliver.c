@@ -14,8 +14,11 @@
 
 #include "deliver.h"
 
-int acct_deliver_spawn (const char *cmd, uint32_t job, const char *journal,
-                        unsigned timeout, pin_error_t *errp)
+int acct_deliver_spawn (const char *cmd,
+                        uint32_t job,
+                        const char *journal,
+                        unsigned timeout,
+                        pin_error_t *errp)
 {
     struct stat st;
     char jobarg[16], tmo[16];
@@ -23,16 +26,24 @@ int acct_deliver_spawn (const char *cmd, uint32_t job, const char *journal,
     int status;
 
     if (!journal || journal[0] != '/')
-        return errprintf (errp, "JournalDir=%s: not an absolute path",
+        return errprintf (errp,
+                          "JournalDir=%s: not an absolute path",
                           journal ? journal : "");
     if (!cmd || cmd[0] != '/')
-        return errprintf (errp, "DeliverCommand=%s: not an absolute path", cmd ? cmd : "");
+        return errprintf (errp,
+                          "DeliverCommand=%s: not an absolute path",
+                          cmd ? cmd : "");
     if (stat (cmd, &st) < 0)
-        return errprintf (errp, "DeliverCommand=%s: %s", cmd, strerror (errno));
+        return errprintf (errp,
+                          "DeliverCommand=%s: %s",
+                          cmd,
+                          strerror (errno));
     if (!S_ISREG (st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)
         || !(st.st_mode & S_IXUSR))
-        return errprintf (errp, "DeliverCommand=%s: not a root-owned executable "
-                          "that only root can write", cmd);
+        return errprintf (errp,
+                          "DeliverCommand=%s: not a root-owned executable "
+                          "that only root can write",
+                          cmd);
     snprintf (jobarg, sizeof (jobarg), "%u", (unsigned)job);
     snprintf (tmo, sizeof (tmo), "%u", timeout);
     if ((pid = fork ()) < 0)
@@ -54,9 +65,17 @@ int acct_deliver_spawn (const char *cmd, uint32_t job, const char *journal,
         for (int i = 3; i < (int)rl.rlim_cur; i++)
             close (i);
         signal (SIGHUP, SIG_IGN);
-        alarm (timeout + 10);   /* survives exec: SIGALRM ends a hang */
-        execl (cmd, cmd, "deliver", "--job", jobarg, "--journal", journal,
-               "--timeout", tmo, (char *)NULL);
+        alarm (timeout + 10); /* survives exec: SIGALRM ends a hang */
+        execl (cmd,
+               cmd,
+               "deliver",
+               "--job",
+               jobarg,
+               "--journal",
+               journal,
+               "--timeout",
+               tmo,
+               (char *)NULL);
         _exit (127);
     }
     while (waitpid (pid, &status, 0) < 0) {

@@ -18,7 +18,10 @@
  * regular executable owned by root and not writable by group or others
  * (it runs as root).  Returns 0 once the intermediate child is reaped,
  * -1 with errp. */
-int acct_deliver_spawn (const char *cmd, uint32_t job, const char *journal,
-                        unsigned timeout, pin_error_t *errp);
+int acct_deliver_spawn (const char *cmd,
+                        uint32_t job,
+                        const char *journal,
+                        unsigned timeout,
+                        pin_error_t *errp);
 
 #endif /* !PIN_ACCT_DELIVER_H */

@@ -28,9 +28,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/falloc.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <linux/falloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,14 +40,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "acct.h"
 #include "libutil/mkdirp.h"
 #include "libutil/safefile.h"
 #include "libutil/safeio.h"
-#include "acct.h"
 
 #define LOCK_TIMEOUT_MS 10000
-#define LINE_MAX_READ (1 << 20)   /* longer lines are garbage */
-#define ROTATED_MAX 100000        /* journal.N with N up to this */
+#define LINE_MAX_READ (1 << 20) /* longer lines are garbage */
+#define ROTATED_MAX 100000      /* journal.N with N up to this */
 
 static void close_keep_errno (int fd)
 {
@@ -57,13 +57,17 @@ static void close_keep_errno (int fd)
     errno = saved;
 }
 
-static int path_in (char *buf, size_t n, const char *dir, const char *name,
+static int path_in (char *buf,
+                    size_t n,
+                    const char *dir,
+                    const char *name,
                     pin_error_t *errp)
 {
     int len = snprintf (buf, n, "%s/%s", dir, name);
     if (len < 0 || (size_t)len >= n) {
         errno = ENAMETOOLONG;
-        return errprintf (errp, "journal directory %.64s...: path too long",
+        return errprintf (errp,
+                          "journal directory %.64s...: path too long",
                           dir);
     }
     return 0;
@@ -78,18 +82,25 @@ static int check_fd (int fd, const char *path, pin_error_t *errp)
         return errprintf (errp, "%s: %s", path, strerror (errno));
     if (!S_ISREG (st.st_mode)) {
         errno = EPERM;
-        return errprintf (errp, "%s: %s, not a regular file; remove it",
-                          path, safein_kind (st.st_mode));
+        return errprintf (errp,
+                          "%s: %s, not a regular file; remove it",
+                          path,
+                          safein_kind (st.st_mode));
     }
     if (st.st_uid != geteuid ()) {
         errno = EPERM;
-        return errprintf (errp, "%s: owned by uid %u, not %u; remove it",
-                          path, (unsigned)st.st_uid, (unsigned)geteuid ());
+        return errprintf (errp,
+                          "%s: owned by uid %u, not %u; remove it",
+                          path,
+                          (unsigned)st.st_uid,
+                          (unsigned)geteuid ());
     }
     if (st.st_mode & 077) {
         errno = EPERM;
-        return errprintf (errp, "%s: mode %03o; must be 0600 (chmod 600)",
-                          path, (unsigned)(st.st_mode & 0777));
+        return errprintf (errp,
+                          "%s: mode %03o; must be 0600 (chmod 600)",
+                          path,
+                          (unsigned)(st.st_mode & 0777));
     }
     return 0;
 }
@@ -98,25 +109,31 @@ static int check_fd (int fd, const char *path, pin_error_t *errp)
  * others (records name users and jobs). */
 static int dir_ready (const char *dir, bool create, pin_error_t *errp)
 {
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     struct stat st;
 
     if (!dir || dir[0] != '/') {
         errno = EINVAL;
-        return errprintf (errp, "journal directory '%.64s': not an absolute "
-                          "path", dir ? dir : "(null)");
+        return errprintf (errp,
+                          "journal directory '%.64s': not an absolute "
+                          "path",
+                          dir ? dir : "(null)");
     }
     if (create && mkdir_p (dir, 0755, 0700, &err) < 0)
         return errprintf (errp, "journal directory %s", err.text);
     if (safefile_check (dir, geteuid (), &err) < 0)
         return errprintf (errp, "journal directory %s", err.text);
     if (stat (dir, &st) < 0)
-        return errprintf (errp, "journal directory %s: %s", dir,
+        return errprintf (errp,
+                          "journal directory %s: %s",
+                          dir,
                           strerror (errno));
     if (create && (st.st_mode & 077)) {
         errno = EPERM;
-        return errprintf (errp, "journal directory %s: mode %03o; must be "
-                          "0700 (chmod 700)", dir,
+        return errprintf (errp,
+                          "journal directory %s: mode %03o; must be "
+                          "0700 (chmod 700)",
+                          dir,
                           (unsigned)(st.st_mode & 0777));
     }
     return 0;
@@ -144,8 +161,11 @@ static int lock_fd (int fd, int op, const char *path, pin_error_t *errp)
             return errprintf (errp, "%s: flock: %s", path, strerror (errno));
         if (now_ms () >= deadline) {
             errno = ETIMEDOUT;
-            return errprintf (errp, "%s: still locked by another process "
-                              "after %d s", path, LOCK_TIMEOUT_MS / 1000);
+            return errprintf (errp,
+                              "%s: still locked by another process "
+                              "after %d s",
+                              path,
+                              LOCK_TIMEOUT_MS / 1000);
         }
         usleep ((useconds_t)sleep_us);
         if (sleep_us < 10000)
@@ -161,14 +181,18 @@ static int journal_lock (const char *dir, bool exclusive, pin_error_t *errp)
 
     if (path_in (path, sizeof (path), dir, "lock", errp) < 0)
         return -1;
-    fd = open (path, (exclusive ? O_RDWR | O_CREAT : O_RDONLY) | O_CLOEXEC
-                     | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
+    fd = open (path,
+               (exclusive ? O_RDWR | O_CREAT : O_RDONLY) | O_CLOEXEC
+                   | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK,
+               0600);
     if (fd < 0) {
         if (!exclusive && errno == ENOENT)
-            return -2;  /* nothing was ever appended: no lock needed */
+            return -2; /* nothing was ever appended: no lock needed */
         if (errno == ELOOP)
-            return errprintf (errp, "%s: a symlink; refusing to use it "
-                              "(remove it)", path);
+            return errprintf (errp,
+                              "%s: a symlink; refusing to use it "
+                              "(remove it)",
+                              path);
         return errprintf (errp, "%s: %s", path, strerror (errno));
     }
     if (check_fd (fd, path, errp) < 0
@@ -184,8 +208,7 @@ static bool rotated_name (const char *name, unsigned long *n)
 {
     char *end;
 
-    if (strncmp (name, "journal.", 8) != 0 || name[8] < '1'
-        || name[8] > '9')
+    if (strncmp (name, "journal.", 8) != 0 || name[8] < '1' || name[8] > '9')
         return false;
     errno = 0;
     *n = strtoul (name + 8, &end, 10);
@@ -199,7 +222,9 @@ static int cmp_ul (const void *a, const void *b)
 }
 
 /* The numbers of the rotated files, ascending (caller frees *list). */
-static int rotated_list (const char *dir, unsigned long **list, size_t *count,
+static int rotated_list (const char *dir,
+                         unsigned long **list,
+                         size_t *count,
                          pin_error_t *errp)
 {
     DIR *d = opendir (dir);
@@ -210,14 +235,16 @@ static int rotated_list (const char *dir, unsigned long **list, size_t *count,
     *list = NULL;
     *count = 0;
     if (!d)
-        return errprintf (errp, "journal directory %s: %s", dir,
+        return errprintf (errp,
+                          "journal directory %s: %s",
+                          dir,
                           strerror (errno));
     while ((e = readdir (d))) {
         if (!rotated_name (e->d_name, &n))
             continue;
         if (cnt == cap) {
-            unsigned long *nv = realloc (v, (cap = cap ? 2 * cap : 16)
-                                            * sizeof (*v));
+            unsigned long *nv =
+                realloc (v, (cap = cap ? 2 * cap : 16) * sizeof (*v));
             if (!nv) {
                 free (v);
                 closedir (d);
@@ -254,28 +281,35 @@ static int open_current (const char *dir, pin_error_t *errp)
         return -1;
     /* an existing journal is appended to; a new one is a new inode of
      * ours (O_EXCL: never one that appeared between the two opens) */
-    fd = open (path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW
-                     | O_NOCTTY | O_NONBLOCK);
+    fd = open (path,
+               O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY
+                   | O_NONBLOCK);
     if (fd < 0 && errno == ENOENT)
-        fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC
-                         | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
+        fd = open (path,
+                   O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC
+                       | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK,
+                   0600);
     if (fd < 0) {
         if (errno == ELOOP)
-            return errprintf (errp, "%s: a symlink; refusing to use it "
-                              "(remove it)", path);
+            return errprintf (errp,
+                              "%s: a symlink; refusing to use it "
+                              "(remove it)",
+                              path);
         return errprintf (errp, "cannot open %s: %s", path, strerror (errno));
     }
     if (check_fd (fd, path, errp) < 0) {
         close_keep_errno (fd);
         return -1;
     }
-    {   /* appended to by root: its only name is ours */
+    { /* appended to by root: its only name is ours */
         struct stat st;
         if (fstat (fd, &st) == 0 && st.st_nlink != 1) {
             close (fd);
             errno = EPERM;
-            return errprintf (errp, "%s: %lu hard links; must have exactly "
-                              "one (remove the others)", path,
+            return errprintf (errp,
+                              "%s: %lu hard links; must have exactly "
+                              "one (remove the others)",
+                              path,
                               (unsigned long)st.st_nlink);
         }
     }
@@ -302,8 +336,10 @@ static int spare_ready (const char *dir, uint64_t max)
 
     if (!max || path_in (path, sizeof (path), dir, "journal.spare", NULL) < 0)
         return 0;
-    fd = open (path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY
-                     | O_NONBLOCK, 0600);
+    fd = open (path,
+               O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY
+                   | O_NONBLOCK,
+               0600);
     if (fd < 0)
         return -1;
     if (check_fd (fd, path, NULL) == 0 && fstat (fd, &st) == 0
@@ -328,15 +364,21 @@ static int rotate (const char *dir, pin_error_t *errp)
     free (list);
     if (next > ROTATED_MAX) {
         errno = ENOSPC;
-        return errprintf (errp, "journal directory %s holds journal.%d: "
-                          "move old journal.N files away", dir, ROTATED_MAX);
+        return errprintf (errp,
+                          "journal directory %s holds journal.%d: "
+                          "move old journal.N files away",
+                          dir,
+                          ROTATED_MAX);
     }
     snprintf (name, sizeof (name), "journal.%lu", next);
     if (path_in (from, sizeof (from), dir, "journal", errp) < 0
         || path_in (to, sizeof (to), dir, name, errp) < 0)
         return -1;
     if (rename (from, to) < 0)
-        return errprintf (errp, "cannot rotate %s to %s: %s", from, name,
+        return errprintf (errp,
+                          "cannot rotate %s to %s: %s",
+                          from,
+                          name,
                           strerror (errno));
     /* the spare, if there: open_current checks it as any journal */
     if (path_in (to, sizeof (to), dir, "journal.spare", NULL) == 0)
@@ -346,7 +388,9 @@ static int rotate (const char *dir, pin_error_t *errp)
 }
 
 /* Does the file (size > 0) end in a newline? */
-static int ends_in_newline (const char *dir, off_t size, bool *yes,
+static int ends_in_newline (const char *dir,
+                            off_t size,
+                            bool *yes,
                             pin_error_t *errp)
 {
     char path[PATH_MAX], c;
@@ -357,8 +401,7 @@ static int ends_in_newline (const char *dir, off_t size, bool *yes,
         return 0;
     if (path_in (path, sizeof (path), dir, "journal", errp) < 0)
         return -1;
-    if ((fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK))
-        < 0)
+    if ((fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)) < 0)
         return errprintf (errp, "cannot read %s: %s", path, strerror (errno));
     if (pread (fd, &c, 1, size - 1) != 1) {
         close_keep_errno (fd);
@@ -369,8 +412,10 @@ static int ends_in_newline (const char *dir, off_t size, bool *yes,
     return 0;
 }
 
-int acct_journal_append_max (const char *dir, const struct acct_record *r,
-                             uint64_t max_size, pin_error_t *errp)
+int acct_journal_append_max (const char *dir,
+                             const struct acct_record *r,
+                             uint64_t max_size,
+                             pin_error_t *errp)
 {
     char *json = NULL, *buf = NULL;
     int lock = -1, fd = -1, rc = -1;
@@ -409,7 +454,7 @@ int acct_journal_append_max (const char *dir, const struct acct_record *r,
     if (ends_in_newline (dir, st.st_size, &nl, errp) < 0)
         goto out;
     if (!nl)
-        buf[off++] = '\n';  /* end the torn line: it stays one bad line */
+        buf[off++] = '\n'; /* end the torn line: it stays one bad line */
     memcpy (buf + off, json, len);
     off += len;
     buf[off++] = '\n';
@@ -420,13 +465,18 @@ int acct_journal_append_max (const char *dir, const struct acct_record *r,
         (void)!ftruncate (fd, st.st_size);
         (void)fsync (fd);
         errno = saved;
-        errprintf (errp, "cannot write to journal directory %s: %s; the "
-                   "record of job %" PRIu32 " is lost, earlier records are "
-                   "kept", dir, strerror (saved), r->job_id);
+        errprintf (errp,
+                   "cannot write to journal directory %s: %s; the "
+                   "record of job %" PRIu32
+                   " is lost, earlier records are "
+                   "kept",
+                   dir,
+                   strerror (saved),
+                   r->job_id);
         goto out;
     }
     if (st.st_size == 0)
-        fsync_dir (dir);    /* a new file: make its name durable too */
+        fsync_dir (dir); /* a new file: make its name durable too */
     (void)spare_ready (dir, max_size);
     rc = 0;
 out:
@@ -437,13 +487,15 @@ out:
     return rc;
 }
 
-int acct_journal_append (const char *dir, const struct acct_record *r,
+int acct_journal_append (const char *dir,
+                         const struct acct_record *r,
                          pin_error_t *errp)
 {
     return acct_journal_append_max (dir, r, ACCT_JOURNAL_MAX_DEFAULT, errp);
 }
 
-/* ---- reading -------------------------------------------------------------- */
+/* ---- reading --------------------------------------------------------------
+ */
 
 struct reader {
     acct_record_cb cb;
@@ -456,8 +508,8 @@ struct reader {
 /* 1: cb asked to stop; 0: done; -1 error */
 static int read_file (const char *path, struct reader *rd, pin_error_t *errp)
 {
-    int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
-                         | O_NOCTTY);
+    int fd =
+        open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     FILE *f;
     char *line = NULL;
     size_t cap = 0;
@@ -481,9 +533,9 @@ static int read_file (const char *path, struct reader *rd, pin_error_t *errp)
         if (n > 0 && line[n - 1] == '\n')
             line[--n] = '\0';
         if (n == 0)
-            continue;               /* the newline ending a torn line */
+            continue; /* the newline ending a torn line */
         if (n > LINE_MAX_READ || strlen (line) != (size_t)n) {
-            rd->skipped++;          /* too long, or a NUL inside */
+            rd->skipped++; /* too long, or a NUL inside */
             continue;
         }
         if (rd->filter && !strstr (line, rd->needle))
@@ -506,8 +558,10 @@ static int read_file (const char *path, struct reader *rd, pin_error_t *errp)
     return rc;
 }
 
-static int journal_read (const char *dir, struct reader *rd,
-                         unsigned *skipped, pin_error_t *errp)
+static int journal_read (const char *dir,
+                         struct reader *rd,
+                         unsigned *skipped,
+                         pin_error_t *errp)
 {
     char path[PATH_MAX], name[32];
     unsigned long *list = NULL;
@@ -543,31 +597,40 @@ out:
     return rc;
 }
 
-int acct_journal_read (const char *dir, acct_record_cb cb, void *arg,
-                       unsigned *skipped, pin_error_t *errp)
+int acct_journal_read (const char *dir,
+                       acct_record_cb cb,
+                       void *arg,
+                       unsigned *skipped,
+                       pin_error_t *errp)
 {
-    struct reader rd = { .cb = cb, .arg = arg };
+    struct reader rd = {.cb = cb, .arg = arg};
     return journal_read (dir, &rd, skipped, errp);
 }
 
-int acct_journal_read_job (const char *dir, uint32_t job_id,
-                           acct_record_cb cb, void *arg, unsigned *skipped,
+int acct_journal_read_job (const char *dir,
+                           uint32_t job_id,
+                           acct_record_cb cb,
+                           void *arg,
+                           unsigned *skipped,
                            pin_error_t *errp)
 {
-    struct reader rd = { .cb = cb, .arg = arg, .filter = true };
-    snprintf (rd.needle, sizeof (rd.needle), "\"job_id\":%" PRIu32 ",",
+    struct reader rd = {.cb = cb, .arg = arg, .filter = true};
+    snprintf (rd.needle,
+              sizeof (rd.needle),
+              "\"job_id\":%" PRIu32 ",",
               job_id);
     return journal_read (dir, &rd, skipped, errp);
 }
 
-/* ---- a job record from step records ---------------------------------------- */
+/* ---- a job record from step records ----------------------------------------
+ */
 
 struct sum {
     const char *node;
     struct acct_record *job;
     bool have_job, any, have_batch, have_policy;
-    bool have_outcome;  /* a step other than the extern step */
-    int worst;          /* rank of the worst exit status so far */
+    bool have_outcome; /* a step other than the extern step */
+    int worst;         /* rank of the worst exit status so far */
 };
 
 static int status_rank (int32_t st)
@@ -610,7 +673,9 @@ static int sum_cb (const struct acct_record *r, void *arg)
         s->any = true;
     }
     /* the extern step has no job environment: names from the others */
-#define FILL(f) if (!j->f[0] && r->f[0]) snprintf (j->f, sizeof (j->f), "%s", r->f)
+#define FILL(f)              \
+    if (!j->f[0] && r->f[0]) \
+    snprintf (j->f, sizeof (j->f), "%s", r->f)
     FILL (cluster);
     FILL (user);
     FILL (partition);
@@ -648,8 +713,7 @@ static int sum_cb (const struct acct_record *r, void *arg)
         j->exit_status = r->exit_status;
         snprintf (j->state, sizeof (j->state), "%s", r->state);
         s->have_batch = true;
-    }
-    else {
+    } else {
         if (!s->have_batch && r->alloc_cpus > j->alloc_cpus)
             j->alloc_cpus = r->alloc_cpus;
         if (!s->have_batch && r->step_id != ACCT_STEP_EXTERN
@@ -671,11 +735,14 @@ static int sum_cb (const struct acct_record *r, void *arg)
     return 0;
 }
 
-int acct_job_from_steps (const char *dir, uint32_t job, const char *node,
-                         struct acct_record *out, pin_error_t *errp)
+int acct_job_from_steps (const char *dir,
+                         uint32_t job,
+                         const char *node,
+                         struct acct_record *out,
+                         pin_error_t *errp)
 {
     struct acct_record *j = malloc (sizeof (*j));
-    struct sum s = { .node = node, .job = j };
+    struct sum s = {.node = node, .job = j};
     unsigned skipped = 0;
 
     if (!j) {
@@ -702,7 +769,10 @@ int acct_job_from_steps (const char *dir, uint32_t job, const char *node,
         j->source = ACCT_SRC_STEP_SUM;
         j->nsteps = 0;
         j->exit_status = -1;
-        snprintf (j->state, sizeof (j->state), "%s", acct_state_of_status (-1, false));
+        snprintf (j->state,
+                  sizeof (j->state),
+                  "%s",
+                  acct_state_of_status (-1, false));
         snprintf (j->policy, sizeof (j->policy), "none");
         if (node)
             snprintf (j->node, sizeof (j->node), "%s", node);
@@ -716,7 +786,10 @@ int acct_job_from_steps (const char *dir, uint32_t job, const char *node,
          * the job's outcome (the job's steps lost their records: their
          * slurmstepd was killed) */
         j->exit_status = -1;
-        snprintf (j->state, sizeof (j->state), "%s", acct_state_of_status (-1, false));
+        snprintf (j->state,
+                  sizeof (j->state),
+                  "%s",
+                  acct_state_of_status (-1, false));
     }
     *out = *j;
     free (j);

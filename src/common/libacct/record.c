@@ -9,12 +9,11 @@
 #endif
 #include <errno.h>
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-
-#include <json-c/json.h>
 
 #include "acct.h"
 
@@ -58,15 +57,13 @@ static size_t utf8_len (const unsigned char *s, size_t left)
             lo = 0xa0;
         else if (c == 0xed)
             hi = 0x9f;
-    }
-    else if (c >= 0xf0 && c <= 0xf4) {
+    } else if (c >= 0xf0 && c <= 0xf4) {
         len = 4;
         if (c == 0xf0)
             lo = 0x90;
         else if (c == 0xf4)
             hi = 0x8f;
-    }
-    else
+    } else
         return 0;
     if (len > left)
         return 0;
@@ -115,9 +112,10 @@ const char *acct_step_name (uint32_t step_id, char *buf, size_t n)
     }
 }
 
-static const char *source_names[] = { "step-cgroup", "job-cgroup",
-                                      "step-records" };
-static const char *kind_names[] = { "step", "job" };
+static const char *source_names[] = {"step-cgroup",
+                                     "job-cgroup",
+                                     "step-records"};
+static const char *kind_names[] = {"step", "job"};
 
 const char *acct_source_name (enum acct_source s)
 {
@@ -155,7 +153,9 @@ static int add (json_object *o, const char *key, json_object *v)
     return 0;
 }
 
-static int add_str (json_object *o, const char *key, const char *s,
+static int add_str (json_object *o,
+                    const char *key,
+                    const char *s,
                     size_t size)
 {
     char clean[4096];
@@ -183,8 +183,7 @@ char *acct_record_to_json (const struct acct_record *r, pin_error_t *errp)
     rc |= add (o, "job_id", json_object_new_int64 (r->job_id));
     rc |= add (o, "step_id", json_object_new_int64 (r->step_id));
     rc |= add (o, "array_job_id", json_object_new_int64 (r->array_job_id));
-    rc |= add (o, "array_task_id",
-               json_object_new_int64 (r->array_task_id));
+    rc |= add (o, "array_task_id", json_object_new_int64 (r->array_task_id));
     rc |= ADD_STR (o, "node", r->node);
     rc |= add (o, "uid", json_object_new_int64 (r->uid));
     rc |= ADD_STR (o, "user", r->user);
@@ -211,16 +210,18 @@ char *acct_record_to_json (const struct acct_record *r, pin_error_t *errp)
     }
     if (r->has_throttle) {
         rc |= add (o, "nr_periods", json_object_new_uint64 (r->nr_periods));
-        rc |= add (o, "nr_throttled",
-                   json_object_new_uint64 (r->nr_throttled));
-        rc |= add (o, "throttled_usec",
+        rc |=
+            add (o, "nr_throttled", json_object_new_uint64 (r->nr_throttled));
+        rc |= add (o,
+                   "throttled_usec",
                    json_object_new_uint64 (r->throttled_usec));
     }
     if (r->has_mem_peak)
         rc |= add (o, "mem_peak", json_object_new_uint64 (r->mem_peak));
     rc |= add (o, "exit_status", json_object_new_int (r->exit_status));
     rc |= ADD_STR (o, "state", r->state);
-    rc |= add (o, "source",
+    rc |= add (o,
+               "source",
                json_object_new_string (acct_source_name (r->source)));
     rc |= ADD_STR (o, "cgroup", r->cgroup);
     rc |= ADD_STR (o, "mode", r->mode);
@@ -234,8 +235,9 @@ char *acct_record_to_json (const struct acct_record *r, pin_error_t *errp)
         rc |= add (o, "steps", json_object_new_int64 (r->nsteps));
     if (rc)
         goto nomem;
-    s = json_object_to_json_string_ext (o, JSON_C_TO_STRING_PLAIN
-                                           | JSON_C_TO_STRING_NOSLASHESCAPE);
+    s = json_object_to_json_string_ext (o,
+                                        JSON_C_TO_STRING_PLAIN
+                                            | JSON_C_TO_STRING_NOSLASHESCAPE);
     if (!s || !(line = strdup (s)))
         goto nomem;
     json_object_put (o);
@@ -243,8 +245,9 @@ char *acct_record_to_json (const struct acct_record *r, pin_error_t *errp)
 nomem:
     json_object_put (o);
     errno = ENOMEM;
-    errprintf (errp, "cannot format the record of job %" PRIu32
-               ": out of memory", r->job_id);
+    errprintf (errp,
+               "cannot format the record of job %" PRIu32 ": out of memory",
+               r->job_id);
     return NULL;
 }
 
@@ -258,8 +261,12 @@ struct parse {
 
 /* Integer member `key` in [min, max]; absent: -1 if required, else 0 and
  * *v untouched; returns 1 when set. */
-static int get_int (struct parse *p, const char *key, bool required,
-                    int64_t min, int64_t max, int64_t *v)
+static int get_int (struct parse *p,
+                    const char *key,
+                    bool required,
+                    int64_t min,
+                    int64_t max,
+                    int64_t *v)
 {
     json_object *m;
 
@@ -268,20 +275,23 @@ static int get_int (struct parse *p, const char *key, bool required,
     if (!json_object_object_get_ex (p->o, key, &m) || !m) {
         if (!required)
             return 0;
-        p->rc = errprintf (p->errp, "record: required key \"%s\" missing",
-                           key);
+        p->rc =
+            errprintf (p->errp, "record: required key \"%s\" missing", key);
         return -1;
     }
     if (!json_object_is_type (m, json_type_int)) {
-        p->rc = errprintf (p->errp, "record: \"%s\" is not an integer",
-                           key);
+        p->rc = errprintf (p->errp, "record: \"%s\" is not an integer", key);
         return -1;
     }
     errno = 0;
     int64_t x = json_object_get_int64 (m);
     if (errno || x < min || x > max) {
-        p->rc = errprintf (p->errp, "record: \"%s\" out of range "
-                           "(%" PRId64 "..%" PRId64 ")", key, min, max);
+        p->rc = errprintf (p->errp,
+                           "record: \"%s\" out of range "
+                           "(%" PRId64 "..%" PRId64 ")",
+                           key,
+                           min,
+                           max);
         return -1;
     }
     *v = x;
@@ -297,8 +307,7 @@ static int get_u64 (struct parse *p, const char *key, uint64_t *v)
     if (!json_object_object_get_ex (p->o, key, &m) || !m)
         return 0;
     if (!json_object_is_type (m, json_type_int)) {
-        p->rc = errprintf (p->errp, "record: \"%s\" is not an integer",
-                           key);
+        p->rc = errprintf (p->errp, "record: \"%s\" is not an integer", key);
         return -1;
     }
     /* json-c keeps values above INT64_MAX unsigned; negative ones are
@@ -312,7 +321,9 @@ static int get_u64 (struct parse *p, const char *key, uint64_t *v)
     return 1;
 }
 
-static void get_u32 (struct parse *p, const char *key, bool required,
+static void get_u32 (struct parse *p,
+                     const char *key,
+                     bool required,
                      uint32_t *v)
 {
     int64_t x;
@@ -320,8 +331,11 @@ static void get_u32 (struct parse *p, const char *key, bool required,
         *v = (uint32_t)x;
 }
 
-static void get_str (struct parse *p, const char *key, bool required,
-                     char *buf, size_t size)
+static void get_str (struct parse *p,
+                     const char *key,
+                     bool required,
+                     char *buf,
+                     size_t size)
 {
     json_object *m;
     const char *s;
@@ -330,8 +344,10 @@ static void get_str (struct parse *p, const char *key, bool required,
         return;
     if (!json_object_object_get_ex (p->o, key, &m) || !m) {
         if (required)
-            p->rc = errprintf (p->errp, "record: required key \"%s\" "
-                               "missing", key);
+            p->rc = errprintf (p->errp,
+                               "record: required key \"%s\" "
+                               "missing",
+                               key);
         return;
     }
     if (!json_object_is_type (m, json_type_string)) {
@@ -342,14 +358,15 @@ static void get_str (struct parse *p, const char *key, bool required,
     acct_utf8_copy (buf, size, s, (size_t)json_object_get_string_len (m));
 }
 
-#define GET_STR(p, key, req, field) get_str (p, key, req, field, \
-                                             sizeof (field))
+#define GET_STR(p, key, req, field) \
+    get_str (p, key, req, field, sizeof (field))
 
-int acct_record_from_json (const char *line, struct acct_record *r,
+int acct_record_from_json (const char *line,
+                           struct acct_record *r,
                            pin_error_t *errp)
 {
     struct json_tokener *tok = json_tokener_new ();
-    struct parse p = { .errp = errp };
+    struct parse p = {.errp = errp};
     char name[32] = "";
     int64_t x;
 
@@ -359,7 +376,8 @@ int acct_record_from_json (const char *line, struct acct_record *r,
     }
     p.o = json_tokener_parse_ex (tok, line, (int)strlen (line));
     if (!p.o || json_tokener_get_error (tok) != json_tokener_success) {
-        errprintf (errp, "record: not JSON: %s",
+        errprintf (errp,
+                   "record: not JSON: %s",
                    json_tokener_error_desc (json_tokener_get_error (tok)));
         goto bad;
     }
@@ -376,8 +394,12 @@ int acct_record_from_json (const char *line, struct acct_record *r,
     if (get_int (&p, "v", true, 1, INT32_MAX, &x) < 0)
         goto bad;
     if (x > ACCT_RECORD_VERSION) {
-        errprintf (errp, "record: version %" PRId64 " is newer than this "
-                   "reader's %d", x, ACCT_RECORD_VERSION);
+        errprintf (errp,
+                   "record: version %" PRId64
+                   " is newer than this "
+                   "reader's %d",
+                   x,
+                   ACCT_RECORD_VERSION);
         goto bad;
     }
     acct_record_init (r);
@@ -388,8 +410,10 @@ int acct_record_from_json (const char *line, struct acct_record *r,
         else if (strcmp (name, "job") == 0)
             r->kind = ACCT_KIND_JOB;
         else
-            p.rc = errprintf (errp, "record: \"kind\" is '%.32s'; known: "
-                              "step, job", name);
+            p.rc = errprintf (errp,
+                              "record: \"kind\" is '%.32s'; known: "
+                              "step, job",
+                              name);
     }
     GET_STR (&p, "cluster", false, r->cluster);
     get_u32 (&p, "job_id", true, &r->job_id);
@@ -409,8 +433,8 @@ int acct_record_from_json (const char *line, struct acct_record *r,
     get_u32 (&p, "alloc_cpus", false, &r->alloc_cpus);
     get_int (&p, "start_us", true, INT64_MIN, INT64_MAX, &r->start_us);
     get_int (&p, "end_us", true, INT64_MIN, INT64_MAX, &r->end_us);
-    if (get_int (&p, "elapsed_us", false, INT64_MIN, INT64_MAX,
-                 &r->elapsed_us) == 0)
+    if (get_int (&p, "elapsed_us", false, INT64_MIN, INT64_MAX, &r->elapsed_us)
+        == 0)
         r->elapsed_us = r->end_us - r->start_us;
     get_u64 (&p, "user_usec", &r->user_usec);
     get_u64 (&p, "system_usec", &r->system_usec);
@@ -429,8 +453,10 @@ int acct_record_from_json (const char *line, struct acct_record *r,
         for (i = 0; i < 3 && strcmp (name, source_names[i]); i++)
             ;
         if (i == 3)
-            p.rc = errprintf (errp, "record: \"source\" is '%.32s'; known: "
-                              "step-cgroup, job-cgroup, step-records", name);
+            p.rc = errprintf (errp,
+                              "record: \"source\" is '%.32s'; known: "
+                              "step-cgroup, job-cgroup, step-records",
+                              name);
         else
             r->source = (enum acct_source)i;
     }
@@ -444,7 +470,8 @@ int acct_record_from_json (const char *line, struct acct_record *r,
                 || json_object_is_type (m, json_type_int))
                 r->confine_use = json_object_get_double (m);
             else
-                p.rc = errprintf (errp, "record: \"confine_use\" is not a "
+                p.rc = errprintf (errp,
+                                  "record: \"confine_use\" is not a "
                                   "number");
         }
     }

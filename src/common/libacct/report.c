@@ -10,7 +10,7 @@
 
 int acct_by_parse (const char *s, enum acct_by *by, pin_error_t *errp)
 {
-    static const char *const names[] = { "policy", "user", "partition" };
+    static const char *const names[] = {"policy", "user", "partition"};
 
     for (int i = 0; i < 3; i++) {
         if (s && strcmp (s, names[i]) == 0) {
@@ -18,8 +18,10 @@ int acct_by_parse (const char *s, enum acct_by *by, pin_error_t *errp)
             return 0;
         }
     }
-    return errprintf (errp, "--by=%s: unknown grouping; known: policy, user, "
-                      "partition", s ? s : "(null)");
+    return errprintf (errp,
+                      "--by=%s: unknown grouping; known: policy, user, "
+                      "partition",
+                      s ? s : "(null)");
 }
 
 double acct_quantile (const double *v, size_t n, double q)
@@ -53,7 +55,8 @@ static int cmp_group (const void *a, const void *b)
                    ((const struct acct_group *)b)->key);
 }
 
-static struct acct_group *group_get (struct acct_report *rep, size_t *cap,
+static struct acct_group *group_get (struct acct_report *rep,
+                                     size_t *cap,
                                      const char *key)
 {
     struct acct_group *g;
@@ -75,8 +78,10 @@ static struct acct_group *group_get (struct acct_report *rep, size_t *cap,
     return g;
 }
 
-int acct_report_build (const struct acct_table *t, enum acct_by by,
-                       bool with_extern, struct acct_report *rep)
+int acct_report_build (const struct acct_table *t,
+                       enum acct_by by,
+                       bool with_extern,
+                       struct acct_report *rep)
 {
     size_t cap = 0;
 
@@ -102,8 +107,8 @@ int acct_report_build (const struct acct_table *t, enum acct_by by,
             eff = acct_row_eff (s);
             if (eff < 0)
                 continue;
-            g->alloc_usec += (double)(s->end_us - s->start_us)
-                             * (double)s->alloc_cpus;
+            g->alloc_usec +=
+                (double)(s->end_us - s->start_us) * (double)s->alloc_cpus;
             if (!(n = realloc (g->eff, (g->neff + 1) * sizeof (*n))))
                 goto nomem;
             g->eff = n;

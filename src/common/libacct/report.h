@@ -27,16 +27,16 @@ int acct_by_parse (const char *s, enum acct_by *by, pin_error_t *errp);
 
 struct acct_group {
     char key[ACCT_STR];
-    size_t nsteps;              /* step rows in the group */
+    size_t nsteps; /* step rows in the group */
     double user_usec, system_usec;
-    double alloc_usec;          /* sum of elapsed * allocated CPUs */
-    size_t neff;                /* steps with an efficiency (elapsed > 0) */
-    double *eff;                /* their efficiencies, sorted ascending */
-    double q1, median, q3;      /* -1 when neff == 0 */
+    double alloc_usec;     /* sum of elapsed * allocated CPUs */
+    size_t neff;           /* steps with an efficiency (elapsed > 0) */
+    double *eff;           /* their efficiencies, sorted ascending */
+    double q1, median, q3; /* -1 when neff == 0 */
 };
 
 struct acct_report {
-    struct acct_group *groups;  /* sorted by key */
+    struct acct_group *groups; /* sorted by key */
     size_t ngroups;
 };
 
@@ -47,9 +47,11 @@ double acct_quantile (const double *sorted, size_t n, double q);
 /* Group the step rows of `t` (sorted or not).  Extern steps are left out
  * unless `with_extern`: they hold the allocation, not the work.  Returns
  * 0, or -1 with errno ENOMEM. */
-int acct_report_build (const struct acct_table *t, enum acct_by by,
-                       bool with_extern, struct acct_report *rep);
-void acct_report_free (struct acct_report *rep);   /* rep may be NULL */
+int acct_report_build (const struct acct_table *t,
+                       enum acct_by by,
+                       bool with_extern,
+                       struct acct_report *rep);
+void acct_report_free (struct acct_report *rep); /* rep may be NULL */
 
 /* Efficiency (cpu / alloc) and system share (system / cpu) of a group;
  * -1 when undefined. */

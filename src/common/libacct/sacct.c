@@ -23,10 +23,10 @@
 
 /* How print_fields.c prints a kind of value in fixed width. */
 enum kind {
-    K_STR,    /* print_fields_str: cut with a trailing '+' */
-    K_NUM,    /* print_fields_uint: never cut */
-    K_TIME,   /* print_fields_time_from_secs: never cut */
-    K_DATE,   /* print_fields_date: cut, no '+' */
+    K_STR,  /* print_fields_str: cut with a trailing '+' */
+    K_NUM,  /* print_fields_uint: never cut */
+    K_TIME, /* print_fields_time_from_secs: never cut */
+    K_DATE, /* print_fields_date: cut, no '+' */
 };
 
 static const struct {
@@ -34,30 +34,30 @@ static const struct {
     int width;
     enum kind kind;
 } fields[ACCT_F_COUNT] = {
-    [ACCT_F_JOBID] = { "JobID", -12, K_STR },
-    [ACCT_F_JOBIDRAW] = { "JobIDRaw", -12, K_STR },
-    [ACCT_F_JOBNAME] = { "JobName", 10, K_STR },
-    [ACCT_F_USER] = { "User", 9, K_STR },
-    [ACCT_F_PARTITION] = { "Partition", 10, K_STR },
-    [ACCT_F_NODELIST] = { "NodeList", 15, K_STR },
-    [ACCT_F_ALLOCCPUS] = { "AllocCPUS", 10, K_NUM },
-    [ACCT_F_ELAPSED] = { "Elapsed", 10, K_TIME },
-    [ACCT_F_TOTALCPU] = { "TotalCPU", 10, K_STR },
-    [ACCT_F_USERCPU] = { "UserCPU", 10, K_STR },
-    [ACCT_F_SYSTEMCPU] = { "SystemCPU", 10, K_STR },
-    [ACCT_F_CPUTIME] = { "CPUTime", 10, K_TIME },
-    [ACCT_F_START] = { "Start", 19, K_DATE },
-    [ACCT_F_END] = { "End", 19, K_DATE },
-    [ACCT_F_STATE] = { "State", 10, K_STR },
-    [ACCT_F_EXITCODE] = { "ExitCode", 8, K_STR },
-    [ACCT_F_CPUEFF] = { "CPUEff", 7, K_STR },
-    [ACCT_F_PINPOLICY] = { "PinPolicy", 12, K_STR },
-    [ACCT_F_FALLBACK] = { "Fallback", 10, K_STR },
-    [ACCT_F_CPUSET] = { "Cpuset", 15, K_STR },
-    [ACCT_F_MEMS] = { "Mems", 6, K_STR },
-    [ACCT_F_THROTTLED] = { "Throttled", 10, K_STR },
-    [ACCT_F_MEMPEAK] = { "MemPeak", 10, K_STR },
-    [ACCT_F_CONFINED] = { "Confined", 10, K_TIME },
+    [ACCT_F_JOBID] = {"JobID", -12, K_STR},
+    [ACCT_F_JOBIDRAW] = {"JobIDRaw", -12, K_STR},
+    [ACCT_F_JOBNAME] = {"JobName", 10, K_STR},
+    [ACCT_F_USER] = {"User", 9, K_STR},
+    [ACCT_F_PARTITION] = {"Partition", 10, K_STR},
+    [ACCT_F_NODELIST] = {"NodeList", 15, K_STR},
+    [ACCT_F_ALLOCCPUS] = {"AllocCPUS", 10, K_NUM},
+    [ACCT_F_ELAPSED] = {"Elapsed", 10, K_TIME},
+    [ACCT_F_TOTALCPU] = {"TotalCPU", 10, K_STR},
+    [ACCT_F_USERCPU] = {"UserCPU", 10, K_STR},
+    [ACCT_F_SYSTEMCPU] = {"SystemCPU", 10, K_STR},
+    [ACCT_F_CPUTIME] = {"CPUTime", 10, K_TIME},
+    [ACCT_F_START] = {"Start", 19, K_DATE},
+    [ACCT_F_END] = {"End", 19, K_DATE},
+    [ACCT_F_STATE] = {"State", 10, K_STR},
+    [ACCT_F_EXITCODE] = {"ExitCode", 8, K_STR},
+    [ACCT_F_CPUEFF] = {"CPUEff", 7, K_STR},
+    [ACCT_F_PINPOLICY] = {"PinPolicy", 12, K_STR},
+    [ACCT_F_FALLBACK] = {"Fallback", 10, K_STR},
+    [ACCT_F_CPUSET] = {"Cpuset", 15, K_STR},
+    [ACCT_F_MEMS] = {"Mems", 6, K_STR},
+    [ACCT_F_THROTTLED] = {"Throttled", 10, K_STR},
+    [ACCT_F_MEMPEAK] = {"MemPeak", 10, K_STR},
+    [ACCT_F_CONFINED] = {"Confined", 10, K_TIME},
 };
 
 const char *acct_field_name (int id)
@@ -95,8 +95,11 @@ const char *acct_field_list (void)
         return list;
     sorted_ids (ids);
     for (int i = 0; i < ACCT_F_COUNT && len < sizeof (list); i++)
-        len += snprintf (list + len, sizeof (list) - len, "%s%s",
-                         i ? "," : "", fields[ids[i]].name);
+        len += snprintf (list + len,
+                         sizeof (list) - len,
+                         "%s%s",
+                         i ? "," : "",
+                         fields[ids[i]].name);
     return list;
 }
 
@@ -108,7 +111,8 @@ int acct_fmt_parse (struct acct_fmt *fmt, const char *spec, pin_error_t *errp)
     const char *p = spec;
 
     if (!spec)
-        return errprintf (errp, "no format given; valid fields: %s",
+        return errprintf (errp,
+                          "no format given; valid fields: %s",
                           acct_field_list ());
     sorted_ids (ids);
     while (*p) {
@@ -117,13 +121,16 @@ int acct_fmt_parse (struct acct_fmt *fmt, const char *spec, pin_error_t *errp)
         char *pct;
         int id = -1, width;
 
-        if (len == 0) {                 /* ",," or a trailing ',' */
+        if (len == 0) { /* ",," or a trailing ',' */
             p++;
             continue;
         }
         if (len >= sizeof (tok))
-            return errprintf (errp, "invalid field requested: \"%.40s...\"; "
-                              "valid fields: %s", p, acct_field_list ());
+            return errprintf (errp,
+                              "invalid field requested: \"%.40s...\"; "
+                              "valid fields: %s",
+                              p,
+                              acct_field_list ());
         memcpy (tok, p, len);
         tok[len] = '\0';
         p += len;
@@ -137,11 +144,15 @@ int acct_fmt_parse (struct acct_fmt *fmt, const char *spec, pin_error_t *errp)
             *pct = '\0';
             errno = 0;
             w = strtol (pct + 1, &end, 10);
-            if (pct[1] == '\0' || *end != '\0' || errno
-                || w < -WIDTH_MAX || w > WIDTH_MAX)
-                return errprintf (errp, "invalid width \"%s\" of field "
+            if (pct[1] == '\0' || *end != '\0' || errno || w < -WIDTH_MAX
+                || w > WIDTH_MAX)
+                return errprintf (errp,
+                                  "invalid width \"%s\" of field "
                                   "\"%s\": an integer from -%d to %d",
-                                  pct + 1, tok, WIDTH_MAX, WIDTH_MAX);
+                                  pct + 1,
+                                  tok,
+                                  WIDTH_MAX,
+                                  WIDTH_MAX);
             width = (int)w;
         }
         if (tok[0] != '\0') {
@@ -154,10 +165,14 @@ int acct_fmt_parse (struct acct_fmt *fmt, const char *spec, pin_error_t *errp)
             }
         }
         if (id < 0)
-            return errprintf (errp, "invalid field requested: \"%s\"; "
-                              "valid fields: %s", tok, acct_field_list ());
+            return errprintf (errp,
+                              "invalid field requested: \"%s\"; "
+                              "valid fields: %s",
+                              tok,
+                              acct_field_list ());
         if (fmt->n >= ACCT_FMT_MAX)
-            return errprintf (errp, "too many fields (at most %d)",
+            return errprintf (errp,
+                              "too many fields (at most %d)",
                               ACCT_FMT_MAX);
         fmt->f[fmt->n].id = id;
         /* sacct: %0 (atoi's 0) keeps the default width */
@@ -165,7 +180,8 @@ int acct_fmt_parse (struct acct_fmt *fmt, const char *spec, pin_error_t *errp)
         fmt->n++;
     }
     if (fmt->n == 0)
-        return errprintf (errp, "no field requested; valid fields: %s",
+        return errprintf (errp,
+                          "no field requested; valid fields: %s",
                           acct_field_list ());
     return 0;
 }
@@ -181,8 +197,13 @@ void acct_fmt_secs (int64_t secs, char *buf, size_t n)
     int64_t s = secs % 60, m = (secs / 60) % 60, h = (secs / 3600) % 24,
             d = secs / 86400;
     if (d)
-        snprintf (buf, n, "%" PRId64 "-%02" PRId64 ":%02" PRId64 ":%02" PRId64,
-                  d, h, m, s);
+        snprintf (buf,
+                  n,
+                  "%" PRId64 "-%02" PRId64 ":%02" PRId64 ":%02" PRId64,
+                  d,
+                  h,
+                  m,
+                  s);
     else
         snprintf (buf, n, "%02" PRId64 ":%02" PRId64 ":%02" PRId64, h, m, s);
 }
@@ -194,8 +215,13 @@ void acct_fmt_cputime (uint64_t usec, char *buf, size_t n)
              d = secs / 86400;
 
     if (d)
-        snprintf (buf, n, "%" PRIu64 "-%02" PRIu64 ":%02" PRIu64 ":%02" PRIu64,
-                  d, h, m, s);
+        snprintf (buf,
+                  n,
+                  "%" PRIu64 "-%02" PRIu64 ":%02" PRIu64 ":%02" PRIu64,
+                  d,
+                  h,
+                  m,
+                  s);
     else if (h)
         snprintf (buf, n, "%02" PRIu64 ":%02" PRIu64 ":%02" PRIu64, h, m, s);
     else if (ms)
@@ -289,29 +315,31 @@ void acct_fmt_bytes (uint64_t bytes, char *buf, size_t n)
 void acct_fmt_stepname (uint32_t step_id, char *buf, size_t n)
 {
     switch (step_id) {
-    case ACCT_STEP_BATCH:
-        snprintf (buf, n, "batch");
-        break;
-    case ACCT_STEP_EXTERN:
-        snprintf (buf, n, "extern");
-        break;
-    case ACCT_STEP_INTERACTIVE:
-        snprintf (buf, n, "interactive");
-        break;
-    default:
-        snprintf (buf, n, "%" PRIu32, step_id);
+        case ACCT_STEP_BATCH:
+            snprintf (buf, n, "batch");
+            break;
+        case ACCT_STEP_EXTERN:
+            snprintf (buf, n, "extern");
+            break;
+        case ACCT_STEP_INTERACTIVE:
+            snprintf (buf, n, "interactive");
+            break;
+        default:
+            snprintf (buf, n, "%" PRIu32, step_id);
     }
 }
 
-void acct_row_jobid (const struct acct_row *row, bool raw, char *buf,
-                     size_t n)
+void acct_row_jobid (const struct acct_row *row, bool raw, char *buf, size_t n)
 {
     char step[32] = "";
     char id[64];
 
     if (!raw && row->array_task_id != ACCT_NO_VAL
         && row->array_job_id != ACCT_NO_VAL)
-        snprintf (id, sizeof (id), "%" PRIu32 "_%" PRIu32, row->array_job_id,
+        snprintf (id,
+                  sizeof (id),
+                  "%" PRIu32 "_%" PRIu32,
+                  row->array_job_id,
                   row->array_task_id);
     else
         snprintf (id, sizeof (id), "%" PRIu32, row->job_id);
@@ -345,7 +373,9 @@ static bool put (char *buf, size_t n, const char *s)
     return s != NULL;
 }
 
-static bool row_field (const struct acct_row *row, int id, char *buf,
+static bool row_field (const struct acct_row *row,
+                       int id,
+                       char *buf,
                        size_t n);
 
 /* Text from records is the users' (job names): a control character
@@ -365,87 +395,91 @@ static bool row_field (const struct acct_row *row, int id, char *buf, size_t n)
     if (n)
         buf[0] = '\0';
     switch (id) {
-    case ACCT_F_JOBID:
-        acct_row_jobid (row, false, buf, n);
-        return true;
-    case ACCT_F_JOBIDRAW:
-        acct_row_jobid (row, true, buf, n);
-        return true;
-    case ACCT_F_JOBNAME:
-        /* sacct prints the step name; records carry the job's name, so
-         * numbered steps show it and the special steps their own name */
-        if (row->is_step && (row->step_id == ACCT_STEP_BATCH
-                             || row->step_id == ACCT_STEP_EXTERN
-                             || row->step_id == ACCT_STEP_INTERACTIVE)) {
-            acct_fmt_stepname (row->step_id, buf, n);
+        case ACCT_F_JOBID:
+            acct_row_jobid (row, false, buf, n);
             return true;
+        case ACCT_F_JOBIDRAW:
+            acct_row_jobid (row, true, buf, n);
+            return true;
+        case ACCT_F_JOBNAME:
+            /* sacct prints the step name; records carry the job's name, so
+             * numbered steps show it and the special steps their own name */
+            if (row->is_step
+                && (row->step_id == ACCT_STEP_BATCH
+                    || row->step_id == ACCT_STEP_EXTERN
+                    || row->step_id == ACCT_STEP_INTERACTIVE)) {
+                acct_fmt_stepname (row->step_id, buf, n);
+                return true;
+            }
+            return put (buf, n, row->job_name);
+        case ACCT_F_USER: /* sacct leaves both blank on step lines */
+            return row->is_step ? false : put (buf, n, row->user);
+        case ACCT_F_PARTITION:
+            return row->is_step ? false : put (buf, n, row->partition);
+        case ACCT_F_NODELIST:
+            return put (buf, n, row->nodelist ? row->nodelist : row->nodes);
+        case ACCT_F_ALLOCCPUS:
+            snprintf (buf, n, "%" PRIu32, row->alloc_cpus);
+            return true;
+        case ACCT_F_ELAPSED:
+            acct_fmt_secs (acct_row_elapsed_s (row), buf, n);
+            return true;
+        case ACCT_F_TOTALCPU:
+            acct_fmt_cputime (row->user_usec + row->system_usec, buf, n);
+            return true;
+        case ACCT_F_USERCPU:
+            acct_fmt_cputime (row->user_usec, buf, n);
+            return true;
+        case ACCT_F_SYSTEMCPU:
+            acct_fmt_cputime (row->system_usec, buf, n);
+            return true;
+        case ACCT_F_CPUTIME:
+            acct_fmt_secs (acct_row_elapsed_s (row) * (int64_t)row->alloc_cpus,
+                           buf,
+                           n);
+            return true;
+        case ACCT_F_START:
+            acct_fmt_date (row->start_us, buf, n);
+            return true;
+        case ACCT_F_END:
+            acct_fmt_date (row->end_us, buf, n);
+            return true;
+        case ACCT_F_STATE:
+            return put (buf, n, row->state[0] ? row->state : NULL);
+        case ACCT_F_EXITCODE:
+            acct_fmt_exitcode (row->exit_status, buf, n);
+            return row->exit_status >= 0;
+        case ACCT_F_CPUEFF: {
+            double eff = acct_row_eff (row);
+            acct_fmt_eff (eff, buf, n);
+            return eff >= 0;
         }
-        return put (buf, n, row->job_name);
-    case ACCT_F_USER:         /* sacct leaves both blank on step lines */
-        return row->is_step ? false : put (buf, n, row->user);
-    case ACCT_F_PARTITION:
-        return row->is_step ? false : put (buf, n, row->partition);
-    case ACCT_F_NODELIST:
-        return put (buf, n, row->nodelist ? row->nodelist : row->nodes);
-    case ACCT_F_ALLOCCPUS:
-        snprintf (buf, n, "%" PRIu32, row->alloc_cpus);
-        return true;
-    case ACCT_F_ELAPSED:
-        acct_fmt_secs (acct_row_elapsed_s (row), buf, n);
-        return true;
-    case ACCT_F_TOTALCPU:
-        acct_fmt_cputime (row->user_usec + row->system_usec, buf, n);
-        return true;
-    case ACCT_F_USERCPU:
-        acct_fmt_cputime (row->user_usec, buf, n);
-        return true;
-    case ACCT_F_SYSTEMCPU:
-        acct_fmt_cputime (row->system_usec, buf, n);
-        return true;
-    case ACCT_F_CPUTIME:
-        acct_fmt_secs (acct_row_elapsed_s (row) * (int64_t)row->alloc_cpus,
-                       buf, n);
-        return true;
-    case ACCT_F_START:
-        acct_fmt_date (row->start_us, buf, n);
-        return true;
-    case ACCT_F_END:
-        acct_fmt_date (row->end_us, buf, n);
-        return true;
-    case ACCT_F_STATE:
-        return put (buf, n, row->state[0] ? row->state : NULL);
-    case ACCT_F_EXITCODE:
-        acct_fmt_exitcode (row->exit_status, buf, n);
-        return row->exit_status >= 0;
-    case ACCT_F_CPUEFF: {
-        double eff = acct_row_eff (row);
-        acct_fmt_eff (eff, buf, n);
-        return eff >= 0;
-    }
-    case ACCT_F_PINPOLICY:
-        return put (buf, n, row->policy);
-    case ACCT_F_FALLBACK:
-        return put (buf, n, row->fallback);
-    case ACCT_F_CPUSET:
-        return put (buf, n, acct_row_cpus (row));
-    case ACCT_F_MEMS:
-        return put (buf, n, acct_row_mems (row));
-    case ACCT_F_THROTTLED:
-        if (!row->has_throttle)
-            return false;
-        acct_fmt_cputime (row->throttled_usec, buf, n);
-        return true;
-    case ACCT_F_MEMPEAK:
-        if (!row->has_mem_peak)
-            return false;
-        acct_fmt_bytes (row->mem_peak, buf, n);
-        return true;
-    case ACCT_F_CONFINED:
-        /* time into the step when the dynamic policy confined it */
-        if (row->confined_us <= 0 || row->confined_us < row->start_us)
-            return false;
-        acct_fmt_secs ((row->confined_us - row->start_us) / 1000000, buf, n);
-        return true;
+        case ACCT_F_PINPOLICY:
+            return put (buf, n, row->policy);
+        case ACCT_F_FALLBACK:
+            return put (buf, n, row->fallback);
+        case ACCT_F_CPUSET:
+            return put (buf, n, acct_row_cpus (row));
+        case ACCT_F_MEMS:
+            return put (buf, n, acct_row_mems (row));
+        case ACCT_F_THROTTLED:
+            if (!row->has_throttle)
+                return false;
+            acct_fmt_cputime (row->throttled_usec, buf, n);
+            return true;
+        case ACCT_F_MEMPEAK:
+            if (!row->has_mem_peak)
+                return false;
+            acct_fmt_bytes (row->mem_peak, buf, n);
+            return true;
+        case ACCT_F_CONFINED:
+            /* time into the step when the dynamic policy confined it */
+            if (row->confined_us <= 0 || row->confined_us < row->start_us)
+                return false;
+            acct_fmt_secs ((row->confined_us - row->start_us) / 1000000,
+                           buf,
+                           n);
+            return true;
     }
     return false;
 }
@@ -457,7 +491,8 @@ static const char *delim_of (const struct acct_out *out)
     return out->delim ? out->delim : "|";
 }
 
-void acct_print_header (FILE *f, const struct acct_fmt *fmt,
+void acct_print_header (FILE *f,
+                        const struct acct_fmt *fmt,
                         const struct acct_out *out)
 {
     if (out->noheader)
@@ -485,8 +520,10 @@ void acct_print_header (FILE *f, const struct acct_fmt *fmt,
     fputc ('\n', f);
 }
 
-void acct_print_row (FILE *f, const struct acct_fmt *fmt,
-                     const struct acct_out *out, const struct acct_row *row)
+void acct_print_row (FILE *f,
+                     const struct acct_fmt *fmt,
+                     const struct acct_out *out,
+                     const struct acct_row *row)
 {
     char buf[8192];
 
@@ -498,7 +535,9 @@ void acct_print_row (FILE *f, const struct acct_fmt *fmt,
         if (out->date_fmt && (id == ACCT_F_START || id == ACCT_F_END))
             acct_fmt_date_fmt (id == ACCT_F_START ? row->start_us
                                                   : row->end_us,
-                               out->date_fmt, buf, sizeof (buf));
+                               out->date_fmt,
+                               buf,
+                               sizeof (buf));
 
         if (out->mode == ACCT_OUT_PARSABLE2 && last) {
             fputs (has ? buf : "", f);
@@ -513,23 +552,23 @@ void acct_print_row (FILE *f, const struct acct_fmt *fmt,
             continue;
         }
         switch (fields[id].kind) {
-        case K_STR:
-            if ((int)strlen (buf) > aw)
-                buf[aw - 1] = '+';
-            /* fall through */
-        case K_DATE:
-            if (w < 0)
-                fprintf (f, "%-*.*s ", aw, aw, buf);
-            else
-                fprintf (f, "%*.*s ", aw, aw, buf);
-            break;
-        case K_NUM:
-        case K_TIME:
-            if (w < 0)
-                fprintf (f, "%-*s ", aw, buf);
-            else
-                fprintf (f, "%*s ", aw, buf);
-            break;
+            case K_STR:
+                if ((int)strlen (buf) > aw)
+                    buf[aw - 1] = '+';
+                /* fall through */
+            case K_DATE:
+                if (w < 0)
+                    fprintf (f, "%-*.*s ", aw, aw, buf);
+                else
+                    fprintf (f, "%*.*s ", aw, aw, buf);
+                break;
+            case K_NUM:
+            case K_TIME:
+                if (w < 0)
+                    fprintf (f, "%-*s ", aw, buf);
+                else
+                    fprintf (f, "%*s ", aw, buf);
+                break;
         }
     }
     fputc ('\n', f);
@@ -611,7 +650,7 @@ static int add_node_value (char **s, const char *node, const char *value)
     return add_item (s, item, ';', false);
 }
 
-static bool worse_status (int32_t a, int32_t b)   /* is a worse than b? */
+static bool worse_status (int32_t a, int32_t b) /* is a worse than b? */
 {
     if (b < 0)
         return a >= 0;
@@ -622,7 +661,8 @@ static bool worse_status (int32_t a, int32_t b)   /* is a worse than b? */
     return a > b;
 }
 
-static void row_start (struct acct_row *row, const struct acct_record *r,
+static void row_start (struct acct_row *row,
+                       const struct acct_record *r,
                        bool is_step)
 {
     memset (row, 0, sizeof (*row));
@@ -644,10 +684,13 @@ static void row_start (struct acct_row *row, const struct acct_record *r,
 static int row_merge (struct acct_row *row, const struct acct_record *r)
 {
     if (add_item (&row->nodes, r->node, ',', true) < 0
-        || add_item (&row->policy, r->policy[0] ? r->policy : "none", ',',
-                     true) < 0
-        || (r->fallback[0] && add_item (&row->fallback, r->fallback, ',',
-                                        true) < 0)
+        || add_item (&row->policy,
+                     r->policy[0] ? r->policy : "none",
+                     ',',
+                     true)
+               < 0
+        || (r->fallback[0]
+            && add_item (&row->fallback, r->fallback, ',', true) < 0)
         || (r->cpus[0] && add_node_value (&row->cpus, r->node, r->cpus) < 0)
         || (r->mems[0] && add_node_value (&row->mems, r->node, r->mems) < 0))
         return -1;
@@ -686,7 +729,9 @@ static int row_merge (struct acct_row *row, const struct acct_record *r)
         && (row->confined_us <= 0 || r->confined_us < row->confined_us)) {
         row->confined_us = r->confined_us;
         row->confine_use = r->confine_use;
-        snprintf (row->confine_cpus, sizeof (row->confine_cpus), "%s",
+        snprintf (row->confine_cpus,
+                  sizeof (row->confine_cpus),
+                  "%s",
                   r->confine_cpus);
     }
     if (r->has_seed && !row->has_seed) {
@@ -767,8 +812,8 @@ int acct_table_add (struct acct_table *t, const struct acct_record *r)
     }
     if (r->kind == ACCT_KIND_JOB) {
         if (j->has_job_record && has_item (j->job.nodes, r->node, ','))
-            return 0;                      /* the same node twice */
-        if (!j->has_job_record) {          /* drop a line built earlier */
+            return 0;             /* the same node twice */
+        if (!j->has_job_record) { /* drop a line built earlier */
             row_free (&j->job);
             row_start (&j->job, r, false);
             j->has_job_record = true;
@@ -804,12 +849,12 @@ int acct_table_add (struct acct_table *t, const struct acct_record *r)
 static int step_rank (uint32_t id)
 {
     switch (id) {
-    case ACCT_STEP_BATCH:
-        return 0;
-    case ACCT_STEP_EXTERN:
-        return 1;
-    case ACCT_STEP_INTERACTIVE:
-        return 2;
+        case ACCT_STEP_BATCH:
+            return 0;
+        case ACCT_STEP_EXTERN:
+            return 1;
+        case ACCT_STEP_INTERACTIVE:
+            return 2;
     }
     return 3;
 }
@@ -911,8 +956,8 @@ static int job_from_steps (struct acct_job *j)
                 return -1;
             p = e ? e + 1 : NULL;
         }
-        if (s->fallback && add_item (&job->fallback, s->fallback, ',',
-                                     true) < 0)
+        if (s->fallback
+            && add_item (&job->fallback, s->fallback, ',', true) < 0)
             return -1;
         if (s->start_us > 0
             && (job->start_us <= 0 || s->start_us < job->start_us))
@@ -927,19 +972,21 @@ static int job_from_steps (struct acct_job *j)
             job->nr_throttled += s->nr_throttled;
             job->nr_periods += s->nr_periods;
         }
-        if (s->has_mem_peak && (!job->has_mem_peak
-                                || s->mem_peak > job->mem_peak)) {
+        if (s->has_mem_peak
+            && (!job->has_mem_peak || s->mem_peak > job->mem_peak)) {
             job->has_mem_peak = true;
             job->mem_peak = s->mem_peak;
         }
         if (worse_status (s->exit_status, job->exit_status))
             job->exit_status = s->exit_status;
         save = job->state;
-        if (s->state[0] && (!save[0] || (strcmp (save, "COMPLETED") == 0
-                                         && strcmp (s->state, "COMPLETED"))))
+        if (s->state[0]
+            && (!save[0]
+                || (strcmp (save, "COMPLETED") == 0
+                    && strcmp (s->state, "COMPLETED"))))
             snprintf (job->state, sizeof (job->state), "%s", s->state);
-        if (s->confined_us > 0 && (job->confined_us <= 0
-                                   || s->confined_us < job->confined_us))
+        if (s->confined_us > 0
+            && (job->confined_us <= 0 || s->confined_us < job->confined_us))
             job->confined_us = s->confined_us;
         job->nrecords += s->nrecords;
     }
@@ -1003,7 +1050,7 @@ static int parse_u32 (const char *s, size_t len, uint32_t *out)
             return -1;
         v = v * 10 + (uint64_t)(s[i] - '0');
     }
-    if (v >= ACCT_STEP_INTERACTIVE)   /* Slurm's special values */
+    if (v >= ACCT_STEP_INTERACTIVE) /* Slurm's special values */
         return -1;
     *out = (uint32_t)v;
     return 0;
@@ -1019,8 +1066,8 @@ static int jobsel_one (const char *tok, struct acct_jobsel *js)
     js->has_step = false;
     if (us && (!dot || us < dot)) {
         if (parse_u32 (tok, (size_t)(us - tok), &js->id) < 0
-            || parse_u32 (us + 1, idlen - (size_t)(us + 1 - tok),
-                          &js->task) < 0)
+            || parse_u32 (us + 1, idlen - (size_t)(us + 1 - tok), &js->task)
+                   < 0)
             return -1;
     } else if (parse_u32 (tok, idlen, &js->id) < 0)
         return -1;
@@ -1038,7 +1085,9 @@ static int jobsel_one (const char *tok, struct acct_jobsel *js)
     return 0;
 }
 
-int acct_jobsel_parse (const char *s, struct acct_jobsel **sel, size_t *n,
+int acct_jobsel_parse (const char *s,
+                       struct acct_jobsel **sel,
+                       size_t *n,
                        pin_error_t *errp)
 {
     const char *p = s ? s : "";
@@ -1052,12 +1101,16 @@ int acct_jobsel_parse (const char *s, struct acct_jobsel **sel, size_t *n,
             p++;
             continue;
         }
-        if (len >= sizeof (tok) || (memcpy (tok, p, len), tok[len] = '\0',
-                                    jobsel_one (tok, &js) < 0))
-            return errprintf (errp, "invalid job id \"%.*s\": use JOBID, "
+        if (len >= sizeof (tok)
+            || (memcpy (tok, p, len),
+                tok[len] = '\0',
+                jobsel_one (tok, &js) < 0))
+            return errprintf (errp,
+                              "invalid job id \"%.*s\": use JOBID, "
                               "ARRAYJOBID_TASK, or either with .STEP (a "
                               "number, batch, extern, interactive)",
-                              (int)(len > 40 ? 40 : len), p);
+                              (int)(len > 40 ? 40 : len),
+                              p);
         if (!(ns = realloc (*sel, (*n + 1) * sizeof (*ns))))
             return errprintf (errp, "out of memory");
         *sel = ns;
@@ -1069,11 +1122,11 @@ int acct_jobsel_parse (const char *s, struct acct_jobsel **sel, size_t *n,
     return 0;
 }
 
-bool acct_jobsel_job (const struct acct_jobsel *sel, const struct acct_row *job)
+bool acct_jobsel_job (const struct acct_jobsel *sel,
+                      const struct acct_row *job)
 {
     if (sel->task != ACCT_NO_VAL)
-        return job->array_job_id == sel->id
-               && job->array_task_id == sel->task;
+        return job->array_job_id == sel->id && job->array_task_id == sel->task;
     return job->job_id == sel->id
            || (job->array_job_id == sel->id
                && job->array_task_id != ACCT_NO_VAL);
@@ -1081,9 +1134,16 @@ bool acct_jobsel_job (const struct acct_jobsel *sel, const struct acct_row *job)
 
 static int parse_delta (const char *s, int64_t *secs)
 {
-    static const struct { const char *name; size_t min; int64_t mul; } u[] = {
-        { "seconds", 1, 1 }, { "minutes", 1, 60 }, { "hours", 1, 3600 },
-        { "days", 1, 86400 }, { "weeks", 1, 604800 },
+    static const struct {
+        const char *name;
+        size_t min;
+        int64_t mul;
+    } u[] = {
+        {"seconds", 1, 1},
+        {"minutes", 1, 60},
+        {"hours", 1, 3600},
+        {"days", 1, 86400},
+        {"weeks", 1, 604800},
     };
     char *end;
     long long v;
@@ -1120,8 +1180,8 @@ int acct_parse_time (const char *s, time_t now, int64_t *us, pin_error_t *errp)
         goto bad;
     if (strncasecmp (s, "now", 3) == 0) {
         int64_t d = 0;
-        if (s[3] && ((s[3] != '+' && s[3] != '-')
-                     || parse_delta (s + 4, &d) < 0))
+        if (s[3]
+            && ((s[3] != '+' && s[3] != '-') || parse_delta (s + 4, &d) < 0))
             goto bad;
         *us = ((int64_t)now + (s[3] == '-' ? -d : d)) * 1000000;
         return 0;
@@ -1143,21 +1203,22 @@ int acct_parse_time (const char *s, time_t now, int64_t *us, pin_error_t *errp)
         tm.tm_hour = h;
         tm.tm_min = m;
         tm.tm_sec = sec;
-    } else if ((h = m = sec = 0, sscanf (s, "%4d-%2d-%2d%n", &Y, &M, &D,
-                                         &len) == 3)
+    } else if ((h = m = sec = 0,
+                sscanf (s, "%4d-%2d-%2d%n", &Y, &M, &D, &len) == 3)
                && len == 10) {
         if (s[10] == 'T') {
             int l2 = 0;
             if (!((sscanf (s + 11, "%2d:%2d:%2d%n", &h, &m, &sec, &l2) == 3
                    && l2 == 8)
-                  || (sec = 0, sscanf (s + 11, "%2d:%2d%n", &h, &m, &l2) == 2
-                      && l2 == 5))
+                  || (sec = 0,
+                      sscanf (s + 11, "%2d:%2d%n", &h, &m, &l2) == 2
+                          && l2 == 5))
                 || s[11 + l2] != '\0')
                 goto bad;
         } else if (s[10] != '\0')
             goto bad;
-        if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59
-            || sec > 60 || Y < 1970)
+        if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60
+            || Y < 1970)
             goto bad;
         tm.tm_year = Y - 1900;
         tm.tm_mon = M - 1;
@@ -1172,7 +1233,9 @@ int acct_parse_time (const char *s, time_t now, int64_t *us, pin_error_t *errp)
     *us = (int64_t)t * 1000000;
     return 0;
 bad:
-    return errprintf (errp, "invalid time \"%.60s\": use YYYY-MM-DD"
+    return errprintf (errp,
+                      "invalid time \"%.60s\": use YYYY-MM-DD"
                       "[THH:MM[:SS]], HH:MM[:SS], now[{+|-}N[units]], "
-                      "today, midnight, noon or tomorrow", s ? s : "");
+                      "today, midnight, noon or tomorrow",
+                      s ? s : "");
 }

@@ -63,8 +63,8 @@ int acct_field_width (int id);
 struct acct_fmt {
     int n;
     struct {
-        int id;       /* enum acct_fid */
-        int width;    /* sacct's field->len: negative = left-justified */
+        int id;    /* enum acct_fid */
+        int width; /* sacct's field->len: negative = left-justified */
     } f[ACCT_FMT_MAX];
 };
 
@@ -115,42 +115,42 @@ struct acct_row {
     bool is_step;
     char cluster[ACCT_STR];
     uint32_t job_id;
-    uint32_t step_id;            /* steps */
-    uint32_t array_job_id;       /* ACCT_NO_VAL: not an array task */
+    uint32_t step_id;      /* steps */
+    uint32_t array_job_id; /* ACCT_NO_VAL: not an array task */
     uint32_t array_task_id;
     uint32_t uid;
     char user[ACCT_STR];
     char partition[ACCT_STR];
     char job_name[ACCT_STR];
-    char *nodes;                 /* "n1,n2": distinct, in record order */
-    char *nodelist;              /* hostlist ("n[1-2]") set by the caller,
-                                    NULL: `nodes` is printed */
-    char *policy;                /* distinct values, ',' joined */
-    char *fallback;              /* distinct non-empty values, ',' joined */
-    char *cpus;                  /* "n1:0-3;n2:4-7" (acct_row_cpus) */
-    char *mems;                  /* likewise (acct_row_mems) */
+    char *nodes;    /* "n1,n2": distinct, in record order */
+    char *nodelist; /* hostlist ("n[1-2]") set by the caller,
+                       NULL: `nodes` is printed */
+    char *policy;   /* distinct values, ',' joined */
+    char *fallback; /* distinct non-empty values, ',' joined */
+    char *cpus;     /* "n1:0-3;n2:4-7" (acct_row_cpus) */
+    char *mems;     /* likewise (acct_row_mems) */
     unsigned nnodes;
-    uint32_t alloc_cpus;         /* sum over nodes */
-    int64_t start_us, end_us;    /* min start, max end */
+    uint32_t alloc_cpus;      /* sum over nodes */
+    int64_t start_us, end_us; /* min start, max end */
     uint64_t user_usec, system_usec;
     bool has_throttle;
     uint64_t throttled_usec, nr_throttled, nr_periods;
     bool has_mem_peak;
-    uint64_t mem_peak;           /* max over nodes */
-    int32_t exit_status;         /* the worst: a signal, else the highest */
-    char state[32];              /* the first not COMPLETED, else COMPLETED */
-    int64_t confined_us;         /* earliest confinement, 0: never */
-    double confine_use;          /* CPUs in use that triggered it */
-    char confine_cpus[256];      /* the CPUs it was confined to (that node) */
-    bool has_seed;               /* policy random: the first node's seed */
+    uint64_t mem_peak;      /* max over nodes */
+    int32_t exit_status;    /* the worst: a signal, else the highest */
+    char state[32];         /* the first not COMPLETED, else COMPLETED */
+    int64_t confined_us;    /* earliest confinement, 0: never */
+    double confine_use;     /* CPUs in use that triggered it */
+    char confine_cpus[256]; /* the CPUs it was confined to (that node) */
+    bool has_seed;          /* policy random: the first node's seed */
     uint64_t seed;
-    bool from_steps;             /* job line built from step records */
+    bool from_steps; /* job line built from step records */
     unsigned nrecords;
 };
 
 struct acct_job {
-    struct acct_row job;         /* job line */
-    bool has_job_record;         /* job line from "kind":"job" records */
+    struct acct_row job; /* job line */
+    bool has_job_record; /* job line from "kind":"job" records */
     struct acct_row *steps;
     size_t nsteps, capsteps;
 };
@@ -158,12 +158,12 @@ struct acct_job {
 struct acct_table {
     struct acct_job *jobs;
     size_t njobs, capjobs;
-    size_t *hash;                /* job id -> index + 1 (0: free) */
-    size_t hashcap;              /* a power of two, or 0 */
+    size_t *hash;   /* job id -> index + 1 (0: free) */
+    size_t hashcap; /* a power of two, or 0 */
 };
 
 void acct_table_init (struct acct_table *t);
-void acct_table_free (struct acct_table *t);   /* t may be NULL */
+void acct_table_free (struct acct_table *t); /* t may be NULL */
 
 /* Merge one record in.  A record of the same job, step and node as one
  * already merged replaces nothing and is counted once (the first wins:
@@ -189,7 +189,9 @@ const char *acct_row_mems (const struct acct_row *row);
 int64_t acct_row_elapsed_s (const struct acct_row *row);
 
 /* "123", "123_4", "123.batch", "123_4.0" (raw: "125.batch").  */
-void acct_row_jobid (const struct acct_row *row, bool raw, char *buf,
+void acct_row_jobid (const struct acct_row *row,
+                     bool raw,
+                     char *buf,
                      size_t n);
 /* Step name suffix as sacct prints it: "batch", "extern", "interactive",
  * "0". */
@@ -198,55 +200,61 @@ void acct_fmt_stepname (uint32_t step_id, char *buf, size_t n);
 /* The text of one field of a row, unpadded, control characters shown as
  * '?'; returns false when the field has no value (sacct prints it
  * blank). */
-bool acct_row_field (const struct acct_row *row, int id, char *buf,
-                     size_t n);
+bool acct_row_field (const struct acct_row *row, int id, char *buf, size_t n);
 
 /* ---- printing ------------------------------------------------------ */
 enum acct_out_mode {
-    ACCT_OUT_FIXED = 0,          /* columns, dashes line */
-    ACCT_OUT_PARSABLE = 1,       /* -p: delimiter after every field */
-    ACCT_OUT_PARSABLE2 = 2,      /* -P: not after the last */
+    ACCT_OUT_FIXED = 0,     /* columns, dashes line */
+    ACCT_OUT_PARSABLE = 1,  /* -p: delimiter after every field */
+    ACCT_OUT_PARSABLE2 = 2, /* -P: not after the last */
 };
 
 struct acct_out {
     enum acct_out_mode mode;
-    const char *delim;           /* NULL: "|" */
-    bool noheader;               /* -n */
-    const char *date_fmt;        /* Start, End: NULL "%FT%T" */
+    const char *delim;    /* NULL: "|" */
+    bool noheader;        /* -n */
+    const char *date_fmt; /* Start, End: NULL "%FT%T" */
 };
 
 /* Header (and, fixed width, the dashes line) unless out->noheader. */
-void acct_print_header (FILE *f, const struct acct_fmt *fmt,
+void acct_print_header (FILE *f,
+                        const struct acct_fmt *fmt,
                         const struct acct_out *out);
-void acct_print_row (FILE *f, const struct acct_fmt *fmt,
-                     const struct acct_out *out, const struct acct_row *row);
-
+void acct_print_row (FILE *f,
+                     const struct acct_fmt *fmt,
+                     const struct acct_out *out,
+                     const struct acct_row *row);
 
 /* ---- selection (-j, -S, -E) ------------------------------------------ */
 
 /* A -j item: "123" (the job, or every task of array job 123), "123_4"
  * (array task), "123.0", "123.batch", "123_4.extern" (one step). */
 struct acct_jobsel {
-    uint32_t id;                 /* job id, or array job id with a task */
-    uint32_t task;               /* ACCT_NO_VAL: none given */
+    uint32_t id;   /* job id, or array job id with a task */
+    uint32_t task; /* ACCT_NO_VAL: none given */
     bool has_step;
-    uint32_t step;               /* ACCT_STEP_* or a number */
+    uint32_t step; /* ACCT_STEP_* or a number */
 };
 
 /* Parse a comma list of -j items, appending to *sel (realloc'ed; free()
  * it).  errp names the bad item. */
-int acct_jobsel_parse (const char *s, struct acct_jobsel **sel, size_t *n,
+int acct_jobsel_parse (const char *s,
+                       struct acct_jobsel **sel,
+                       size_t *n,
                        pin_error_t *errp);
 
 /* Does a selector take the job of `job` (a job line's row)? */
-bool acct_jobsel_job (const struct acct_jobsel *sel, const struct acct_row *job);
+bool acct_jobsel_job (const struct acct_jobsel *sel,
+                      const struct acct_row *job);
 
 /* sacct's time formats (-S, -E): "now", "now-1days", "now+2hours"
  * (units: s[econds], m[inutes], h[ours], d[ays], w[eeks]; none: seconds),
  * "today"/"midnight" (00:00 today), "noon", "tomorrow", "HH:MM[:SS]"
  * (today), "YYYY-MM-DD", "YYYY-MM-DDTHH:MM[:SS]", all in local time.
  * `now` is the current time.  Sets *us (microseconds since the epoch). */
-int acct_parse_time (const char *s, time_t now, int64_t *us,
+int acct_parse_time (const char *s,
+                     time_t now,
+                     int64_t *us,
                      pin_error_t *errp);
 
 #endif /* !PIN_ACCT_SACCT_H */

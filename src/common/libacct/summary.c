@@ -6,7 +6,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
 #include <zlib.h>
 
 #include "summary.h"
@@ -16,8 +15,8 @@
 #define SUMMARY_INFLATE_MAX (16u << 20)
 
 struct acct_summary {
-    json_object *nodes;      /* {"NODE": [record objects], ...} */
-    json_object *truncated;  /* {"NODE": count} */
+    json_object *nodes;     /* {"NODE": [record objects], ...} */
+    json_object *truncated; /* {"NODE": count} */
 };
 
 struct acct_summary *acct_summary_create (void)
@@ -62,7 +61,8 @@ static char *b64_encode (const unsigned char *in, size_t len)
     if (!out)
         return NULL;
     for (i = 0; i + 2 < len; i += 3) {
-        uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
+        uint32_t v =
+            (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
         out[o++] = b64chars[v >> 18 & 63];
         out[o++] = b64chars[v >> 12 & 63];
         out[o++] = b64chars[v >> 6 & 63];
@@ -98,7 +98,9 @@ static int b64_value (char c)
 
 /* Strict: length a multiple of 4, padding only at the end.  -1 (EINVAL)
  * on anything else. */
-static int b64_decode (const char *in, size_t len, unsigned char **outp,
+static int b64_decode (const char *in,
+                       size_t len,
+                       unsigned char **outp,
                        size_t *outlen)
 {
     unsigned char *out;
@@ -143,7 +145,9 @@ bad:
 
 /* gzip with an all-zero header time and no name: the same input always
  * gives the same bytes. */
-static int gz_compress (const char *in, size_t len, unsigned char **outp,
+static int gz_compress (const char *in,
+                        size_t len,
+                        unsigned char **outp,
                         size_t *outlen)
 {
     z_stream zs;
@@ -152,7 +156,8 @@ static int gz_compress (const char *in, size_t len, unsigned char **outp,
     int rc;
 
     memset (&zs, 0, sizeof (zs));
-    if (deflateInit2 (&zs, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    if (deflateInit2 (&zs, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY)
+        != Z_OK) {
         errno = ENOMEM;
         return -1;
     }
@@ -242,7 +247,9 @@ bad_ended:
 
 /* Decode one token payload (after the prefix) into S (union: a node of
  * the token replaces the same node in S). */
-static int decode_payload (struct acct_summary *s, const char *b64, size_t len,
+static int decode_payload (struct acct_summary *s,
+                           const char *b64,
+                           size_t len,
                            pin_error_t *errp)
 {
     unsigned char *gz = NULL;
@@ -254,15 +261,19 @@ static int decode_payload (struct acct_summary *s, const char *b64, size_t len,
     if (b64_decode (b64, len, &gz, &gzlen) < 0) {
         if (errno == ENOMEM)
             return -1;
-        errprintf (errp, "AdminComment: %s token is not valid base64",
+        errprintf (errp,
+                   "AdminComment: %s token is not valid base64",
                    ACCT_SUMMARY_PREFIX);
         errno = EINVAL;
         return -1;
     }
     if (gz_decompress (gz, gzlen, &text) < 0) {
         if (errno != ENOMEM)
-            errprintf (errp, "AdminComment: %s token is not gzip data (or inflates beyond %u bytes)",
-                       ACCT_SUMMARY_PREFIX, SUMMARY_INFLATE_MAX);
+            errprintf (errp,
+                       "AdminComment: %s token is not gzip data (or inflates "
+                       "beyond %u bytes)",
+                       ACCT_SUMMARY_PREFIX,
+                       SUMMARY_INFLATE_MAX);
         goto out;
     }
     root = json_tokener_parse (text);
@@ -272,15 +283,20 @@ static int decode_payload (struct acct_summary *s, const char *b64, size_t len,
         || json_object_get_int64 (v) != ACCT_SUMMARY_VERSION
         || !json_object_object_get_ex (root, "nodes", &nodes)
         || !json_object_is_type (nodes, json_type_object)) {
-        errprintf (errp, "AdminComment: %s token does not hold a version %d summary object",
-                   ACCT_SUMMARY_PREFIX, ACCT_SUMMARY_VERSION);
+        errprintf (errp,
+                   "AdminComment: %s token does not hold a version %d summary "
+                   "object",
+                   ACCT_SUMMARY_PREFIX,
+                   ACCT_SUMMARY_VERSION);
         errno = EINVAL;
         goto out;
     }
     json_object_object_foreach (nodes, name, recs)
     {
         if (!json_object_is_type (recs, json_type_array)) {
-            errprintf (errp, "AdminComment: node '%.64s' of the summary is not an array",
+            errprintf (errp,
+                       "AdminComment: node '%.64s' of the summary is not an "
+                       "array",
                        name);
             errno = EINVAL;
             goto out;
@@ -288,7 +304,8 @@ static int decode_payload (struct acct_summary *s, const char *b64, size_t len,
     }
     json_object_object_foreach (nodes, name2, recs2)
     {
-        if (json_object_object_add (s->nodes, name2, json_object_get (recs2)) < 0) {
+        if (json_object_object_add (s->nodes, name2, json_object_get (recs2))
+            < 0) {
             errno = ENOMEM;
             goto out;
         }
@@ -300,7 +317,9 @@ static int decode_payload (struct acct_summary *s, const char *b64, size_t len,
         {
             if (json_object_is_type (tv, json_type_int)
                 && json_object_object_get_ex (s->nodes, tname, NULL))
-                json_object_object_add (s->truncated, tname, json_object_get (tv));
+                json_object_object_add (s->truncated,
+                                        tname,
+                                        json_object_get (tv));
         }
     }
     rc = 0;
@@ -313,7 +332,8 @@ out:
 
 /* Find the next token "slurm-pin/1:" at or after FROM that starts the
  * field or follows a space; its end is the next space or the end. */
-static const char *find_token (const char *from, const char *field,
+static const char *find_token (const char *from,
+                               const char *field,
                                const char **end)
 {
     const size_t plen = strlen (ACCT_SUMMARY_PREFIX);
@@ -329,8 +349,10 @@ static const char *find_token (const char *from, const char *field,
     return NULL;
 }
 
-int acct_summary_parse (const char *field, char **other,
-                        struct acct_summary **sp, pin_error_t *errp)
+int acct_summary_parse (const char *field,
+                        char **other,
+                        struct acct_summary **sp,
+                        pin_error_t *errp)
 {
     const size_t plen = strlen (ACCT_SUMMARY_PREFIX);
     const size_t glen = strlen (ACCT_SUMMARY_GUARD);
@@ -382,7 +404,8 @@ static int64_t rec_int (json_object *r, const char *key, int64_t dflt)
 {
     json_object *v;
 
-    if (json_object_object_get_ex (r, key, &v) && json_object_is_type (v, json_type_int))
+    if (json_object_object_get_ex (r, key, &v)
+        && json_object_is_type (v, json_type_int))
         return json_object_get_int64 (v);
     return dflt;
 }
@@ -415,11 +438,13 @@ static int rec_cmp (const void *a, const void *b)
     if (x != y)
         return x < y ? -1 : 1;
     return strcmp (json_object_to_json_string_ext (ra, JSON_C_TO_STRING_PLAIN),
-                   json_object_to_json_string_ext (rb, JSON_C_TO_STRING_PLAIN));
+                   json_object_to_json_string_ext (rb,
+                                                   JSON_C_TO_STRING_PLAIN));
 }
 
 /* RECORDS parsed into a sorted array; NULL with errp. */
-static json_object *records_array (const char *const *records, size_t n,
+static json_object *records_array (const char *const *records,
+                                   size_t n,
                                    pin_error_t *errp)
 {
     json_object *arr = json_object_new_array_ext (n ? n : 1);
@@ -433,7 +458,10 @@ static json_object *records_array (const char *const *records, size_t n,
         if (!r || !json_object_is_type (r, json_type_object)) {
             json_object_put (r);
             json_object_put (arr);
-            errprintf (errp, "record %zu: not a JSON object (a journal line of acct.h)", i);
+            errprintf (errp,
+                       "record %zu: not a JSON object (a journal line of "
+                       "acct.h)",
+                       i);
             errno = EINVAL;
             return NULL;
         }
@@ -443,8 +471,10 @@ static json_object *records_array (const char *const *records, size_t n,
     return arr;
 }
 
-int acct_summary_set_node (struct acct_summary *s, const char *node,
-                           const char *const *records, size_t n,
+int acct_summary_set_node (struct acct_summary *s,
+                           const char *node,
+                           const char *const *records,
+                           size_t n,
                            pin_error_t *errp)
 {
     json_object *arr;
@@ -472,7 +502,8 @@ size_t acct_summary_node_count (const struct acct_summary *s)
     return s ? (size_t)json_object_object_length (s->nodes) : 0;
 }
 
-unsigned acct_summary_truncated (const struct acct_summary *s, const char *node)
+unsigned acct_summary_truncated (const struct acct_summary *s,
+                                 const char *node)
 {
     json_object *v;
 
@@ -504,7 +535,8 @@ static const char **sorted_nodes (const struct acct_summary *s, size_t *np)
     return names;
 }
 
-int acct_summary_foreach (const struct acct_summary *s, acct_summary_cb cb,
+int acct_summary_foreach (const struct acct_summary *s,
+                          acct_summary_cb cb,
                           void *arg)
 {
     const char **names;
@@ -530,8 +562,10 @@ int acct_summary_foreach (const struct acct_summary *s, acct_summary_cb cb,
 /* The field for OTHER and the JSON ROOT; NULL ENOMEM. */
 static char *field_text (const char *other, json_object *root)
 {
-    const char *json = json_object_to_json_string_ext (
-        root, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *json =
+        json_object_to_json_string_ext (root,
+                                        JSON_C_TO_STRING_PLAIN
+                                            | JSON_C_TO_STRING_NOSLASHESCAPE);
     unsigned char *gz = NULL;
     size_t gzlen, olen = other ? strlen (other) : 0;
     char *b64 = NULL, *out = NULL;
@@ -560,8 +594,10 @@ out:
 
 /* Build {"v":1,"nodes":{...sorted...},"truncated":{...}} from S, leaving
  * out DROP[node] step records at the end of each node's list. */
-static json_object *build_root (const struct acct_summary *s, const char **names,
-                                size_t n, const size_t *drop)
+static json_object *build_root (const struct acct_summary *s,
+                                const char **names,
+                                size_t n,
+                                const size_t *drop)
 {
     json_object *root = json_object_new_object ();
     json_object *nodes = json_object_new_object ();
@@ -570,7 +606,9 @@ static json_object *build_root (const struct acct_summary *s, const char **names
 
     if (!root || !nodes || !trunc)
         goto nomem;
-    json_object_object_add (root, "v", json_object_new_int (ACCT_SUMMARY_VERSION));
+    json_object_object_add (root,
+                            "v",
+                            json_object_new_int (ACCT_SUMMARY_VERSION));
     for (size_t i = 0; i < n; i++) {
         json_object *recs, *arr;
         size_t len, steps = 0, skipped = 0;
@@ -583,7 +621,8 @@ static json_object *build_root (const struct acct_summary *s, const char **names
         for (size_t j = 0; j < len; j++) {
             json_object *r = json_object_array_get_idx (recs, j);
             /* the last drop[i] steps (records are sorted: steps last) */
-            if (!rec_is_job (r) && drop[i] && j >= len - (drop[i] < steps ? drop[i] : steps)) {
+            if (!rec_is_job (r) && drop[i]
+                && j >= len - (drop[i] < steps ? drop[i] : steps)) {
                 skipped++;
                 continue;
             }
@@ -592,7 +631,9 @@ static json_object *build_root (const struct acct_summary *s, const char **names
         json_object_object_add (nodes, names[i], arr);
         skipped += acct_summary_truncated (s, names[i]);
         if (skipped) {
-            json_object_object_add (trunc, names[i], json_object_new_int64 (skipped));
+            json_object_object_add (trunc,
+                                    names[i],
+                                    json_object_new_int64 (skipped));
             any_trunc = true;
         }
     }
@@ -610,8 +651,10 @@ nomem:
     return NULL;
 }
 
-char *acct_summary_format (const char *other, const struct acct_summary *s,
-                           size_t max, pin_error_t *errp)
+char *acct_summary_format (const char *other,
+                           const struct acct_summary *s,
+                           size_t max,
+                           pin_error_t *errp)
 {
     const char **names = NULL;
     size_t n = 0, *drop = NULL, olen = other ? strlen (other) : 0;
@@ -626,15 +669,19 @@ char *acct_summary_format (const char *other, const struct acct_summary *s,
         /* nothing of ours: the other text alone */
         if (olen > max) {
             errno = ERANGE;
-            errprintf (errp, "AdminComment: other tools' text alone is %zu bytes, over the bound of %zu",
-                       olen, max);
+            errprintf (errp,
+                       "AdminComment: other tools' text alone is %zu bytes, "
+                       "over the bound of %zu",
+                       olen,
+                       max);
             return NULL;
         }
         if (!(out = strdup (other ? other : "")))
             errno = ENOMEM;
         return out;
     }
-    if (!(names = sorted_nodes (s, &n)) || !(drop = calloc (n, sizeof (*drop)))) {
+    if (!(names = sorted_nodes (s, &n))
+        || !(drop = calloc (n, sizeof (*drop)))) {
         free (names);
         errno = ENOMEM;
         return NULL;
@@ -665,7 +712,9 @@ char *acct_summary_format (const char *other, const struct acct_summary *s,
         }
         if (!more) {
             errno = ERANGE;
-            errprintf (errp, "AdminComment: the summary does not fit in %zu bytes even with job records only",
+            errprintf (errp,
+                       "AdminComment: the summary does not fit in %zu bytes "
+                       "even with job records only",
                        max);
             break;
         }
@@ -675,8 +724,11 @@ char *acct_summary_format (const char *other, const struct acct_summary *s,
     return out;
 }
 
-char *acct_summary_merge (const char *field, const char *node,
-                          const char *const *records, size_t n, size_t max,
+char *acct_summary_merge (const char *field,
+                          const char *node,
+                          const char *const *records,
+                          size_t n,
+                          size_t max,
                           pin_error_t *errp)
 {
     struct acct_summary *s = NULL;
@@ -691,8 +743,10 @@ char *acct_summary_merge (const char *field, const char *node,
     return out;
 }
 
-bool acct_summary_has_node (const char *field, const char *node,
-                            const char *const *records, size_t n)
+bool acct_summary_has_node (const char *field,
+                            const char *node,
+                            const char *const *records,
+                            size_t n)
 {
     struct acct_summary *s = NULL;
     char *other = NULL;
@@ -715,7 +769,8 @@ bool acct_summary_has_node (const char *field, const char *node,
             json_object *w = json_object_array_get_idx (want, i);
             bool in = false;
             for (size_t j = 0; j < json_object_array_length (have) && !in; j++)
-                in = json_object_equal (w, json_object_array_get_idx (have, j));
+                in =
+                    json_object_equal (w, json_object_array_get_idx (have, j));
             found += in;
             if (rec_is_job (w)) {
                 jobs++;
@@ -724,7 +779,8 @@ bool acct_summary_has_node (const char *field, const char *node,
             }
         }
         ok = found == json_object_array_length (have)
-             && found + acct_summary_truncated (s, node) == json_object_array_length (want);
+             && found + acct_summary_truncated (s, node)
+                    == json_object_array_length (want);
         (void)jobs;
     }
 out:

@@ -24,10 +24,9 @@
 #ifndef PIN_ACCT_SUMMARY_H
 #define PIN_ACCT_SUMMARY_H
 
+#include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
-
-#include <json-c/json.h>
 
 #include "libutil/errprintf.h"
 
@@ -50,40 +49,53 @@ void acct_summary_destroy (struct acct_summary *s);
  * Returns 0; 1 when a slurm-pin/1 token was there but did not decode
  * (it is dropped: *sp is what the other tokens held, errp says why); -1
  * with errno ENOMEM. */
-int acct_summary_parse (const char *field, char **other,
-                        struct acct_summary **sp, pin_error_t *errp);
+int acct_summary_parse (const char *field,
+                        char **other,
+                        struct acct_summary **sp,
+                        pin_error_t *errp);
 
 /* Replace NODE's records in S by RECORDS[0..n-1], each the JSON text of
  * one record (one journal line).  Records that are not JSON objects are
  * refused (-1, errp names the index).  n == 0 removes NODE. */
-int acct_summary_set_node (struct acct_summary *s, const char *node,
-                           const char *const *records, size_t n,
+int acct_summary_set_node (struct acct_summary *s,
+                           const char *node,
+                           const char *const *records,
+                           size_t n,
                            pin_error_t *errp);
 
 /* The field for OTHER (may be NULL) and S: malloc'd, the caller frees.
  * When it would be longer than MAX bytes, step records are left out (the
  * latest nodes' first, ...) and counted in "truncated"; NULL with errp if
  * even then it does not fit (or ENOMEM). */
-char *acct_summary_format (const char *other, const struct acct_summary *s,
-                           size_t max, pin_error_t *errp);
+char *acct_summary_format (const char *other,
+                           const struct acct_summary *s,
+                           size_t max,
+                           pin_error_t *errp);
 
 /* parse + set_node + format: FIELD with NODE's part replaced by RECORDS.
  * Merging the same records twice gives the same text. */
-char *acct_summary_merge (const char *field, const char *node,
-                          const char *const *records, size_t n, size_t max,
+char *acct_summary_merge (const char *field,
+                          const char *node,
+                          const char *const *records,
+                          size_t n,
+                          size_t max,
                           pin_error_t *errp);
 
 /* True if FIELD's summary holds exactly RECORDS for NODE (the same
  * records, order aside), or all its job records and a "truncated" count
  * for the rest when that was needed. */
-bool acct_summary_has_node (const char *field, const char *node,
-                            const char *const *records, size_t n);
+bool acct_summary_has_node (const char *field,
+                            const char *node,
+                            const char *const *records,
+                            size_t n);
 
 /* Nodes and records: cb is called for each record, nodes in name order;
  * non-zero from cb stops and is returned. */
-typedef int (*acct_summary_cb) (const char *node, json_object *record,
+typedef int (*acct_summary_cb) (const char *node,
+                                json_object *record,
                                 void *arg);
-int acct_summary_foreach (const struct acct_summary *s, acct_summary_cb cb,
+int acct_summary_foreach (const struct acct_summary *s,
+                          acct_summary_cb cb,
                           void *arg);
 size_t acct_summary_node_count (const struct acct_summary *s);
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libtopo/topo.h"
 #include "affinity.h"
+#include "libtopo/topo.h"
 
 /* The kernel mask of `cpus`: *size bytes, freed with CPU_FREE. */
 static cpu_set_t *mask_from_bitmap (hwloc_const_bitmap_t cpus, size_t *size)
@@ -25,7 +25,8 @@ static cpu_set_t *mask_from_bitmap (hwloc_const_bitmap_t cpus, size_t *size)
         return NULL;
     *size = CPU_ALLOC_SIZE ((size_t)last + 1);
     CPU_ZERO_S (*size, mask);
-    hwloc_bitmap_foreach_begin (id, cpus) {
+    hwloc_bitmap_foreach_begin (id, cpus)
+    {
         CPU_SET_S (id, *size, mask);
     }
     hwloc_bitmap_foreach_end ();
@@ -74,24 +75,32 @@ int affinity_set (pid_t pid, hwloc_const_bitmap_t cpus, pin_error_t *errp)
         return errprintf (errp, "out of memory");
     }
     if (!(mask = mask_from_bitmap (cpus, &size))) {
-        errprintf (errp, "cannot build an affinity mask: %s",
+        errprintf (errp,
+                   "cannot build an affinity mask: %s",
                    errno == EINVAL ? "empty CPU set" : strerror (errno));
         goto out;
     }
     if (sched_setaffinity (pid, size, mask) < 0) {
-        errprintf (errp, "sched_setaffinity(pid %d): %s", (int)pid,
+        errprintf (errp,
+                   "sched_setaffinity(pid %d): %s",
+                   (int)pid,
                    strerror (errno));
         goto out;
     }
     if (affinity_get (pid, now) < 0) {
-        errprintf (errp, "sched_getaffinity(pid %d): %s", (int)pid,
+        errprintf (errp,
+                   "sched_getaffinity(pid %d): %s",
+                   (int)pid,
                    strerror (errno));
         goto out;
     }
     if (!hwloc_bitmap_isequal (now, cpus)) {
         char *want = topo_list_format (cpus), *got = topo_list_format (now);
-        errprintf (errp, "pid %d: affinity is %s after binding to %s",
-                   (int)pid, got ? got : "?", want ? want : "?");
+        errprintf (errp,
+                   "pid %d: affinity is %s after binding to %s",
+                   (int)pid,
+                   got ? got : "?",
+                   want ? want : "?");
         free (want);
         free (got);
         errno = EIO;

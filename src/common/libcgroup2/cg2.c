@@ -25,9 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "libtopo/topo.h"
 #include "cg2.h"
 #include "cg2_private.h"
+#include "libtopo/topo.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -36,11 +36,12 @@
 struct cg2 {
     char root[PATH_MAX];
     int rootfd;
-    bool cgroup2fs;             /* the root is a real cgroup2 mount */
-    char controllers[1024];     /* cgroup.controllers of the root */
+    bool cgroup2fs;         /* the root is a real cgroup2 mount */
+    char controllers[1024]; /* cgroup.controllers of the root */
 };
 
-/* ---- small helpers -------------------------------------------------------- */
+/* ---- small helpers --------------------------------------------------------
+ */
 
 static int64_t now_ms (void)
 {
@@ -51,8 +52,8 @@ static int64_t now_ms (void)
 
 static void sleep_ms (int ms)
 {
-    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-    nanosleep (&ts, NULL);      /* EINTR: the caller loops on the clock */
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep (&ts, NULL); /* EINTR: the caller loops on the clock */
 }
 
 static void close_keep_errno (int fd)
@@ -66,7 +67,9 @@ static void close_keep_errno (int fd)
 /* Normalize a path relative to the root into `out`: leading, trailing and
  * repeated '/' dropped ("" is the root itself).  Refuses '.', '..', control
  * characters, more than CG2_MAX_DEPTH components or PATH_MAX bytes. */
-int cg2_relpath_normalize (const char *rel, char *out, size_t size,
+int cg2_relpath_normalize (const char *rel,
+                           char *out,
+                           size_t size,
                            pin_error_t *errp)
 {
     const char *p = rel ? rel : "";
@@ -85,7 +88,8 @@ int cg2_relpath_normalize (const char *rel, char *out, size_t size,
         while (*p && *p != '/') {
             if (iscntrl ((unsigned char)*p)) {
                 errno = EINVAL;
-                return errprintf (errp, "cgroup path has a control "
+                return errprintf (errp,
+                                  "cgroup path has a control "
                                   "character; give a plain relative path");
             }
             p++;
@@ -94,13 +98,18 @@ int cg2_relpath_normalize (const char *rel, char *out, size_t size,
         if ((n == 1 && start[0] == '.')
             || (n == 2 && start[0] == '.' && start[1] == '.')) {
             errno = EINVAL;
-            return errprintf (errp, "cgroup path '%.64s': '.' and '..' "
-                              "components are not allowed", rel);
+            return errprintf (errp,
+                              "cgroup path '%.64s': '.' and '..' "
+                              "components are not allowed",
+                              rel);
         }
         if (++depth > CG2_MAX_DEPTH) {
             errno = EINVAL;
-            return errprintf (errp, "cgroup path '%.64s...': deeper than %d "
-                              "levels", rel, CG2_MAX_DEPTH);
+            return errprintf (errp,
+                              "cgroup path '%.64s...': deeper than %d "
+                              "levels",
+                              rel,
+                              CG2_MAX_DEPTH);
         }
         if (len + n + 2 > size) {
             errno = ENAMETOOLONG;
@@ -130,8 +139,10 @@ static int check_file_name (const char *file, pin_error_t *errp)
     return 0;
 bad:
     errno = EINVAL;
-    return errprintf (errp, "cgroup file name '%.64s': not a single name of "
-                      "[A-Za-z0-9._-]", file ? file : "(null)");
+    return errprintf (errp,
+                      "cgroup file name '%.64s': not a single name of "
+                      "[A-Za-z0-9._-]",
+                      file ? file : "(null)");
 }
 
 /* Open directory `norm` (normalized) below the root, no symlinks
@@ -154,8 +165,8 @@ static int open_dir (cg2_t *cg, const char *norm)
         }
         memcpy (comp, p, n);
         comp[n] = '\0';
-        next = openat (fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW
-                                 | O_CLOEXEC);
+        next =
+            openat (fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         close_keep_errno (fd);
         fd = next;
         p += n;
@@ -173,8 +184,9 @@ static char *read_at (int dirfd, const char *file, size_t *lenp)
     char *buf = NULL;
     int fd;
 
-    fd = openat (dirfd, file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
-                              | O_NOCTTY);
+    fd = openat (dirfd,
+                 file,
+                 O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return NULL;
     if (!(buf = malloc (size)))
@@ -208,13 +220,12 @@ static char *read_at (int dirfd, const char *file, size_t *lenp)
     if (lenp)
         *lenp = len;
     return buf;
-error:
-    {
-        int saved = errno;
-        free (buf);
-        close (fd);
-        errno = saved;
-    }
+error : {
+    int saved = errno;
+    free (buf);
+    close (fd);
+    errno = saved;
+}
     return NULL;
 }
 
@@ -225,8 +236,9 @@ static int write_at (int dirfd, const char *file, const char *value)
     ssize_t n;
     int fd;
 
-    fd = openat (dirfd, file, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW
-                              | O_NOCTTY);
+    fd = openat (dirfd,
+                 file,
+                 O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
     if (fd < 0)
         return -1;
     do {
@@ -246,7 +258,8 @@ static const char *slash (const char *norm)
     return *norm ? "/" : "";
 }
 
-/* ---- mount discovery ------------------------------------------------------- */
+/* ---- mount discovery -------------------------------------------------------
+ */
 
 /* Undo mountinfo's octal escapes (\040 space, \011 tab, \012 newline,
  * \134 backslash) in place. */
@@ -259,14 +272,15 @@ static void unescape_octal (char *s)
             && r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
             *w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
             r += 4;
-        }
-        else
+        } else
             *w++ = *r++;
     }
     *w = '\0';
 }
 
-int cg2_mountinfo_find (const char *mountinfo, char *buf, size_t size,
+int cg2_mountinfo_find (const char *mountinfo,
+                        char *buf,
+                        size_t size,
                         pin_error_t *errp)
 {
     char *text, *line, *save = NULL;
@@ -309,18 +323,20 @@ int cg2_mountinfo_find (const char *mountinfo, char *buf, size_t size,
         goto out;
     }
     errno = ENOENT;
-    errprintf (errp, "%s: no cgroup2 file system is mounted; mount one or "
-               "set CgroupRoot", mountinfo);
-out:
-    {
-        int saved = errno;
-        free (text);
-        errno = saved;
-    }
+    errprintf (errp,
+               "%s: no cgroup2 file system is mounted; mount one or "
+               "set CgroupRoot",
+               mountinfo);
+out : {
+    int saved = errno;
+    free (text);
+    errno = saved;
+}
     return rc;
 }
 
-/* ---- open / close ---------------------------------------------------------- */
+/* ---- open / close ----------------------------------------------------------
+ */
 
 cg2_t *cg2_open (const char *root, pin_error_t *errp)
 {
@@ -335,15 +351,19 @@ cg2_t *cg2_open (const char *root, pin_error_t *errp)
     }
     cg->rootfd = -1;
     if (!root || strcmp (root, "auto") == 0) {
-        if (cg2_mountinfo_find ("/proc/self/mountinfo", cg->root,
-                                sizeof (cg->root), errp) < 0)
+        if (cg2_mountinfo_find ("/proc/self/mountinfo",
+                                cg->root,
+                                sizeof (cg->root),
+                                errp)
+            < 0)
             goto error;
-    }
-    else {
+    } else {
         if (root[0] != '/' || strlen (root) >= sizeof (cg->root)) {
             errno = EINVAL;
-            errprintf (errp, "cgroup root '%.64s': not an absolute path; "
-                       "give the cgroup2 mount or 'auto'", root);
+            errprintf (errp,
+                       "cgroup root '%.64s': not an absolute path; "
+                       "give the cgroup2 mount or 'auto'",
+                       root);
             goto error;
         }
         snprintf (cg->root, sizeof (cg->root), "%s", root);
@@ -357,15 +377,19 @@ cg2_t *cg2_open (const char *root, pin_error_t *errp)
         && (unsigned long)sfs.f_type == (unsigned long)CGROUP2_SUPER_MAGIC)
         cg->cgroup2fs = true;
     if (!(ctl = read_at (cg->rootfd, "cgroup.controllers", &len))) {
-        errprintf (errp, "cgroup root %s: cannot read cgroup.controllers "
+        errprintf (errp,
+                   "cgroup root %s: cannot read cgroup.controllers "
                    "(%s): not a cgroup v2 hierarchy; set CgroupRoot to the "
-                   "cgroup2 mount or 'auto'", cg->root, strerror (errno));
+                   "cgroup2 mount or 'auto'",
+                   cg->root,
+                   strerror (errno));
         goto error;
     }
     if (len >= sizeof (cg->controllers)) {
         free (ctl);
         errno = EFBIG;
-        errprintf (errp, "cgroup root %s: cgroup.controllers too long",
+        errprintf (errp,
+                   "cgroup root %s: cgroup.controllers too long",
                    cg->root);
         goto error;
     }
@@ -426,7 +450,8 @@ bool cg2_has_controller (const cg2_t *cg, const char *controller)
     return word_in (cg->controllers, controller, strlen (controller));
 }
 
-/* ---- /proc/PID/cgroup ----------------------------------------------------- */
+/* ---- /proc/PID/cgroup -----------------------------------------------------
+ */
 
 char *cg2_pid_path (pid_t pid, pin_error_t *errp)
 {
@@ -441,7 +466,9 @@ char *cg2_pid_path (pid_t pid, pin_error_t *errp)
     }
     snprintf (dir, sizeof (dir), "/proc/%ld", (long)pid);
     if ((dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-        errprintf (errp, "pid %ld: %s", (long)pid,
+        errprintf (errp,
+                   "pid %ld: %s",
+                   (long)pid,
                    errno == ENOENT ? "no such process" : strerror (errno));
         if (errno == ENOENT)
             errno = ESRCH;
@@ -473,12 +500,16 @@ char *cg2_pid_path (pid_t pid, pin_error_t *errp)
     return path;
 }
 
-/* ---- create / write / read ------------------------------------------------ */
+/* ---- create / write / read ------------------------------------------------
+ */
 
 /* Parse "+cpuset +cpu" (or "cpuset cpu") into "+cpuset +cpu" with only
  * controllers the root offers.  "" if none. */
-static int enable_string (cg2_t *cg, const char *controllers, char *out,
-                          size_t size, pin_error_t *errp)
+static int enable_string (cg2_t *cg,
+                          const char *controllers,
+                          char *out,
+                          size_t size,
+                          pin_error_t *errp)
 {
     const char *p = controllers ? controllers : "";
     size_t len = 0;
@@ -499,31 +530,41 @@ static int enable_string (cg2_t *cg, const char *controllers, char *out,
             p++;
         n = p - w;
         for (i = 0; i < n; i++)
-            if (!islower ((unsigned char)w[i]) && !isdigit ((unsigned char)w[i])
-                && w[i] != '_')
+            if (!islower ((unsigned char)w[i])
+                && !isdigit ((unsigned char)w[i]) && w[i] != '_')
                 break;
         if (n == 0 || n > 32 || i < n) {
             errno = EINVAL;
-            return errprintf (errp, "controllers '%.64s': give names like "
-                              "\"+cpuset +cpu\"", controllers);
+            return errprintf (errp,
+                              "controllers '%.64s': give names like "
+                              "\"+cpuset +cpu\"",
+                              controllers);
         }
         if (!word_in (cg->controllers, w, n))
             continue;
         if (len + n + 3 > size) {
             errno = EINVAL;
-            return errprintf (errp, "controllers '%.64s': too many",
+            return errprintf (errp,
+                              "controllers '%.64s': too many",
                               controllers);
         }
-        len += snprintf (out + len, size - len, "%s+%.*s", len ? " " : "",
-                         (int)n, w);
+        len += snprintf (out + len,
+                         size - len,
+                         "%s+%.*s",
+                         len ? " " : "",
+                         (int)n,
+                         w);
     }
     return 0;
 }
 
 /* Enable `enable` ("+a +b") in dirfd's cgroup.subtree_control unless every
  * one is already there. */
-static int enable_at (cg2_t *cg, int dirfd, const char *norm,
-                      const char *enable, pin_error_t *errp)
+static int enable_at (cg2_t *cg,
+                      int dirfd,
+                      const char *norm,
+                      const char *enable,
+                      pin_error_t *errp)
 {
     const char *p = enable;
     char *cur;
@@ -533,7 +574,7 @@ static int enable_at (cg2_t *cg, int dirfd, const char *norm,
         return 0;
     if ((cur = read_at (dirfd, "cgroup.subtree_control", NULL))) {
         while (*p && all) {
-            const char *w = ++p;        /* skip '+' */
+            const char *w = ++p; /* skip '+' */
             while (*p && *p != ' ')
                 p++;
             if (!word_in (cur, w, p - w))
@@ -547,23 +588,31 @@ static int enable_at (cg2_t *cg, int dirfd, const char *norm,
     }
     if (write_at (dirfd, "cgroup.subtree_control", enable) < 0) {
         int e = errno;
-        return errprintf (errp, "%s%s%s/cgroup.subtree_control: write '%s': "
-                          "%s%s", cg->root, slash (norm), norm, enable,
+        return errprintf (errp,
+                          "%s%s%s/cgroup.subtree_control: write '%s': "
+                          "%s%s",
+                          cg->root,
+                          slash (norm),
+                          norm,
+                          enable,
                           strerror (e),
                           e == EBUSY ? "; it holds processes: move them to "
-                                       "a leaf first" : "");
+                                       "a leaf first"
+                                     : "");
     }
     return 0;
 }
 
-int cg2_create (cg2_t *cg, const char *relpath, const char *controllers,
+int cg2_create (cg2_t *cg,
+                const char *relpath,
+                const char *controllers,
                 pin_error_t *errp)
 {
     char norm[PATH_MAX];
     char enable[256];
-    char done[PATH_MAX];            /* the path so far */
-    bool created[CG2_MAX_DEPTH] = { false };
-    size_t dlen[CG2_MAX_DEPTH];     /* strlen (done) after level i */
+    char done[PATH_MAX]; /* the path so far */
+    bool created[CG2_MAX_DEPTH] = {false};
+    size_t dlen[CG2_MAX_DEPTH]; /* strlen (done) after level i */
     const char *p;
     int fd, depth = 0;
 
@@ -575,13 +624,14 @@ int cg2_create (cg2_t *cg, const char *relpath, const char *controllers,
         return -1;
     if (!*norm) {
         errno = EINVAL;
-        return errprintf (errp, "cg2_create: the root itself cannot be "
+        return errprintf (errp,
+                          "cg2_create: the root itself cannot be "
                           "created; give a path below it");
     }
     if (enable_string (cg, controllers, enable, sizeof (enable), errp) < 0)
         return -1;
-    if ((fd = openat (cg->rootfd, ".", O_RDONLY | O_DIRECTORY
-                                       | O_CLOEXEC)) < 0)
+    if ((fd = openat (cg->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+        < 0)
         return errprintf (errp, "%s: %s", cg->root, strerror (errno));
     done[0] = '\0';
     for (p = norm; *p; depth++) {
@@ -601,18 +651,24 @@ int cg2_create (cg2_t *cg, const char *relpath, const char *controllers,
         /* top-down: the parent's subtree_control before its child exists */
         if (enable_at (cg, fd, done, enable, errp) < 0)
             goto error;
-        snprintf (done + len, sizeof (done) - len, "%s%s", len ? "/" : "",
+        snprintf (done + len,
+                  sizeof (done) - len,
+                  "%s%s",
+                  len ? "/" : "",
                   comp);
         dlen[depth] = strlen (done);
         if (mkdirat (fd, comp, 0755) == 0)
             created[depth] = true;
         else if (errno != EEXIST) {
-            errprintf (errp, "%s/%s: mkdir: %s", cg->root, done,
+            errprintf (errp,
+                       "%s/%s: mkdir: %s",
+                       cg->root,
+                       done,
                        strerror (errno));
             goto error;
         }
-        next = openat (fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW
-                                 | O_CLOEXEC);
+        next =
+            openat (fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (next < 0) {
             errprintf (errp, "%s/%s: %s", cg->root, done, strerror (errno));
             goto error;
@@ -642,8 +698,11 @@ error:
     return -1;
 }
 
-int cg2_write (cg2_t *cg, const char *relpath, const char *file,
-               const char *value, pin_error_t *errp)
+int cg2_write (cg2_t *cg,
+               const char *relpath,
+               const char *file,
+               const char *value,
+               pin_error_t *errp)
 {
     char norm[PATH_MAX];
     int fd;
@@ -656,27 +715,45 @@ int cg2_write (cg2_t *cg, const char *relpath, const char *file,
         || check_file_name (file, errp) < 0)
         return -1;
     if ((fd = open_dir (cg, norm)) < 0)
-        return errprintf (errp, "%s%s%s: %s", cg->root, slash (norm), norm,
+        return errprintf (errp,
+                          "%s%s%s: %s",
+                          cg->root,
+                          slash (norm),
+                          norm,
                           strerror (errno));
     if (write_at (fd, file, value) < 0) {
         int e = errno;
         close (fd);
         errno = e;
-        return errprintf (errp, "%s%s%s/%s: write '%.40s': %s", cg->root,
-                          slash (norm), norm, file, value, strerror (e));
+        return errprintf (errp,
+                          "%s%s%s/%s: write '%.40s': %s",
+                          cg->root,
+                          slash (norm),
+                          norm,
+                          file,
+                          value,
+                          strerror (e));
     }
     close (fd);
     return 0;
 }
 
-static char *read_file (cg2_t *cg, const char *norm, int fd,
-                        const char *file, pin_error_t *errp)
+static char *read_file (cg2_t *cg,
+                        const char *norm,
+                        int fd,
+                        const char *file,
+                        pin_error_t *errp)
 {
     size_t len;
     char *s = read_at (fd, file, &len);
 
     if (!s) {
-        errprintf (errp, "%s%s%s/%s: %s", cg->root, slash (norm), norm, file,
+        errprintf (errp,
+                   "%s%s%s/%s: %s",
+                   cg->root,
+                   slash (norm),
+                   norm,
+                   file,
                    strerror (errno));
         return NULL;
     }
@@ -685,7 +762,9 @@ static char *read_file (cg2_t *cg, const char *norm, int fd,
     return s;
 }
 
-char *cg2_read (cg2_t *cg, const char *relpath, const char *file,
+char *cg2_read (cg2_t *cg,
+                const char *relpath,
+                const char *file,
                 pin_error_t *errp)
 {
     char norm[PATH_MAX];
@@ -701,7 +780,11 @@ char *cg2_read (cg2_t *cg, const char *relpath, const char *file,
         || check_file_name (file, errp) < 0)
         return NULL;
     if ((fd = open_dir (cg, norm)) < 0) {
-        errprintf (errp, "%s%s%s: %s", cg->root, slash (norm), norm,
+        errprintf (errp,
+                   "%s%s%s: %s",
+                   cg->root,
+                   slash (norm),
+                   norm,
                    strerror (errno));
         return NULL;
     }
@@ -710,21 +793,28 @@ char *cg2_read (cg2_t *cg, const char *relpath, const char *file,
     return s;
 }
 
-/* ---- cpuset ---------------------------------------------------------------- */
+/* ---- cpuset ----------------------------------------------------------------
+ */
 
-static int check_set (hwloc_const_bitmap_t set, const char *what,
+static int check_set (hwloc_const_bitmap_t set,
+                      const char *what,
                       pin_error_t *errp)
 {
     if (hwloc_bitmap_iszero (set) || hwloc_bitmap_weight (set) < 0) {
         errno = EINVAL;
-        return errprintf (errp, "%s: the set is empty or infinite; give at "
-                          "least one and finitely many", what);
+        return errprintf (errp,
+                          "%s: the set is empty or infinite; give at "
+                          "least one and finitely many",
+                          what);
     }
     return 0;
 }
 
-int cg2_set_cpuset (cg2_t *cg, const char *relpath, hwloc_const_bitmap_t cpus,
-                    hwloc_const_bitmap_t mems, pin_error_t *errp)
+int cg2_set_cpuset (cg2_t *cg,
+                    const char *relpath,
+                    hwloc_const_bitmap_t cpus,
+                    hwloc_const_bitmap_t mems,
+                    pin_error_t *errp)
 {
     char norm[PATH_MAX];
     char *cs = NULL, *ms = NULL, *eff = NULL;
@@ -746,19 +836,33 @@ int cg2_set_cpuset (cg2_t *cg, const char *relpath, hwloc_const_bitmap_t cpus,
         goto out;
     }
     if ((fd = open_dir (cg, norm)) < 0) {
-        errprintf (errp, "%s%s%s: %s", cg->root, slash (norm), norm,
+        errprintf (errp,
+                   "%s%s%s: %s",
+                   cg->root,
+                   slash (norm),
+                   norm,
                    strerror (errno));
         goto out;
     }
     /* cpus before mems (FACTS.md, Slurm's cgroup/v2 does the same) */
     if (cs && write_at (fd, "cpuset.cpus", cs) < 0) {
-        errprintf (errp, "%s%s%s/cpuset.cpus: write '%.64s': %s", cg->root,
-                   slash (norm), norm, cs, strerror (errno));
+        errprintf (errp,
+                   "%s%s%s/cpuset.cpus: write '%.64s': %s",
+                   cg->root,
+                   slash (norm),
+                   norm,
+                   cs,
+                   strerror (errno));
         goto out;
     }
     if (ms && write_at (fd, "cpuset.mems", ms) < 0) {
-        errprintf (errp, "%s%s%s/cpuset.mems: write '%.64s': %s", cg->root,
-                   slash (norm), norm, ms, strerror (errno));
+        errprintf (errp,
+                   "%s%s%s/cpuset.mems: write '%.64s': %s",
+                   cg->root,
+                   slash (norm),
+                   norm,
+                   ms,
+                   strerror (errno));
         goto out;
     }
     if (cs) {
@@ -772,31 +876,38 @@ int cg2_set_cpuset (cg2_t *cg, const char *relpath, hwloc_const_bitmap_t cpus,
         }
         if (topo_list_parse (eff, effset, &perr) < 0) {
             errno = EIO;
-            errprintf (errp, "%s%s%s/cpuset.cpus.effective: '%.64s': %s",
-                       cg->root, slash (norm), norm, eff, perr.text);
+            errprintf (errp,
+                       "%s%s%s/cpuset.cpus.effective: '%.64s': %s",
+                       cg->root,
+                       slash (norm),
+                       norm,
+                       eff,
+                       perr.text);
             goto out;
         }
         if (!hwloc_bitmap_isequal (effset, cpus)) {
             errno = EIO;
-            errprintf (errp, "%s: cpuset.cpus.effective is '%.64s' after "
+            errprintf (errp,
+                       "%s: cpuset.cpus.effective is '%.64s' after "
                        "writing cpuset.cpus=%.64s; the parent cgroup does "
-                       "not allow those CPUs", *norm ? norm : cg->root, eff,
+                       "not allow those CPUs",
+                       *norm ? norm : cg->root,
+                       eff,
                        cs);
             goto out;
         }
     }
     rc = 0;
-out:
-    {
-        int saved = errno;
-        if (fd >= 0)
-            close (fd);
-        free (cs);
-        free (ms);
-        free (eff);
-        hwloc_bitmap_free (effset);
-        errno = saved;
-    }
+out : {
+    int saved = errno;
+    if (fd >= 0)
+        close (fd);
+    free (cs);
+    free (ms);
+    free (eff);
+    hwloc_bitmap_free (effset);
+    errno = saved;
+}
     return rc;
 }
 
@@ -812,13 +923,15 @@ int cg2_attach (cg2_t *cg, const char *relpath, pid_t pid, pin_error_t *errp)
     if (cg2_write (cg, relpath, "cgroup.procs", value, errp) < 0) {
         if (errno == EBUSY || errno == EOPNOTSUPP) {
             char norm[PATH_MAX];
-            if (cg2_relpath_normalize (relpath, norm, sizeof (norm),
-                                       NULL) == 0)
-                errprintf (errp, "%s: cannot hold processes (%s): it has "
+            if (cg2_relpath_normalize (relpath, norm, sizeof (norm), NULL)
+                == 0)
+                errprintf (errp,
+                           "%s: cannot hold processes (%s): it has "
                            "controllers in cgroup.subtree_control; attach "
-                           "to a leaf", norm, strerror (errno));
-        }
-        else if (errno == ESRCH)
+                           "to a leaf",
+                           norm,
+                           strerror (errno));
+        } else if (errno == ESRCH)
             errprintf (errp, "pid %ld: no such process", (long)pid);
         return -1;
     }
@@ -891,8 +1004,7 @@ static char **list_subdirs (int dirfd, bool files_too)
                 goto error;
             memcpy (names[n], d->d_name, len);
             strcpy (names[n] + len, "/");
-        }
-        else if (!(names[n] = strdup (d->d_name)))
+        } else if (!(names[n] = strdup (d->d_name)))
             goto error;
         names[++n] = NULL;
         errno = 0;
@@ -903,16 +1015,15 @@ static char **list_subdirs (int dirfd, bool files_too)
     if (!names)
         names = calloc (1, sizeof (*names));
     return names;
-error:
-    {
-        int saved = errno;
-        size_t i;
-        for (i = 0; i < n; i++)
-            free (names[i]);
-        free (names);
-        closedir (dir);
-        errno = saved;
-    }
+error : {
+    int saved = errno;
+    size_t i;
+    for (i = 0; i < n; i++)
+        free (names[i]);
+    free (names);
+    closedir (dir);
+    errno = saved;
+}
     return NULL;
 }
 
@@ -939,12 +1050,13 @@ static bool procs_populated (int dirfd, int depth)
         found = s[strspn (s, " \n")] != '\0';
         free (s);
     }
-    if (found || depth >= CG2_MAX_DEPTH || !(names = list_subdirs (dirfd,
-                                                                  false)))
+    if (found || depth >= CG2_MAX_DEPTH
+        || !(names = list_subdirs (dirfd, false)))
         return found;
     for (p = names; *p && !found; p++) {
-        int fd = openat (dirfd, *p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW
-                                    | O_CLOEXEC);
+        int fd = openat (dirfd,
+                         *p,
+                         O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd >= 0) {
             found = procs_populated (fd, depth + 1);
             close (fd);
@@ -970,21 +1082,23 @@ bool cg2_populated (cg2_t *cg, const char *relpath)
     return populated;
 }
 
-/* ---- cpu.stat ---------------------------------------------------------------- */
+/* ---- cpu.stat
+ * ---------------------------------------------------------------- */
 
-int cg2_parse_cpu_stat (const char *text, struct cg2_cpu_stat *st,
+int cg2_parse_cpu_stat (const char *text,
+                        struct cg2_cpu_stat *st,
                         pin_error_t *errp)
 {
     static const struct {
         const char *key;
         size_t off;
     } fields[] = {
-        { "usage_usec", offsetof (struct cg2_cpu_stat, usage_usec) },
-        { "user_usec", offsetof (struct cg2_cpu_stat, user_usec) },
-        { "system_usec", offsetof (struct cg2_cpu_stat, system_usec) },
-        { "nr_periods", offsetof (struct cg2_cpu_stat, nr_periods) },
-        { "nr_throttled", offsetof (struct cg2_cpu_stat, nr_throttled) },
-        { "throttled_usec", offsetof (struct cg2_cpu_stat, throttled_usec) },
+        {"usage_usec", offsetof (struct cg2_cpu_stat, usage_usec)},
+        {"user_usec", offsetof (struct cg2_cpu_stat, user_usec)},
+        {"system_usec", offsetof (struct cg2_cpu_stat, system_usec)},
+        {"nr_periods", offsetof (struct cg2_cpu_stat, nr_periods)},
+        {"nr_throttled", offsetof (struct cg2_cpu_stat, nr_throttled)},
+        {"throttled_usec", offsetof (struct cg2_cpu_stat, throttled_usec)},
     };
     struct cg2_cpu_stat tmp;
     const char *p = text ? text : "";
@@ -1038,24 +1152,28 @@ int cg2_parse_cpu_stat (const char *text, struct cg2_cpu_stat *st,
     }
     *st = tmp;
     return 0;
-bad:
-    {
-        /* at most 64 bytes of the line, unprintable ones as '?', so that
-         * the message stays one printable line */
-        char shown[65];
-        size_t i, n = len > 64 ? 64 : len;
+bad : {
+    /* at most 64 bytes of the line, unprintable ones as '?', so that
+     * the message stays one printable line */
+    char shown[65];
+    size_t i, n = len > 64 ? 64 : len;
 
-        for (i = 0; i < n; i++)
-            shown[i] = isprint ((unsigned char)p[i]) ? p[i] : '?';
-        shown[n] = '\0';
-        errno = EINVAL;
-        return errprintf (errp, "cpu.stat: line %d is not 'key value': "
-                          "'%s'", lineno, shown);
-    }
+    for (i = 0; i < n; i++)
+        shown[i] = isprint ((unsigned char)p[i]) ? p[i] : '?';
+    shown[n] = '\0';
+    errno = EINVAL;
+    return errprintf (errp,
+                      "cpu.stat: line %d is not 'key value': "
+                      "'%s'",
+                      lineno,
+                      shown);
+}
 }
 
-int cg2_read_cpu_stat (cg2_t *cg, const char *relpath,
-                       struct cg2_cpu_stat *st, pin_error_t *errp)
+int cg2_read_cpu_stat (cg2_t *cg,
+                       const char *relpath,
+                       struct cg2_cpu_stat *st,
+                       pin_error_t *errp)
 {
     pin_error_t perr;
     char *s;
@@ -1072,8 +1190,7 @@ int cg2_read_cpu_stat (cg2_t *cg, const char *relpath,
         char norm[PATH_MAX];
         if (cg2_relpath_normalize (relpath, norm, sizeof (norm), NULL) < 0)
             norm[0] = '\0';
-        errprintf (errp, "%s%s%s/%s", cg->root, slash (norm), norm,
-                   perr.text);
+        errprintf (errp, "%s%s%s/%s", cg->root, slash (norm), norm, perr.text);
     }
     {
         int saved = errno;
@@ -1083,7 +1200,8 @@ int cg2_read_cpu_stat (cg2_t *cg, const char *relpath,
     return rc;
 }
 
-/* ---- remove ---------------------------------------------------------------- */
+/* ---- remove ----------------------------------------------------------------
+ */
 
 /* A cgroup interface file name: "<controller>.<name>" of [a-z0-9_.]. */
 static bool interface_file_name (const char *name)
@@ -1118,8 +1236,13 @@ static int rmdir_retry (int dirfd, const char *name, int64_t deadline)
 }
 
 /* Remove everything below dirfd (whose path is `path`), deepest first. */
-static int remove_below (cg2_t *cg, int dirfd, char *path, size_t size,
-                         int depth, int64_t deadline, pin_error_t *errp)
+static int remove_below (cg2_t *cg,
+                         int dirfd,
+                         char *path,
+                         size_t size,
+                         int depth,
+                         int64_t deadline,
+                         pin_error_t *errp)
 {
     char **names, **p;
     size_t plen = strlen (path);
@@ -1127,41 +1250,57 @@ static int remove_below (cg2_t *cg, int dirfd, char *path, size_t size,
 
     if (depth > CG2_MAX_DEPTH) {
         errno = ELOOP;
-        return errprintf (errp, "%s/%s: deeper than %d levels", cg->root,
-                          path, CG2_MAX_DEPTH);
+        return errprintf (errp,
+                          "%s/%s: deeper than %d levels",
+                          cg->root,
+                          path,
+                          CG2_MAX_DEPTH);
     }
     if (!(names = list_subdirs (dirfd, true)))
-        return errprintf (errp, "%s/%s: %s", cg->root, path,
-                          strerror (errno));
+        return errprintf (errp, "%s/%s: %s", cg->root, path, strerror (errno));
     for (p = names; *p && rc == 0; p++) {
         size_t len = strlen (*p);
         if (len > 0 && (*p)[len - 1] == '/') {
             int fd;
             (*p)[len - 1] = '\0';
             snprintf (path + plen, size - plen, "/%s", *p);
-            fd = openat (dirfd, *p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW
-                                    | O_CLOEXEC);
+            fd = openat (dirfd,
+                         *p,
+                         O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (fd < 0) {
                 if (errno != ENOENT)
-                    rc = errprintf (errp, "%s/%s: %s", cg->root, path,
+                    rc = errprintf (errp,
+                                    "%s/%s: %s",
+                                    cg->root,
+                                    path,
                                     strerror (errno));
-            }
-            else {
-                rc = remove_below (cg, fd, path, size, depth + 1, deadline,
+            } else {
+                rc = remove_below (cg,
+                                   fd,
+                                   path,
+                                   size,
+                                   depth + 1,
+                                   deadline,
                                    errp);
                 close_keep_errno (fd);
                 if (rc == 0 && rmdir_retry (dirfd, *p, deadline) < 0)
-                    rc = errprintf (errp, "%s/%s: rmdir: %s", cg->root, path,
+                    rc = errprintf (errp,
+                                    "%s/%s: rmdir: %s",
+                                    cg->root,
+                                    path,
                                     strerror (errno));
             }
             path[plen] = '\0';
-        }
-        else if (!cg->cgroup2fs && interface_file_name (*p)) {
+        } else if (!cg->cgroup2fs && interface_file_name (*p)) {
             /* the seam: plain files stand for interface files, which the
              * kernel removes with the directory on a real cgroup2 fs */
             if (unlinkat (dirfd, *p, 0) < 0 && errno != ENOENT)
-                rc = errprintf (errp, "%s/%s/%s: unlink: %s", cg->root, path,
-                                *p, strerror (errno));
+                rc = errprintf (errp,
+                                "%s/%s/%s: unlink: %s",
+                                cg->root,
+                                path,
+                                *p,
+                                strerror (errno));
         }
     }
     free_names (names);
@@ -1169,8 +1308,11 @@ static int remove_below (cg2_t *cg, int dirfd, char *path, size_t size,
 }
 
 /* cg2_remove_tree() and cg2_remove_below(): `keep` leaves relpath itself. */
-static int remove_tree (cg2_t *cg, const char *relpath, int timeout_ms,
-                        bool keep, pin_error_t *errp)
+static int remove_tree (cg2_t *cg,
+                        const char *relpath,
+                        int timeout_ms,
+                        bool keep,
+                        pin_error_t *errp)
 {
     const char *fn = keep ? "cg2_remove_below" : "cg2_remove_tree";
     char norm[PATH_MAX];
@@ -1187,24 +1329,24 @@ static int remove_tree (cg2_t *cg, const char *relpath, int timeout_ms,
         return -1;
     if (!*norm) {
         errno = EINVAL;
-        return errprintf (errp, "%s: refusing to remove the root; give a "
-                          "path below it", fn);
+        return errprintf (errp,
+                          "%s: refusing to remove the root; give a "
+                          "path below it",
+                          fn);
     }
     /* the parent, then the leaf */
     snprintf (path, sizeof (path), "%s", norm);
     if ((leaf = strrchr (path, '/'))) {
         *leaf++ = '\0';
         pfd = open_dir (cg, path);
-    }
-    else {
+    } else {
         leaf = path;
         pfd = open_dir (cg, "");
     }
     if (pfd < 0) {
         if (errno == ENOENT)
             return 0;
-        return errprintf (errp, "%s/%s: %s", cg->root, norm,
-                          strerror (errno));
+        return errprintf (errp, "%s/%s: %s", cg->root, norm, strerror (errno));
     }
     fd = openat (pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
@@ -1222,28 +1364,38 @@ static int remove_tree (cg2_t *cg, const char *relpath, int timeout_ms,
     }
     close_keep_errno (fd);
     if (rc == 0 && !keep && rmdir_retry (pfd, leaf, deadline) < 0)
-        rc = errprintf (errp, "%s/%s: rmdir: %s%s", cg->root, norm,
+        rc = errprintf (errp,
+                        "%s/%s: rmdir: %s%s",
+                        cg->root,
+                        norm,
                         strerror (errno),
                         errno == EBUSY ? " (processes still in it?)" : "");
     close_keep_errno (pfd);
     return rc;
 }
 
-int cg2_remove_tree (cg2_t *cg, const char *relpath, int timeout_ms,
+int cg2_remove_tree (cg2_t *cg,
+                     const char *relpath,
+                     int timeout_ms,
                      pin_error_t *errp)
 {
     return remove_tree (cg, relpath, timeout_ms, false, errp);
 }
 
-int cg2_remove_below (cg2_t *cg, const char *relpath, int timeout_ms,
+int cg2_remove_below (cg2_t *cg,
+                      const char *relpath,
+                      int timeout_ms,
                       pin_error_t *errp)
 {
     return remove_tree (cg, relpath, timeout_ms, true, errp);
 }
 
-/* ---- children ------------------------------------------------------------------ */
+/* ---- children
+ * ------------------------------------------------------------------ */
 
-int cg2_has_children (cg2_t *cg, const char *relpath, bool *any,
+int cg2_has_children (cg2_t *cg,
+                      const char *relpath,
+                      bool *any,
                       pin_error_t *errp)
 {
     char norm[PATH_MAX];
@@ -1260,11 +1412,19 @@ int cg2_has_children (cg2_t *cg, const char *relpath, bool *any,
     if ((fd = open_dir (cg, norm)) < 0) {
         if (errno == ENOENT)
             return 0;
-        return errprintf (errp, "%s%s%s: %s", cg->root, slash (norm), norm,
+        return errprintf (errp,
+                          "%s%s%s: %s",
+                          cg->root,
+                          slash (norm),
+                          norm,
                           strerror (errno));
     }
     if (!(names = list_subdirs (fd, false))) {
-        errprintf (errp, "%s%s%s: %s", cg->root, slash (norm), norm,
+        errprintf (errp,
+                   "%s%s%s: %s",
+                   cg->root,
+                   slash (norm),
+                   norm,
                    strerror (errno));
         close_keep_errno (fd);
         return -1;
@@ -1275,19 +1435,24 @@ int cg2_has_children (cg2_t *cg, const char *relpath, bool *any,
     return 0;
 }
 
-/* ---- busy PUs ------------------------------------------------------------------- */
+/* ---- busy PUs
+ * ------------------------------------------------------------------- */
 
 struct busy_walk {
     cg2_t *cg;
-    size_t start_len;           /* strlen of the normalized start */
+    size_t start_len; /* strlen of the normalized start */
     cg2_busy_filter_f filter;
     void *arg;
 };
 
 /* Add to `out` the PUs held below dirfd (path `path`).  Returns 1 if
  * something was added, 0 if not, -1 on error. */
-static int busy_below (struct busy_walk *w, int dirfd, char *path,
-                       size_t size, int depth, hwloc_bitmap_t out,
+static int busy_below (struct busy_walk *w,
+                       int dirfd,
+                       char *path,
+                       size_t size,
+                       int depth,
+                       hwloc_bitmap_t out,
                        pin_error_t *errp)
 {
     cg2_t *cg = w->cg;
@@ -1298,8 +1463,7 @@ static int busy_below (struct busy_walk *w, int dirfd, char *path,
     if (depth > CG2_MAX_DEPTH)
         return 0;
     if (!(names = list_subdirs (dirfd, false)))
-        return errprintf (errp, "%s/%s: %s", cg->root, path,
-                          strerror (errno));
+        return errprintf (errp, "%s/%s: %s", cg->root, path, strerror (errno));
     for (p = names; *p; p++) {
         enum cg2_busy_verdict v;
         const char *sub;
@@ -1310,10 +1474,11 @@ static int busy_below (struct busy_walk *w, int dirfd, char *path,
         v = w->filter (path, sub, *p, w->arg);
         if (v == CG2_BUSY_SKIP)
             goto next;
-        fd = openat (dirfd, *p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW
-                                | O_CLOEXEC);
+        fd = openat (dirfd,
+                     *p,
+                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
-            goto next;          /* gone meanwhile */
+            goto next; /* gone meanwhile */
         if (v == CG2_BUSY_DESCEND)
             r = busy_below (w, fd, path, size, depth + 1, out, errp);
         else if (events_populated (fd) == 1) {
@@ -1336,10 +1501,12 @@ static int busy_below (struct busy_walk *w, int dirfd, char *path,
                     s[strcspn (s, "\n")] = '\0';
                     if (topo_list_parse (s, below, &perr) < 0) {
                         errno = EIO;
-                        r = errprintf (errp, "%s/%s/cpuset.cpus: %s",
-                                       cg->root, path, perr.text);
-                    }
-                    else if (!hwloc_bitmap_iszero (below)) {
+                        r = errprintf (errp,
+                                       "%s/%s/cpuset.cpus: %s",
+                                       cg->root,
+                                       path,
+                                       perr.text);
+                    } else if (!hwloc_bitmap_iszero (below)) {
                         hwloc_bitmap_or (out, out, below);
                         r = 1;
                     }
@@ -1349,25 +1516,28 @@ static int busy_below (struct busy_walk *w, int dirfd, char *path,
             hwloc_bitmap_free (below);
         }
         close_keep_errno (fd);
-next_err:
+    next_err:
         if (r < 0) {
             free_names (names);
             return -1;
         }
         if (r > 0)
             added = 1;
-next:
+    next:
         path[plen] = '\0';
     }
     free_names (names);
     return added;
 }
 
-int cg2_busy_cpus_filter (cg2_t *cg, const char *relpath,
-                          cg2_busy_filter_f filter, void *arg,
-                          hwloc_bitmap_t busy, pin_error_t *errp)
+int cg2_busy_cpus_filter (cg2_t *cg,
+                          const char *relpath,
+                          cg2_busy_filter_f filter,
+                          void *arg,
+                          hwloc_bitmap_t busy,
+                          pin_error_t *errp)
 {
-    struct busy_walk w = { cg, 0, filter, arg };
+    struct busy_walk w = {cg, 0, filter, arg};
     char norm[PATH_MAX];
     char walk[PATH_MAX];
     int fd, rc;
@@ -1380,8 +1550,12 @@ int cg2_busy_cpus_filter (cg2_t *cg, const char *relpath,
         return -1;
     if ((fd = open_dir (cg, norm)) < 0) {
         if (errno == ENOENT)
-            return 0;           /* no tree, nothing running */
-        return errprintf (errp, "%s%s%s: %s", cg->root, slash (norm), norm,
+            return 0; /* no tree, nothing running */
+        return errprintf (errp,
+                          "%s%s%s: %s",
+                          cg->root,
+                          slash (norm),
+                          norm,
                           strerror (errno));
     }
     snprintf (walk, sizeof (walk), "%s", norm);
@@ -1393,8 +1567,10 @@ int cg2_busy_cpus_filter (cg2_t *cg, const char *relpath,
 
 /* The default rules: every step_* or task_* directory holds, except
  * `exclude` (normalized, from the root) and what is below it. */
-static enum cg2_busy_verdict step_or_task (const char *path, const char *sub,
-                                           const char *name, void *arg)
+static enum cg2_busy_verdict step_or_task (const char *path,
+                                           const char *sub,
+                                           const char *name,
+                                           void *arg)
 {
     const char *exclude = arg;
 
@@ -1406,15 +1582,22 @@ static enum cg2_busy_verdict step_or_task (const char *path, const char *sub,
     return CG2_BUSY_DESCEND;
 }
 
-int cg2_busy_cpus (cg2_t *cg, const char *relpath, const char *exclude,
-                   hwloc_bitmap_t busy, pin_error_t *errp)
+int cg2_busy_cpus (cg2_t *cg,
+                   const char *relpath,
+                   const char *exclude,
+                   hwloc_bitmap_t busy,
+                   pin_error_t *errp)
 {
     char ex[PATH_MAX];
 
     if (exclude && cg2_relpath_normalize (exclude, ex, sizeof (ex), errp) < 0)
         return -1;
-    return cg2_busy_cpus_filter (cg, relpath, step_or_task,
-                                 exclude ? ex : NULL, busy, errp);
+    return cg2_busy_cpus_filter (cg,
+                                 relpath,
+                                 step_or_task,
+                                 exclude ? ex : NULL,
+                                 busy,
+                                 errp);
 }
 
 /* vi: ts=4 sw=4 expandtab

@@ -19,10 +19,10 @@
 #ifndef PIN_CG2_H
 #define PIN_CG2_H
 
+#include <hwloc.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <hwloc.h>
 
 #include "libutil/errprintf.h"
 
@@ -34,7 +34,7 @@ typedef struct cg2 cg2_t;
  * directory without it is not a cgroup v2 hierarchy).  Caller closes with
  * cg2_close(). */
 cg2_t *cg2_open (const char *root, pin_error_t *errp);
-void cg2_close (cg2_t *cg);                 /* accepts NULL, keeps errno */
+void cg2_close (cg2_t *cg); /* accepts NULL, keeps errno */
 const char *cg2_root (const cg2_t *cg);
 
 /* Is `controller` ("cpuset", "cpu") available at the root? */
@@ -51,23 +51,33 @@ char *cg2_pid_path (pid_t pid, pin_error_t *errp);
  * already list them all.  relpath itself stays a leaf (it may hold
  * processes).  Existing directories are fine; on failure the directories
  * this call made are removed again. */
-int cg2_create (cg2_t *cg, const char *relpath, const char *controllers,
+int cg2_create (cg2_t *cg,
+                const char *relpath,
+                const char *controllers,
                 pin_error_t *errp);
 
 /* Write `value` to relpath/file (which must exist) in one write(2). */
-int cg2_write (cg2_t *cg, const char *relpath, const char *file,
-               const char *value, pin_error_t *errp);
+int cg2_write (cg2_t *cg,
+               const char *relpath,
+               const char *file,
+               const char *value,
+               pin_error_t *errp);
 /* Read a file (at most 1 MiB, else EFBIG), trailing newline removed;
  * caller frees. */
-char *cg2_read (cg2_t *cg, const char *relpath, const char *file,
+char *cg2_read (cg2_t *cg,
+                const char *relpath,
+                const char *file,
                 pin_error_t *errp);
 
 /* Write cpuset.cpus then cpuset.mems (either may be NULL to leave it;
  * empty sets are refused with EINVAL), then verify cpuset.cpus.effective
  * equals cpus (-1, EIO, errp naming both sets, on mismatch).  The sets are
  * the caller's. */
-int cg2_set_cpuset (cg2_t *cg, const char *relpath, hwloc_const_bitmap_t cpus,
-                    hwloc_const_bitmap_t mems, pin_error_t *errp);
+int cg2_set_cpuset (cg2_t *cg,
+                    const char *relpath,
+                    hwloc_const_bitmap_t cpus,
+                    hwloc_const_bitmap_t mems,
+                    pin_error_t *errp);
 
 /* Move a process into relpath (cgroup.procs). */
 int cg2_attach (cg2_t *cg, const char *relpath, pid_t pid, pin_error_t *errp);
@@ -85,8 +95,10 @@ struct cg2_cpu_stat {
     uint64_t nr_throttled;
     uint64_t throttled_usec;
 };
-int cg2_read_cpu_stat (cg2_t *cg, const char *relpath,
-                       struct cg2_cpu_stat *st, pin_error_t *errp);
+int cg2_read_cpu_stat (cg2_t *cg,
+                       const char *relpath,
+                       struct cg2_cpu_stat *st,
+                       pin_error_t *errp);
 
 /* Remove relpath and everything below it, deepest first; rmdir that fails
  * with EBUSY is retried (10 ms sleeps) until `timeout_ms` after the call
@@ -94,12 +106,16 @@ int cg2_read_cpu_stat (cg2_t *cg, const char *relpath,
  * refused.  In the seam (the root is not a cgroup2 file system) regular
  * files named like interface files ("x.y" of [a-z0-9_.]) are unlinked
  * first, standing in for the kernel; on cgroup2 nothing is unlinked. */
-int cg2_remove_tree (cg2_t *cg, const char *relpath, int timeout_ms,
+int cg2_remove_tree (cg2_t *cg,
+                     const char *relpath,
+                     int timeout_ms,
                      pin_error_t *errp);
 
 /* The same for everything below relpath; relpath itself stays (so that a
  * caller can remove it under a lock of its own, with no retries). */
-int cg2_remove_below (cg2_t *cg, const char *relpath, int timeout_ms,
+int cg2_remove_below (cg2_t *cg,
+                      const char *relpath,
+                      int timeout_ms,
                       pin_error_t *errp);
 
 /* Add to `busy` (not cleared first) the cpuset.cpus of every populated
@@ -113,8 +129,11 @@ int cg2_remove_below (cg2_t *cg, const char *relpath, int timeout_ms,
  * step never holds PUs forever; an empty or missing cpuset.cpus holds
  * nothing.  A relpath that does not exist adds nothing.  At most 32
  * levels are walked. */
-int cg2_busy_cpus (cg2_t *cg, const char *relpath, const char *exclude,
-                   hwloc_bitmap_t busy, pin_error_t *errp);
+int cg2_busy_cpus (cg2_t *cg,
+                   const char *relpath,
+                   const char *exclude,
+                   hwloc_bitmap_t busy,
+                   pin_error_t *errp);
 
 /* The same walk with the caller's rules.  For every directory below
  * relpath (no symlink followed), `filter` gets its path from the root
@@ -135,13 +154,18 @@ typedef enum cg2_busy_verdict (*cg2_busy_filter_f) (const char *path,
                                                     const char *sub,
                                                     const char *name,
                                                     void *arg);
-int cg2_busy_cpus_filter (cg2_t *cg, const char *relpath,
-                          cg2_busy_filter_f filter, void *arg,
-                          hwloc_bitmap_t busy, pin_error_t *errp);
+int cg2_busy_cpus_filter (cg2_t *cg,
+                          const char *relpath,
+                          cg2_busy_filter_f filter,
+                          void *arg,
+                          hwloc_bitmap_t busy,
+                          pin_error_t *errp);
 
 /* Does relpath have any subdirectory (child cgroup; symlinks are none)?
  * A missing relpath has none.  -1 with errp if it cannot be read. */
-int cg2_has_children (cg2_t *cg, const char *relpath, bool *any,
+int cg2_has_children (cg2_t *cg,
+                      const char *relpath,
+                      bool *any,
                       pin_error_t *errp);
 
 #endif /* !PIN_CG2_H */

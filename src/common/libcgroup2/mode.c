@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,6 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
-#include <linux/magic.h>
 
 #include "mode.h"
 #include "stepcg.h"
@@ -21,9 +21,10 @@
 /* slurm.conf and cgroup.conf lines longer than this are skipped. */
 #define SLURM_LINE_MAX 4096
 
-static const char *mode_names[] = {
-    "affinity", "nested", "standalone", "undecided"
-};
+static const char *mode_names[] = {"affinity",
+                                   "nested",
+                                   "standalone",
+                                   "undecided"};
 
 const char *cg2_mode_name (enum cg2_mode mode)
 {
@@ -31,7 +32,10 @@ const char *cg2_mode_name (enum cg2_mode mode)
 }
 
 /* a b c into buf; -1 if it does not fit. */
-static int fmt (char *buf, size_t n, const char *a, const char *b,
+static int fmt (char *buf,
+                size_t n,
+                const char *a,
+                const char *b,
                 const char *c)
 {
     int len = snprintf (buf, n, "%s%s%s", a, b, c);
@@ -41,54 +45,68 @@ static int fmt (char *buf, size_t n, const char *a, const char *b,
 cg2_t *cg2_mode_detect (const struct cg2_mode_input *in,
                         struct cg2_mode_result *res)
 {
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     char job[32], stepdir[32], user_rel[PATH_MAX + 8];
     cg2_t *cg;
 
     memset (res, 0, sizeof (*res));
     if (!(cg = cg2_open (in->cgroup_root, &err))) {
         res->mode = CG2_MODE_NONE;
-        snprintf (res->why, sizeof (res->why), "no cgroup v2 hierarchy (%s)",
+        snprintf (res->why,
+                  sizeof (res->why),
+                  "no cgroup v2 hierarchy (%s)",
                   err.text);
         return NULL;
     }
     snprintf (job, sizeof (job), "/job_%u/", in->job);
     stepcg_step_dir (in->step, stepdir, sizeof (stepdir));
     if (in->self_cgroup
-        && stepcg_find_slurm_step (in->self_cgroup, in->job, in->step,
-                                   res->step_rel, sizeof (res->step_rel))
-           == 0) {
+        && stepcg_find_slurm_step (in->self_cgroup,
+                                   in->job,
+                                   in->step,
+                                   res->step_rel,
+                                   sizeof (res->step_rel))
+               == 0) {
         res->mode = CG2_MODE_NESTED;
-        res->cpuset = fmt (user_rel, sizeof (user_rel), res->step_rel,
-                           "/user", "") == 0
-                      && stepcg_has_controller (cg, user_rel, "cpuset");
-    }
-    else if (!in->self_cgroup && in->slurm == CG2_SLURM_V2) {
-        res->mode = CG2_MODE_NESTED;    /* predicted: no step to look at */
+        res->cpuset =
+            fmt (user_rel, sizeof (user_rel), res->step_rel, "/user", "") == 0
+            && stepcg_has_controller (cg, user_rel, "cpuset");
+    } else if (!in->self_cgroup && in->slurm == CG2_SLURM_V2) {
+        res->mode = CG2_MODE_NESTED; /* predicted: no step to look at */
         res->cpuset = cg2_has_controller (cg, "cpuset");
-    }
-    else if (!in->self_cgroup && in->slurm == CG2_SLURM_UNKNOWN) {
+    } else if (!in->self_cgroup && in->slurm == CG2_SLURM_UNKNOWN) {
         res->mode = CG2_MODE_UNDECIDED;
         res->cpuset = cg2_has_controller (cg, "cpuset");
-    }
-    else if (fmt (res->job_rel, sizeof (res->job_rel), in->cgroup_base,
-                  job, "") == 0
-             && fmt (res->step_rel, sizeof (res->step_rel), res->job_rel,
-                     stepdir, "") == 0) {
-        res->job_rel[strlen (res->job_rel) - 1] = '\0';    /* the '/' */
+    } else if (fmt (res->job_rel,
+                    sizeof (res->job_rel),
+                    in->cgroup_base,
+                    job,
+                    "")
+                   == 0
+               && fmt (res->step_rel,
+                       sizeof (res->step_rel),
+                       res->job_rel,
+                       stepdir,
+                       "")
+                      == 0) {
+        res->job_rel[strlen (res->job_rel) - 1] = '\0'; /* the '/' */
         res->mode = CG2_MODE_STANDALONE;
         res->cpuset = cg2_has_controller (cg, "cpuset");
-    }
-    else {
+    } else {
         cg2_close (cg);
         memset (res, 0, sizeof (*res));
         res->mode = CG2_MODE_NONE;
-        snprintf (res->why, sizeof (res->why), "CgroupBase %.64s...: path "
-                  "too long", in->cgroup_base);
+        snprintf (res->why,
+                  sizeof (res->why),
+                  "CgroupBase %.64s...: path "
+                  "too long",
+                  in->cgroup_base);
         return NULL;
     }
     if (!res->cpuset)
-        snprintf (res->why, sizeof (res->why), "cpuset controller not "
+        snprintf (res->why,
+                  sizeof (res->why),
+                  "cpuset controller not "
                   "available in the cgroup v2 hierarchy at %s",
                   cg2_root (cg));
     return cg;
@@ -128,11 +146,11 @@ int cg2_slurm_conf_get (const char *path, const char *key, char *val, size_t n)
         bool eol = len > 0 && line[len - 1] == '\n';
         char *p = line, *end;
 
-        if (skipping) {             /* the rest of an over-long line */
+        if (skipping) { /* the rest of an over-long line */
             skipping = !eol;
             continue;
         }
-        if (!eol && !feof (f)) {    /* an over-long line: skip it */
+        if (!eol && !feof (f)) { /* an over-long line: skip it */
             skipping = true;
             continue;
         }
@@ -150,8 +168,7 @@ int cg2_slurm_conf_get (const char *path, const char *key, char *val, size_t n)
         if (*p == '"') {
             p++;
             end = strchr (p, '"');
-        }
-        else
+        } else
             end = p + strcspn (p, " \t#\r\n");
         if (!end)
             continue;
@@ -205,10 +222,16 @@ void cg2_slurm_conf_read (const char *slurm_conf, struct cg2_slurm_conf *r)
     if (!slurm_conf)
         slurm_conf = env && env[0] == '/' ? env : SLURM_CONF_DEFAULT;
     snprintf (r->slurm_conf, sizeof (r->slurm_conf), "%s", slurm_conf);
-    if (cg2_slurm_conf_get (r->slurm_conf, "TaskPlugin", r->task_plugin,
-                            sizeof (r->task_plugin)) >= 0
-        && cg2_slurm_conf_get (r->slurm_conf, "ProctrackType", r->proctrack,
-                               sizeof (r->proctrack)) >= 0)
+    if (cg2_slurm_conf_get (r->slurm_conf,
+                            "TaskPlugin",
+                            r->task_plugin,
+                            sizeof (r->task_plugin))
+            >= 0
+        && cg2_slurm_conf_get (r->slurm_conf,
+                               "ProctrackType",
+                               r->proctrack,
+                               sizeof (r->proctrack))
+               >= 0)
         r->slurm_conf_found = true;
     else
         r->slurm_conf_errno = errno;
@@ -216,10 +239,13 @@ void cg2_slurm_conf_read (const char *slurm_conf, struct cg2_slurm_conf *r)
     /* Slurm reads cgroup.conf beside slurm.conf */
     snprintf (r->cgroup_conf, sizeof (r->cgroup_conf), "%s", r->slurm_conf);
     slash = strrchr (r->cgroup_conf, '/');
-    if (slash && (size_t)(slash - r->cgroup_conf) + sizeof ("/cgroup.conf")
-                 <= sizeof (r->cgroup_conf))
+    if (slash
+        && (size_t)(slash - r->cgroup_conf) + sizeof ("/cgroup.conf")
+               <= sizeof (r->cgroup_conf))
         strcpy (slash, "/cgroup.conf");
-    rc = cg2_slurm_conf_get (r->cgroup_conf, "CgroupPlugin", r->cgroup_plugin,
+    rc = cg2_slurm_conf_get (r->cgroup_conf,
+                             "CgroupPlugin",
+                             r->cgroup_plugin,
                              sizeof (r->cgroup_plugin));
     if (rc < 0) {
         r->cgroup_conf_errno = errno;

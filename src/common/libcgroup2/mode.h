@@ -32,14 +32,14 @@ enum cg2_mode {
 #define CG2_SLURM_CONF_DEFAULT "/etc/slurm/slurm.conf"
 
 enum cg2_slurm_cgroups {
-    CG2_SLURM_UNKNOWN = 0,  /* no cgroup.conf: it depends */
-    CG2_SLURM_NONE,         /* no v2 step cgroups (no cgroup plugins, v1) */
-    CG2_SLURM_V2,           /* cgroup/v2 makes step_<id> cgroups */
+    CG2_SLURM_UNKNOWN = 0, /* no cgroup.conf: it depends */
+    CG2_SLURM_NONE,        /* no v2 step cgroups (no cgroup plugins, v1) */
+    CG2_SLURM_V2,          /* cgroup/v2 makes step_<id> cgroups */
 };
 
 struct cg2_mode_input {
-    const char *cgroup_root;    /* pin.conf CgroupRoot ("auto") */
-    const char *cgroup_base;    /* pin.conf CgroupBase */
+    const char *cgroup_root; /* pin.conf CgroupRoot ("auto") */
+    const char *cgroup_base; /* pin.conf CgroupBase */
     uint32_t job, step;
     /* slurmstepd: its own cgroup (cg2_pid_path); NULL in slurm-pin check,
      * which decides by `slurm` instead */
@@ -49,11 +49,11 @@ struct cg2_mode_input {
 
 struct cg2_mode_result {
     enum cg2_mode mode;
-    bool cpuset;                /* cpusets can be written */
-    char step_rel[PATH_MAX];    /* nested: Slurm's step cgroup; standalone:
-                                   <base>/job_<id>/step_<id> */
-    char job_rel[PATH_MAX];     /* standalone: <base>/job_<id> */
-    char why[384];              /* none, or no cpuset: in words */
+    bool cpuset;             /* cpusets can be written */
+    char step_rel[PATH_MAX]; /* nested: Slurm's step cgroup; standalone:
+                                <base>/job_<id>/step_<id> */
+    char job_rel[PATH_MAX];  /* standalone: <base>/job_<id> */
+    char why[384];           /* none, or no cpuset: in words */
 };
 
 /* Decide the mode.  Returns the opened hierarchy (caller closes), or
@@ -70,14 +70,14 @@ const char *cg2_mode_name (enum cg2_mode mode);
 struct cg2_slurm_conf {
     char slurm_conf[PATH_MAX];
     bool slurm_conf_found;
-    int slurm_conf_errno;           /* why it was not read */
-    char task_plugin[256];          /* "" if not set */
+    int slurm_conf_errno;  /* why it was not read */
+    char task_plugin[256]; /* "" if not set */
     char proctrack[256];
-    char cgroup_conf[PATH_MAX];     /* beside slurm.conf */
+    char cgroup_conf[PATH_MAX]; /* beside slurm.conf */
     bool cgroup_conf_found;
     int cgroup_conf_errno;
-    char cgroup_plugin[64];         /* as written; "" if not set */
-    const char *cgroup_resolved;    /* "cgroup/v1", "cgroup/v2" or NULL */
+    char cgroup_plugin[64];      /* as written; "" if not set */
+    const char *cgroup_resolved; /* "cgroup/v1", "cgroup/v2" or NULL */
 };
 
 /* Read TaskPlugin, ProctrackType of `slurm_conf` (NULL: $SLURM_CONF if
@@ -94,7 +94,9 @@ enum cg2_slurm_cgroups cg2_slurm_cgroups (const struct cg2_slurm_conf *sc);
 
 /* Read the value of `key` (case-insensitive) from a slurm.conf-style
  * file; see mode.c.  1 found, 0 not, -1 unreadable (errno). */
-int cg2_slurm_conf_get (const char *path, const char *key, char *val,
+int cg2_slurm_conf_get (const char *path,
+                        const char *key,
+                        char *val,
                         size_t n);
 
 #endif /* !PIN_CG2_MODE_H */

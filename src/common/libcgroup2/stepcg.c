@@ -6,11 +6,10 @@
 #include "config.h"
 #endif
 #include <errno.h>
+#include <slurm/slurm.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <slurm/slurm.h>
 
 #include "libtopo/topo.h"
 #include "stepcg.h"
@@ -34,8 +33,11 @@ const char *stepcg_step_dir (uint32_t step, char *buf, size_t n)
     return buf;
 }
 
-int stepcg_find_slurm_step (const char *pid_path, uint32_t job,
-                            uint32_t step, char *out, size_t n)
+int stepcg_find_slurm_step (const char *pid_path,
+                            uint32_t job,
+                            uint32_t step,
+                            char *out,
+                            size_t n)
 {
     char pat[64], stepdir[32];
     const char *p;
@@ -43,7 +45,10 @@ int stepcg_find_slurm_step (const char *pid_path, uint32_t job,
 
     if (!pid_path)
         return -1;
-    snprintf (pat, sizeof (pat), "/job_%u/%s", job,
+    snprintf (pat,
+              sizeof (pat),
+              "/job_%u/%s",
+              job,
               stepcg_step_dir (step, stepdir, sizeof (stepdir)));
     len = strlen (pat);
     for (p = strstr (pid_path, pat); p; p = strstr (p + 1, pat)) {
@@ -59,7 +64,8 @@ int stepcg_find_slurm_step (const char *pid_path, uint32_t job,
     return -1;
 }
 
-bool stepcg_has_controller (cg2_t *cg, const char *relpath,
+bool stepcg_has_controller (cg2_t *cg,
+                            const char *relpath,
                             const char *controller)
 {
     char *s = cg2_read (cg, relpath, "cgroup.controllers", NULL);
@@ -69,8 +75,8 @@ bool stepcg_has_controller (cg2_t *cg, const char *relpath,
     if (!s)
         return false;
     for (char *p = s; (p = strstr (p, controller)); p += len) {
-        if ((p == s || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0'
-                                          || p[len] == '\n')) {
+        if ((p == s || p[-1] == ' ')
+            && (p[len] == ' ' || p[len] == '\0' || p[len] == '\n')) {
             found = true;
             break;
         }
@@ -83,8 +89,10 @@ bool stepcg_has_controller (cg2_t *cg, const char *relpath,
  * (standalone) and step_<id>/user/task_<n> (Slurm's tree) hold; the
  * caller's own step and the batch, extern and interactive steps, Slurm's
  * step cgroups themselves and anything else do not. */
-static enum cg2_busy_verdict step_tasks (const char *path, const char *sub,
-                                         const char *name, void *arg)
+static enum cg2_busy_verdict step_tasks (const char *path,
+                                         const char *sub,
+                                         const char *name,
+                                         void *arg)
 {
     const char *self = arg;
     const char *slash1 = strchr (sub, '/');
@@ -92,7 +100,7 @@ static enum cg2_busy_verdict step_tasks (const char *path, const char *sub,
     bool task = strncmp (name, "task_", 5) == 0;
 
     (void)path;
-    if (!slash1) {              /* the step directories */
+    if (!slash1) { /* the step directories */
         if (strncmp (name, "step_", 5) != 0
             || (self && strcmp (name, self) == 0)
             || strcmp (name, "step_batch") == 0
@@ -101,7 +109,7 @@ static enum cg2_busy_verdict step_tasks (const char *path, const char *sub,
             return CG2_BUSY_SKIP;
         return CG2_BUSY_DESCEND;
     }
-    if (!slash2) {              /* step_<id>/x */
+    if (!slash2) { /* step_<id>/x */
         if (task)
             return CG2_BUSY_HOLDER;
         return strcmp (name, "user") == 0 ? CG2_BUSY_DESCEND : CG2_BUSY_SKIP;
@@ -112,10 +120,17 @@ static enum cg2_busy_verdict step_tasks (const char *path, const char *sub,
     return CG2_BUSY_SKIP;
 }
 
-int stepcg_busy (cg2_t *cg, const char *job_rel, const char *self,
-                 hwloc_bitmap_t busy, pin_error_t *errp)
+int stepcg_busy (cg2_t *cg,
+                 const char *job_rel,
+                 const char *self,
+                 hwloc_bitmap_t busy,
+                 pin_error_t *errp)
 {
-    return cg2_busy_cpus_filter (cg, job_rel, step_tasks, (void *)self, busy,
+    return cg2_busy_cpus_filter (cg,
+                                 job_rel,
+                                 step_tasks,
+                                 (void *)self,
+                                 busy,
                                  errp);
 }
 

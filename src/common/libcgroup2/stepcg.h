@@ -11,10 +11,10 @@
 #ifndef PIN_CG2_STEPCG_H
 #define PIN_CG2_STEPCG_H
 
+#include <hwloc.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <hwloc.h>
 
 #include "cg2.h"
 #include "libutil/errprintf.h"
@@ -28,12 +28,16 @@ const char *stepcg_step_dir (uint32_t step, char *buf, size_t n);
  * part through the step directory into out (size n) and return 0;
  * otherwise (or if it does not fit) return -1.  A component must match
  * whole: job_12 does not match job_123. */
-int stepcg_find_slurm_step (const char *pid_path, uint32_t job,
-                            uint32_t step, char *out, size_t n);
+int stepcg_find_slurm_step (const char *pid_path,
+                            uint32_t job,
+                            uint32_t step,
+                            char *out,
+                            size_t n);
 
 /* Is `controller` listed in relpath's cgroup.controllers (i.e. may its
  * children use it)?  False if the file cannot be read. */
-bool stepcg_has_controller (cg2_t *cg, const char *relpath,
+bool stepcg_has_controller (cg2_t *cg,
+                            const char *relpath,
                             const char *controller);
 
 /* PUs held by the running steps of a job, from the tree below job_rel:
@@ -46,7 +50,10 @@ bool stepcg_has_controller (cg2_t *cg, const char *relpath,
  * crashed step: "populated 1" missing from cgroup.events) hold nothing.
  * Symlinks are not followed (a symlinked job_rel is an error).  A missing
  * job_rel is an empty set.  Results are added to `busy`. */
-int stepcg_busy (cg2_t *cg, const char *job_rel, const char *self,
-                 hwloc_bitmap_t busy, pin_error_t *errp);
+int stepcg_busy (cg2_t *cg,
+                 const char *job_rel,
+                 const char *self,
+                 hwloc_bitmap_t busy,
+                 pin_error_t *errp);
 
 #endif /* !PIN_CG2_STEPCG_H */

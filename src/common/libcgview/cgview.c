@@ -2,14 +2,13 @@
 #if HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <libcgroup.h>
+#include <linux/magic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statfs.h>
-#include <linux/magic.h>
-
-#include <libcgroup.h>
 
 #include "cgview.h"
 
@@ -41,8 +40,11 @@ int cgview_fs_version (const char *path)
     return 0;
 }
 
-int cgview_read (const char *const *names, struct cgview_ctl *ctl, size_t n,
-                 char *error, size_t errsize)
+int cgview_read (const char *const *names,
+                 struct cgview_ctl *ctl,
+                 size_t n,
+                 char *error,
+                 size_t errsize)
 {
     int rc;
 
@@ -51,8 +53,12 @@ int cgview_read (const char *const *names, struct cgview_ctl *ctl, size_t n,
     /* before cgroup_init(): otherwise it installs its stdout logger */
     cgroup_set_logger (logger, CGROUP_LOG_ERROR, logged);
     if ((rc = cgroup_init ()) != 0) {
-        snprintf (error, errsize, "%s%s%s", cgroup_strerror (rc),
-                  *logged ? ": " : "", logged);
+        snprintf (error,
+                  errsize,
+                  "%s%s%s",
+                  cgroup_strerror (rc),
+                  *logged ? ": " : "",
+                  logged);
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
@@ -66,13 +72,16 @@ int cgview_read (const char *const *names, struct cgview_ctl *ctl, size_t n,
             /* libcgroup 2.0.2 has no public call for the version of a
              * controller: the file system type of its mount tells. */
             ctl[i].version = cgview_fs_version (mp);
-        }
-        else if (rc == ECGROUPNOTEXIST)
+        } else if (rc == ECGROUPNOTEXIST)
             ctl[i].state = CGVIEW_NOT_MOUNTED;
         else {
             ctl[i].state = CGVIEW_ERROR;
-            snprintf (ctl[i].note, sizeof (ctl[i].note), "%s%s%s",
-                      cgroup_strerror (rc), *logged ? ": " : "", logged);
+            snprintf (ctl[i].note,
+                      sizeof (ctl[i].note),
+                      "%s%s%s",
+                      cgroup_strerror (rc),
+                      *logged ? ": " : "",
+                      logged);
         }
         free (mp);
     }

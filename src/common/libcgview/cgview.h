@@ -18,24 +18,27 @@
 #include <stddef.h>
 
 enum cgview_state {
-    CGVIEW_UNAVAILABLE = 0,     /* cgroup_init() failed */
-    CGVIEW_MOUNTED,             /* mount and version below */
-    CGVIEW_NOT_MOUNTED,         /* in no hierarchy */
-    CGVIEW_ERROR,               /* the lookup failed: see note */
+    CGVIEW_UNAVAILABLE = 0, /* cgroup_init() failed */
+    CGVIEW_MOUNTED,         /* mount and version below */
+    CGVIEW_NOT_MOUNTED,     /* in no hierarchy */
+    CGVIEW_ERROR,           /* the lookup failed: see note */
 };
 
 struct cgview_ctl {
     enum cgview_state state;
-    char mount[PATH_MAX];       /* CGVIEW_MOUNTED: where */
-    int version;                /* CGVIEW_MOUNTED: 1, 2, or 0 (not cgroup) */
-    char note[256];             /* CGVIEW_ERROR: libcgroup's message */
+    char mount[PATH_MAX]; /* CGVIEW_MOUNTED: where */
+    int version;          /* CGVIEW_MOUNTED: 1, 2, or 0 (not cgroup) */
+    char note[256];       /* CGVIEW_ERROR: libcgroup's message */
 };
 
 /* Look up controllers names[0..n-1] into ctl[0..n-1].  0, or -1 when
  * libcgroup cannot be initialized (`error` then says why; every ctl is
  * CGVIEW_UNAVAILABLE). */
-int cgview_read (const char *const *names, struct cgview_ctl *ctl, size_t n,
-                 char *error, size_t errsize);
+int cgview_read (const char *const *names,
+                 struct cgview_ctl *ctl,
+                 size_t n,
+                 char *error,
+                 size_t errsize);
 
 /* 2 for a cgroup2 mount, 1 for cgroup v1, 0 for anything else (statfs). */
 int cgview_fs_version (const char *path);

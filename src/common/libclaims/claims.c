@@ -27,13 +27,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "claims.h"
 #include "libtopo/topo.h"
 #include "libutil/mkdirp.h"
 #include "libutil/safefile.h"
-#include "claims.h"
 
-#define CLAIM_MAX (64 * 1024)   /* largest claim file read */
-#define PROC_STAT_MAX 4096      /* /proc/PID/stat is shorter */
+#define CLAIM_MAX (64 * 1024) /* largest claim file read */
+#define PROC_STAT_MAX 4096    /* /proc/PID/stat is shorter */
 
 static void close_keep_errno (int fd)
 {
@@ -49,8 +49,10 @@ static int check_path (const char *path, const char *what, pin_error_t *errp)
 
     if (!path || path[0] != '/') {
         errno = EINVAL;
-        return errprintf (errp, "%s '%.64s': not an absolute path",
-                          what, path ? path : "(null)");
+        return errprintf (errp,
+                          "%s '%.64s': not an absolute path",
+                          what,
+                          path ? path : "(null)");
     }
     if (strlen (path) >= PATH_MAX) {
         errno = ENAMETOOLONG;
@@ -64,8 +66,11 @@ static int check_path (const char *path, const char *what, pin_error_t *errp)
         if (p[0] == '/' && p[1] == '.' && p[2] == '.'
             && (p[3] == '/' || p[3] == '\0')) {
             errno = EINVAL;
-            return errprintf (errp, "%s '%.64s': '..' components are not "
-                              "allowed", what, path);
+            return errprintf (errp,
+                              "%s '%.64s': '..' components are not "
+                              "allowed",
+                              what,
+                              path);
         }
     }
     return 0;
@@ -82,7 +87,9 @@ static int check_owner (int fd, const char *path, bool dir, pin_error_t *errp)
         return errprintf (errp, "%s: %s", path, strerror (errno));
     if (dir ? !S_ISDIR (st.st_mode) : !S_ISREG (st.st_mode)) {
         errno = dir ? ENOTDIR : EINVAL;
-        return errprintf (errp, "%s: not a %s; remove it", path,
+        return errprintf (errp,
+                          "%s: not a %s; remove it",
+                          path,
                           dir ? "directory" : "regular file");
     }
     return safefile_check (path, geteuid (), errp);
@@ -104,8 +111,10 @@ static int open_claims_dir (const char *dir, bool create, pin_error_t *errp)
         if (errno == ENOENT && !create)
             return -1;
         if (errno == ELOOP || errno == ENOTDIR)
-            return errprintf (errp, "%s: a symlink or not a directory; "
-                              "refusing to use it (remove it)", dir);
+            return errprintf (errp,
+                              "%s: a symlink or not a directory; "
+                              "refusing to use it (remove it)",
+                              dir);
         return errprintf (errp, "%s: %s", dir, strerror (errno));
     }
     if (check_owner (fd, dir, true, errp) < 0) {
@@ -154,8 +163,12 @@ bool claims_parse_name (const char *name, uint32_t *job, uint32_t *step)
     return true;
 }
 
-int claims_add (const char *dir, uint32_t job, uint32_t step, pid_t owner,
-                hwloc_const_bitmap_t cpus, pin_error_t *errp)
+int claims_add (const char *dir,
+                uint32_t job,
+                uint32_t step,
+                pid_t owner,
+                hwloc_const_bitmap_t cpus,
+                pin_error_t *errp)
 {
     char name[64], tmp[96];
     char *list = NULL, *content = NULL;
@@ -168,30 +181,42 @@ int claims_add (const char *dir, uint32_t job, uint32_t step, pid_t owner,
     if (owner <= 0 || !cpus || hwloc_bitmap_iszero (cpus)
         || hwloc_bitmap_weight (cpus) < 0) {
         errno = EINVAL;
-        return errprintf (errp, "claims_add: give a pid > 0 and a finite, "
+        return errprintf (errp,
+                          "claims_add: give a pid > 0 and a finite, "
                           "non-empty set of CPUs");
     }
     if (claims_proc_start (owner, &state, &start) < 0)
-        return errprintf (errp, "claims_add: pid %ld: cannot read its start "
-                          "time: %s", (long)owner, strerror (errno));
+        return errprintf (errp,
+                          "claims_add: pid %ld: cannot read its start "
+                          "time: %s",
+                          (long)owner,
+                          strerror (errno));
     if ((dfd = open_claims_dir (dir, true, errp)) < 0)
         return -1;
     if (!(list = topo_list_format (cpus))
-        || asprintf (&content, "%ld %" PRIu64 " %s\n", (long)owner, start,
-                     list) < 0) {
+        || asprintf (&content,
+                     "%ld %" PRIu64 " %s\n",
+                     (long)owner,
+                     start,
+                     list)
+               < 0) {
         content = NULL;
         errprintf (errp, "out of memory");
         goto out;
     }
     claim_name (name, sizeof (name), job, step);
     snprintf (tmp, sizeof (tmp), ".%s.%ld.tmp", name, (long)getpid ());
-    fd = openat (dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
-                           | O_CLOEXEC, 0600);
+    fd = openat (dfd,
+                 tmp,
+                 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                 0600);
     if (fd < 0 && errno == EEXIST) {
         /* left by a crashed earlier process with our pid */
         (void)unlinkat (dfd, tmp, 0);
-        fd = openat (dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
-                               | O_CLOEXEC, 0600);
+        fd = openat (dfd,
+                     tmp,
+                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                     0600);
     }
     if (fd < 0) {
         errprintf (errp, "%s/%s: %s", dir, tmp, strerror (errno));
@@ -219,12 +244,11 @@ int claims_add (const char *dir, uint32_t job, uint32_t step, pid_t owner,
     }
     rc = 0;
     goto out;
-out_unlink:
-    {
-        int saved = errno;
-        (void)unlinkat (dfd, tmp, 0);
-        errno = saved;
-    }
+out_unlink : {
+    int saved = errno;
+    (void)unlinkat (dfd, tmp, 0);
+    errno = saved;
+}
 out:
     close_keep_errno (fd);
     close_keep_errno (dfd);
@@ -259,7 +283,9 @@ static bool parse_number (char **pp, uint64_t max, char stop, uint64_t *out)
     return true;
 }
 
-int claims_parse_content (char *buf, pid_t *pid, uint64_t *start,
+int claims_parse_content (char *buf,
+                          pid_t *pid,
+                          uint64_t *start,
                           hwloc_bitmap_t set)
 {
     char *p = buf, *nl, *sp;
@@ -360,7 +386,7 @@ static bool claim_alive (pid_t pid, uint64_t start)
     uint64_t now;
     char state;
 
-    if (claims_proc_start (pid, &state, &now) < 0)   /* no /proc? */
+    if (claims_proc_start (pid, &state, &now) < 0) /* no /proc? */
         return errno != ESRCH && (kill (pid, 0) == 0 || errno == EPERM);
     if (state == 'Z' || state == 'X' || state == 'x')
         return false;
@@ -369,15 +395,19 @@ static bool claim_alive (pid_t pid, uint64_t start)
 
 /* Read claim file `name` in dfd: 1 and pid/start/set on success, 0 if it
  * is not a well-formed claim, -1 with errno on a read error. */
-static int read_claim (int dfd, const char *name, pid_t *pid,
-                       uint64_t *start, hwloc_bitmap_t set)
+static int read_claim (int dfd,
+                       const char *name,
+                       pid_t *pid,
+                       uint64_t *start,
+                       hwloc_bitmap_t set)
 {
     size_t len = 0;
     char *buf;
     int fd, rc;
 
-    fd = openat (dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK
-                            | O_NOCTTY);
+    fd = openat (dfd,
+                 name,
+                 O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return errno == ELOOP ? 0 : -1;
     if (!(buf = malloc (CLAIM_MAX))) {
@@ -399,7 +429,7 @@ static int read_claim (int dfd, const char *name, pid_t *pid,
         if (len >= CLAIM_MAX - 1) {
             close (fd);
             free (buf);
-            return 0;           /* too long: not a claim we wrote */
+            return 0; /* too long: not a claim we wrote */
         }
     }
     close (fd);
@@ -409,14 +439,21 @@ static int read_claim (int dfd, const char *name, pid_t *pid,
     return rc;
 }
 
-int claims_busy (const char *dir, uint32_t job, uint32_t step,
-                 hwloc_bitmap_t busy, pin_error_t *errp)
+int claims_busy (const char *dir,
+                 uint32_t job,
+                 uint32_t step,
+                 hwloc_bitmap_t busy,
+                 pin_error_t *errp)
 {
     return claims_load (dir, job, step, busy, NULL, 0, errp);
 }
 
-int claims_load (const char *dir, uint32_t job, uint32_t step,
-                 hwloc_bitmap_t busy, unsigned *load, unsigned nload,
+int claims_load (const char *dir,
+                 uint32_t job,
+                 uint32_t step,
+                 hwloc_bitmap_t busy,
+                 unsigned *load,
+                 unsigned nload,
                  pin_error_t *errp)
 {
     hwloc_bitmap_t set = NULL;
@@ -439,7 +476,7 @@ int claims_load (const char *dir, uint32_t job, uint32_t step,
         errprintf (errp, "%s: %s", dir, strerror (errno));
         goto out;
     }
-    fd = -1;                    /* owned by dp */
+    fd = -1; /* owned by dp */
     errno = 0;
     while ((d = readdir (dp))) {
         uint32_t j, s;
@@ -447,13 +484,14 @@ int claims_load (const char *dir, uint32_t job, uint32_t step,
         pid_t pid;
         int r;
 
-        if (!claims_parse_name (d->d_name, &j, &s) || (j == job && s == step)) {
+        if (!claims_parse_name (d->d_name, &j, &s)
+            || (j == job && s == step)) {
             errno = 0;
             continue;
         }
         r = read_claim (dfd, d->d_name, &pid, &start, set);
         if (r < 0) {
-            if (errno == ENOENT) {      /* removed meanwhile */
+            if (errno == ENOENT) { /* removed meanwhile */
                 errno = 0;
                 continue;
             }
@@ -464,15 +502,13 @@ int claims_load (const char *dir, uint32_t job, uint32_t step,
             hwloc_bitmap_or (busy, busy, set);
             if (load) {
                 int os;
-                hwloc_bitmap_foreach_begin (os, set)
-                    if ((unsigned)os >= nload)
-                        break;
-                    if (load[os] < UINT_MAX)
-                        load[os]++;
+                hwloc_bitmap_foreach_begin (os, set) if ((unsigned)os
+                                                         >= nload) break;
+                if (load[os] < UINT_MAX)
+                    load[os]++;
                 hwloc_bitmap_foreach_end ();
             }
-        }
-        else
+        } else
             (void)unlinkat (dfd, d->d_name, 0); /* stale or malformed */
         errno = 0;
     }
@@ -481,21 +517,22 @@ int claims_load (const char *dir, uint32_t job, uint32_t step,
         goto out;
     }
     rc = 0;
-out:
-    {
-        int saved = errno;
-        if (dp)
-            closedir (dp);
-        if (fd >= 0)
-            close (fd);
-        close (dfd);
-        hwloc_bitmap_free (set);
-        errno = saved;
-    }
+out : {
+    int saved = errno;
+    if (dp)
+        closedir (dp);
+    if (fd >= 0)
+        close (fd);
+    close (dfd);
+    hwloc_bitmap_free (set);
+    errno = saved;
+}
     return rc;
 }
 
-int claims_remove (const char *dir, uint32_t job, uint32_t step,
+int claims_remove (const char *dir,
+                   uint32_t job,
+                   uint32_t step,
                    pin_error_t *errp)
 {
     char name[64];
@@ -514,8 +551,10 @@ int claims_remove (const char *dir, uint32_t job, uint32_t step,
     return 0;
 }
 
-int claims_remove_job (const char *dir, uint32_t job,
-                       void (*removed) (uint32_t step, void *arg), void *arg,
+int claims_remove_job (const char *dir,
+                       uint32_t job,
+                       void (*removed) (uint32_t step, void *arg),
+                       void *arg,
                        pin_error_t *errp)
 {
     struct dirent *d;
@@ -538,7 +577,10 @@ int claims_remove_job (const char *dir, uint32_t job,
             continue;
         if (unlinkat (dfd, d->d_name, 0) < 0) {
             if (errno != ENOENT)
-                rc = errprintf (errp, "%s/%s: %s", dir, d->d_name,
+                rc = errprintf (errp,
+                                "%s/%s: %s",
+                                dir,
+                                d->d_name,
                                 strerror (errno));
             continue;
         }
@@ -554,7 +596,8 @@ int claims_remove_job (const char *dir, uint32_t job,
     return rc;
 }
 
-/* ---- lock ------------------------------------------------------------------ */
+/* ---- lock ------------------------------------------------------------------
+ */
 
 static int64_t now_ms (void)
 {
@@ -570,12 +613,16 @@ int pin_lock_acquire (const char *path, int timeout_ms, pin_error_t *errp)
 
     if (check_path (path, "lock file", errp) < 0)
         return -1;
-    fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
-                     | O_NOCTTY, 0600);
+    fd = open (path,
+               O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+                   | O_NOCTTY,
+               0600);
     if (fd < 0) {
         if (errno == ELOOP)
-            return errprintf (errp, "%s: a symlink; refusing to use it "
-                              "(remove it)", path);
+            return errprintf (errp,
+                              "%s: a symlink; refusing to use it "
+                              "(remove it)",
+                              path);
         return errprintf (errp, "%s: %s", path, strerror (errno));
     }
     if (check_owner (fd, path, false, errp) < 0) {
@@ -598,13 +645,15 @@ int pin_lock_acquire (const char *path, int timeout_ms, pin_error_t *errp)
         if (left <= 0) {
             close (fd);
             errno = ETIMEDOUT;
-            return errprintf (errp, "%s: still locked by another process "
-                              "after %d ms; is a step stuck?", path,
+            return errprintf (errp,
+                              "%s: still locked by another process "
+                              "after %d ms; is a step stuck?",
+                              path,
                               timeout_ms > 0 ? timeout_ms : 0);
         }
         {
             int ms = left < 10 ? (int)left : 10;
-            struct timespec ts = { 0, (long)ms * 1000000L };
+            struct timespec ts = {0, (long)ms * 1000000L};
             nanosleep (&ts, NULL);
         }
     }

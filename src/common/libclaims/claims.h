@@ -19,11 +19,11 @@
 #ifndef PIN_CLAIMS_H
 #define PIN_CLAIMS_H
 
+#include <hwloc.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <hwloc.h>
 
 #include "libutil/errprintf.h"
 
@@ -33,26 +33,41 @@
  * cleared first) the cpus of every live claim other than (job, step), and
  * removes stale and malformed claims.  A missing directory holds no
  * claims; removing an absent claim is success. */
-int claims_add (const char *dir, uint32_t job, uint32_t step, pid_t owner,
-                hwloc_const_bitmap_t cpus, pin_error_t *errp);
-int claims_busy (const char *dir, uint32_t job, uint32_t step,
-                 hwloc_bitmap_t busy, pin_error_t *errp);
-int claims_remove (const char *dir, uint32_t job, uint32_t step,
+int claims_add (const char *dir,
+                uint32_t job,
+                uint32_t step,
+                pid_t owner,
+                hwloc_const_bitmap_t cpus,
+                pin_error_t *errp);
+int claims_busy (const char *dir,
+                 uint32_t job,
+                 uint32_t step,
+                 hwloc_bitmap_t busy,
+                 pin_error_t *errp);
+int claims_remove (const char *dir,
+                   uint32_t job,
+                   uint32_t step,
                    pin_error_t *errp);
 
 /* claims_busy, and the holders per PU: for every live claim other than
  * (job, step), load[os] += 1 for each of its cpus os < nload (so load[os]
  * is how many other steps hold PU os; not cleared first; load may be
  * NULL).  This is libplace's place_request.load. */
-int claims_load (const char *dir, uint32_t job, uint32_t step,
-                 hwloc_bitmap_t busy, unsigned *load, unsigned nload,
+int claims_load (const char *dir,
+                 uint32_t job,
+                 uint32_t step,
+                 hwloc_bitmap_t busy,
+                 unsigned *load,
+                 unsigned nload,
                  pin_error_t *errp);
 
 /* Remove every claim of `job` (whatever its pid), calling removed(step,
  * arg) (may be NULL) for each one removed.  A missing directory is
  * success. */
-int claims_remove_job (const char *dir, uint32_t job,
-                       void (*removed) (uint32_t step, void *arg), void *arg,
+int claims_remove_job (const char *dir,
+                       uint32_t job,
+                       void (*removed) (uint32_t step, void *arg),
+                       void *arg,
                        pin_error_t *errp);
 
 /* ---- parsers (pure; also the entry points of the fuzz harnesses) ------ */
@@ -64,7 +79,9 @@ bool claims_parse_name (const char *name, uint32_t *job, uint32_t *step);
  * cpus\n" (start > 0) or the older "pid cpus\n" (start set to 0).  Returns
  * 1 and fills pid, start and set (cleared first) on success, 0 if it is
  * not a well-formed claim. */
-int claims_parse_content (char *buf, pid_t *pid, uint64_t *start,
+int claims_parse_content (char *buf,
+                          pid_t *pid,
+                          uint64_t *start,
                           hwloc_bitmap_t set);
 
 /* From the text of /proc/PID/stat, the state letter (field 3) and the
@@ -84,6 +101,6 @@ int claims_proc_start (pid_t pid, char *state, uint64_t *start);
  * Returns an fd to pass to pin_lock_release(), or -1 (ETIMEDOUT when
  * another holder kept it). */
 int pin_lock_acquire (const char *path, int timeout_ms, pin_error_t *errp);
-void pin_lock_release (int fd);             /* accepts -1, keeps errno */
+void pin_lock_release (int fd); /* accepts -1, keeps errno */
 
 #endif /* !PIN_CLAIMS_H */

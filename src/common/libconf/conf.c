@@ -26,10 +26,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "libplace/place.h"
 #include "libutil/safefile.h"
 #include "libutil/safeio.h"
-#include "conf.h"
 
 /* Shown in messages instead of a long value, so that "what is valid"
  * still fits the 256-byte error buffer. */
@@ -43,13 +43,14 @@
 /* State of one load (a file, or plugstack arguments and their file). */
 struct ctx {
     struct pin_conf *conf;
-    const struct pin_conf_key *seen_key[SEEN_MAX]; /* keys set by this source */
-    char seen_origin[SEEN_MAX][ORIGIN_MAX];        /* where each was set */
+    const struct pin_conf_key
+        *seen_key[SEEN_MAX];                /* keys set by this source */
+    char seen_origin[SEEN_MAX][ORIGIN_MAX]; /* where each was set */
     int nseen;
-    char dp_origin[ORIGIN_MAX];          /* where DefaultPolicy was set */
-    char ap_origin[ORIGIN_MAX];          /* where AllowedPolicies was set */
-    char ap_text[SHOW_MAX + 4];          /* its value as written */
-    int last_set;                        /* 1 DefaultPolicy, 2 Allowed... */
+    char dp_origin[ORIGIN_MAX]; /* where DefaultPolicy was set */
+    char ap_origin[ORIGIN_MAX]; /* where AllowedPolicies was set */
+    char ap_text[SHOW_MAX + 4]; /* its value as written */
+    int last_set;               /* 1 DefaultPolicy, 2 Allowed... */
     char part_origin[PIN_CONF_PARTITIONS_MAX][ORIGIN_MAX]; /* "FILE:LINE" */
 };
 
@@ -69,24 +70,33 @@ static int check_abs_path (const char *value, size_t max, char *why, size_t n)
     const char *p;
 
     if (value[0] != '/') {
-        snprintf (why, n, "not an absolute path; give a path starting "
+        snprintf (why,
+                  n,
+                  "not an absolute path; give a path starting "
                   "with '/'");
         return -1;
     }
     if (strlen (value) >= max) {
-        snprintf (why, n, "path longer than %zu characters; give a shorter "
-                  "path", max - 1);
+        snprintf (why,
+                  n,
+                  "path longer than %zu characters; give a shorter "
+                  "path",
+                  max - 1);
         return -1;
     }
     for (p = value; *p; p++) {
         if (p[0] == '/' && p[1] == '.' && p[2] == '.'
             && (p[3] == '/' || p[3] == '\0')) {
-            snprintf (why, n, "'..' components are not allowed; give the "
+            snprintf (why,
+                      n,
+                      "'..' components are not allowed; give the "
                       "path without them");
             return -1;
         }
         if (iscntrl ((unsigned char)*p)) {
-            snprintf (why, n, "control character in path; give a plain "
+            snprintf (why,
+                      n,
+                      "control character in path; give a plain "
                       "path");
             return -1;
         }
@@ -101,8 +111,11 @@ static int check_abs_path (const char *value, size_t max, char *why, size_t n)
  * wrong and what is valid; the field is only written on success.  The key
  * table below says which field of which struct each key's parser fills. */
 
-static int parse_policy (const char *value, void *dst, size_t size,
-                         char *why, size_t n)
+static int parse_policy (const char *value,
+                         void *dst,
+                         size_t size,
+                         char *why,
+                         size_t n)
 {
     enum place_policy p;
     pin_error_t perr;
@@ -111,7 +124,10 @@ static int parse_policy (const char *value, void *dst, size_t size,
     if (place_policy_parse (value, &p, &perr) < 0) {
         char s[SHOW_MAX + 4];
         show (s, sizeof (s), value);
-        snprintf (why, n, "unknown policy '%s'; known: %s", s,
+        snprintf (why,
+                  n,
+                  "unknown policy '%s'; known: %s",
+                  s,
                   place_policy_list ());
         return -1;
     }
@@ -120,8 +136,11 @@ static int parse_policy (const char *value, void *dst, size_t size,
 }
 
 /* "all" or a comma list of policies, into an unsigned mask. */
-static int parse_policy_mask (const char *value, void *dst, size_t size,
-                              char *why, size_t n)
+static int parse_policy_mask (const char *value,
+                              void *dst,
+                              size_t size,
+                              char *why,
+                              size_t n)
 {
     char buf[PIN_CONF_LINE_MAX];
     char *item, *save = NULL;
@@ -138,8 +157,11 @@ static int parse_policy_mask (const char *value, void *dst, size_t size,
         return -1;
     }
     if (value[0] == ',' || value[len - 1] == ',' || strstr (value, ",,")) {
-        snprintf (why, n, "empty item in the list; give 'all' or a comma "
-                  "list of: %s", place_policy_list ());
+        snprintf (why,
+                  n,
+                  "empty item in the list; give 'all' or a comma "
+                  "list of: %s",
+                  place_policy_list ());
         return -1;
     }
     memcpy (buf, value, len + 1);
@@ -154,8 +176,11 @@ static int parse_policy_mask (const char *value, void *dst, size_t size,
         while (end > item && isspace ((unsigned char)end[-1]))
             *--end = '\0';
         if (*item == '\0') {
-            snprintf (why, n, "empty item in the list; give 'all' or a "
-                      "comma list of: %s", place_policy_list ());
+            snprintf (why,
+                      n,
+                      "empty item in the list; give 'all' or a "
+                      "comma list of: %s",
+                      place_policy_list ());
             return -1;
         }
         if (parse_policy (item, &p, sizeof (p), why, n) < 0)
@@ -171,8 +196,11 @@ static int parse_policy_mask (const char *value, void *dst, size_t size,
 }
 
 /* A comma list of user or account names (no empty item, no blanks). */
-static int parse_names (const char *value, void *dst, size_t size,
-                        char *why, size_t n)
+static int parse_names (const char *value,
+                        void *dst,
+                        size_t size,
+                        char *why,
+                        size_t n)
 {
     size_t len = strlen (value);
     const char *p;
@@ -182,13 +210,17 @@ static int parse_names (const char *value, void *dst, size_t size,
         return -1;
     }
     if (value[0] == ',' || value[len - 1] == ',' || strstr (value, ",,")) {
-        snprintf (why, n, "empty item in the list; give a comma list of "
+        snprintf (why,
+                  n,
+                  "empty item in the list; give a comma list of "
                   "names");
         return -1;
     }
     for (p = value; *p; p++) {
         if (!isalnum ((unsigned char)*p) && !strchr (",._@-", *p)) {
-            snprintf (why, n, "not a comma list of names; use only "
+            snprintf (why,
+                      n,
+                      "not a comma list of names; use only "
                       "[A-Za-z0-9._@-] and ','");
             return -1;
         }
@@ -197,8 +229,11 @@ static int parse_names (const char *value, void *dst, size_t size,
     return 0;
 }
 
-static int parse_path (const char *value, void *dst, size_t size,
-                       char *why, size_t n)
+static int parse_path (const char *value,
+                       void *dst,
+                       size_t size,
+                       char *why,
+                       size_t n)
 {
     if (check_abs_path (value, size, why, n) < 0)
         return -1;
@@ -207,8 +242,11 @@ static int parse_path (const char *value, void *dst, size_t size,
 }
 
 /* CgroupRoot=auto|PATH */
-static int parse_cgroup_root (const char *value, void *dst, size_t size,
-                              char *why, size_t n)
+static int parse_cgroup_root (const char *value,
+                              void *dst,
+                              size_t size,
+                              char *why,
+                              size_t n)
 {
     if (strcasecmp (value, "auto") == 0) {
         snprintf (dst, size, "auto");
@@ -223,8 +261,11 @@ static int parse_cgroup_root (const char *value, void *dst, size_t size,
 }
 
 /* DeliverCommand=PATH|none ("" = none) */
-static int parse_path_or_none (const char *value, void *dst, size_t size,
-                               char *why, size_t n)
+static int parse_path_or_none (const char *value,
+                               void *dst,
+                               size_t size,
+                               char *why,
+                               size_t n)
 {
     if (strcasecmp (value, "none") == 0) {
         *(char *)dst = '\0';
@@ -234,25 +275,34 @@ static int parse_path_or_none (const char *value, void *dst, size_t size,
 }
 
 /* One directory name of [A-Za-z0-9._-], not . or .. */
-static int parse_dir_name (const char *value, void *dst, size_t size,
-                           char *why, size_t n)
+static int parse_dir_name (const char *value,
+                           void *dst,
+                           size_t size,
+                           char *why,
+                           size_t n)
 {
     const char *p;
 
     if (strcmp (value, ".") == 0 || strcmp (value, "..") == 0) {
-        snprintf (why, n, "'.' and '..' are not names; give one directory "
+        snprintf (why,
+                  n,
+                  "'.' and '..' are not names; give one directory "
                   "name of [A-Za-z0-9._-]");
         return -1;
     }
     if (strlen (value) >= size) {
-        snprintf (why, n, "longer than %zu characters; give a shorter name",
+        snprintf (why,
+                  n,
+                  "longer than %zu characters; give a shorter name",
                   size - 1);
         return -1;
     }
     for (p = value; *p; p++) {
         if (!isalnum ((unsigned char)*p) && *p != '.' && *p != '_'
             && *p != '-') {
-            snprintf (why, n, "not a single directory name; use only "
+            snprintf (why,
+                      n,
+                      "not a single directory name; use only "
                       "[A-Za-z0-9._-]");
             return -1;
         }
@@ -262,11 +312,14 @@ static int parse_dir_name (const char *value, void *dst, size_t size,
 }
 
 /* yes|true|1 or no|false|0, into a bool */
-static int parse_bool (const char *value, void *dst, size_t size,
-                       char *why, size_t n)
+static int parse_bool (const char *value,
+                       void *dst,
+                       size_t size,
+                       char *why,
+                       size_t n)
 {
-    static const char *yes[] = { "yes", "true", "1", NULL };
-    static const char *no[] = { "no", "false", "0", NULL };
+    static const char *yes[] = {"yes", "true", "1", NULL};
+    static const char *no[] = {"no", "false", "0", NULL};
     int i;
 
     (void)size;
@@ -287,8 +340,11 @@ static int parse_bool (const char *value, void *dst, size_t size,
 }
 
 /* allow|refuse, into a bool */
-static int parse_allow (const char *value, void *dst, size_t size,
-                        char *why, size_t n)
+static int parse_allow (const char *value,
+                        void *dst,
+                        size_t size,
+                        char *why,
+                        size_t n)
 {
     (void)size;
     if (strcasecmp (value, "allow") == 0) {
@@ -318,10 +374,17 @@ static int parse_size (const char *value, unsigned long long *bytes)
         return SIZE_NAN;
     if (*end) {
         switch (toupper ((unsigned char)*end)) {
-            case 'K': mult = 1ull << 10; break;
-            case 'M': mult = 1ull << 20; break;
-            case 'G': mult = 1ull << 30; break;
-            default: return SIZE_UNIT;
+            case 'K':
+                mult = 1ull << 10;
+                break;
+            case 'M':
+                mult = 1ull << 20;
+                break;
+            case 'G':
+                mult = 1ull << 30;
+                break;
+            default:
+                return SIZE_UNIT;
         }
         if (end[1])
             return SIZE_UNIT;
@@ -333,15 +396,20 @@ static int parse_size (const char *value, unsigned long long *bytes)
 }
 
 /* ProfileMaxSize: 8K (the smallest profile) to 64G */
-static int parse_profile_size (const char *value, void *dst, size_t size,
-                               char *why, size_t n)
+static int parse_profile_size (const char *value,
+                               void *dst,
+                               size_t size,
+                               char *why,
+                               size_t n)
 {
     unsigned long long v = 0;
     int rc = parse_size (value, &v);
 
     (void)size;
     if (rc == SIZE_NAN || rc == SIZE_UNIT) {
-        snprintf (why, n, "not a size; give bytes or a number with K, M or "
+        snprintf (why,
+                  n,
+                  "not a size; give bytes or a number with K, M or "
                   "G (e.g. 256M)");
         return -1;
     }
@@ -354,19 +422,26 @@ static int parse_profile_size (const char *value, void *dst, size_t size,
 }
 
 /* JournalMaxSize: 0 (never rotate) or at least 4K */
-static int parse_journal_size (const char *value, void *dst, size_t size,
-                               char *why, size_t n)
+static int parse_journal_size (const char *value,
+                               void *dst,
+                               size_t size,
+                               char *why,
+                               size_t n)
 {
     unsigned long long v = 0;
 
     (void)size;
     switch (parse_size (value, &v)) {
         case SIZE_NAN:
-            snprintf (why, n, "not a size; give bytes or a number with K, M "
+            snprintf (why,
+                      n,
+                      "not a size; give bytes or a number with K, M "
                       "or G (e.g. 64M), 0 for no rotation");
             return -1;
         case SIZE_UNIT:
-            snprintf (why, n, "unknown unit; give bytes or a number with K, "
+            snprintf (why,
+                      n,
+                      "unknown unit; give bytes or a number with K, "
                       "M or G (e.g. 64M), 0 for no rotation");
             return -1;
         case SIZE_BIG:
@@ -374,7 +449,9 @@ static int parse_journal_size (const char *value, void *dst, size_t size,
             return -1;
     }
     if (v && v < 4096) {
-        snprintf (why, n, "smaller than 4K; give at least 4K (0: no "
+        snprintf (why,
+                  n,
+                  "smaller than 4K; give at least 4K (0: no "
                   "rotation)");
         return -1;
     }
@@ -383,8 +460,11 @@ static int parse_journal_size (const char *value, void *dst, size_t size,
 }
 
 /* "90", "1.5s", "500ms", "2m": a duration into us, within [min, max]. */
-static int parse_duration (const char *value, long long min_us,
-                           long long max_us, long long *out, char *why,
+static int parse_duration (const char *value,
+                           long long min_us,
+                           long long max_us,
+                           long long *out,
+                           char *why,
                            size_t n)
 {
     char *end = NULL;
@@ -402,36 +482,49 @@ static int parse_duration (const char *value, long long min_us,
     else if (*end && strcmp (end, "s") != 0)
         goto bad;
     if (v * scale < (double)min_us || v * scale > (double)max_us) {
-        snprintf (why, n, "out of range; give %lldms to %llds", min_us / 1000,
+        snprintf (why,
+                  n,
+                  "out of range; give %lldms to %llds",
+                  min_us / 1000,
                   max_us / 1000000);
         return -1;
     }
     *out = (long long)(v * scale + 0.5);
     return 0;
 bad:
-    snprintf (why, n, "not a duration; give seconds, e.g. 60, 60s, 500ms "
+    snprintf (why,
+              n,
+              "not a duration; give seconds, e.g. 60, 60s, 500ms "
               "or 2m");
     return -1;
 }
 
 /* DynamicGrace: 0 to 1 day, into long long us */
-static int parse_grace (const char *value, void *dst, size_t size,
-                        char *why, size_t n)
+static int parse_grace (const char *value,
+                        void *dst,
+                        size_t size,
+                        char *why,
+                        size_t n)
 {
     (void)size;
     return parse_duration (value, 0, 86400LL * 1000000, dst, why, n);
 }
 
 /* DynamicInterval: 100 ms to 1 hour, into long long us */
-static int parse_interval (const char *value, void *dst, size_t size,
-                           char *why, size_t n)
+static int parse_interval (const char *value,
+                           void *dst,
+                           size_t size,
+                           char *why,
+                           size_t n)
 {
     (void)size;
     return parse_duration (value, 100000, 3600LL * 1000000, dst, why, n);
 }
 
-int pin_conf_parse_profile (const char *value, long long *interval_us,
-                            char *why, size_t n)
+int pin_conf_parse_profile (const char *value,
+                            long long *interval_us,
+                            char *why,
+                            size_t n)
 {
     if (!value || !*value || strcasecmp (value, "yes") == 0
         || strcasecmp (value, "on") == 0) {
@@ -442,8 +535,13 @@ int pin_conf_parse_profile (const char *value, long long *interval_us,
         *interval_us = 0;
         return 0;
     }
-    if (parse_duration (value, PIN_CONF_PROFILE_MIN_US,
-                        PIN_CONF_PROFILE_MAX_US, interval_us, why, n) < 0) {
+    if (parse_duration (value,
+                        PIN_CONF_PROFILE_MIN_US,
+                        PIN_CONF_PROFILE_MAX_US,
+                        interval_us,
+                        why,
+                        n)
+        < 0) {
         /* parse_duration says what a duration is; add the words */
         size_t len = strlen (why);
         snprintf (why + len, n > len ? n - len : 0, " (or yes, no)");
@@ -453,16 +551,22 @@ int pin_conf_parse_profile (const char *value, long long *interval_us,
 }
 
 /* Profile=no|yes|INTERVAL, into long long us (the --pin-profile parser) */
-static int parse_profile (const char *value, void *dst, size_t size,
-                          char *why, size_t n)
+static int parse_profile (const char *value,
+                          void *dst,
+                          size_t size,
+                          char *why,
+                          size_t n)
 {
     (void)size;
     return pin_conf_parse_profile (value, dst, why, n);
 }
 
 /* DynamicOveruse: a factor above 1, at most 1000, into a double */
-static int parse_overuse (const char *value, void *dst, size_t size,
-                          char *why, size_t n)
+static int parse_overuse (const char *value,
+                          void *dst,
+                          size_t size,
+                          char *why,
+                          size_t n)
 {
     char *end = NULL;
     double v;
@@ -472,7 +576,9 @@ static int parse_overuse (const char *value, void *dst, size_t size,
     v = strtod (value, &end);
     if (end == value || *end || errno || !isdigit ((unsigned char)value[0])
         || !(v > 1.0) || v > 1000) {
-        snprintf (why, n, "not a factor above 1; give e.g. 1.2 (20%% over "
+        snprintf (why,
+                  n,
+                  "not a factor above 1; give e.g. 1.2 (20%% over "
                   "the allocated CPUs), at most 1000");
         return -1;
     }
@@ -481,8 +587,11 @@ static int parse_overuse (const char *value, void *dst, size_t size,
 }
 
 /* DynamicConfine=cpuset|quota, into an int PIN_CONFINE_* */
-static int parse_confine (const char *value, void *dst, size_t size,
-                          char *why, size_t n)
+static int parse_confine (const char *value,
+                          void *dst,
+                          size_t size,
+                          char *why,
+                          size_t n)
 {
     (void)size;
     if (strcasecmp (value, "cpuset") == 0)
@@ -497,8 +606,11 @@ static int parse_confine (const char *value, void *dst, size_t size,
 }
 
 /* SpreadSockets=N: 0 (off) or 2..64 sockets per node, into an int */
-static int parse_spread_sockets (const char *value, void *dst, size_t size,
-                                 char *why, size_t n)
+static int parse_spread_sockets (const char *value,
+                                 void *dst,
+                                 size_t size,
+                                 char *why,
+                                 size_t n)
 {
     char *end = NULL;
     unsigned long v;
@@ -508,7 +620,9 @@ static int parse_spread_sockets (const char *value, void *dst, size_t size,
     v = strtoul (value, &end, 10);
     if (end == value || *end || errno || !isdigit ((unsigned char)value[0])
         || v == 1 || v > 64) {
-        snprintf (why, n, "expected 0 (off) or the sockets per node of the "
+        snprintf (why,
+                  n,
+                  "expected 0 (off) or the sockets per node of the "
                   "partition's nodes, 2 to 64");
         return -1;
     }
@@ -527,122 +641,223 @@ static int parse_spread_sockets (const char *value, void *dst, size_t size,
 #define FSIZE(type, field) sizeof (((type *)0)->field)
 
 /* A key of pin.conf's global lines only. */
-#define GLOBAL(field) \
-    .conf_off = (long)offsetof (struct pin_conf, field), \
-    .part_off = -1, .rules_off = -1, \
-    .size = FSIZE (struct pin_conf, field)
+#define GLOBAL(field)                                                    \
+    .conf_off = (long)offsetof (struct pin_conf, field), .part_off = -1, \
+    .rules_off = -1, .size = FSIZE (struct pin_conf, field)
 
 /* A key of the global lines that a PartitionName= line may replace:
  * the same field name in the three structs. */
-#define SAME_SIZE(field) \
-    (0 * sizeof (struct { \
-        _Static_assert (FSIZE (struct pin_conf, field) \
-                        == FSIZE (struct pin_conf_partition, field) \
-                        && FSIZE (struct pin_conf, field) \
-                           == FSIZE (struct pin_conf_rules, field), \
-                        #field ": one size in every struct"); \
-        int unused; }))
-#define OVERRIDABLE(field, bit) \
-    .conf_off = (long)offsetof (struct pin_conf, field), \
+#define SAME_SIZE(field)                                                    \
+    (0 * sizeof (struct {                                                   \
+         _Static_assert(FSIZE (struct pin_conf, field)                      \
+                                == FSIZE (struct pin_conf_partition, field) \
+                            && FSIZE (struct pin_conf, field)               \
+                                   == FSIZE (struct pin_conf_rules, field), \
+                        #field ": one size in every struct");               \
+         int unused;                                                        \
+     }))
+#define OVERRIDABLE(field, bit)                                    \
+    .conf_off = (long)offsetof (struct pin_conf, field),           \
     .part_off = (long)offsetof (struct pin_conf_partition, field), \
-    .rules_off = (long)offsetof (struct pin_conf_rules, field), \
-    .size = FSIZE (struct pin_conf, field) + SAME_SIZE (field), \
+    .rules_off = (long)offsetof (struct pin_conf_rules, field),    \
+    .size = FSIZE (struct pin_conf, field) + SAME_SIZE (field),    \
     .part_bit = bit
 
 /* A key of PartitionName= lines only. */
-#define PARTITION_ONLY(field, bit) \
-    .conf_off = -1, \
-    .part_off = (long)offsetof (struct pin_conf_partition, field), \
-    .rules_off = (long)offsetof (struct pin_conf_rules, field), \
-    .size = FSIZE (struct pin_conf_partition, field) \
-            + 0 * sizeof (struct { \
-                _Static_assert (FSIZE (struct pin_conf_partition, field) \
-                                == FSIZE (struct pin_conf_rules, field), \
-                                #field ": one size in every struct"); \
-                int unused; }), \
+#define PARTITION_ONLY(field, bit)                                            \
+    .conf_off = -1,                                                           \
+    .part_off = (long)offsetof (struct pin_conf_partition, field),            \
+    .rules_off = (long)offsetof (struct pin_conf_rules, field),               \
+    .size = FSIZE (struct pin_conf_partition, field)                          \
+            + 0 * sizeof (struct {                                            \
+                  _Static_assert(FSIZE (struct pin_conf_partition, field)     \
+                                     == FSIZE (struct pin_conf_rules, field), \
+                                 #field ": one size in every struct");        \
+                  int unused;                                                 \
+              }),                                                             \
     .part_bit = bit
 
 #define G PIN_CONF_KEY_GLOBAL
 #define P PIN_CONF_KEY_PARTITION
 
 static const struct pin_conf_key keys[] = {
-    { "DefaultPolicy", "policy", G | P, parse_policy, "none",
-      "policy of steps that give no --pin-policy",
-      OVERRIDABLE (default_policy, PIN_CONF_PART_DEFAULT) },
-    { "AllowedPolicies", "list", G | P, parse_policy_mask, "all",
-      "policies users may ask for: all or a comma list",
-      OVERRIDABLE (allowed_policies, PIN_CONF_PART_ALLOWED) },
-    { "ForcedPolicy", "policy", P, parse_policy, "(none)",
-      "the policy of every job of the partition",
-      PARTITION_ONLY (forced_policy, PIN_CONF_PART_FORCED) },
-    { "CgroupRoot", "path", G, parse_cgroup_root, "auto",
-      "the cgroup v2 mount, or auto",
-      GLOBAL (cgroup_root) },
-    { "CgroupBase", "name", G, parse_dir_name, "slurm-pin",
-      "directory under CgroupRoot for standalone steps",
-      GLOBAL (cgroup_base) },
-    { "TopologyCache", "path", G, parse_path,
-      PIN_CONF_DEFAULT_TOPOLOGY_CACHE,
-      "hwloc XML cache of this node's topology",
-      GLOBAL (topology_cache) },
-    { "StateDir", "path", G, parse_path, PIN_CONF_DEFAULT_STATE_DIR,
-      "root-only directory for the lock and the CPU claims",
-      GLOBAL (state_dir) },
-    { "Verbose", "bool", G, parse_bool, "no",
-      "every step prints its placement, as with ,verbose",
-      GLOBAL (verbose) },
-    { "Oversubscribe", "{allow|refuse}", G, parse_allow, "allow",
-      "a step asking for more CPUs than allocated runs, or fails",
-      GLOBAL (oversubscribe) },
-    { "ShareWithSteps", "{allow|refuse}", G, parse_allow, "allow",
-      "a step that does not fit beside the others shares, or fails",
-      GLOBAL (share_with_steps) },
-    { "NoneUsers", "list", G | PIN_CONF_KEY_DESCRIBED, parse_names,
-      "(anyone)", "users who may ask for --pin-policy=none",
-      GLOBAL (none_users) },
-    { "NoneAccounts", "list", G | PIN_CONF_KEY_DESCRIBED, parse_names,
-      "(any)", "accounts whose jobs may ask for --pin-policy=none",
-      GLOBAL (none_accounts) },
-    { "PartitionName", "name Key=Value ...", PIN_CONF_KEY_LINE, NULL, "",
-      "rules for the jobs of one partition",
-      .conf_off = -1, .part_off = -1, .rules_off = -1 },
-    { "DeliverCommand", "{path|none}", G, parse_path_or_none,
-      PIN_CONF_DEFAULT_DELIVER_COMMAND,
-      "slurm-pin started at job end to send records to slurmdbd",
-      GLOBAL (deliver_command) },
-    { "Accounting", "{yes|no}", G, parse_bool, "yes",
-      "a record of every step in the node journal",
-      GLOBAL (accounting) },
-    { "JournalDir", "path", G, parse_path, PIN_CONF_DEFAULT_JOURNAL_DIR,
-      "the node journal's directory",
-      GLOBAL (journal_dir) },
-    { "JournalMaxSize", "size", G, parse_journal_size, "64M",
-      "size at which the journal is rotated; 0: never",
-      GLOBAL (journal_max_size) },
-    { "DynamicOveruse", "factor", G | P, parse_overuse, "1.2",
-      "policy dynamic: CPU use over allocated that counts as over-use",
-      OVERRIDABLE (dynamic_overuse, PIN_CONF_PART_DYN_OVERUSE) },
-    { "DynamicGrace", "duration", G | P, parse_grace, "60s",
-      "policy dynamic: how long over-use lasts before confinement",
-      OVERRIDABLE (dynamic_grace_us, PIN_CONF_PART_DYN_GRACE) },
-    { "DynamicInterval", "duration", G | P, parse_interval, "5s",
-      "policy dynamic: how often a step's CPU use is sampled",
-      OVERRIDABLE (dynamic_interval_us, PIN_CONF_PART_DYN_INTERVAL) },
-    { "DynamicConfine", "{cpuset|quota}", G | P, parse_confine, "cpuset",
-      "policy dynamic: how an over-using step is confined",
-      OVERRIDABLE (dynamic_confine, PIN_CONF_PART_DYN_CONFINE) },
-    { "SpreadSockets", "N", G | P, parse_spread_sockets, "0",
-      "job_submit: sockets a one-task numa-spread srun job is spread over",
-      OVERRIDABLE (spread_sockets, PIN_CONF_PART_SPREAD_SOCKETS) },
-    { "Profile", "{no|yes|interval}", G | P, parse_profile, "no",
-      "profile every step that gives no --pin-profile, at this interval",
-      OVERRIDABLE (profile_us, PIN_CONF_PART_PROFILE) },
-    { "ProfileDir", "path", G, parse_path, PIN_CONF_DEFAULT_PROFILE_DIR,
-      "where step profiles are written",
-      GLOBAL (profile_dir) },
-    { "ProfileMaxSize", "size", G, parse_profile_size, "256M",
-      "the largest profile of one step",
-      GLOBAL (profile_max_size) },
+    {"DefaultPolicy",
+     "policy",
+     G | P,
+     parse_policy,
+     "none",
+     "policy of steps that give no --pin-policy",
+     OVERRIDABLE (default_policy, PIN_CONF_PART_DEFAULT)},
+    {"AllowedPolicies",
+     "list",
+     G | P,
+     parse_policy_mask,
+     "all",
+     "policies users may ask for: all or a comma list",
+     OVERRIDABLE (allowed_policies, PIN_CONF_PART_ALLOWED)},
+    {"ForcedPolicy",
+     "policy",
+     P,
+     parse_policy,
+     "(none)",
+     "the policy of every job of the partition",
+     PARTITION_ONLY (forced_policy, PIN_CONF_PART_FORCED)},
+    {"CgroupRoot",
+     "path",
+     G,
+     parse_cgroup_root,
+     "auto",
+     "the cgroup v2 mount, or auto",
+     GLOBAL (cgroup_root)},
+    {"CgroupBase",
+     "name",
+     G,
+     parse_dir_name,
+     "slurm-pin",
+     "directory under CgroupRoot for standalone steps",
+     GLOBAL (cgroup_base)},
+    {"TopologyCache",
+     "path",
+     G,
+     parse_path,
+     PIN_CONF_DEFAULT_TOPOLOGY_CACHE,
+     "hwloc XML cache of this node's topology",
+     GLOBAL (topology_cache)},
+    {"StateDir",
+     "path",
+     G,
+     parse_path,
+     PIN_CONF_DEFAULT_STATE_DIR,
+     "root-only directory for the lock and the CPU claims",
+     GLOBAL (state_dir)},
+    {"Verbose",
+     "bool",
+     G,
+     parse_bool,
+     "no",
+     "every step prints its placement, as with ,verbose",
+     GLOBAL (verbose)},
+    {"Oversubscribe",
+     "{allow|refuse}",
+     G,
+     parse_allow,
+     "allow",
+     "a step asking for more CPUs than allocated runs, or fails",
+     GLOBAL (oversubscribe)},
+    {"ShareWithSteps",
+     "{allow|refuse}",
+     G,
+     parse_allow,
+     "allow",
+     "a step that does not fit beside the others shares, or fails",
+     GLOBAL (share_with_steps)},
+    {"NoneUsers",
+     "list",
+     G | PIN_CONF_KEY_DESCRIBED,
+     parse_names,
+     "(anyone)",
+     "users who may ask for --pin-policy=none",
+     GLOBAL (none_users)},
+    {"NoneAccounts",
+     "list",
+     G | PIN_CONF_KEY_DESCRIBED,
+     parse_names,
+     "(any)",
+     "accounts whose jobs may ask for --pin-policy=none",
+     GLOBAL (none_accounts)},
+    {"PartitionName",
+     "name Key=Value ...",
+     PIN_CONF_KEY_LINE,
+     NULL,
+     "",
+     "rules for the jobs of one partition",
+     .conf_off = -1,
+     .part_off = -1,
+     .rules_off = -1},
+    {"DeliverCommand",
+     "{path|none}",
+     G,
+     parse_path_or_none,
+     PIN_CONF_DEFAULT_DELIVER_COMMAND,
+     "slurm-pin started at job end to send records to slurmdbd",
+     GLOBAL (deliver_command)},
+    {"Accounting",
+     "{yes|no}",
+     G,
+     parse_bool,
+     "yes",
+     "a record of every step in the node journal",
+     GLOBAL (accounting)},
+    {"JournalDir",
+     "path",
+     G,
+     parse_path,
+     PIN_CONF_DEFAULT_JOURNAL_DIR,
+     "the node journal's directory",
+     GLOBAL (journal_dir)},
+    {"JournalMaxSize",
+     "size",
+     G,
+     parse_journal_size,
+     "64M",
+     "size at which the journal is rotated; 0: never",
+     GLOBAL (journal_max_size)},
+    {"DynamicOveruse",
+     "factor",
+     G | P,
+     parse_overuse,
+     "1.2",
+     "policy dynamic: CPU use over allocated that counts as over-use",
+     OVERRIDABLE (dynamic_overuse, PIN_CONF_PART_DYN_OVERUSE)},
+    {"DynamicGrace",
+     "duration",
+     G | P,
+     parse_grace,
+     "60s",
+     "policy dynamic: how long over-use lasts before confinement",
+     OVERRIDABLE (dynamic_grace_us, PIN_CONF_PART_DYN_GRACE)},
+    {"DynamicInterval",
+     "duration",
+     G | P,
+     parse_interval,
+     "5s",
+     "policy dynamic: how often a step's CPU use is sampled",
+     OVERRIDABLE (dynamic_interval_us, PIN_CONF_PART_DYN_INTERVAL)},
+    {"DynamicConfine",
+     "{cpuset|quota}",
+     G | P,
+     parse_confine,
+     "cpuset",
+     "policy dynamic: how an over-using step is confined",
+     OVERRIDABLE (dynamic_confine, PIN_CONF_PART_DYN_CONFINE)},
+    {"SpreadSockets",
+     "N",
+     G | P,
+     parse_spread_sockets,
+     "0",
+     "job_submit: sockets a one-task numa-spread srun job is spread over",
+     OVERRIDABLE (spread_sockets, PIN_CONF_PART_SPREAD_SOCKETS)},
+    {"Profile",
+     "{no|yes|interval}",
+     G | P,
+     parse_profile,
+     "no",
+     "profile every step that gives no --pin-profile, at this interval",
+     OVERRIDABLE (profile_us, PIN_CONF_PART_PROFILE)},
+    {"ProfileDir",
+     "path",
+     G,
+     parse_path,
+     PIN_CONF_DEFAULT_PROFILE_DIR,
+     "where step profiles are written",
+     GLOBAL (profile_dir)},
+    {"ProfileMaxSize",
+     "size",
+     G,
+     parse_profile_size,
+     "256M",
+     "the largest profile of one step",
+     GLOBAL (profile_max_size)},
 };
 
 #undef G
@@ -670,7 +885,7 @@ const char *pin_conf_key_names (unsigned where, char *buf, size_t n)
             continue;
         len = snprintf (buf + o, n - o, "%s%s", o ? ", " : "", keys[i].name);
         if (len < 0 || (size_t)len >= n - o) {
-            buf[o] = '\0';     /* whole names only */
+            buf[o] = '\0'; /* whole names only */
             break;
         }
         o += (size_t)len;
@@ -715,7 +930,8 @@ static bool arg_key_equal (const char *a, const char *b)
 /* The key `name` among those valid `where` (PIN_CONF_KEY_*): matched
  * without case, and in plugstack spelling ('_' ignored) if `arg`. */
 static const struct pin_conf_key *key_lookup (const char *name,
-                                              unsigned where, bool arg)
+                                              unsigned where,
+                                              bool arg)
 {
     size_t i;
 
@@ -730,8 +946,10 @@ static const struct pin_conf_key *key_lookup (const char *name,
 }
 
 /* `rest` is what follows "PartitionName=": NAME, then Key=Value words. */
-static int parse_partition_line (struct ctx *ctx, char *rest,
-                                 const char *origin, pin_error_t *errp)
+static int parse_partition_line (struct ctx *ctx,
+                                 char *rest,
+                                 const char *origin,
+                                 pin_error_t *errp)
 {
     struct pin_conf *c = ctx->conf;
     struct pin_conf_partition part;
@@ -745,21 +963,28 @@ static int parse_partition_line (struct ctx *ctx, char *rest,
     word = strtok_r (rest, " \t", &save);
     if (!word) {
         errno = EINVAL;
-        return errprintf (errp, "%s: PartitionName=: empty value; give "
-                          "PartitionName=NAME Key=Value ...", origin);
+        return errprintf (errp,
+                          "%s: PartitionName=: empty value; give "
+                          "PartitionName=NAME Key=Value ...",
+                          origin);
     }
     show (sname, sizeof (sname), word);
     if (strlen (word) >= sizeof (part.name)) {
         errno = EINVAL;
-        return errprintf (errp, "%s: PartitionName=%s: name longer than "
-                          "%zu characters", origin, sname,
+        return errprintf (errp,
+                          "%s: PartitionName=%s: name longer than "
+                          "%zu characters",
+                          origin,
+                          sname,
                           sizeof (part.name) - 1);
     }
     for (p = word; *p; p++) {
         if (!isalnum ((unsigned char)*p) && !strchr ("._-", *p)) {
             errno = EINVAL;
-            return errprintf (errp, "%s: PartitionName=%s: not a partition "
-                              "name; use only [A-Za-z0-9._-]", origin,
+            return errprintf (errp,
+                              "%s: PartitionName=%s: not a partition "
+                              "name; use only [A-Za-z0-9._-]",
+                              origin,
                               sname);
         }
     }
@@ -767,15 +992,21 @@ static int parse_partition_line (struct ctx *ctx, char *rest,
     for (i = 0; i < c->npartitions; i++) {
         if (strcmp (c->partitions[i].name, part.name) == 0) {
             errno = EINVAL;
-            return errprintf (errp, "%s: PartitionName=%s: partition "
+            return errprintf (errp,
+                              "%s: PartitionName=%s: partition "
                               "already has a line; give one line per "
-                              "partition", origin, sname);
+                              "partition",
+                              origin,
+                              sname);
         }
     }
     if (c->npartitions >= PIN_CONF_PARTITIONS_MAX) {
         errno = EINVAL;
-        return errprintf (errp, "%s: PartitionName=%s: more than %d "
-                          "PartitionName lines", origin, sname,
+        return errprintf (errp,
+                          "%s: PartitionName=%s: more than %d "
+                          "PartitionName lines",
+                          origin,
+                          sname,
                           PIN_CONF_PARTITIONS_MAX);
     }
     while ((word = strtok_r (NULL, " \t", &save))) {
@@ -792,46 +1023,71 @@ static int parse_partition_line (struct ctx *ctx, char *rest,
         if (!k) {
             char known[KNOWN_MAX];
             errno = EINVAL;
-            return errprintf (errp, "%s: PartitionName=%s: '%s': not a "
+            return errprintf (errp,
+                              "%s: PartitionName=%s: '%s': not a "
                               "per-partition Key=Value; valid here: %s",
-                              origin, sname, sw,
-                              pin_conf_key_names (KNOWN_PARTITION, known,
+                              origin,
+                              sname,
+                              sw,
+                              pin_conf_key_names (KNOWN_PARTITION,
+                                                  known,
                                                   sizeof (known)));
         }
         if (part.set & k->part_bit) {
             errno = EINVAL;
-            return errprintf (errp, "%s: PartitionName=%s: %s: %s already "
+            return errprintf (errp,
+                              "%s: PartitionName=%s: %s: %s already "
                               "set on this line; set each key once",
-                              origin, sname, sw, k->name);
+                              origin,
+                              sname,
+                              sw,
+                              k->name);
         }
         if (eq[1] == '\0') {
             errno = EINVAL;
-            return errprintf (errp, "%s: PartitionName=%s: %s: empty value; "
-                              "give a value or leave the key out", origin,
-                              sname, sw);
+            return errprintf (errp,
+                              "%s: PartitionName=%s: %s: empty value; "
+                              "give a value or leave the key out",
+                              origin,
+                              sname,
+                              sw);
         }
-        if (k->parse (eq + 1, field (&part, k->part_off), k->size, why,
-                      sizeof (why)) < 0) {
+        if (k->parse (eq + 1,
+                      field (&part, k->part_off),
+                      k->size,
+                      why,
+                      sizeof (why))
+            < 0) {
             errno = EINVAL;
-            return errprintf (errp, "%s: PartitionName=%s: %s: %s", origin,
-                              sname, sw, why);
+            return errprintf (errp,
+                              "%s: PartitionName=%s: %s: %s",
+                              origin,
+                              sname,
+                              sw,
+                              why);
         }
         part.set |= k->part_bit;
     }
     if (part.set == 0) {
         char known[KNOWN_MAX];
         errno = EINVAL;
-        return errprintf (errp, "%s: PartitionName=%s: no keys; give at "
-                          "least one of: %s", origin, sname,
-                          pin_conf_key_names (KNOWN_PARTITION, known,
+        return errprintf (errp,
+                          "%s: PartitionName=%s: no keys; give at "
+                          "least one of: %s",
+                          origin,
+                          sname,
+                          pin_conf_key_names (KNOWN_PARTITION,
+                                              known,
                                               sizeof (known)));
     }
     if ((part.set & PIN_CONF_PART_FORCED)
         && (part.set & (PIN_CONF_PART_DEFAULT | PIN_CONF_PART_ALLOWED))) {
         errno = EINVAL;
-        return errprintf (errp, "%s: PartitionName=%s: ForcedPolicy decides "
+        return errprintf (errp,
+                          "%s: PartitionName=%s: ForcedPolicy decides "
                           "every job of the partition; drop DefaultPolicy "
-                          "and AllowedPolicies from this line", origin,
+                          "and AllowedPolicies from this line",
+                          origin,
                           sname);
     }
     snprintf (ctx->part_origin[c->npartitions], ORIGIN_MAX, "%s", origin);
@@ -844,9 +1100,12 @@ static int parse_partition_line (struct ctx *ctx, char *rest,
 /* Set key k from `value`.  `where` starts every message ("FILE:LINE:
  * Key=Value" or "plugstack.conf argument 'k=v'"); `origin` says where the
  * key was set, for a later duplicate or DefaultPolicy check. */
-static int apply (struct ctx *ctx, const struct pin_conf_key *k,
+static int apply (struct ctx *ctx,
+                  const struct pin_conf_key *k,
                   const char *value,
-                  const char *where, const char *origin, pin_error_t *errp)
+                  const char *where,
+                  const char *origin,
+                  pin_error_t *errp)
 {
     char why[200];
     int i;
@@ -854,17 +1113,28 @@ static int apply (struct ctx *ctx, const struct pin_conf_key *k,
     for (i = 0; i < ctx->nseen; i++) {
         if (ctx->seen_key[i] == k) {
             errno = EINVAL;
-            return errprintf (errp, "%s: %s already set (%s); set each key "
-                              "once", where, k->name, ctx->seen_origin[i]);
+            return errprintf (errp,
+                              "%s: %s already set (%s); set each key "
+                              "once",
+                              where,
+                              k->name,
+                              ctx->seen_origin[i]);
         }
     }
     if (value[0] == '\0') {
         errno = EINVAL;
-        return errprintf (errp, "%s: empty value; give a value or leave the "
-                          "key out (default: %s)", where, k->defval);
+        return errprintf (errp,
+                          "%s: empty value; give a value or leave the "
+                          "key out (default: %s)",
+                          where,
+                          k->defval);
     }
-    if (k->parse (value, field (ctx->conf, k->conf_off), k->size, why,
-                  sizeof (why)) < 0) {
+    if (k->parse (value,
+                  field (ctx->conf, k->conf_off),
+                  k->size,
+                  why,
+                  sizeof (why))
+        < 0) {
         errno = EINVAL;
         return errprintf (errp, "%s: %s", where, why);
     }
@@ -876,9 +1146,8 @@ static int apply (struct ctx *ctx, const struct pin_conf_key *k,
     if (k->conf_off == (long)offsetof (struct pin_conf, default_policy)) {
         snprintf (ctx->dp_origin, sizeof (ctx->dp_origin), "%s", origin);
         ctx->last_set = 1;
-    }
-    else if (k->conf_off
-             == (long)offsetof (struct pin_conf, allowed_policies)) {
+    } else if (k->conf_off
+               == (long)offsetof (struct pin_conf, allowed_policies)) {
         char s[SHOW_MAX + 4];
         show (s, sizeof (s), value);
         snprintf (ctx->ap_origin, sizeof (ctx->ap_origin), "%s", origin);
@@ -889,11 +1158,13 @@ static int apply (struct ctx *ctx, const struct pin_conf_key *k,
 }
 
 /* DefaultPolicy must be one of AllowedPolicies, whatever set them. */
-static int check_default_allowed (struct ctx *ctx, const char *fallback,
+static int check_default_allowed (struct ctx *ctx,
+                                  const char *fallback,
                                   pin_error_t *errp)
 {
     const struct pin_conf *c = ctx->conf;
-    const char *name = place_policy_name ((enum place_policy)c->default_policy);
+    const char *name =
+        place_policy_name ((enum place_policy)c->default_policy);
     const char *origin = fallback;
     int i;
 
@@ -908,14 +1179,21 @@ static int check_default_allowed (struct ctx *ctx, const char *fallback,
             continue;
         pn = place_policy_name ((enum place_policy)r.default_policy);
         errno = EINVAL;
-        return errprintf (errp, "%s: PartitionName=%s: DefaultPolicy=%s%s "
+        return errprintf (errp,
+                          "%s: PartitionName=%s: DefaultPolicy=%s%s "
                           "is not in its AllowedPolicies; set an allowed "
                           "DefaultPolicy on the line or allow %s",
                           ctx->part_origin[i][0] ? ctx->part_origin[i]
                                                  : fallback,
-                          c->partitions[i].name, pn,
-                          (c->partitions[i].set & PIN_CONF_PART_DEFAULT)
-                              ? "" : " (global)", pn);
+                          c->partitions[i].name,
+                          pn,
+                          (c->partitions[i].set & PIN_CONF_PART_DEFAULT) ? ""
+                                                                         : " ("
+                                                                           "gl"
+                                                                           "ob"
+                                                                           "al"
+                                                                           ")",
+                          pn);
     }
     if (pin_conf_policy_allowed (c, c->default_policy))
         return 0;
@@ -924,9 +1202,12 @@ static int check_default_allowed (struct ctx *ctx, const char *fallback,
     else if (ctx->last_set == 2)
         origin = ctx->ap_origin;
     errno = EINVAL;
-    return errprintf (errp, "%s: DefaultPolicy=%s is not in "
+    return errprintf (errp,
+                      "%s: DefaultPolicy=%s is not in "
                       "AllowedPolicies=%s; choose an allowed DefaultPolicy "
-                      "or allow %s", origin, name ? name : "?",
+                      "or allow %s",
+                      origin,
+                      name ? name : "?",
                       ctx->ap_text[0] ? ctx->ap_text : "(inherited)",
                       name ? name : "it");
 }
@@ -943,7 +1224,9 @@ static void trim (char **start)
 }
 
 /* Parse one line (comment already stripped or not). */
-static int parse_line (struct ctx *ctx, char *line, const char *origin,
+static int parse_line (struct ctx *ctx,
+                       char *line,
+                       const char *origin,
                        pin_error_t *errp)
 {
     char *hash = strchr (line, '#');
@@ -958,22 +1241,31 @@ static int parse_line (struct ctx *ctx, char *line, const char *origin,
         return 0;
     show (s, sizeof (s), line);
     if (!(eq = strchr (line, '=')))
-        return errprintf (errp, "%s: '%s': missing '='; lines are Key=Value",
-                          origin, s);
+        return errprintf (errp,
+                          "%s: '%s': missing '='; lines are Key=Value",
+                          origin,
+                          s);
     *eq = '\0';
     key = line;
     value = eq + 1;
     trim (&key);
     trim (&value);
     if (*key == '\0')
-        return errprintf (errp, "%s: '%s': missing key before '='; lines "
-                          "are Key=Value", origin, s);
+        return errprintf (errp,
+                          "%s: '%s': missing key before '='; lines "
+                          "are Key=Value",
+                          origin,
+                          s);
     if (!(k = key_lookup (key, KNOWN_GLOBAL, false))) {
         char known[KNOWN_MAX];
         show (s, sizeof (s), key);
         errno = EINVAL;
-        return errprintf (errp, "%s: %s: unknown key; known: %s", origin, s,
-                          pin_conf_key_names (KNOWN_GLOBAL, known,
+        return errprintf (errp,
+                          "%s: %s: unknown key; known: %s",
+                          origin,
+                          s,
+                          pin_conf_key_names (KNOWN_GLOBAL,
+                                              known,
                                               sizeof (known)));
     }
     if (k->where & PIN_CONF_KEY_LINE)
@@ -998,12 +1290,14 @@ static int parse_line (struct ctx *ctx, char *line, const char *origin,
  * (no directory on it writable by anyone but root or that owner, a
  * sticky root directory such as /tmp excepted), and it still leads to
  * the file opened.  -1 with one line in errp. */
-static int check_trusted (int fd, const struct stat *st, const char *path,
+static int check_trusted (int fd,
+                          const struct stat *st,
+                          const char *path,
                           pin_error_t *errp)
 {
     char abs[PATH_MAX], cwd[PATH_MAX];
     uid_t me = geteuid ();
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     struct stat end;
 
     (void)fd;
@@ -1011,28 +1305,39 @@ static int check_trusted (int fd, const struct stat *st, const char *path,
         || (st->st_mode & (S_IWGRP | S_IWOTH))) {
         char who[48] = "";
         if (me != 0)
-            snprintf (who, sizeof (who), " (or uid %ld, who reads it)",
+            snprintf (who,
+                      sizeof (who),
+                      " (or uid %ld, who reads it)",
                       (long)me);
-        return errprintf (errp, "%s: owner uid %ld, mode %04o; pin.conf "
+        return errprintf (errp,
+                          "%s: owner uid %ld, mode %04o; pin.conf "
                           "must be owned by root%s and writable by nobody "
-                          "else (chown root, chmod go-w)", path,
-                          (long)st->st_uid, (unsigned)(st->st_mode & 07777),
+                          "else (chown root, chmod go-w)",
+                          path,
+                          (long)st->st_uid,
+                          (unsigned)(st->st_mode & 07777),
                           who);
     }
     if (path[0] == '/')
         snprintf (abs, sizeof (abs), "%s", path);
     else if (!getcwd (cwd, sizeof (cwd))
              || snprintf (abs, sizeof (abs), "%s/%s", cwd, path)
-                >= (int)sizeof (abs))
-        return errprintf (errp, "%s: cannot make the path absolute: %s",
-                          path, strerror (errno));
+                    >= (int)sizeof (abs))
+        return errprintf (errp,
+                          "%s: cannot make the path absolute: %s",
+                          path,
+                          strerror (errno));
     if (safefile_check_follow (abs, me, &end, &err) < 0)
-        return errprintf (errp, "%s: not trusted: %s; no directory above "
+        return errprintf (errp,
+                          "%s: not trusted: %s; no directory above "
                           "pin.conf may be writable by others than root",
-                          path, err.text);
+                          path,
+                          err.text);
     if (end.st_dev != st->st_dev || end.st_ino != st->st_ino)
-        return errprintf (errp, "%s: the path changed while it was opened; "
-                          "try again", path);
+        return errprintf (errp,
+                          "%s: the path changed while it was opened; "
+                          "try again",
+                          path);
     return 0;
 }
 
@@ -1047,8 +1352,10 @@ static FILE *open_regular (const char *path, pin_error_t *errp)
     if ((fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0) {
         if (errno == ENOENT)
             return NULL;
-        errprintf (errp, "%s: cannot open: %s; give a readable pin.conf",
-                   path, strerror (errno));
+        errprintf (errp,
+                   "%s: cannot open: %s; give a readable pin.conf",
+                   path,
+                   strerror (errno));
         return NULL;
     }
     if (fstat (fd, &st) < 0)
@@ -1056,8 +1363,10 @@ static FILE *open_regular (const char *path, pin_error_t *errp)
     if (!S_ISREG (st.st_mode)) {
         close (fd);
         errno = EINVAL;
-        errprintf (errp, "%s: %s, not a regular file; give a pin.conf file",
-                   path, safein_kind (st.st_mode));
+        errprintf (errp,
+                   "%s: %s, not a regular file; give a pin.conf file",
+                   path,
+                   safein_kind (st.st_mode));
         return NULL;
     }
     if (check_trusted (fd, &st, path, errp) < 0) {
@@ -1079,7 +1388,9 @@ static FILE *open_regular (const char *path, pin_error_t *errp)
 
 #define UTF8_BOM "\xEF\xBB\xBF"
 
-static int load_file (struct ctx *ctx, const char *path, bool must_exist,
+static int load_file (struct ctx *ctx,
+                      const char *path,
+                      bool must_exist,
                       pin_error_t *errp)
 {
     char line[PIN_CONF_LINE_MAX];
@@ -1096,15 +1407,18 @@ static int load_file (struct ctx *ctx, const char *path, bool must_exist,
     }
     if (strlen (path) >= sizeof (ctx->conf->path)) {
         errno = ENAMETOOLONG;
-        return errprintf (errp, "pin.conf path longer than %zu characters",
+        return errprintf (errp,
+                          "pin.conf path longer than %zu characters",
                           sizeof (ctx->conf->path) - 1);
     }
     if (!(f = open_regular (path, errp))) {
         if (errno == ENOENT) {
             if (!must_exist)
                 return 0;
-            return errprintf (errp, "%s: no such file; give an existing "
-                              "pin.conf (see pin.conf(5))", path);
+            return errprintf (errp,
+                              "%s: no such file; give an existing "
+                              "pin.conf (see pin.conf(5))",
+                              path);
         }
         return -1;
     }
@@ -1112,13 +1426,16 @@ static int load_file (struct ctx *ctx, const char *path, bool must_exist,
         c = getc (f);
         if (c == EOF) {
             if (ferror (f)) {
-                errprintf (errp, "%s:%u: read error: %s", path, lineno,
+                errprintf (errp,
+                           "%s:%u: read error: %s",
+                           path,
+                           lineno,
                            strerror (errno));
                 goto out;
             }
             if (len == 0)
                 break;
-            c = '\n';           /* last line without newline */
+            c = '\n'; /* last line without newline */
         }
         if (c == '\n') {
             char *bom;
@@ -1130,9 +1447,12 @@ static int load_file (struct ctx *ctx, const char *path, bool must_exist,
                 memmove (line, line + 3, len - 2);
             if ((bom = strstr (line, UTF8_BOM))) {
                 errno = EINVAL;
-                errprintf (errp, "%s:%u: a UTF-8 byte order mark (bytes EF "
+                errprintf (errp,
+                           "%s:%u: a UTF-8 byte order mark (bytes EF "
                            "BB BF) in column %zu; remove it (it is accepted "
-                           "only at the start of the file)", path, lineno,
+                           "only at the start of the file)",
+                           path,
+                           lineno,
                            (size_t)(bom - line) + 1);
                 goto out;
             }
@@ -1149,33 +1469,44 @@ static int load_file (struct ctx *ctx, const char *path, bool must_exist,
         }
         if (c == '\0') {
             errno = EINVAL;
-            errprintf (errp, "%s:%u: NUL byte in column %zu; pin.conf must "
-                       "be plain text", path, lineno, len + 1);
+            errprintf (errp,
+                       "%s:%u: NUL byte in column %zu; pin.conf must "
+                       "be plain text",
+                       path,
+                       lineno,
+                       len + 1);
             goto out;
         }
         if (c != '\t' && iscntrl (c)) {
             errno = EINVAL;
-            errprintf (errp, "%s:%u: control character 0x%02x in column "
-                       "%zu; pin.conf must be plain text", path, lineno, c,
+            errprintf (errp,
+                       "%s:%u: control character 0x%02x in column "
+                       "%zu; pin.conf must be plain text",
+                       path,
+                       lineno,
+                       c,
                        len + 1);
             goto out;
         }
         if (len + 1 >= sizeof (line)) {
             errno = EINVAL;
-            errprintf (errp, "%s:%u: line longer than %zu characters; "
-                       "shorten it", path, lineno, sizeof (line) - 1);
+            errprintf (errp,
+                       "%s:%u: line longer than %zu characters; "
+                       "shorten it",
+                       path,
+                       lineno,
+                       sizeof (line) - 1);
             goto out;
         }
         line[len++] = (char)c;
     }
     snprintf (ctx->conf->path, sizeof (ctx->conf->path), "%s", path);
     rc = 0;
-out:
-    {
-        int saved = errno;
-        fclose (f);
-        errno = saved;
-    }
+out : {
+    int saved = errno;
+    fclose (f);
+    errno = saved;
+}
     return rc;
 }
 
@@ -1193,7 +1524,10 @@ void pin_conf_defaults (struct pin_conf *conf)
 
         if (k->conf_off < 0 || (k->where & PIN_CONF_KEY_DESCRIBED))
             continue;
-        (void)k->parse (k->defval, field (conf, k->conf_off), k->size, why,
+        (void)k->parse (k->defval,
+                        field (conf, k->conf_off),
+                        k->size,
+                        why,
                         sizeof (why));
     }
 }
@@ -1204,8 +1538,10 @@ static void finish (struct pin_conf *conf)
     conf->none_restricted = conf->none_users[0] || conf->none_accounts[0];
 }
 
-int pin_conf_load_file (struct pin_conf *conf, const char *path,
-                        bool must_exist, pin_error_t *errp)
+int pin_conf_load_file (struct pin_conf *conf,
+                        const char *path,
+                        bool must_exist,
+                        pin_error_t *errp)
 {
     struct ctx ctx;
     struct pin_conf *tmp;
@@ -1235,8 +1571,12 @@ int pin_conf_load_file (struct pin_conf *conf, const char *path,
     return rc;
 }
 
-static int arg_split (int index, const char *arg, char *key, size_t ksize,
-                      const char **value, pin_error_t *errp)
+static int arg_split (int index,
+                      const char *arg,
+                      char *key,
+                      size_t ksize,
+                      const char **value,
+                      pin_error_t *errp)
 {
     const char *eq = strchr (arg, '=');
     char s[SHOW_MAX + 4];
@@ -1245,25 +1585,32 @@ static int arg_split (int index, const char *arg, char *key, size_t ksize,
     for (p = arg; *p; p++) {
         if (iscntrl ((unsigned char)*p)) {
             errno = EINVAL;
-            return errprintf (errp, "plugstack.conf argument %d: control "
+            return errprintf (errp,
+                              "plugstack.conf argument %d: control "
                               "character 0x%02x in column %d; use printable "
-                              "key=value", index + 1, (unsigned char)*p,
+                              "key=value",
+                              index + 1,
+                              (unsigned char)*p,
                               (int)(p - arg) + 1);
         }
     }
     show (s, sizeof (s), arg);
     if (!eq) {
         errno = EINVAL;
-        return errprintf (errp, "plugstack.conf argument '%s': missing '='; "
+        return errprintf (errp,
+                          "plugstack.conf argument '%s': missing '='; "
                           "use key=value (e.g. default_policy=numa-local)",
                           s);
     }
     if ((size_t)(eq - arg) >= ksize || eq == arg) {
         char known[KNOWN_MAX];
         errno = EINVAL;
-        return errprintf (errp, "plugstack.conf argument '%s': unknown key; "
-                          "known: conf, %s", s,
-                          pin_conf_key_names (KNOWN_GLOBAL, known,
+        return errprintf (errp,
+                          "plugstack.conf argument '%s': unknown key; "
+                          "known: conf, %s",
+                          s,
+                          pin_conf_key_names (KNOWN_GLOBAL,
+                                              known,
                                               sizeof (known)));
     }
     memcpy (key, arg, eq - arg);
@@ -1272,7 +1619,9 @@ static int arg_split (int index, const char *arg, char *key, size_t ksize,
     return 0;
 }
 
-int pin_conf_load_args (struct pin_conf *conf, int ac, char **av,
+int pin_conf_load_args (struct pin_conf *conf,
+                        int ac,
+                        char **av,
                         pin_error_t *errp)
 {
     struct ctx ctx;
@@ -1310,18 +1659,23 @@ int pin_conf_load_args (struct pin_conf *conf, int ac, char **av,
         show (s, sizeof (s), av[i]);
         if (conf_path) {
             errno = EINVAL;
-            errprintf (errp, "plugstack.conf argument '%s': conf= already "
-                       "given ('%s'); give it once", s, conf_arg);
+            errprintf (errp,
+                       "plugstack.conf argument '%s': conf= already "
+                       "given ('%s'); give it once",
+                       s,
+                       conf_arg);
             goto out;
         }
         if (value[0] == '\0') {
             errno = EINVAL;
-            errprintf (errp, "plugstack.conf argument '%s': empty value; "
-                       "give the path of pin.conf", s);
+            errprintf (errp,
+                       "plugstack.conf argument '%s': empty value; "
+                       "give the path of pin.conf",
+                       s);
             goto out;
         }
-        if (check_abs_path (value, sizeof (conf->path), why,
-                            sizeof (why)) < 0) {
+        if (check_abs_path (value, sizeof (conf->path), why, sizeof (why))
+            < 0) {
             errno = EINVAL;
             errprintf (errp, "plugstack.conf argument '%s': %s", s, why);
             goto out;
@@ -1332,8 +1686,7 @@ int pin_conf_load_args (struct pin_conf *conf, int ac, char **av,
     if (conf_path) {
         if (load_file (&ctx, conf_path, true, errp) < 0)
             goto out;
-    }
-    else if (load_file (&ctx, PIN_CONF_DEFAULT_PATH, false, errp) < 0)
+    } else if (load_file (&ctx, PIN_CONF_DEFAULT_PATH, false, errp) < 0)
         goto out;
 
     /* the rest override the file: a fresh duplicate check */
@@ -1353,32 +1706,35 @@ int pin_conf_load_args (struct pin_conf *conf, int ac, char **av,
         if (!(k = key_lookup (key, PIN_CONF_KEY_GLOBAL, true))) {
             char known[KNOWN_MAX];
             errno = EINVAL;
-            errprintf (errp, "plugstack.conf argument '%s': unknown key; "
-                       "known: conf, %s", s,
-                       pin_conf_key_names (KNOWN_GLOBAL, known,
+            errprintf (errp,
+                       "plugstack.conf argument '%s': unknown key; "
+                       "known: conf, %s",
+                       s,
+                       pin_conf_key_names (KNOWN_GLOBAL,
+                                           known,
                                            sizeof (known)));
             goto out;
         }
-        snprintf (origin, sizeof (origin), "plugstack.conf argument '%s'",
-                  s);
+        snprintf (origin, sizeof (origin), "plugstack.conf argument '%s'", s);
         if (apply (&ctx, k, value, origin, origin, errp) < 0) {
             errno = EINVAL;
             goto out;
         }
     }
-    if (check_default_allowed (&ctx, ctx.conf->path[0] ? ctx.conf->path
-                                                        : "plugstack.conf",
-                               errp) < 0)
+    if (check_default_allowed (&ctx,
+                               ctx.conf->path[0] ? ctx.conf->path
+                                                 : "plugstack.conf",
+                               errp)
+        < 0)
         goto out;
     finish (tmp);
     *conf = *tmp;
     rc = 0;
-out:
-    {
-        int saved = errno;
-        free (tmp);
-        errno = saved;
-    }
+out : {
+    int saved = errno;
+    free (tmp);
+    errno = saved;
+}
     return rc;
 }
 
@@ -1389,7 +1745,8 @@ bool pin_conf_policy_allowed (const struct pin_conf *conf, int policy)
     return (conf->allowed_policies & (1u << policy)) != 0;
 }
 
-void pin_conf_rules_for (const struct pin_conf *conf, const char *partition,
+void pin_conf_rules_for (const struct pin_conf *conf,
+                         const char *partition,
                          struct pin_conf_rules *rules)
 {
     const struct pin_conf_partition *p = NULL;
@@ -1415,10 +1772,12 @@ void pin_conf_rules_for (const struct pin_conf *conf, const char *partition,
         if (k->rules_off < 0)
             continue;
         if (p && (p->set & k->part_bit))
-            memcpy (field (rules, k->rules_off), cfield (p, k->part_off),
+            memcpy (field (rules, k->rules_off),
+                    cfield (p, k->part_off),
                     k->size);
         else if (k->conf_off >= 0)
-            memcpy (field (rules, k->rules_off), cfield (conf, k->conf_off),
+            memcpy (field (rules, k->rules_off),
+                    cfield (conf, k->conf_off),
                     k->size);
     }
 }
@@ -1442,7 +1801,8 @@ static bool in_list (const char *list, const char *name)
     return false;
 }
 
-bool pin_conf_none_permitted (const struct pin_conf *conf, const char *user,
+bool pin_conf_none_permitted (const struct pin_conf *conf,
+                              const char *user,
                               const char *account)
 {
     if (!conf->none_restricted)

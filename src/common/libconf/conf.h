@@ -51,7 +51,7 @@
 
 /* PartitionName= lines (job_submit_pin.so rules, doc/job-submit.md). */
 #define PIN_CONF_PARTITIONS_MAX 64
-#define PIN_CONF_PARTITION_NAME_MAX 64     /* name + NUL */
+#define PIN_CONF_PARTITION_NAME_MAX 64 /* name + NUL */
 /* NoneUsers= / NoneAccounts= text, comma-separated names. */
 #define PIN_CONF_NAMES_MAX 1024
 
@@ -61,21 +61,21 @@
  * and struct pin_conf_rules (and struct pin_conf unless only partitions
  * have it) and the key's descriptor in conf.c's keys[]. */
 enum {
-    PIN_CONF_PART_DEFAULT = 1,    /* DefaultPolicy= */
-    PIN_CONF_PART_ALLOWED = 2,    /* AllowedPolicies= */
-    PIN_CONF_PART_FORCED = 4,     /* ForcedPolicy= */
-    PIN_CONF_PART_DYN_OVERUSE = 8,   /* DynamicOveruse= */
-    PIN_CONF_PART_DYN_GRACE = 16,    /* DynamicGrace= */
-    PIN_CONF_PART_DYN_INTERVAL = 32, /* DynamicInterval= */
-    PIN_CONF_PART_DYN_CONFINE = 64,  /* DynamicConfine= */
+    PIN_CONF_PART_DEFAULT = 1,          /* DefaultPolicy= */
+    PIN_CONF_PART_ALLOWED = 2,          /* AllowedPolicies= */
+    PIN_CONF_PART_FORCED = 4,           /* ForcedPolicy= */
+    PIN_CONF_PART_DYN_OVERUSE = 8,      /* DynamicOveruse= */
+    PIN_CONF_PART_DYN_GRACE = 16,       /* DynamicGrace= */
+    PIN_CONF_PART_DYN_INTERVAL = 32,    /* DynamicInterval= */
+    PIN_CONF_PART_DYN_CONFINE = 64,     /* DynamicConfine= */
     PIN_CONF_PART_SPREAD_SOCKETS = 128, /* SpreadSockets= */
-    PIN_CONF_PART_PROFILE = 256,     /* Profile= */
+    PIN_CONF_PART_PROFILE = 256,        /* Profile= */
 };
 
 /* One `PartitionName=NAME Key=Value ...` line. */
 struct pin_conf_partition {
     char name[PIN_CONF_PARTITION_NAME_MAX];
-    unsigned set;                 /* PIN_CONF_PART_* */
+    unsigned set; /* PIN_CONF_PART_* */
     int default_policy;
     unsigned allowed_policies;
     int forced_policy;
@@ -89,15 +89,15 @@ struct pin_conf_partition {
 
 /* The rules for the jobs of one partition (pin_conf_rules_for()). */
 struct pin_conf_rules {
-    int default_policy;           /* enum place_policy */
+    int default_policy; /* enum place_policy */
     unsigned allowed_policies;
-    int forced_policy;            /* enum place_policy, -1 if not forced */
-    bool from_partition;          /* a PartitionName= line matched */
+    int forced_policy;   /* enum place_policy, -1 if not forced */
+    bool from_partition; /* a PartitionName= line matched */
     /* policy dynamic: the global Dynamic* values or the partition's */
     double dynamic_overuse;
     long long dynamic_grace_us;
     long long dynamic_interval_us;
-    int dynamic_confine;          /* PIN_CONFINE_* */
+    int dynamic_confine; /* PIN_CONFINE_* */
     /* job_submit: sockets per node a one-task numa-spread job that srun
      * creates is spread over (doc/job-submit.md); 0: never reshaped */
     int spread_sockets;
@@ -107,45 +107,47 @@ struct pin_conf_rules {
 };
 
 struct pin_conf {
-    char path[PATH_MAX];          /* pin.conf in use ("" if none) */
-    int default_policy;           /* enum place_policy; DefaultPolicy=none */
-    unsigned allowed_policies;    /* bit (1 << policy); AllowedPolicies=all */
-    char cgroup_root[PATH_MAX];   /* CgroupRoot=auto: the cgroup2 mount */
-    char cgroup_base[NAME_MAX];   /* CgroupBase=slurm-pin (standalone tree) */
-    char topology_cache[PATH_MAX];/* TopologyCache=/var/cache/slurm-pin/topology.xml */
-    char state_dir[PATH_MAX];     /* StateDir=/run/slurm-pin (lock, claims) */
-    bool verbose;                 /* Verbose=no: as if every step said ,verbose */
-    bool oversubscribe;           /* Oversubscribe=allow: a step asking for
-                                     more CPUs than allocated (srun -O) is
-                                     placed, tasks sharing CPUs; refuse:
-                                     the step fails */
-    char deliver_command[PATH_MAX];/* DeliverCommand=BINDIR/slurm-pin: run as
-                                     'CMD deliver --job N' at job end
-                                     (accounting to slurmdbd); "" = none */
-    bool share_with_steps;        /* ShareWithSteps=allow: a step that does
-                                     not fit beside the running steps shares
-                                     their CPUs; refuse: the step fails */
-    bool none_restricted;         /* NoneUsers= or NoneAccounts= given:
-                                     only those may ask for `none` */
+    char path[PATH_MAX];        /* pin.conf in use ("" if none) */
+    int default_policy;         /* enum place_policy; DefaultPolicy=none */
+    unsigned allowed_policies;  /* bit (1 << policy); AllowedPolicies=all */
+    char cgroup_root[PATH_MAX]; /* CgroupRoot=auto: the cgroup2 mount */
+    char cgroup_base[NAME_MAX]; /* CgroupBase=slurm-pin (standalone tree) */
+    char topology_cache
+        [PATH_MAX]; /* TopologyCache=/var/cache/slurm-pin/topology.xml
+                     */
+    char state_dir[PATH_MAX]; /* StateDir=/run/slurm-pin (lock, claims) */
+    bool verbose;             /* Verbose=no: as if every step said ,verbose */
+    bool oversubscribe;       /* Oversubscribe=allow: a step asking for
+                                 more CPUs than allocated (srun -O) is
+                                 placed, tasks sharing CPUs; refuse:
+                                 the step fails */
+    char deliver_command[PATH_MAX]; /* DeliverCommand=BINDIR/slurm-pin: run as
+                                      'CMD deliver --job N' at job end
+                                      (accounting to slurmdbd); "" = none */
+    bool share_with_steps;          /* ShareWithSteps=allow: a step that does
+                                       not fit beside the running steps shares
+                                       their CPUs; refuse: the step fails */
+    bool none_restricted;           /* NoneUsers= or NoneAccounts= given:
+                                       only those may ask for `none` */
     char none_users[PIN_CONF_NAMES_MAX];    /* NoneUsers=a,b ("" none) */
     char none_accounts[PIN_CONF_NAMES_MAX]; /* NoneAccounts=x,y */
     int npartitions;
     struct pin_conf_partition partitions[PIN_CONF_PARTITIONS_MAX];
-    bool accounting;              /* Accounting=yes: a record per step */
-    char journal_dir[PATH_MAX];   /* JournalDir=/var/lib/slurm-pin/journal */
+    bool accounting;            /* Accounting=yes: a record per step */
+    char journal_dir[PATH_MAX]; /* JournalDir=/var/lib/slurm-pin/journal */
     unsigned long long journal_max_size; /* JournalMaxSize=64M; 0: never
                                      rotate */
     /* policy dynamic (libwatch/watch.h, doc/policies.md) */
-    double dynamic_overuse;       /* DynamicOveruse=1.2 (x allocated CPUs) */
-    long long dynamic_grace_us;   /* DynamicGrace=60s */
-    long long dynamic_interval_us;/* DynamicInterval=5s */
-    int dynamic_confine;          /* DynamicConfine=cpuset (PIN_CONFINE_*) */
-    int spread_sockets;           /* SpreadSockets=0 (off): job_submit's
-                                     numa-spread reshape, doc/job-submit.md */
+    double dynamic_overuse;        /* DynamicOveruse=1.2 (x allocated CPUs) */
+    long long dynamic_grace_us;    /* DynamicGrace=60s */
+    long long dynamic_interval_us; /* DynamicInterval=5s */
+    int dynamic_confine;           /* DynamicConfine=cpuset (PIN_CONFINE_*) */
+    int spread_sockets;            /* SpreadSockets=0 (off): job_submit's
+                                      numa-spread reshape, doc/job-submit.md */
     /* profiling (doc/profiling.md) */
-    long long profile_us;         /* Profile=no (0), yes (1 s) or an
-                                     interval: steps profiled by default */
-    char profile_dir[PATH_MAX];   /* ProfileDir=/var/lib/slurm-pin/profile */
+    long long profile_us;       /* Profile=no (0), yes (1 s) or an
+                                   interval: steps profiled by default */
+    char profile_dir[PATH_MAX]; /* ProfileDir=/var/lib/slurm-pin/profile */
     unsigned long long profile_max_size; /* ProfileMaxSize=256M per profile */
 };
 
@@ -162,28 +164,31 @@ enum { PIN_CONFINE_CPUSET = 0, PIN_CONFINE_QUOTA = 1 };
  * (test/test_keys.c): a key added to one and not the other fails.
  */
 enum {
-    PIN_CONF_KEY_GLOBAL = 1,      /* a pin.conf line, a plugstack argument */
-    PIN_CONF_KEY_PARTITION = 2,   /* valid on a PartitionName= line */
-    PIN_CONF_KEY_LINE = 4,        /* PartitionName= itself: a line of keys */
-    PIN_CONF_KEY_DESCRIBED = 8,   /* `defval` describes the default in
-                                     words ("(anyone)"): the field starts
-                                     empty */
+    PIN_CONF_KEY_GLOBAL = 1,    /* a pin.conf line, a plugstack argument */
+    PIN_CONF_KEY_PARTITION = 2, /* valid on a PartitionName= line */
+    PIN_CONF_KEY_LINE = 4,      /* PartitionName= itself: a line of keys */
+    PIN_CONF_KEY_DESCRIBED = 8, /* `defval` describes the default in
+                                   words ("(anyone)"): the field starts
+                                   empty */
 };
 
 /* A value parser: `value` (not empty) into the field `dst` of `size`
  * bytes; -1 with `why` (size n) saying what is wrong and what is valid,
  * the field untouched. */
-typedef int (*pin_conf_parse_f) (const char *value, void *dst, size_t size,
-                                 char *why, size_t n);
+typedef int (*pin_conf_parse_f) (const char *value,
+                                 void *dst,
+                                 size_t size,
+                                 char *why,
+                                 size_t n);
 
 struct pin_conf_key {
-    const char *name;             /* canonical spelling: "DefaultPolicy" */
-    const char *type;             /* the value as pin.conf(5) writes it:
-                                     "policy", "{allow|refuse}" */
-    unsigned where;               /* PIN_CONF_KEY_* */
-    pin_conf_parse_f parse;       /* NULL for PIN_CONF_KEY_LINE */
-    const char *defval;           /* the default, as pin.conf would say it */
-    const char *help;             /* one line: what it decides */
+    const char *name;       /* canonical spelling: "DefaultPolicy" */
+    const char *type;       /* the value as pin.conf(5) writes it:
+                               "policy", "{allow|refuse}" */
+    unsigned where;         /* PIN_CONF_KEY_* */
+    pin_conf_parse_f parse; /* NULL for PIN_CONF_KEY_LINE */
+    const char *defval;     /* the default, as pin.conf would say it */
+    const char *help;       /* one line: what it decides */
     /* the field the value goes to: offsets in struct pin_conf, struct
      * pin_conf_partition and struct pin_conf_rules (-1: none there), its
      * size (the same in each), and its PIN_CONF_PART_* bit */
@@ -213,8 +218,10 @@ void pin_conf_defaults (struct pin_conf *conf);
  * DefaultPolicy is not in AllowedPolicies after the whole file.  On
  * success conf->path is set to `path`.  Nothing to free.
  */
-int pin_conf_load_file (struct pin_conf *conf, const char *path,
-                        bool must_exist, pin_error_t *errp);
+int pin_conf_load_file (struct pin_conf *conf,
+                        const char *path,
+                        bool must_exist,
+                        pin_error_t *errp);
 
 /* Apply plugstack.conf arguments (argv as SPANK passes them).  `conf=PATH`
  * (absolute) loads that file first (it must exist); the other arguments
@@ -223,7 +230,9 @@ int pin_conf_load_file (struct pin_conf *conf, const char *path,
  * once everything is applied.  av is not modified; nothing to free.
  * Errors: "plugstack.conf argument 'foo=1': unknown key; known: ...".
  */
-int pin_conf_load_args (struct pin_conf *conf, int ac, char **av,
+int pin_conf_load_args (struct pin_conf *conf,
+                        int ac,
+                        char **av,
                         pin_error_t *errp);
 
 /* Is `policy` (an enum place_policy) allowed by the site? */
@@ -233,7 +242,8 @@ bool pin_conf_policy_allowed (const struct pin_conf *conf, int policy);
  * global DefaultPolicy and AllowedPolicies, replaced by what the
  * partition's PartitionName= line sets (names match exactly, as Slurm's
  * do).  A ForcedPolicy line has forced_policy >= 0. */
-void pin_conf_rules_for (const struct pin_conf *conf, const char *partition,
+void pin_conf_rules_for (const struct pin_conf *conf,
+                         const char *partition,
                          struct pin_conf_rules *rules);
 
 /* Replace conf's values of the keys a PartitionName= line may set by
@@ -254,14 +264,14 @@ void pin_conf_narrow (struct pin_conf *conf,
 
 /* Where the policy came from. */
 enum pin_conf_source {
-    PIN_CONF_FROM_OPTION = 0,         /* --pin-policy (the same as a forced
-                                         policy, if there is one) */
-    PIN_CONF_FROM_SITE_DEFAULT,       /* pin.conf DefaultPolicy: no
-                                         PartitionName= line matched */
-    PIN_CONF_FROM_PARTITION_DEFAULT,  /* the partition's line: its
-                                         DefaultPolicy, or the global one
-                                         it keeps */
-    PIN_CONF_FROM_FORCED,             /* the partition's ForcedPolicy */
+    PIN_CONF_FROM_OPTION = 0,        /* --pin-policy (the same as a forced
+                                        policy, if there is one) */
+    PIN_CONF_FROM_SITE_DEFAULT,      /* pin.conf DefaultPolicy: no
+                                        PartitionName= line matched */
+    PIN_CONF_FROM_PARTITION_DEFAULT, /* the partition's line: its
+                                        DefaultPolicy, or the global one
+                                        it keeps */
+    PIN_CONF_FROM_FORCED,            /* the partition's ForcedPolicy */
 };
 
 /* What a job or step asks for. */
@@ -270,11 +280,11 @@ struct pin_conf_request {
      * Slurm's comma list of a job submitted to several; NULL or "": not
      * known, the global rules. */
     const char *partitions;
-    bool policy_given;            /* --pin-policy=POLICY[,verbose] */
-    int policy;                   /* enum place_policy, if given */
-    bool verbose;                 /* ",verbose" was given */
-    bool profile_given;           /* --pin-profile[=INTERVAL] */
-    long long profile_us;         /* its interval (0: off), if given */
+    bool policy_given;    /* --pin-policy=POLICY[,verbose] */
+    int policy;           /* enum place_policy, if given */
+    bool verbose;         /* ",verbose" was given */
+    bool profile_given;   /* --pin-profile[=INTERVAL] */
+    long long profile_us; /* its interval (0: off), if given */
 };
 
 struct pin_conf_effective {
@@ -282,16 +292,16 @@ struct pin_conf_effective {
      * AllowedPolicies the intersection and from_partition true if any
      * line matched.  The dynamic keys are rules.dynamic_*. */
     struct pin_conf_rules rules;
-    int policy;                   /* enum place_policy */
+    int policy; /* enum place_policy */
     enum pin_conf_source source;
-    bool forced_over_option;      /* --pin-policy asked for another policy
-                                     than the partition forces (policy is
-                                     the forced one) */
-    bool defaults_differ;         /* a list whose partitions' DefaultPolicy
-                                     differ (policy is the first's) */
-    bool verbose;                 /* asked, or pin.conf's Verbose=yes */
-    long long profile_us;         /* --pin-profile's, else Profile= of the
-                                     partition or pin.conf; 0: off */
+    bool forced_over_option; /* --pin-policy asked for another policy
+                                than the partition forces (policy is
+                                the forced one) */
+    bool defaults_differ;    /* a list whose partitions' DefaultPolicy
+                                differ (policy is the first's) */
+    bool verbose;            /* asked, or pin.conf's Verbose=yes */
+    long long profile_us;    /* --pin-profile's, else Profile= of the
+                                partition or pin.conf; 0: off */
 };
 
 /* Resolve `req` against `conf` into *eff.  Whether the policy asked for
@@ -303,7 +313,8 @@ struct pin_conf_effective {
  * Nothing to free. */
 int pin_conf_resolve (const struct pin_conf *conf,
                       const struct pin_conf_request *req,
-                      struct pin_conf_effective *eff, pin_error_t *errp);
+                      struct pin_conf_effective *eff,
+                      pin_error_t *errp);
 
 /* Words for a source, as pin.so's messages say it: "--pin-policy",
  * "pin.conf DefaultPolicy", "the partition's default", "forced by the
@@ -315,14 +326,17 @@ const char *pin_conf_source_name (enum pin_conf_source source);
  * ("500ms", "2s", "1m") of PIN_CONF_PROFILE_MIN_US to _MAX_US.  -1 with
  * `why` (size n) saying what is valid; *interval_us only written on
  * success. */
-int pin_conf_parse_profile (const char *value, long long *interval_us,
-                            char *why, size_t n);
+int pin_conf_parse_profile (const char *value,
+                            long long *interval_us,
+                            char *why,
+                            size_t n);
 
 /* May a job of `user` charged to `account` (either may be NULL) ask for
  * policy `none` explicitly?  Always, unless NoneUsers= or NoneAccounts=
  * is set: then only the users and accounts listed there (exact names).
  * A default or forced `none` is the site's choice and is not checked. */
-bool pin_conf_none_permitted (const struct pin_conf *conf, const char *user,
+bool pin_conf_none_permitted (const struct pin_conf *conf,
+                              const char *user,
                               const char *account);
 
 #endif /* !PIN_CONF_H */

@@ -28,7 +28,8 @@ void pin_conf_narrow (struct pin_conf *conf,
         if (k[i].conf_off < 0 || k[i].rules_off < 0)
             continue;
         memcpy ((char *)conf + k[i].conf_off,
-                (const char *)rules + k[i].rules_off, k[i].size);
+                (const char *)rules + k[i].rules_off,
+                k[i].size);
     }
 }
 
@@ -36,8 +37,10 @@ void pin_conf_narrow (struct pin_conf *conf,
  * whose name is not known: the global rules).  Allowed is the
  * intersection; a forced policy must be the same in every listed
  * partition, else -1; *defaults_differ when their defaults are not. */
-static int combined_rules (const struct pin_conf *conf, const char *parts,
-                           struct pin_conf_rules *out, bool *defaults_differ,
+static int combined_rules (const struct pin_conf *conf,
+                           const char *parts,
+                           struct pin_conf_rules *out,
+                           bool *defaults_differ,
                            pin_error_t *errp)
 {
     char name[PIN_CONF_PARTITION_NAME_MAX + 1];
@@ -53,7 +56,7 @@ static int combined_rules (const struct pin_conf *conf, const char *parts,
         size_t len = strcspn (p, ",");
 
         if (len == 0 || len >= sizeof (name))
-            name[0] = '\0';     /* no line can match: global rules */
+            name[0] = '\0'; /* no line can match: global rules */
         else {
             memcpy (name, p, len);
             name[len] = '\0';
@@ -62,15 +65,15 @@ static int combined_rules (const struct pin_conf *conf, const char *parts,
         if (first) {
             *out = r;
             first = false;
-        }
-        else {
+        } else {
             out->allowed_policies &= r.allowed_policies;
             if (r.default_policy != out->default_policy)
                 *defaults_differ = true;
             if (r.forced_policy != out->forced_policy) {
                 char q[QUOTE + 8];
                 errno = EINVAL;
-                return errprintf (errp, "partitions %s: their pin.conf "
+                return errprintf (errp,
+                                  "partitions %s: their pin.conf "
                                   "ForcedPolicy differs; submit to one "
                                   "partition",
                                   pinopt_quote (parts, QUOTE, q, sizeof (q)));
@@ -86,7 +89,8 @@ static int combined_rules (const struct pin_conf *conf, const char *parts,
 
 int pin_conf_resolve (const struct pin_conf *conf,
                       const struct pin_conf_request *req,
-                      struct pin_conf_effective *eff, pin_error_t *errp)
+                      struct pin_conf_effective *eff,
+                      pin_error_t *errp)
 {
     const struct pin_conf_rules *r = &eff->rules;
     int rc;
@@ -96,20 +100,22 @@ int pin_conf_resolve (const struct pin_conf *conf,
         return errprintf (errp, "pin_conf_resolve: invalid arguments");
     }
     memset (eff, 0, sizeof (*eff));
-    rc = combined_rules (conf, req->partitions, &eff->rules,
-                         &eff->defaults_differ, errp);
+    rc = combined_rules (conf,
+                         req->partitions,
+                         &eff->rules,
+                         &eff->defaults_differ,
+                         errp);
     if (r->forced_policy >= 0) {
         eff->policy = r->forced_policy;
-        eff->forced_over_option = req->policy_given
-                                  && req->policy != r->forced_policy;
+        eff->forced_over_option =
+            req->policy_given && req->policy != r->forced_policy;
         eff->source = req->policy_given && !eff->forced_over_option
-                      ? PIN_CONF_FROM_OPTION : PIN_CONF_FROM_FORCED;
-    }
-    else if (req->policy_given) {
+                          ? PIN_CONF_FROM_OPTION
+                          : PIN_CONF_FROM_FORCED;
+    } else if (req->policy_given) {
         eff->policy = req->policy;
         eff->source = PIN_CONF_FROM_OPTION;
-    }
-    else {
+    } else {
         eff->policy = r->default_policy;
         eff->source = r->from_partition ? PIN_CONF_FROM_PARTITION_DEFAULT
                                         : PIN_CONF_FROM_SITE_DEFAULT;

@@ -51,8 +51,7 @@ static int next_token (const char *s, size_t *pos, char *tok, size_t n)
     return (int)len;
 }
 
-int pinopt_parse (const char *value, struct pin_option *opt,
-                  pin_error_t *errp)
+int pinopt_parse (const char *value, struct pin_option *opt, pin_error_t *errp)
 {
     char shown[QUOTE_MAX + 8];
     char tok[PINOPT_VALUE_MAX + 1];
@@ -63,23 +62,30 @@ int pinopt_parse (const char *value, struct pin_option *opt,
     pinopt_quote (value, QUOTE_MAX, shown, sizeof (shown));
     if (!value || !*value) {
         errno = EINVAL;
-        return errprintf (errp, "--pin-policy=%s: empty value; "
+        return errprintf (errp,
+                          "--pin-policy=%s: empty value; "
                           "use POLICY[,verbose] with POLICY one of: %s",
-                          shown, place_policy_list ());
+                          shown,
+                          place_policy_list ());
     }
     len = strnlen (value, PINOPT_VALUE_MAX + 1);
     if (len > PINOPT_VALUE_MAX) {
         errno = EINVAL;
-        return errprintf (errp, "--pin-policy=%s: value longer than %d "
+        return errprintf (errp,
+                          "--pin-policy=%s: value longer than %d "
                           "characters; known policies: %s",
-                          shown, PINOPT_VALUE_MAX, place_policy_list ());
+                          shown,
+                          PINOPT_VALUE_MAX,
+                          place_policy_list ());
     }
     if (next_token (value, &pos, tok, sizeof (tok)) < 0
         || place_policy_parse (tok, &policy, NULL) < 0) {
         char t[QUOTE_MAX + 8];
         errno = EINVAL;
-        return errprintf (errp, "--pin-policy=%s: unknown policy '%s'; "
-                          "known: %s", shown,
+        return errprintf (errp,
+                          "--pin-policy=%s: unknown policy '%s'; "
+                          "known: %s",
+                          shown,
                           pinopt_quote (tok, QUOTE_MAX, t, sizeof (t)),
                           place_policy_list ());
     }
@@ -88,7 +94,8 @@ int pinopt_parse (const char *value, struct pin_option *opt,
         if (next_token (value, &pos, tok, sizeof (tok)) < 0
             || strcmp (tok, "verbose") != 0) {
             errno = EINVAL;
-            return errprintf (errp, "--pin-policy=%s: unknown flag '%s'; "
+            return errprintf (errp,
+                              "--pin-policy=%s: unknown flag '%s'; "
                               "use POLICY[,verbose] with POLICY one of: %s",
                               shown,
                               pinopt_quote (tok, QUOTE_MAX, t, sizeof (t)),
@@ -99,9 +106,11 @@ int pinopt_parse (const char *value, struct pin_option *opt,
     /* A trailing ',' leaves an empty flag. */
     if (value[len - 1] == ',') {
         errno = EINVAL;
-        return errprintf (errp, "--pin-policy=%s: empty flag after ','; "
+        return errprintf (errp,
+                          "--pin-policy=%s: empty flag after ','; "
                           "use POLICY[,verbose] with POLICY one of: %s",
-                          shown, place_policy_list ());
+                          shown,
+                          place_policy_list ());
     }
     opt->policy = (int)policy;
     opt->verbose = verbose;
@@ -111,7 +120,11 @@ int pinopt_parse (const char *value, struct pin_option *opt,
 bool pinopt_cpu_bind_conflicts (const char *type)
 {
     static const char *explicit[] = {
-        "map_cpu", "mask_cpu", "map_ldom", "mask_ldom", NULL,
+        "map_cpu",
+        "mask_cpu",
+        "map_ldom",
+        "mask_ldom",
+        NULL,
     };
 
     if (!type)
@@ -156,7 +169,7 @@ bool pinopt_cpu_bind_same (const char *a, const char *b)
             return false;
         sa = x[lx];
         sb = y[ly];
-        if (sa != sb)   /* ',' against ':' */
+        if (sa != sb) /* ',' against ':' */
             return false;
     }
     return !*a && !*b;

@@ -30,17 +30,18 @@
 #define PINOPT_SRUN_MARK_VALUE "srun"
 
 struct pin_option {
-    int policy;                 /* enum place_policy */
-    bool verbose;               /* ",verbose" was given */
+    int policy;   /* enum place_policy */
+    bool verbose; /* ",verbose" was given */
 };
 
 /* Parse an option value "POLICY[,verbose]" (the policy first, then flags
  * separated by ','; a flag may repeat).  On failure returns -1 with errno
  * EINVAL and one line in errp that names the value and what is valid:
- *   "--pin-policy=numa-locl: unknown policy 'numa-locl'; known: numa-local, ..."
- * `opt` is only written on success.  Nothing to free.
+ *   "--pin-policy=numa-locl: unknown policy 'numa-locl'; known: numa-local,
+ * ..." `opt` is only written on success.  Nothing to free.
  */
-int pinopt_parse (const char *value, struct pin_option *opt,
+int pinopt_parse (const char *value,
+                  struct pin_option *opt,
                   pin_error_t *errp);
 
 /* The value Slurm handed for an option whose argument is optional

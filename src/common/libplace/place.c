@@ -36,16 +36,25 @@ static const char *const policy_names[] = {
 };
 #define NPOLICIES (sizeof (policy_names) / sizeof (policy_names[0]))
 
-#define POLICY_LIST "numa-local, numa-spread, cache-shared, random, dynamic, " \
-                    "none"
+#define POLICY_LIST                                            \
+    "numa-local, numa-spread, cache-shared, random, dynamic, " \
+    "none"
 
 /* Longest name a caller may pass before it is rejected unread. */
 #define POLICY_NAME_MAX 64
 
 static const char *const fallback_names[] = {
-    "multi-numa", "shared-l2", "shared-core", "unbalanced", "partial-core",
-    "no-local-numa", "shared-with-task", "mixed-kinds", "oversubscribed",
-    "shared-with-step", "alloc-one-numa",
+    "multi-numa",
+    "shared-l2",
+    "shared-core",
+    "unbalanced",
+    "partial-core",
+    "no-local-numa",
+    "shared-with-task",
+    "mixed-kinds",
+    "oversubscribed",
+    "shared-with-step",
+    "alloc-one-numa",
 };
 #define NFALLBACKS (sizeof (fallback_names) / sizeof (fallback_names[0]))
 
@@ -61,19 +70,24 @@ const char *place_policy_name (enum place_policy policy)
     return policy_names[policy];
 }
 
-int place_policy_parse (const char *name, enum place_policy *policy,
+int place_policy_parse (const char *name,
+                        enum place_policy *policy,
                         pin_error_t *errp)
 {
     if (!name || !*name) {
         errno = EINVAL;
-        return errprintf (errp, "'': empty policy name; known: %s",
+        return errprintf (errp,
+                          "'': empty policy name; known: %s",
                           POLICY_LIST);
     }
     size_t len = strnlen (name, POLICY_NAME_MAX + 1);
     if (len > POLICY_NAME_MAX) {
         errno = EINVAL;
-        return errprintf (errp, "'%.16s...': policy name longer than %d "
-                          "characters; known: %s", name, POLICY_NAME_MAX,
+        return errprintf (errp,
+                          "'%.16s...': policy name longer than %d "
+                          "characters; known: %s",
+                          name,
+                          POLICY_NAME_MAX,
                           POLICY_LIST);
     }
     for (size_t i = 0; i < NPOLICIES; i++) {
@@ -91,7 +105,9 @@ int place_policy_parse (const char *name, enum place_policy *policy,
     }
     shown[len] = '\0';
     errno = EINVAL;
-    return errprintf (errp, "'%s': unknown policy; known: %s", shown,
+    return errprintf (errp,
+                      "'%s': unknown policy; known: %s",
+                      shown,
                       POLICY_LIST);
 }
 
@@ -105,10 +121,13 @@ const char *place_fallback_string (unsigned mask, char *buf, size_t n)
     for (size_t i = 0; i < NFALLBACKS; i++) {
         if (!(mask & (1u << i)))
             continue;
-        int rc = snprintf (buf + used, n - used, "%s%s", used ? "," : "",
+        int rc = snprintf (buf + used,
+                           n - used,
+                           "%s%s",
+                           used ? "," : "",
                            fallback_names[i]);
         if (rc < 0 || (size_t)rc >= n - used) {
-            buf[used] = '\0';   /* whole names only */
+            buf[used] = '\0'; /* whole names only */
             break;
         }
         used += (size_t)rc;
@@ -125,14 +144,14 @@ enum { PU_OUT = 0, PU_FREE = 1, PU_TAKEN = 2, PU_HIDDEN = 3 };
 /* A unit (an L2 domain or a core, restricted to one NUMA domain) with at
  * least one free PU; its free PUs form a list through ctx->next. */
 struct unit {
-    unsigned id;        /* domain index at the unit level */
-    unsigned grp;       /* domain index at the group level */
-    unsigned gslot;     /* index into ctx->groups */
-    unsigned first;     /* table index of its first PU (free or not) */
-    unsigned nfree;     /* free PUs */
-    unsigned ntotal;    /* PUs of the unit inside the NUMA domain */
+    unsigned id;     /* domain index at the unit level */
+    unsigned grp;    /* domain index at the group level */
+    unsigned gslot;  /* index into ctx->groups */
+    unsigned first;  /* table index of its first PU (free or not) */
+    unsigned nfree;  /* free PUs */
+    unsigned ntotal; /* PUs of the unit inside the NUMA domain */
     unsigned head, tail;
-    unsigned quality;   /* 0 wholly free, 1 has a wholly free core, 2 not */
+    unsigned quality; /* 0 wholly free, 1 has a wholly free core, 2 not */
 };
 
 /* Units grouped by the domain above them (L3 for L2 units, L2 or L3 for
@@ -141,23 +160,23 @@ struct group {
     unsigned id;
     unsigned first;
     unsigned nunits;
-    unsigned nfree;     /* free PUs of its units */
+    unsigned nfree; /* free PUs of its units */
     unsigned start;
-    unsigned wcap;      /* cache-shared: PUs of wholly free cores */
+    unsigned wcap; /* cache-shared: PUs of wholly free cores */
 };
 
 /* Free units of a NUMA domain, counted at every level. */
 struct dstat {
     unsigned nfree, nl2, ncore, nl3;
-    unsigned nwcore;        /* wholly free cores */
-    unsigned nwl2, nwl3;    /* L2 and L3 units with a wholly free core */
+    unsigned nwcore;     /* wholly free cores */
+    unsigned nwl2, nwl3; /* L2 and L3 units with a wholly free core */
 };
 
 /* What cache-shared would do in one domain. */
 struct cs_result {
-    unsigned cores;     /* cores used */
-    unsigned l3;        /* L3 groups used */
-    bool partial;       /* a core that is not wholly free was used */
+    unsigned cores; /* cores used */
+    unsigned l3;    /* L3 groups used */
+    bool partial;   /* a core that is not wholly free was used */
 };
 
 /* A sort key: lexicographic over k[], then idx. */
@@ -171,69 +190,69 @@ struct ctx {
     const topo_t *topo;
     unsigned npu;
     unsigned nd[TOPO_NLEVELS];
-    unsigned *os;                   /* [npu] */
-    unsigned *dom[TOPO_NLEVELS];    /* [npu] per level */
-    unsigned *core_size;            /* [ncore] PUs of the core in the table */
-    unsigned *core_free;            /* [ncore] of them free now */
-    unsigned *core_taken;           /* [ncore] taken by earlier tasks */
-    unsigned maxcore;               /* PUs of the largest core */
-    unsigned *numa_start;           /* [nnuma+1] CSR of the PUs of each */
-    unsigned *numa_pus;             /* [npu] NUMA domain, logical order */
-    unsigned *numa_pkg;             /* [nnuma] package of its first PU */
-    bool *numa_local;               /* [nnuma] */
-    unsigned *numa_free;            /* [nnuma] free PUs now */
-    unsigned *numa_tasks;           /* [nnuma] tasks of the step with a PU */
-    unsigned *pkg_tasks;            /* [npkg] tasks of the step with a PU */
-    unsigned char *st;              /* [npu] PU_* */
+    unsigned *os;                /* [npu] */
+    unsigned *dom[TOPO_NLEVELS]; /* [npu] per level */
+    unsigned *core_size;         /* [ncore] PUs of the core in the table */
+    unsigned *core_free;         /* [ncore] of them free now */
+    unsigned *core_taken;        /* [ncore] taken by earlier tasks */
+    unsigned maxcore;            /* PUs of the largest core */
+    unsigned *numa_start;        /* [nnuma+1] CSR of the PUs of each */
+    unsigned *numa_pus;          /* [npu] NUMA domain, logical order */
+    unsigned *numa_pkg;          /* [nnuma] package of its first PU */
+    bool *numa_local;            /* [nnuma] */
+    unsigned *numa_free;         /* [nnuma] free PUs now */
+    unsigned *numa_tasks;        /* [nnuma] tasks of the step with a PU */
+    unsigned *pkg_tasks;         /* [npkg] tasks of the step with a PU */
+    unsigned char *st;           /* [npu] PU_* */
     /* CPU kinds: hwloc's cpukind index of each PU (-1 unknown), the
      * number of kind slots (max index + 1; < 2: one kind, the kind rule
      * is off), the free PUs per domain and kind, and the kind the
      * current choice is restricted to (-1: every kind). */
-    int *kind;                      /* [npu] */
+    int *kind; /* [npu] */
     unsigned nkinds;
-    unsigned *kind_free;            /* [nnuma * nkinds] */
+    unsigned *kind_free; /* [nnuma * nkinds] */
     int kind_only;
 
     /* scratch, reused by every task */
     unsigned gen;
-    unsigned *stamp[TOPO_NLEVELS];  /* [nd[level]] */
-    unsigned *slot[TOPO_NLEVELS];   /* [nd[level]] */
-    unsigned *next;                 /* [npu] free-PU lists of units */
-    struct unit *units;             /* [npu] */
+    unsigned *stamp[TOPO_NLEVELS]; /* [nd[level]] */
+    unsigned *slot[TOPO_NLEVELS];  /* [nd[level]] */
+    unsigned *next;                /* [npu] free-PU lists of units */
+    struct unit *units;            /* [npu] */
     unsigned nunits;
-    struct group *groups;           /* [npu] */
+    struct group *groups; /* [npu] */
     unsigned ngroups;
-    unsigned *gunits;               /* [npu] */
-    unsigned *gcap, *gchosen, *gtake;   /* [npu] group selection */
-    bool *gused;                    /* [npu] */
-    struct skey *keys;              /* [npu] */
-    unsigned *list;                 /* [npu] */
-    unsigned *cursor;               /* [npu] */
+    unsigned *gunits;                 /* [npu] */
+    unsigned *gcap, *gchosen, *gtake; /* [npu] group selection */
+    bool *gused;                      /* [npu] */
+    struct skey *keys;                /* [npu] */
+    unsigned *list;                   /* [npu] */
+    unsigned *cursor;                 /* [npu] */
     /* The view: 0 every free PU; 1 (clean) only the free PUs of wholly
      * free cores.  The per-domain caches below hold both views, view v
      * of domain d at index v * nnuma + d. */
     unsigned view;
-    unsigned rest;                  /* tasks of the step after this one */
+    unsigned rest; /* tasks of the step after this one */
     /* per NUMA domain, valid until a task takes one of its PUs */
-    struct dstat *dst;              /* [2 * nnuma] */
-    bool *dst_ok;                   /* [2 * nnuma] dst[d] is current */
-    unsigned *l1_tier, *l1_nl3, *l1_left;   /* [2 * nnuma] numa-local */
-    bool *l1_ok;                    /* [2 * nnuma] */
-    unsigned *wfit;                 /* [nnuma] tasks its whole cores hold */
-    bool *wfit_ok;                  /* [nnuma] */
-    unsigned *whist;                /* [maxcore + 1] scratch */
-    struct cs_result *cs;           /* [nnuma] cache-shared, C PUs */
-    bool *cs_ok;                    /* [nnuma] */
-    unsigned *dorder;               /* [nnuma] */
-    unsigned *dcap;                 /* [nnuma] */
-    unsigned *dchosen;              /* [nnuma] */
-    unsigned *dtake;                /* [nnuma] */
-    unsigned *dcount;               /* [nnuma] */
-    bool *dused;                    /* [nnuma] */
-    unsigned *out;                  /* [npu] PUs of the current task */
+    struct dstat *dst;                    /* [2 * nnuma] */
+    bool *dst_ok;                         /* [2 * nnuma] dst[d] is current */
+    unsigned *l1_tier, *l1_nl3, *l1_left; /* [2 * nnuma] numa-local */
+    bool *l1_ok;                          /* [2 * nnuma] */
+    unsigned *wfit;       /* [nnuma] tasks its whole cores hold */
+    bool *wfit_ok;        /* [nnuma] */
+    unsigned *whist;      /* [maxcore + 1] scratch */
+    struct cs_result *cs; /* [nnuma] cache-shared, C PUs */
+    bool *cs_ok;          /* [nnuma] */
+    unsigned *dorder;     /* [nnuma] */
+    unsigned *dcap;       /* [nnuma] */
+    unsigned *dchosen;    /* [nnuma] */
+    unsigned *dtake;      /* [nnuma] */
+    unsigned *dcount;     /* [nnuma] */
+    bool *dused;          /* [nnuma] */
+    unsigned *out;        /* [npu] PUs of the current task */
     unsigned nout;
-    unsigned *ravail;               /* [npu] random: free PUs, the first */
-    unsigned nravail;               /* rdrawn of them already drawn */
+    unsigned *ravail; /* [npu] random: free PUs, the first */
+    unsigned nravail; /* rdrawn of them already drawn */
     unsigned rdrawn;
 };
 
@@ -310,32 +329,29 @@ static struct ctx *ctx_create (const topo_t *topo, hwloc_const_bitmap_t avail)
     for (int l = 0; l < TOPO_NLEVELS; l++)
         c->nd[l] = topo_ndomains (topo, l);
     nnuma = c->nd[TOPO_NUMA];
-    unsigned nn2 = 2 * nnuma;   /* the two views of the domain caches */
+    unsigned nn2 = 2 * nnuma; /* the two views of the domain caches */
 
     if (!ALLOC (c->os, n) || !ALLOC (c->core_size, c->nd[TOPO_CORE])
         || !ALLOC (c->core_free, c->nd[TOPO_CORE])
-        || !ALLOC (c->core_taken, c->nd[TOPO_CORE])
-        || !ALLOC (c->wfit, nnuma) || !ALLOC (c->wfit_ok, nnuma)
-        || !ALLOC (c->numa_start, nnuma + 1) || !ALLOC (c->numa_pus, n)
-        || !ALLOC (c->numa_pkg, nnuma) || !ALLOC (c->numa_local, nnuma)
-        || !ALLOC (c->numa_free, nnuma) || !ALLOC (c->st, n)
-        || !ALLOC (c->numa_tasks, nnuma)
-        || !ALLOC (c->pkg_tasks, c->nd[TOPO_PKG])
-        || !ALLOC (c->next, n) || !ALLOC (c->units, n)
-        || !ALLOC (c->groups, n) || !ALLOC (c->gunits, n)
-        || !ALLOC (c->gcap, n) || !ALLOC (c->gchosen, n)
-        || !ALLOC (c->gtake, n) || !ALLOC (c->gused, n)
-        || !ALLOC (c->keys, n > nnuma ? n : nnuma) || !ALLOC (c->list, n)
-        || !ALLOC (c->cursor, n) || !ALLOC (c->dst, nn2)
+        || !ALLOC (c->core_taken, c->nd[TOPO_CORE]) || !ALLOC (c->wfit, nnuma)
+        || !ALLOC (c->wfit_ok, nnuma) || !ALLOC (c->numa_start, nnuma + 1)
+        || !ALLOC (c->numa_pus, n) || !ALLOC (c->numa_pkg, nnuma)
+        || !ALLOC (c->numa_local, nnuma) || !ALLOC (c->numa_free, nnuma)
+        || !ALLOC (c->st, n) || !ALLOC (c->numa_tasks, nnuma)
+        || !ALLOC (c->pkg_tasks, c->nd[TOPO_PKG]) || !ALLOC (c->next, n)
+        || !ALLOC (c->units, n) || !ALLOC (c->groups, n)
+        || !ALLOC (c->gunits, n) || !ALLOC (c->gcap, n)
+        || !ALLOC (c->gchosen, n) || !ALLOC (c->gtake, n)
+        || !ALLOC (c->gused, n) || !ALLOC (c->keys, n > nnuma ? n : nnuma)
+        || !ALLOC (c->list, n) || !ALLOC (c->cursor, n) || !ALLOC (c->dst, nn2)
         || !ALLOC (c->dst_ok, nn2) || !ALLOC (c->l1_tier, nn2)
         || !ALLOC (c->l1_nl3, nn2) || !ALLOC (c->l1_left, nn2)
         || !ALLOC (c->l1_ok, nn2) || !ALLOC (c->cs, nnuma)
-        || !ALLOC (c->cs_ok, nnuma)
-        || !ALLOC (c->dorder, nnuma) || !ALLOC (c->dcap, nnuma)
-        || !ALLOC (c->dchosen, nnuma) || !ALLOC (c->dtake, nnuma)
-        || !ALLOC (c->dcount, nnuma) || !ALLOC (c->dused, nnuma)
-        || !ALLOC (c->out, n) || !ALLOC (c->ravail, n)
-        || !ALLOC (c->kind, n))
+        || !ALLOC (c->cs_ok, nnuma) || !ALLOC (c->dorder, nnuma)
+        || !ALLOC (c->dcap, nnuma) || !ALLOC (c->dchosen, nnuma)
+        || !ALLOC (c->dtake, nnuma) || !ALLOC (c->dcount, nnuma)
+        || !ALLOC (c->dused, nnuma) || !ALLOC (c->out, n)
+        || !ALLOC (c->ravail, n) || !ALLOC (c->kind, n))
         goto nomem;
     c->kind_only = -1;
     for (int l = 0; l < TOPO_NLEVELS; l++) {
@@ -435,18 +451,27 @@ static void skey_sort (struct skey *k, unsigned n)
         qsort (k, n, sizeof (*k), skey_cmp);
 }
 
-static struct skey skey_make (unsigned a, unsigned b, unsigned c, unsigned d,
-                              unsigned e, unsigned idx)
+static struct skey skey_make (unsigned a,
+                              unsigned b,
+                              unsigned c,
+                              unsigned d,
+                              unsigned e,
+                              unsigned idx)
 {
-    struct skey k = { { a, b, c, d, e, 0, 0 }, idx };
+    struct skey k = {{a, b, c, d, e, 0, 0}, idx};
     return k;
 }
 
-static struct skey skey_make7 (unsigned a, unsigned b, unsigned c, unsigned d,
-                               unsigned e, unsigned f, unsigned g,
+static struct skey skey_make7 (unsigned a,
+                               unsigned b,
+                               unsigned c,
+                               unsigned d,
+                               unsigned e,
+                               unsigned f,
+                               unsigned g,
                                unsigned idx)
 {
-    struct skey k = { { a, b, c, d, e, f, g }, idx };
+    struct skey k = {{a, b, c, d, e, f, g}, idx};
     return k;
 }
 
@@ -457,9 +482,9 @@ static struct skey skey_make7 (unsigned a, unsigned b, unsigned c, unsigned d,
 
 static void domain_stat (struct ctx *c, unsigned d, struct dstat *s)
 {
-    static const enum topo_level lv[3] = { TOPO_L2, TOPO_CORE, TOPO_L3 };
-    unsigned cnt[3] = { 0, 0, 0 };
-    unsigned wcnt[3] = { 0, 0, 0 };
+    static const enum topo_level lv[3] = {TOPO_L2, TOPO_CORE, TOPO_L3};
+    unsigned cnt[3] = {0, 0, 0};
+    unsigned wcnt[3] = {0, 0, 0};
 
     unsigned nfree = 0;
 
@@ -518,7 +543,8 @@ static void domain_invalidate (struct ctx *c, unsigned d)
     c->cs_ok[d] = c->wfit_ok[d] = false;
 }
 
-/* ---- CPU kinds ----------------------------------------------------------- */
+/* ---- CPU kinds -----------------------------------------------------------
+ */
 
 /* Restrict every choice to the PUs of kind k (-1: every kind).  The
  * cached domain statistics hold one restriction at a time: changing it
@@ -561,7 +587,9 @@ static unsigned task_kind_flag (const struct ctx *c)
  * that have a free PU, grouped by level `gl` (above ul); groups and units
  * in the logical order of their first PU.  Only the part of a unit inside
  * d counts (an L3 may span several NUMA domains). */
-static void build_units (struct ctx *c, unsigned d, enum topo_level ul,
+static void build_units (struct ctx *c,
+                         unsigned d,
+                         enum topo_level ul,
                          enum topo_level gl)
 {
     unsigned n = 0;
@@ -679,8 +707,12 @@ static unsigned unit_best_pu (const struct ctx *c, const struct unit *u)
  * smallest that covers what is left), ties to the lower position.  Writes
  * positions and amounts into chosen[]/take[]; returns the count, 0 if the
  * capacities do not suffice. */
-static unsigned select_groups (const unsigned *cap, unsigned m, unsigned need,
-                               bool *used, unsigned *chosen, unsigned *take)
+static unsigned select_groups (const unsigned *cap,
+                               unsigned m,
+                               unsigned need,
+                               bool *used,
+                               unsigned *chosen,
+                               unsigned *take)
 {
     unsigned n = 0;
     unsigned rem = need;
@@ -716,7 +748,8 @@ static unsigned select_groups (const unsigned *cap, unsigned m, unsigned need,
  * domains; among choices of that size, real (local) domains only when
  * they suffice.  Fills c->dchosen (domain indexes) and c->dtake; returns
  * the count (0 if impossible). */
-static unsigned select_domains (struct ctx *c, const unsigned *cap_of,
+static unsigned select_domains (struct ctx *c,
+                                const unsigned *cap_of,
                                 unsigned need)
 {
     unsigned nnuma = c->nd[TOPO_NUMA];
@@ -737,7 +770,7 @@ static unsigned select_domains (struct ctx *c, const unsigned *cap_of,
     if (n_all == 0)
         return 0;
     if (mloc < m && mloc > 0) {
-        unsigned *ch = c->cursor, *tk = c->list;   /* scratch */
+        unsigned *ch = c->cursor, *tk = c->list; /* scratch */
         n_loc = select_groups (c->dcap, mloc, need, c->dused, ch, tk);
         if (n_loc == n_all) {
             memcpy (c->dchosen, ch, n_loc * sizeof (*ch));
@@ -765,13 +798,17 @@ static void out_push (struct ctx *c, unsigned p)
  *  - else one PU per free core, then siblings round by round.
  * In the first case *tier and the number of L3 groups used are returned
  * (0 otherwise).  With dry = true nothing is output (to rank domains). */
-static unsigned pick_units (struct ctx *c, unsigned d, unsigned k,
-                            const struct dstat *s, bool dry, unsigned *tier)
+static unsigned pick_units (struct ctx *c,
+                            unsigned d,
+                            unsigned k,
+                            const struct dstat *s,
+                            bool dry,
+                            unsigned *tier)
 {
     if (k == 0)
         return 0;
     if (s->nl2 >= k) {
-        unsigned nq[3] = { 0, 0, 0 };
+        unsigned nq[3] = {0, 0, 0};
         unsigned t;
         build_units (c, d, TOPO_L2, TOPO_L3);
         for (unsigned i = 0; i < c->nunits; i++)
@@ -782,8 +819,12 @@ static unsigned pick_units (struct ctx *c, unsigned d, unsigned k,
         for (unsigned i = 0; i < c->nunits; i++)
             if (c->units[i].quality <= t)
                 c->gcap[c->units[i].gslot]++;
-        unsigned nch = select_groups (c->gcap, c->ngroups, k, c->gused,
-                                      c->gchosen, c->gtake);
+        unsigned nch = select_groups (c->gcap,
+                                      c->ngroups,
+                                      k,
+                                      c->gused,
+                                      c->gchosen,
+                                      c->gtake);
         if (tier)
             *tier = t;
         if (dry)
@@ -820,8 +861,7 @@ static unsigned pick_units (struct ctx *c, unsigned d, unsigned k,
                 }
             }
         }
-    }
-    else {
+    } else {
         /* round r takes the r-th free PU of every core, logical order */
         for (unsigned i = 0; i < c->nunits; i++)
             c->cursor[i] = c->units[i].head;
@@ -835,13 +875,14 @@ static unsigned pick_units (struct ctx *c, unsigned d, unsigned k,
                 }
             }
             if (got == before)
-                break;  /* k > free PUs: cannot happen, callers check */
+                break; /* k > free PUs: cannot happen, callers check */
         }
     }
     return 0;
 }
 
-/* ---- flags and commit ---------------------------------------------------- */
+/* ---- flags and commit ----------------------------------------------------
+ */
 
 /* Fallback bits that can be read off the task's PUs. */
 static unsigned task_flags (struct ctx *c)
@@ -920,7 +961,8 @@ bug:
     return -1;
 }
 
-/* ---- numa-local ---------------------------------------------------------- */
+/* ---- numa-local ----------------------------------------------------------
+ */
 
 /* The wholly free cores of domain d by size: c->whist[n] is the number of
  * them with n PUs (1 <= n <= maxcore).  Returns c->whist. */
@@ -944,7 +986,9 @@ static unsigned *whole_core_sizes (struct ctx *c, unsigned d)
 /* How many tasks of cpt PUs the wholly free cores of domain d hold,
  * the `skip` largest of them left out: greedy, the largest cores first,
  * each task on the fewest cores (as cache-shared places it). */
-static unsigned domain_fit (struct ctx *c, unsigned d, unsigned skip,
+static unsigned domain_fit (struct ctx *c,
+                            unsigned d,
+                            unsigned skip,
                             unsigned cpt)
 {
     unsigned *h = whole_core_sizes (c, d);
@@ -988,8 +1032,10 @@ static unsigned domain_kmin (struct ctx *c, unsigned d, unsigned cpt)
  * a domain with the fewest tasks among those with room (water-filling):
  * cnt[e] tasks now, room for fit[e] more.  Only the domains with a task
  * or room count. */
-static unsigned fill_imbalance (const unsigned *cnt, const unsigned *fit,
-                                unsigned n, unsigned rest)
+static unsigned fill_imbalance (const unsigned *cnt,
+                                const unsigned *fit,
+                                unsigned n,
+                                unsigned rest)
 {
     unsigned lo = 0, hi = 0;
 
@@ -1059,8 +1105,8 @@ static bool budget_ok (struct ctx *c, unsigned d, unsigned k, unsigned cpt)
         return false;
     unsigned kmin = domain_kmin (c, d, cpt);
     if (kmin == 0 || kmin >= k)
-        return true;    /* spreading costs no core */
-    unsigned *cnt = c->dchosen, *fv = c->dtake;     /* scratch */
+        return true;                            /* spreading costs no core */
+    unsigned *cnt = c->dchosen, *fv = c->dtake; /* scratch */
     for (unsigned e = 0; e < nnuma; e++) {
         cnt[e] = c->numa_tasks[e] + (e == d);
         fv[e] = e == d ? fd : c->wfit[e];
@@ -1073,18 +1119,21 @@ static bool budget_ok (struct ctx *c, unsigned d, unsigned k, unsigned cpt)
 
 /* The domain numa-local's levels choose in the current view (some
  * domain must have cpt free PUs in it); *level is set. */
-static unsigned numa_local_domain (struct ctx *c, unsigned cpt,
+static unsigned numa_local_domain (struct ctx *c,
+                                   unsigned cpt,
                                    unsigned *level_out)
 {
     unsigned nnuma = c->nd[TOPO_NUMA];
     unsigned nv = c->view * nnuma;
     unsigned level = 4;
-    struct skey best = { { 0 }, NIL };
+    struct skey best = {{0}, NIL};
 
     for (unsigned d = 0; d < nnuma; d++) {
         const struct dstat *s = dstat_get (c, d);
-        unsigned l = s->nl2 >= cpt ? 1 : s->ncore >= cpt ? 2
-                   : s->nfree >= cpt ? 3 : 4;
+        unsigned l = s->nl2 >= cpt     ? 1
+                     : s->ncore >= cpt ? 2
+                     : s->nfree >= cpt ? 3
+                                       : 4;
         unsigned pseudo = !c->numa_local[d];
         unsigned t = c->numa_tasks[d];
         struct skey k;
@@ -1095,26 +1144,48 @@ static unsigned numa_local_domain (struct ctx *c, unsigned cpt,
         if (l == 1) {
             if (!c->l1_ok[nv + d]) {
                 unsigned left = 0;
-                c->l1_nl3[nv + d] = pick_units (c, d, cpt, s, true,
-                                                &c->l1_tier[nv + d]);
+                c->l1_nl3[nv + d] =
+                    pick_units (c, d, cpt, s, true, &c->l1_tier[nv + d]);
                 for (unsigned g = 0; g < c->ngroups; g++)
                     left += c->gcap[g];
                 c->l1_left[nv + d] = left - cpt;
                 c->l1_ok[nv + d] = true;
             }
-            k = skey_make7 (pseudo, t, 1, c->l1_tier[nv + d],
-                            c->l1_nl3[nv + d], c->l1_left[nv + d], 0, d);
-        }
-        else if (l == 2) {
+            k = skey_make7 (pseudo,
+                            t,
+                            1,
+                            c->l1_tier[nv + d],
+                            c->l1_nl3[nv + d],
+                            c->l1_left[nv + d],
+                            0,
+                            d);
+        } else if (l == 2) {
             bool whole = s->nwcore >= cpt;
-            k = whole ? skey_make7 (pseudo, t, 2, 0, DESC (s->nwl2), s->nwl3,
-                                    s->nwcore - cpt, d)
-                      : skey_make7 (pseudo, t, 2, 1, DESC (s->nl2), s->nl3,
-                                    s->ncore - cpt, d);
-        }
-        else if (l == 3)
-            k = skey_make7 (pseudo, t, 3, DESC (s->ncore), DESC (s->nl2),
-                            s->nl3, s->nfree - cpt, d);
+            k = whole ? skey_make7 (pseudo,
+                                    t,
+                                    2,
+                                    0,
+                                    DESC (s->nwl2),
+                                    s->nwl3,
+                                    s->nwcore - cpt,
+                                    d)
+                      : skey_make7 (pseudo,
+                                    t,
+                                    2,
+                                    1,
+                                    DESC (s->nl2),
+                                    s->nl3,
+                                    s->ncore - cpt,
+                                    d);
+        } else if (l == 3)
+            k = skey_make7 (pseudo,
+                            t,
+                            3,
+                            DESC (s->ncore),
+                            DESC (s->nl2),
+                            s->nl3,
+                            s->nfree - cpt,
+                            d);
         else
             continue;
         if (best.idx == NIL || skey_cmp (&k, &best) < 0)
@@ -1126,7 +1197,10 @@ static unsigned numa_local_domain (struct ctx *c, unsigned cpt,
     return best.idx;
 }
 
-static void cs_pick (struct ctx *c, unsigned d, unsigned k, bool dry,
+static void cs_pick (struct ctx *c,
+                     unsigned d,
+                     unsigned k,
+                     bool dry,
                      struct cs_result *res);
 
 static unsigned task_numa_local (struct ctx *c, unsigned cpt)
@@ -1158,7 +1232,7 @@ static unsigned task_numa_local (struct ctx *c, unsigned cpt)
      * one whose wholly free cores hold the most PUs (best fit, then the
      * lowest index); the task takes every PU of those cores, then the
      * rest by the levels on the other free PUs. */
-    struct skey best = { { 0 }, NIL };
+    struct skey best = {{0}, NIL};
     for (unsigned e = 0; e < nnuma; e++) {
         c->view = 0;
         const struct dstat *s0 = dstat_get (c, e);
@@ -1166,8 +1240,12 @@ static unsigned task_numa_local (struct ctx *c, unsigned cpt)
             continue;
         c->view = 1;
         const struct dstat *s1 = dstat_get (c, e);
-        struct skey k = skey_make (!c->numa_local[e], DESC (s1->nfree),
-                                   s0->nfree - cpt, 0, 0, e);
+        struct skey k = skey_make (!c->numa_local[e],
+                                   DESC (s1->nfree),
+                                   s0->nfree - cpt,
+                                   0,
+                                   0,
+                                   e);
         if (best.idx == NIL || skey_cmp (&k, &best) < 0)
             best = k;
     }
@@ -1202,15 +1280,16 @@ static unsigned task_numa_local (struct ctx *c, unsigned cpt)
     for (unsigned d = 0; d < nnuma; d++)
         cap_of[d] = c->dst[d].nfree;
     unsigned n = select_domains (c, cap_of, cpt);
-    unsigned *amount = c->dtake;   /* overwritten in place below */
+    unsigned *amount = c->dtake; /* overwritten in place below */
     for (unsigned i = 0; i < n; i++)
         amount[i] = 0;
     unsigned rem = cpt;
     for (int pass = 0; pass < 3 && rem > 0; pass++) {
         for (unsigned i = 0; i < n && rem > 0; i++) {
             const struct dstat *s = &c->dst[c->dchosen[i]];
-            unsigned cap = pass == 0 ? s->nl2 : pass == 1 ? s->ncore
-                         : s->nfree;
+            unsigned cap = pass == 0   ? s->nl2
+                           : pass == 1 ? s->ncore
+                                       : s->nfree;
             if (cap > amount[i]) {
                 unsigned add = cap - amount[i] < rem ? cap - amount[i] : rem;
                 amount[i] += add;
@@ -1219,8 +1298,12 @@ static unsigned task_numa_local (struct ctx *c, unsigned cpt)
         }
     }
     for (unsigned i = 0; i < n; i++)
-        pick_units (c, c->dchosen[i], amount[i], &c->dst[c->dchosen[i]],
-                    false, NULL);
+        pick_units (c,
+                    c->dchosen[i],
+                    amount[i],
+                    &c->dst[c->dchosen[i]],
+                    false,
+                    NULL);
     return task_flags (c) | PLACE_FB_MULTI_NUMA;
 }
 
@@ -1236,7 +1319,7 @@ static unsigned task_numa_local (struct ctx *c, unsigned cpt)
 static unsigned task_numa_local_kinds (struct ctx *c, unsigned cpt)
 {
     unsigned nnuma = c->nd[TOPO_NUMA];
-    struct skey best = { { 0 }, NIL };
+    struct skey best = {{0}, NIL};
     unsigned level, d, fb;
     int kbest;
 
@@ -1271,7 +1354,11 @@ static unsigned task_numa_local_kinds (struct ctx *c, unsigned cpt)
                     unsigned whole = dstat_get (c, e)->nfree;
                     c->view = 0;
                     struct skey k = skey_make (!c->numa_local[e],
-                                               DESC (whole), r, 0, 0, r);
+                                               DESC (whole),
+                                               r,
+                                               0,
+                                               0,
+                                               r);
                     if (best.idx == NIL || skey_cmp (&k, &best) < 0)
                         best = k;
                 }
@@ -1286,7 +1373,8 @@ static unsigned task_numa_local_kinds (struct ctx *c, unsigned cpt)
     return fb;
 }
 
-/* ---- numa-spread --------------------------------------------------------- */
+/* ---- numa-spread ---------------------------------------------------------
+ */
 
 /* Did the PUs out[start..] of domain d take a PU on a core that is not
  * wholly free (beside an earlier task's or another step's PU) while a
@@ -1320,7 +1408,9 @@ static bool shares_avoidably (struct ctx *c, unsigned d, unsigned start)
  * are k or more, else one PU on each of them and the rest by the levels
  * on the other cores (their PUs hidden meanwhile, so that no core gets
  * two while a free core has none). */
-static void pick_clean_first (struct ctx *c, unsigned d, unsigned k,
+static void pick_clean_first (struct ctx *c,
+                              unsigned d,
+                              unsigned k,
                               const struct dstat *s)
 {
     unsigned start = c->nout;
@@ -1376,14 +1466,17 @@ static unsigned task_numa_spread (struct ctx *c, unsigned cpt)
         if (c->numa_free[d] == 0)
             continue;
         dstat_get (c, d);
-        k[ncand++] = skey_make (!c->numa_local[d], c->numa_pkg[d],
-                                c->numa_tasks[d], DESC (c->dst[d].ncore),
-                                DESC (c->dst[d].nfree), d);
+        k[ncand++] = skey_make (!c->numa_local[d],
+                                c->numa_pkg[d],
+                                c->numa_tasks[d],
+                                DESC (c->dst[d].ncore),
+                                DESC (c->dst[d].nfree),
+                                d);
     }
     skey_sort (k, ncand);
     for (unsigned i = 0, rank = 0; i < ncand; i++) {
-        if (i > 0 && (k[i].k[0] != k[i - 1].k[0]
-                      || k[i].k[1] != k[i - 1].k[1]))
+        if (i > 0
+            && (k[i].k[0] != k[i - 1].k[0] || k[i].k[1] != k[i - 1].k[1]))
             rank = 0;
         c->dcount[k[i].idx] = rank++;
     }
@@ -1394,9 +1487,12 @@ static unsigned task_numa_spread (struct ctx *c, unsigned cpt)
     for (unsigned i = 0; i < ncand; i++) {
         unsigned d = k[i].idx;
         unsigned pkg = c->numa_pkg[d];
-        k[i] = skey_make (!c->numa_local[d], c->dcount[d],
-                          c->pkg_tasks[pkg], DESC (c->dst[d].ncore),
-                          DESC (c->dst[d].nfree), pkg * nnuma + d);
+        k[i] = skey_make (!c->numa_local[d],
+                          c->dcount[d],
+                          c->pkg_tasks[pkg],
+                          DESC (c->dst[d].ncore),
+                          DESC (c->dst[d].nfree),
+                          pkg * nnuma + d);
     }
     skey_sort (k, ncand);
     for (unsigned i = 0; i < ncand; i++)
@@ -1421,7 +1517,7 @@ static unsigned task_numa_spread (struct ctx *c, unsigned cpt)
             if (c->dtake[i] < c->dcap[i])
                 room++;
         if (room == 0)
-            break;  /* capacities checked by the caller: cannot happen */
+            break; /* capacities checked by the caller: cannot happen */
         for (unsigned i = 0; i < nk && rem > 0; i++) {
             if (c->dtake[i] < c->dcap[i]) {
                 c->dtake[i]++;
@@ -1489,12 +1585,16 @@ static unsigned task_numa_spread_kinds (struct ctx *c, unsigned cpt)
     return fb;
 }
 
-/* ---- cache-shared -------------------------------------------------------- */
+/* ---- cache-shared --------------------------------------------------------
+ */
 
 /* k PUs of domain d on the fewest wholly free cores, each filled before
  * the next is opened; partially free cores after the wholly free ones.
  * With dry = true, only the result is computed. */
-static void cs_pick (struct ctx *c, unsigned d, unsigned k, bool dry,
+static void cs_pick (struct ctx *c,
+                     unsigned d,
+                     unsigned k,
+                     bool dry,
                      struct cs_result *res)
 {
     struct skey *key = c->keys;
@@ -1512,8 +1612,7 @@ static void cs_pick (struct ctx *c, unsigned d, unsigned k, bool dry,
         unsigned kmin = 0, sum = 0;
         for (unsigned i = 0, j = 0; i < c->nunits; i++)
             if (c->units[i].quality == 0)
-                key[j++] = skey_make (DESC (c->units[i].nfree), 0, 0, 0, 0,
-                                      i);
+                key[j++] = skey_make (DESC (c->units[i].nfree), 0, 0, 0, 0, i);
         skey_sort (key, nw);
         while (sum < k)
             sum += c->units[key[kmin++].idx].nfree;
@@ -1521,8 +1620,11 @@ static void cs_pick (struct ctx *c, unsigned d, unsigned k, bool dry,
         for (unsigned i = 0, j = 0; i < c->nunits; i++) {
             const struct unit *u = &c->units[i];
             if (u->quality == 0)
-                key[j++] = skey_make (u->gslot, DESC (u->nfree),
-                                      c->dom[TOPO_L2][u->first], u->first, 0,
+                key[j++] = skey_make (u->gslot,
+                                      DESC (u->nfree),
+                                      c->dom[TOPO_L2][u->first],
+                                      u->first,
+                                      0,
                                       i);
         }
         skey_sort (key, nw);
@@ -1535,8 +1637,8 @@ static void cs_pick (struct ctx *c, unsigned d, unsigned k, bool dry,
                     cnt++;
                 }
             }
-            if (s >= k && (best < 0
-                           || c->groups[g].wcap < c->groups[best].wcap))
+            if (s >= k
+                && (best < 0 || c->groups[g].wcap < c->groups[best].wcap))
                 best = (int)g;
             i = j;
         }
@@ -1544,27 +1646,30 @@ static void cs_pick (struct ctx *c, unsigned d, unsigned k, bool dry,
             for (unsigned i = 0; i < nw; i++)
                 if (key[i].k[0] == (unsigned)best)
                     c->list[nlist++] = key[i].idx;
-        }
-        else {
+        } else {
             for (unsigned i = 0, j = 0; i < c->nunits; i++) {
                 const struct unit *u = &c->units[i];
                 if (u->quality == 0)
                     key[j++] = skey_make (DESC (u->nfree),
                                           DESC (c->groups[u->gslot].wcap),
                                           u->gslot,
-                                          c->dom[TOPO_L2][u->first], u->first,
+                                          c->dom[TOPO_L2][u->first],
+                                          u->first,
                                           i);
             }
             skey_sort (key, nw);
             for (unsigned i = 0; i < nw; i++)
                 c->list[nlist++] = key[i].idx;
         }
-    }
-    else {
+    } else {
         for (unsigned i = 0; i < c->nunits; i++) {
             const struct unit *u = &c->units[i];
-            key[i] = skey_make (u->quality != 0, DESC (u->nfree),
-                                c->dom[TOPO_L2][u->first], u->first, 0, i);
+            key[i] = skey_make (u->quality != 0,
+                                DESC (u->nfree),
+                                c->dom[TOPO_L2][u->first],
+                                u->first,
+                                0,
+                                i);
         }
         skey_sort (key, c->nunits);
         for (unsigned i = 0; i < c->nunits; i++)
@@ -1600,7 +1705,7 @@ static unsigned task_cache_shared (struct ctx *c, unsigned cpt)
 {
     unsigned nnuma = c->nd[TOPO_NUMA];
     unsigned nr = c->nkinds >= 2 ? c->nkinds + 1 : 1;
-    struct skey best = { { 0 }, NIL };
+    struct skey best = {{0}, NIL};
     struct cs_result r;
 
     for (unsigned ri = 0; ri < nr; ri++) {
@@ -1613,9 +1718,13 @@ static unsigned task_cache_shared (struct ctx *c, unsigned cpt)
                 c->cs_ok[d] = true;
             }
             r = c->cs[d];
-            struct skey k = skey_make7 (!c->numa_local[d], r.partial, ri,
-                                        r.cores, r.l3,
-                                        domain_free (c, d) - cpt, 0,
+            struct skey k = skey_make7 (!c->numa_local[d],
+                                        r.partial,
+                                        ri,
+                                        r.cores,
+                                        r.l3,
+                                        domain_free (c, d) - cpt,
+                                        0,
                                         ri * nnuma + d);
             if (best.idx == NIL || skey_cmp (&k, &best) < 0)
                 best = k;
@@ -1628,8 +1737,7 @@ static unsigned task_cache_shared (struct ctx *c, unsigned cpt)
         kind_set (c, -1);
         return (task_flags (c)
                 & (PLACE_FB_NO_LOCAL_NUMA | PLACE_FB_SHARED_WITH_TASK))
-               | (r.partial ? PLACE_FB_PARTIAL_CORE : 0)
-               | task_kind_flag (c);
+               | (r.partial ? PLACE_FB_PARTIAL_CORE : 0) | task_kind_flag (c);
     }
     kind_set (c, -1);
     unsigned fb = PLACE_FB_MULTI_NUMA;
@@ -1644,7 +1752,8 @@ static unsigned task_cache_shared (struct ctx *c, unsigned cpt)
               & (PLACE_FB_NO_LOCAL_NUMA | PLACE_FB_SHARED_WITH_TASK));
 }
 
-/* ---- random -------------------------------------------------------------- */
+/* ---- random --------------------------------------------------------------
+ */
 
 /* splitmix64 (Steele, Lea, Flood 2014): the same sequence on every libc. */
 static uint64_t splitmix64 (uint64_t *state)
@@ -1658,7 +1767,7 @@ static uint64_t splitmix64 (uint64_t *state)
 /* Uniform in [0, bound), bound > 0, without modulo bias. */
 static uint64_t rand_below (uint64_t *state, uint64_t bound)
 {
-    uint64_t threshold = (0 - bound) % bound;   /* 2^64 mod bound */
+    uint64_t threshold = (0 - bound) % bound; /* 2^64 mod bound */
     for (;;) {
         uint64_t r = splitmix64 (state);
         if (r >= threshold)
@@ -1684,7 +1793,8 @@ static unsigned task_random (struct ctx *c, unsigned cpt, uint64_t *state)
     return task_flags (c) & PLACE_FB_NO_LOCAL_NUMA;
 }
 
-/* ---- entry points -------------------------------------------------------- */
+/* ---- entry points --------------------------------------------------------
+ */
 
 void place_plan_destroy (struct place_plan *plan)
 {
@@ -1727,21 +1837,30 @@ error:
 
 /* "request of 2 tasks x 8 CPUs = 16 CPUs exceeds the 12 available
  * (allowed 0-15 minus busy 0-3)"; busy NULL or empty: no busy part. */
-static void too_large (pin_error_t *errp, const struct place_request *req,
-                       uint64_t total, unsigned navail,
+static void too_large (pin_error_t *errp,
+                       const struct place_request *req,
+                       uint64_t total,
+                       unsigned navail,
                        hwloc_const_bitmap_t allowed,
                        hwloc_const_bitmap_t busy)
 {
     char *a = topo_list_format (allowed);
-    char *b = !busy || hwloc_bitmap_iszero (busy) ? NULL
-                                                   : topo_list_format (busy);
+    char *b =
+        !busy || hwloc_bitmap_iszero (busy) ? NULL : topo_list_format (busy);
 
-    errprintf (errp, "request of %u task%s x %u CPU%s = %llu CPU%s exceeds "
+    errprintf (errp,
+               "request of %u task%s x %u CPU%s = %llu CPU%s exceeds "
                "the %u available (allowed %s%s%s)",
-               req->ntasks, req->ntasks == 1 ? "" : "s",
-               req->cpus_per_task, req->cpus_per_task == 1 ? "" : "s",
-               (unsigned long long)total, total == 1 ? "" : "s", navail,
-               a && *a ? a : "none", b ? " minus busy " : "", b ? b : "");
+               req->ntasks,
+               req->ntasks == 1 ? "" : "s",
+               req->cpus_per_task,
+               req->cpus_per_task == 1 ? "" : "s",
+               (unsigned long long)total,
+               total == 1 ? "" : "s",
+               navail,
+               a && *a ? a : "none",
+               b ? " minus busy " : "",
+               b ? b : "");
     free (a);
     free (b);
 }
@@ -1769,7 +1888,7 @@ static int place_overflow (const topo_t *topo,
     unsigned *idx = calloc (n ? n : 1, sizeof (*idx));
     unsigned *own = calloc (n ? n : 1, sizeof (*own));
     unsigned *coreload = calloc (ncore ? ncore : 1, sizeof (*coreload));
-    unsigned *used = calloc (n ? n : 1, sizeof (*used));  /* task + 1 */
+    unsigned *used = calloc (n ? n : 1, sizeof (*used)); /* task + 1 */
     unsigned *held = calloc (n ? n : 1, sizeof (*held)); /* other steps */
     unsigned m = 0;
     int rc = -1;
@@ -1788,7 +1907,8 @@ static int place_overflow (const topo_t *topo,
             held[m] = 1;
             if (req->load && pu->os < req->nload && req->load[pu->os] > 1)
                 held[m] = req->load[pu->os] < PLACE_MAX_LOAD
-                          ? req->load[pu->os] : PLACE_MAX_LOAD;
+                              ? req->load[pu->os]
+                              : PLACE_MAX_LOAD;
             coreload[pu->dom[TOPO_CORE]] += held[m];
         }
         idx[m++] = i;
@@ -1815,8 +1935,8 @@ static int place_overflow (const topo_t *topo,
             used[best] = t + 1;
             own[best]++;
             coreload[pu->dom[TOPO_CORE]]++;
-            hwloc_const_bitmap_t ns = topo_numa_nodeset (topo,
-                                                         pu->dom[TOPO_NUMA]);
+            hwloc_const_bitmap_t ns =
+                topo_numa_nodeset (topo, pu->dom[TOPO_NUMA]);
             if (hwloc_bitmap_set (task->cpus, pu->os) < 0
                 || (ns && hwloc_bitmap_or (task->mems, task->mems, ns) < 0))
                 goto out;
@@ -1850,7 +1970,8 @@ out:
     return rc;
 }
 
-unsigned place_alloc_confines (const topo_t *topo, enum place_policy policy,
+unsigned place_alloc_confines (const topo_t *topo,
+                               enum place_policy policy,
                                hwloc_const_bitmap_t allowed)
 {
     unsigned n, local = 0, touched = 0;
@@ -1882,14 +2003,17 @@ struct place_plan *place_compute (const topo_t *topo,
 
     if (!topo || !req) {
         errno = EINVAL;
-        errprintf (errp, "place_compute: missing %s",
+        errprintf (errp,
+                   "place_compute: missing %s",
                    topo ? "request" : "topology");
         return NULL;
     }
     if ((unsigned)req->policy >= NPOLICIES) {
         errno = EINVAL;
-        errprintf (errp, "policy %d: unknown policy; known: %s",
-                   (int)req->policy, POLICY_LIST);
+        errprintf (errp,
+                   "policy %d: unknown policy; known: %s",
+                   (int)req->policy,
+                   POLICY_LIST);
         return NULL;
     }
     if (req->ntasks == 0) {
@@ -1903,8 +2027,7 @@ struct place_plan *place_compute (const topo_t *topo,
         return NULL;
     }
     if (!(allowed = hwloc_bitmap_dup (topo_cpuset (topo)))
-        || !(busy = hwloc_bitmap_alloc ())
-        || !(avail = hwloc_bitmap_alloc ()))
+        || !(busy = hwloc_bitmap_alloc ()) || !(avail = hwloc_bitmap_alloc ()))
         goto nomem;
     if (req->allowed && hwloc_bitmap_and (allowed, allowed, req->allowed) < 0)
         goto nomem;
@@ -1938,9 +2061,12 @@ struct place_plan *place_compute (const topo_t *topo,
         }
         if (over && req->ntasks > PLACE_MAX_TASKS) {
             errno = EINVAL;
-            errprintf (errp, "-n %u: more than %d tasks cannot share the %u "
-                       "allowed CPUs; ask for fewer tasks", req->ntasks,
-                       PLACE_MAX_TASKS, nallowed);
+            errprintf (errp,
+                       "-n %u: more than %d tasks cannot share the %u "
+                       "allowed CPUs; ask for fewer tasks",
+                       req->ntasks,
+                       PLACE_MAX_TASKS,
+                       nallowed);
             goto error;
         }
     }
@@ -1959,8 +2085,8 @@ struct place_plan *place_compute (const topo_t *topo,
     if (none) {
         for (unsigned i = 0; i < req->ntasks; i++) {
             if (hwloc_bitmap_copy (plan->tasks[i].cpus, allowed) < 0
-                || hwloc_bitmap_copy (plan->tasks[i].mems,
-                                      topo_nodeset (topo)) < 0)
+                || hwloc_bitmap_copy (plan->tasks[i].mems, topo_nodeset (topo))
+                       < 0)
                 goto nomem;
             if (overflow)
                 plan->tasks[i].fallback = PLACE_FB_OVERSUBSCRIBED;
@@ -2001,9 +2127,13 @@ struct place_plan *place_compute (const topo_t *topo,
         if (task_commit (c, cpt, &plan->tasks[i]) < 0) {
             if (errno == ENOMEM)
                 goto nomem;
-            errprintf (errp, "internal error: %s placed task %u on %u "
-                       "CPUs instead of %u", place_policy_name (req->policy),
-                       i, c->nout, cpt);
+            errprintf (errp,
+                       "internal error: %s placed task %u on %u "
+                       "CPUs instead of %u",
+                       place_policy_name (req->policy),
+                       i,
+                       c->nout,
+                       cpt);
             goto error;
         }
     }

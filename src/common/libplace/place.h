@@ -10,8 +10,8 @@
 #ifndef PIN_PLACE_H
 #define PIN_PLACE_H
 
-#include <stdint.h>
 #include <hwloc.h>
+#include <stdint.h>
 
 #include "libtopo/topo.h"
 #include "libutil/errprintf.h"
@@ -22,8 +22,8 @@ enum place_policy {
     PLACE_NUMA_SPREAD,
     PLACE_CACHE_SHARED,
     PLACE_RANDOM,
-    PLACE_DYNAMIC,              /* runs as none; the plugin's watcher may
-                                   confine it later (libwatch) */
+    PLACE_DYNAMIC, /* runs as none; the plugin's watcher may
+                      confine it later (libwatch) */
 };
 
 /* Parse a policy name (exact, case-sensitive) into *policy (may be NULL:
@@ -31,7 +31,8 @@ enum place_policy {
  * ("'numa-locl': unknown policy; known: numa-local, numa-spread, ...";
  * callers prefix the option name) if NULL, empty, longer than 64
  * characters or unknown; *policy is then untouched. */
-int place_policy_parse (const char *name, enum place_policy *policy,
+int place_policy_parse (const char *name,
+                        enum place_policy *policy,
                         pin_error_t *errp);
 /* Static name of a policy, "unknown" for a value out of range. */
 const char *place_policy_name (enum place_policy policy);
@@ -42,29 +43,29 @@ const char *place_policy_list (void);
 /* Fallback reasons, a bit mask per task; place_fallback_string() joins
  * the names with ','.  When each bit is set: doc/policies.md. */
 enum {
-    PLACE_FB_MULTI_NUMA = 1,   /* "multi-numa": task spans NUMA domains */
-    PLACE_FB_SHARED_L2 = 2,    /* "shared-l2": distinct L2 impossible */
-    PLACE_FB_SHARED_CORE = 4,  /* "shared-core": SMT siblings in one task */
-    PLACE_FB_UNBALANCED = 8,   /* "unbalanced": numa-spread counts differ
-                                  by more than one */
-    PLACE_FB_PARTIAL_CORE = 16,/* "partial-core": cache-shared had to use
-                                  cores that are not wholly free */
-    PLACE_FB_NO_LOCAL_NUMA = 32,/* "no-local-numa": PUs without a NUMA node */
-    PLACE_FB_SHARED_WITH_TASK = 64, /* "shared-with-task": a core of the
-                                  task holds a PU of an earlier task */
-    PLACE_FB_MIXED_KINDS = 128, /* "mixed-kinds": the task's PUs are of
-                                  several CPU kinds, as no kind alone had
-                                  room in a domain */
-    PLACE_FB_OVERSUBSCRIBED = 256, /* "oversubscribed": more CPUs asked
-                                  than allowed; a PU of the task is given
-                                  to another task of the step too, or the
-                                  task got the whole (smaller) allocation */
+    PLACE_FB_MULTI_NUMA = 1,     /* "multi-numa": task spans NUMA domains */
+    PLACE_FB_SHARED_L2 = 2,      /* "shared-l2": distinct L2 impossible */
+    PLACE_FB_SHARED_CORE = 4,    /* "shared-core": SMT siblings in one task */
+    PLACE_FB_UNBALANCED = 8,     /* "unbalanced": numa-spread counts differ
+                                    by more than one */
+    PLACE_FB_PARTIAL_CORE = 16,  /* "partial-core": cache-shared had to use
+                                    cores that are not wholly free */
+    PLACE_FB_NO_LOCAL_NUMA = 32, /* "no-local-numa": PUs without a NUMA node */
+    PLACE_FB_SHARED_WITH_TASK = 64,  /* "shared-with-task": a core of the
+                                   task holds a PU of an earlier task */
+    PLACE_FB_MIXED_KINDS = 128,      /* "mixed-kinds": the task's PUs are of
+                                       several CPU kinds, as no kind alone had
+                                       room in a domain */
+    PLACE_FB_OVERSUBSCRIBED = 256,   /* "oversubscribed": more CPUs asked
+                                    than allowed; a PU of the task is given
+                                    to another task of the step too, or the
+                                    task got the whole (smaller) allocation */
     PLACE_FB_SHARED_WITH_STEP = 512, /* "shared-with-step": the task holds
                                   a PU that another step holds (busy) */
-    PLACE_FB_ALLOC_ONE_NUMA = 1024, /* "alloc-one-numa": numa-spread on a
-                                  machine with several NUMA nodes, but
-                                  the allocation holds CPUs of one only
-                                  (doc/job-submit.md) */
+    PLACE_FB_ALLOC_ONE_NUMA = 1024,  /* "alloc-one-numa": numa-spread on a
+                                   machine with several NUMA nodes, but
+                                   the allocation holds CPUs of one only
+                                   (doc/job-submit.md) */
 };
 
 /* What place_compute() refuses instead of falling back (req.refuse). */
@@ -83,34 +84,34 @@ enum {
 
 struct place_request {
     enum place_policy policy;
-    unsigned ntasks;            /* >= 1 */
-    unsigned cpus_per_task;     /* >= 1 */
+    unsigned ntasks;              /* >= 1 */
+    unsigned cpus_per_task;       /* >= 1 */
     hwloc_const_bitmap_t allowed; /* NULL: every PU of the topology */
     hwloc_const_bitmap_t busy;    /* NULL: none */
-    uint64_t seed;              /* for PLACE_RANDOM */
-    unsigned refuse;            /* PLACE_REFUSE_* mask; 0: never fail a
-                                   request for being too large */
-    const unsigned *load;       /* NULL: every busy PU is held by one
-                                   other step; else load[os] (os < nload)
-                                   is how many other steps hold PU os.
-                                   Only a request too large for the free
-                                   PUs looks at it (the least-loaded busy
-                                   PUs first); a PU outside busy holds
-                                   none, one in busy at least one */
-    unsigned nload;             /* entries in load */
+    uint64_t seed;                /* for PLACE_RANDOM */
+    unsigned refuse;              /* PLACE_REFUSE_* mask; 0: never fail a
+                                     request for being too large */
+    const unsigned *load;         /* NULL: every busy PU is held by one
+                                     other step; else load[os] (os < nload)
+                                     is how many other steps hold PU os.
+                                     Only a request too large for the free
+                                     PUs looks at it (the least-loaded busy
+                                     PUs first); a PU outside busy holds
+                                     none, one in busy at least one */
+    unsigned nload;               /* entries in load */
 };
 
 struct place_task {
-    hwloc_bitmap_t cpus;        /* OS PU indexes */
-    hwloc_bitmap_t mems;        /* OS NUMA node indexes */
-    unsigned fallback;          /* PLACE_FB_* mask, 0 if none */
+    hwloc_bitmap_t cpus; /* OS PU indexes */
+    hwloc_bitmap_t mems; /* OS NUMA node indexes */
+    unsigned fallback;   /* PLACE_FB_* mask, 0 if none */
 };
 
 struct place_plan {
     enum place_policy policy;
     unsigned ntasks;
     unsigned cpus_per_task;
-    struct place_task *tasks;   /* ntasks entries */
+    struct place_task *tasks; /* ntasks entries */
 };
 
 /* Compute a plan.  Fails (NULL, errno EINVAL, errp filled with one line
@@ -122,13 +123,13 @@ struct place_plan {
  * allowed-minus-busy (in allowed for PLACE_NONE, which ignores busy PUs)
  * is not placed by the policy but by the fallback of doc/policies.md
  * ("Too large"): on the least-loaded allowed PUs, busy ones counted as
- * loaded by the steps that hold them (req->load; shared-with-step), and beyond the allowed PUs round after round
- * (oversubscribed).  It fails instead, with the "request of N tasks x C
- * CPUs = T CPUs exceeds the A available (allowed L minus busy B)" line,
- * when req->refuse names the fallback it would need, or when it would
- * oversubscribe more than PLACE_MAX_TASKS tasks.  `topo` and `req` (and
- * its bitmaps) stay the caller's.  The plan and its bitmaps belong to the caller, who
- * destroys them with place_plan_destroy().
+ * loaded by the steps that hold them (req->load; shared-with-step), and beyond
+ * the allowed PUs round after round (oversubscribed).  It fails instead, with
+ * the "request of N tasks x C CPUs = T CPUs exceeds the A available (allowed L
+ * minus busy B)" line, when req->refuse names the fallback it would need, or
+ * when it would oversubscribe more than PLACE_MAX_TASKS tasks.  `topo` and
+ * `req` (and its bitmaps) stay the caller's.  The plan and its bitmaps belong
+ * to the caller, who destroys them with place_plan_destroy().
  */
 struct place_plan *place_compute (const topo_t *topo,
                                   const struct place_request *req,
@@ -141,7 +142,8 @@ void place_plan_destroy (struct place_plan *plan);
  * whatever is busy), for the caller to add to every task of a plan:
  * PLACE_FB_ALLOC_ONE_NUMA for numa-spread when the machine has several
  * NUMA nodes with memory and `allowed` touches only one.  0 otherwise. */
-unsigned place_alloc_confines (const topo_t *topo, enum place_policy policy,
+unsigned place_alloc_confines (const topo_t *topo,
+                               enum place_policy policy,
                                hwloc_const_bitmap_t allowed);
 
 /* Write the fallback mask as "multi-numa,shared-core" into buf (size n);

@@ -21,25 +21,27 @@
 static size_t data_size (uint32_t what)
 {
     switch (what) {
-    case PROC_EVENT_NONE:
-        return sizeof (((struct proc_event *)0)->event_data.ack);
-    case PROC_EVENT_FORK:
-        return sizeof (struct fork_proc_event);
-    case PROC_EVENT_EXEC:
-        return sizeof (struct exec_proc_event);
-    case PROC_EVENT_EXIT:
-        /* exit_code, exit_signal; later kernels added parent fields */
-        return offsetof (struct exit_proc_event, exit_signal)
-            + sizeof (uint32_t);
-    case PROC_EVENT_COMM:
-        return sizeof (struct comm_proc_event);
-    default:
-        return 0;
+        case PROC_EVENT_NONE:
+            return sizeof (((struct proc_event *)0)->event_data.ack);
+        case PROC_EVENT_FORK:
+            return sizeof (struct fork_proc_event);
+        case PROC_EVENT_EXEC:
+            return sizeof (struct exec_proc_event);
+        case PROC_EVENT_EXIT:
+            /* exit_code, exit_signal; later kernels added parent fields */
+            return offsetof (struct exit_proc_event, exit_signal)
+                   + sizeof (uint32_t);
+        case PROC_EVENT_COMM:
+            return sizeof (struct comm_proc_event);
+        default:
+            return 0;
     }
 }
 
-static int parse_event (const unsigned char *p, size_t n,
-                        struct cnproc_event *e, size_t off,
+static int parse_event (const unsigned char *p,
+                        size_t n,
+                        struct cnproc_event *e,
+                        size_t off,
                         pin_error_t *errp)
 {
     struct proc_event pe;
@@ -57,49 +59,55 @@ static int parse_event (const unsigned char *p, size_t n,
     e->cpu = pe.cpu;
     e->ts_ns = pe.timestamp_ns;
     switch (pe.what) {
-    case PROC_EVENT_NONE:
-        e->type = CNPROC_NONE;
-        e->exit_code = pe.event_data.ack.err;
-        break;
-    case PROC_EVENT_FORK:
-        e->type = CNPROC_FORK;
-        e->pid = pe.event_data.fork.child_pid;
-        e->tgid = pe.event_data.fork.child_tgid;
-        e->ppid = pe.event_data.fork.parent_pid;
-        e->ptgid = pe.event_data.fork.parent_tgid;
-        break;
-    case PROC_EVENT_EXEC:
-        e->type = CNPROC_EXEC;
-        e->pid = pe.event_data.exec.process_pid;
-        e->tgid = pe.event_data.exec.process_tgid;
-        break;
-    case PROC_EVENT_EXIT:
-        e->type = CNPROC_EXIT;
-        e->pid = pe.event_data.exit.process_pid;
-        e->tgid = pe.event_data.exit.process_tgid;
-        e->exit_code = pe.event_data.exit.exit_code;
-        e->exit_signal = pe.event_data.exit.exit_signal;
-        break;
-    case PROC_EVENT_COMM:
-        e->type = CNPROC_COMM;
-        e->pid = pe.event_data.comm.process_pid;
-        e->tgid = pe.event_data.comm.process_tgid;
-        memcpy (e->comm, pe.event_data.comm.comm, 16);
-        e->comm[16] = '\0';
-        break;
-    default:
-        e->type = CNPROC_OTHER;
-        break;
+        case PROC_EVENT_NONE:
+            e->type = CNPROC_NONE;
+            e->exit_code = pe.event_data.ack.err;
+            break;
+        case PROC_EVENT_FORK:
+            e->type = CNPROC_FORK;
+            e->pid = pe.event_data.fork.child_pid;
+            e->tgid = pe.event_data.fork.child_tgid;
+            e->ppid = pe.event_data.fork.parent_pid;
+            e->ptgid = pe.event_data.fork.parent_tgid;
+            break;
+        case PROC_EVENT_EXEC:
+            e->type = CNPROC_EXEC;
+            e->pid = pe.event_data.exec.process_pid;
+            e->tgid = pe.event_data.exec.process_tgid;
+            break;
+        case PROC_EVENT_EXIT:
+            e->type = CNPROC_EXIT;
+            e->pid = pe.event_data.exit.process_pid;
+            e->tgid = pe.event_data.exit.process_tgid;
+            e->exit_code = pe.event_data.exit.exit_code;
+            e->exit_signal = pe.event_data.exit.exit_signal;
+            break;
+        case PROC_EVENT_COMM:
+            e->type = CNPROC_COMM;
+            e->pid = pe.event_data.comm.process_pid;
+            e->tgid = pe.event_data.comm.process_tgid;
+            memcpy (e->comm, pe.event_data.comm.comm, 16);
+            e->comm[16] = '\0';
+            break;
+        default:
+            e->type = CNPROC_OTHER;
+            break;
     }
     return 0;
 short_:
     errno = EINVAL;
-    return errprintf (errp, "proc connector: event at offset %zu has %zu "
-                      "bytes, too short for its type", off, n);
+    return errprintf (errp,
+                      "proc connector: event at offset %zu has %zu "
+                      "bytes, too short for its type",
+                      off,
+                      n);
 }
 
-int cnproc_parse (const void *buf, size_t len, struct cnproc_event *ev,
-                  size_t max, pin_error_t *errp)
+int cnproc_parse (const void *buf,
+                  size_t len,
+                  struct cnproc_event *ev,
+                  size_t max,
+                  pin_error_t *errp)
 {
     const unsigned char *b = buf;
     size_t off = 0;
@@ -116,54 +124,78 @@ int cnproc_parse (const void *buf, size_t len, struct cnproc_event *ev,
 
         if (rest < NLMSG_HDRLEN) {
             errno = EINVAL;
-            return errprintf (errp, "proc connector: %zu bytes left at "
+            return errprintf (errp,
+                              "proc connector: %zu bytes left at "
                               "offset %zu, less than a netlink header",
-                              rest, off);
+                              rest,
+                              off);
         }
         memcpy (&nh, b + off, sizeof (nh));
         if (nh.nlmsg_len < NLMSG_HDRLEN || nh.nlmsg_len > rest) {
             errno = EINVAL;
-            return errprintf (errp, "proc connector: netlink length %u at "
+            return errprintf (errp,
+                              "proc connector: netlink length %u at "
                               "offset %zu outside [%zu, %zu]",
-                              (unsigned)nh.nlmsg_len, off,
-                              (size_t)NLMSG_HDRLEN, rest);
+                              (unsigned)nh.nlmsg_len,
+                              off,
+                              (size_t)NLMSG_HDRLEN,
+                              rest);
         }
         payload = nh.nlmsg_len - NLMSG_HDRLEN;
         if (nh.nlmsg_type == NLMSG_NOOP)
             goto next;
         if (nh.nlmsg_type == NLMSG_ERROR || nh.nlmsg_type == NLMSG_OVERRUN) {
             errno = EPROTO;
-            return errprintf (errp, "proc connector: netlink %s message at "
-                              "offset %zu", nh.nlmsg_type == NLMSG_ERROR
-                              ? "error" : "overrun", off);
+            return errprintf (errp,
+                              "proc connector: netlink %s message at "
+                              "offset %zu",
+                              nh.nlmsg_type == NLMSG_ERROR ? "error"
+                                                           : "overrun",
+                              off);
         }
         if (payload < sizeof (cn)) {
             errno = EINVAL;
-            return errprintf (errp, "proc connector: message at offset %zu "
+            return errprintf (errp,
+                              "proc connector: message at offset %zu "
                               "has %zu bytes, less than a connector "
-                              "header", off, payload);
+                              "header",
+                              off,
+                              payload);
         }
         memcpy (&cn, b + off + NLMSG_HDRLEN, sizeof (cn));
         if (cn.id.idx != CN_IDX_PROC || cn.id.val != CN_VAL_PROC) {
             errno = EINVAL;
-            return errprintf (errp, "proc connector: message at offset %zu "
-                              "is for connector %u:%u, not %u:%u", off,
-                              (unsigned)cn.id.idx, (unsigned)cn.id.val,
-                              (unsigned)CN_IDX_PROC, (unsigned)CN_VAL_PROC);
+            return errprintf (errp,
+                              "proc connector: message at offset %zu "
+                              "is for connector %u:%u, not %u:%u",
+                              off,
+                              (unsigned)cn.id.idx,
+                              (unsigned)cn.id.val,
+                              (unsigned)CN_IDX_PROC,
+                              (unsigned)CN_VAL_PROC);
         }
         if (cn.len > payload - sizeof (cn)) {
             errno = EINVAL;
-            return errprintf (errp, "proc connector: connector length %u "
+            return errprintf (errp,
+                              "proc connector: connector length %u "
                               "at offset %zu exceeds the %zu bytes there",
-                              (unsigned)cn.len, off, payload - sizeof (cn));
+                              (unsigned)cn.len,
+                              off,
+                              payload - sizeof (cn));
         }
         if ((size_t)count >= max) {
             errno = E2BIG;
-            return errprintf (errp, "proc connector: more than %zu events "
-                              "in one datagram", max);
+            return errprintf (errp,
+                              "proc connector: more than %zu events "
+                              "in one datagram",
+                              max);
         }
-        if (parse_event (b + off + NLMSG_HDRLEN + sizeof (cn), cn.len,
-                         &ev[count], off, errp) < 0)
+        if (parse_event (b + off + NLMSG_HDRLEN + sizeof (cn),
+                         cn.len,
+                         &ev[count],
+                         off,
+                         errp)
+            < 0)
             return -1;
         ev[count].seq = cn.seq;
         count++;
@@ -180,8 +212,8 @@ int cnproc_parse (const void *buf, size_t len, struct cnproc_event *ev,
 #define SEQ_MAX_CPU 65536
 
 struct cnproc_seq {
-    uint32_t *next;     /* the seq expected next, per CPU */
-    uint8_t *seen;      /* 1 once a CPU has sent an event */
+    uint32_t *next; /* the seq expected next, per CPU */
+    uint8_t *seen;  /* 1 once a CPU has sent an event */
     size_t ncpu;
     struct cnproc_seq_stats st;
 };
@@ -230,11 +262,11 @@ uint64_t cnproc_seq_note (struct cnproc_seq *s, const struct cnproc_event *ev)
     s->st.events++;
     if (ev->cpu >= SEQ_MAX_CPU
         || (ev->cpu >= s->ncpu && seq_grow (s, ev->cpu) < 0)) {
-        s->st.bad_cpu++;        /* cannot follow it: say so */
+        s->st.bad_cpu++; /* cannot follow it: say so */
         return 0;
     }
     if (!s->seen[ev->cpu]) {
-        s->seen[ev->cpu] = 1;   /* the first one is the baseline */
+        s->seen[ev->cpu] = 1; /* the first one is the baseline */
         s->next[ev->cpu] = ev->seq + 1;
         return 0;
     }
@@ -259,9 +291,9 @@ void cnproc_seq_stats (const struct cnproc_seq *s,
 static int send_op (int fd, enum proc_cn_mcast_op op)
 {
     unsigned char m[NLMSG_HDRLEN + sizeof (struct cn_msg) + sizeof (op)];
-    struct nlmsghdr nh = { 0 };
-    struct cn_msg cn = { 0 };
-    struct sockaddr_nl to = { .nl_family = AF_NETLINK };
+    struct nlmsghdr nh = {0};
+    struct cn_msg cn = {0};
+    struct sockaddr_nl to = {.nl_family = AF_NETLINK};
 
     nh.nlmsg_len = sizeof (m);
     nh.nlmsg_type = NLMSG_DONE;
@@ -272,44 +304,52 @@ static int send_op (int fd, enum proc_cn_mcast_op op)
     memcpy (m, &nh, sizeof (nh));
     memcpy (m + NLMSG_HDRLEN, &cn, sizeof (cn));
     memcpy (m + NLMSG_HDRLEN + sizeof (cn), &op, sizeof (op));
-    if (sendto (fd, m, sizeof (m), 0, (struct sockaddr *)&to,
-                sizeof (to)) != (ssize_t)sizeof (m))
+    if (sendto (fd, m, sizeof (m), 0, (struct sockaddr *)&to, sizeof (to))
+        != (ssize_t)sizeof (m))
         return -1;
     return 0;
 }
 
 int cnproc_open (int rcvbuf, int *rcvbuf_got, pin_error_t *errp)
 {
-    struct sockaddr_nl sa = { .nl_family = AF_NETLINK,
-                              .nl_groups = CN_IDX_PROC };
+    struct sockaddr_nl sa = {.nl_family = AF_NETLINK,
+                             .nl_groups = CN_IDX_PROC};
     socklen_t sl = sizeof (int);
     int fd, got = 0;
 
-    fd = socket (PF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+    fd = socket (PF_NETLINK,
+                 SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
                  NETLINK_CONNECTOR);
     if (fd < 0)
-        return errprintf (errp, "proc connector: socket: %s",
+        return errprintf (errp,
+                          "proc connector: socket: %s",
                           strerror (errno));
     if (rcvbuf > 0
-        && setsockopt (fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
-                       sizeof (rcvbuf)) < 0)
-        (void)setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
-                          sizeof (rcvbuf));
+        && setsockopt (fd,
+                       SOL_SOCKET,
+                       SO_RCVBUFFORCE,
+                       &rcvbuf,
+                       sizeof (rcvbuf))
+               < 0)
+        (void)setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof (rcvbuf));
     if (getsockopt (fd, SOL_SOCKET, SO_RCVBUF, &got, &sl) == 0 && rcvbuf_got)
         *rcvbuf_got = got;
     if (bind (fd, (struct sockaddr *)&sa, sizeof (sa)) < 0) {
         int e = errno;
         close (fd);
         errno = e;
-        return errprintf (errp, "proc connector: bind: %s (root is needed)",
+        return errprintf (errp,
+                          "proc connector: bind: %s (root is needed)",
                           strerror (e));
     }
     if (send_op (fd, PROC_CN_MCAST_LISTEN) < 0) {
         int e = errno;
         close (fd);
         errno = e;
-        return errprintf (errp, "proc connector: subscribe: %s (root is "
-                          "needed)", strerror (e));
+        return errprintf (errp,
+                          "proc connector: subscribe: %s (root is "
+                          "needed)",
+                          strerror (e));
     }
     return fd;
 }
@@ -330,8 +370,7 @@ ssize_t cnproc_recv (int fd, void *buf, size_t size, uint64_t *foreign)
     for (;;) {
         struct sockaddr_nl from;
         socklen_t fl = sizeof (from);
-        ssize_t n = recvfrom (fd, buf, size, 0, (struct sockaddr *)&from,
-                              &fl);
+        ssize_t n = recvfrom (fd, buf, size, 0, (struct sockaddr *)&from, &fl);
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK)
                 return 0;

@@ -22,25 +22,25 @@
 #include "libutil/errprintf.h"
 
 enum cnproc_type {
-    CNPROC_NONE = 0,   /* the kernel's acknowledgement of a subscription */
-    CNPROC_FORK,       /* new process or thread (pid != tgid: a thread) */
+    CNPROC_NONE = 0, /* the kernel's acknowledgement of a subscription */
+    CNPROC_FORK,     /* new process or thread (pid != tgid: a thread) */
     CNPROC_EXEC,
-    CNPROC_EXIT,       /* a task (thread) ended; pid == tgid: the leader */
-    CNPROC_COMM,       /* prctl(PR_SET_NAME) */
-    CNPROC_OTHER,      /* uid, gid, sid, ptrace, coredump, unknown */
+    CNPROC_EXIT,  /* a task (thread) ended; pid == tgid: the leader */
+    CNPROC_COMM,  /* prctl(PR_SET_NAME) */
+    CNPROC_OTHER, /* uid, gid, sid, ptrace, coredump, unknown */
 };
 
 struct cnproc_event {
     enum cnproc_type type;
-    uint32_t what;          /* the kernel's code (PROC_EVENT_*) */
-    uint32_t cpu;           /* CPU that sent it */
-    uint32_t seq;           /* per-CPU sequence number */
-    uint64_t ts_ns;         /* CLOCK_MONOTONIC, ns */
-    int32_t pid, tgid;      /* the task; the child for FORK */
-    int32_t ppid, ptgid;    /* FORK: the child's real parent */
-    uint32_t exit_code;     /* EXIT: wait status; ack error for NONE */
-    uint32_t exit_signal;   /* EXIT */
-    char comm[17];          /* COMM: the new name, NUL-terminated */
+    uint32_t what;        /* the kernel's code (PROC_EVENT_*) */
+    uint32_t cpu;         /* CPU that sent it */
+    uint32_t seq;         /* per-CPU sequence number */
+    uint64_t ts_ns;       /* CLOCK_MONOTONIC, ns */
+    int32_t pid, tgid;    /* the task; the child for FORK */
+    int32_t ppid, ptgid;  /* FORK: the child's real parent */
+    uint32_t exit_code;   /* EXIT: wait status; ack error for NONE */
+    uint32_t exit_signal; /* EXIT */
+    char comm[17];        /* COMM: the new name, NUL-terminated */
 };
 
 /* Parse one datagram of `len` bytes: one or more netlink messages, each a
@@ -52,8 +52,11 @@ struct cnproc_event {
  * message of another connector), EPROTO for a netlink error message and
  * E2BIG if there were more than `max` events; `ev` may then be partly
  * written.  Reads only buf[0..len). */
-int cnproc_parse (const void *buf, size_t len, struct cnproc_event *ev,
-                  size_t max, pin_error_t *errp);
+int cnproc_parse (const void *buf,
+                  size_t len,
+                  struct cnproc_event *ev,
+                  size_t max,
+                  pin_error_t *errp);
 
 /* Lost-event counting from the per-CPU sequence numbers. */
 struct cnproc_seq;
@@ -69,10 +72,10 @@ void cnproc_seq_destroy (struct cnproc_seq *s);
 uint64_t cnproc_seq_note (struct cnproc_seq *s, const struct cnproc_event *ev);
 
 struct cnproc_seq_stats {
-    uint64_t events;      /* events noted */
-    uint64_t lost;        /* missing sequence numbers between noted ones */
-    uint64_t reordered;   /* seq not above the last of its CPU */
-    uint64_t bad_cpu;     /* cpu number out of range */
+    uint64_t events;    /* events noted */
+    uint64_t lost;      /* missing sequence numbers between noted ones */
+    uint64_t reordered; /* seq not above the last of its CPU */
+    uint64_t bad_cpu;   /* cpu number out of range */
 };
 void cnproc_seq_stats (const struct cnproc_seq *s,
                        struct cnproc_seq_stats *out);

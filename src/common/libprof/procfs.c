@@ -47,10 +47,11 @@ static bool get_i64 (const char **p, int64_t *v)
     return true;
 }
 
-int procfs_parse_stat (const char *text, struct procfs_stat *out,
+int procfs_parse_stat (const char *text,
+                       struct procfs_stat *out,
                        pin_error_t *errp)
 {
-    struct procfs_stat st = { .processor = -1 };
+    struct procfs_stat st = {.processor = -1};
     const char *open, *close, *p;
     int64_t pid, v;
     size_t n;
@@ -65,7 +66,8 @@ int procfs_parse_stat (const char *text, struct procfs_stat *out,
     if (!get_i64 (&p, &pid) || *p != ' ' || p + 1 != open || pid <= 0
         || pid > INT32_MAX) {
         errno = EINVAL;
-        return errprintf (errp, "stat: the pid before '(' is not a "
+        return errprintf (errp,
+                          "stat: the pid before '(' is not a "
                           "positive number");
     }
     st.pid = (int32_t)pid;
@@ -95,34 +97,36 @@ int procfs_parse_stat (const char *text, struct procfs_stat *out,
             return errprintf (errp, "stat: field %d is not a number", field);
         }
         switch (field) {
-        case 4:
-            st.ppid = (int32_t)v;
-            break;
-        case 14:
-            st.utime = (uint64_t)v;
-            break;
-        case 15:
-            st.stime = (uint64_t)v;
-            break;
-        case 20:
-            st.num_threads = v;
-            break;
-        case 22:
-            st.starttime = (uint64_t)v;
-            break;
-        case 39:
-            st.processor = (int32_t)v;
-            break;
+            case 4:
+                st.ppid = (int32_t)v;
+                break;
+            case 14:
+                st.utime = (uint64_t)v;
+                break;
+            case 15:
+                st.stime = (uint64_t)v;
+                break;
+            case 20:
+                st.num_threads = v;
+                break;
+            case 22:
+                st.starttime = (uint64_t)v;
+                break;
+            case 39:
+                st.processor = (int32_t)v;
+                break;
         }
     }
     if (*p != '\0' && *p != '\n') {
         errno = EINVAL;
-        return errprintf (errp, "stat: unexpected character after field %d",
+        return errprintf (errp,
+                          "stat: unexpected character after field %d",
                           field - 1);
     }
     if (field <= 22) {
         errno = EINVAL;
-        return errprintf (errp, "stat: %d fields, need at least 22",
+        return errprintf (errp,
+                          "stat: %d fields, need at least 22",
                           field - 1);
     }
     *out = st;
@@ -130,8 +134,12 @@ int procfs_parse_stat (const char *text, struct procfs_stat *out,
 }
 
 /* The value of "Key:\t  N [kB]" lines; returns the number of keys found. */
-static int keyed (const char *text, const char *const *keys, uint64_t **vals,
-                  int nkeys, const char *file, pin_error_t *errp)
+static int keyed (const char *text,
+                  const char *const *keys,
+                  uint64_t **vals,
+                  int nkeys,
+                  const char *file,
+                  pin_error_t *errp)
 {
     const char *p = text;
     int found = 0;
@@ -149,8 +157,11 @@ static int keyed (const char *text, const char *const *keys, uint64_t **vals,
                 if (!get_u64 (&q, &v)
                     || !(q == eol || strncmp (q, " kB", 3) == 0)) {
                     errno = EINVAL;
-                    return errprintf (errp, "%s: the value of %s is not "
-                                      "a number", file, keys[i]);
+                    return errprintf (errp,
+                                      "%s: the value of %s is not "
+                                      "a number",
+                                      file,
+                                      keys[i]);
                 }
                 *vals[i] = v;
                 found |= 1 << i;
@@ -161,17 +172,22 @@ static int keyed (const char *text, const char *const *keys, uint64_t **vals,
     return found;
 }
 
-int procfs_parse_status (const char *text, struct procfs_status *out,
+int procfs_parse_status (const char *text,
+                         struct procfs_status *out,
                          pin_error_t *errp)
 {
     static const char *const keys[] = {
-        "voluntary_ctxt_switches", "nonvoluntary_ctxt_switches",
-        "Threads", "VmRSS",
+        "voluntary_ctxt_switches",
+        "nonvoluntary_ctxt_switches",
+        "Threads",
+        "VmRSS",
     };
-    struct procfs_status st = { 0 };
+    struct procfs_status st = {0};
     uint64_t *vals[] = {
-        &st.voluntary_ctxt_switches, &st.nonvoluntary_ctxt_switches,
-        &st.threads, &st.vmrss_kb,
+        &st.voluntary_ctxt_switches,
+        &st.nonvoluntary_ctxt_switches,
+        &st.threads,
+        &st.vmrss_kb,
     };
     int found;
 
@@ -183,19 +199,21 @@ int procfs_parse_status (const char *text, struct procfs_status *out,
         return -1;
     if ((found & 3) != 3) {
         errno = EINVAL;
-        return errprintf (errp, "status: no voluntary_ctxt_switches and "
+        return errprintf (errp,
+                          "status: no voluntary_ctxt_switches and "
                           "nonvoluntary_ctxt_switches lines");
     }
     *out = st;
     return 0;
 }
 
-int procfs_parse_rollup (const char *text, struct procfs_rollup *out,
+int procfs_parse_rollup (const char *text,
+                         struct procfs_rollup *out,
                          pin_error_t *errp)
 {
-    static const char *const keys[] = { "Rss", "Pss" };
-    struct procfs_rollup r = { 0 };
-    uint64_t *vals[] = { &r.rss_kb, &r.pss_kb };
+    static const char *const keys[] = {"Rss", "Pss"};
+    struct procfs_rollup r = {0};
+    uint64_t *vals[] = {&r.rss_kb, &r.pss_kb};
     int found;
 
     if (!text) {
@@ -212,8 +230,11 @@ int procfs_parse_rollup (const char *text, struct procfs_rollup *out,
     return 0;
 }
 
-int procfs_parse_flat (const char *text, const char *const *keys,
-                       uint64_t *vals, int nkeys, const char *file,
+int procfs_parse_flat (const char *text,
+                       const char *const *keys,
+                       uint64_t *vals,
+                       int nkeys,
+                       const char *file,
                        pin_error_t *errp)
 {
     const char *p = text;
@@ -233,8 +254,11 @@ int procfs_parse_flat (const char *text, const char *const *keys,
                 uint64_t v;
                 if (!get_u64 (&q, &v) || q != eol) {
                     errno = EINVAL;
-                    return errprintf (errp, "%s: the value of %s is not "
-                                      "a number", file, keys[i]);
+                    return errprintf (errp,
+                                      "%s: the value of %s is not "
+                                      "a number",
+                                      file,
+                                      keys[i]);
                 }
                 vals[i] = v;
                 found |= 1 << i;
@@ -245,8 +269,10 @@ int procfs_parse_flat (const char *text, const char *const *keys,
     return found;
 }
 
-int procfs_parse_cpustat (const char *text, hwloc_const_bitmap_t cpus,
-                          struct procfs_cpu *out, size_t max,
+int procfs_parse_cpustat (const char *text,
+                          hwloc_const_bitmap_t cpus,
+                          struct procfs_cpu *out,
+                          size_t max,
                           pin_error_t *errp)
 {
     hwloc_bitmap_t seen = hwloc_bitmap_alloc ();
@@ -267,7 +293,7 @@ int procfs_parse_cpustat (const char *text, hwloc_const_bitmap_t cpus,
         const char *eol = strchrnul (p, '\n');
         if (strncmp (p, "cpu", 3) == 0 && isdigit ((unsigned char)p[3])) {
             const char *q = p + 3;
-            uint64_t cpu, f[8] = { 0 };
+            uint64_t cpu, f[8] = {0};
             int k = 0;
             if (!get_u64 (&q, &cpu) || cpu > 1048575) {
                 errno = EINVAL;
@@ -278,11 +304,13 @@ int procfs_parse_cpustat (const char *text, hwloc_const_bitmap_t cpus,
                 uint64_t x;
                 q++;
                 if (*q == ' ')
-                    continue;   /* "cpu  1 2": two spaces */
+                    continue; /* "cpu  1 2": two spaces */
                 if (!get_u64 (&q, &x)) {
                     errno = EINVAL;
-                    errprintf (errp, "/proc/stat: cpu%llu: a value is not "
-                               "a number", (unsigned long long)cpu);
+                    errprintf (errp,
+                               "/proc/stat: cpu%llu: a value is not "
+                               "a number",
+                               (unsigned long long)cpu);
                     goto out;
                 }
                 if (k < 8)
@@ -291,8 +319,11 @@ int procfs_parse_cpustat (const char *text, hwloc_const_bitmap_t cpus,
             }
             if (q != eol || k < 4) {
                 errno = EINVAL;
-                errprintf (errp, "/proc/stat: cpu%llu: %d values, need at "
-                           "least 4", (unsigned long long)cpu, k);
+                errprintf (errp,
+                           "/proc/stat: cpu%llu: %d values, need at "
+                           "least 4",
+                           (unsigned long long)cpu,
+                           k);
                 goto out;
             }
             if (hwloc_bitmap_isset (cpus, (unsigned)cpu)
@@ -303,8 +334,15 @@ int procfs_parse_cpustat (const char *text, hwloc_const_bitmap_t cpus,
                     goto out;
                 }
                 hwloc_bitmap_set (seen, (unsigned)cpu);
-                out[n] = (struct procfs_cpu){ (int)cpu, f[0], f[1], f[2],
-                                              f[3], f[4], f[5], f[6], f[7] };
+                out[n] = (struct procfs_cpu){(int)cpu,
+                                             f[0],
+                                             f[1],
+                                             f[2],
+                                             f[3],
+                                             f[4],
+                                             f[5],
+                                             f[6],
+                                             f[7]};
                 n++;
             }
         }

@@ -19,15 +19,16 @@
 /* /proc/PID/stat and /proc/PID/task/TID/stat */
 struct procfs_stat {
     int32_t pid;
-    char comm[17];        /* between the first '(' and the last ')' */
-    char state;           /* R S D Z T t X I P ... */
+    char comm[17]; /* between the first '(' and the last ')' */
+    char state;    /* R S D Z T t X I P ... */
     int32_t ppid;
-    uint64_t utime, stime;     /* clock ticks */
+    uint64_t utime, stime; /* clock ticks */
     int64_t num_threads;
-    uint64_t starttime;        /* clock ticks since boot */
-    int32_t processor;         /* last CPU, -1 if absent */
+    uint64_t starttime; /* clock ticks since boot */
+    int32_t processor;  /* last CPU, -1 if absent */
 };
-int procfs_parse_stat (const char *text, struct procfs_stat *out,
+int procfs_parse_stat (const char *text,
+                       struct procfs_stat *out,
                        pin_error_t *errp);
 
 /* /proc/PID/status: the fields the profiler uses (absent ones are 0). */
@@ -38,7 +39,8 @@ struct procfs_status {
     uint64_t vmrss_kb;
 };
 /* Needs both ctxt_switches lines (else EINVAL). */
-int procfs_parse_status (const char *text, struct procfs_status *out,
+int procfs_parse_status (const char *text,
+                         struct procfs_status *out,
                          pin_error_t *errp);
 
 /* /proc/PID/smaps_rollup */
@@ -46,15 +48,19 @@ struct procfs_rollup {
     uint64_t rss_kb, pss_kb;
 };
 /* Needs "Rss:" and "Pss:" lines in kB. */
-int procfs_parse_rollup (const char *text, struct procfs_rollup *out,
+int procfs_parse_rollup (const char *text,
+                         struct procfs_rollup *out,
                          pin_error_t *errp);
 
 /* cgroup v2 flat keyed files (cpu.stat, memory.stat): "key N" lines.
  * vals[i] gets the value of keys[i] (untouched when absent); returns the
  * bit mask of the keys found (at most 31 keys), or -1 with errp for a
  * value that is not a number. */
-int procfs_parse_flat (const char *text, const char *const *keys,
-                       uint64_t *vals, int nkeys, const char *file,
+int procfs_parse_flat (const char *text,
+                       const char *const *keys,
+                       uint64_t *vals,
+                       int nkeys,
+                       const char *file,
                        pin_error_t *errp);
 
 /* /proc/stat: per-CPU cumulative ticks of the CPUs in `cpus`. */
@@ -66,8 +72,10 @@ struct procfs_cpu {
  * `cpus`, in the file's order; returns how many.  A cpuN line with fewer
  * than 4 numbers, a non-number or N out of range is EINVAL; a CPU of
  * `cpus` without a line is ENOENT ("/proc/stat: no line for CPU N"). */
-int procfs_parse_cpustat (const char *text, hwloc_const_bitmap_t cpus,
-                          struct procfs_cpu *out, size_t max,
+int procfs_parse_cpustat (const char *text,
+                          hwloc_const_bitmap_t cpus,
+                          struct procfs_cpu *out,
+                          size_t max,
                           pin_error_t *errp);
 
 /* Read a whole small /proc file into buf (NUL-terminated); returns its

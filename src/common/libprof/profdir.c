@@ -46,8 +46,11 @@ static int to_u32 (const char *s, size_t len, uint32_t *out)
     return 0;
 }
 
-int profdir_spec_parse (const char *spec, uint32_t *job, char *step,
-                        size_t n, pin_error_t *errp)
+int profdir_spec_parse (const char *spec,
+                        uint32_t *job,
+                        char *step,
+                        size_t n,
+                        pin_error_t *errp)
 {
     const char *dot;
     size_t jlen;
@@ -75,7 +78,8 @@ bad:
         if (!isprint ((unsigned char)*c))
             *c = '?';
     errno = EINVAL;
-    return errprintf (errp, "'%s': not a job or step; give JOB or JOB.STEP "
+    return errprintf (errp,
+                      "'%s': not a job or step; give JOB or JOB.STEP "
                       "(e.g. 4242, 4242.0, 4242.batch) or a profile file",
                       shown);
 }
@@ -86,8 +90,9 @@ static int step_cmp (const char *a, const char *b)
     bool na = all_digits (a, strlen (a)), nb = all_digits (b, strlen (b));
 
     if (na && nb)
-        return strtoul (a, NULL, 10) < strtoul (b, NULL, 10) ? -1
-               : strtoul (a, NULL, 10) > strtoul (b, NULL, 10);
+        return strtoul (a, NULL, 10) < strtoul (b, NULL, 10)
+                   ? -1
+                   : strtoul (a, NULL, 10) > strtoul (b, NULL, 10);
     if (na != nb)
         return na ? -1 : 1;
     return strcmp (a, b);
@@ -146,8 +151,10 @@ void profdir_free (struct profdir_entry *v, size_t count)
     free (v);
 }
 
-int profdir_find (const char *dir, const char *spec,
-                  struct profdir_entry **out, size_t *count,
+int profdir_find (const char *dir,
+                  const char *spec,
+                  struct profdir_entry **out,
+                  size_t *count,
                   pin_error_t *errp)
 {
     struct profdir_entry *v = NULL;
@@ -159,8 +166,8 @@ int profdir_find (const char *dir, const char *spec,
 
     *out = NULL;
     *count = 0;
-    if (profdir_spec_parse (spec, &job, want_step, sizeof (want_step),
-                            errp) < 0)
+    if (profdir_spec_parse (spec, &job, want_step, sizeof (want_step), errp)
+        < 0)
         return -1;
     if (!(d = opendir (dir)))
         return errprintf (errp, "%s: %s", dir, strerror (errno));
@@ -170,8 +177,7 @@ int profdir_find (const char *dir, const char *spec,
         size_t len = strlen (name), plen = strlen (prefix);
         struct profdir_entry e;
 
-        if (len <= plen + strlen (SUFFIX)
-            || strncmp (name, prefix, plen) != 0
+        if (len <= plen + strlen (SUFFIX) || strncmp (name, prefix, plen) != 0
             || strcmp (name + len - strlen (SUFFIX), SUFFIX) != 0)
             continue;
         step = name + plen;

@@ -17,11 +17,14 @@
 /* Parse "JOB" or "JOB.STEP" (STEP digits, batch, interactive or extern).
  * step gets "" when absent.  -1 with errno EINVAL and errp naming the
  * value and what is valid. */
-int profdir_spec_parse (const char *spec, uint32_t *job, char *step,
-                        size_t n, pin_error_t *errp);
+int profdir_spec_parse (const char *spec,
+                        uint32_t *job,
+                        char *step,
+                        size_t n,
+                        pin_error_t *errp);
 
 struct profdir_entry {
-    char *path;         /* DIR/NAME */
+    char *path; /* DIR/NAME */
     uint32_t job;
     char step[16];
     char node[256];
@@ -31,8 +34,10 @@ struct profdir_entry {
  * batch, interactive, ...) and node.  0 with *out (free with
  * profdir_free) and *count (may be 0), or -1 with errp (the directory
  * cannot be read, a bad spec). */
-int profdir_find (const char *dir, const char *spec,
-                  struct profdir_entry **out, size_t *count,
+int profdir_find (const char *dir,
+                  const char *spec,
+                  struct profdir_entry **out,
+                  size_t *count,
                   pin_error_t *errp);
 void profdir_free (struct profdir_entry *v, size_t count);
 

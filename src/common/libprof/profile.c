@@ -12,8 +12,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "profile.h"
 #include "libutil/safeio.h"
+#include "profile.h"
 
 /* One entry of an ACL being built; -1 with errno. */
 static int acl_entry (acl_t acl, acl_tag_t tag, uid_t uid, acl_perm_t perms)
@@ -36,9 +36,9 @@ struct prof_writer {
     char *path;
     uint64_t max, bytes, dropped;
     bool full, failed;
-    uint64_t keep_free;     /* bytes left free on the file system */
-    uint64_t checked_at;    /* w->bytes at the last fstatvfs */
-    bool out_of_room;       /* stopped by keep_free, not by max */
+    uint64_t keep_free;  /* bytes left free on the file system */
+    uint64_t checked_at; /* w->bytes at the last fstatvfs */
+    bool out_of_room;    /* stopped by keep_free, not by max */
 };
 
 /* Free-space checks: every this many bytes written, with this margin. */
@@ -49,12 +49,12 @@ static bool short_of_room (struct prof_writer *w, size_t n)
 {
     struct statvfs sv;
 
-    if (!w->keep_free || (w->bytes - w->checked_at < ROOM_CHECK_BYTES
-                          && w->checked_at))
+    if (!w->keep_free
+        || (w->bytes - w->checked_at < ROOM_CHECK_BYTES && w->checked_at))
         return false;
     w->checked_at = w->bytes ? w->bytes : 1;
     if (fstatvfs (fileno (w->f), &sv) < 0)
-        return false;   /* the writes say what is wrong */
+        return false; /* the writes say what is wrong */
     return (uint64_t)sv.f_bavail * sv.f_frsize
            < w->keep_free + ROOM_CHECK_BYTES + n + PROF_RESERVE;
 }
@@ -62,7 +62,8 @@ static bool short_of_room (struct prof_writer *w, size_t n)
 static const int json_flags =
     JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
 
-static int write_line (struct prof_writer *w, json_object *o,
+static int write_line (struct prof_writer *w,
+                       json_object *o,
                        pin_error_t *errp)
 {
     const char *s = json_object_to_json_string_ext (o, json_flags);
@@ -70,7 +71,8 @@ static int write_line (struct prof_writer *w, json_object *o,
 
     if (!s) {
         errno = ENOMEM;
-        return errprintf (errp, "%s: cannot format a line: out of memory",
+        return errprintf (errp,
+                          "%s: cannot format a line: out of memory",
                           w->path);
     }
     n = strlen (s);
@@ -88,16 +90,20 @@ static size_t line_size (json_object *o)
     return s ? strlen (s) + 1 : 0;
 }
 
-struct prof_writer *prof_writer_open (const char *path, uint64_t max_bytes,
-                                      json_object *header, pin_error_t *errp)
+struct prof_writer *prof_writer_open (const char *path,
+                                      uint64_t max_bytes,
+                                      json_object *header,
+                                      pin_error_t *errp)
 {
     struct prof_writer *w;
     int fd;
 
     if (max_bytes < PROF_MIN_BYTES) {
         errno = EINVAL;
-        errprintf (errp, "profile size bound %llu bytes is too small; at "
-                   "least %d", (unsigned long long)max_bytes,
+        errprintf (errp,
+                   "profile size bound %llu bytes is too small; at "
+                   "least %d",
+                   (unsigned long long)max_bytes,
                    PROF_MIN_BYTES);
         return NULL;
     }
@@ -125,17 +131,22 @@ struct prof_writer *prof_writer_open (const char *path, uint64_t max_bytes,
         return NULL;
     }
     json_object_object_add (header, "type", json_object_new_string ("header"));
-    json_object_object_add (header, "format",
+    json_object_object_add (header,
+                            "format",
                             json_object_new_string (PROF_FORMAT));
-    json_object_object_add (header, "version",
+    json_object_object_add (header,
+                            "version",
                             json_object_new_int (PROF_VERSION));
-    json_object_object_add (header, "max_bytes",
+    json_object_object_add (header,
+                            "max_bytes",
                             json_object_new_int64 ((int64_t)max_bytes));
     if (line_size (header) + PROF_RESERVE > max_bytes
         || write_line (w, header, errp) < 0) {
         if (!w->failed)
-            errprintf (errp, "%s: the header does not fit in %llu bytes",
-                       path, (unsigned long long)max_bytes);
+            errprintf (errp,
+                       "%s: the header does not fit in %llu bytes",
+                       path,
+                       (unsigned long long)max_bytes);
         fclose (w->f);
         safeout_unlink (path, NULL);
         free (w->path);
@@ -146,7 +157,8 @@ struct prof_writer *prof_writer_open (const char *path, uint64_t max_bytes,
     return w;
 }
 
-int prof_writer_put (struct prof_writer *w, json_object *line,
+int prof_writer_put (struct prof_writer *w,
+                     json_object *line,
                      pin_error_t *errp)
 {
     size_t n;
@@ -165,19 +177,25 @@ int prof_writer_put (struct prof_writer *w, json_object *line,
         char text[200];
         int rc;
         if (w->bytes + n + PROF_RESERVE > w->max)
-            snprintf (text, sizeof (text), "size bound of %llu bytes "
+            snprintf (text,
+                      sizeof (text),
+                      "size bound of %llu bytes "
                       "reached: later lines are not recorded (counted in "
-                      "the end line)", (unsigned long long)w->max);
+                      "the end line)",
+                      (unsigned long long)w->max);
         else {
             w->out_of_room = true;
-            snprintf (text, sizeof (text), "the file system keeps %llu "
+            snprintf (text,
+                      sizeof (text),
+                      "the file system keeps %llu "
                       "bytes free for the accounting journal: later lines "
                       "are not recorded (counted in the end line)",
                       (unsigned long long)w->keep_free);
         }
         json_object_object_add (note, "type", json_object_new_string ("note"));
         json_object_object_add (note, "text", json_object_new_string (text));
-        json_object_object_add (note, "bound_reached",
+        json_object_object_add (note,
+                                "bound_reached",
                                 json_object_new_boolean (1));
         rc = write_line (w, note, errp);
         json_object_put (note);
@@ -195,8 +213,7 @@ uint64_t prof_writer_dropped (const struct prof_writer *w)
     return w->dropped;
 }
 
-int prof_writer_share (struct prof_writer *w, uid_t uid,
-                       pin_error_t *errp)
+int prof_writer_share (struct prof_writer *w, uid_t uid, pin_error_t *errp)
 {
     int fd = fileno (w->f);
     acl_t acl;
@@ -209,10 +226,12 @@ int prof_writer_share (struct prof_writer *w, uid_t uid,
         return errprintf (errp, "%s: out of memory", w->path);
     }
     rc = acl_entry (acl, ACL_USER_OBJ, 0, ACL_READ | ACL_WRITE) < 0
-         || acl_entry (acl, ACL_USER, uid, ACL_READ) < 0
-         || acl_entry (acl, ACL_GROUP_OBJ, 0, 0) < 0
-         || acl_entry (acl, ACL_MASK, 0, ACL_READ) < 0
-         || acl_entry (acl, ACL_OTHER, 0, 0) < 0 ? -1 : 0;
+                 || acl_entry (acl, ACL_USER, uid, ACL_READ) < 0
+                 || acl_entry (acl, ACL_GROUP_OBJ, 0, 0) < 0
+                 || acl_entry (acl, ACL_MASK, 0, ACL_READ) < 0
+                 || acl_entry (acl, ACL_OTHER, 0, 0) < 0
+             ? -1
+             : 0;
     if (rc == 0 && acl_valid (acl) < 0) {
         errno = EINVAL;
         rc = -1;
@@ -225,12 +244,17 @@ int prof_writer_share (struct prof_writer *w, uid_t uid,
     if (errno == EOPNOTSUPP || errno == ENOTSUP) {
         /* the file system has no POSIX ACLs: the profile stays root's
          * (0600), never widened to a group or to everyone */
-        errprintf (errp, "%s: the file system has no POSIX ACLs: readable "
-                   "by root only (see doc/profiling.md)", w->path);
+        errprintf (errp,
+                   "%s: the file system has no POSIX ACLs: readable "
+                   "by root only (see doc/profiling.md)",
+                   w->path);
         return 1;
     }
-    return errprintf (errp, "%s: cannot let uid %ld read it: %s", w->path,
-                      (long)uid, strerror (errno));
+    return errprintf (errp,
+                      "%s: cannot let uid %ld read it: %s",
+                      w->path,
+                      (long)uid,
+                      strerror (errno));
 }
 
 void prof_writer_keep_free (struct prof_writer *w, uint64_t bytes)
@@ -244,7 +268,8 @@ bool prof_writer_out_of_room (const struct prof_writer *w)
     return w->out_of_room;
 }
 
-int prof_writer_close (struct prof_writer *w, json_object *end,
+int prof_writer_close (struct prof_writer *w,
+                       json_object *end,
                        pin_error_t *errp)
 {
     int rc = 0;
@@ -253,7 +278,8 @@ int prof_writer_close (struct prof_writer *w, json_object *end,
         return 0;
     if (end && !w->failed) {
         json_object_object_add (end, "type", json_object_new_string ("end"));
-        json_object_object_add (end, "dropped_lines",
+        json_object_object_add (end,
+                                "dropped_lines",
                                 json_object_new_int64 ((int64_t)w->dropped));
         if (write_line (w, end, errp) < 0)
             rc = -1;
@@ -296,9 +322,10 @@ const char *prof_get_str (json_object *o, const char *key)
 
 int prof_read (const char *path,
                int (*fn) (json_object *line, int lineno, void *arg),
-               void *arg, pin_error_t *errp)
+               void *arg,
+               pin_error_t *errp)
 {
-    FILE *f = safein_fopen (path, errp);    /* not a FIFO, not a device */
+    FILE *f = safein_fopen (path, errp); /* not a FIFO, not a device */
     /* a bounded buffer: a file of one endless line (/dev/zero) is an
      * error after PROF_MAX_LINE bytes, not all of memory */
     size_t cap = PROF_MAX_LINE + 2;
@@ -313,7 +340,7 @@ int prof_read (const char *path,
             fclose (f);
         errno = e;
         if (!f)
-            return -1;  /* errp says why */
+            return -1; /* errp says why */
         return errprintf (errp, "%s: cannot open: %s", path, strerror (e));
     }
     while (fgets (buf, (int)cap, f)) {
@@ -323,13 +350,16 @@ int prof_read (const char *path,
         bool cut;
 
         lineno++;
-        n = strlen (buf);   /* a NUL inside a line ends it: the JSON
-                               parser then fails on what is left */
+        n = strlen (buf); /* a NUL inside a line ends it: the JSON
+                             parser then fails on what is left */
         cut = n == 0 || buf[n - 1] != '\n';
         if (cut && n >= cap - 1) {
             errno = EINVAL;
-            rc = errprintf (errp, "%s:%d: line longer than %d bytes", path,
-                            lineno, PROF_MAX_LINE);
+            rc = errprintf (errp,
+                            "%s:%d: line longer than %d bytes",
+                            path,
+                            lineno,
+                            PROF_MAX_LINE);
             break;
         }
         if (!cut)
@@ -346,14 +376,16 @@ int prof_read (const char *path,
         }
         json_tokener_free (tok);
         if (!o && cut && lineno > 1 && feof (f))
-            break;  /* the last line, cut short (a recorder killed while
-                       writing): the file is read up to the line before */
+            break; /* the last line, cut short (a recorder killed while
+                      writing): the file is read up to the line before */
         if (!o || !json_object_is_type (o, json_type_object)
             || !(type = prof_get_str (o, "type"))) {
             json_object_put (o);
             errno = EINVAL;
-            rc = errprintf (errp, "%s:%d: not a JSON object with a \"type\"",
-                            path, lineno);
+            rc = errprintf (errp,
+                            "%s:%d: not a JSON object with a \"type\"",
+                            path,
+                            lineno);
             break;
         }
         if (lineno == 1) {
@@ -362,16 +394,21 @@ int prof_read (const char *path,
             if (strcmp (type, "header") || !fmt || strcmp (fmt, PROF_FORMAT)) {
                 json_object_put (o);
                 errno = EINVAL;
-                rc = errprintf (errp, "%s: not a %s file (no header line)",
-                                path, PROF_FORMAT);
+                rc = errprintf (errp,
+                                "%s: not a %s file (no header line)",
+                                path,
+                                PROF_FORMAT);
                 break;
             }
             if (v < 1 || v > PROF_VERSION) {
                 json_object_put (o);
                 errno = EINVAL;
-                rc = errprintf (errp, "%s: format version %lld; this "
-                                "slurm-pin reads version 1 to %d", path,
-                                (long long)v, PROF_VERSION);
+                rc = errprintf (errp,
+                                "%s: format version %lld; this "
+                                "slurm-pin reads version 1 to %d",
+                                path,
+                                (long long)v,
+                                PROF_VERSION);
                 break;
             }
         }

@@ -32,16 +32,19 @@ struct prof_writer;
 /* Create `path` as a new inode (mode 0600; an existing file of that name
  * is unlinked first, then the file made with O_EXCL|O_NOFOLLOW: a symbolic
  * link or a file planted in between is refused; a descriptor kept on the
- * old file never sees the new one) for a profile of at most `max_bytes` (>= PROF_MIN_BYTES)
- * and write `header` (borrowed: its "type", "format" and "version" are
- * set here).  NULL with errp on failure. */
-struct prof_writer *prof_writer_open (const char *path, uint64_t max_bytes,
-                                      json_object *header, pin_error_t *errp);
+ * old file never sees the new one) for a profile of at most `max_bytes` (>=
+ * PROF_MIN_BYTES) and write `header` (borrowed: its "type", "format" and
+ * "version" are set here).  NULL with errp on failure. */
+struct prof_writer *prof_writer_open (const char *path,
+                                      uint64_t max_bytes,
+                                      json_object *header,
+                                      pin_error_t *errp);
 
 /* Write one line (borrowed).  1: written; 0: dropped because the bound
  * was reached (the first drop writes the note line); -1: a write error
  * (errp), after which every call fails. */
-int prof_writer_put (struct prof_writer *w, json_object *line,
+int prof_writer_put (struct prof_writer *w,
+                     json_object *line,
                      pin_error_t *errp);
 
 /* Let uid read the file, and nobody else but its owner (root in
@@ -68,7 +71,8 @@ uint64_t prof_writer_dropped (const struct prof_writer *w);
 /* Write `end` (borrowed; "type":"end" and "dropped_lines" are set here;
  * may be NULL for no end line), flush and close, free w.  0, or -1 with
  * errp if anything failed to reach the file.  NULL w is a no-op. */
-int prof_writer_close (struct prof_writer *w, json_object *end,
+int prof_writer_close (struct prof_writer *w,
+                       json_object *end,
                        pin_error_t *errp);
 
 /* Read `path`: check the header, then call fn(line, lineno, arg) for
@@ -78,7 +82,8 @@ int prof_writer_close (struct prof_writer *w, json_object *end,
  * PROF_MAX_LINE, a header of another format or a newer version. */
 int prof_read (const char *path,
                int (*fn) (json_object *line, int lineno, void *arg),
-               void *arg, pin_error_t *errp);
+               void *arg,
+               pin_error_t *errp);
 
 /* Small accessors for reading lines: the member `key` of `o` as an
  * integer / string, or `dflt` / NULL when absent or of another type. */

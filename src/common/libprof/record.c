@@ -3,15 +3,15 @@
 #include "config.h"
 #endif
 #include <dirent.h>
-#include <sched.h>
-#include <sys/wait.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,7 +37,7 @@
 
 struct root {
     int32_t pid;
-    uint64_t t;     /* when added: the tracker's start of it */
+    uint64_t t; /* when added: the tracker's start of it */
 };
 
 struct prof_rec {
@@ -61,8 +61,8 @@ struct prof_rec {
     struct prof_rec_stats st;
     long clk_tck;
     bool failed;
-    int cg_fd;                 /* the step's cgroup directory, or -1 */
-    uint64_t pss_budget_ns;    /* smaps_rollup time per sample; 0: none */
+    int cg_fd;              /* the step's cgroup directory, or -1 */
+    uint64_t pss_budget_ns; /* smaps_rollup time per sample; 0: none */
     char cgbuf[4096];
     struct root *roots;
     size_t nroots;
@@ -97,7 +97,9 @@ static int put (struct prof_rec *r, json_object *o, pin_error_t *errp)
     return rc;
 }
 
-static int put_lost (struct prof_rec *r, const char *kind, uint64_t n,
+static int put_lost (struct prof_rec *r,
+                     const char *kind,
+                     uint64_t n,
                      pin_error_t *errp)
 {
     json_object *o = json_object_new_object ();
@@ -167,9 +169,10 @@ struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
     if ((r->cn_fd = cnproc_open (o->rcvbuf, &got, errp)) < 0)
         goto fail;
     if (o->taskstats
-        && (r->ts_fd = taskstats_open (r->ncpus, o->rcvbuf, &r->ts_family,
-                                       NULL)) < 0)
-        r->ts_fd = -1;  /* said in the header ("taskstats": false) */
+        && (r->ts_fd =
+                taskstats_open (r->ncpus, o->rcvbuf, &r->ts_family, NULL))
+               < 0)
+        r->ts_fd = -1; /* said in the header ("taskstats": false) */
     h = o->header ? json_object_get (o->header) : json_object_new_object ();
     if (!h) {
         errno = ENOMEM;
@@ -183,8 +186,10 @@ struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
         clock_gettime (CLOCK_REALTIME, &rt);
         ADD (h, "clock", json_object_new_string ("CLOCK_MONOTONIC"));
         ADD (h, "t0", I64 (t0));
-        ADD (h, "unix_t0", json_object_new_double (
-                 (double)rt.tv_sec + (double)rt.tv_nsec / 1e9));
+        ADD (h,
+             "unix_t0",
+             json_object_new_double ((double)rt.tv_sec
+                                     + (double)rt.tv_nsec / 1e9));
         ADD (h, "interval_ms", I64 (o->interval_ms));
         if (hwloc_bitmap_list_asprintf (&list, r->cpus) >= 0 && list)
             ADD (h, "cpus", json_object_new_string (list));
@@ -195,15 +200,17 @@ struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
         ADD (h, "pss_budget_ns", I64 (r->pss_budget_ns));
         ADD (h, "taskstats", json_object_new_boolean (r->ts_fd >= 0));
         if (o->cgroup_dir) {
-            r->cg_fd = open (o->cgroup_dir, O_RDONLY | O_DIRECTORY
-                                            | O_NOFOLLOW | O_CLOEXEC);
+            r->cg_fd = open (o->cgroup_dir,
+                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (r->cg_fd < 0) {
                 char why[PATH_MAX + 64];
-                snprintf (why, sizeof (why), "%s: %s", o->cgroup_dir,
+                snprintf (why,
+                          sizeof (why),
+                          "%s: %s",
+                          o->cgroup_dir,
                           strerror (errno));
                 ADD (h, "cgroup_error", json_object_new_string (why));
-            }
-            else
+            } else
                 ADD (h, "cgroup", json_object_new_string (o->cgroup_dir));
         }
     }
@@ -211,7 +218,7 @@ struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
     if (!(r->w = prof_writer_open (o->path, o->max_bytes, h, errp)))
         goto fail;
     if (o->share) {
-        pin_error_t e = { "" };
+        pin_error_t e = {""};
         int rc = prof_writer_share (r->w, o->reader_uid, &e);
         if (rc < 0) {
             errprintf (errp, "%s", e.text);
@@ -260,10 +267,12 @@ int prof_rec_add_root (struct prof_rec *r, pid_t pid, pin_error_t *errp)
 
     read_comm (pid, comm, sizeof (comm));
     if (tracker_add_root (r->tr, pid, comm, t) < 0)
-        return errprintf (errp, "profile: cannot follow pid %d: %s",
-                          (int)pid, strerror (errno));
+        return errprintf (errp,
+                          "profile: cannot follow pid %d: %s",
+                          (int)pid,
+                          strerror (errno));
     if (r->nroots < MAX_ROOTS)
-        r->roots[r->nroots++] = (struct root){ .pid = pid, .t = t };
+        r->roots[r->nroots++] = (struct root){.pid = pid, .t = t};
     o = json_object_new_object ();
     ADD (o, "type", json_object_new_string ("root"));
     ADD (o, "t", I64 (t));
@@ -277,9 +286,9 @@ int prof_rec_pollfds (struct prof_rec *r, struct pollfd *fds, int max)
     int n = 0;
 
     if (n < max)
-        fds[n++] = (struct pollfd){ .fd = r->cn_fd, .events = POLLIN };
+        fds[n++] = (struct pollfd){.fd = r->cn_fd, .events = POLLIN};
     if (r->ts_fd >= 0 && n < max)
-        fds[n++] = (struct pollfd){ .fd = r->ts_fd, .events = POLLIN };
+        fds[n++] = (struct pollfd){.fd = r->ts_fd, .events = POLLIN};
     return n;
 }
 
@@ -294,8 +303,10 @@ int prof_rec_timeout_ms (struct prof_rec *r)
     return (int)((r->next_sample_ns - now + 999999) / 1000000);
 }
 
-static int put_task (struct prof_rec *r, const struct ts_exit *x,
-                     const struct ts_record *t, pin_error_t *errp)
+static int put_task (struct prof_rec *r,
+                     const struct ts_exit *x,
+                     const struct ts_record *t,
+                     pin_error_t *errp)
 {
     json_object *o = json_object_new_object ();
 
@@ -321,27 +332,29 @@ static int put_task (struct prof_rec *r, const struct ts_exit *x,
     return put (r, o, errp);
 }
 
-static int put_event (struct prof_rec *r, struct cnproc_event *e,
-                      uint64_t start, pin_error_t *errp)
+static int put_event (struct prof_rec *r,
+                      struct cnproc_event *e,
+                      uint64_t start,
+                      pin_error_t *errp)
 {
     json_object *o = json_object_new_object ();
     const char *type = "other";
 
     switch (e->type) {
-    case CNPROC_FORK:
-        type = "fork";
-        break;
-    case CNPROC_EXEC:
-        type = "exec";
-        break;
-    case CNPROC_EXIT:
-        type = "exit";
-        break;
-    case CNPROC_COMM:
-        type = "comm";
-        break;
-    default:
-        break;
+        case CNPROC_FORK:
+            type = "fork";
+            break;
+        case CNPROC_EXEC:
+            type = "exec";
+            break;
+        case CNPROC_EXIT:
+            type = "exit";
+            break;
+        case CNPROC_COMM:
+            type = "comm";
+            break;
+        default:
+            break;
     }
     ADD (o, "type", json_object_new_string (type));
     ADD (o, "t", I64 (e->ts_ns));
@@ -369,13 +382,14 @@ struct settle {
     pin_error_t *errp;
 };
 
-static int on_settled (const struct ts_exit *x, const struct ts_record *t,
+static int on_settled (const struct ts_exit *x,
+                       const struct ts_record *t,
                        void *arg)
 {
     struct settle *s = arg;
 
     if (!t)
-        return 0;   /* counted by tsmatch as missing */
+        return 0; /* counted by tsmatch as missing */
     return put_task (s->r, x, t, s->errp) < 0 ? -1 : 0;
 }
 
@@ -385,10 +399,12 @@ static int on_settled (const struct ts_exit *x, const struct ts_record *t,
 static void on_exec (const struct tracker_exec *x, void *arg)
 {
     struct prof_rec *r = arg;
-    pin_error_t e = { "" };
-    struct cnproc_event ev = { .type = CNPROC_EXEC, .cpu = x->cpu,
-                               .ts_ns = x->ts_ns, .pid = x->pid,
-                               .tgid = x->tgid };
+    pin_error_t e = {""};
+    struct cnproc_event ev = {.type = CNPROC_EXEC,
+                              .cpu = x->cpu,
+                              .ts_ns = x->ts_ns,
+                              .pid = x->pid,
+                              .tgid = x->tgid};
 
     memcpy (ev.comm, x->comm, sizeof (ev.comm));
     (void)put_event (r, &ev, 0, &e);
@@ -397,7 +413,7 @@ static void on_exec (const struct tracker_exec *x, void *arg)
 /* Settle the exits whose record must be in hand (taskstats.h). */
 static int settle (struct prof_rec *r, bool all, pin_error_t *errp)
 {
-    struct settle s = { .r = r, .errp = errp };
+    struct settle s = {.r = r, .errp = errp};
 
     if (r->ts_fd < 0)
         return 0;
@@ -420,9 +436,9 @@ static int drain_cn (struct prof_rec *r, pin_error_t *errp)
         ssize_t n = cnproc_recv (r->cn_fd, r->buf, RECV_SIZE, &r->st.foreign);
         int nev;
 
-        if (n == 0) {   /* read empty: the records of the exits read
-                         * before the last taskstats drain are in hand,
-                         * and the commands read at execs are proven */
+        if (n == 0) { /* read empty: the records of the exits read
+                       * before the last taskstats drain are in hand,
+                       * and the commands read at execs are proven */
             tracker_exec_settle (r->tr, true);
             return settle (r, false, errp);
         }
@@ -433,11 +449,12 @@ static int drain_cn (struct prof_rec *r, pin_error_t *errp)
                     return -1;
                 continue;
             }
-            return errprintf (errp, "proc connector: recv: %s",
+            return errprintf (errp,
+                              "proc connector: recv: %s",
                               strerror (errno));
         }
-        if ((nev = cnproc_parse (r->buf, (size_t)n, r->ev, MAX_EVENTS,
-                                 NULL)) < 0) {
+        if ((nev = cnproc_parse (r->buf, (size_t)n, r->ev, MAX_EVENTS, NULL))
+            < 0) {
             r->st.parse_errors++;
             continue;
         }
@@ -462,8 +479,8 @@ static int drain_cn (struct prof_rec *r, pin_error_t *errp)
                 /* its command: read now, said once proven (tracker.h) */
                 char comm[17] = "";
                 read_comm (e->pid, comm, sizeof (comm));
-                if (*comm && tracker_exec_read (r->tr, e, comm, now_ns ())
-                             == 0) {
+                if (*comm
+                    && tracker_exec_read (r->tr, e, comm, now_ns ()) == 0) {
                     r->st.step_events++;
                     continue;
                 }
@@ -473,11 +490,13 @@ static int drain_cn (struct prof_rec *r, pin_error_t *errp)
             if (r->ts_fd >= 0 && e->type == CNPROC_EXIT) {
                 /* every exit of the machine claims its own record, so
                  * that none is left for a later holder of the pid */
-                struct ts_exit x = { .pid = e->pid, .tgid = e->tgid,
-                                     .step = in > 0, .exit_ns = e->ts_ns,
-                                     .fork_ns = in > 0 ? start : 0 };
+                struct ts_exit x = {.pid = e->pid,
+                                    .tgid = e->tgid,
+                                    .step = in > 0,
+                                    .exit_ns = e->ts_ns,
+                                    .fork_ns = in > 0 ? start : 0};
                 x.root = in > 0 && is_root (r, e->pid, start);
-                (void)tsmatch_exit (r->tsm, &x);    /* ENOMEM: counted */
+                (void)tsmatch_exit (r->tsm, &x); /* ENOMEM: counted */
             }
             if (!in)
                 continue;
@@ -486,7 +505,7 @@ static int drain_cn (struct prof_rec *r, pin_error_t *errp)
                 return -1;
         }
     }
-    return 1;   /* more may be waiting */
+    return 1; /* more may be waiting */
 }
 
 static int drain_ts (struct prof_rec *r, pin_error_t *errp)
@@ -513,29 +532,34 @@ static int drain_ts (struct prof_rec *r, pin_error_t *errp)
             }
             return errprintf (errp, "taskstats: recv: %s", strerror (errno));
         }
-        if ((nrec = taskstats_parse (r->buf, (size_t)n, r->ts_family, r->tsr,
-                                     MAX_EVENTS, NULL)) < 0) {
+        if ((nrec = taskstats_parse (r->buf,
+                                     (size_t)n,
+                                     r->ts_family,
+                                     r->tsr,
+                                     MAX_EVENTS,
+                                     NULL))
+            < 0) {
             r->st.parse_errors++;
             continue;
         }
         {
-            uint64_t t = now_ns ();     /* after the recv(): the records
-                                         * were sent before it */
+            uint64_t t = now_ns (); /* after the recv(): the records
+                                     * were sent before it */
             for (int i = 0; i < nrec; i++)
                 (void)tsmatch_record (r->tsm, &r->tsr[i], t);
         }
     }
-    return 1;   /* more may be waiting */
+    return 1; /* more may be waiting */
 }
 
 /* ---- sampling ---------------------------------------------------------- */
 
 struct sample {
     struct prof_rec *r;
-    uint64_t procs[5], threads[5];     /* R S D Z other */
+    uint64_t procs[5], threads[5]; /* R S D Z other */
     uint64_t nvcsw, nivcsw, utime, stime;
     uint64_t rss_kb, pss_kb, smaps_reads, smaps_ns, smaps_fail;
-    uint64_t smaps_skipped;            /* over the time budget */
+    uint64_t smaps_skipped; /* over the time budget */
     uint64_t nprocs, nthreads;
     char buf[8192];
 };
@@ -543,16 +567,16 @@ struct sample {
 static int state_index (char c)
 {
     switch (c) {
-    case 'R':
-        return 0;
-    case 'S':
-        return 1;
-    case 'D':
-        return 2;
-    case 'Z':
-        return 3;
-    default:
-        return 4;
+        case 'R':
+            return 0;
+        case 'S':
+            return 1;
+        case 'D':
+            return 2;
+        case 'Z':
+            return 3;
+        default:
+            return 4;
     }
 }
 
@@ -567,7 +591,7 @@ static int sample_process (int32_t tgid, void *arg)
     snprintf (path, sizeof (path), "/proc/%d/stat", (int)tgid);
     if (procfs_read (path, s->buf, sizeof (s->buf)) < 0
         || procfs_parse_stat (s->buf, &st, NULL) < 0)
-        return 0;   /* gone meanwhile */
+        return 0; /* gone meanwhile */
     s->nprocs++;
     s->procs[state_index (st.state)]++;
     snprintf (path, sizeof (path), "/proc/%d/task", (int)tgid);
@@ -577,8 +601,11 @@ static int sample_process (int32_t tgid, void *arg)
             struct procfs_stat ts;
             if (de->d_name[0] < '1' || de->d_name[0] > '9')
                 continue;
-            snprintf (path, sizeof (path), "/proc/%d/task/%.16s/stat",
-                      (int)tgid, de->d_name);
+            snprintf (path,
+                      sizeof (path),
+                      "/proc/%d/task/%.16s/stat",
+                      (int)tgid,
+                      de->d_name);
             if (procfs_read (path, s->buf, sizeof (s->buf)) < 0
                 || procfs_parse_stat (s->buf, &ts, NULL) < 0)
                 continue;
@@ -586,8 +613,11 @@ static int sample_process (int32_t tgid, void *arg)
             s->threads[state_index (ts.state)]++;
             s->utime += ts.utime;
             s->stime += ts.stime;
-            snprintf (path, sizeof (path), "/proc/%d/task/%.16s/status",
-                      (int)tgid, de->d_name);
+            snprintf (path,
+                      sizeof (path),
+                      "/proc/%d/task/%.16s/status",
+                      (int)tgid,
+                      de->d_name);
             if (procfs_read (path, s->buf, sizeof (s->buf)) >= 0
                 && procfs_parse_status (s->buf, &ps, NULL) == 0) {
                 s->nvcsw += ps.voluntary_ctxt_switches;
@@ -619,7 +649,7 @@ static int sample_process (int32_t tgid, void *arg)
 static json_object *states (const uint64_t *v)
 {
     json_object *o = json_object_new_object ();
-    static const char *names[] = { "R", "S", "D", "Z", "other" };
+    static const char *names[] = {"R", "S", "D", "Z", "other"};
 
     for (int i = 0; i < 5; i++)
         ADD (o, names[i], I64 (v[i]));
@@ -630,24 +660,28 @@ static json_object *states (const uint64_t *v)
  * without the memory controller has no memory files). */
 static json_object *cgroup_sample (struct prof_rec *r)
 {
-    static const char *const cpu_keys[] = { "usage_usec", "user_usec",
-                                            "system_usec" };
-    static const char *const mem_keys[] = { "anon", "file", "shmem" };
+    static const char *const cpu_keys[] = {"usage_usec",
+                                           "user_usec",
+                                           "system_usec"};
+    static const char *const mem_keys[] = {"anon", "file", "shmem"};
     uint64_t v[3];
     json_object *o = json_object_new_object ();
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     int found;
 
-    if (procfs_read_at (r->cg_fd, "cpu.stat", r->cgbuf, sizeof (r->cgbuf))
-        >= 0
-        && (found = procfs_parse_flat (r->cgbuf, cpu_keys, v, 3, "cpu.stat",
-                                       &e)) > 0) {
+    if (procfs_read_at (r->cg_fd, "cpu.stat", r->cgbuf, sizeof (r->cgbuf)) >= 0
+        && (found =
+                procfs_parse_flat (r->cgbuf, cpu_keys, v, 3, "cpu.stat", &e))
+               > 0) {
         for (int i = 0; i < 3; i++)
             if (found & (1 << i))
                 ADD (o, cpu_keys[i], I64 (v[i]));
     }
-    if (procfs_read_at (r->cg_fd, "memory.current", r->cgbuf,
-                        sizeof (r->cgbuf)) >= 0) {
+    if (procfs_read_at (r->cg_fd,
+                        "memory.current",
+                        r->cgbuf,
+                        sizeof (r->cgbuf))
+        >= 0) {
         const char *p = r->cgbuf;
         char *end = NULL;
         errno = 0;
@@ -655,10 +689,15 @@ static json_object *cgroup_sample (struct prof_rec *r)
         if (end != p && !errno && (*end == '\n' || !*end))
             ADD (o, "memory_current", I64 (cur));
     }
-    if (procfs_read_at (r->cg_fd, "memory.stat", r->cgbuf,
-                        sizeof (r->cgbuf)) >= 0
-        && (found = procfs_parse_flat (r->cgbuf, mem_keys, v, 3,
-                                       "memory.stat", &e)) > 0) {
+    if (procfs_read_at (r->cg_fd, "memory.stat", r->cgbuf, sizeof (r->cgbuf))
+            >= 0
+        && (found = procfs_parse_flat (r->cgbuf,
+                                       mem_keys,
+                                       v,
+                                       3,
+                                       "memory.stat",
+                                       &e))
+               > 0) {
         for (int i = 0; i < 3; i++)
             if (found & (1 << i))
                 ADD (o, mem_keys[i], I64 (v[i]));
@@ -714,23 +753,34 @@ static int take_sample (struct prof_rec *r, pin_error_t *errp)
         ADD (o, "smaps_skipped", I64 (s->smaps_skipped));
     }
     if (!hwloc_bitmap_iszero (r->cpus)) {
-        pin_error_t e = { "" };
+        pin_error_t e = {""};
         int n = -1;
         if (procfs_read ("/proc/stat", r->statbuf, STAT_SIZE) < 0)
-            snprintf (e.text, sizeof (e.text), "/proc/stat: %s",
+            snprintf (e.text,
+                      sizeof (e.text),
+                      "/proc/stat: %s",
                       strerror (errno));
         else
-            n = procfs_parse_cpustat (r->statbuf, r->cpus, r->cpu, MAX_CPUS,
+            n = procfs_parse_cpustat (r->statbuf,
+                                      r->cpus,
+                                      r->cpu,
+                                      MAX_CPUS,
                                       &e);
-        if (n < 0)      /* said, not hidden */
+        if (n < 0) /* said, not hidden */
             ADD (o, "cpus_error", json_object_new_string (e.text));
         cpus = json_object_new_array ();
         for (int i = 0; i < n; i++) {
             json_object *a = json_object_new_array ();
             const struct procfs_cpu *p = &r->cpu[i];
-            uint64_t v[] = { (uint64_t)p->cpu, p->user, p->nice, p->system,
-                             p->idle, p->iowait, p->irq, p->softirq,
-                             p->steal };
+            uint64_t v[] = {(uint64_t)p->cpu,
+                            p->user,
+                            p->nice,
+                            p->system,
+                            p->idle,
+                            p->iowait,
+                            p->irq,
+                            p->softirq,
+                            p->steal};
             for (size_t k = 0; k < sizeof (v) / sizeof (v[0]); k++)
                 json_object_array_add (a, I64 (v[k]));
             json_object_array_add (cpus, a);
@@ -847,7 +897,8 @@ int prof_rec_finish (struct prof_rec *r, int status, pin_error_t *errp)
          * an exit is settled once the taskstats socket, then the proc
          * connector's, were read empty after it: a few rounds at most */
         for (int i = 0; rc == 0 && r->ts_fd >= 0 && i < 20
-                    && tsmatch_awaiting (r->tsm) > 0; i++) {
+                        && tsmatch_awaiting (r->tsm) > 0;
+             i++) {
             if (i > 1)
                 usleep (1000);
             if (drain_ts (r, errp) < 0 || drain_cn (r, errp) < 0)
@@ -889,8 +940,8 @@ int prof_rec_finish (struct prof_rec *r, int status, pin_error_t *errp)
         ADD (a, "threads", I64 (s.alive_threads));
         ADD (end, "alive", a);
     }
-    if (prof_writer_close (r->w, r->failed ? NULL : end,
-                           rc < 0 ? NULL : errp) < 0)
+    if (prof_writer_close (r->w, r->failed ? NULL : end, rc < 0 ? NULL : errp)
+        < 0)
         rc = -1;
     json_object_put (end);
     rec_free (r);

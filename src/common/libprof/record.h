@@ -37,21 +37,21 @@ struct prof_rec_opts {
     bool share;                /* let reader_uid read the file (an ACL;
                                   profile.h prof_writer_share) */
     uid_t reader_uid;
-    uint64_t keep_free;        /* bytes the file system keeps free (the
-                                  journal's room); 0: no check */
+    uint64_t keep_free; /* bytes the file system keeps free (the
+                           journal's room); 0: no check */
 };
 
 struct prof_rec_stats {
-    uint64_t events;           /* proc connector events received */
-    uint64_t step_events;      /* ... of the tracked processes */
-    uint64_t lost_seq;         /* sequence gaps (all processes) */
-    uint64_t enobufs;          /* receive buffer overflows */
+    uint64_t events;      /* proc connector events received */
+    uint64_t step_events; /* ... of the tracked processes */
+    uint64_t lost_seq;    /* sequence gaps (all processes) */
+    uint64_t enobufs;     /* receive buffer overflows */
     uint64_t reordered, foreign, untracked, bad_cpu;
-    uint64_t parse_errors;     /* datagrams that could not be parsed */
-    uint64_t ts_records;       /* taskstats records written */
-    uint64_t ts_missing;       /* step exits whose record never came */
-    uint64_t ts_stale;         /* records of an earlier holder of a pid */
-    uint64_t ts_ambiguous;     /* records given to no one after a loss */
+    uint64_t parse_errors; /* datagrams that could not be parsed */
+    uint64_t ts_records;   /* taskstats records written */
+    uint64_t ts_missing;   /* step exits whose record never came */
+    uint64_t ts_stale;     /* records of an earlier holder of a pid */
+    uint64_t ts_ambiguous; /* records given to no one after a loss */
     uint64_t ts_enobufs;
     uint64_t samples;
     uint64_t alive_processes, alive_threads;

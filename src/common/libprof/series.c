@@ -14,7 +14,12 @@
 #include "series.h"
 
 static const char *const chart_names[PROF_CHART_COUNT] = {
-    "cpu", "gantt", "forks", "ctxsw", "states", "memory",
+    "cpu",
+    "gantt",
+    "forks",
+    "ctxsw",
+    "states",
+    "memory",
 };
 
 const char *prof_chart_name (enum prof_chart kind)
@@ -39,8 +44,10 @@ int prof_chart_parse (const char *name, enum prof_chart *kind)
 /* ---- series ----------------------------------------------------------- */
 
 static struct prof_series *series_add (struct prof_chart_data *d,
-                                       const char *label, unsigned colour,
-                                       unsigned panel, bool max)
+                                       const char *label,
+                                       unsigned colour,
+                                       unsigned panel,
+                                       bool max)
 {
     struct prof_series *s;
 
@@ -64,7 +71,8 @@ static int series_push (struct prof_series *s, double x, double y)
     if (s->stride > 1) {
         s->acc_x += x;
         s->acc_y = s->acc_n == 0 ? y
-                 : s->max ? fmax (s->acc_y, y) : s->acc_y + y;
+                   : s->max      ? fmax (s->acc_y, y)
+                                 : s->acc_y + y;
         if (++s->acc_n < s->stride)
             return 0;
         x = s->acc_x / (double)s->acc_n;
@@ -99,11 +107,11 @@ static int series_push (struct prof_series *s, double x, double y)
 
 struct cpu_slot {
     unsigned cpu;
-    bool step;                  /* in the header's "cpus" */
+    bool step; /* in the header's "cpus" */
     bool have_prev;
-    int64_t prev[8];            /* user nice system idle iowait irq softirq
-                                 * steal */
-    size_t series;              /* index in d->series */
+    int64_t prev[8]; /* user nice system idle iowait irq softirq
+                      * steal */
+    size_t series;   /* index in d->series */
 };
 
 /* pid -> index of the last bar of that pid, open addressing */
@@ -121,7 +129,7 @@ struct rd {
     bool have_t0, have_t;
     int64_t t0;
     uint64_t interval_ms;
-    hwloc_bitmap_t step_cpus;   /* from the header */
+    hwloc_bitmap_t step_cpus; /* from the header */
     /* cpu, first pass: the CPUs sampled */
     hwloc_bitmap_t seen_cpus;
     size_t cpu_samples, cg_cpu_samples;
@@ -154,7 +162,7 @@ struct rd {
 
 static double xsec (struct rd *r, int64_t t)
 {
-    return ((double)t - (double)r->t0) / 1e9;   /* no overflow */
+    return ((double)t - (double)r->t0) / 1e9; /* no overflow */
 }
 
 /* The integer time "t" of a line: false if it has none. */
@@ -249,8 +257,8 @@ static void on_header (struct rd *r, json_object *o)
     copy_text (o, "policy", d->policy, sizeof (d->policy));
     copy_text (o, "cpus", d->cpus, sizeof (d->cpus));
     if (r->step_cpus && small_cpulist (prof_get_str (o, "cpus"))
-        && hwloc_bitmap_list_sscanf (r->step_cpus,
-                                     prof_get_str (o, "cpus")) == 0
+        && hwloc_bitmap_list_sscanf (r->step_cpus, prof_get_str (o, "cpus"))
+               == 0
         && hwloc_bitmap_weight (r->step_cpus) > 0)
         r->nstep = (unsigned)hwloc_bitmap_weight (r->step_cpus);
     else if (r->step_cpus)
@@ -271,7 +279,9 @@ static void on_confine (struct rd *r, json_object *o, double x)
 
 /* What every reader does first: the header, the time of a line, the
  * confine marks.  true: a line of time *x for the caller to read. */
-static bool timed_line (struct rd *r, json_object *o, const char *type,
+static bool timed_line (struct rd *r,
+                        json_object *o,
+                        const char *type,
                         double *x)
 {
     if (!strcmp (type, "header")) {
@@ -288,7 +298,9 @@ static bool timed_line (struct rd *r, json_object *o, const char *type,
 }
 
 /* The member `obj`.`key` as an integer, or dflt. */
-static int64_t get_sub (json_object *o, const char *obj, const char *key,
+static int64_t get_sub (json_object *o,
+                        const char *obj,
+                        const char *key,
                         int64_t dflt)
 {
     json_object *v;
@@ -391,8 +403,8 @@ static int cpu_second_pass (json_object *o, int lineno, void *arg)
     json_object *cpus, *cg;
     int64_t t;
     double x;
-    double sum[PROF_CPU_SERIES_MAX] = { 0 };
-    unsigned cnt[PROF_CPU_SERIES_MAX] = { 0 };
+    double sum[PROF_CPU_SERIES_MAX] = {0};
+    unsigned cnt[PROF_CPU_SERIES_MAX] = {0};
 
     (void)lineno;
     if (strcmp (type, "sample") || !get_t (o, &t))
@@ -453,7 +465,10 @@ nomem:
 }
 
 /* "CPU 3", "CPUs 0-7"; " (step)" when every one is the step's. */
-static void cpu_label (struct rd *r, size_t first, size_t last, char *buf,
+static void cpu_label (struct rd *r,
+                       size_t first,
+                       size_t last,
+                       char *buf,
                        size_t n)
 {
     bool step = r->nstep > 0;
@@ -461,11 +476,18 @@ static void cpu_label (struct rd *r, size_t first, size_t last, char *buf,
     for (size_t i = first; i <= last; i++)
         step = step && r->slots[i].step;
     if (first == last)
-        snprintf (buf, n, "CPU %u%s", r->slots[first].cpu,
+        snprintf (buf,
+                  n,
+                  "CPU %u%s",
+                  r->slots[first].cpu,
                   step ? " (step)" : "");
     else
-        snprintf (buf, n, "CPUs %u-%u%s", r->slots[first].cpu,
-                  r->slots[last].cpu, step ? " (step)" : "");
+        snprintf (buf,
+                  n,
+                  "CPUs %u-%u%s",
+                  r->slots[first].cpu,
+                  r->slots[last].cpu,
+                  step ? " (step)" : "");
 }
 
 static int read_cpu (struct rd *r, pin_error_t *errp)
@@ -482,7 +504,8 @@ static int read_cpu (struct rd *r, pin_error_t *errp)
     ncpus = hwloc_bitmap_weight (r->seen_cpus);
     if ((r->cpu_samples < 2 || ncpus <= 0) && r->cg_cpu_samples < 2) {
         errno = ENODATA;
-        return errprintf (errp, "%s: fewer than 2 samples of per-CPU use "
+        return errprintf (errp,
+                          "%s: fewer than 2 samples of per-CPU use "
                           "(\"cpus\" in sample lines; recorded with "
                           "--interval 0?): nothing to draw for --kind cpu",
                           r->path);
@@ -490,15 +513,17 @@ static int read_cpu (struct rd *r, pin_error_t *errp)
     if (ncpus > 0) {
         if (!(r->slots = calloc ((size_t)ncpus, sizeof (*r->slots))))
             goto nomem;
-        hwloc_bitmap_foreach_begin (id, r->seen_cpus) {
+        hwloc_bitmap_foreach_begin (id, r->seen_cpus)
+        {
             r->slots[i].cpu = (unsigned)id;
-            r->slots[i].step = r->nstep
-                && hwloc_bitmap_isset (r->step_cpus, (unsigned)id);
+            r->slots[i].step =
+                r->nstep && hwloc_bitmap_isset (r->step_cpus, (unsigned)id);
             i++;
-        } hwloc_bitmap_foreach_end ();
+        }
+        hwloc_bitmap_foreach_end ();
         r->nslots = i;
-        r->per_group = (r->nslots + PROF_CPU_SERIES_MAX - 1)
-                       / PROF_CPU_SERIES_MAX;
+        r->per_group =
+            (r->nslots + PROF_CPU_SERIES_MAX - 1) / PROF_CPU_SERIES_MAX;
         for (size_t first = 0; first < r->nslots; first += r->per_group) {
             size_t last = first + r->per_group - 1;
             char label[PROF_LABEL];
@@ -513,8 +538,11 @@ static int read_cpu (struct rd *r, pin_error_t *errp)
     if (r->cg_cpu_samples >= 2) {
         char label[PROF_LABEL];
         if (r->nstep)
-            snprintf (label, sizeof (label), "step cgroup, %% of %u CPU%s",
-                      r->nstep, r->nstep > 1 ? "s" : "");
+            snprintf (label,
+                      sizeof (label),
+                      "step cgroup, %% of %u CPU%s",
+                      r->nstep,
+                      r->nstep > 1 ? "s" : "");
         else
             snprintf (label, sizeof (label), "step cgroup, %% of 1 CPU");
         r->cg = series_add (d, label, (unsigned)d->nseries, 0, false);
@@ -679,10 +707,9 @@ static int gantt_line (json_object *o, int lineno, void *arg)
         return 0;
     thread = json_object_object_get_ex (o, "thread", &th)
              && json_object_get_boolean (th);
-    if (!strcmp (type, "root")
-        || (!strcmp (type, "fork") && !thread)) {
+    if (!strcmp (type, "root") || (!strcmp (type, "fork") && !thread)) {
         if ((b = bar_of (r, pid)) && b->open) {
-            b->end = x;     /* a reused pid: its exit was lost */
+            b->end = x; /* a reused pid: its exit was lost */
             b->open = false;
         }
         if (bar_new (r, pid, x, prof_get_str (o, "comm")) < 0)
@@ -799,20 +826,24 @@ static int read_gantt (struct rd *r, pin_error_t *errp)
             goto nomem;
         if (r->too_many) {
             errno = E2BIG;
-            return errprintf (errp, "%s: more than %d processes: too many "
-                              "for one Gantt chart", r->path, PROF_BARS_MAX);
+            return errprintf (errp,
+                              "%s: more than %d processes: too many "
+                              "for one Gantt chart",
+                              r->path,
+                              PROF_BARS_MAX);
         }
         return -1;
     }
     if (d->nbars == 0) {
         errno = ENODATA;
-        return errprintf (errp, "%s: no process (no root, fork or exit "
+        return errprintf (errp,
+                          "%s: no process (no root, fork or exit "
                           "line): nothing to draw for --kind gantt",
                           r->path);
     }
     for (size_t i = 0; i < d->nbars; i++)
         if (d->bars[i].open)
-            d->bars[i].end = d->t_last;   /* still running at the end */
+            d->bars[i].end = d->t_last; /* still running at the end */
     qsort (d->bars, d->nbars, sizeof (*d->bars), by_start);
     if (gantt_colours (d) < 0)
         goto nomem;
@@ -866,7 +897,10 @@ static int forks_line (json_object *o, int lineno, void *arg)
 static int read_forks (struct rd *r, pin_error_t *errp)
 {
     static const char *const labels[4] = {
-        "process forks", "thread creations", "execs", "process exits",
+        "process forks",
+        "thread creations",
+        "execs",
+        "process exits",
     };
     struct prof_chart_data *d = r->d;
     double lo, bin, span;
@@ -877,8 +911,10 @@ static int read_forks (struct rd *r, pin_error_t *errp)
                         : -1;
     if (r->nev[0] + r->nev[1] + r->nev[2] + r->nev[3] == 0) {
         errno = ENODATA;
-        return errprintf (errp, "%s: no fork, exec or exit line: nothing "
-                          "to draw for --kind forks", r->path);
+        return errprintf (errp,
+                          "%s: no fork, exec or exit line: nothing "
+                          "to draw for --kind forks",
+                          r->path);
     }
     /* bins of the sampling interval (1 s without samples), at least
      * 10 ms, widened to stay within PROF_BINS_MAX */
@@ -896,8 +932,8 @@ static int read_forks (struct rd *r, pin_error_t *errp)
     d->bin_s = bin;
     d->ylabel = "events per second";
     for (int k = 0; k < 4; k++) {
-        struct prof_series *s = series_add (d, labels[k], (unsigned)k, 0,
-                                            false);
+        struct prof_series *s =
+            series_add (d, labels[k], (unsigned)k, 0, false);
         uint64_t *count = calloc (nbins, sizeof (*count));
         if (!count)
             goto nomem;
@@ -906,8 +942,10 @@ static int read_forks (struct rd *r, pin_error_t *errp)
             count[b < nbins ? b : nbins - 1]++;
         }
         for (size_t b = 0; b < nbins; b++) {
-            if (series_push (s, lo + ((double)b + 0.5) * bin,
-                             (double)count[b] / bin) < 0) {
+            if (series_push (s,
+                             lo + ((double)b + 0.5) * bin,
+                             (double)count[b] / bin)
+                < 0) {
                 free (count);
                 goto nomem;
             }
@@ -923,8 +961,12 @@ nomem:
 /* ---- ctxsw, states, memory: from the samples ---- */
 
 static const char *const mem_labels[6] = {
-    "summed RSS", "PSS", "cgroup memory.current", "cgroup anon",
-    "cgroup file", "cgroup shmem",
+    "summed RSS",
+    "PSS",
+    "cgroup memory.current",
+    "cgroup anon",
+    "cgroup file",
+    "cgroup shmem",
 };
 
 static int sample_line (json_object *o, int lineno, void *arg)
@@ -941,8 +983,8 @@ static int sample_line (json_object *o, int lineno, void *arg)
         return 0;
     r->samples++;
     if (d->kind == PROF_CHART_CTXSW) {
-        int64_t v[2] = { prof_get_int (o, "nvcsw", -1),
-                         prof_get_int (o, "nivcsw", -1) };
+        int64_t v[2] = {prof_get_int (o, "nvcsw", -1),
+                        prof_get_int (o, "nivcsw", -1)};
         if (v[0] < 0 || v[1] < 0)
             return 0;
         r->cs_samples++;
@@ -951,7 +993,8 @@ static int sample_line (json_object *o, int lineno, void *arg)
                 /* the sums are over live tasks: an ended task's switches
                  * leave them, which is not a negative rate */
                 double dv = v[k] > r->cs_prev[k]
-                            ? (double)(v[k] - r->cs_prev[k]) : 0.0;
+                                ? (double)(v[k] - r->cs_prev[k])
+                                : 0.0;
                 if (series_push (&d->series[k], x, dv / (x - r->cs_prev_x))
                     < 0)
                     goto nomem;
@@ -964,8 +1007,8 @@ static int sample_line (json_object *o, int lineno, void *arg)
         return 0;
     }
     if (d->kind == PROF_CHART_STATES) {
-        static const char *const st[4] = { "R", "S", "D", "Z" };
-        static const char *const obj[2] = { "procs", "threads" };
+        static const char *const st[4] = {"R", "S", "D", "Z"};
+        static const char *const obj[2] = {"procs", "threads"};
         json_object *v;
         for (int p = 0; p < 2; p++) {
             int64_t all = 0, n;
@@ -987,8 +1030,10 @@ static int sample_line (json_object *o, int lineno, void *arg)
         return 0;
     }
     if (d->kind == PROF_CHART_MEMORY) {
-        static const char *const cgk[4] = { "memory_current", "anon",
-                                            "file", "shmem" };
+        static const char *const cgk[4] = {"memory_current",
+                                           "anon",
+                                           "file",
+                                           "shmem"};
         int64_t v[6];
         v[0] = prof_get_int (o, "rss_kb", -1);
         v[1] = prof_get_int (o, "pss_kb", -1);
@@ -1013,8 +1058,11 @@ nomem:
 static int read_samples (struct rd *r, pin_error_t *errp)
 {
     static const char *const st_labels[5] = {
-        "R (running)", "S (sleeping)", "D (uninterruptible)",
-        "Z (zombie)", "all",
+        "R (running)",
+        "S (sleeping)",
+        "D (uninterruptible)",
+        "Z (zombie)",
+        "all",
     };
     struct prof_chart_data *d = r->d;
 
@@ -1040,15 +1088,19 @@ static int read_samples (struct rd *r, pin_error_t *errp)
                         : -1;
     if (d->kind == PROF_CHART_CTXSW && r->cs_samples < 2) {
         errno = ENODATA;
-        return errprintf (errp, "%s: fewer than 2 samples with context "
+        return errprintf (errp,
+                          "%s: fewer than 2 samples with context "
                           "switch counts (recorded with --interval 0?): "
-                          "nothing to draw for --kind ctxsw", r->path);
+                          "nothing to draw for --kind ctxsw",
+                          r->path);
     }
     if (d->kind == PROF_CHART_STATES && d->series[4].n + d->series[9].n == 0) {
         errno = ENODATA;
-        return errprintf (errp, "%s: no samples of process states "
+        return errprintf (errp,
+                          "%s: no samples of process states "
                           "(recorded with --interval 0?): nothing to draw "
-                          "for --kind states", r->path);
+                          "for --kind states",
+                          r->path);
     }
     if (d->kind == PROF_CHART_MEMORY) {
         size_t kept = 0;
@@ -1065,19 +1117,23 @@ static int read_samples (struct rd *r, pin_error_t *errp)
         d->nseries = kept;
         if (kept == 0) {
             errno = ENODATA;
-            return errprintf (errp, "%s: no samples of memory (no rss_kb, "
+            return errprintf (errp,
+                              "%s: no samples of memory (no rss_kb, "
                               "pss_kb or cgroup memory: recorded with "
                               "--no-pss or --interval 0?): nothing to draw "
-                              "for --kind memory", r->path);
+                              "for --kind memory",
+                              r->path);
         }
     }
     return 0;
 }
 
-int prof_chart_read (const char *path, enum prof_chart kind,
-                     struct prof_chart_data *d, pin_error_t *errp)
+int prof_chart_read (const char *path,
+                     enum prof_chart kind,
+                     struct prof_chart_data *d,
+                     pin_error_t *errp)
 {
-    struct rd r = { .d = d, .path = path, .errp = errp };
+    struct rd r = {.d = d, .path = path, .errp = errp};
     int rc;
 
     memset (d, 0, sizeof (*d));
@@ -1092,18 +1148,18 @@ int prof_chart_read (const char *path, enum prof_chart kind,
         return errprintf (errp, "out of memory");
     }
     switch (kind) {
-    case PROF_CHART_CPU:
-        rc = read_cpu (&r, errp);
-        break;
-    case PROF_CHART_GANTT:
-        rc = read_gantt (&r, errp);
-        break;
-    case PROF_CHART_FORKS:
-        rc = read_forks (&r, errp);
-        break;
-    default:
-        rc = read_samples (&r, errp);
-        break;
+        case PROF_CHART_CPU:
+            rc = read_cpu (&r, errp);
+            break;
+        case PROF_CHART_GANTT:
+            rc = read_gantt (&r, errp);
+            break;
+        case PROF_CHART_FORKS:
+            rc = read_forks (&r, errp);
+            break;
+        default:
+            rc = read_samples (&r, errp);
+            break;
     }
     {
         int saved = errno;

@@ -21,26 +21,26 @@
 #include "libutil/errprintf.h"
 
 enum prof_chart {
-    PROF_CHART_CPU,         /* per-CPU use (%), the step's cgroup */
-    PROF_CHART_GANTT,       /* one bar per process, start to end */
-    PROF_CHART_FORKS,       /* forks, threads, execs, exits per second */
-    PROF_CHART_CTXSW,       /* context switches per second */
-    PROF_CHART_STATES,      /* processes and threads by state */
-    PROF_CHART_MEMORY,      /* summed RSS, PSS, the cgroup's memory */
+    PROF_CHART_CPU,    /* per-CPU use (%), the step's cgroup */
+    PROF_CHART_GANTT,  /* one bar per process, start to end */
+    PROF_CHART_FORKS,  /* forks, threads, execs, exits per second */
+    PROF_CHART_CTXSW,  /* context switches per second */
+    PROF_CHART_STATES, /* processes and threads by state */
+    PROF_CHART_MEMORY, /* summed RSS, PSS, the cgroup's memory */
     PROF_CHART_COUNT,
 };
 
 /* "cpu, gantt, forks, ctxsw, states, memory" */
 #define PROF_CHART_NAMES "cpu, gantt, forks, ctxsw, states, memory"
 
-#define PROF_SERIES_MAX 17      /* 16 CPU series + the step's cgroup */
-#define PROF_CPU_SERIES_MAX 16  /* more CPUs than this are grouped */
-#define PROF_CPUS_MAX 4096      /* distinct CPU numbers read; more ignored */
+#define PROF_SERIES_MAX 17     /* 16 CPU series + the step's cgroup */
+#define PROF_CPU_SERIES_MAX 16 /* more CPUs than this are grouped */
+#define PROF_CPUS_MAX 4096     /* distinct CPU numbers read; more ignored */
 #define PROF_POINTS_MAX 65536
 #define PROF_BARS_MAX 1000000
-#define PROF_CMDS_COLOURED 8    /* commands with a colour of their own */
+#define PROF_CMDS_COLOURED 8 /* commands with a colour of their own */
 #define PROF_CONFINE_MAX 16
-#define PROF_BINS_MAX 2000      /* forks: bins are widened to stay below */
+#define PROF_BINS_MAX 2000 /* forks: bins are widened to stay below */
 #define PROF_LABEL 64
 
 /* The name of a kind ("cpu"), or NULL. */
@@ -50,13 +50,13 @@ const char *prof_chart_name (enum prof_chart kind);
 int prof_chart_parse (const char *name, enum prof_chart *kind);
 
 struct prof_series {
-    char label[PROF_LABEL];     /* for the legend */
-    unsigned colour;            /* index in the palette: series that share
-                                 * one (states: the same state in both
-                                 * panels) are one entry of the legend */
-    unsigned panel;             /* 0, or 1 for the lower panel (states) */
+    char label[PROF_LABEL]; /* for the legend */
+    unsigned colour;        /* index in the palette: series that share
+                             * one (states: the same state in both
+                             * panels) are one entry of the legend */
+    unsigned panel;         /* 0, or 1 for the lower panel (states) */
     size_t n;
-    double *x, *y;              /* seconds since t0, value */
+    double *x, *y; /* seconds since t0, value */
     /* merging beyond PROF_POINTS_MAX points (private) */
     bool max;
     size_t stride, acc_n;
@@ -64,11 +64,11 @@ struct prof_series {
 };
 
 struct prof_bar {
-    double start, end;          /* seconds since t0 */
+    double start, end; /* seconds since t0 */
     int64_t pid;
-    unsigned cmd;               /* index in cmds[]; ncmds: another one */
+    unsigned cmd; /* index in cmds[]; ncmds: another one */
     char comm[17];
-    bool open, comm_final;      /* (private) */
+    bool open, comm_final; /* (private) */
 };
 
 struct prof_confine {
@@ -81,25 +81,25 @@ struct prof_chart_data {
     const char *ylabel;         /* static text */
     const char *panel_label[2]; /* states: "processes", "threads" */
     unsigned npanels;
-    bool steps;                 /* series are bins of width bin_s */
+    bool steps; /* series are bins of width bin_s */
     double bin_s;
     struct prof_series series[PROF_SERIES_MAX];
     size_t nseries;
     /* Gantt: bars sorted by start (then pid) */
     struct prof_bar *bars;
     size_t nbars;
-    char cmds[PROF_CMDS_COLOURED][17];  /* most processes first */
+    char cmds[PROF_CMDS_COLOURED][17]; /* most processes first */
     uint64_t cmd_procs[PROF_CMDS_COLOURED];
     size_t ncmds;
-    uint64_t other_procs;       /* processes of the other commands */
-    size_t other_cmds;          /* how many other commands */
+    uint64_t other_procs; /* processes of the other commands */
+    size_t other_cmds;    /* how many other commands */
     /* the whole recording */
-    double t_first, t_last;     /* seconds since t0 */
+    double t_first, t_last; /* seconds since t0 */
     struct prof_confine confine[PROF_CONFINE_MAX];
     size_t nconfine;
     /* from the header, when present ("" otherwise; not sanitised) */
     char job[32], step[32], node[64], policy[32], cpus[128];
-    uint64_t skipped;           /* malformed values ignored */
+    uint64_t skipped; /* malformed values ignored */
 };
 
 /* Read the profile at `path` into *d for chart `kind` (free with
@@ -108,8 +108,10 @@ struct prof_chart_data {
  * (more than PROF_BARS_MAX processes), or ENODATA: the profile has
  * nothing for this kind (no samples of per-CPU use, no process events,
  * ...), said so that a person knows why. */
-int prof_chart_read (const char *path, enum prof_chart kind,
-                     struct prof_chart_data *d, pin_error_t *errp);
+int prof_chart_read (const char *path,
+                     enum prof_chart kind,
+                     struct prof_chart_data *d,
+                     pin_error_t *errp);
 
 /* Free what *d holds (d itself is the caller's); keeps errno. */
 void prof_chart_free (struct prof_chart_data *d);

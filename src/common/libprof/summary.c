@@ -12,14 +12,14 @@
 
 struct acc {
     struct prof_summary *s;
-    json_object *cmds;            /* comm -> [exits, cpu_us, ts exits] */
-    json_object *unpaired;        /* "pid:t" of process exits -> comm,
-                                     until their task line comes */
-    bool old_tasks;               /* task lines without the exit's t */
+    json_object *cmds;     /* comm -> [exits, cpu_us, ts exits] */
+    json_object *unpaired; /* "pid:t" of process exits -> comm,
+                              until their task line comes */
+    bool old_tasks;        /* task lines without the exit's t */
     uint64_t t_first, t_last;
     bool have_t;
     int64_t alive_p, alive_t;
-    uint64_t *fork_t, *thread_t;      /* creation times, for the rates */
+    uint64_t *fork_t, *thread_t; /* creation times, for the rates */
     size_t nfork, nthread, capfork, capthread;
     bool nomem;
     uint64_t interval_ns;
@@ -27,8 +27,11 @@ struct acc {
     const char *path;
 };
 
-static void cmd_add (struct acc *a, const char *comm, uint64_t procs,
-                     uint64_t cpu_us, uint64_t ts_procs)
+static void cmd_add (struct acc *a,
+                     const char *comm,
+                     uint64_t procs,
+                     uint64_t cpu_us,
+                     uint64_t ts_procs)
 {
     json_object *v;
     char key[17];
@@ -40,18 +43,30 @@ static void cmd_add (struct acc *a, const char *comm, uint64_t procs,
             json_object_array_add (v, json_object_new_int64 (0));
         json_object_object_add (a->cmds, key, v);
     }
-    json_object_array_put_idx (v, 0, json_object_new_int64 (
-        json_object_get_int64 (json_object_array_get_idx (v, 0))
-        + (int64_t)procs));
-    json_object_array_put_idx (v, 1, json_object_new_int64 (
-        json_object_get_int64 (json_object_array_get_idx (v, 1))
-        + (int64_t)cpu_us));
-    json_object_array_put_idx (v, 2, json_object_new_int64 (
-        json_object_get_int64 (json_object_array_get_idx (v, 2))
-        + (int64_t)ts_procs));
+    json_object_array_put_idx (v,
+                               0,
+                               json_object_new_int64 (
+                                   json_object_get_int64 (
+                                       json_object_array_get_idx (v, 0))
+                                   + (int64_t)procs));
+    json_object_array_put_idx (v,
+                               1,
+                               json_object_new_int64 (
+                                   json_object_get_int64 (
+                                       json_object_array_get_idx (v, 1))
+                                   + (int64_t)cpu_us));
+    json_object_array_put_idx (v,
+                               2,
+                               json_object_new_int64 (
+                                   json_object_get_int64 (
+                                       json_object_array_get_idx (v, 2))
+                                   + (int64_t)ts_procs));
 }
 
-static void push (struct acc *a, uint64_t **v, size_t *n, size_t *cap,
+static void push (struct acc *a,
+                  uint64_t **v,
+                  size_t *n,
+                  size_t *cap,
                   uint64_t t)
 {
     if (*n == *cap) {
@@ -80,7 +95,7 @@ static uint64_t window_peak (uint64_t *v, size_t n)
     size_t lo = 0;
 
     if (n == 0)
-        return 0;   /* v may be NULL */
+        return 0; /* v may be NULL */
     qsort (v, n, sizeof (*v), cmp_u64);
     for (size_t hi = 0; hi < n; hi++) {
         while (v[hi] - v[lo] >= 1000000000ull)
@@ -169,7 +184,7 @@ static int on_line (json_object *o, int lineno, void *arg)
         return 0;
     }
     if (t < 0 && strcmp (type, "task") != 0)
-        goto unknown;   /* other types without a time are not ours */
+        goto unknown; /* other types without a time are not ours */
     note_time (a, t);
     if (!strcmp (type, "root")) {
         s->roots++;
@@ -181,14 +196,20 @@ static int on_line (json_object *o, int lineno, void *arg)
         bool thread;
         if (!json_object_object_get_ex (o, "thread", &th)) {
             errno = EINVAL;
-            return errprintf (a->errp, "%s:%d: %s line without \"thread\"",
-                              a->path, lineno, type);
+            return errprintf (a->errp,
+                              "%s:%d: %s line without \"thread\"",
+                              a->path,
+                              lineno,
+                              type);
         }
         thread = json_object_get_boolean (th);
-        if (type[1] == 'o') {   /* fork */
+        if (type[1] == 'o') { /* fork */
             if (thread) {
                 s->threads++;
-                push (a, &a->thread_t, &a->nthread, &a->capthread,
+                push (a,
+                      &a->thread_t,
+                      &a->nthread,
+                      &a->capthread,
                       (uint64_t)t);
                 alive (a, 0, 1);
             } else {
@@ -206,9 +227,11 @@ static int on_line (json_object *o, int lineno, void *arg)
                 cmd_add (a, prof_get_str (o, "comm"), 1, 0, 0);
                 if (s->have_taskstats) {
                     char key[48];
-                    json_object *c = json_object_new_string (
-                        prof_get_str (o, "comm"));
-                    snprintf (key, sizeof (key), "%lld:%lld",
+                    json_object *c =
+                        json_object_new_string (prof_get_str (o, "comm"));
+                    snprintf (key,
+                              sizeof (key),
+                              "%lld:%lld",
                               (long long)prof_get_int (o, "pid", -1),
                               (long long)t);
                     if (!c || json_object_object_add (a->unpaired, key, c))
@@ -230,7 +253,10 @@ static int on_line (json_object *o, int lineno, void *arg)
             a->old_tasks = true;
         else if (pid == prof_get_int (o, "tgid", -1)) {
             char key[48];
-            snprintf (key, sizeof (key), "%lld:%lld", (long long)pid,
+            snprintf (key,
+                      sizeof (key),
+                      "%lld:%lld",
+                      (long long)pid,
                       (long long)t);
             json_object_object_del (a->unpaired, key);
         }
@@ -239,7 +265,9 @@ static int on_line (json_object *o, int lineno, void *arg)
         s->nivcsw += (uint64_t)prof_get_int (o, "nivcsw", 0);
         s->utime_us += (uint64_t)(ut > 0 ? ut : 0);
         s->stime_us += (uint64_t)(st > 0 ? st : 0);
-        cmd_add (a, prof_get_str (o, "comm"), 0,
+        cmd_add (a,
+                 prof_get_str (o, "comm"),
+                 0,
                  (uint64_t)(ut > 0 ? ut : 0) + (uint64_t)(st > 0 ? st : 0),
                  prof_get_int (o, "pid", 0) == prof_get_int (o, "tgid", -1));
         return 0;
@@ -268,7 +296,7 @@ static int on_line (json_object *o, int lineno, void *arg)
         return 0;
     }
 unknown:
-    return 0;   /* comm, lost, unknown types: nothing to add */
+    return 0; /* comm, lost, unknown types: nothing to add */
 }
 
 static int by_count (const void *x, const void *y)
@@ -287,10 +315,11 @@ static int by_cpu (const void *x, const void *y)
     return strcmp (a->comm, b->comm);
 }
 
-int prof_summary_read (const char *path, struct prof_summary *s,
+int prof_summary_read (const char *path,
+                       struct prof_summary *s,
                        pin_error_t *errp)
 {
-    struct acc a = { .s = s, .errp = errp, .path = path };
+    struct acc a = {.s = s, .errp = errp, .path = path};
     size_t i = 0, n;
 
     memset (s, 0, sizeof (*s));
@@ -315,7 +344,8 @@ int prof_summary_read (const char *path, struct prof_summary *s,
     /* a process whose record never came still counts, by the command
      * its exit line has: the counts by command add up to the exits */
     if (!a.old_tasks) {
-        json_object_object_foreach (a.unpaired, ukey, uval) {
+        json_object_object_foreach (a.unpaired, ukey, uval)
+        {
             (void)ukey;
             cmd_add (&a, json_object_get_string (uval), 0, 0, 1);
         }
@@ -338,7 +368,8 @@ int prof_summary_read (const char *path, struct prof_summary *s,
         errno = ENOMEM;
         return errprintf (errp, "out of memory");
     }
-    json_object_object_foreach (a.cmds, key, val) {
+    json_object_object_foreach (a.cmds, key, val)
+    {
         struct prof_cmd_stat *c = &s->by_count[i++];
         snprintf (c->comm, sizeof (c->comm), "%s", key);
         /* taskstats has the command of even a 1 ms process; an exit
@@ -369,8 +400,10 @@ void prof_summary_free (struct prof_summary *s)
     errno = saved;
 }
 
-static json_object *cmd_list (const struct prof_cmd_stat *c, size_t n,
-                              size_t top, bool cpu)
+static json_object *cmd_list (const struct prof_cmd_stat *c,
+                              size_t n,
+                              size_t top,
+                              bool cpu)
 {
     json_object *arr = json_object_new_array ();
 
@@ -379,11 +412,15 @@ static json_object *cmd_list (const struct prof_cmd_stat *c, size_t n,
         if (cpu ? c[i].cpu_us == 0 : c[i].processes == 0)
             break;
         o = json_object_new_object ();
-        json_object_object_add (o, "command",
+        json_object_object_add (o,
+                                "command",
                                 json_object_new_string (c[i].comm));
-        json_object_object_add (o, "processes",
-                                json_object_new_int64 ((int64_t)c[i].processes));
-        json_object_object_add (o, "cpu_s",
+        json_object_object_add (o,
+                                "processes",
+                                json_object_new_int64 (
+                                    (int64_t)c[i].processes));
+        json_object_object_add (o,
+                                "cpu_s",
                                 json_object_new_double ((double)c[i].cpu_us
                                                         / 1e6));
         json_object_array_add (arr, o);
@@ -399,9 +436,11 @@ json_object *prof_summary_json (const struct prof_summary *s, size_t top)
 
     if (!o)
         return NULL;
-    json_object_object_add (o, "duration_s",
+    json_object_object_add (o,
+                            "duration_s",
                             json_object_new_double (s->duration_s));
-    json_object_object_add (o, "exit_status",
+    json_object_object_add (o,
+                            "exit_status",
                             s->exit_status >= 0 ? I64 (s->exit_status) : NULL);
     json_object_object_add (o, "roots", I64 (s->roots));
     json_object_object_add (o, "processes_created", I64 (s->processes));
@@ -412,41 +451,52 @@ json_object *prof_summary_json (const struct prof_summary *s, size_t top)
     json_object_object_add (o, "peak_processes", I64 (s->peak_processes));
     json_object_object_add (o, "peak_tasks", I64 (s->peak_tasks));
     json_object_object_add (o, "fork_rate_peak_per_s", I64 (s->fork_peak));
-    json_object_object_add (o, "fork_rate_mean_per_s",
+    json_object_object_add (o,
+                            "fork_rate_mean_per_s",
                             json_object_new_double (s->fork_mean));
-    json_object_object_add (o, "thread_rate_peak_per_s",
-                            I64 (s->thread_peak));
+    json_object_object_add (o, "thread_rate_peak_per_s", I64 (s->thread_peak));
     ts = json_object_new_object ();
-    json_object_object_add (ts, "available",
+    json_object_object_add (ts,
+                            "available",
                             json_object_new_boolean (s->have_taskstats));
     json_object_object_add (ts, "records", I64 (s->task_records));
     json_object_object_add (ts, "missing", I64 (s->task_missing));
     json_object_object_add (ts, "voluntary_ctxsw", I64 (s->nvcsw));
     json_object_object_add (ts, "involuntary_ctxsw", I64 (s->nivcsw));
-    json_object_object_add (ts, "user_s",
-                            json_object_new_double ((double)s->utime_us / 1e6));
-    json_object_object_add (ts, "system_s",
-                            json_object_new_double ((double)s->stime_us / 1e6));
+    json_object_object_add (ts,
+                            "user_s",
+                            json_object_new_double ((double)s->utime_us
+                                                    / 1e6));
+    json_object_object_add (ts,
+                            "system_s",
+                            json_object_new_double ((double)s->stime_us
+                                                    / 1e6));
     json_object_object_add (o, "taskstats", ts);
     json_object_object_add (o, "samples", I64 (s->samples));
-    json_object_object_add (o, "d_state_thread_s",
+    json_object_object_add (o,
+                            "d_state_thread_s",
                             json_object_new_double (s->d_state_s));
     json_object_object_add (o, "peak_d_threads", I64 (s->peak_d_threads));
     mem = json_object_new_object ();
     json_object_object_add (mem, "peak_rss_sum_kb", I64 (s->peak_rss_kb));
-    json_object_object_add (mem, "pss_at_peak_rss_kb",
+    json_object_object_add (mem,
+                            "pss_at_peak_rss_kb",
                             I64 (s->pss_at_peak_rss_kb));
     json_object_object_add (mem, "peak_pss_kb", I64 (s->peak_pss_kb));
     json_object_object_add (mem, "smaps_reads", I64 (s->smaps_reads));
     json_object_object_add (mem, "smaps_skipped", I64 (s->smaps_skipped));
-    json_object_object_add (mem, "smaps_us_per_read",
+    json_object_object_add (mem,
+                            "smaps_us_per_read",
                             json_object_new_double (
                                 s->smaps_reads ? (double)s->smaps_ns / 1e3
-                                / (double)s->smaps_reads : 0.0));
+                                                     / (double)s->smaps_reads
+                                               : 0.0));
     json_object_object_add (o, "memory", mem);
-    json_object_object_add (o, "top_by_count",
+    json_object_object_add (o,
+                            "top_by_count",
                             cmd_list (s->by_count, s->ncmds, top, false));
-    json_object_object_add (o, "top_by_cpu",
+    json_object_object_add (o,
+                            "top_by_cpu",
                             cmd_list (s->by_cpu, s->ncmds, top, true));
     lost = json_object_new_object ();
     json_object_object_add (lost, "sequence_gaps", I64 (s->lost_seq));
@@ -454,12 +504,15 @@ json_object *prof_summary_json (const struct prof_summary *s, size_t top)
     json_object_object_add (lost, "socket_drops", I64 (s->socket_drops));
     json_object_object_add (lost, "untracked", I64 (s->untracked));
     json_object_object_add (lost, "dropped_lines", I64 (s->dropped_lines));
-    json_object_object_add (lost, "bound_reached",
+    json_object_object_add (lost,
+                            "bound_reached",
                             json_object_new_boolean (s->bound_reached));
-    json_object_object_add (lost, "end_line",
+    json_object_object_add (lost,
+                            "end_line",
                             json_object_new_boolean (s->have_end));
     json_object_object_add (o, "lost", lost);
-    json_object_object_add (o, "alive_at_end_processes",
+    json_object_object_add (o,
+                            "alive_at_end_processes",
                             I64 (s->alive_processes));
     json_object_object_add (o, "alive_at_end_threads", I64 (s->alive_threads));
     return o;

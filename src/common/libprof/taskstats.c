@@ -21,9 +21,10 @@
 /* Whether the kernel's struct of `n` bytes and version `v` has `field`
  * (added in version `since`): a newer kernel's struct is longer (688
  * bytes on 7.x against 352 in these headers), an older one shorter. */
-#define HAS(n, v, field, since) \
-    ((v) >= (since) && (n) >= offsetof (struct taskstats, field) \
-                               + sizeof (((struct taskstats *)0)->field))
+#define HAS(n, v, field, since)                   \
+    ((v) >= (since)                               \
+     && (n) >= offsetof (struct taskstats, field) \
+                   + sizeof (((struct taskstats *)0)->field))
 
 /* Fill r from the struct taskstats of n bytes at p: copies at most what
  * these headers know, reads only the fields the struct has. */
@@ -39,7 +40,8 @@ static void fill (struct ts_record *r, const unsigned char *p, size_t n)
     r->comm[32] = '\0';
     r->ppid = (int32_t)ts.ac_ppid;
     r->btime = HAS (n, ts.version, ac_btime64, 10) && ts.ac_btime64
-               ? ts.ac_btime64 : ts.ac_btime;
+                   ? ts.ac_btime64
+                   : ts.ac_btime;
     r->etime_us = ts.ac_etime;
     r->utime_us = ts.ac_utime;
     r->stime_us = ts.ac_stime;
@@ -53,9 +55,14 @@ static void fill (struct ts_record *r, const unsigned char *p, size_t n)
 }
 
 /* Walk the attributes in p[0..n); for an AGGR_PID nest, fill a record. */
-static int parse_attrs (const unsigned char *p, size_t n, bool nested,
-                        struct ts_record *out, size_t max, size_t *count,
-                        size_t base, pin_error_t *errp)
+static int parse_attrs (const unsigned char *p,
+                        size_t n,
+                        bool nested,
+                        struct ts_record *out,
+                        size_t max,
+                        size_t *count,
+                        size_t base,
+                        pin_error_t *errp)
 {
     size_t off = 0;
     struct ts_record r;
@@ -68,16 +75,26 @@ static int parse_attrs (const unsigned char *p, size_t n, bool nested,
         memcpy (&a, p + off, sizeof (a));
         if (a.nla_len < NLA_HDRLEN || a.nla_len > n - off) {
             errno = EINVAL;
-            return errprintf (errp, "taskstats: attribute length %u at "
+            return errprintf (errp,
+                              "taskstats: attribute length %u at "
                               "offset %zu outside [%d, %zu]",
-                              (unsigned)a.nla_len, base + off, NLA_HDRLEN,
+                              (unsigned)a.nla_len,
+                              base + off,
+                              NLA_HDRLEN,
                               n - off);
         }
         alen = a.nla_len - NLA_HDRLEN;
         type = a.nla_type & NLA_TYPE_MASK;
         if (!nested && type == TASKSTATS_TYPE_AGGR_PID) {
-            if (parse_attrs (p + off + NLA_HDRLEN, alen, true, out, max,
-                             count, base + off + NLA_HDRLEN, errp) < 0)
+            if (parse_attrs (p + off + NLA_HDRLEN,
+                             alen,
+                             true,
+                             out,
+                             max,
+                             count,
+                             base + off + NLA_HDRLEN,
+                             errp)
+                < 0)
                 return -1;
         } else if (nested && type == TASKSTATS_TYPE_PID) {
             uint32_t v;
@@ -94,8 +111,10 @@ static int parse_attrs (const unsigned char *p, size_t n, bool nested,
             memcpy (&version, p + off + NLA_HDRLEN, sizeof (version));
             if (version == 0) {
                 errno = EINVAL;
-                return errprintf (errp, "taskstats: a record at offset %zu "
-                                  "with version 0", base + off);
+                return errprintf (errp,
+                                  "taskstats: a record at offset %zu "
+                                  "with version 0",
+                                  base + off);
             }
             fill (&r, p + off + NLA_HDRLEN, alen);
             have_stats = true;
@@ -104,28 +123,40 @@ static int parse_attrs (const unsigned char *p, size_t n, bool nested,
         continue;
     short_:
         errno = EINVAL;
-        return errprintf (errp, "taskstats: attribute %zu at offset %zu has "
-                          "%zu bytes, too short", type, base + off, alen);
+        return errprintf (errp,
+                          "taskstats: attribute %zu at offset %zu has "
+                          "%zu bytes, too short",
+                          type,
+                          base + off,
+                          alen);
     }
     if (nested) {
         if (!have_pid || !have_stats) {
             errno = EINVAL;
-            return errprintf (errp, "taskstats: a per-task record at offset "
-                              "%zu without %s", base, have_pid ? "stats"
-                              : "pid");
+            return errprintf (errp,
+                              "taskstats: a per-task record at offset "
+                              "%zu without %s",
+                              base,
+                              have_pid ? "stats" : "pid");
         }
         if (*count >= max) {
             errno = E2BIG;
-            return errprintf (errp, "taskstats: more than %zu records in one "
-                              "datagram", max);
+            return errprintf (errp,
+                              "taskstats: more than %zu records in one "
+                              "datagram",
+                              max);
         }
         out[(*count)++] = r;
     }
     return 0;
 }
 
-int taskstats_parse (const void *buf, size_t len, uint16_t family,
-                     struct ts_record *out, size_t max, pin_error_t *errp)
+int taskstats_parse (const void *buf,
+                     size_t len,
+                     uint16_t family,
+                     struct ts_record *out,
+                     size_t max,
+                     pin_error_t *errp)
 {
     const unsigned char *b = buf;
     size_t off = 0, count = 0;
@@ -140,39 +171,56 @@ int taskstats_parse (const void *buf, size_t len, uint16_t family,
 
         if (rest < NLMSG_HDRLEN) {
             errno = EINVAL;
-            return errprintf (errp, "taskstats: %zu bytes left at offset %zu, "
-                              "less than a netlink header", rest, off);
+            return errprintf (errp,
+                              "taskstats: %zu bytes left at offset %zu, "
+                              "less than a netlink header",
+                              rest,
+                              off);
         }
         memcpy (&nh, b + off, sizeof (nh));
         if (nh.nlmsg_len < NLMSG_HDRLEN || nh.nlmsg_len > rest) {
             errno = EINVAL;
-            return errprintf (errp, "taskstats: netlink length %u at offset "
-                              "%zu outside [%zu, %zu]", (unsigned)nh.nlmsg_len,
-                              off, (size_t)NLMSG_HDRLEN, rest);
+            return errprintf (errp,
+                              "taskstats: netlink length %u at offset "
+                              "%zu outside [%zu, %zu]",
+                              (unsigned)nh.nlmsg_len,
+                              off,
+                              (size_t)NLMSG_HDRLEN,
+                              rest);
         }
         payload = nh.nlmsg_len - NLMSG_HDRLEN;
         if (nh.nlmsg_type == NLMSG_ERROR) {
-            struct nlmsgerr e = { 0 };
-            memcpy (&e, b + off + NLMSG_HDRLEN,
+            struct nlmsgerr e = {0};
+            memcpy (&e,
+                    b + off + NLMSG_HDRLEN,
                     payload < sizeof (e) ? payload : sizeof (e));
             if (e.error != 0) {
                 errno = EPROTO;
-                return errprintf (errp, "taskstats: the kernel answered "
-                                  "error %ld", -(long)e.error);
+                return errprintf (errp,
+                                  "taskstats: the kernel answered "
+                                  "error %ld",
+                                  -(long)e.error);
             }
         } else if (nh.nlmsg_type == family) {
             struct genlmsghdr g;
             if (payload < GENL_HDRLEN) {
                 errno = EINVAL;
-                return errprintf (errp, "taskstats: message at offset %zu "
-                                  "shorter than a genetlink header", off);
+                return errprintf (errp,
+                                  "taskstats: message at offset %zu "
+                                  "shorter than a genetlink header",
+                                  off);
             }
             memcpy (&g, b + off + NLMSG_HDRLEN, sizeof (g));
             if (g.cmd == TASKSTATS_CMD_NEW
                 && parse_attrs (b + off + NLMSG_HDRLEN + GENL_HDRLEN,
-                                payload - GENL_HDRLEN, false, out, max,
-                                &count, off + NLMSG_HDRLEN + GENL_HDRLEN,
-                                errp) < 0)
+                                payload - GENL_HDRLEN,
+                                false,
+                                out,
+                                max,
+                                &count,
+                                off + NLMSG_HDRLEN + GENL_HDRLEN,
+                                errp)
+                       < 0)
                 return -1;
         }
         if (NLMSG_ALIGN (nh.nlmsg_len) >= rest)
@@ -190,12 +238,14 @@ struct req {
     char attrs[256];
 };
 
-static int put_attr (struct req *m, uint16_t type, const void *data,
+static int put_attr (struct req *m,
+                     uint16_t type,
+                     const void *data,
                      size_t len)
 {
     size_t off = m->nh.nlmsg_len;
-    struct nlattr a = { .nla_len = (uint16_t)(NLA_HDRLEN + len),
-                        .nla_type = type };
+    struct nlattr a = {.nla_len = (uint16_t)(NLA_HDRLEN + len),
+                       .nla_type = type};
 
     if (off + NLA_ALIGN (NLA_HDRLEN + len) > sizeof (*m))
         return -1;
@@ -205,11 +255,16 @@ static int put_attr (struct req *m, uint16_t type, const void *data,
     return 0;
 }
 
-static int send_req (int fd, uint16_t type, uint8_t cmd, uint16_t attr,
-                     const void *data, size_t len, bool ack)
+static int send_req (int fd,
+                     uint16_t type,
+                     uint8_t cmd,
+                     uint16_t attr,
+                     const void *data,
+                     size_t len,
+                     bool ack)
 {
     struct req m;
-    struct sockaddr_nl to = { .nl_family = AF_NETLINK };
+    struct sockaddr_nl to = {.nl_family = AF_NETLINK};
 
     memset (&m, 0, sizeof (m));
     m.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN;
@@ -221,8 +276,8 @@ static int send_req (int fd, uint16_t type, uint8_t cmd, uint16_t attr,
         errno = EINVAL;
         return -1;
     }
-    if (sendto (fd, &m, m.nh.nlmsg_len, 0, (struct sockaddr *)&to,
-                sizeof (to)) != (ssize_t)m.nh.nlmsg_len)
+    if (sendto (fd, &m, m.nh.nlmsg_len, 0, (struct sockaddr *)&to, sizeof (to))
+        != (ssize_t)m.nh.nlmsg_len)
         return -1;
     return 0;
 }
@@ -255,11 +310,10 @@ static int family_id (const unsigned char *b, size_t len)
     return -1;
 }
 
-int taskstats_open (int ncpus, int rcvbuf, uint16_t *family,
-                    pin_error_t *errp)
+int taskstats_open (int ncpus, int rcvbuf, uint16_t *family, pin_error_t *errp)
 {
-    struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-    struct timeval tv = { .tv_sec = 2 };
+    struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
+    struct timeval tv = {.tv_sec = 2};
     unsigned char buf[4096];
     char mask[32];
     ssize_t n;
@@ -269,35 +323,50 @@ int taskstats_open (int ncpus, int rcvbuf, uint16_t *family,
     if (fd < 0)
         return errprintf (errp, "taskstats: socket: %s", strerror (errno));
     if (rcvbuf > 0
-        && setsockopt (fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
-                       sizeof (rcvbuf)) < 0)
-        (void)setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
-                          sizeof (rcvbuf));
+        && setsockopt (fd,
+                       SOL_SOCKET,
+                       SO_RCVBUFFORCE,
+                       &rcvbuf,
+                       sizeof (rcvbuf))
+               < 0)
+        (void)setsockopt (fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof (rcvbuf));
     (void)setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof (tv));
     if (bind (fd, (struct sockaddr *)&sa, sizeof (sa)) < 0)
         goto fail;
-    if (send_req (fd, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME,
-                  TASKSTATS_GENL_NAME, sizeof (TASKSTATS_GENL_NAME), false) < 0)
+    if (send_req (fd,
+                  GENL_ID_CTRL,
+                  CTRL_CMD_GETFAMILY,
+                  CTRL_ATTR_FAMILY_NAME,
+                  TASKSTATS_GENL_NAME,
+                  sizeof (TASKSTATS_GENL_NAME),
+                  false)
+        < 0)
         goto fail;
     if ((n = recv (fd, buf, sizeof (buf), 0)) < 0)
         goto fail;
     if ((id = family_id (buf, (size_t)n)) < 0) {
         close (fd);
         errno = ENOENT;
-        return errprintf (errp, "taskstats: this kernel has no TASKSTATS "
+        return errprintf (errp,
+                          "taskstats: this kernel has no TASKSTATS "
                           "family (CONFIG_TASKSTATS)");
     }
     snprintf (mask, sizeof (mask), "0-%d", ncpus > 0 ? ncpus - 1 : 0);
-    if (send_req (fd, (uint16_t)id, TASKSTATS_CMD_GET,
-                  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, mask,
-                  strlen (mask) + 1, true) < 0)
+    if (send_req (fd,
+                  (uint16_t)id,
+                  TASKSTATS_CMD_GET,
+                  TASKSTATS_CMD_ATTR_REGISTER_CPUMASK,
+                  mask,
+                  strlen (mask) + 1,
+                  true)
+        < 0)
         goto fail;
     /* the acknowledgement says whether the kernel took the mask; exit
      * records of tasks ending meanwhile may come first (not ours: no
      * root is followed yet) */
     for (int tries = 0;; tries++) {
         struct nlmsghdr nh;
-        struct nlmsgerr ne = { 0 };
+        struct nlmsgerr ne = {0};
         if (tries > 100000) {
             errno = ETIMEDOUT;
             goto fail;
@@ -314,8 +383,11 @@ int taskstats_open (int ncpus, int rcvbuf, uint16_t *family,
         if (ne.error != 0) {
             close (fd);
             errno = ne.error < 0 && ne.error > -4096 ? -ne.error : EPROTO;
-            return errprintf (errp, "taskstats: the kernel refused to "
-                              "register CPUs %s: %s", mask, strerror (errno));
+            return errprintf (errp,
+                              "taskstats: the kernel refused to "
+                              "register CPUs %s: %s",
+                              mask,
+                              strerror (errno));
         }
         break;
     }
@@ -339,9 +411,13 @@ void taskstats_close (int fd, int ncpus, uint16_t family)
 
     if (fd >= 0) {
         snprintf (mask, sizeof (mask), "0-%d", ncpus > 0 ? ncpus - 1 : 0);
-        (void)send_req (fd, family, TASKSTATS_CMD_GET,
-                        TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, mask,
-                        strlen (mask) + 1, false);
+        (void)send_req (fd,
+                        family,
+                        TASKSTATS_CMD_GET,
+                        TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK,
+                        mask,
+                        strlen (mask) + 1,
+                        false);
         close (fd);
     }
     errno = saved;
@@ -362,28 +438,28 @@ enum { TS_EMPTY = 0, TS_REC, TS_SEXIT };
 struct tsentry {
     int32_t pid;
     int kind;
-    uint64_t seq;       /* TS_REC: reading order; TS_SEXIT: exit's seq */
-    uint64_t t;         /* TS_REC: read_ns */
+    uint64_t seq; /* TS_REC: reading order; TS_SEXIT: exit's seq */
+    uint64_t t;   /* TS_REC: read_ns */
     struct ts_record r;
 };
 
 struct tsexit {
     struct ts_exit x;
-    uint64_t gen;       /* drains of the taskstats socket before it */
-    bool reused;        /* its pid was forked again before it settled */
-    bool nomem;         /* not in the table: settle it as missing */
+    uint64_t gen; /* drains of the taskstats socket before it */
+    bool reused;  /* its pid was forked again before it settled */
+    bool nomem;   /* not in the table: settle it as missing */
 };
 
 struct tsmatch {
     struct tsentry *e;
     size_t size, used;
     uint64_t rec_seq;
-    struct tsexit *q;   /* exits in the order they came: q[head..tail) */
+    struct tsexit *q; /* exits in the order they came: q[head..tail) */
     size_t head, tail, cap;
-    uint64_t q_seq0;    /* seq of q[0] */
-    uint64_t drained;   /* tsmatch_drained() calls */
+    uint64_t q_seq0;  /* seq of q[0] */
+    uint64_t drained; /* tsmatch_drained() calls */
     size_t awaiting, sexits;
-    uint64_t lost_ns;   /* the last loss reported, 0: none */
+    uint64_t lost_ns; /* the last loss reported, 0: none */
     struct tsmatch_stats st;
 };
 
@@ -421,7 +497,9 @@ void tsmatch_destroy (struct tsmatch *m)
 
 /* The entry of `kind` for pid with the smallest seq (the oldest record),
  * or with seq == want when want != UINT64_MAX. */
-static struct tsentry *ts_find (struct tsmatch *m, int32_t pid, int kind,
+static struct tsentry *ts_find (struct tsmatch *m,
+                                int32_t pid,
+                                int kind,
                                 uint64_t want)
 {
     size_t i = ts_hash (pid, m->size);
@@ -443,7 +521,9 @@ static struct tsentry *ts_find (struct tsmatch *m, int32_t pid, int kind,
 
 /* Rebuild into `size` slots, dropping the records read more than `age`
  * ago (every record with age 0). */
-static int ts_rebuild (struct tsmatch *m, size_t size, uint64_t now,
+static int ts_rebuild (struct tsmatch *m,
+                       size_t size,
+                       uint64_t now,
                        uint64_t age)
 {
     struct tsentry *e = calloc (size, sizeof (*e));
@@ -511,7 +591,8 @@ static void ts_erase (struct tsmatch *m, struct tsentry *k)
     }
 }
 
-int tsmatch_record (struct tsmatch *m, const struct ts_record *r,
+int tsmatch_record (struct tsmatch *m,
+                    const struct ts_record *r,
                     uint64_t read_ns)
 {
     struct tsentry *k = ts_insert (m, r->pid, TS_REC);
@@ -529,8 +610,9 @@ int tsmatch_exit (struct tsmatch *m, const struct ts_exit *x)
     struct tsexit *q;
 
     if (m->tail == m->cap) {
-        if (m->head > 0) {      /* slide the settled ones out */
-            memmove (m->q, m->q + m->head,
+        if (m->head > 0) { /* slide the settled ones out */
+            memmove (m->q,
+                     m->q + m->head,
                      (m->tail - m->head) * sizeof (*m->q));
             m->q_seq0 += m->head;
             m->tail -= m->head;
@@ -596,8 +678,8 @@ static bool claim (struct tsmatch *m, struct tsexit *q, struct ts_record *out)
     struct tsentry *k;
 
     while ((k = ts_find (m, x->pid, TS_REC, UINT64_MAX))) {
-        uint64_t lived_us = x->exit_ns > x->fork_ns
-                            ? (x->exit_ns - x->fork_ns) / 1000 : 0;
+        uint64_t lived_us =
+            x->exit_ns > x->fork_ns ? (x->exit_ns - x->fork_ns) / 1000 : 0;
         if (k->t < x->fork_ns
             || (!x->root && k->r.etime_us > lived_us + TS_START_SLACK_US)) {
             /* read before the task existed, or began before it: an
@@ -607,7 +689,7 @@ static bool claim (struct tsmatch *m, struct tsexit *q, struct ts_record *out)
             continue;
         }
         if (k->r.tgid && x->tgid && k->r.tgid != x->tgid)
-            return false;       /* not this task's; left to its own */
+            return false; /* not this task's; left to its own */
         if (q->reused && m->lost_ns && m->lost_ns >= x->fork_ns) {
             /* a loss reported after the task began: its record may be
              * the one lost, and this one the next holder's (the loss of
@@ -642,8 +724,8 @@ int tsmatch_resolve (struct tsmatch *m, bool all, tsmatch_fn fn, void *arg)
             continue;
         }
         if (!q->nomem) {
-            struct tsentry *k = ts_find (m, q->x.pid, TS_SEXIT,
-                                         m->q_seq0 + m->head);
+            struct tsentry *k =
+                ts_find (m, q->x.pid, TS_SEXIT, m->q_seq0 + m->head);
             if (k) {
                 ts_erase (m, k);
                 m->sexits--;

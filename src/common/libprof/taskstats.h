@@ -22,18 +22,18 @@
 #include "libutil/errprintf.h"
 
 struct ts_record {
-    int32_t pid;            /* the task (thread id) */
-    int32_t tgid;           /* 0 if the kernel's struct is too old */
+    int32_t pid;  /* the task (thread id) */
+    int32_t tgid; /* 0 if the kernel's struct is too old */
     int32_t ppid;
     uint32_t exitcode;
-    uint16_t version;       /* struct taskstats version */
+    uint16_t version; /* struct taskstats version */
     char comm[33];
-    uint64_t btime;         /* start, seconds since 1970 */
-    uint64_t etime_us;      /* elapsed */
+    uint64_t btime;    /* start, seconds since 1970 */
+    uint64_t etime_us; /* elapsed */
     uint64_t utime_us, stime_us;
     uint64_t nvcsw, nivcsw;
     uint64_t hiwater_rss_kb;
-    uint64_t cpu_delay_ns;  /* run-queue wait (delay accounting) */
+    uint64_t cpu_delay_ns; /* run-queue wait (delay accounting) */
     uint64_t blkio_delay_ns;
 };
 
@@ -43,14 +43,20 @@ struct ts_record {
  * -1 with errno EINVAL and errp ("taskstats: ...") for a malformed
  * datagram, EPROTO for a netlink error message, E2BIG for more than
  * `max` records. */
-int taskstats_parse (const void *buf, size_t len, uint16_t family,
-                     struct ts_record *out, size_t max, pin_error_t *errp);
+int taskstats_parse (const void *buf,
+                     size_t len,
+                     uint16_t family,
+                     struct ts_record *out,
+                     size_t max,
+                     pin_error_t *errp);
 
 /* Open a generic netlink socket, find the TASKSTATS family and register
  * for exits on CPUs 0..ncpus-1.  Returns the fd (non-blocking,
  * close-on-exec) and sets *family, or -1 with errp (ENOENT: the kernel
  * has no taskstats). */
-int taskstats_open (int ncpus, int rcvbuf, uint16_t *family,
+int taskstats_open (int ncpus,
+                    int rcvbuf,
+                    uint16_t *family,
                     pin_error_t *errp);
 /* Deregister and close (fd < 0: no-op; keeps errno). */
 void taskstats_close (int fd, int ncpus, uint16_t family);
@@ -77,7 +83,8 @@ void taskstats_close (int fd, int ncpus, uint16_t family);
  * elapsed time is longer than the task lived; a record whose tgid is
  * not the task's is not claimed; and when a loss was reported after a
  * step task's fork, the task, if its pid was taken again before its exit
- * was settled, gets no record rather than perhaps the next holder's.  Pure bookkeeping: no I/O. */
+ * was settled, gets no record rather than perhaps the next holder's.  Pure
+ * bookkeeping: no I/O. */
 struct tsmatch;
 struct tsmatch *tsmatch_create (void);
 void tsmatch_destroy (struct tsmatch *m);
@@ -85,24 +92,25 @@ void tsmatch_destroy (struct tsmatch *m);
 /* An exit event of any task of the machine. */
 struct ts_exit {
     int32_t pid, tgid;
-    bool step;              /* a task of the step */
-    bool root;              /* a root: it started before fork_ns */
-    uint64_t fork_ns;       /* step: its fork event (root: when added) */
-    uint64_t exit_ns;       /* the exit event's time */
+    bool step;        /* a task of the step */
+    bool root;        /* a root: it started before fork_ns */
+    uint64_t fork_ns; /* step: its fork event (root: when added) */
+    uint64_t exit_ns; /* the exit event's time */
 };
 
 struct tsmatch_stats {
-    uint64_t claimed;       /* records given to step exits */
-    uint64_t missing;       /* step exits settled without a record */
-    uint64_t foreign;       /* records claimed by other tasks' exits */
-    uint64_t stale;         /* records found to be of an earlier task */
-    uint64_t ambiguous;     /* records refused after a loss (see above) */
-    uint64_t unclaimed;     /* records no exit claimed (expired) */
+    uint64_t claimed;   /* records given to step exits */
+    uint64_t missing;   /* step exits settled without a record */
+    uint64_t foreign;   /* records claimed by other tasks' exits */
+    uint64_t stale;     /* records found to be of an earlier task */
+    uint64_t ambiguous; /* records refused after a loss (see above) */
+    uint64_t unclaimed; /* records no exit claimed (expired) */
 };
 
 /* A record was read from the socket at `read_ns` (CLOCK_MONOTONIC,
  * taken after the recv()).  0, or -1 ENOMEM (the record is dropped). */
-int tsmatch_record (struct tsmatch *m, const struct ts_record *r,
+int tsmatch_record (struct tsmatch *m,
+                    const struct ts_record *r,
                     uint64_t read_ns);
 /* An exit event was read.  0, or -1 ENOMEM (a step exit is then
  * counted as missing). */
@@ -119,7 +127,8 @@ void tsmatch_drained (struct tsmatch *m);
  * all: settle every exit (at the end, when both sockets were read empty
  * last).  fn(exit, record or NULL, arg) is called for each step exit in
  * the order the exits came; a non-zero result stops and is returned. */
-typedef int (*tsmatch_fn) (const struct ts_exit *x, const struct ts_record *r,
+typedef int (*tsmatch_fn) (const struct ts_exit *x,
+                           const struct ts_record *r,
                            void *arg);
 int tsmatch_resolve (struct tsmatch *m, bool all, tsmatch_fn fn, void *arg);
 

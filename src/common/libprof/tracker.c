@@ -12,7 +12,7 @@
 
 /* Open addressing on pid, linear probing, backward-shift deletion. */
 struct task {
-    int32_t pid;          /* 0: empty slot */
+    int32_t pid; /* 0: empty slot */
     int32_t tgid;
     uint64_t start_ns;
     char comm[17];
@@ -25,12 +25,12 @@ struct task {
 
 struct tracker {
     struct task *slot;
-    size_t size;          /* power of two */
+    size_t size; /* power of two */
     size_t used;
     uint64_t processes, threads;
     tracker_exec_fn on_exec;
     void *on_exec_arg;
-    int32_t *pending;     /* pids with an exec to settle, in their order */
+    int32_t *pending; /* pids with an exec to settle, in their order */
     size_t npending, cappending;
 };
 
@@ -149,7 +149,9 @@ static void count (struct tracker *t, const struct task *k, int d)
         t->threads += d;
 }
 
-int tracker_add_root (struct tracker *t, int32_t tgid, const char *comm,
+int tracker_add_root (struct tracker *t,
+                      int32_t tgid,
+                      const char *comm,
                       uint64_t ts_ns)
 {
     struct task *k;
@@ -198,9 +200,11 @@ static void exec_settle (struct tracker *t, struct task *k, bool read)
     if (read)
         memcpy (k->comm, k->pend, sizeof (k->comm));
     k->read_ns = 0;
-    x = (struct tracker_exec){ .pid = k->pid, .tgid = k->tgid,
-                               .cpu = k->exec_cpu, .ts_ns = k->exec_ns,
-                               .read = read };
+    x = (struct tracker_exec){.pid = k->pid,
+                              .tgid = k->tgid,
+                              .cpu = k->exec_cpu,
+                              .ts_ns = k->exec_ns,
+                              .read = read};
     memcpy (x.comm, k->comm, sizeof (x.comm));
     if (t->on_exec)
         t->on_exec (&x, t->on_exec_arg);
@@ -214,8 +218,10 @@ static void exec_alive (struct tracker *t, struct task *k, uint64_t ts_ns)
         exec_settle (t, k, true);
 }
 
-int tracker_exec_read (struct tracker *t, const struct cnproc_event *ev,
-                       const char *comm, uint64_t read_ns)
+int tracker_exec_read (struct tracker *t,
+                       const struct cnproc_event *ev,
+                       const char *comm,
+                       uint64_t read_ns)
 {
     struct task *k = find (t, ev->pid);
 
@@ -244,7 +250,7 @@ int tracker_exec_read (struct tracker *t, const struct cnproc_event *ev,
         t->pending = p;
         t->cappending = c;
     }
-    exec_settle (t, k, false);  /* not left by tracker_feed: a bad call */
+    exec_settle (t, k, false); /* not left by tracker_feed: a bad call */
     t->pending[t->npending++] = ev->pid;
     snprintf (k->pend, sizeof (k->pend), "%s", comm ? comm : "");
     k->exec_cpu = ev->cpu;
@@ -263,7 +269,8 @@ void tracker_exec_settle (struct tracker *t, bool read)
     t->npending = 0;
 }
 
-int tracker_feed (struct tracker *t, struct cnproc_event *ev,
+int tracker_feed (struct tracker *t,
+                  struct cnproc_event *ev,
                   uint64_t *start_ns)
 {
     struct task *k, *parent;
@@ -271,72 +278,72 @@ int tracker_feed (struct tracker *t, struct cnproc_event *ev,
     if (ev->pid <= 0)
         return 0;
     switch (ev->type) {
-    case CNPROC_FORK:
-        /* a thread belongs to its process; a process to its parent */
-        parent = find (t, ev->pid != ev->tgid ? ev->tgid : ev->ptgid);
-        k = find (t, ev->pid);
-        if (k && ev->ts_ns <= k->start_ns)
-            /* the fork that made a root added after it (slurmstepd forks
-             * a task, then pin.so adds it): the root line says it */
-            return 0;
-        if (k) {
-            /* a stale entry (its exit was lost): forget it; what it
-             * read of its pid's command may be anyone's */
-            exec_settle (t, k, false);
+        case CNPROC_FORK:
+            /* a thread belongs to its process; a process to its parent */
+            parent = find (t, ev->pid != ev->tgid ? ev->tgid : ev->ptgid);
+            k = find (t, ev->pid);
+            if (k && ev->ts_ns <= k->start_ns)
+                /* the fork that made a root added after it (slurmstepd forks
+                 * a task, then pin.so adds it): the root line says it */
+                return 0;
+            if (k) {
+                /* a stale entry (its exit was lost): forget it; what it
+                 * read of its pid's command may be anyone's */
+                exec_settle (t, k, false);
+                count (t, k, -1);
+                erase (t, k);
+                parent = find (t, ev->pid != ev->tgid ? ev->tgid : ev->ptgid);
+            }
+            if (!parent || parent->pid != parent->tgid)
+                return 0;
+            exec_alive (t, parent, ev->ts_ns);
+            {
+                char comm[17];
+                memcpy (comm, parent->comm, sizeof (comm));
+                if (!(k = insert (t, ev->pid)))
+                    return -1;
+                k->tgid = ev->tgid;
+                k->start_ns = ev->ts_ns;
+                memcpy (k->comm, comm, sizeof (comm));
+            }
+            count (t, k, 1);
+            memcpy (ev->comm, k->comm, sizeof (ev->comm));
+            return 1;
+        case CNPROC_EXEC:
+        case CNPROC_COMM:
+            if (!(k = find (t, ev->pid)) || earlier (ev, k))
+                return 0;
+            /* a later event proves the read; an exec before the read
+             * makes it the later exec's at best */
+            exec_alive (t, k, ev->ts_ns);
+            if (ev->type == CNPROC_EXEC)
+                exec_settle (t, k, false);
+            if (ev->type == CNPROC_COMM)
+                /* sent before the read: the read has it, or a later name */
+                memcpy (k->comm, ev->comm, sizeof (k->comm));
+            else
+                memcpy (ev->comm, k->comm, sizeof (ev->comm));
+            k->comm[16] = '\0';
+            return 1;
+        case CNPROC_EXIT:
+            if (!(k = find (t, ev->pid)) || earlier (ev, k))
+                return 0;
+            /* the exit is sent before the pid is freed: a task that exited
+             * after the read held its pid then; one that exited before may
+             * have left it to another program */
+            exec_settle (t, k, ev->ts_ns > k->read_ns);
+            memcpy (ev->comm, k->comm, sizeof (ev->comm));
+            if (start_ns)
+                *start_ns = k->start_ns;
             count (t, k, -1);
             erase (t, k);
-            parent = find (t, ev->pid != ev->tgid ? ev->tgid : ev->ptgid);
-        }
-        if (!parent || parent->pid != parent->tgid)
-            return 0;
-        exec_alive (t, parent, ev->ts_ns);
-        {
-            char comm[17];
-            memcpy (comm, parent->comm, sizeof (comm));
-            if (!(k = insert (t, ev->pid)))
-                return -1;
-            k->tgid = ev->tgid;
-            k->start_ns = ev->ts_ns;
-            memcpy (k->comm, comm, sizeof (comm));
-        }
-        count (t, k, 1);
-        memcpy (ev->comm, k->comm, sizeof (ev->comm));
-        return 1;
-    case CNPROC_EXEC:
-    case CNPROC_COMM:
-        if (!(k = find (t, ev->pid)) || earlier (ev, k))
-            return 0;
-        /* a later event proves the read; an exec before the read
-         * makes it the later exec's at best */
-        exec_alive (t, k, ev->ts_ns);
-        if (ev->type == CNPROC_EXEC)
-            exec_settle (t, k, false);
-        if (ev->type == CNPROC_COMM)
-            /* sent before the read: the read has it, or a later name */
-            memcpy (k->comm, ev->comm, sizeof (k->comm));
-        else
-            memcpy (ev->comm, k->comm, sizeof (ev->comm));
-        k->comm[16] = '\0';
-        return 1;
-    case CNPROC_EXIT:
-        if (!(k = find (t, ev->pid)) || earlier (ev, k))
-            return 0;
-        /* the exit is sent before the pid is freed: a task that exited
-         * after the read held its pid then; one that exited before may
-         * have left it to another program */
-        exec_settle (t, k, ev->ts_ns > k->read_ns);
-        memcpy (ev->comm, k->comm, sizeof (ev->comm));
-        if (start_ns)
-            *start_ns = k->start_ns;
-        count (t, k, -1);
-        erase (t, k);
-        return 1;
-    default:
-        if (ev->pid > 0 && (k = find (t, ev->pid)) && !earlier (ev, k)) {
-            exec_alive (t, k, ev->ts_ns);
             return 1;
-        }
-        return 0;
+        default:
+            if (ev->pid > 0 && (k = find (t, ev->pid)) && !earlier (ev, k)) {
+                exec_alive (t, k, ev->ts_ns);
+                return 1;
+            }
+            return 0;
     }
 }
 
@@ -359,7 +366,8 @@ void tracker_counts (const struct tracker *t, struct tracker_counts *c)
 }
 
 int tracker_foreach_process (const struct tracker *t,
-                             int (*fn) (int32_t tgid, void *arg), void *arg)
+                             int (*fn) (int32_t tgid, void *arg),
+                             void *arg)
 {
     for (size_t i = 0; i < t->size; i++) {
         const struct task *k = &t->slot[i];

@@ -25,7 +25,9 @@ void tracker_destroy (struct tracker *t);
 /* Add a root process (tgid; its threads are added as they are created,
  * the ones it has already are not known) with its command (may be NULL),
  * started at `ts_ns`.  -1 ENOMEM, EINVAL for pid <= 0. */
-int tracker_add_root (struct tracker *t, int32_t tgid, const char *comm,
+int tracker_add_root (struct tracker *t,
+                      int32_t tgid,
+                      const char *comm,
                       uint64_t ts_ns);
 
 /* Feed one event.  Returns 1 if it concerns a task of the step, 0 if
@@ -36,7 +38,8 @@ int tracker_add_root (struct tracker *t, int32_t tgid, const char *comm,
  * An exited task is forgotten, so a reused pid is judged afresh; an
  * event older than the task's start (its fork, or when a root was added)
  * is an earlier holder's of the pid, read late, and not the step's. */
-int tracker_feed (struct tracker *t, struct cnproc_event *ev,
+int tracker_feed (struct tracker *t,
+                  struct cnproc_event *ev,
                   uint64_t *start_ns);
 
 /* Set the command of a task of the step.  0, or -1 ENOENT if the task
@@ -62,10 +65,10 @@ int tracker_set_comm (struct tracker *t, int32_t pid, const char *comm);
  * writes it in its task's order. */
 struct tracker_exec {
     int32_t pid, tgid;
-    uint32_t cpu;           /* of the exec event */
-    uint64_t ts_ns;         /* of the exec event */
-    char comm[17];          /* the command to say for it */
-    bool read;              /* comm is the one read (else the one before) */
+    uint32_t cpu;   /* of the exec event */
+    uint64_t ts_ns; /* of the exec event */
+    char comm[17];  /* the command to say for it */
+    bool read;      /* comm is the one read (else the one before) */
 };
 typedef void (*tracker_exec_fn) (const struct tracker_exec *x, void *arg);
 void tracker_on_exec (struct tracker *t, tracker_exec_fn fn, void *arg);
@@ -74,8 +77,10 @@ void tracker_on_exec (struct tracker *t, tracker_exec_fn fn, void *arg);
  * command the caller read as `comm` ending at `read_ns` (CLOCK_MONOTONIC,
  * taken after the read).  0, or -1: ENOENT (not in the step), ENOMEM
  * (the caller says the exec now, with the command before it). */
-int tracker_exec_read (struct tracker *t, const struct cnproc_event *ev,
-                       const char *comm, uint64_t read_ns);
+int tracker_exec_read (struct tracker *t,
+                       const struct cnproc_event *ev,
+                       const char *comm,
+                       uint64_t read_ns);
 
 /* Settle every exec still pending: read = true when the event socket was
  * just read empty (the reads are proven), false otherwise (at the end,
@@ -84,14 +89,15 @@ void tracker_exec_settle (struct tracker *t, bool read);
 
 /* Tasks of the step alive now. */
 struct tracker_counts {
-    uint64_t processes;   /* alive processes (thread-group leaders) */
-    uint64_t threads;     /* alive tasks that are not leaders */
+    uint64_t processes; /* alive processes (thread-group leaders) */
+    uint64_t threads;   /* alive tasks that are not leaders */
 };
 void tracker_counts (const struct tracker *t, struct tracker_counts *c);
 
 /* Call fn(tgid, arg) for every alive process of the step; stops at and
  * returns fn's first non-zero result. */
 int tracker_foreach_process (const struct tracker *t,
-                             int (*fn) (int32_t tgid, void *arg), void *arg);
+                             int (*fn) (int32_t tgid, void *arg),
+                             void *arg);
 
 #endif /* !PIN_TRACKER_H */

@@ -18,10 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "account.h"
 #include "libacct/acct.h"
 #include "libaffinity/affinity.h"
 #include "libtopo/topo.h"
-#include "account.h"
 
 static int64_t now_us (void)
 {
@@ -30,8 +30,10 @@ static int64_t now_us (void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-struct stepacct *stepacct_begin (const struct pin_conf *conf, uint32_t job,
-                                 uint32_t step, const char *stepname,
+struct stepacct *stepacct_begin (const struct pin_conf *conf,
+                                 uint32_t job,
+                                 uint32_t step,
+                                 const char *stepname,
                                  const struct steplog *log)
 {
     struct stepacct *a;
@@ -107,7 +109,10 @@ static int status_rank (int st)
     return WIFEXITED (st) && WEXITSTATUS (st) ? 2 : 1;
 }
 
-void stepacct_task_exit (struct stepacct *a, int st, bool last, cg2_t *cg,
+void stepacct_task_exit (struct stepacct *a,
+                         int st,
+                         bool last,
+                         cg2_t *cg,
                          const char *rel)
 {
     if (!a || a->done)
@@ -124,8 +129,11 @@ void stepacct_task_exit (struct stepacct *a, int st, bool last, cg2_t *cg,
         a->have_snap = true;
 }
 
-static bool read_u64 (cg2_t *cg, const char *rel, const char *file,
-                      const char *key, uint64_t *v)
+static bool read_u64 (cg2_t *cg,
+                      const char *rel,
+                      const char *file,
+                      const char *key,
+                      uint64_t *v)
 {
     char *text = cg2_read (cg, rel, file, NULL), *p;
     size_t klen = key ? strlen (key) : 0;
@@ -148,8 +156,12 @@ static bool read_u64 (cg2_t *cg, const char *rel, const char *file,
 }
 
 /* Fill the CPU fields from cgroup `rel`: 0, or -1 with errp. */
-static int measure (struct stepacct *a, struct acct_record *r, cg2_t *cg,
-                    const char *rel, bool use_snap, pin_error_t *errp)
+static int measure (struct stepacct *a,
+                    struct acct_record *r,
+                    cg2_t *cg,
+                    const char *rel,
+                    bool use_snap,
+                    pin_error_t *errp)
 {
     struct cg2_cpu_stat st;
     uint64_t v;
@@ -157,9 +169,8 @@ static int measure (struct stepacct *a, struct acct_record *r, cg2_t *cg,
     if (cg2_read_cpu_stat (cg, rel, &st, errp) < 0) {
         if (!use_snap || !a->have_snap)
             return -1;
-        st = a->snap;    /* Slurm removed it already: the last task's */
-    }
-    else if (use_snap && a->have_snap && st.usage_usec < a->snap.usage_usec)
+        st = a->snap; /* Slurm removed it already: the last task's */
+    } else if (use_snap && a->have_snap && st.usage_usec < a->snap.usage_usec)
         st = a->snap;
     r->user_usec = st.user_usec;
     r->system_usec = st.system_usec;
@@ -174,26 +185,37 @@ static int measure (struct stepacct *a, struct acct_record *r, cg2_t *cg,
         r->has_mem_peak = true;
         r->mem_peak = v;
     }
-    snprintf (r->cgroup, sizeof (r->cgroup), "%s%s%s", cg2_root (cg),
-              rel[0] == '/' ? "" : "/", rel);
+    snprintf (r->cgroup,
+              sizeof (r->cgroup),
+              "%s%s%s",
+              cg2_root (cg),
+              rel[0] == '/' ? "" : "/",
+              rel);
     return 0;
 }
 
-static void append (const struct stepacct *a, const struct acct_record *r,
+static void append (const struct stepacct *a,
+                    const struct acct_record *r,
                     const char *what)
 {
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
-    if (acct_journal_append_max (a->conf->journal_dir, r,
-                                 a->conf->journal_max_size, &err) < 0)
-        steplog (&a->log, STEPLOG_ERROR, "pin: %s: accounting: %s", what,
+    if (acct_journal_append_max (a->conf->journal_dir,
+                                 r,
+                                 a->conf->journal_max_size,
+                                 &err)
+        < 0)
+        steplog (&a->log,
+                 STEPLOG_ERROR,
+                 "pin: %s: accounting: %s",
+                 what,
                  err.text);
 }
 
 void stepacct_end (struct stepacct *a, const struct stepacct_info *in)
 {
     struct acct_record *r = &a->rec;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     uint64_t oom = 0;
     char *c;
 
@@ -214,17 +236,25 @@ void stepacct_end (struct stepacct *a, const struct stepacct_info *in)
     r->end_us = a->last_exit_us ? a->last_exit_us : now_us ();
     r->elapsed_us = r->end_us - r->start_us;
     snprintf (r->mode, sizeof (r->mode), "%s", in->mode ? in->mode : "");
-    snprintf (r->policy, sizeof (r->policy), "%s",
+    snprintf (r->policy,
+              sizeof (r->policy),
+              "%s",
               in->policy ? in->policy : "none");
-    snprintf (r->fallback, sizeof (r->fallback), "%s",
+    snprintf (r->fallback,
+              sizeof (r->fallback),
+              "%s",
               in->fallback ? in->fallback : "");
     r->has_seed = in->has_seed;
     r->seed = in->seed;
     r->confined_us = in->confined_us;
     r->confine_use = in->confine_use;
-    snprintf (r->confine_cpus, sizeof (r->confine_cpus), "%s",
+    snprintf (r->confine_cpus,
+              sizeof (r->confine_cpus),
+              "%s",
               in->confine_cpus ? in->confine_cpus : "");
-    snprintf (r->confine_mems, sizeof (r->confine_mems), "%s",
+    snprintf (r->confine_mems,
+              sizeof (r->confine_mems),
+              "%s",
               in->confine_mems ? in->confine_mems : "");
     if (in->cpus)
         snprintf (r->cpus, sizeof (r->cpus), "%s", in->cpus);
@@ -239,19 +269,24 @@ void stepacct_end (struct stepacct *a, const struct stepacct_info *in)
     if (in->cg && in->rel && in->rel[0]) {
         if (measure (a, r, in->cg, in->rel, true, &err) < 0) {
             if (r->step_id != ACCT_STEP_EXTERN)
-                steplog (&a->log, STEPLOG_ERROR, "pin: %s: accounting: %s (CPU times "
-                             "recorded as 0)", a->stepname, err.text);
+                steplog (&a->log,
+                         STEPLOG_ERROR,
+                         "pin: %s: accounting: %s (CPU times "
+                         "recorded as 0)",
+                         a->stepname,
+                         err.text);
             r->cgroup[0] = '\0';
         }
         (void)read_u64 (in->cg, in->rel, "memory.events", "oom_kill", &oom);
     }
     if (r->step_id == ACCT_STEP_EXTERN) {
-        r->exit_status = 0;     /* Slurm ends it with the job */
+        r->exit_status = 0; /* Slurm ends it with the job */
         snprintf (r->state, sizeof (r->state), "COMPLETED");
-    }
-    else {
+    } else {
         r->exit_status = a->worst;
-        snprintf (r->state, sizeof (r->state), "%s",
+        snprintf (r->state,
+                  sizeof (r->state),
+                  "%s",
                   acct_state_of_status (a->worst, oom > 0));
     }
     append (a, r, a->stepname);
@@ -271,9 +306,12 @@ void stepacct_end (struct stepacct *a, const struct stepacct_info *in)
             if (measure (a, j, in->cg, in->job_rel, false, &err) == 0)
                 append (a, j, a->stepname);
             else
-                steplog (&a->log, STEPLOG_DEBUG, "pin: %s: no job cgroup at the end: %s; "
-                             "the job record comes from step records",
-                             a->stepname, err.text);
+                steplog (&a->log,
+                         STEPLOG_DEBUG,
+                         "pin: %s: no job cgroup at the end: %s; "
+                         "the job record comes from step records",
+                         a->stepname,
+                         err.text);
             free (j);
         }
     }
@@ -293,28 +331,32 @@ static void epilog_copy (const char *v, char *dst, size_t n)
  * this node: its slurmstepd was killed or crashed, or no step ran here):
  * complete it with what the epilog knows, so that the job keeps a line. */
 static void job_known (const struct stepacct_epilog *in,
-                       struct acct_record *j, const char *what)
+                       struct acct_record *j,
+                       const char *what)
 {
     if (in->have_uid)
         j->uid = in->uid;
     epilog_copy (in->cluster, j->cluster, sizeof (j->cluster));
     epilog_copy (in->user, j->user, sizeof (j->user));
     epilog_copy (in->partition, j->partition, sizeof (j->partition));
-    j->start_us = 0;    /* unknown */
+    j->start_us = 0; /* unknown */
     j->end_us = now_us ();
     j->elapsed_us = 0;
-    steplog (in->log, STEPLOG_INFO, "pin: %s: no step of it left a record on this node (a "
-                "slurmstepd killed, or no step ran here): its job record "
-                "holds only what the epilog knows", what);
+    steplog (in->log,
+             STEPLOG_INFO,
+             "pin: %s: no step of it left a record on this node (a "
+             "slurmstepd killed, or no step ran here): its job record "
+             "holds only what the epilog knows",
+             what);
 }
 
 void stepacct_job_epilog (const struct pin_conf *conf,
-                         const struct stepacct_epilog *in)
+                          const struct stepacct_epilog *in)
 {
     struct acct_record *j;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     char node[ACCT_STR], what[64];
-    struct stepacct a = { .conf = conf };
+    struct stepacct a = {.conf = conf};
     uint32_t job = in->job;
     int rc;
 
@@ -340,7 +382,11 @@ void stepacct_job_epilog (const struct pin_conf *conf,
         rc = 2;
     }
     if (rc < 0)
-        steplog (in->log, STEPLOG_ERROR, "pin: %s: accounting: %s", what, err.text);
+        steplog (in->log,
+                 STEPLOG_ERROR,
+                 "pin: %s: accounting: %s",
+                 what,
+                 err.text);
     if (rc == 2)
         job_known (in, j, what);
     if (rc > 0) {

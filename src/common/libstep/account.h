@@ -18,62 +18,67 @@
 #ifndef PIN_STEP_ACCOUNT_H
 #define PIN_STEP_ACCOUNT_H
 
+#include <hwloc.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <hwloc.h>
 
+#include "ident.h"
 #include "libacct/acct.h"
 #include "libcgroup2/cg2.h"
 #include "libconf/conf.h"
-#include "ident.h"
 #include "steplog.h"
 
 struct stepacct {
-    bool done;                  /* the record is written */
+    bool done; /* the record is written */
     const struct pin_conf *conf;
     struct steplog log;
-    char stepname[40];          /* "step 12.0" */
+    char stepname[40]; /* "step 12.0" */
     struct acct_record rec;
-    hwloc_bitmap_t cpus;        /* union of the tasks' affinity */
-    char mems[ACCT_STR];        /* Mems_allowed_list of the first task */
+    hwloc_bitmap_t cpus; /* union of the tasks' affinity */
+    char mems[ACCT_STR]; /* Mems_allowed_list of the first task */
     int worst_rank;
     int32_t worst;
-    bool have_snap;             /* cpu.stat at the last task's exit */
+    bool have_snap; /* cpu.stat at the last task's exit */
     struct cg2_cpu_stat snap;
     int64_t last_exit_us;
 };
 
 /* NULL when conf says Accounting=no (or no memory: then unaccounted). */
-struct stepacct *stepacct_begin (const struct pin_conf *conf, uint32_t job,
-                                 uint32_t step, const char *stepname,
+struct stepacct *stepacct_begin (const struct pin_conf *conf,
+                                 uint32_t job,
+                                 uint32_t step,
+                                 const char *stepname,
                                  const struct steplog *log);
-void stepacct_destroy (struct stepacct *a);     /* NULL is fine */
+void stepacct_destroy (struct stepacct *a); /* NULL is fine */
 
 void stepacct_task (struct stepacct *a, pid_t pid);
 
 /* `status`: the task's wait status; `last`: every local task has exited.
  * `cg`, `rel`: the step's cgroup (may be NULL). */
-void stepacct_task_exit (struct stepacct *a, int status, bool last,
-                         cg2_t *cg, const char *rel);
+void stepacct_task_exit (struct stepacct *a,
+                         int status,
+                         bool last,
+                         cg2_t *cg,
+                         const char *rel);
 
 /* What is known of the step at its end. */
 struct stepacct_info {
-    cg2_t *cg;              /* NULL: no cgroup v2 (mode affinity) */
-    const char *rel;        /* the cgroup holding the step's tasks */
-    const char *job_rel;    /* nested: Slurm's job cgroup, for the extern
-                               step's job record; NULL otherwise */
-    const char *mode;       /* cg2_mode_name() */
+    cg2_t *cg;           /* NULL: no cgroup v2 (mode affinity) */
+    const char *rel;     /* the cgroup holding the step's tasks */
+    const char *job_rel; /* nested: Slurm's job cgroup, for the extern
+                            step's job record; NULL otherwise */
+    const char *mode;    /* cg2_mode_name() */
     const char *policy;
-    const char *fallback;   /* "" or comma list */
+    const char *fallback; /* "" or comma list */
     bool has_seed;
     uint64_t seed;
-    const char *cpus;       /* NULL: the tasks' affinity, as seen */
-    const char *mems;       /* NULL: the tasks' Mems_allowed_list */
+    const char *cpus; /* NULL: the tasks' affinity, as seen */
+    const char *mems; /* NULL: the tasks' Mems_allowed_list */
     uint32_t alloc_cpus;
     /* policy dynamic: when and how the step was confined (0: never) */
     int64_t confined_us;
-    double confine_use;     /* CPUs in use that triggered it */
+    double confine_use; /* CPUs in use that triggered it */
     const char *confine_cpus;
     const char *confine_mems;
     /* who and where: from Slurm (ident.h), never the step's environment */

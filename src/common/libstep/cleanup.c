@@ -8,9 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "libclaims/claims.h"
 #include "libplace/place.h"
@@ -23,7 +22,7 @@
 
 void step_remove_tree (pin_step_t *s)
 {
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     bool children = true;
     char task_rel[PATH_MAX + 32];
     int fd;
@@ -32,37 +31,60 @@ void step_remove_tree (pin_step_t *s)
         for (uint32_t i = 0; i < s->ntasks; i++) {
             if (!s->task_dir_created[i])
                 continue;
-            snprintf (task_rel, sizeof (task_rel), "%s/user/task_%u",
-                      s->step_rel, i);
+            snprintf (task_rel,
+                      sizeof (task_rel),
+                      "%s/user/task_%u",
+                      s->step_rel,
+                      i);
             if (cg2_remove_tree (s->cg, task_rel, RMDIR_TIMEOUT_MS, &err) < 0)
-                steplog (&s->log, STEPLOG_ERROR, "pin: step %s: %s",
-                         s->stepname, err.text);
+                steplog (&s->log,
+                         STEPLOG_ERROR,
+                         "pin: step %s: %s",
+                         s->stepname,
+                         err.text);
         }
     }
     if (!s->tree_created)
         return;
     if (cg2_remove_tree (s->cg, s->step_rel, RMDIR_TIMEOUT_MS, &err) < 0)
-        steplog (&s->log, STEPLOG_ERROR, "pin: step %s: cannot remove cgroup "
-                 "%s: %s", s->stepname, s->step_rel, err.text);
+        steplog (&s->log,
+                 STEPLOG_ERROR,
+                 "pin: step %s: cannot remove cgroup "
+                 "%s: %s",
+                 s->stepname,
+                 s->step_rel,
+                 err.text);
     /* The job directory goes with the job's last step.  Steps create their
      * directory under the lock, so an empty job directory seen under the
      * lock belongs to no step.  One rmdir, no EBUSY retries: nothing may
      * sleep under the node lock (every starting step waits for it). */
     if ((fd = pin_lock_acquire (s->lock_path, LOCK_TIMEOUT_MS, &err)) < 0) {
-        steplog (&s->log, STEPLOG_ERROR, "pin: step %s: %s", s->stepname,
+        steplog (&s->log,
+                 STEPLOG_ERROR,
+                 "pin: step %s: %s",
+                 s->stepname,
                  err.text);
         return;
     }
     if (cg2_has_children (s->cg, s->job_rel, &children, &err) < 0)
-        steplog (&s->log, STEPLOG_ERROR, "pin: step %s: %s", s->stepname,
+        steplog (&s->log,
+                 STEPLOG_ERROR,
+                 "pin: step %s: %s",
+                 s->stepname,
                  err.text);
     else if (!children && cg2_remove_tree (s->cg, s->job_rel, 0, &err) < 0)
-        steplog (&s->log, STEPLOG_ERROR, "pin: step %s: cannot remove cgroup "
-                 "%s: %s", s->stepname, s->job_rel, err.text);
+        steplog (&s->log,
+                 STEPLOG_ERROR,
+                 "pin: step %s: cannot remove cgroup "
+                 "%s: %s",
+                 s->stepname,
+                 s->job_rel,
+                 err.text);
     pin_lock_release (fd);
 }
 
-/* ---- the job's end (extern step) ----------------------------------------- */
+/* ---- the job's end (extern step) -----------------------------------------
+ */
 
 struct cleanup {
     const struct steplog *log;
@@ -74,14 +96,20 @@ static void claim_removed (uint32_t step, void *arg)
 {
     struct cleanup *c = arg;
 
-    steplog (c->log, STEPLOG_INFO, "pin: job %u: removed the claim of step "
-             "%u", c->job, step);
+    steplog (c->log,
+             STEPLOG_INFO,
+             "pin: job %u: removed the claim of step "
+             "%u",
+             c->job,
+             step);
 }
 
 /* For each cgroup below the job's directory that still holds processes
  * (cgroup.procs lists its own members only): one line naming it and them. */
-static enum cg2_busy_verdict log_left (const char *path, const char *sub,
-                                       const char *name, void *arg)
+static enum cg2_busy_verdict log_left (const char *path,
+                                       const char *sub,
+                                       const char *name,
+                                       void *arg)
 {
     struct cleanup *w = arg;
     char *procs, *p, *save = NULL, pids[128] = "";
@@ -98,8 +126,11 @@ static enum cg2_busy_verdict log_left (const char *path, const char *sub,
         if (len == SIZE_MAX)
             continue;
         if (len + strlen (p) + 6 < sizeof (pids))
-            len += (size_t)snprintf (pids + len, sizeof (pids) - len,
-                                     "%s%s", n ? " " : "", p);
+            len += (size_t)snprintf (pids + len,
+                                     sizeof (pids) - len,
+                                     "%s%s",
+                                     n ? " " : "",
+                                     p);
         else {
             snprintf (pids + len, sizeof (pids) - len, " ...");
             len = SIZE_MAX;
@@ -107,12 +138,20 @@ static enum cg2_busy_verdict log_left (const char *path, const char *sub,
     }
     free (procs);
     if (n > 0) {
-        steplog (w->log, STEPLOG_ERROR, "pin: job %u: cgroup %s/%s still "
+        steplog (w->log,
+                 STEPLOG_ERROR,
+                 "pin: job %u: cgroup %s/%s still "
                  "holds %d process%s (pid%s %s) after the job ended: %s "
                  "escaped Slurm's process tracking (ProctrackType); the "
-                 "directory stays until %s, see doc/cgroup.md", w->job,
-                 cg2_root (w->cg), path, n, n == 1 ? "" : "es",
-                 n == 1 ? "" : "s", pids, n == 1 ? "it" : "they",
+                 "directory stays until %s, see doc/cgroup.md",
+                 w->job,
+                 cg2_root (w->cg),
+                 path,
+                 n,
+                 n == 1 ? "" : "es",
+                 n == 1 ? "" : "s",
+                 pids,
+                 n == 1 ? "it" : "they",
                  n == 1 ? "it exits" : "they exit");
     }
     return CG2_BUSY_DESCEND;
@@ -124,45 +163,68 @@ static enum cg2_busy_verdict log_left (const char *path, const char *sub,
  * with EBUSY retries and without the node lock; only the job directory
  * itself is removed under the lock, once, when it is empty (as in
  * remove_tree()).  doc/cgroup.md, "When a job ends", says why. */
-void pin_step_job_cleanup (const struct pin_conf *conf, uint32_t job,
+void pin_step_job_cleanup (const struct pin_conf *conf,
+                           uint32_t job,
                            const struct steplog *log)
 {
-    struct cleanup c = { .log = log, .job = job };
-    pin_error_t err = { "" };
+    struct cleanup c = {.log = log, .job = job};
+    pin_error_t err = {""};
     char job_rel[PATH_MAX], lock_path[PATH_MAX], path[PATH_MAX];
     char claims[PATH_MAX];
     bool children = true;
     int fd;
 
-    if (step_fmt_path (job_rel, sizeof (job_rel), "%s/job_%u",
-                  conf->cgroup_base, job) < 0
-        || step_fmt_path (lock_path, sizeof (lock_path), "%s/lock",
-                     conf->state_dir) < 0)
+    if (step_fmt_path (job_rel,
+                       sizeof (job_rel),
+                       "%s/job_%u",
+                       conf->cgroup_base,
+                       job)
+            < 0
+        || step_fmt_path (lock_path,
+                          sizeof (lock_path),
+                          "%s/lock",
+                          conf->state_dir)
+               < 0)
         return;
     /* the claims ("job_<id>.step_<step>" in StateDir/claims) that steps
      * of this job left behind (a killed slurmstepd) */
-    if (step_fmt_path (claims, sizeof (claims), "%s/claims", conf->state_dir) == 0
+    if (step_fmt_path (claims, sizeof (claims), "%s/claims", conf->state_dir)
+            == 0
         && claims_remove_job (claims, job, claim_removed, &c, &err) < 0)
         steplog (log, STEPLOG_ERROR, "pin: job %u: %s", job, err.text);
     if (!(c.cg = cg2_open (conf->cgroup_root, NULL)))
         return;
-    if (step_fmt_path (path, sizeof (path), "%s/%s", cg2_root (c.cg), job_rel) < 0
+    if (step_fmt_path (path, sizeof (path), "%s/%s", cg2_root (c.cg), job_rel)
+            < 0
         || access (path, F_OK) < 0)
         goto out;
     if (cg2_has_children (c.cg, job_rel, &children, &err) == 0 && children) {
         if (cg2_remove_below (c.cg, job_rel, RMDIR_TIMEOUT_MS, &err) < 0) {
             hwloc_bitmap_t unused = hwloc_bitmap_alloc ();
 
-            steplog (log, STEPLOG_ERROR, "pin: job %u: cannot remove "
-                     "leftovers in %s: %s", job, job_rel, err.text);
+            steplog (log,
+                     STEPLOG_ERROR,
+                     "pin: job %u: cannot remove "
+                     "leftovers in %s: %s",
+                     job,
+                     job_rel,
+                     err.text);
             if (unused)
-                (void)cg2_busy_cpus_filter (c.cg, job_rel, log_left, &c,
-                                            unused, NULL);
+                (void)cg2_busy_cpus_filter (c.cg,
+                                            job_rel,
+                                            log_left,
+                                            &c,
+                                            unused,
+                                            NULL);
             hwloc_bitmap_free (unused);
             goto out;
         }
-        steplog (log, STEPLOG_INFO, "pin: job %u: removed leftovers of "
-                 "crashed steps: %s", job, path);
+        steplog (log,
+                 STEPLOG_INFO,
+                 "pin: job %u: removed leftovers of "
+                 "crashed steps: %s",
+                 job,
+                 path);
     }
     if ((fd = pin_lock_acquire (lock_path, LOCK_TIMEOUT_MS, &err)) < 0) {
         steplog (log, STEPLOG_ERROR, "pin: job %u: %s", job, err.text);
@@ -171,8 +233,13 @@ void pin_step_job_cleanup (const struct pin_conf *conf, uint32_t job,
     if (cg2_has_children (c.cg, job_rel, &children, &err) < 0)
         steplog (log, STEPLOG_ERROR, "pin: job %u: %s", job, err.text);
     else if (!children && cg2_remove_tree (c.cg, job_rel, 0, &err) < 0)
-        steplog (log, STEPLOG_ERROR, "pin: job %u: cannot remove cgroup %s: "
-                 "%s", job, job_rel, err.text);
+        steplog (log,
+                 STEPLOG_ERROR,
+                 "pin: job %u: cannot remove cgroup %s: "
+                 "%s",
+                 job,
+                 job_rel,
+                 err.text);
     pin_lock_release (fd);
 out:
     cg2_close (c.cg);
@@ -183,7 +250,7 @@ out:
 void pin_step_destroy (pin_step_t *s)
 {
     int saved = errno;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     if (!s)
         return;
@@ -194,8 +261,12 @@ void pin_step_destroy (pin_step_t *s)
     profclient_destroy (s->prof);
     confine_destroy (s->confine);
     if (pin_step_release (s, &err) < 0)
-        steplog (&s->log, STEPLOG_ERROR, "pin: step %s: cannot remove the "
-                 "claim: %s", s->stepname, err.text);
+        steplog (&s->log,
+                 STEPLOG_ERROR,
+                 "pin: step %s: cannot remove the "
+                 "claim: %s",
+                 s->stepname,
+                 err.text);
     if (s->cg)
         step_remove_tree (s);
     place_plan_destroy (s->plan);

@@ -16,10 +16,10 @@
 #ifndef PIN_CONFINE_H
 #define PIN_CONFINE_H
 
+#include <hwloc.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <hwloc.h>
 
 #include "libutil/errprintf.h"
 #include "libwatch/watch.h"
@@ -30,9 +30,9 @@ struct profclient;
 
 /* How a step was (or will be) confined. */
 enum confine_how {
-    CONFINE_CPUSET = 0,     /* the step cgroup's cpuset */
-    CONFINE_AFFINITY,       /* sched_setaffinity on every thread */
-    CONFINE_QUOTA,          /* cpu.max */
+    CONFINE_CPUSET = 0, /* the step cgroup's cpuset */
+    CONFINE_AFFINITY,   /* sched_setaffinity on every thread */
+    CONFINE_QUOTA,      /* cpu.max */
 };
 const char *confine_how_name (enum confine_how how);
 
@@ -40,35 +40,37 @@ const char *confine_how_name (enum confine_how how);
  * confined_us, confine_use, confine_cpus, confine_mems) and the logs. */
 struct confine_event {
     bool confined;
-    int64_t confined_us;    /* CLOCK_REALTIME, us since the epoch */
-    double use;             /* CPUs in use that triggered it (mean over
-                               the over-use counted against grace) */
-    char cpus[256];         /* OS CPU list ("" for quota) */
-    char mems[64];          /* NUMA node list ("" unless fenced) */
+    int64_t confined_us; /* CLOCK_REALTIME, us since the epoch */
+    double use;          /* CPUs in use that triggered it (mean over
+                            the over-use counted against grace) */
+    char cpus[256];      /* OS CPU list ("" for quota) */
+    char mems[64];       /* NUMA node list ("" unless fenced) */
     enum confine_how how;
-    unsigned threads;       /* threads moved by the affinity sweep */
-    unsigned passes;        /* sweep passes until one changed nothing */
+    unsigned threads; /* threads moved by the affinity sweep */
+    unsigned passes;  /* sweep passes until one changed nothing */
 };
 
 /* Choose and claim the placement: called once, in the watcher thread, at
  * the moment of confinement.  Fills cpus and mems; -1 with errp. */
-typedef int (*confine_plan_f) (void *arg, hwloc_bitmap_t cpus,
-                               hwloc_bitmap_t mems, pin_error_t *errp);
+typedef int (*confine_plan_f) (void *arg,
+                               hwloc_bitmap_t cpus,
+                               hwloc_bitmap_t mems,
+                               pin_error_t *errp);
 
 struct confine_config {
-    const char *stepname;       /* "12.0" (copied) */
-    const char *node;           /* for the line on the task's stderr */
-    const char *cgroup_root;    /* the cgroup2 mount (copied) */
-    const char *watch_rel;      /* the step's cgroup holding its tasks:
-                                   cpu.stat read, threads swept, cpuset or
-                                   cpu.max written (copied) */
+    const char *stepname;    /* "12.0" (copied) */
+    const char *node;        /* for the line on the task's stderr */
+    const char *cgroup_root; /* the cgroup2 mount (copied) */
+    const char *watch_rel;   /* the step's cgroup holding its tasks:
+                                cpu.stat read, threads swept, cpuset or
+                                cpu.max written (copied) */
     enum confine_how how;
     struct watch_params params;
     confine_plan_f plan;
     void *plan_arg;
-    uid_t uid;                  /* the job's owner */
-    struct profclient *prof;    /* the step's profile, or NULL: gets a
-                                   "confine" mark (not owned) */
+    uid_t uid;               /* the job's owner */
+    struct profclient *prof; /* the step's profile, or NULL: gets a
+                                "confine" mark (not owned) */
     struct steplog log;
 };
 

@@ -39,8 +39,11 @@ static bool own_socket (unsigned long ino)
 
 /* The NODE of a socket path ".../NODE_JOB.STEP[.COMP]" into buf, or
  * false. */
-bool step_ident_node_of_socket (const char *path, uint32_t job, uint32_t step,
-                            char *buf, size_t n)
+bool step_ident_node_of_socket (const char *path,
+                                uint32_t job,
+                                uint32_t step,
+                                char *buf,
+                                size_t n)
 {
     const char *base = strrchr (path, '/'), *p, *hit = NULL;
     char needle[48];
@@ -62,8 +65,7 @@ bool step_ident_node_of_socket (const char *path, uint32_t job, uint32_t step,
 }
 
 /* slurmstepd's listening socket, from /proc/self/net/unix. */
-static bool node_from_socket (uint32_t job, uint32_t step, char *buf,
-                              size_t n)
+static bool node_from_socket (uint32_t job, uint32_t step, char *buf, size_t n)
 {
     char line[PATH_MAX + 128];
     bool ok = false;
@@ -77,7 +79,8 @@ static bool node_from_socket (uint32_t job, uint32_t step, char *buf,
         line[strcspn (line, "\n")] = '\0';
         /* Num RefCount Protocol Flags Type St Inode Path */
         if (sscanf (line, "%*s %*s %*s %*s %*s %*s %lu %4096s", &ino, path)
-            != 2 || path[0] != '/')
+                != 2
+            || path[0] != '/')
             continue;
         if (!strstr (path, "_") || !own_socket (ino))
             continue;
@@ -106,4 +109,3 @@ void step_ident_node (uint32_t job, uint32_t step, char *buf, size_t n)
     host[strcspn (host, ".")] = '\0';
     acct_utf8_copy (buf, n, host, strlen (host));
 }
-

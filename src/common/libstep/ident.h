@@ -18,17 +18,17 @@
 #include "libacct/acct.h"
 
 struct step_ident {
-    char node[ACCT_STR];        /* slurmd's node name */
-    char cluster[ACCT_STR];     /* ClusterName of slurm.conf */
+    char node[ACCT_STR];    /* slurmd's node name */
+    char cluster[ACCT_STR]; /* ClusterName of slurm.conf */
     uint32_t uid;
-    char user[ACCT_STR];        /* the uid's name ("" if none) */
-    uint32_t array_job_id;      /* ACCT_NO_VAL: not an array task */
+    char user[ACCT_STR];   /* the uid's name ("" if none) */
+    uint32_t array_job_id; /* ACCT_NO_VAL: not an array task */
     uint32_t array_task_id;
-    bool have_job_info;         /* partition and job_name from slurmctld */
-    char partition[ACCT_STR];   /* "" unless have_job_info */
+    bool have_job_info;       /* partition and job_name from slurmctld */
+    char partition[ACCT_STR]; /* "" unless have_job_info */
     char job_name[ACCT_STR];
-    long long job_info_us;      /* wall time of slurm_load_job() */
-    char job_info_error[256];   /* why not have_job_info, if asked */
+    long long job_info_us;    /* wall time of slurm_load_job() */
+    char job_info_error[256]; /* why not have_job_info, if asked */
 };
 
 /* The node name of this slurmstepd: the name part of its own listening
@@ -42,7 +42,10 @@ void step_ident_node (uint32_t job, uint32_t step, char *buf, size_t n);
 
 /* The NODE of a socket path ".../NODE_JOB.STEP[.COMP]" into buf, or
  * false (exposed for the unit test). */
-bool step_ident_node_of_socket (const char *path, uint32_t job,
-                                uint32_t step, char *buf, size_t n);
+bool step_ident_node_of_socket (const char *path,
+                                uint32_t job,
+                                uint32_t step,
+                                char *buf,
+                                size_t n);
 
 #endif /* !PIN_STEP_IDENT_H */

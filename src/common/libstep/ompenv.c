@@ -17,7 +17,7 @@ char *ompenv_places (hwloc_const_bitmap_t cpus)
     char *s;
     unsigned id;
 
-    if (n <= 0) {   /* empty, or infinite (-1) */
+    if (n <= 0) { /* empty, or infinite (-1) */
         errno = EINVAL;
         return NULL;
     }
@@ -25,9 +25,9 @@ char *ompenv_places (hwloc_const_bitmap_t cpus)
     size = (size_t)n * 13 + 1;
     if (!(s = malloc (size)))
         return NULL;
-    hwloc_bitmap_foreach_begin (id, cpus) {
-        int len = snprintf (s + off, size - off, "%s{%u}",
-                            off ? "," : "", id);
+    hwloc_bitmap_foreach_begin (id, cpus)
+    {
+        int len = snprintf (s + off, size - off, "%s{%u}", off ? "," : "", id);
         if (len < 0 || (size_t)len >= size - off) {
             free (s);
             errno = EOVERFLOW;
@@ -53,7 +53,8 @@ const char *ompenv_proc_bind (int policy)
     }
 }
 
-enum ompenv_action ompenv_decide (const char *current, const char *recorded,
+enum ompenv_action ompenv_decide (const char *current,
+                                  const char *recorded,
                                   const char *ours)
 {
     if (!current)

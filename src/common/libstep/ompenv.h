@@ -27,9 +27,9 @@ char *ompenv_places (hwloc_const_bitmap_t cpus);
 const char *ompenv_proc_bind (int policy);
 
 enum ompenv_action {
-    OMPENV_KEEP = 0,    /* leave the variable as it is (the user's, or unset) */
-    OMPENV_SET,         /* set it (and its record) to ours */
-    OMPENV_UNSET,       /* remove it and its record: a stale plugin value */
+    OMPENV_KEEP = 0, /* leave the variable as it is (the user's, or unset) */
+    OMPENV_SET,      /* set it (and its record) to ours */
+    OMPENV_UNSET,    /* remove it and its record: a stale plugin value */
 };
 
 /* What to do with one variable.  `current`: its value in the task's
@@ -40,7 +40,8 @@ enum ompenv_action {
  *   current == recorded (ours)    -> SET if ours, else UNSET
  *   otherwise (the user's value)  -> KEEP
  */
-enum ompenv_action ompenv_decide (const char *current, const char *recorded,
+enum ompenv_action ompenv_decide (const char *current,
+                                  const char *recorded,
                                   const char *ours);
 
 #endif /* !PIN_STEP_OMPENV_H */

@@ -31,7 +31,10 @@ void step_job_dir_of_step (const pin_step_t *s, char *buf, size_t n)
 {
     const char *slash = strrchr (s->step_rel, '/');
 
-    snprintf (buf, n, "%.*s", (int)(slash ? slash - s->step_rel : 0),
+    snprintf (buf,
+              n,
+              "%.*s",
+              (int)(slash ? slash - s->step_rel : 0),
               s->step_rel);
 }
 

@@ -12,12 +12,14 @@
 #include "profclient.h"
 
 struct profclient {
-    struct prof_rec *prof;      /* NULL once finished */
+    struct prof_rec *prof; /* NULL once finished */
     char stepname[32];
     struct steplog log;
 };
 
-static int prof_prepare (void *arg, struct pollfd *fds, int max,
+static int prof_prepare (void *arg,
+                         struct pollfd *fds,
+                         int max,
                          int *timeout_ms)
 {
     profclient_t *p = arg;
@@ -34,13 +36,17 @@ static int prof_prepare (void *arg, struct pollfd *fds, int max,
 static int prof_process (void *arg, const struct pollfd *fds, int nfds)
 {
     profclient_t *p = arg;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     (void)fds;
     (void)nfds;
     if (p->prof && prof_rec_process (p->prof, &err) < 0) {
-        steplog (&p->log, STEPLOG_ERROR, "pin: step %s: profile: %s; "
-                 "recording stops", p->stepname, err.text);
+        steplog (&p->log,
+                 STEPLOG_ERROR,
+                 "pin: step %s: profile: %s; "
+                 "recording stops",
+                 p->stepname,
+                 err.text);
         (void)prof_rec_finish (p->prof, -1, NULL);
         p->prof = NULL;
         return -1;
@@ -51,18 +57,23 @@ static int prof_process (void *arg, const struct pollfd *fds, int nfds)
 static void prof_finish (void *arg, int status)
 {
     profclient_t *p = arg;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     if (!p->prof)
         return;
     if (prof_rec_finish (p->prof, status, &e) < 0)
-        steplog (&p->log, STEPLOG_ERROR, "pin: step %s: profile: %s",
-                 p->stepname, e.text);
+        steplog (&p->log,
+                 STEPLOG_ERROR,
+                 "pin: step %s: profile: %s",
+                 p->stepname,
+                 e.text);
     p->prof = NULL;
 }
 
-profclient_t *profclient_create (struct prof_rec *prof, const char *stepname,
-                                 const struct steplog *log, pin_error_t *errp)
+profclient_t *profclient_create (struct prof_rec *prof,
+                                 const char *stepname,
+                                 const struct steplog *log,
+                                 pin_error_t *errp)
 {
     profclient_t *p = calloc (1, sizeof (*p));
 
@@ -71,7 +82,9 @@ profclient_t *profclient_create (struct prof_rec *prof, const char *stepname,
         return NULL;
     }
     p->prof = prof;
-    snprintf (p->stepname, sizeof (p->stepname), "%s",
+    snprintf (p->stepname,
+              sizeof (p->stepname),
+              "%s",
               stepname ? stepname : "?");
     if (log)
         p->log = *log;
@@ -87,8 +100,7 @@ void profclient_client (profclient_t *p, struct stepwatch_client *client)
     client->finish = prof_finish;
 }
 
-int profclient_mark (profclient_t *p, struct json_object *o,
-                     pin_error_t *errp)
+int profclient_mark (profclient_t *p, struct json_object *o, pin_error_t *errp)
 {
     if (!p || !p->prof)
         return 0;

@@ -19,7 +19,8 @@ typedef struct profclient profclient_t;
 /* Takes `prof` (finished when the watcher ends, or by
  * profclient_destroy).  NULL (ENOMEM) with errp; then prof is still the
  * caller's. */
-profclient_t *profclient_create (struct prof_rec *prof, const char *stepname,
+profclient_t *profclient_create (struct prof_rec *prof,
+                                 const char *stepname,
                                  const struct steplog *log,
                                  pin_error_t *errp);
 
@@ -29,7 +30,8 @@ void profclient_client (profclient_t *p, struct stepwatch_client *client);
 /* Write a mark (a JSON object, not taken) into the profile, in the
  * watcher thread; 0 when the recorder has stopped.  -1 with errp. */
 struct json_object;
-int profclient_mark (profclient_t *p, struct json_object *o,
+int profclient_mark (profclient_t *p,
+                     struct json_object *o,
                      pin_error_t *errp);
 
 /* Finishes the recorder if the watcher never did (status -1); NULL is

@@ -4,12 +4,11 @@
 #endif
 #include <ctype.h>
 #include <errno.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include <json-c/json.h>
 
 #include "libprof/profdir.h"
 #include "libprof/record.h"
@@ -17,7 +16,8 @@
 #include "libutil/safefile.h"
 #include "step_private.h"
 
-int pin_step_profile_open (pin_step_t *s, const struct pin_step_profile *p,
+int pin_step_profile_open (pin_step_t *s,
+                           const struct pin_step_profile *p,
                            pin_error_t *errp)
 {
     const struct pin_conf *conf = s->conf;
@@ -32,21 +32,23 @@ int pin_step_profile_open (pin_step_t *s, const struct pin_step_profile *p,
         .rcvbuf = 64 << 20,
         .share = true,
         .keep_free = conf->accounting
-                     ? profdir_journal_reserve (conf->profile_dir,
-                                                conf->journal_dir,
-                                                conf->journal_max_size)
-                     : 0,
+                         ? profdir_journal_reserve (conf->profile_dir,
+                                                    conf->journal_dir,
+                                                    conf->journal_max_size)
+                         : 0,
     };
     json_object *h = NULL;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     int rc = -1;
 
     if (s->prof_rec || s->sw) {
         errno = EBUSY;
         return errprintf (errp, "profile already open");
     }
-    snprintf (node, sizeof (node), "%s", p->node && p->node[0] ? p->node
-                                                              : "node");
+    snprintf (node,
+              sizeof (node),
+              "%s",
+              p->node && p->node[0] ? p->node : "node");
     for (char *c = node; *c; c++)
         if (!isalnum ((unsigned char)*c) && !strchr ("._-", *c))
             *c = '_';
@@ -54,8 +56,12 @@ int pin_step_profile_open (pin_step_t *s, const struct pin_step_profile *p,
         return errprintf (errp, "ProfileDir %s", err.text);
     if (safefile_check (conf->profile_dir, geteuid (), &err) < 0)
         return errprintf (errp, "ProfileDir %s", err.text);
-    if (snprintf (s->prof_path, sizeof (s->prof_path), "%s/%s.%s.jsonl",
-                  conf->profile_dir, s->stepname, node)
+    if (snprintf (s->prof_path,
+                  sizeof (s->prof_path),
+                  "%s/%s.%s.jsonl",
+                  conf->profile_dir,
+                  s->stepname,
+                  node)
         >= (int)sizeof (s->prof_path)) {
         s->prof_path[0] = '\0';
         errno = ENAMETOOLONG;
@@ -64,23 +70,35 @@ int pin_step_profile_open (pin_step_t *s, const struct pin_step_profile *p,
     /* Slurm's step_rel begins with '/' in nested mode: one slash, as in
      * the accounting record, so the two name the same directory alike */
     if (rel[0] && s->cg
-        && snprintf (dir_cg, sizeof (dir_cg), "%s%s%s", cg2_root (s->cg),
-                     rel[0] == '/' ? "" : "/", rel) < (int)sizeof (dir_cg))
+        && snprintf (dir_cg,
+                     sizeof (dir_cg),
+                     "%s%s%s",
+                     cg2_root (s->cg),
+                     rel[0] == '/' ? "" : "/",
+                     rel)
+               < (int)sizeof (dir_cg))
         o.cgroup_dir = dir_cg;
     o.path = s->prof_path;
     o.reader_uid = p->uid;
     if (!(h = json_object_new_object ()))
         return errprintf (errp, "out of memory");
     json_object_object_add (h, "job", json_object_new_int64 (s->job));
-    json_object_object_add (h, "step", json_object_new_string (
+    json_object_object_add (h,
+                            "step",
+                            json_object_new_string (
                                 strchr (s->stepname, '.')
-                                ? strchr (s->stepname, '.') + 1 : ""));
+                                    ? strchr (s->stepname, '.') + 1
+                                    : ""));
     json_object_object_add (h, "node", json_object_new_string (node));
     json_object_object_add (h, "uid", json_object_new_int64 (p->uid));
-    json_object_object_add (h, "policy", json_object_new_string (
-                                p->policy ? p->policy : "none"));
-    json_object_object_add (h, "recorder", json_object_new_string (
-                                p->recorder ? p->recorder : "libstep"));
+    json_object_object_add (h,
+                            "policy",
+                            json_object_new_string (p->policy ? p->policy
+                                                              : "none"));
+    json_object_object_add (h,
+                            "recorder",
+                            json_object_new_string (p->recorder ? p->recorder
+                                                                : "libstep"));
     if (o.cpus && (list = topo_list_format (o.cpus)))
         json_object_object_add (h, "step_cpus", json_object_new_string (list));
     free (list);

@@ -5,14 +5,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <slurm/slurm.h> /* SLURM_EXTERN_CONT, a constant only */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-#include <slurm/slurm.h>    /* SLURM_EXTERN_CONT, a constant only */
 
 #include "libaffinity/affinity.h"
 #include "libcgroup2/stepcg.h"
@@ -52,12 +51,12 @@ pin_step_t *pin_step_create (const struct pin_step_args *a, pin_error_t *errp)
     s->ph = a->ph;
     s->log = a->log;
     s->mode = CG2_MODE_NONE;
-    s->acct = stepacct_begin (s->conf, s->job, s->step, s->stepname,
-                              &s->log);
+    s->acct = stepacct_begin (s->conf, s->job, s->step, s->stepname, &s->log);
     return s;
 }
 
-int pin_step_set_tasks (pin_step_t *s, const struct pin_step_tasks *t,
+int pin_step_set_tasks (pin_step_t *s,
+                        const struct pin_step_tasks *t,
                         pin_error_t *errp)
 {
     if (!s || !t || t->ntasks == 0 || s->status) {
@@ -70,11 +69,16 @@ int pin_step_set_tasks (pin_step_t *s, const struct pin_step_tasks *t,
     s->cpus_per_task = t->cpus_per_task ? t->cpus_per_task : 1;
     s->seed = t->seed;
     s->status_size = (size_t)s->ntasks * sizeof (struct task_status);
-    s->status = mmap (NULL, s->status_size, PROT_READ | PROT_WRITE,
-                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    s->status = mmap (NULL,
+                      s->status_size,
+                      PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_ANONYMOUS,
+                      -1,
+                      0);
     if (s->status == MAP_FAILED) {
         s->status = NULL;
-        return errprintf (errp, "cannot map the task status page: %s",
+        return errprintf (errp,
+                          "cannot map the task status page: %s",
                           strerror (errno));
     }
     return 0;
@@ -82,7 +86,7 @@ int pin_step_set_tasks (pin_step_t *s, const struct pin_step_tasks *t,
 
 int pin_step_load_topology (pin_step_t *s, bool *refreshed, pin_error_t *errp)
 {
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     bool r = false;
 
     if (!(s->topo = topo_load_cached (s->conf->topology_cache, &r, &err)))
@@ -94,11 +98,14 @@ int pin_step_load_topology (pin_step_t *s, bool *refreshed, pin_error_t *errp)
 
 /* The PUs of Slurm's core list on this node, within what this process
  * may use itself. */
-static int alloc_cpus (pin_step_t *s, const char *what, const char *cores,
-                       hwloc_bitmap_t cpus, pin_error_t *errp)
+static int alloc_cpus (pin_step_t *s,
+                       const char *what,
+                       const char *cores,
+                       hwloc_bitmap_t cpus,
+                       pin_error_t *errp)
 {
     hwloc_bitmap_t mine = hwloc_bitmap_alloc ();
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     int rc = -1;
 
     if (!mine)
@@ -115,8 +122,10 @@ static int alloc_cpus (pin_step_t *s, const char *what, const char *cores,
     if (affinity_get (0, mine) == 0)
         hwloc_bitmap_and (cpus, cpus, mine);
     if (hwloc_bitmap_iszero (cpus)) {
-        errprintf (errp, "%s cores %s map to no usable CPU on this node",
-                   what, cores);
+        errprintf (errp,
+                   "%s cores %s map to no usable CPU on this node",
+                   what,
+                   cores);
         goto out;
     }
     rc = 0;
@@ -125,8 +134,10 @@ out:
     return rc;
 }
 
-int pin_step_set_alloc (pin_step_t *s, const char *job_cores,
-                        const char *step_cores, pin_error_t *errp)
+int pin_step_set_alloc (pin_step_t *s,
+                        const char *job_cores,
+                        const char *step_cores,
+                        pin_error_t *errp)
 {
     if (!s->topo) {
         errno = EINVAL;
@@ -165,7 +176,9 @@ void pin_step_detect_mode (pin_step_t *s)
     if (!res) {
         free (self);
         s->mode = CG2_MODE_NONE;
-        snprintf (s->warning, sizeof (s->warning), "out of memory: CPUs "
+        snprintf (s->warning,
+                  sizeof (s->warning),
+                  "out of memory: CPUs "
                   "bound with sched_setaffinity only, not accounted");
         return;
     }
@@ -176,20 +189,27 @@ void pin_step_detect_mode (pin_step_t *s)
     snprintf (s->step_rel, sizeof (s->step_rel), "%s", res->step_rel);
     snprintf (s->job_rel, sizeof (s->job_rel), "%s", res->job_rel);
     if (s->mode == CG2_MODE_NONE)
-        snprintf (s->warning, sizeof (s->warning), "%.300s: CPUs bound with "
-                  "sched_setaffinity only, not accounted", res->why);
+        snprintf (s->warning,
+                  sizeof (s->warning),
+                  "%.300s: CPUs bound with "
+                  "sched_setaffinity only, not accounted",
+                  res->why);
     else if (!s->cpuset)
-        snprintf (s->warning, sizeof (s->warning), "%.300s: CPUs bound with "
-                  "sched_setaffinity only, memory not fenced", res->why);
+        snprintf (s->warning,
+                  sizeof (s->warning),
+                  "%.300s: CPUs bound with "
+                  "sched_setaffinity only, memory not fenced",
+                  res->why);
     free (self);
     free (res);
 }
 
-int pin_step_prepare_state (pin_step_t *s, bool *first_warning,
+int pin_step_prepare_state (pin_step_t *s,
+                            bool *first_warning,
                             pin_error_t *errp)
 {
     const char *dir = s->conf->state_dir;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     char marker[PATH_MAX];
     int fd;
 
@@ -200,20 +220,22 @@ int pin_step_prepare_state (pin_step_t *s, bool *first_warning,
     /* claims/ and lock are checked where they are opened (libclaims) */
     if (safefile_check (dir, geteuid (), &err) < 0)
         return errprintf (errp, "StateDir %s", err.text);
-    if (step_fmt_path (s->claims_dir, sizeof (s->claims_dir), "%s/claims",
-                  dir) < 0
-        || step_fmt_path (s->lock_path, sizeof (s->lock_path), "%s/lock",
-                     dir) < 0
+    if (step_fmt_path (s->claims_dir, sizeof (s->claims_dir), "%s/claims", dir)
+            < 0
+        || step_fmt_path (s->lock_path, sizeof (s->lock_path), "%s/lock", dir)
+               < 0
         || mkdir_p (s->claims_dir, 0700, 0700, &err) < 0)
-        return errprintf (errp, "cannot create %s: %s", s->claims_dir,
+        return errprintf (errp,
+                          "cannot create %s: %s",
+                          s->claims_dir,
                           err.text);
     /* The affinity-only fallback is logged once per node and boot: a
      * marker in StateDir (root's, checked above). */
     if (s->warning[0] && first_warning
-        && snprintf (marker, sizeof (marker), "%s/warned-affinity-only",
-                     dir) < (int)sizeof (marker)
-        && (fd = open (marker, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
-                       0600)) >= 0) {
+        && snprintf (marker, sizeof (marker), "%s/warned-affinity-only", dir)
+               < (int)sizeof (marker)
+        && (fd = open (marker, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600))
+               >= 0) {
         close (fd);
         *first_warning = true;
     }
@@ -226,24 +248,34 @@ int pin_step_prepare_state (pin_step_t *s, bool *first_warning,
  * cgroups of the job's tree; load[os] (os < nload): how many claims hold
  * PU os (every placed step claims its PUs; a PU only the cgroups name
  * counts as one holder, place.h). */
-static int read_busy (pin_step_t *s, hwloc_bitmap_t busy, unsigned *load,
-                      unsigned nload, pin_error_t *errp)
+static int read_busy (pin_step_t *s,
+                      hwloc_bitmap_t busy,
+                      unsigned *load,
+                      unsigned nload,
+                      pin_error_t *errp)
 {
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     char job_rel[PATH_MAX], stepdir[32];
 
-    if (claims_load (s->claims_dir, s->job, s->step, busy, load, nload,
-                     &err) < 0)
-        return errprintf (errp, "cannot read the claims in %s: %s",
-                          s->claims_dir, err.text);
+    if (claims_load (s->claims_dir, s->job, s->step, busy, load, nload, &err)
+        < 0)
+        return errprintf (errp,
+                          "cannot read the claims in %s: %s",
+                          s->claims_dir,
+                          err.text);
     if (s->mode == CG2_MODE_NONE || !s->cpuset)
         return 0;
     step_job_dir_of_step (s, job_rel, sizeof (job_rel));
-    if (stepcg_busy (s->cg, job_rel,
+    if (stepcg_busy (s->cg,
+                     job_rel,
                      stepcg_step_dir (s->step, stepdir, sizeof (stepdir)),
-                     busy, &err) < 0)
-        return errprintf (errp, "cannot read the cgroups of other steps: "
-                          "%s", err.text);
+                     busy,
+                     &err)
+        < 0)
+        return errprintf (errp,
+                          "cannot read the cgroups of other steps: "
+                          "%s",
+                          err.text);
     return 0;
 }
 
@@ -258,13 +290,18 @@ static unsigned *load_alloc (const pin_step_t *s, unsigned *n)
 }
 
 /* `refused`: the pin.conf key that refused the fallback, or NULL. */
-static int fail_no_room (pin_error_t *errp, const char *why,
-                         hwloc_const_bitmap_t busy, const char *refused)
+static int fail_no_room (pin_error_t *errp,
+                         const char *why,
+                         hwloc_const_bitmap_t busy,
+                         const char *refused)
 {
     char *b = topo_list_format (busy);
 
-    errprintf (errp, "%s; other running steps hold cpus %s%s%s%s", why,
-               b && *b ? b : "none", refused ? "; refused by " : "",
+    errprintf (errp,
+               "%s; other running steps hold cpus %s%s%s%s",
+               why,
+               b && *b ? b : "none",
+               refused ? "; refused by " : "",
                refused ? refused : "",
                refused ? " in pin.conf (allow runs it on shared cpus)" : "");
     free (b);
@@ -280,7 +317,8 @@ static const char *refused_by (const struct place_request *req,
     int na = hwloc_bitmap_weight (req->allowed);
     hwloc_bitmap_t avail = hwloc_bitmap_dup (req->allowed);
     int nf = avail && hwloc_bitmap_andnot (avail, avail, busy) == 0
-             ? hwloc_bitmap_weight (avail) : na;
+                 ? hwloc_bitmap_weight (avail)
+                 : na;
 
     hwloc_bitmap_free (avail);
     if (na >= 0 && total > (uint64_t)na
@@ -294,7 +332,8 @@ static const char *refused_by (const struct place_request *req,
 
 /* Say in the node log that the step did not get its policy's placement
  * but the fallback (oversubscribed, shared-with-step). */
-static void log_overflow (pin_step_t *s, const struct place_plan *plan,
+static void log_overflow (pin_step_t *s,
+                          const struct place_plan *plan,
                           hwloc_const_bitmap_t allowed,
                           hwloc_const_bitmap_t busy)
 {
@@ -311,13 +350,20 @@ static void log_overflow (pin_step_t *s, const struct place_plan *plan,
         return;
     char *a = topo_list_format (allowed);
     char *b = topo_list_format (busy);
-    steplog (&s->log, STEPLOG_INFO, "pin: step %s: %u task%s x %u CPU%s do "
+    steplog (&s->log,
+             STEPLOG_INFO,
+             "pin: step %s: %u task%s x %u CPU%s do "
              "not fit in cpus %s minus busy %s: placed %s (%u of %u tasks; "
-             "pin.conf Oversubscribe=, ShareWithSteps=)", s->stepname,
-             plan->ntasks, plan->ntasks == 1 ? "" : "s",
-             plan->cpus_per_task, plan->cpus_per_task == 1 ? "" : "s",
-             a ? a : "?", b && *b ? b : "none",
-             place_fallback_string (mask, names, sizeof (names)), ntasks,
+             "pin.conf Oversubscribe=, ShareWithSteps=)",
+             s->stepname,
+             plan->ntasks,
+             plan->ntasks == 1 ? "" : "s",
+             plan->cpus_per_task,
+             plan->cpus_per_task == 1 ? "" : "s",
+             a ? a : "?",
+             b && *b ? b : "none",
+             place_fallback_string (mask, names, sizeof (names)),
+             ntasks,
              plan->ntasks);
     free (a);
     free (b);
@@ -325,26 +371,28 @@ static void log_overflow (pin_step_t *s, const struct place_plan *plan,
 
 /* Under the node lock: busy PUs, the plan, the claim, our step cgroup
  * (see pin_step_plan). */
-static int plan_locked (pin_step_t *s, enum pin_step_plan_for why,
-                        hwloc_bitmap_t out_cpus, hwloc_bitmap_t out_mems,
+static int plan_locked (pin_step_t *s,
+                        enum pin_step_plan_for why,
+                        hwloc_bitmap_t out_cpus,
+                        hwloc_bitmap_t out_mems,
                         pin_error_t *errp)
 {
     bool start = why == PIN_STEP_PLAN_START;
     int policy = start ? s->policy : PLACE_NUMA_LOCAL;
     /* at start the step's own PUs are moved; a confinement places in a
      * copy, the step keeps what it was given */
-    hwloc_bitmap_t allowed = start ? s->allowed : hwloc_bitmap_dup (s->allowed);
+    hwloc_bitmap_t allowed =
+        start ? s->allowed : hwloc_bitmap_dup (s->allowed);
     hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
     hwloc_bitmap_t all = hwloc_bitmap_alloc ();
     hwloc_bitmap_t mems = hwloc_bitmap_alloc ();
     unsigned nload = 0, *load = s->topo ? load_alloc (s, &nload) : NULL;
     struct place_plan *plan = NULL;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     bool moved = false;
     int rc = -1;
 
-    if (!busy || !all || !mems || (!start && !allowed)
-        || (s->topo && !load)) {
+    if (!busy || !all || !mems || (!start && !allowed) || (s->topo && !load)) {
         errprintf (errp, "out of memory");
         goto out;
     }
@@ -388,8 +436,7 @@ static int plan_locked (pin_step_t *s, enum pin_step_plan_for why,
         log_overflow (s, plan, allowed, busy);
         if (start) {
             /* a policy its allocation confines says so (alloc-one-numa) */
-            unsigned fb = place_alloc_confines (s->topo, req.policy,
-                                                allowed);
+            unsigned fb = place_alloc_confines (s->topo, req.policy, allowed);
             for (uint32_t i = 0; fb && i < plan->ntasks; i++)
                 plan->tasks[i].fallback |= fb;
             mark (s, "plan");
@@ -408,10 +455,17 @@ static int plan_locked (pin_step_t *s, enum pin_step_plan_for why,
             s->moved = moved;
         }
         if (!shell) {
-            if (claims_add (s->claims_dir, s->job, s->step, getpid (), all,
-                            &err) < 0) {
-                errprintf (errp, "cannot record the claim in %s: %s",
-                           s->claims_dir, err.text);
+            if (claims_add (s->claims_dir,
+                            s->job,
+                            s->step,
+                            getpid (),
+                            all,
+                            &err)
+                < 0) {
+                errprintf (errp,
+                           "cannot record the claim in %s: %s",
+                           s->claims_dir,
+                           err.text);
                 goto out;
             }
             s->claimed = true;
@@ -424,10 +478,16 @@ static int plan_locked (pin_step_t *s, enum pin_step_plan_for why,
         }
     }
     if (start && s->mode == CG2_MODE_STANDALONE) {
-        if (cg2_create (s->cg, s->step_rel, s->cpuset ? CONTROLLERS : "+cpu",
-                        &err) < 0) {
-            errprintf (errp, "cannot create cgroup %s/%s: %s",
-                       cg2_root (s->cg), s->step_rel, err.text);
+        if (cg2_create (s->cg,
+                        s->step_rel,
+                        s->cpuset ? CONTROLLERS : "+cpu",
+                        &err)
+            < 0) {
+            errprintf (errp,
+                       "cannot create cgroup %s/%s: %s",
+                       cg2_root (s->cg),
+                       s->step_rel,
+                       err.text);
             goto out;
         }
         s->tree_created = true;
@@ -445,12 +505,14 @@ out:
     return rc;
 }
 
-int pin_step_plan (pin_step_t *s, enum pin_step_plan_for why,
-                   hwloc_bitmap_t cpus, hwloc_bitmap_t mems,
+int pin_step_plan (pin_step_t *s,
+                   enum pin_step_plan_for why,
+                   hwloc_bitmap_t cpus,
+                   hwloc_bitmap_t mems,
                    pin_error_t *errp)
 {
     bool start = why == PIN_STEP_PLAN_START;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     int fd, rc;
 
     if (!s || (!start && (!cpus || !mems || !s->allowed))
@@ -459,7 +521,9 @@ int pin_step_plan (pin_step_t *s, enum pin_step_plan_for why,
         return errprintf (errp, "pin_step_plan: invalid argument");
     }
     if ((fd = pin_lock_acquire (s->lock_path, LOCK_TIMEOUT_MS, &err)) < 0)
-        return errprintf (errp, "cannot take the lock %s: %s", s->lock_path,
+        return errprintf (errp,
+                          "cannot take the lock %s: %s",
+                          s->lock_path,
                           err.text);
     if (start)
         mark (s, "lock");
@@ -522,8 +586,9 @@ cg2_t *pin_step_cgroup (const pin_step_t *s)
     return s ? s->cg : NULL;
 }
 
-
-void pin_step_record (const pin_step_t *s, char **cpus, char **mems,
+void pin_step_record (const pin_step_t *s,
+                      char **cpus,
+                      char **mems,
                       unsigned *fallback)
 {
     unsigned mask = 0;
@@ -546,7 +611,7 @@ void pin_step_record (const pin_step_t *s, char **cpus, char **mems,
 
 int pin_step_release (pin_step_t *s, pin_error_t *errp)
 {
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     if (!s || !s->claimed)
         return 0;
@@ -555,4 +620,3 @@ int pin_step_release (pin_step_t *s, pin_error_t *errp)
         return errprintf (errp, "%s", err.text);
     return 0;
 }
-

@@ -34,30 +34,30 @@
 #ifndef PIN_STEP_H
 #define PIN_STEP_H
 
+#include <hwloc.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <hwloc.h>
 
+#include "account.h"
+#include "confine.h"
+#include "ident.h"
 #include "libcgroup2/cg2.h"
 #include "libcgroup2/mode.h"
 #include "libconf/conf.h"
 #include "libplace/place.h"
 #include "libutil/errprintf.h"
 #include "libutil/phase.h"
-#include "account.h"
-#include "confine.h"
-#include "ident.h"
 #include "steplog.h"
 
 struct prof_rec;
 typedef struct pin_step pin_step_t;
 
 struct pin_step_args {
-    const struct pin_conf *conf;  /* not copied: must outlive the step */
+    const struct pin_conf *conf; /* not copied: must outlive the step */
     uint32_t job, step;
-    const char *stepname;         /* "12.0" (copied) */
-    struct phases *ph;            /* phase marks of the setup, or NULL */
+    const char *stepname; /* "12.0" (copied) */
+    struct phases *ph;    /* phase marks of the setup, or NULL */
     struct steplog log;
 };
 
@@ -67,16 +67,17 @@ pin_step_t *pin_step_create (const struct pin_step_args *args,
                              pin_error_t *errp);
 
 struct pin_step_tasks {
-    int policy;                   /* enum place_policy */
-    bool batch;                   /* batch or interactive step */
-    uint32_t ntasks;              /* local tasks, > 0 */
-    uint32_t cpus_per_task;       /* 0 counts as 1 */
-    uint64_t seed;                /* policy random */
+    int policy;             /* enum place_policy */
+    bool batch;             /* batch or interactive step */
+    uint32_t ntasks;        /* local tasks, > 0 */
+    uint32_t cpus_per_task; /* 0 counts as 1 */
+    uint64_t seed;          /* policy random */
 };
 
 /* What the step runs on this node: its policy and tasks, and the shared
  * page of the tasks' outcomes.  Once.  -1 with errp. */
-int pin_step_set_tasks (pin_step_t *s, const struct pin_step_tasks *t,
+int pin_step_set_tasks (pin_step_t *s,
+                        const struct pin_step_tasks *t,
                         pin_error_t *errp);
 
 /* Removes what the step made (its claim, our cgroups: errors go to the
@@ -86,15 +87,16 @@ void pin_step_destroy (pin_step_t *s);
 
 /* The topology model from pin.conf's TopologyCache (rewritten when it
  * does not fit this machine: *refreshed).  -1 with errp. */
-int pin_step_load_topology (pin_step_t *s, bool *refreshed,
-                            pin_error_t *errp);
+int pin_step_load_topology (pin_step_t *s, bool *refreshed, pin_error_t *errp);
 
 /* The job's and the step's PUs on this node from Slurm's abstract core
  * lists (S_JOB_ALLOC_CORES, S_STEP_ALLOC_CORES; step_cores is not used
  * for the batch step, which gets the job's), within what this process may
  * use.  NULL or "" means Slurm gave none.  -1 with errp. */
-int pin_step_set_alloc (pin_step_t *s, const char *job_cores,
-                        const char *step_cores, pin_error_t *errp);
+int pin_step_set_alloc (pin_step_t *s,
+                        const char *job_cores,
+                        const char *step_cores,
+                        pin_error_t *errp);
 
 /* Decide the cgroup mode (cg2_mode_detect with this process's own
  * cgroup).  The affinity-only reason, if any, in pin_step_warning. */
@@ -103,16 +105,17 @@ void pin_step_detect_mode (pin_step_t *s);
 /* StateDir and its claims/ (made and checked: libutil/safefile.h).
  * *first_warning: the affinity-only warning was not yet logged on this
  * node since boot (a marker file in StateDir).  -1 with errp. */
-int pin_step_prepare_state (pin_step_t *s, bool *first_warning,
+int pin_step_prepare_state (pin_step_t *s,
+                            bool *first_warning,
                             pin_error_t *errp);
 
 /* What a plan is for. */
 enum pin_step_plan_for {
-    PIN_STEP_PLAN_START = 0,    /* at step start: the step's policy, every
-                                   local task, the step cgroup made
-                                   (standalone) */
-    PIN_STEP_PLAN_CONFINE,      /* policy dynamic's confinement: numa-local,
-                                   the union in cpus and mems */
+    PIN_STEP_PLAN_START = 0, /* at step start: the step's policy, every
+                                local task, the step cgroup made
+                                (standalone) */
+    PIN_STEP_PLAN_CONFINE,   /* policy dynamic's confinement: numa-local,
+                                the union in cpus and mems */
 };
 
 /* Under the node lock: the PUs other running steps hold (claims with
@@ -121,16 +124,17 @@ enum pin_step_plan_for {
  * At start the batch step neither reads nor claims; policies none and
  * dynamic place nothing.  For CONFINE, cpus and mems receive the
  * placement (otherwise unused, may be NULL).  -1 with errp. */
-int pin_step_plan (pin_step_t *s, enum pin_step_plan_for why,
-                   hwloc_bitmap_t cpus, hwloc_bitmap_t mems,
+int pin_step_plan (pin_step_t *s,
+                   enum pin_step_plan_for why,
+                   hwloc_bitmap_t cpus,
+                   hwloc_bitmap_t mems,
                    pin_error_t *errp);
 
 /* Apply the plan to task `id` (pid): its cgroup (standalone: ours;
  * nested: Slurm's task cgroup, our own if Slurm made none), the cpuset,
  * the move, then sched_setaffinity.  The outcome is kept in the shared
  * page (pin_step_task_status).  -1 with errp (one line). */
-int pin_step_apply_task (pin_step_t *s, int id, pid_t pid,
-                         pin_error_t *errp);
+int pin_step_apply_task (pin_step_t *s, int id, pid_t pid, pin_error_t *errp);
 
 enum pin_step_task_state {
     PIN_STEP_TASK_PENDING = 0,
@@ -141,7 +145,8 @@ enum pin_step_task_state {
 /* What pin_step_apply_task did for task id, readable in the task's own
  * process (the page is shared with the forked tasks); *msg: the error of
  * a failed task. */
-enum pin_step_task_state pin_step_task_status (const pin_step_t *s, int id,
+enum pin_step_task_state pin_step_task_status (const pin_step_t *s,
+                                               int id,
                                                const char **msg);
 
 /* Has the shared page (false only if ntasks is 0)? */
@@ -175,7 +180,9 @@ const char *pin_step_acct_rel (pin_step_t *s, char *job_rel, size_t n);
 
 /* For the step's record: the plan's CPU and NUMA lists (caller frees;
  * NULL without a plan) and the union of its tasks' fallbacks. */
-void pin_step_record (const pin_step_t *s, char **cpus, char **mems,
+void pin_step_record (const pin_step_t *s,
+                      char **cpus,
+                      char **mems,
                       unsigned *fallback);
 
 /* The step's profile (doc/profiling.md), opened before its tasks exist
@@ -187,13 +194,14 @@ void pin_step_record (const pin_step_t *s, char **cpus, char **mems,
 struct pin_step_profile {
     long long interval_us;
     const char *node;
-    uid_t uid;                  /* the job's owner: may read it */
-    const char *policy;         /* for the header */
-    const char *recorder;       /* "pin.so VERSION" */
+    uid_t uid;            /* the job's owner: may read it */
+    const char *policy;   /* for the header */
+    const char *recorder; /* "pin.so VERSION" */
 };
 
 /* -1 with errp: why the step is not profiled (it runs anyway). */
-int pin_step_profile_open (pin_step_t *s, const struct pin_step_profile *p,
+int pin_step_profile_open (pin_step_t *s,
+                           const struct pin_step_profile *p,
                            pin_error_t *errp);
 /* The recorder's warning (NULL if none) and the file's path. */
 const char *pin_step_profile_warning (const pin_step_t *s);
@@ -239,11 +247,11 @@ void pin_step_account_task_exit (pin_step_t *s, int status, bool last);
 /* What the caller knows of the step at its end, from Slurm. */
 struct pin_step_account_in {
     const struct step_ident *ident;
-    const char *policy;         /* the policy name for the record */
+    const char *policy; /* the policy name for the record */
     bool has_seed;
     uint64_t seed;
-    uint32_t alloc_cpus;        /* what it asked on this node, or the
-                                   job's CPUs here (S_JOB_NCPUS) */
+    uint32_t alloc_cpus; /* what it asked on this node, or the
+                            job's CPUs here (S_JOB_NCPUS) */
 };
 
 /* Append the step's record (once; nothing with Accounting=no), with the
@@ -255,7 +263,8 @@ void pin_step_account (pin_step_t *s, const struct pin_step_account_in *in);
  * (a killed slurmstepd) and our cgroup tree of the job (leftovers of
  * crashed steps, then the job directory itself under the node lock).
  * Everything it does or cannot do goes to the sink. */
-void pin_step_job_cleanup (const struct pin_conf *conf, uint32_t job,
+void pin_step_job_cleanup (const struct pin_conf *conf,
+                           uint32_t job,
                            const struct steplog *log);
 
 #endif /* !PIN_STEP_H */

@@ -10,9 +10,9 @@
 #include "step.h"
 #include "stepwatch.h"
 
-#define MAX_PIDS 64             /* pids remembered for the stderr line */
-#define LOCK_TIMEOUT_MS 10000   /* wait for other steps' plan-and-apply */
-#define RMDIR_TIMEOUT_MS 10000  /* EBUSY retries when removing our tree */
+#define MAX_PIDS 64            /* pids remembered for the stderr line */
+#define LOCK_TIMEOUT_MS 10000  /* wait for other steps' plan-and-apply */
+#define RMDIR_TIMEOUT_MS 10000 /* EBUSY retries when removing our tree */
 #define CONTROLLERS "+cpuset +cpu"
 
 /* What pin_step_apply_task did for each task, in memory shared with the
@@ -35,19 +35,19 @@ struct pin_step {
     struct steplog log;
 
     topo_t *topo;
-    hwloc_bitmap_t allowed;     /* PUs the step is placed in (moved onto
-                                   the job's by --overlap) */
-    hwloc_bitmap_t job_cpus;    /* PUs of the job on this node */
-    hwloc_bitmap_t plan_cpus;   /* union of the tasks' PUs */
-    bool moved;                 /* placed outside the step's own cores */
-    bool widened;               /* nested: Slurm's step cpuset widened */
-    struct place_plan *plan;    /* NULL for policy none and dynamic */
+    hwloc_bitmap_t allowed;   /* PUs the step is placed in (moved onto
+                                 the job's by --overlap) */
+    hwloc_bitmap_t job_cpus;  /* PUs of the job on this node */
+    hwloc_bitmap_t plan_cpus; /* union of the tasks' PUs */
+    bool moved;               /* placed outside the step's own cores */
+    bool widened;             /* nested: Slurm's step cpuset widened */
+    struct place_plan *plan;  /* NULL for policy none and dynamic */
     enum cg2_mode mode;
-    bool cpuset;                /* cpuset controller usable */
+    bool cpuset; /* cpuset controller usable */
     char warning[384];
     cg2_t *cg;
-    char job_rel[PATH_MAX];     /* standalone: <base>/job_<id> */
-    char step_rel[PATH_MAX];    /* the step's cgroup (ours or Slurm's) */
+    char job_rel[PATH_MAX];  /* standalone: <base>/job_<id> */
+    char step_rel[PATH_MAX]; /* the step's cgroup (ours or Slurm's) */
     char acct_rel[PATH_MAX + 8];
     bool tree_created;          /* standalone tree exists: remove at exit */
     bool *task_dir_created;     /* nested: task dirs we made (ntasks) */
@@ -61,10 +61,10 @@ struct pin_step {
     stepwatch_t *sw;
     confine_t *confine;
     profclient_t *prof;
-    pid_t pids[MAX_PIDS];       /* tasks, until the confinement exists */
+    pid_t pids[MAX_PIDS]; /* tasks, until the confinement exists */
     unsigned npids;
 
-    struct stepacct *acct;      /* NULL: not accounted */
+    struct stepacct *acct; /* NULL: not accounted */
 
     /* the profile (profile.c), until the watcher takes it */
     struct prof_rec *prof_rec;

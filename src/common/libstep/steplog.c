@@ -8,8 +8,10 @@
 
 #include "steplog.h"
 
-void steplog (const struct steplog *log, enum steplog_level level,
-              const char *fmt, ...)
+void steplog (const struct steplog *log,
+              enum steplog_level level,
+              const char *fmt,
+              ...)
 {
     char line[1024];
     int saved = errno;

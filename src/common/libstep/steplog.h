@@ -18,16 +18,19 @@ enum steplog_level {
 
 /* One line, without a newline.  May be called from the watcher thread:
  * the function must be thread-safe (Slurm's log functions are). */
-typedef void (*steplog_f) (void *arg, enum steplog_level level,
+typedef void (*steplog_f) (void *arg,
+                           enum steplog_level level,
                            const char *line);
 
 struct steplog {
-    steplog_f fn;               /* NULL: drop */
+    steplog_f fn; /* NULL: drop */
     void *arg;
 };
 
 /* Format and hand one line to the sink. */
-void steplog (const struct steplog *log, enum steplog_level level,
-              const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
+void steplog (const struct steplog *log,
+              enum steplog_level level,
+              const char *fmt,
+              ...) __attribute__ ((format (printf, 3, 4)));
 
 #endif /* !PIN_STEPLOG_H */

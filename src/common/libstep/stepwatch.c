@@ -16,10 +16,10 @@
 
 struct stepwatch {
     pthread_mutex_t lock;
-    int stop_fd;                /* eventfd: written once to stop */
+    int stop_fd; /* eventfd: written once to stop */
     pthread_t thread;
     bool started, joined;
-    int status;                 /* for the clients' finish() */
+    int status; /* for the clients' finish() */
     struct stepwatch_client clients[STEPWATCH_MAX_CLIENTS];
     unsigned nclients;
     int64_t cpu_us, wall_us;
@@ -46,7 +46,8 @@ stepwatch_t *stepwatch_create (void)
     return sw;
 }
 
-int stepwatch_add (stepwatch_t *sw, const struct stepwatch_client *c,
+int stepwatch_add (stepwatch_t *sw,
+                   const struct stepwatch_client *c,
                    pin_error_t *errp)
 {
     if (!sw || !c || !c->prepare) {
@@ -59,7 +60,8 @@ int stepwatch_add (stepwatch_t *sw, const struct stepwatch_client *c,
     }
     if (sw->nclients >= STEPWATCH_MAX_CLIENTS) {
         errno = ENOSPC;
-        return errprintf (errp, "watcher: more than %d clients",
+        return errprintf (errp,
+                          "watcher: more than %d clients",
                           STEPWATCH_MAX_CLIENTS);
     }
     sw->clients[sw->nclients++] = *c;
@@ -89,7 +91,9 @@ static void *watcher (void *arg)
             count[i] = 0;
             if (!active[i])
                 continue;
-            n = c->prepare (c->arg, fds + nfds, 1 + STEPWATCH_MAX_FDS - nfds,
+            n = c->prepare (c->arg,
+                            fds + nfds,
+                            1 + STEPWATCH_MAX_FDS - nfds,
                             &timeout);
             if (n < 0) {
                 active[i] = false;
@@ -152,7 +156,8 @@ int stepwatch_start (stepwatch_t *sw, pin_error_t *errp)
         return errprintf (errp, "watcher: nothing to watch");
     }
     if ((sw->stop_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
-        return errprintf (errp, "cannot make the watcher's eventfd: %s",
+        return errprintf (errp,
+                          "cannot make the watcher's eventfd: %s",
                           strerror (errno));
     pthread_attr_init (&attr);
     pthread_attr_setstacksize (&attr, 256 * 1024);
@@ -167,7 +172,8 @@ int stepwatch_start (stepwatch_t *sw, pin_error_t *errp)
         close (sw->stop_fd);
         sw->stop_fd = -1;
         errno = rc;
-        return errprintf (errp, "cannot start the watcher thread: %s",
+        return errprintf (errp,
+                          "cannot start the watcher thread: %s",
                           strerror (rc));
     }
     sw->started = true;
@@ -179,7 +185,9 @@ bool stepwatch_running (const stepwatch_t *sw)
     return sw && sw->started && !sw->joined;
 }
 
-void stepwatch_stop (stepwatch_t *sw, int status, int64_t *cpu_us,
+void stepwatch_stop (stepwatch_t *sw,
+                     int status,
+                     int64_t *cpu_us,
                      int64_t *wall_us)
 {
     if (!sw)

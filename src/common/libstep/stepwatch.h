@@ -46,7 +46,8 @@ stepwatch_t *stepwatch_create (void);
 
 /* Register a client (copied) before stepwatch_start.  -1 with errp when
  * full or already started. */
-int stepwatch_add (stepwatch_t *sw, const struct stepwatch_client *c,
+int stepwatch_add (stepwatch_t *sw,
+                   const struct stepwatch_client *c,
                    pin_error_t *errp);
 
 /* Start the thread.  -1 with errp (no client, no eventfd, no thread);
@@ -60,7 +61,9 @@ bool stepwatch_running (const stepwatch_t *sw);
 /* Stop and join the thread (nothing if not running); status is passed to
  * the clients' finish().  The watcher's own CPU time and wall time, in
  * us, are returned (0 if it never ran).  Idempotent. */
-void stepwatch_stop (stepwatch_t *sw, int status, int64_t *cpu_us,
+void stepwatch_stop (stepwatch_t *sw,
+                     int status,
+                     int64_t *cpu_us,
                      int64_t *wall_us);
 
 /* Stops it (status -1) and frees it.  NULL is fine; keeps errno. */

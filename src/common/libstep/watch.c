@@ -5,22 +5,24 @@
 #endif
 #include <errno.h>
 #include <limits.h>
+#include <slurm/slurm.h> /* SLURM_EXTERN_CONT, a constant only */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <slurm/slurm.h>    /* SLURM_EXTERN_CONT, a constant only */
-
 #include "libprof/record.h"
 #include "step_private.h"
 
-/* ---- the watcher ---------------------------------------------------------- */
+/* ---- the watcher ----------------------------------------------------------
+ */
 
 /* confine.h's plan: in the watcher thread, at the moment of confinement.
  * The main thread does not touch the claim until it has joined the
  * watcher (pin_step_watch_stop). */
-static int confine_plan (void *arg, hwloc_bitmap_t cpus, hwloc_bitmap_t mems,
+static int confine_plan (void *arg,
+                         hwloc_bitmap_t cpus,
+                         hwloc_bitmap_t mems,
                          pin_error_t *errp)
 {
     return pin_step_plan (arg, PIN_STEP_PLAN_CONFINE, cpus, mems, errp);
@@ -85,34 +87,46 @@ void pin_step_watch_start (pin_step_t *s, uid_t uid)
 
     bool dyn = dynamic_watched (s);
     enum confine_how how = s->conf->dynamic_confine == PIN_CONFINE_QUOTA
-                           ? CONFINE_QUOTA
-                           : s->cpuset ? CONFINE_CPUSET : CONFINE_AFFINITY;
+                               ? CONFINE_QUOTA
+                           : s->cpuset ? CONFINE_CPUSET
+                                       : CONFINE_AFFINITY;
     char node[64] = "?", watch[PATH_MAX + 8], path[2 * PATH_MAX];
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     if (!s || s->sw)
         return;
-    s->prof_rec = NULL;     /* the watcher's from here on */
+    s->prof_rec = NULL; /* the watcher's from here on */
     if (dyn && (s->mode == CG2_MODE_NONE || !s->cg)) {
-        steplog (&s->log, STEPLOG_INFO, "pin: step %s: policy dynamic needs "
+        steplog (&s->log,
+                 STEPLOG_INFO,
+                 "pin: step %s: policy dynamic needs "
                  "the step's cgroup v2 cpu.stat: not watched, runs as "
-                 "policy none", s->stepname);
+                 "policy none",
+                 s->stepname);
         dyn = false;
     }
     if (!dyn && !prof)
         return;
-    if (prof && !(s->prof = profclient_create (prof, s->stepname, &s->log,
-                                               &err))) {
-        steplog (&s->log, STEPLOG_ERROR, "pin: step %s: profile: %s; not "
-                 "recorded", s->stepname, err.text);
+    if (prof
+        && !(s->prof = profclient_create (prof, s->stepname, &s->log, &err))) {
+        steplog (&s->log,
+                 STEPLOG_ERROR,
+                 "pin: step %s: profile: %s; not "
+                 "recorded",
+                 s->stepname,
+                 err.text);
         (void)prof_rec_finish (prof, -1, NULL);
         if (!dyn)
             return;
     }
     if (!dyn) {
         if (watch_start (s, &err) < 0)
-            steplog (&s->log, STEPLOG_ERROR, "pin: step %s: profile: %s; "
-                     "not recorded", s->stepname, err.text);
+            steplog (&s->log,
+                     STEPLOG_ERROR,
+                     "pin: step %s: profile: %s; "
+                     "not recorded",
+                     s->stepname,
+                     err.text);
         return;
     }
     (void)gethostname (node, sizeof (node) - 1);
@@ -120,8 +134,12 @@ void pin_step_watch_start (pin_step_t *s, uid_t uid)
      * slurmstepd itself) */
     snprintf (watch, sizeof (watch), "%s", s->step_rel);
     if (s->mode == CG2_MODE_NESTED
-        && step_fmt_path (path, sizeof (path), "%s/%s/user", cg2_root (s->cg),
-                     s->step_rel) == 0
+        && step_fmt_path (path,
+                          sizeof (path),
+                          "%s/%s/user",
+                          cg2_root (s->cg),
+                          s->step_rel)
+               == 0
         && access (path, F_OK) == 0)
         snprintf (watch, sizeof (watch), "%s/user", s->step_rel);
     struct confine_config cfg = {
@@ -130,12 +148,13 @@ void pin_step_watch_start (pin_step_t *s, uid_t uid)
         .cgroup_root = cg2_root (s->cg),
         .watch_rel = watch,
         .how = how,
-        .params = {
-            .overuse = s->conf->dynamic_overuse,
-            .grace_us = s->conf->dynamic_grace_us,
-            .interval_us = s->conf->dynamic_interval_us,
-            .alloc_cpus = (double)s->ntasks * s->cpus_per_task,
-        },
+        .params =
+            {
+                .overuse = s->conf->dynamic_overuse,
+                .grace_us = s->conf->dynamic_grace_us,
+                .interval_us = s->conf->dynamic_interval_us,
+                .alloc_cpus = (double)s->ntasks * s->cpus_per_task,
+            },
         .plan = confine_plan,
         .plan_arg = s,
         .uid = uid,
@@ -144,8 +163,12 @@ void pin_step_watch_start (pin_step_t *s, uid_t uid)
     };
     if (!(s->confine = confine_create (&cfg, &err))
         || watch_start (s, &err) < 0) {
-        steplog (&s->log, STEPLOG_ERROR, "pin: step %s: policy dynamic: %s; "
-                 "runs as policy none", s->stepname, err.text);
+        steplog (&s->log,
+                 STEPLOG_ERROR,
+                 "pin: step %s: policy dynamic: %s; "
+                 "runs as policy none",
+                 s->stepname,
+                 err.text);
         profclient_destroy (s->prof);
         s->prof = NULL;
         confine_destroy (s->confine);
@@ -154,29 +177,40 @@ void pin_step_watch_start (pin_step_t *s, uid_t uid)
     }
     for (unsigned i = 0; i < s->npids; i++)
         confine_add_task (s->confine, s->pids[i]);
-    steplog (&s->log, STEPLOG_DEBUG, "pin: step %s: watching %s every %lld "
+    steplog (&s->log,
+             STEPLOG_DEBUG,
+             "pin: step %s: watching %s every %lld "
              "ms: confined (%s) after %lld ms above %g x %u CPUs",
-             s->stepname, watch, s->conf->dynamic_interval_us / 1000,
-             confine_how_name (how), s->conf->dynamic_grace_us / 1000,
-             s->conf->dynamic_overuse, s->ntasks * s->cpus_per_task);
+             s->stepname,
+             watch,
+             s->conf->dynamic_interval_us / 1000,
+             confine_how_name (how),
+             s->conf->dynamic_grace_us / 1000,
+             s->conf->dynamic_overuse,
+             s->ntasks * s->cpus_per_task);
 }
 
 void pin_step_watch_stop (pin_step_t *s, int status)
 {
     int64_t cpu_us = 0, wall_us = 0;
-    struct confine_event ev = { 0 };
+    struct confine_event ev = {0};
 
     if (!s || !stepwatch_running (s->sw))
         return;
     stepwatch_stop (s->sw, status, &cpu_us, &wall_us);
     if (s->confine)
         confine_get_event (s->confine, &ev);
-    steplog (&s->log, STEPLOG_INFO, "pin: step %s: %s%s; watcher CPU time "
-             "%lld us in %lld ms (%.4f%% of a CPU)", s->stepname,
+    steplog (&s->log,
+             STEPLOG_INFO,
+             "pin: step %s: %s%s; watcher CPU time "
+             "%lld us in %lld ms (%.4f%% of a CPU)",
+             s->stepname,
              dynamic_watched (s) ? "policy dynamic: " : "profiled",
-             !dynamic_watched (s) ? "" : ev.confined ? "confined"
-                                                    : "never confined",
-             (long long)cpu_us, (long long)(wall_us / 1000),
+             !dynamic_watched (s) ? ""
+             : ev.confined        ? "confined"
+                                  : "never confined",
+             (long long)cpu_us,
+             (long long)(wall_us / 1000),
              wall_us > 0 ? 100.0 * (double)cpu_us / (double)wall_us : 0.0);
 }
 
@@ -187,7 +221,8 @@ void pin_step_confine_event (const pin_step_t *s, struct confine_event *ev)
         confine_get_event (s->confine, ev);
 }
 
-/* ---- accounting (account.h) ------------------------------------------------ */
+/* ---- accounting (account.h) ------------------------------------------------
+ */
 
 void pin_step_account_task (pin_step_t *s, pid_t pid)
 {
@@ -198,7 +233,10 @@ void pin_step_account_task (pin_step_t *s, pid_t pid)
 void pin_step_account_task_exit (pin_step_t *s, int status, bool last)
 {
     if (s)
-        stepacct_task_exit (s->acct, status, last, s->cg,
+        stepacct_task_exit (s->acct,
+                            status,
+                            last,
+                            s->cg,
                             pin_step_acct_rel (s, NULL, 0));
 }
 
@@ -238,4 +276,3 @@ void pin_step_account (pin_step_t *s, const struct pin_step_account_in *in)
     free (cpus);
     free (mems);
 }
-

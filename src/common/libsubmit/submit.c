@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "libplace/place.h"
 #include "libconf/pinopt.h"
+#include "libplace/place.h"
 #include "submit.h"
 
 #define QUOTE 64
@@ -51,8 +51,10 @@ const char *submit_policy_names (unsigned mask, char *buf, size_t n)
 /* What the job asked for with an option of pin.so: the value of `name`
  * (SUBMIT_SPANK_ENV_NAME, SUBMIT_PROFILE_ENV_NAME) in spank_job_env, or
  * NULL.  Two entries with different values: refuse. */
-static int asked_value (const job_desc_msg_t *job, const char *name,
-                        const char *option, const char **value,
+static int asked_value (const job_desc_msg_t *job,
+                        const char *name,
+                        const char *option,
+                        const char **value,
                         pin_error_t *errp)
 {
     size_t len = strlen (name);
@@ -64,16 +66,19 @@ static int asked_value (const job_desc_msg_t *job, const char *name,
         return 0;
     for (i = 0; i < job->spank_job_env_size; i++) {
         const char *e = job->spank_job_env[i];
-        if (!e || strncmp (e, name, len) != 0
-            || e[len] != '=')
+        if (!e || strncmp (e, name, len) != 0 || e[len] != '=')
             continue;
         if (found && strcmp (found, e + len + 1) != 0) {
             char a[QUOTE + 8], b[QUOTE + 8];
             errno = EINVAL;
-            return errprintf (errp, "%s given twice (%s and %s); give it "
-                              "once", option,
+            return errprintf (errp,
+                              "%s given twice (%s and %s); give it "
+                              "once",
+                              option,
                               pinopt_quote (found, QUOTE, a, sizeof (a)),
-                              pinopt_quote (e + len + 1, QUOTE, b,
+                              pinopt_quote (e + len + 1,
+                                            QUOTE,
+                                            b,
                                             sizeof (b)));
         }
         found = e + len + 1;
@@ -91,8 +96,7 @@ static bool unset16 (uint16_t v)
  * --hint, -B, --ntasks-per-core, --cores-per-socket, ...)? */
 static bool user_set_cores (const job_desc_msg_t *job)
 {
-    return !unset16 (job->threads_per_core)
-           || !unset16 (job->ntasks_per_core)
+    return !unset16 (job->threads_per_core) || !unset16 (job->ntasks_per_core)
            || !unset16 (job->sockets_per_node)
            || !unset16 (job->cores_per_socket)
            || (job->cpu_bind_type != 0 && job->cpu_bind_type != NO_VAL16);
@@ -108,11 +112,14 @@ static bool user_set_dist (const job_desc_msg_t *job)
 /* Was the job created by srun for its own step (pin.so's mark)? */
 static bool created_by_srun (const job_desc_msg_t *job)
 {
-    int i = submit_env_find (job->spank_job_env, job->spank_job_env_size,
+    int i = submit_env_find (job->spank_job_env,
+                             job->spank_job_env_size,
                              SUBMIT_SRUN_MARK_NAME);
     return i >= 0 && !job->script
            && strcmp (job->spank_job_env[i] + strlen (SUBMIT_SRUN_MARK_NAME)
-                      + 1, SUBMIT_SRUN_MARK_VALUE) == 0;
+                          + 1,
+                      SUBMIT_SRUN_MARK_VALUE)
+                  == 0;
 }
 
 /* numa-spread, "srun -n 1 -c C" creating its own job, SpreadSockets=S:
@@ -120,21 +127,20 @@ static bool created_by_srun (const job_desc_msg_t *job)
  * C/S CPUs, one per socket; srun's step (-n 1 -c C) then gets C/S cores
  * of each socket.  Only when the user shaped nothing, the job is one
  * plain job on one node and C divides evenly (doc/job-submit.md). */
-static bool spread_reshape (const job_desc_msg_t *job, int sockets,
+static bool spread_reshape (const job_desc_msg_t *job,
+                            int sockets,
                             struct submit_decision *d)
 {
     uint16_t c = job->cpus_per_task;
 
-    if (sockets < 2 || !created_by_srun (job)
-        || job->het_job_offset != NO_VAL
-        || !(job->num_tasks == NO_VAL || job->num_tasks <= 1)
-        || c == NO_VAL16 || c < sockets || c % sockets != 0
+    if (sockets < 2 || !created_by_srun (job) || job->het_job_offset != NO_VAL
+        || !(job->num_tasks == NO_VAL || job->num_tasks <= 1) || c == NO_VAL16
+        || c < sockets || c % sockets != 0
         || !(job->min_nodes == NO_VAL || job->min_nodes <= 1)
         || !(job->max_nodes == NO_VAL || job->max_nodes <= 1)
-        || !unset16 (job->ntasks_per_socket)
-        || !unset16 (job->ntasks_per_node)
-        || job->shared == JOB_SHARED_NONE
-        || user_set_cores (job) || user_set_dist (job))
+        || !unset16 (job->ntasks_per_socket) || !unset16 (job->ntasks_per_node)
+        || job->shared == JOB_SHARED_NONE || user_set_cores (job)
+        || user_set_dist (job))
         return false;
     d->num_tasks = (uint32_t)sockets;
     d->cpus_per_task = (uint16_t)(c / sockets);
@@ -143,8 +149,11 @@ static bool spread_reshape (const job_desc_msg_t *job, int sockets,
 }
 
 /* The allocation fields for `policy` (doc/job-submit.md). */
-static void translate (const job_desc_msg_t *job, int spread_sockets,
-                       struct submit_decision *d, char *added, size_t n)
+static void translate (const job_desc_msg_t *job,
+                       int spread_sockets,
+                       struct submit_decision *d,
+                       char *added,
+                       size_t n)
 {
     size_t o = 0;
 
@@ -153,10 +162,14 @@ static void translate (const job_desc_msg_t *job, int spread_sockets,
         return;
     if (d->policy == PLACE_NUMA_SPREAD
         && spread_reshape (job, spread_sockets, d)) {
-        snprintf (added + o, n - o, "%sntasks=%u,cpus_per_task=%u,"
+        snprintf (added + o,
+                  n - o,
+                  "%sntasks=%u,cpus_per_task=%u,"
                   "ntasks_per_socket=1 (srun -n 1 -c %u over %d sockets)",
-                  o ? "," : "", (unsigned)d->num_tasks,
-                  (unsigned)d->cpus_per_task, (unsigned)job->cpus_per_task,
+                  o ? "," : "",
+                  (unsigned)d->num_tasks,
+                  (unsigned)d->cpus_per_task,
+                  (unsigned)job->cpus_per_task,
                   spread_sockets);
         o = strlen (added);
     }
@@ -167,19 +180,23 @@ static void translate (const job_desc_msg_t *job, int spread_sockets,
     }
     if (d->policy == PLACE_NUMA_SPREAD && !user_set_dist (job)) {
         d->task_dist = SLURM_DIST_BLOCK_CFULL;
-        snprintf (added + o, n - o, "%sdistribution=block:fcyclic",
+        snprintf (added + o,
+                  n - o,
+                  "%sdistribution=block:fcyclic",
                   o ? "," : "");
     }
 }
 
-int submit_decide (const struct pin_conf *conf, const job_desc_msg_t *job,
-                   const char *user, struct submit_decision *d,
+int submit_decide (const struct pin_conf *conf,
+                   const job_desc_msg_t *job,
+                   const char *user,
+                   struct submit_decision *d,
                    pin_error_t *errp)
 {
     struct pin_conf_effective eff;
-    struct pin_conf_request req = { NULL, false, 0, false, false, 0 };
+    struct pin_conf_request req = {NULL, false, 0, false, false, 0};
     const struct pin_conf_rules *rules = &eff.rules;
-    struct pin_option opt = { 0, false };
+    struct pin_option opt = {0, false};
     const char *value = NULL;
     char shown[QUOTE + 8], allowed[256], part[QUOTE + 8], added[160];
     const char *why = "";
@@ -194,23 +211,30 @@ int submit_decide (const struct pin_conf *conf, const job_desc_msg_t *job,
     d->num_tasks = NO_VAL;
     d->cpus_per_task = NO_VAL16;
     d->ntasks_per_socket = NO_VAL16;
-    if (asked_value (job, SUBMIT_PROFILE_ENV_NAME, "--pin-profile", &value,
-                     errp) < 0)
+    if (asked_value (job,
+                     SUBMIT_PROFILE_ENV_NAME,
+                     "--pin-profile",
+                     &value,
+                     errp)
+        < 0)
         return -1;
-    value = pinopt_slurm_optarg (value);    /* "--pin-profile" alone */
+    value = pinopt_slurm_optarg (value); /* "--pin-profile" alone */
     if (value) {
         long long us;
         char reason[200];
-        if (pin_conf_parse_profile (value, &us, reason, sizeof (reason))
-            < 0) {
+        if (pin_conf_parse_profile (value, &us, reason, sizeof (reason)) < 0) {
             errno = EINVAL;
-            return errprintf (errp, "--pin-profile=%s: %s",
-                              pinopt_quote (value, QUOTE, shown,
-                                            sizeof (shown)), reason);
+            return errprintf (errp,
+                              "--pin-profile=%s: %s",
+                              pinopt_quote (value,
+                                            QUOTE,
+                                            shown,
+                                            sizeof (shown)),
+                              reason);
         }
     }
-    if (asked_value (job, SUBMIT_SPANK_ENV_NAME, "--pin-policy", &value,
-                     errp) < 0)
+    if (asked_value (job, SUBMIT_SPANK_ENV_NAME, "--pin-policy", &value, errp)
+        < 0)
         return -1;
     if (value && pinopt_parse (value, &opt, errp) < 0)
         return -1;
@@ -231,18 +255,21 @@ int submit_decide (const struct pin_conf *conf, const job_desc_msg_t *job,
         const char *fname = place_policy_name ((enum place_policy)eff.policy);
         if (eff.forced_over_option) {
             errno = EINVAL;
-            return errprintf (errp, "--pin-policy=%s: partition %s forces "
+            return errprintf (errp,
+                              "--pin-policy=%s: partition %s forces "
                               "%s; leave --pin-policy out or give %s",
-                              shown, part, fname, fname);
+                              shown,
+                              part,
+                              fname,
+                              fname);
         }
-        d->source = eff.source == PIN_CONF_FROM_OPTION ? SUBMIT_ASKED
-                                                       : SUBMIT_FORCED;
+        d->source =
+            eff.source == PIN_CONF_FROM_OPTION ? SUBMIT_ASKED : SUBMIT_FORCED;
         d->policy = eff.policy;
         d->verbose = opt.verbose;
         why = d->source == SUBMIT_ASKED ? "asked, forced by partition"
                                         : "forced by partition";
-    }
-    else if (eff.source == PIN_CONF_FROM_OPTION) {
+    } else if (eff.source == PIN_CONF_FROM_OPTION) {
         unsigned mask = rules->allowed_policies;
         bool none_ok = pin_conf_none_permitted (conf, user, job->account);
 
@@ -250,53 +277,67 @@ int submit_decide (const struct pin_conf *conf, const job_desc_msg_t *job,
             mask &= ~(1u << PLACE_NONE);
         if (!(rules->allowed_policies & (1u << eff.policy))) {
             errno = EINVAL;
-            return errprintf (errp, "--pin-policy=%s: not allowed in "
-                              "partition %s; allowed: %s", shown, part,
-                              submit_policy_names (mask, allowed,
+            return errprintf (errp,
+                              "--pin-policy=%s: not allowed in "
+                              "partition %s; allowed: %s",
+                              shown,
+                              part,
+                              submit_policy_names (mask,
+                                                   allowed,
                                                    sizeof (allowed)));
         }
         if (eff.policy == PLACE_NONE && !none_ok) {
             errno = EINVAL;
-            return errprintf (errp, "--pin-policy=%s: only the users and "
+            return errprintf (errp,
+                              "--pin-policy=%s: only the users and "
                               "accounts of pin.conf's NoneUsers and "
                               "NoneAccounts may choose none; allowed: %s",
-                              shown, submit_policy_names (mask, allowed,
-                                                          sizeof (allowed)));
+                              shown,
+                              submit_policy_names (mask,
+                                                   allowed,
+                                                   sizeof (allowed)));
         }
         d->source = SUBMIT_ASKED;
         d->policy = eff.policy;
         d->verbose = opt.verbose;
         why = "asked";
-    }
-    else {
+    } else {
         if (eff.defaults_differ) {
             errno = EINVAL;
-            return errprintf (errp, "partitions %s have different pin.conf "
+            return errprintf (errp,
+                              "partitions %s have different pin.conf "
                               "DefaultPolicy; give --pin-policy (allowed: "
-                              "%s) or one partition", part,
+                              "%s) or one partition",
+                              part,
                               submit_policy_names (rules->allowed_policies,
                                                    allowed,
                                                    sizeof (allowed)));
         }
         if (eff.policy == PLACE_NONE)
-            return 0;           /* SUBMIT_NONE: the job is left alone */
+            return 0; /* SUBMIT_NONE: the job is left alone */
         d->source = SUBMIT_DEFAULT;
         d->policy = eff.policy;
-        why = eff.source == PIN_CONF_FROM_PARTITION_DEFAULT
-                  ? "partition default" : "site default";
+        why = eff.source == PIN_CONF_FROM_PARTITION_DEFAULT ? "partition "
+                                                              "default"
+                                                            : "site default";
     }
     if (d->source != SUBMIT_ASKED)
-        snprintf (d->write_value, sizeof (d->write_value), "%s",
+        snprintf (d->write_value,
+                  sizeof (d->write_value),
+                  "%s",
                   place_policy_name ((enum place_policy)d->policy));
     translate (job, rules->spread_sockets, d, added, sizeof (added));
-    snprintf (d->note, sizeof (d->note), "pin: %s (%s)%s%s",
-              place_policy_name ((enum place_policy)d->policy), why,
-              added[0] ? "; added " : "", added);
+    snprintf (d->note,
+              sizeof (d->note),
+              "pin: %s (%s)%s%s",
+              place_policy_name ((enum place_policy)d->policy),
+              why,
+              added[0] ? "; added " : "",
+              added);
     return 0;
 }
 
-void submit_apply_fields (job_desc_msg_t *job,
-                          const struct submit_decision *d)
+void submit_apply_fields (job_desc_msg_t *job, const struct submit_decision *d)
 {
     if (d->threads_per_core != NO_VAL16)
         job->threads_per_core = d->threads_per_core;

@@ -15,13 +15,13 @@
 #ifndef PIN_SUBMIT_H
 #define PIN_SUBMIT_H
 
+#include <slurm/slurm.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <slurm/slurm.h>
 
 #include "libconf/conf.h"
-#include "libutil/errprintf.h"
 #include "libconf/pinopt.h"
+#include "libutil/errprintf.h"
 
 /* The option as it arrives in job_desc->spank_job_env (FACTS.md). */
 #define SUBMIT_SPANK_ENV_NAME "_SLURM_SPANK_OPTION_pin_pin_policy"
@@ -45,16 +45,16 @@
 #define SUBMIT_NOTE_MAX 200
 
 enum submit_source {
-    SUBMIT_NONE = 0,        /* no policy asked, no default: nothing to do */
-    SUBMIT_ASKED,           /* --pin-policy given and allowed */
-    SUBMIT_DEFAULT,         /* DefaultPolicy (global or the partition's) */
-    SUBMIT_FORCED,          /* the partition's ForcedPolicy */
+    SUBMIT_NONE = 0, /* no policy asked, no default: nothing to do */
+    SUBMIT_ASKED,    /* --pin-policy given and allowed */
+    SUBMIT_DEFAULT,  /* DefaultPolicy (global or the partition's) */
+    SUBMIT_FORCED,   /* the partition's ForcedPolicy */
 };
 
 struct submit_decision {
     enum submit_source source;
-    int policy;             /* enum place_policy; meaningless if SUBMIT_NONE */
-    bool verbose;           /* ",verbose" was asked */
+    int policy;   /* enum place_policy; meaningless if SUBMIT_NONE */
+    bool verbose; /* ",verbose" was asked */
     /* The option value the job must carry, "POLICY[,verbose]", when the
      * job did not carry it already (default, forced): the glue writes
      * SUBMIT_SPANK_ENV_NAME=value into spank_job_env and, for a batch
@@ -80,8 +80,10 @@ struct submit_decision {
  *   "--pin-policy=random: not allowed in partition debug; allowed: ..."
  * *d is only meaningful on success.  Nothing to free.
  */
-int submit_decide (const struct pin_conf *conf, const job_desc_msg_t *job,
-                   const char *user, struct submit_decision *d,
+int submit_decide (const struct pin_conf *conf,
+                   const job_desc_msg_t *job,
+                   const char *user,
+                   struct submit_decision *d,
                    pin_error_t *errp);
 
 /* Write d's allocation fields (threads_per_core, task_dist and the

@@ -15,24 +15,24 @@
  * meaningful where ../shared/topologies is absent. */
 const struct fixture fixtures_own[] = {
     /* 2 sockets, SMT2, Linux numbering (sibling of P#x is P#x+8) */
-    { "own-2s-smt-linux",
-      "pack:2 [numa] l3:1 l2:4 l1d:1 core:1 pu:2(indexes=core:pack)" },
+    {"own-2s-smt-linux",
+     "pack:2 [numa] l3:1 l2:4 l1d:1 core:1 pu:2(indexes=core:pack)"},
     /* the same with round-robin numbering across sockets */
-    { "own-2s-smt-roundrobin",
-      "pack:2 [numa] l3:1 l2:4 l1d:1 core:1 pu:2(indexes=pack:core)" },
+    {"own-2s-smt-roundrobin",
+     "pack:2 [numa] l3:1 l2:4 l1d:1 core:1 pu:2(indexes=pack:core)"},
     /* sub-NUMA clustering: 2 NUMA nodes under one L3 per socket */
-    { "own-2s-snc2",
-      "pack:2 l3:1 group:2 [numa] l2:4 core:1 pu:2(indexes=core:pack)" },
+    {"own-2s-snc2",
+     "pack:2 l3:1 group:2 [numa] l2:4 core:1 pu:2(indexes=core:pack)"},
     /* EPYC-like: several L3 (CCX of 3 cores) per NUMA node */
-    { "own-epyc-like",
-      "pack:2 numa:2 l3:2 l2:3 core:1 pu:2(indexes=core:pack)" },
+    {"own-epyc-like",
+     "pack:2 numa:2 l3:2 l2:3 core:1 pu:2(indexes=core:pack)"},
     /* KNL-like: 4 quadrants, L2 shared by 2 cores, SMT4 */
-    { "own-knl-like", "pack:1 numa:4 l2:4 core:2 pu:4" },
+    {"own-knl-like", "pack:1 numa:4 l2:4 core:2 pu:4"},
     /* 4 sockets without SMT */
-    { "own-4s-nosmt", "pack:4 [numa] l3:1 l2:6 core:1 pu:1" },
+    {"own-4s-nosmt", "pack:4 [numa] l3:1 l2:6 core:1 pu:1"},
     /* the smallest machine */
-    { "own-tiny", "pack:1 [numa] core:1 pu:1" },
-    { NULL, NULL },
+    {"own-tiny", "pack:1 [numa] core:1 pu:1"},
+    {NULL, NULL},
 };
 
 const char *fixtures_dir (void)
@@ -98,7 +98,11 @@ static int scan_xml (struct fixture_vec *fv, const char *dir, const char *sub)
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         char name[PATH_MAX], file[PATH_MAX * 3];
-        snprintf (name, sizeof (name), "%s%s%s", sub, *sub ? "/" : "",
+        snprintf (name,
+                  sizeof (name),
+                  "%s%s%s",
+                  sub,
+                  *sub ? "/" : "",
                   names[i]);
         snprintf (file, sizeof (file), "%s/%s", dir, name);
         if (rc == 0 && push (fv, name, file) < 0)
@@ -154,7 +158,7 @@ int fixtures_shared (struct fixture **out, size_t *count)
 {
     const char *dir = fixtures_dir ();
     struct stat st;
-    struct fixture_vec fv = { 0 };
+    struct fixture_vec fv = {0};
 
     if (stat (dir, &st) < 0 || !S_ISDIR (st.st_mode)) {
         errno = ENOENT;

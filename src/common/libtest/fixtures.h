@@ -14,8 +14,8 @@
 #include <stddef.h>
 
 struct fixture {
-    const char *name;   /* file name relative to the directory, or name */
-    const char *src;    /* path to XML, or synthetic description */
+    const char *name; /* file name relative to the directory, or name */
+    const char *src;  /* path to XML, or synthetic description */
 };
 
 /* NULL-terminated (name == NULL) table of the project's own machines. */

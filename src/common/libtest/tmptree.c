@@ -18,9 +18,14 @@ void tmptree_setup (const char *name)
 {
     const char *tmp = getenv ("TMPDIR");
 
-    snprintf (root, sizeof (root), "%s/%s.XXXXXX", tmp && *tmp ? tmp : "/tmp",
+    snprintf (root,
+              sizeof (root),
+              "%s/%s.XXXXXX",
+              tmp && *tmp ? tmp : "/tmp",
               name);
-    ck_assert_msg (mkdtemp (root) != NULL, "mkdtemp %s: %s", root,
+    ck_assert_msg (mkdtemp (root) != NULL,
+                   "mkdtemp %s: %s",
+                   root,
                    strerror (errno));
 }
 
@@ -44,13 +49,17 @@ void tmptree_mkdirs (const char *rel, bool last_too)
         if (*p == '/') {
             *p = '\0';
             ck_assert_msg (mkdir (buf, 0700) == 0 || errno == EEXIST,
-                           "mkdir %s: %s", buf, strerror (errno));
+                           "mkdir %s: %s",
+                           buf,
+                           strerror (errno));
             *p = '/';
         }
     }
     if (last_too)
         ck_assert_msg (mkdir (buf, 0700) == 0 || errno == EEXIST,
-                       "mkdir %s: %s", buf, strerror (errno));
+                       "mkdir %s: %s",
+                       buf,
+                       strerror (errno));
 }
 
 void tmptree_put (const char *rel, const char *content)
@@ -60,7 +69,9 @@ void tmptree_put (const char *rel, const char *content)
 
     tmptree_mkdirs (rel, false);
     tmptree_path (buf, sizeof (buf), rel);
-    ck_assert_msg ((f = fopen (buf, "w")) != NULL, "%s: %s", buf,
+    ck_assert_msg ((f = fopen (buf, "w")) != NULL,
+                   "%s: %s",
+                   buf,
                    strerror (errno));
     fputs (content, f);
     ck_assert_int_eq (fclose (f), 0);
@@ -91,7 +102,9 @@ bool tmptree_exists (const char *rel)
     return lstat (buf, &st) == 0;
 }
 
-static int rm_one (const char *path, const struct stat *st, int flag,
+static int rm_one (const char *path,
+                   const struct stat *st,
+                   int flag,
                    struct FTW *ftw)
 {
     (void)st;

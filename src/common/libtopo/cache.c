@@ -45,8 +45,7 @@ static void read_line (const char *path, char *buf, size_t size)
             buf[len - 1] = '\0';
         if (buf[0] == '\0')
             snprintf (buf, size, "-");
-    }
-    else
+    } else
         snprintf (buf, size, "-");
     fclose (f);
 }
@@ -66,10 +65,17 @@ char *topo_system_fingerprint (void)
     read_line ("/sys/devices/system/node/online", nodes, sizeof (nodes));
     read_line ("/proc/sys/kernel/random/boot_id", boot, sizeof (boot));
     /* hwloc exposes its API version at run time, not its release */
-    if (asprintf (&s, "format=%d;host=%s;kernel=%s;cpus=%s;nodes=%s;"
-                      "boot=%s;hwloc-api=0x%x",
-                  TOPO_CACHE_FORMAT, u.nodename, u.release, cpus, nodes,
-                  boot, v) < 0)
+    if (asprintf (&s,
+                  "format=%d;host=%s;kernel=%s;cpus=%s;nodes=%s;"
+                  "boot=%s;hwloc-api=0x%x",
+                  TOPO_CACHE_FORMAT,
+                  u.nodename,
+                  u.release,
+                  cpus,
+                  nodes,
+                  boot,
+                  v)
+        < 0)
         return NULL;
     return s;
 }
@@ -141,26 +147,34 @@ int topo_export_xml (const topo_t *t, const char *path, pin_error_t *errp)
     }
     if (!t->hw) {
         errno = ENOTSUP;
-        return errprintf (errp, "topology export to '%s': a model loaded "
-                                "from the model cache has no hwloc "
-                                "topology to export", path);
+        return errprintf (errp,
+                          "topology export to '%s': a model loaded "
+                          "from the model cache has no hwloc "
+                          "topology to export",
+                          path);
     }
     /* export a copy: the caller's topology stays untouched */
     if (!(fp = topo_system_fingerprint ())
         || hwloc_topology_dup (&dup, t->hw) < 0
         || set_fingerprint (dup, fp) < 0) {
-        errprintf (errp, "topology export to '%s': %s", path,
+        errprintf (errp,
+                   "topology export to '%s': %s",
+                   path,
                    strerror (errno));
         goto out;
     }
     if (hwloc_topology_export_xmlbuffer (dup, &buf, &len, 0) < 0 || len < 1) {
-        errprintf (errp, "topology export to '%s': hwloc cannot export: %s",
-                   path, strerror (errno));
+        errprintf (errp,
+                   "topology export to '%s': hwloc cannot export: %s",
+                   path,
+                   strerror (errno));
         goto out;
     }
     /* hwloc counts the terminating NUL in len */
     if (write_file_atomic (path, buf, strlen (buf), 0644) < 0) {
-        errprintf (errp, "topology export to '%s': %s", path,
+        errprintf (errp,
+                   "topology export to '%s': %s",
+                   path,
                    strerror (errno));
         goto out;
     }
@@ -229,7 +243,8 @@ static char *model_path (const char *cache_path)
     return asprintf (&p, "%s.model", cache_path) < 0 ? NULL : p;
 }
 
-topo_t *topo_load_cached (const char *cache_path, bool *refreshed,
+topo_t *topo_load_cached (const char *cache_path,
+                          bool *refreshed,
                           pin_error_t *errp)
 {
     topo_t *t;
@@ -263,8 +278,7 @@ topo_t *topo_load_cached (const char *cache_path, bool *refreshed,
         goto out;
     /* not being able to write the cache is not an error; a directory the
      * next reader would not trust is not written to */
-    if (make_parent_dirs (cache_path) == 0
-        && parent_safe (cache_path)
+    if (make_parent_dirs (cache_path) == 0 && parent_safe (cache_path)
         && topo_export_xml (t, cache_path, NULL) == 0) {
         if (refreshed)
             *refreshed = true;

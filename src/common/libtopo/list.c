@@ -65,8 +65,11 @@ static int malformed (pin_error_t *errp, const char *what, const char *s)
 {
     char q[48];
     quote (q, sizeof (q), s);
-    errprintf (errp, "'%s': malformed %s; expected the kernel list "
-                     "format, e.g. 0-3,8", q, what);
+    errprintf (errp,
+               "'%s': malformed %s; expected the kernel list "
+               "format, e.g. 0-3,8",
+               q,
+               what);
     errno = EINVAL;
     return -1;
 }
@@ -83,26 +86,40 @@ static int noun_len (const char *what)
 /* Check the number of `len` digits at `p` (the syntax is checked: only
  * digits) and store its value.  The kernel reads it as decimal; hwloc's
  * parser would read a leading zero as octal, so one is refused. */
-static int number (const char *p, size_t len, unsigned *val,
-                   const char *what, const char *s, pin_error_t *errp)
+static int number (const char *p,
+                   size_t len,
+                   unsigned *val,
+                   const char *what,
+                   const char *s,
+                   pin_error_t *errp)
 {
     char q[48], qn[48];
 
     if (len > 1 && p[0] == '0') {
         quote (q, sizeof (q), s);
         quote_n (qn, sizeof (qn), p, len);
-        errprintf (errp, "'%s': %.*s number %s has a leading zero; expected "
-                   "the kernel list format, e.g. 0-3,8", q, noun_len (what),
-                   what, qn);
+        errprintf (errp,
+                   "'%s': %.*s number %s has a leading zero; expected "
+                   "the kernel list format, e.g. 0-3,8",
+                   q,
+                   noun_len (what),
+                   what,
+                   qn);
         errno = EINVAL;
         return -1;
     }
     if (len > LIST_MAX_DIGITS) {
         quote (q, sizeof (q), s);
         quote_n (qn, sizeof (qn), p, len);
-        errprintf (errp, "'%s': %.*s number %s is out of range; %.*s "
-                   "numbers are below " LIST_LIMIT, q, noun_len (what), what,
-                   qn, noun_len (what), what);
+        errprintf (errp,
+                   "'%s': %.*s number %s is out of range; %.*s "
+                   "numbers are below " LIST_LIMIT,
+                   q,
+                   noun_len (what),
+                   what,
+                   qn,
+                   noun_len (what),
+                   what);
         errno = EINVAL;
         return -1;
     }
@@ -110,8 +127,10 @@ static int number (const char *p, size_t len, unsigned *val,
     return 0;
 }
 
-int topo_list_parse_what (const char *s, hwloc_bitmap_t set,
-                          const char *what, pin_error_t *errp)
+int topo_list_parse_what (const char *s,
+                          hwloc_bitmap_t set,
+                          const char *what,
+                          pin_error_t *errp)
 {
     hwloc_bitmap_t result = NULL;
     char *copy = NULL;
@@ -162,8 +181,8 @@ int topo_list_parse_what (const char *s, hwloc_bitmap_t set,
         if (number (tok, lolen, &lo, what, s, errp) < 0)
             goto out;
         hi = lo;
-        if (dash && number (dash + 1, strlen (dash + 1), &hi, what, s,
-                            errp) < 0)
+        if (dash
+            && number (dash + 1, strlen (dash + 1), &hi, what, s, errp) < 0)
             goto out;
         if (lo > hi) {
             malformed (errp, what, s);

@@ -37,9 +37,9 @@
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <stdint.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "libutil/atomicfile.h"
 #include "topo_private.h"
@@ -47,16 +47,22 @@
 #define MODEL_FORMAT "slurm-pin topology model"
 #define MODEL_VERSION 4
 #define MODEL_MAX (16u << 20)
-#define PU_FIELDS (3 + TOPO_NLEVELS)    /* os, 5 domains, kind, slurm */
-#define HEX_MAX 8               /* digits of a 32-bit value */
+#define PU_FIELDS (3 + TOPO_NLEVELS) /* os, 5 domains, kind, slurm */
+#define HEX_MAX 8                    /* digits of a 32-bit value */
 
 /* The columns, in struct topo_pu's order; `bias` is added when written. */
 static const struct {
     const char *name;
     int bias;
 } columns[PU_FIELDS] = {
-    { "os", 0 },   { "core", 0 }, { "l2", 0 },   { "l3", 0 },
-    { "numa", 0 }, { "pkg", 0 },  { "kind", 1 }, { "slurm_core", 1 },
+    {"os", 0},
+    {"core", 0},
+    {"l2", 0},
+    {"l3", 0},
+    {"numa", 0},
+    {"pkg", 0},
+    {"kind", 1},
+    {"slurm_core", 1},
 };
 
 /* Field f of PU p as written (bias added). */
@@ -94,7 +100,10 @@ static json_object *column_string (const topo_t *t, int f, int w)
     if (!buf)
         return NULL;
     for (unsigned i = 0; i < t->npus; i++)
-        snprintf (buf + (size_t)i * (size_t)w, (size_t)w + 1, "%0*lx", w,
+        snprintf (buf + (size_t)i * (size_t)w,
+                  (size_t)w + 1,
+                  "%0*lx",
+                  w,
                   field (&t->pus[i], f) & 0xffffffffUL);
     o = json_object_new_string_len (buf, (int)len);
     free (buf);
@@ -113,8 +122,12 @@ static int hexval (char c)
 /* Decode column `name` of `pus` into v (n values of w digits, bias taken
  * off); -1 if it is missing, of the wrong length or not lowercase
  * hexadecimal. */
-static int column_decode (json_object *pus, const char *name, int bias,
-                          size_t n, int w, long *v)
+static int column_decode (json_object *pus,
+                          const char *name,
+                          int bias,
+                          size_t n,
+                          int w,
+                          long *v)
 {
     json_object *c;
     const char *s;
@@ -193,7 +206,8 @@ static int xml_identity (const char *xml_path, int64_t id[2])
     return 0;
 }
 
-static json_object *model_to_json (const topo_t *t, const char *fp,
+static json_object *model_to_json (const topo_t *t,
+                                   const char *fp,
                                    const int64_t xml_id[2])
 {
     json_object *o = json_object_new_object ();
@@ -206,11 +220,10 @@ static json_object *model_to_json (const topo_t *t, const char *fp,
     if (!o || !numa || !pus || !xml)
         goto error;
     if (json_object_array_add (xml, json_object_new_int64 (xml_id[0])) < 0
-        || json_object_array_add (xml, json_object_new_int64 (xml_id[1]))
-               < 0)
+        || json_object_array_add (xml, json_object_new_int64 (xml_id[1])) < 0)
         goto error;
     x = xml;
-    xml = NULL;                 /* o's from here, or freed by add() */
+    xml = NULL; /* o's from here, or freed by add() */
     if (add (o, "xml", x) < 0)
         goto error;
     for (unsigned d = 0; d < t->ndom[TOPO_NUMA]; d++) {
@@ -220,8 +233,10 @@ static json_object *model_to_json (const topo_t *t, const char *fp,
             goto error;
         }
         if (json_object_array_add (e, set_string (t->numa_nodesets[d])) < 0
-            || json_object_array_add (e, json_object_new_boolean (
-                                             t->numa_local[d])) < 0)
+            || json_object_array_add (e,
+                                      json_object_new_boolean (
+                                          t->numa_local[d]))
+                   < 0)
             goto error;
     }
     int w = hex_width (t);
@@ -232,8 +247,8 @@ static json_object *model_to_json (const topo_t *t, const char *fp,
         || add (o, "version", json_object_new_int (MODEL_VERSION)) < 0
         || add (o, "fingerprint", json_object_new_string (fp)) < 0
         || add (o, "flags", json_object_new_int (t->flags)) < 0
-        || add (o, "slurm_cores", json_object_new_int (
-                                      (int)t->nslurm_cores)) < 0
+        || add (o, "slurm_cores", json_object_new_int ((int)t->nslurm_cores))
+               < 0
         || add (o, "nodeset", set_string (t->nodeset)) < 0
         || add (o, "npus", json_object_new_int ((int)t->npus)) < 0
         || add (o, "hexwidth", json_object_new_int (w)) < 0)
@@ -250,9 +265,11 @@ error:
     return NULL;
 }
 
-
-int topo_export_model (const topo_t *t, const char *fp, const char *xml_path,
-                       const char *path, pin_error_t *errp)
+int topo_export_model (const topo_t *t,
+                       const char *fp,
+                       const char *xml_path,
+                       const char *path,
+                       pin_error_t *errp)
 {
     json_object *o;
     const char *text;
@@ -264,20 +281,24 @@ int topo_export_model (const topo_t *t, const char *fp, const char *xml_path,
         return errprintf (errp, "topology model export: missing argument");
     }
     if (xml_identity (xml_path, id) < 0)
-        return errprintf (errp, "topology model export: '%s': %s", xml_path,
+        return errprintf (errp,
+                          "topology model export: '%s': %s",
+                          xml_path,
                           strerror (errno));
     if (!(o = model_to_json (t, fp, id))) {
         errno = ENOMEM;
-        return errprintf (errp, "topology model export to '%s': out of "
-                                "memory", path);
+        return errprintf (errp,
+                          "topology model export to '%s': out of "
+                          "memory",
+                          path);
     }
     if (!(text = json_object_to_json_string_ext (o, JSON_C_TO_STRING_PLAIN))) {
         errno = ENOMEM;
-        errprintf (errp, "topology model export to '%s': out of memory",
-                   path);
-    }
-    else if (write_file_atomic (path, text, strlen (text), 0644) < 0)
-        errprintf (errp, "topology model export to '%s': %s", path,
+        errprintf (errp, "topology model export to '%s': out of memory", path);
+    } else if (write_file_atomic (path, text, strlen (text), 0644) < 0)
+        errprintf (errp,
+                   "topology model export to '%s': %s",
+                   path,
                    strerror (errno));
     else
         rc = 0;
@@ -286,8 +307,7 @@ int topo_export_model (const topo_t *t, const char *fp, const char *xml_path,
 }
 
 /* An int member of o in [lo, hi], or -1 ... fail. */
-static int get_int (json_object *o, const char *key, int lo, int hi,
-                    int *val)
+static int get_int (json_object *o, const char *key, int lo, int hi, int *val)
 {
     json_object *v;
     if (!json_object_object_get_ex (o, key, &v)
@@ -314,7 +334,6 @@ static json_object *get_array (json_object *o, const char *key)
     return v;
 }
 
-
 /* The "xml" member matches the XML cache as it is now. */
 static bool xml_matches (json_object *o, const char *xml_path)
 {
@@ -332,8 +351,10 @@ static bool xml_matches (json_object *o, const char *xml_path)
            && json_object_get_int64 (v1) == id[1];
 }
 
-static topo_t *model_from_json (json_object *o, const char *fp,
-                                const char *xml_path, const char *path,
+static topo_t *model_from_json (json_object *o,
+                                const char *fp,
+                                const char *xml_path,
+                                const char *path,
                                 pin_error_t *errp)
 {
     json_object *numa, *pus;
@@ -353,8 +374,7 @@ static topo_t *model_from_json (json_object *o, const char *fp,
         || !xml_matches (o, xml_path)
         || get_int (o, "flags", 0, TOPO_WHOLE_SYSTEM, &flags) < 0
         || get_int (o, "slurm_cores", 0, TOPO_MAX_OS, &ncores) < 0
-        || !(s = get_string (o, "nodeset"))
-        || !(numa = get_array (o, "numa"))
+        || !(s = get_string (o, "nodeset")) || !(numa = get_array (o, "numa"))
         || !json_object_object_get_ex (o, "pus", &pus)
         || !json_object_is_type (pus, json_type_object)
         || get_int (o, "npus", 1, TOPO_MAX_OS, &n) < 0
@@ -362,8 +382,7 @@ static topo_t *model_from_json (json_object *o, const char *fp,
         || (nnuma = json_object_array_length (numa)) > (size_t)n)
         goto invalid;
     npus = (size_t)n;
-    if (!(nodeset = hwloc_bitmap_alloc ())
-        || set_parse (s, nodeset) < 0)
+    if (!(nodeset = hwloc_bitmap_alloc ()) || set_parse (s, nodeset) < 0)
         goto invalid;
     if (!(nodesets = calloc (nnuma + 1, sizeof (*nodesets)))
         || !(local = calloc (nnuma + 1, sizeof (*local)))
@@ -385,8 +404,8 @@ static topo_t *model_from_json (json_object *o, const char *fp,
         local[d] = json_object_get_boolean (v1);
     }
     for (int f = 0; f < PU_FIELDS; f++) {
-        if (column_decode (pus, columns[f].name, columns[f].bias, npus, w,
-                           col) < 0)
+        if (column_decode (pus, columns[f].name, columns[f].bias, npus, w, col)
+            < 0)
             goto invalid;
         for (size_t i = 0; i < npus; i++) {
             long v = col[i];
@@ -394,13 +413,11 @@ static topo_t *model_from_json (json_object *o, const char *fp,
                 if (v < 0 || v >= TOPO_MAX_OS)
                     goto invalid;
                 table[i].os = (unsigned)v;
-            }
-            else if (f <= TOPO_NLEVELS) {
+            } else if (f <= TOPO_NLEVELS) {
                 if (v < 0 || (size_t)v >= npus)
                     goto invalid;
                 table[i].dom[f - 1] = (unsigned)v;
-            }
-            else {
+            } else {
                 if (v < -1 || v > TOPO_MAX_OS)
                     goto invalid;
                 if (f == 1 + TOPO_NLEVELS)
@@ -411,8 +428,15 @@ static topo_t *model_from_json (json_object *o, const char *fp,
         }
     }
     /* takes the table over; checks the rest */
-    t = topo_from_table (table, (unsigned)npus, flags, nodesets, local,
-                         (unsigned)nnuma, nodeset, (unsigned)ncores, path,
+    t = topo_from_table (table,
+                         (unsigned)npus,
+                         flags,
+                         nodesets,
+                         local,
+                         (unsigned)nnuma,
+                         nodeset,
+                         (unsigned)ncores,
+                         path,
                          errp);
     table = NULL;
     goto out;
@@ -436,8 +460,10 @@ out:
     return t;
 }
 
-topo_t *topo_load_model (const char *path, const char *fp,
-                         const char *xml_path, pin_error_t *errp)
+topo_t *topo_load_model (const char *path,
+                         const char *fp,
+                         const char *xml_path,
+                         pin_error_t *errp)
 {
     json_tokener *tok = NULL;
     json_object *o = NULL;

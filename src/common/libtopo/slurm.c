@@ -15,8 +15,10 @@
 
 #include "topo_private.h"
 
-int topo_slurm_cores_to_cpuset (const topo_t *t, const char *cores,
-                                hwloc_bitmap_t cpus, pin_error_t *errp)
+int topo_slurm_cores_to_cpuset (const topo_t *t,
+                                const char *cores,
+                                hwloc_bitmap_t cpus,
+                                pin_error_t *errp)
 {
     hwloc_bitmap_t ids = NULL;
     hwloc_bitmap_t result = NULL;
@@ -41,9 +43,13 @@ int topo_slurm_cores_to_cpuset (const topo_t *t, const char *cores,
          * one-line message */
         size_t len = strcspn (cores, "\n");
         errno = ERANGE;
-        errprintf (errp, "Slurm core id %d (in '%.*s') out of range; "
-                         "this node has %u cores, 0-%d", id,
-                   len > 40 ? 40 : (int)len, cores, t->nslurm_cores,
+        errprintf (errp,
+                   "Slurm core id %d (in '%.*s') out of range; "
+                   "this node has %u cores, 0-%d",
+                   id,
+                   len > 40 ? 40 : (int)len,
+                   cores,
+                   t->nslurm_cores,
                    (int)t->nslurm_cores - 1);
         goto out;
     }

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "topo_private.h"
 #include "libutil/safeio.h"
+#include "topo_private.h"
 
 /* The model uses Core, L2, L3, NUMA and Package objects: everything
  * else that hwloc can leave out (I/O, instruction and L1 caches, Misc) is
@@ -37,10 +37,14 @@ int topo_hw_init (hwloc_topology_t *hwp, int flags)
         || hwloc_topology_set_icache_types_filter (hw,
                                                    HWLOC_TYPE_FILTER_KEEP_NONE)
                < 0
-        || hwloc_topology_set_type_filter (hw, HWLOC_OBJ_L1CACHE,
-                                           HWLOC_TYPE_FILTER_KEEP_NONE) < 0
-        || hwloc_topology_set_type_filter (hw, HWLOC_OBJ_MISC,
-                                           HWLOC_TYPE_FILTER_KEEP_NONE) < 0) {
+        || hwloc_topology_set_type_filter (hw,
+                                           HWLOC_OBJ_L1CACHE,
+                                           HWLOC_TYPE_FILTER_KEEP_NONE)
+               < 0
+        || hwloc_topology_set_type_filter (hw,
+                                           HWLOC_OBJ_MISC,
+                                           HWLOC_TYPE_FILTER_KEEP_NONE)
+               < 0) {
         int saved_errno = errno;
         hwloc_topology_destroy (hw);
         errno = saved_errno;
@@ -90,11 +94,12 @@ void topo_destroy (topo_t *t)
 
 struct build {
     topo_t *t;
-    hwloc_obj_t *pu_obj;            /* npus entries */
-    hwloc_obj_t *keys;              /* scratch: key objects of one level */
+    hwloc_obj_t *pu_obj; /* npus entries */
+    hwloc_obj_t *keys;   /* scratch: key objects of one level */
 };
 
-static unsigned number_by_obj (struct build *b, unsigned *count,
+static unsigned number_by_obj (struct build *b,
+                               unsigned *count,
                                hwloc_obj_t key)
 {
     if (!key->userdata) {
@@ -128,8 +133,8 @@ static hwloc_obj_t core_key (hwloc_topology_t hw, hwloc_obj_t pu)
  * the core itself where there is none. */
 static hwloc_obj_t l2_key (hwloc_topology_t hw, hwloc_obj_t core)
 {
-    hwloc_obj_t l2 = hwloc_get_ancestor_obj_by_type (hw, HWLOC_OBJ_L2CACHE,
-                                                     core);
+    hwloc_obj_t l2 =
+        hwloc_get_ancestor_obj_by_type (hw, HWLOC_OBJ_L2CACHE, core);
     return l2 ? l2 : core;
 }
 
@@ -147,8 +152,8 @@ static int number_objects (struct build *b)
     /* core */
     n = 0;
     for (unsigned i = 0; i < t->npus; i++)
-        t->pus[i].dom[TOPO_CORE] = number_by_obj (b, &n,
-                                                  core_key (hw, b->pu_obj[i]));
+        t->pus[i].dom[TOPO_CORE] =
+            number_by_obj (b, &n, core_key (hw, b->pu_obj[i]));
     clear_keys (b, n);
     t->ndom[TOPO_CORE] = n;
 
@@ -227,8 +232,8 @@ static int number_numa (struct build *b)
     }
 
     /* at most one domain per group plus one per package */
-    if (!(t->numa_nodesets = calloc (ngroups + t->ndom[TOPO_PKG],
-                                     sizeof (*t->numa_nodesets)))
+    if (!(t->numa_nodesets =
+              calloc (ngroups + t->ndom[TOPO_PKG], sizeof (*t->numa_nodesets)))
         || !(t->numa_local = calloc (ngroups + t->ndom[TOPO_PKG],
                                      sizeof (*t->numa_local))))
         goto out;
@@ -250,8 +255,7 @@ static int number_numa (struct build *b)
                     goto out_partial;
                 t->numa_local[dom] = true;
             }
-        }
-        else {
+        } else {
             unsigned before = n;
             dom = number_by_int (pkg_dom, &n, t->pus[i].dom[TOPO_PKG]);
             if (n != before) {
@@ -266,7 +270,7 @@ static int number_numa (struct build *b)
     rc = 0;
     goto out;
 out_partial:
-    t->ndom[TOPO_NUMA] = n;  /* so that topo_destroy frees what exists */
+    t->ndom[TOPO_NUMA] = n; /* so that topo_destroy frees what exists */
 out:
     if (gcpus) {
         for (unsigned g = 0; g < ngroups; g++) {
@@ -306,11 +310,10 @@ static int number_l3 (struct build *b)
                 n++;
             }
             t->pus[i].dom[TOPO_L3] = (unsigned)(uintptr_t)l3->userdata - 1;
-        }
-        else {
+        } else {
             unsigned d = t->pus[i].dom[TOPO_NUMA];
             if (numa_dom[d] < 0) {
-                b->keys[n] = NULL;  /* not an object: nothing to clear */
+                b->keys[n] = NULL; /* not an object: nothing to clear */
                 numa_dom[d] = (int)n++;
             }
             t->pus[i].dom[TOPO_L3] = (unsigned)numa_dom[d];
@@ -327,15 +330,16 @@ static int number_l3 (struct build *b)
 static int build_domsets (topo_t *t)
 {
     for (int lvl = 0; lvl < TOPO_NLEVELS; lvl++) {
-        if (!(t->domsets[lvl] = calloc (t->ndom[lvl] + 1,
-                                        sizeof (*t->domsets[lvl]))))
+        if (!(t->domsets[lvl] =
+                  calloc (t->ndom[lvl] + 1, sizeof (*t->domsets[lvl]))))
             return -1;
         for (unsigned i = 0; i < t->ndom[lvl]; i++)
             if (!(t->domsets[lvl][i] = hwloc_bitmap_alloc ()))
                 return -1;
         for (unsigned i = 0; i < t->npus; i++)
             if (hwloc_bitmap_set (t->domsets[lvl][t->pus[i].dom[lvl]],
-                                  t->pus[i].os) < 0)
+                                  t->pus[i].os)
+                < 0)
                 return -1;
     }
     return 0;
@@ -374,8 +378,8 @@ static int build_pus (struct build *b)
 
     int last = hwloc_bitmap_last (t->cpuset);
     t->os_to_index_len = (unsigned)last + 1;
-    if (!(t->os_to_index = malloc (t->os_to_index_len
-                                   * sizeof (*t->os_to_index))))
+    if (!(t->os_to_index =
+              malloc (t->os_to_index_len * sizeof (*t->os_to_index))))
         return -1;
     for (unsigned i = 0; i < t->os_to_index_len; i++)
         t->os_to_index[i] = -1;
@@ -387,8 +391,8 @@ static int build_pus (struct build *b)
 static int build_nodeset (topo_t *t)
 {
     hwloc_obj_t node = NULL;
-    while ((node = hwloc_get_next_obj_by_type (t->hw, HWLOC_OBJ_NUMANODE,
-                                               node)))
+    while (
+        (node = hwloc_get_next_obj_by_type (t->hw, HWLOC_OBJ_NUMANODE, node)))
         if (hwloc_bitmap_set (t->nodeset, node->os_index) < 0)
             return -1;
     return 0;
@@ -412,20 +416,28 @@ static int check_pus (hwloc_topology_t hw, const char *src, pin_error_t *errp)
     errno = EINVAL;
     while ((pu = hwloc_get_next_obj_by_type (hw, HWLOC_OBJ_PU, pu))) {
         if (pu->os_index >= TOPO_MAX_OS) {
-            errprintf (errp, "topology '%s': PU P#%u out of range; CPU "
-                             "numbers are below %d", src, pu->os_index,
+            errprintf (errp,
+                       "topology '%s': PU P#%u out of range; CPU "
+                       "numbers are below %d",
+                       src,
+                       pu->os_index,
                        TOPO_MAX_OS);
             goto out;
         }
         if (hwloc_bitmap_isset (seen, pu->os_index)) {
-            errprintf (errp, "topology '%s': PU P#%u appears twice", src,
+            errprintf (errp,
+                       "topology '%s': PU P#%u appears twice",
+                       src,
                        pu->os_index);
             goto out;
         }
         if (!pu->cpuset || hwloc_bitmap_weight (pu->cpuset) != 1
             || !hwloc_bitmap_isset (pu->cpuset, pu->os_index)) {
-            errprintf (errp, "topology '%s': PU P#%u has a cpuset other "
-                             "than its own number", src, pu->os_index);
+            errprintf (errp,
+                       "topology '%s': PU P#%u has a cpuset other "
+                       "than its own number",
+                       src,
+                       pu->os_index);
             goto out;
         }
         if (hwloc_bitmap_set (seen, pu->os_index) < 0) {
@@ -445,18 +457,17 @@ out:
  * it; an XML file whose NUMA nodes split a core does not, and the
  * policies would then split cores.  -1 with errno EINVAL and errp filled
  * if they do not. */
-static int check_nesting (const topo_t *t, const char *src,
-                          pin_error_t *errp)
+static int check_nesting (const topo_t *t, const char *src, pin_error_t *errp)
 {
     static const struct {
         int inner, outer;
         const char *inner_name, *outer_name;
     } rules[] = {
-        { TOPO_CORE, TOPO_L2, "a core", "L2" },
-        { TOPO_CORE, TOPO_NUMA, "a core", "NUMA domain" },
-        { TOPO_CORE, TOPO_PKG, "a core", "package" },
-        { TOPO_CORE, TOPO_L3, "a core", "L3" },
-        { TOPO_L2, TOPO_L3, "an L2", "L3" },
+        {TOPO_CORE, TOPO_L2, "a core", "L2"},
+        {TOPO_CORE, TOPO_NUMA, "a core", "NUMA domain"},
+        {TOPO_CORE, TOPO_PKG, "a core", "package"},
+        {TOPO_CORE, TOPO_L3, "a core", "L3"},
+        {TOPO_L2, TOPO_L3, "an L2", "L3"},
     };
     unsigned *first = NULL;
     int rc = -1;
@@ -480,10 +491,15 @@ static int check_nesting (const topo_t *t, const char *src,
                 *f = i;
             else if (t->pus[*f].dom[outer] != pu->dom[outer]) {
                 errno = EINVAL;
-                errprintf (errp, "topology '%s': P#%u and P#%u share %s "
-                                 "but not their %s; not a topology hwloc "
-                                 "discovers", src, t->pus[*f].os, pu->os,
-                           rules[r].inner_name, rules[r].outer_name);
+                errprintf (errp,
+                           "topology '%s': P#%u and P#%u share %s "
+                           "but not their %s; not a topology hwloc "
+                           "discovers",
+                           src,
+                           t->pus[*f].os,
+                           pu->os,
+                           rules[r].inner_name,
+                           rules[r].outer_name);
                 goto out;
             }
         }
@@ -517,10 +533,12 @@ static void number_slurm_cores (struct build *b)
     }
 }
 
-topo_t *topo_from_hw (hwloc_topology_t hw, int flags, const char *src,
+topo_t *topo_from_hw (hwloc_topology_t hw,
+                      int flags,
+                      const char *src,
                       pin_error_t *errp)
 {
-    struct build b = { 0 };
+    struct build b = {0};
     topo_t *t;
 
     if (!(t = calloc (1, sizeof (*t)))) {
@@ -535,18 +553,18 @@ topo_t *topo_from_hw (hwloc_topology_t hw, int flags, const char *src,
         goto error;
     errno = 0;
     if (!(t->cpuset = hwloc_bitmap_alloc ())
-        || !(t->nodeset = hwloc_bitmap_alloc ())
-        || build_nodeset (t) < 0
+        || !(t->nodeset = hwloc_bitmap_alloc ()) || build_nodeset (t) < 0
         || build_pus (&b) < 0)
         goto nomem;
     if (t->npus == 0) {
-        errprintf (errp, "topology '%s': no usable CPU (none is allowed)",
+        errprintf (errp,
+                   "topology '%s': no usable CPU (none is allowed)",
                    src);
         errno = ENOENT;
         goto error;
     }
-    if (number_objects (&b) < 0 || number_numa (&b) < 0
-        || number_l3 (&b) < 0 || build_domsets (t) < 0)
+    if (number_objects (&b) < 0 || number_numa (&b) < 0 || number_l3 (&b) < 0
+        || build_domsets (t) < 0)
         goto nomem;
     if (check_nesting (t, src, errp) < 0)
         goto error;
@@ -565,11 +583,16 @@ error:
     return NULL;
 }
 
-topo_t *topo_from_table (struct topo_pu *pus, unsigned npus, int flags,
+topo_t *topo_from_table (struct topo_pu *pus,
+                         unsigned npus,
+                         int flags,
                          hwloc_bitmap_t const *numa_nodesets,
-                         const bool *numa_local, unsigned nnuma,
-                         hwloc_const_bitmap_t nodeset, unsigned nslurm_cores,
-                         const char *src, pin_error_t *errp)
+                         const bool *numa_local,
+                         unsigned nnuma,
+                         hwloc_const_bitmap_t nodeset,
+                         unsigned nslurm_cores,
+                         const char *src,
+                         pin_error_t *errp)
 {
     topo_t *t;
     unsigned *seen = NULL;
@@ -592,9 +615,9 @@ topo_t *topo_from_table (struct topo_pu *pus, unsigned npus, int flags,
     /* OS indexes unique; each level's indexes dense (0..n-1, every one
      * used), the NUMA level matching the NUMA domains given */
     for (unsigned i = 0; i < npus; i++) {
-        if (pus[i].os >= TOPO_MAX_OS || hwloc_bitmap_isset (t->cpuset,
-                                                           pus[i].os)
-            || pus[i].kind < -1 || pus[i].slurm_core < -1
+        if (pus[i].os >= TOPO_MAX_OS
+            || hwloc_bitmap_isset (t->cpuset, pus[i].os) || pus[i].kind < -1
+            || pus[i].slurm_core < -1
             || (pus[i].slurm_core >= 0
                 && (unsigned)pus[i].slurm_core >= nslurm_cores))
             goto invalid;
@@ -632,8 +655,8 @@ topo_t *topo_from_table (struct topo_pu *pus, unsigned npus, int flags,
         t->numa_local[d] = numa_local[d];
     }
     t->os_to_index_len = (unsigned)hwloc_bitmap_last (t->cpuset) + 1;
-    if (!(t->os_to_index = malloc (t->os_to_index_len
-                                   * sizeof (*t->os_to_index))))
+    if (!(t->os_to_index =
+              malloc (t->os_to_index_len * sizeof (*t->os_to_index))))
         goto nomem;
     for (unsigned i = 0; i < t->os_to_index_len; i++)
         t->os_to_index[i] = -1;
@@ -665,7 +688,8 @@ static bool is_xml_path (const char *src)
 }
 
 /* dl_iterate_phdr callback: is hwloc's libxml2 plugin mapped? */
-static int find_libxml_plugin (struct dl_phdr_info *info, size_t size,
+static int find_libxml_plugin (struct dl_phdr_info *info,
+                               size_t size,
                                void *arg)
 {
     const char *name = info->dlpi_name;
@@ -715,22 +739,29 @@ const char *topo_xml_reader (void)
 
 /* One line for an XML file hwloc would not load, naming the reader that
  * refused it and what would read it. */
-static void xml_load_error (pin_error_t *errp, const char *src, int errnum,
+static void xml_load_error (pin_error_t *errp,
+                            const char *src,
+                            int errnum,
                             const char *reader)
 {
     if (errnum != EINVAL)
-        errprintf (errp, "topology '%s': cannot load XML: %s", src,
+        errprintf (errp,
+                   "topology '%s': cannot load XML: %s",
+                   src,
                    strerror (errnum));
     else if (strcmp (reader, TOPO_XML_READER_BUILTIN) == 0)
-        errprintf (errp, "topology '%s': cannot load XML: hwloc's built-in "
-                         "XML reader refused it (it reads only what "
-                         "hwloc's own exporter writes); install "
-                         "libhwloc-plugins for hwloc's libxml2 reader",
+        errprintf (errp,
+                   "topology '%s': cannot load XML: hwloc's built-in "
+                   "XML reader refused it (it reads only what "
+                   "hwloc's own exporter writes); install "
+                   "libhwloc-plugins for hwloc's libxml2 reader",
                    src);
     else
-        errprintf (errp, "topology '%s': cannot load XML: hwloc's libxml2 "
-                         "XML reader refused it: not a valid hwloc XML "
-                         "topology", src);
+        errprintf (errp,
+                   "topology '%s': cannot load XML: hwloc's libxml2 "
+                   "XML reader refused it: not a valid hwloc XML "
+                   "topology",
+                   src);
 }
 
 /* Does the document end with its root's closing tag (then whitespace)? */
@@ -803,9 +834,8 @@ static bool xml_set_syntax (const struct xml_value *v)
                 digits++;
             if (digits == 0 || digits > 8)
                 return false;
-        }
-        else if (first)
-            return false;       /* hwloc 2.9 asserts on a leading ',' */
+        } else if (first)
+            return false; /* hwloc 2.9 asserts on a leading ',' */
         first = false;
         if (p == end)
             return true;
@@ -821,14 +851,15 @@ static bool xml_set_syntax (const struct xml_value *v)
 static bool xml_type_without_index (const struct xml_value *v)
 {
     static const char *types[] = {
-        "Machine", "System", "Package", "Socket", "Die", "Core", "Group",
-        "L1Cache", "L2Cache", "L3Cache", "L4Cache", "L5Cache", "L1iCache",
-        "L2iCache", "L3iCache", "Cache", "MemCache", "Bridge", "PCIDev",
-        "OSDev", "Misc", NULL,
+        "Machine",  "System",   "Package",  "Socket",  "Die",      "Core",
+        "Group",    "L1Cache",  "L2Cache",  "L3Cache", "L4Cache",  "L5Cache",
+        "L1iCache", "L2iCache", "L3iCache", "Cache",   "MemCache", "Bridge",
+        "PCIDev",   "OSDev",    "Misc",     NULL,
     };
 
     for (int i = 0; types[i]; i++)
-        if (v->len == strlen (types[i]) && memcmp (v->s, types[i], v->len) == 0)
+        if (v->len == strlen (types[i])
+            && memcmp (v->s, types[i], v->len) == 0)
             return true;
     return false;
 }
@@ -897,7 +928,10 @@ out:
 static const char *xml_object_check (const char *buf, unsigned *linep)
 {
     static const char *sets[] = {
-        "cpuset", "complete_cpuset", "nodeset", "complete_nodeset",
+        "cpuset",
+        "complete_cpuset",
+        "nodeset",
+        "complete_nodeset",
     };
     unsigned line = 1;
     const char *p = buf;
@@ -905,8 +939,8 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
 
     while (*p) {
         const char *name = p + 1;
-        struct xml_value type = { NULL, 0 }, os_index = { NULL, 0 };
-        struct xml_value setval[4] = { { NULL, 0 } };
+        struct xml_value type = {NULL, 0}, os_index = {NULL, 0};
+        struct xml_value setval[4] = {{NULL, 0}};
         unsigned tagline = line, have = 0;
         bool pu_or_numa = false, object, bad_set = false, machine = false;
         bool element, bad_attr = false;
@@ -953,8 +987,8 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
                     if (quoted && len == strlen (sets[i])
                         && memcmp (attr, sets[i], len) == 0) {
                         setval[i].s = p + 1;
-                        setval[i].len = strcspn (setval[i].s,
-                                                 *p == '"' ? "\"<>" : "'<>");
+                        setval[i].len =
+                            strcspn (setval[i].s, *p == '"' ? "\"<>" : "'<>");
                     }
                 if (xml_local_name_is (attr, len, "type"))
                     want = &type;
@@ -964,7 +998,7 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
                 if ((len >= 6 && memcmp (attr + len - 6, "cpuset", 6) == 0)
                     || (len >= 7
                         && memcmp (attr + len - 7, "nodeset", 7) == 0)) {
-                    struct xml_value v = { NULL, 0 };
+                    struct xml_value v = {NULL, 0};
                     if (quoted) {
                         v.s = p + 1;
                         v.len = strcspn (v.s, *p == '"' ? "\"<>" : "'<>");
@@ -974,8 +1008,7 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
                 }
                 if (want && quoted) {
                     want->s = p + 1;
-                    want->len = strcspn (want->s,
-                                         *p == '"' ? "\"<>" : "'<>");
+                    want->len = strcspn (want->s, *p == '"' ? "\"<>" : "'<>");
                     if (want == &type && !xml_type_without_index (&type))
                         pu_or_numa = true;
                     if (want == &type && xml_local_name_is (attr, len, "type")
@@ -986,15 +1019,13 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
                                 && memcmp (type.s, "System", 6) == 0)))
                         machine = true;
                 }
-            }
-            else if (*p == '"' || *p == '\'') {
+            } else if (*p == '"' || *p == '\'') {
                 char quote = *p++;
                 while (*p && *p != quote && *p != '<' && *p != '>')
                     line += *p++ == '\n';
                 if (*p == quote)
                     p++;
-            }
-            else
+            } else
                 line += *p++ == '\n';
         }
         *linep = tagline;
@@ -1018,8 +1049,9 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
         if (pu_or_numa && !xml_small_number (&os_index))
             return "a PU or NUMANode object has no os_index below 100000 "
                    "(hwloc's exporter writes one)";
-        if (have == 0xf && (!xml_set_within (&setval[0], &setval[1])
-                            || !xml_set_within (&setval[2], &setval[3])))
+        if (have == 0xf
+            && (!xml_set_within (&setval[0], &setval[1])
+                || !xml_set_within (&setval[2], &setval[3])))
             return "an object's cpuset is not within its complete_cpuset, "
                    "or its nodeset not within its complete_nodeset (hwloc's "
                    "exporter writes them so)";
@@ -1027,10 +1059,14 @@ static const char *xml_object_check (const char *buf, unsigned *linep)
     return NULL;
 }
 
-char *topo_read_file (const char *path, const char *what, bool nofollow,
-                      size_t max, size_t *lenp, pin_error_t *errp)
+char *topo_read_file (const char *path,
+                      const char *what,
+                      bool nofollow,
+                      size_t max,
+                      size_t *lenp,
+                      pin_error_t *errp)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     struct stat st;
     char *buf = NULL;
     size_t len = 0;
@@ -1039,11 +1075,17 @@ char *topo_read_file (const char *path, const char *what, bool nofollow,
     /* never blocks on a FIFO or device (libutil/safeio.h) */
     if ((fd = safein_open (path, nofollow ? O_NOFOLLOW : 0, &e)) < 0) {
         saved_errno = errno;
-        if (saved_errno == EINVAL)  /* "PATH: a FIFO, not a regular file" */
-            errprintf (errp, "topology '%s': cannot load %s: %s", path, what,
+        if (saved_errno == EINVAL) /* "PATH: a FIFO, not a regular file" */
+            errprintf (errp,
+                       "topology '%s': cannot load %s: %s",
+                       path,
+                       what,
                        e.text + strlen (path) + 2);
         else
-            errprintf (errp, "topology '%s': cannot load %s: %s", path, what,
+            errprintf (errp,
+                       "topology '%s': cannot load %s: %s",
+                       path,
+                       what,
                        strerror (saved_errno));
         errno = saved_errno;
         return NULL;
@@ -1052,15 +1094,21 @@ char *topo_read_file (const char *path, const char *what, bool nofollow,
         goto syserr;
     if (!S_ISREG (st.st_mode)) {
         errno = EINVAL;
-        errprintf (errp, "topology '%s': cannot load %s: not a regular file",
-                   path, what);
+        errprintf (errp,
+                   "topology '%s': cannot load %s: not a regular file",
+                   path,
+                   what);
         goto out;
     }
     if ((unsigned long long)st.st_size > max) {
         errno = EFBIG;
-        errprintf (errp, "topology '%s': cannot load %s: %lld bytes, more "
-                         "than the %zu MiB it may have", path, what,
-                   (long long)st.st_size, max >> 20);
+        errprintf (errp,
+                   "topology '%s': cannot load %s: %lld bytes, more "
+                   "than the %zu MiB it may have",
+                   path,
+                   what,
+                   (long long)st.st_size,
+                   max >> 20);
         goto out;
     }
     if (!(buf = malloc ((size_t)st.st_size + 1)))
@@ -1083,7 +1131,10 @@ char *topo_read_file (const char *path, const char *what, bool nofollow,
     return buf;
 syserr:
     saved_errno = errno;
-    errprintf (errp, "topology '%s': cannot load %s: %s", path, what,
+    errprintf (errp,
+               "topology '%s': cannot load %s: %s",
+               path,
+               what,
                strerror (saved_errno));
     errno = saved_errno;
 out:
@@ -1094,29 +1145,35 @@ out:
     return NULL;
 }
 
-char *topo_read_xml (const char *path, bool nofollow, size_t *lenp,
+char *topo_read_xml (const char *path,
+                     bool nofollow,
+                     size_t *lenp,
                      pin_error_t *errp)
 {
     const char *bad;
     unsigned line;
     size_t len;
-    char *buf = topo_read_file (path, "XML", nofollow, TOPO_XML_MAX, &len,
-                                errp);
+    char *buf =
+        topo_read_file (path, "XML", nofollow, TOPO_XML_MAX, &len, errp);
 
     if (!buf)
         return NULL;
     if (strlen (buf) != len || !xml_complete (buf, len)) {
         free (buf);
-        errprintf (errp, "topology '%s': cannot load XML: the file ends "
-                         "before its closing </topology> (truncated?)",
+        errprintf (errp,
+                   "topology '%s': cannot load XML: the file ends "
+                   "before its closing </topology> (truncated?)",
                    path);
         errno = EINVAL;
         return NULL;
     }
     if ((bad = xml_object_check (buf, &line))) {
         free (buf);
-        errprintf (errp, "topology '%s': cannot load XML: line %u: %s", path,
-                   line, bad);
+        errprintf (errp,
+                   "topology '%s': cannot load XML: line %u: %s",
+                   path,
+                   line,
+                   bad);
         errno = EINVAL;
         return NULL;
     }
@@ -1144,8 +1201,9 @@ static const char *xml_nothing_allowed (const char *buf, size_t len)
         if (!hwloc_bitmap_intersects (hwloc_topology_get_allowed_cpuset (hw),
                                       root->cpuset))
             missing = "CPU";
-        else if (!hwloc_bitmap_intersects (
-                     hwloc_topology_get_allowed_nodeset (hw), root->nodeset))
+        else if (!hwloc_bitmap_intersects (hwloc_topology_get_allowed_nodeset (
+                                               hw),
+                                           root->nodeset))
             missing = "memory node";
     }
     hwloc_topology_destroy (hw);
@@ -1157,27 +1215,32 @@ topo_t *topo_load (const char *src, int flags, pin_error_t *errp)
     hwloc_topology_t hw;
 
     if (!src || !*src) {
-        errprintf (errp, "topology '': empty source; expected \"system\", "
-                         "an XML file or a synthetic description");
+        errprintf (errp,
+                   "topology '': empty source; expected \"system\", "
+                   "an XML file or a synthetic description");
         errno = EINVAL;
         return NULL;
     }
     if ((flags & ~TOPO_WHOLE_SYSTEM)) {
-        errprintf (errp, "topology '%s': unknown flags 0x%x; expected 0 or "
-                         "TOPO_WHOLE_SYSTEM", src, (unsigned)flags);
+        errprintf (errp,
+                   "topology '%s': unknown flags 0x%x; expected 0 or "
+                   "TOPO_WHOLE_SYSTEM",
+                   src,
+                   (unsigned)flags);
         errno = EINVAL;
         return NULL;
     }
     if (topo_hw_init (&hw, flags) < 0) {
-        errprintf (errp, "topology '%s': cannot initialize hwloc: %s", src,
+        errprintf (errp,
+                   "topology '%s': cannot initialize hwloc: %s",
+                   src,
                    strerror (errno));
         return NULL;
     }
     if (strcmp (src, "system") == 0) {
         if (hwloc_topology_load (hw) < 0)
             goto load_error;
-    }
-    else if (is_xml_path (src)) {
+    } else if (is_xml_path (src)) {
         /* read here: hwloc reports a missing file only vaguely, and a
          * truncated one costs it memory (topo_private.h) */
         const char *missing;
@@ -1193,8 +1256,10 @@ topo_t *topo_load (const char *src, int flags, pin_error_t *errp)
             && (missing = xml_nothing_allowed (buf, len))) {
             free (buf);
             hwloc_topology_destroy (hw);
-            errprintf (errp, "topology '%s': no usable %s (none is allowed)",
-                       src, missing);
+            errprintf (errp,
+                       "topology '%s': no usable %s (none is allowed)",
+                       src,
+                       missing);
             errno = ENOENT;
             return NULL;
         }
@@ -1211,11 +1276,11 @@ topo_t *topo_load (const char *src, int flags, pin_error_t *errp)
             return NULL;
         }
         free (buf);
-    }
-    else {
+    } else {
         if (hwloc_topology_set_synthetic (hw, src) < 0) {
             hwloc_topology_destroy (hw);
-            errprintf (errp, "topology '%s': invalid synthetic description",
+            errprintf (errp,
+                       "topology '%s': invalid synthetic description",
                        src);
             errno = EINVAL;
             return NULL;
@@ -1224,14 +1289,16 @@ topo_t *topo_load (const char *src, int flags, pin_error_t *errp)
             goto load_error;
     }
     return topo_from_hw (hw, flags, src, errp);
-load_error: {
-        int saved_errno = errno;
-        hwloc_topology_destroy (hw);
-        errprintf (errp, "topology '%s': cannot load: %s", src,
-                   strerror (saved_errno));
-        errno = saved_errno;
-        return NULL;
-    }
+load_error : {
+    int saved_errno = errno;
+    hwloc_topology_destroy (hw);
+    errprintf (errp,
+               "topology '%s': cannot load: %s",
+               src,
+               strerror (saved_errno));
+    errno = saved_errno;
+    return NULL;
+}
 }
 
 /* ---- accessors ---------------------------------------------------------- */

@@ -25,8 +25,8 @@
 #ifndef PIN_TOPO_H
 #define PIN_TOPO_H
 
-#include <stdbool.h>
 #include <hwloc.h>
+#include <stdbool.h>
 
 #include "libutil/errprintf.h"
 
@@ -42,10 +42,10 @@ enum topo_level {
 };
 
 struct topo_pu {
-    unsigned os;                    /* OS index (P#) */
-    unsigned dom[TOPO_NLEVELS];     /* domain index at each level */
-    int kind;                       /* hwloc cpukind index, -1 if unknown */
-    int slurm_core;                 /* Slurm's abstract core id, -1: none */
+    unsigned os;                /* OS index (P#) */
+    unsigned dom[TOPO_NLEVELS]; /* domain index at each level */
+    int kind;                   /* hwloc cpukind index, -1 if unknown */
+    int slurm_core;             /* Slurm's abstract core id, -1: none */
 };
 
 enum {
@@ -84,7 +84,8 @@ const char *topo_xml_reader (void);
  * disallowed PUs (as with TOPO_WHOLE_SYSTEM): intersect with the job's
  * CPUs.  Caller destroys with topo_destroy().
  */
-topo_t *topo_load_cached (const char *cache_path, bool *refreshed,
+topo_t *topo_load_cached (const char *cache_path,
+                          bool *refreshed,
                           pin_error_t *errp);
 
 /* Export the topology as hwloc XML to `path` (written atomically, mode
@@ -139,8 +140,10 @@ hwloc_const_bitmap_t topo_nodeset (const topo_t *t);
  * TOPO_WHOLE_SYSTEM (topo_load_cached() is); otherwise PUs that are not
  * in the table are left out of the result.
  */
-int topo_slurm_cores_to_cpuset (const topo_t *t, const char *cores,
-                                hwloc_bitmap_t cpus, pin_error_t *errp);
+int topo_slurm_cores_to_cpuset (const topo_t *t,
+                                const char *cores,
+                                hwloc_bitmap_t cpus,
+                                pin_error_t *errp);
 
 /* ---- kernel list format ------------------------------------------------ */
 

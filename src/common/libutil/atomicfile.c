@@ -11,7 +11,9 @@
 
 #include "atomicfile.h"
 
-int write_file_atomic (const char *path, const void *buf, size_t len,
+int write_file_atomic (const char *path,
+                       const void *buf,
+                       size_t len,
                        mode_t mode)
 {
     char tmp[PATH_MAX];
@@ -48,12 +50,12 @@ int write_file_atomic (const char *path, const void *buf, size_t len,
     if (rename (tmp, path) < 0)
         goto error;
     return 0;
-error: {
-        int saved_errno = errno;
-        if (fd >= 0)
-            close (fd);
-        unlink (tmp);
-        errno = saved_errno;
-        return -1;
-    }
+error : {
+    int saved_errno = errno;
+    if (fd >= 0)
+        close (fd);
+    unlink (tmp);
+    errno = saved_errno;
+    return -1;
+}
 }

@@ -19,7 +19,9 @@
  * errno set (ENAMETOOLONG, or that of mkstemp, write, fchmod, fsync,
  * close or rename); on failure the temporary file is removed and `path`
  * is as it was. */
-int write_file_atomic (const char *path, const void *buf, size_t len,
+int write_file_atomic (const char *path,
+                       const void *buf,
+                       size_t len,
                        mode_t mode);
 
 #endif /* !PIN_ATOMICFILE_H */

@@ -25,8 +25,12 @@ static void close_keep_errno (int fd)
 
 /* Open the directory `name` in dfd without following a symlink, and check
  * it; the new fd (O_PATH) or -1. */
-static int open_checked (int dfd, const char *name, const char *shown,
-                         bool last, uid_t owner, pin_error_t *errp)
+static int open_checked (int dfd,
+                         const char *name,
+                         const char *shown,
+                         bool last,
+                         uid_t owner,
+                         pin_error_t *errp)
 {
     struct stat st;
     int fd;
@@ -35,7 +39,8 @@ static int open_checked (int dfd, const char *name, const char *shown,
         return errprintf (errp, "%s: %s", shown, strerror (errno));
     if (S_ISLNK (st.st_mode)) {
         errno = ELOOP;
-        return errprintf (errp, "%s: a symbolic link; refusing to follow "
+        return errprintf (errp,
+                          "%s: a symbolic link; refusing to follow "
                           "it (make it a real directory owned by root)",
                           shown);
     }
@@ -59,24 +64,32 @@ static int open_checked (int dfd, const char *name, const char *shown,
     return fd;
 }
 
-static int walk (const char *path, mode_t parent_mode, mode_t mode,
-                 bool *above, pin_error_t *errp);
+static int walk (const char *path,
+                 mode_t parent_mode,
+                 mode_t mode,
+                 bool *above,
+                 pin_error_t *errp);
 
-int mkdir_p (const char *path, mode_t parent_mode, mode_t mode,
+int mkdir_p (const char *path,
+             mode_t parent_mode,
+             mode_t mode,
              pin_error_t *errp)
 {
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     bool above = false;
 
     if (walk (path, parent_mode, mode, &above, &err) == 0)
         return 0;
-    if (above)  /* name the path asked for, then the component at fault */
+    if (above) /* name the path asked for, then the component at fault */
         return errprintf (errp, "%s: above it, %s", path, err.text);
     return errprintf (errp, "%s", err.text);
 }
 
-static int walk (const char *path, mode_t parent_mode, mode_t mode,
-                 bool *above, pin_error_t *errp)
+static int walk (const char *path,
+                 mode_t parent_mode,
+                 mode_t mode,
+                 bool *above,
+                 pin_error_t *errp)
 {
     char shown[PATH_MAX];
     uid_t owner = geteuid ();
@@ -87,7 +100,8 @@ static int walk (const char *path, mode_t parent_mode, mode_t mode,
 
     if (!path || path[0] != '/') {
         errno = EINVAL;
-        return errprintf (errp, "'%.64s': not an absolute path",
+        return errprintf (errp,
+                          "'%.64s': not an absolute path",
                           path ? path : "(null)");
     }
     if (strlen (path) >= sizeof (shown)) {
@@ -97,7 +111,8 @@ static int walk (const char *path, mode_t parent_mode, mode_t mode,
     for (p = path; *p; p++) {
         if (iscntrl ((unsigned char)*p)) {
             errno = EINVAL;
-            return errprintf (errp, "'%.64s': control character in path",
+            return errprintf (errp,
+                              "'%.64s': control character in path",
                               path);
         }
     }
@@ -133,16 +148,18 @@ static int walk (const char *path, mode_t parent_mode, mode_t mode,
         memcpy (name, p, len);
         name[len] = '\0';
         *above = !last;
-        off += (size_t)snprintf (shown + off, sizeof (shown) - off, "/%s",
-                                 name);
+        off +=
+            (size_t)snprintf (shown + off, sizeof (shown) - off, "/%s", name);
         p = end;
         if (strcmp (name, ".") == 0)
             continue;
         if (strcmp (name, "..") == 0) {
             close (dfd);
             errno = EINVAL;
-            return errprintf (errp, "'%.64s': '..' components are not "
-                              "allowed", path);
+            return errprintf (errp,
+                              "'%.64s': '..' components are not "
+                              "allowed",
+                              path);
         }
         /* dfd passed the checks: only root or we can put or change an
          * entry in it (or, sticky, only the entry's owner, checked next) */
@@ -151,7 +168,9 @@ static int walk (const char *path, mode_t parent_mode, mode_t mode,
             && mkdirat (dfd, name, last ? mode : parent_mode) < 0
             && errno != EEXIST) {
             close_keep_errno (dfd);
-            return errprintf (errp, "%s: cannot create: %s", shown,
+            return errprintf (errp,
+                              "%s: cannot create: %s",
+                              shown,
                               strerror (errno));
         }
         nfd = open_checked (dfd, name, shown, last, owner, errp);

@@ -30,7 +30,9 @@
  *   EPERM    a wrong owner or group/other-writable (nothing made below);
  *   EINVAL   not absolute, '..', a control character; ENAMETOOLONG;
  *   or mkdirat's errno.  Nothing is removed again on failure. */
-int mkdir_p (const char *path, mode_t parent_mode, mode_t mode,
+int mkdir_p (const char *path,
+             mode_t parent_mode,
+             mode_t mode,
              pin_error_t *errp);
 
 #endif /* !PIN_MKDIRP_H */

@@ -44,8 +44,8 @@ void phase_mark (struct phases *p, const char *name)
     /* from the totals since the start, so that the phases add up to the
      * total exactly (no rounding per phase) */
     p->cpu_us[i] += diff_us (&p->cpu0, &cpu) - diff_us (&p->cpu0, &p->cpu);
-    p->wall_us[i] += diff_us (&p->wall0, &wall)
-                     - diff_us (&p->wall0, &p->wall);
+    p->wall_us[i] +=
+        diff_us (&p->wall0, &wall) - diff_us (&p->wall0, &p->wall);
     p->cpu = cpu;
     p->wall = wall;
 }
@@ -69,15 +69,22 @@ char *phase_format (const struct phases *p, char *buf, size_t size)
         return buf;
     buf[0] = '\0';
     for (unsigned i = 0; i < p->n && off < size; i++) {
-        n = snprintf (buf + off, size - off, "%s%s %ld", i ? ", " : "",
-                      p->name[i] ? p->name[i] : "?", p->cpu_us[i]);
+        n = snprintf (buf + off,
+                      size - off,
+                      "%s%s %ld",
+                      i ? ", " : "",
+                      p->name[i] ? p->name[i] : "?",
+                      p->cpu_us[i]);
         if (n < 0)
             return buf;
         off += (size_t)n;
     }
     if (off < size)
-        snprintf (buf + off, size - off, "%stotal %ld us CPU, %ld us wall",
-                  p->n ? "; " : "", phase_total_cpu_us (p),
+        snprintf (buf + off,
+                  size - off,
+                  "%stotal %ld us CPU, %ld us wall",
+                  p->n ? "; " : "",
+                  phase_total_cpu_us (p),
                   phase_total_wall_us (p));
     return buf;
 }

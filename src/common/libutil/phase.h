@@ -14,10 +14,10 @@
 #define PHASE_MAX 12
 
 struct phases {
-    struct timespec cpu0, wall0;     /* at phase_start */
-    struct timespec cpu, wall;       /* at the last mark */
+    struct timespec cpu0, wall0; /* at phase_start */
+    struct timespec cpu, wall;   /* at the last mark */
     unsigned n;
-    const char *name[PHASE_MAX];     /* static strings */
+    const char *name[PHASE_MAX]; /* static strings */
     long cpu_us[PHASE_MAX];
     long wall_us[PHASE_MAX];
 };

@@ -23,26 +23,36 @@ static void close_keep_errno (int fd)
 }
 
 /* Owner and mode of one component (`shown`: the path up to it). */
-int safefile_check_stat (const struct stat *st, const char *shown, bool last,
-                         uid_t owner, pin_error_t *errp)
+int safefile_check_stat (const struct stat *st,
+                         const char *shown,
+                         bool last,
+                         uid_t owner,
+                         pin_error_t *errp)
 {
     if (st->st_uid != 0 && st->st_uid != owner) {
         errno = EPERM;
         if (owner == 0)
-            return errprintf (errp, "%s: owned by uid %ld, not uid 0; "
-                              "refusing to trust it (chown root)", shown,
+            return errprintf (errp,
+                              "%s: owned by uid %ld, not uid 0; "
+                              "refusing to trust it (chown root)",
+                              shown,
                               (long)st->st_uid);
-        return errprintf (errp, "%s: owned by uid %ld, not uid 0 or %ld; "
-                          "refusing to trust it (chown root)", shown,
-                          (long)st->st_uid, (long)owner);
+        return errprintf (errp,
+                          "%s: owned by uid %ld, not uid 0 or %ld; "
+                          "refusing to trust it (chown root)",
+                          shown,
+                          (long)st->st_uid,
+                          (long)owner);
     }
     if (st->st_mode & (S_IWGRP | S_IWOTH)) {
         if (!last && S_ISDIR (st->st_mode) && (st->st_mode & S_ISVTX)
             && st->st_uid == 0)
-            return 0;   /* /tmp: entries stay their owners' */
+            return 0; /* /tmp: entries stay their owners' */
         errno = EPERM;
-        return errprintf (errp, "%s: writable by group or others (mode "
-                          "%04o); refusing to trust it (chmod go-w)", shown,
+        return errprintf (errp,
+                          "%s: writable by group or others (mode "
+                          "%04o); refusing to trust it (chmod go-w)",
+                          shown,
                           (unsigned)(st->st_mode & 07777));
     }
     return 0;
@@ -58,7 +68,8 @@ int safefile_check (const char *path, uid_t owner, pin_error_t *errp)
 
     if (!path || path[0] != '/') {
         errno = EINVAL;
-        return errprintf (errp, "'%.64s': not an absolute path",
+        return errprintf (errp,
+                          "'%.64s': not an absolute path",
                           path ? path : "(null)");
     }
     if (strlen (path) >= sizeof (shown)) {
@@ -68,7 +79,8 @@ int safefile_check (const char *path, uid_t owner, pin_error_t *errp)
     for (p = path; *p; p++) {
         if (iscntrl ((unsigned char)*p)) {
             errno = EINVAL;
-            return errprintf (errp, "'%.64s': control character in path",
+            return errprintf (errp,
+                              "'%.64s': control character in path",
                               path);
         }
     }
@@ -81,7 +93,7 @@ int safefile_check (const char *path, uid_t owner, pin_error_t *errp)
     p = path;
     while (*p == '/')
         p++;
-    if (!*p) {          /* the path is "/" itself */
+    if (!*p) { /* the path is "/" itself */
         close (dfd);
         return safefile_check_stat (&st, "/", true, owner, errp);
     }
@@ -107,16 +119,18 @@ int safefile_check (const char *path, uid_t owner, pin_error_t *errp)
         }
         memcpy (name, p, len);
         name[len] = '\0';
-        off += (size_t)snprintf (shown + off, sizeof (shown) - off, "/%s",
-                                 name);
+        off +=
+            (size_t)snprintf (shown + off, sizeof (shown) - off, "/%s", name);
         p = end;
         if (strcmp (name, ".") == 0)
             continue;
         if (strcmp (name, "..") == 0) {
             close (dfd);
             errno = EINVAL;
-            return errprintf (errp, "'%.64s': '..' components are not "
-                              "allowed", path);
+            return errprintf (errp,
+                              "'%.64s': '..' components are not "
+                              "allowed",
+                              path);
         }
         if (fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
             close_keep_errno (dfd);
@@ -125,10 +139,11 @@ int safefile_check (const char *path, uid_t owner, pin_error_t *errp)
         if (S_ISLNK (st.st_mode)) {
             close (dfd);
             errno = ELOOP;
-            return errprintf (errp, "%s: a symbolic link; refusing to "
+            return errprintf (errp,
+                              "%s: a symbolic link; refusing to "
                               "follow it (make it a real %s owned by root)",
-                              shown, last ? "file or directory"
-                                          : "directory");
+                              shown,
+                              last ? "file or directory" : "directory");
         }
         if (safefile_check_stat (&st, shown, last, owner, errp) < 0) {
             close_keep_errno (dfd);
@@ -141,8 +156,8 @@ int safefile_check (const char *path, uid_t owner, pin_error_t *errp)
             errno = ENOTDIR;
             return errprintf (errp, "%s: not a directory", shown);
         }
-        nfd = openat (dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW
-                                 | O_CLOEXEC);
+        nfd =
+            openat (dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         close_keep_errno (dfd);
         if (nfd < 0)
             return errprintf (errp, "%s: %s", shown, strerror (errno));
@@ -152,7 +167,9 @@ int safefile_check (const char *path, uid_t owner, pin_error_t *errp)
     return 0;
 }
 
-int safefile_check_follow (const char *path, uid_t owner, struct stat *out,
+int safefile_check_follow (const char *path,
+                           uid_t owner,
+                           struct stat *out,
                            pin_error_t *errp)
 {
     char rest[PATH_MAX], shown[PATH_MAX], target[PATH_MAX], tail[PATH_MAX];
@@ -162,7 +179,8 @@ int safefile_check_follow (const char *path, uid_t owner, struct stat *out,
 
     if (!path || path[0] != '/') {
         errno = EINVAL;
-        return errprintf (errp, "'%.64s': not an absolute path",
+        return errprintf (errp,
+                          "'%.64s': not an absolute path",
                           path ? path : "(null)");
     }
     if (strlen (path) >= sizeof (rest)) {
@@ -204,7 +222,7 @@ int safefile_check_follow (const char *path, uid_t owner, struct stat *out,
         p = end;
         if (strcmp (name, ".") == 0)
             continue;
-        if (strcmp (name, "..") == 0) {     /* from a link's target */
+        if (strcmp (name, "..") == 0) { /* from a link's target */
             char *slash = strrchr (shown, '/');
             if (slash)
                 *slash = '\0';
@@ -216,8 +234,12 @@ int safefile_check_follow (const char *path, uid_t owner, struct stat *out,
             }
             close (dfd);
             dfd = nfd;
-            if (safefile_check_stat (&st, shown[0] ? shown : "/", false,
-                                     owner, errp) < 0) {
+            if (safefile_check_stat (&st,
+                                     shown[0] ? shown : "/",
+                                     false,
+                                     owner,
+                                     errp)
+                < 0) {
                 close_keep_errno (dfd);
                 return -1;
             }
@@ -235,21 +257,26 @@ int safefile_check_follow (const char *path, uid_t owner, struct stat *out,
             if (st.st_uid != 0 && st.st_uid != owner) {
                 close (dfd);
                 errno = EPERM;
-                return errprintf (errp, "%s: a symbolic link owned by uid "
+                return errprintf (errp,
+                                  "%s: a symbolic link owned by uid "
                                   "%ld; refusing to follow it (it must be "
-                                  "root's)", shown, (long)st.st_uid);
+                                  "root's)",
+                                  shown,
+                                  (long)st.st_uid);
             }
             if (++hops > 40
                 || (n = readlinkat (dfd, name, target, sizeof (target) - 1))
-                   < 0
+                       < 0
                 || (size_t)n + 1 + strlen (p) + 1 > sizeof (rest)) {
                 close (dfd);
                 errno = hops > 40 ? ELOOP : n < 0 ? errno : ENAMETOOLONG;
-                return errprintf (errp, "%s: cannot follow the link: %s",
-                                  shown, strerror (errno));
+                return errprintf (errp,
+                                  "%s: cannot follow the link: %s",
+                                  shown,
+                                  strerror (errno));
             }
             target[n] = '\0';
-            {   /* length checked above */
+            { /* length checked above */
                 size_t tl = strlen (p);
                 memcpy (tail, target, (size_t)n);
                 tail[n] = '/';
@@ -283,8 +310,8 @@ int safefile_check_follow (const char *path, uid_t owner, struct stat *out,
             errno = ENOTDIR;
             return errprintf (errp, "%s: not a directory", shown);
         }
-        nfd = openat (dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW
-                                 | O_CLOEXEC);
+        nfd =
+            openat (dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         close_keep_errno (dfd);
         if (nfd < 0)
             return errprintf (errp, "%s: %s", shown, strerror (errno));

@@ -43,14 +43,19 @@ struct stat;
  * compare its st_dev/st_ino with the fstat of the descriptor opened, to
  * check after opening.  Errors as safefile_check(), and EPERM for a link
  * of another user's. */
-int safefile_check_follow (const char *path, uid_t owner, struct stat *out,
+int safefile_check_follow (const char *path,
+                           uid_t owner,
+                           struct stat *out,
                            pin_error_t *errp);
 
 /* The rule above for one component already looked at (lstat or fstat):
  * `shown` names it in the error, `last` says whether it is the path
  * itself (a sticky root directory is accepted only above it).  0, or -1
  * with errno EPERM and errp.  For walkers such as mkdir_p(). */
-int safefile_check_stat (const struct stat *st, const char *shown,
-                         bool last, uid_t owner, pin_error_t *errp);
+int safefile_check_stat (const struct stat *st,
+                         const char *shown,
+                         bool last,
+                         uid_t owner,
+                         pin_error_t *errp);
 
 #endif /* !PIN_SAFEFILE_H */

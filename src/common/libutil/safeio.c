@@ -29,14 +29,22 @@ static void close_keep_errno (int fd)
 const char *safein_kind (mode_t mode)
 {
     switch (mode & S_IFMT) {
-    case S_IFREG:  return "a regular file";
-    case S_IFDIR:  return "a directory";
-    case S_IFIFO:  return "a FIFO";
-    case S_IFCHR:  return "a character device";
-    case S_IFBLK:  return "a block device";
-    case S_IFSOCK: return "a socket";
-    case S_IFLNK:  return "a symbolic link";
-    default:       return "an unknown file type";
+        case S_IFREG:
+            return "a regular file";
+        case S_IFDIR:
+            return "a directory";
+        case S_IFIFO:
+            return "a FIFO";
+        case S_IFCHR:
+            return "a character device";
+        case S_IFBLK:
+            return "a block device";
+        case S_IFSOCK:
+            return "a socket";
+        case S_IFLNK:
+            return "a symbolic link";
+        default:
+            return "an unknown file type";
     }
 }
 
@@ -52,24 +60,23 @@ int safein_open (const char *path, int flags, pin_error_t *errp)
     /* O_NONBLOCK: open() of a FIFO with no writer returns at once */
     fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | flags);
     if (fd < 0)
-        return errprintf (errp, "%s: cannot open: %s", path,
-                          strerror (errno));
+        return errprintf (errp, "%s: cannot open: %s", path, strerror (errno));
     if (fstat (fd, &st) < 0) {
         close_keep_errno (fd);
-        return errprintf (errp, "%s: cannot open: %s", path,
-                          strerror (errno));
+        return errprintf (errp, "%s: cannot open: %s", path, strerror (errno));
     }
     if (!S_ISREG (st.st_mode)) {
         close (fd);
         errno = EINVAL;
-        return errprintf (errp, "%s: %s, not a regular file", path,
+        return errprintf (errp,
+                          "%s: %s, not a regular file",
+                          path,
                           safein_kind (st.st_mode));
     }
     if ((fl = fcntl (fd, F_GETFL)) < 0
         || fcntl (fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
         close_keep_errno (fd);
-        return errprintf (errp, "%s: cannot open: %s", path,
-                          strerror (errno));
+        return errprintf (errp, "%s: cannot open: %s", path, strerror (errno));
     }
     return fd;
 }
@@ -98,8 +105,11 @@ static bool trusted (uid_t uid)
 /* Whose is the link `lst` in the directory `dst`?  0 if root's or the
  * caller's alone; else -1, with *who the one other user who controls it
  * (EPERM, and errp, if nobody or several could have put it there). */
-static int link_owner (const struct stat *lst, const struct stat *dst,
-                       const char *shown, uid_t *who, bool *other,
+static int link_owner (const struct stat *lst,
+                       const struct stat *dst,
+                       const char *shown,
+                       uid_t *who,
+                       bool *other,
                        pin_error_t *errp)
 {
     uid_t u[2];
@@ -107,20 +117,25 @@ static int link_owner (const struct stat *lst, const struct stat *dst,
 
     if (!(dst->st_mode & S_ISVTX) && (dst->st_mode & 022)) {
         errno = EPERM;
-        return errprintf (errp, "%s: a symbolic link in a directory that "
+        return errprintf (errp,
+                          "%s: a symbolic link in a directory that "
                           "group or others can write; not followed (give "
-                          "the real path)", shown);
+                          "the real path)",
+                          shown);
     }
     if (!trusted (lst->st_uid))
         u[n++] = lst->st_uid;
-    if (!trusted (dst->st_uid))     /* it can rename any link into it */
+    if (!trusted (dst->st_uid)) /* it can rename any link into it */
         u[n++] = dst->st_uid;
     for (i = 0; i < n; i++) {
         if (*other && *who != u[i]) {
             errno = EPERM;
-            return errprintf (errp, "%s: a symbolic link of uid %u on a "
+            return errprintf (errp,
+                              "%s: a symbolic link of uid %u on a "
                               "path through a link of uid %u; not followed "
-                              "(give the real path)", shown, (unsigned)u[i],
+                              "(give the real path)",
+                              shown,
+                              (unsigned)u[i],
                               (unsigned)*who);
         }
         *who = u[i];
@@ -131,7 +146,9 @@ static int link_owner (const struct stat *lst, const struct stat *dst,
 
 /* Walk `dir` (a path, may be relative, may be "") down to the directory
  * it names, by the rule in safeio.h; an O_PATH fd, or -1. */
-static int walk (const char *path, const char *verb, const char *dir,
+static int walk (const char *path,
+                 const char *verb,
+                 const char *dir,
                  pin_error_t *errp)
 {
     char rest[PATH_MAX], shown[PATH_MAX], target[PATH_MAX];
@@ -148,8 +165,12 @@ static int walk (const char *path, const char *verb, const char *dir,
     snprintf (shown, sizeof (shown), "%s", rest[0] == '/' ? "/" : "");
     dfd = open (rest[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
-        return errprintf (errp, "%s: cannot %s: %s: %s", path, verb,
-                          shown[0] ? shown : ".", strerror (errno));
+        return errprintf (errp,
+                          "%s: cannot %s: %s: %s",
+                          path,
+                          verb,
+                          shown[0] ? shown : ".",
+                          strerror (errno));
     p = rest;
     while (*p) {
         size_t len;
@@ -171,14 +192,21 @@ static int walk (const char *path, const char *verb, const char *dir,
         if (strcmp (name, ".") == 0)
             continue;
         off = strlen (shown);
-        snprintf (shown + off, sizeof (shown) - off, "%s%s",
-                  !off || shown[off - 1] == '/' ? "" : "/", name);
+        snprintf (shown + off,
+                  sizeof (shown) - off,
+                  "%s%s",
+                  !off || shown[off - 1] == '/' ? "" : "/",
+                  name);
         fd = openat (dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0 || fstat (fd, &st) < 0) {
             close_keep_errno (fd);
             close_keep_errno (dfd);
-            return errprintf (errp, "%s: cannot %s: %s: %s", path, verb,
-                              shown, strerror (errno));
+            return errprintf (errp,
+                              "%s: cannot %s: %s: %s",
+                              path,
+                              verb,
+                              shown,
+                              strerror (errno));
         }
         if (S_ISDIR (st.st_mode)) {
             close (dfd);
@@ -189,8 +217,11 @@ static int walk (const char *path, const char *verb, const char *dir,
             close (fd);
             close (dfd);
             errno = ENOTDIR;
-            return errprintf (errp, "%s: cannot %s: %s: not a directory",
-                              path, verb, shown);
+            return errprintf (errp,
+                              "%s: cannot %s: %s: not a directory",
+                              path,
+                              verb,
+                              shown);
         }
         /* a link: whose, and where it leads (read from the link opened,
          * so what is checked is what is followed) */
@@ -198,37 +229,52 @@ static int walk (const char *path, const char *verb, const char *dir,
             struct stat dst;
             ssize_t n;
             char tmp[PATH_MAX];
-            pin_error_t e = { "" };
+            pin_error_t e = {""};
 
             if (++links > MAX_LINKS) {
                 close (fd);
                 close (dfd);
                 errno = ELOOP;
-                return errprintf (errp, "%s: cannot %s: more than %d "
-                                  "symbolic links", path, verb, MAX_LINKS);
+                return errprintf (errp,
+                                  "%s: cannot %s: more than %d "
+                                  "symbolic links",
+                                  path,
+                                  verb,
+                                  MAX_LINKS);
             }
             if (fstat (dfd, &dst) < 0
                 || (n = readlinkat (fd, "", target, sizeof (target))) < 0) {
                 close_keep_errno (fd);
                 close_keep_errno (dfd);
-                return errprintf (errp, "%s: cannot %s: %s: %s", path, verb,
-                                  shown, strerror (errno));
+                return errprintf (errp,
+                                  "%s: cannot %s: %s: %s",
+                                  path,
+                                  verb,
+                                  shown,
+                                  strerror (errno));
             }
             close (fd);
             if (link_owner (&st, &dst, shown, &who, &other, &e) < 0) {
                 close_keep_errno (dfd);
-                return errprintf (errp, "%s: cannot %s: %s", path, verb,
+                return errprintf (errp,
+                                  "%s: cannot %s: %s",
+                                  path,
+                                  verb,
                                   e.text);
             }
             if (other && !via[0])
                 snprintf (via, sizeof (via), "%s", shown);
             if ((size_t)n >= sizeof (target) || n == 0
                 || snprintf (tmp, sizeof (tmp), "%.*s/%s", (int)n, target, p)
-                   >= (int)sizeof (tmp)) {
+                       >= (int)sizeof (tmp)) {
                 close (dfd);
                 errno = n == 0 ? ENOENT : ENAMETOOLONG;
-                return errprintf (errp, "%s: cannot %s: %s: %s", path, verb,
-                                  shown, strerror (errno));
+                return errprintf (errp,
+                                  "%s: cannot %s: %s: %s",
+                                  path,
+                                  verb,
+                                  shown,
+                                  strerror (errno));
             }
             memcpy (rest, tmp, strlen (tmp) + 1);
             p = rest;
@@ -238,38 +284,52 @@ static int walk (const char *path, const char *verb, const char *dir,
                 off = 0;
             shown[off] = '\0';
             if (off > 1)
-                shown[off - 1] = '\0';  /* the '/' before the link's name */
+                shown[off - 1] = '\0'; /* the '/' before the link's name */
             if (rest[0] == '/') {
                 snprintf (shown, sizeof (shown), "/");
                 close (dfd);
                 if ((dfd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-                    return errprintf (errp, "%s: cannot %s: /: %s", path,
-                                      verb, strerror (errno));
+                    return errprintf (errp,
+                                      "%s: cannot %s: /: %s",
+                                      path,
+                                      verb,
+                                      strerror (errno));
             }
         }
     }
     if (other) {
         if (fstat (dfd, &st) < 0) {
             close_keep_errno (dfd);
-            return errprintf (errp, "%s: cannot %s: %s: %s", path, verb,
-                              shown, strerror (errno));
+            return errprintf (errp,
+                              "%s: cannot %s: %s: %s",
+                              path,
+                              verb,
+                              shown,
+                              strerror (errno));
         }
         if (st.st_uid != who) {
             close (dfd);
             errno = EPERM;
-            return errprintf (errp, "%s: cannot %s: the symbolic link %s is "
+            return errprintf (errp,
+                              "%s: cannot %s: the symbolic link %s is "
                               "uid %u's "
                               "and leads to %s, a directory of uid %u; a "
                               "user's link is followed only into that user's "
-                              "own directory (give the real path)", path,
-                              verb, via, (unsigned)who,
-                              shown[0] ? shown : ".", (unsigned)st.st_uid);
+                              "own directory (give the real path)",
+                              path,
+                              verb,
+                              via,
+                              (unsigned)who,
+                              shown[0] ? shown : ".",
+                              (unsigned)st.st_uid);
         }
     }
     return dfd;
 }
 
-static int dir_of (const char *path, const char *verb, char *name,
+static int dir_of (const char *path,
+                   const char *verb,
+                   char *name,
                    pin_error_t *errp)
 {
     char dir[PATH_MAX];
@@ -283,7 +343,8 @@ static int dir_of (const char *path, const char *verb, char *name,
     for (p = path; *p; p++) {
         if (iscntrl ((unsigned char)*p)) {
             errno = EINVAL;
-            return errprintf (errp, "'%.64s': control character in path",
+            return errprintf (errp,
+                              "'%.64s': control character in path",
                               path);
         }
     }
@@ -313,7 +374,9 @@ int safeout_dir (const char *path, char *name, pin_error_t *errp)
     return dir_of (path, "open", name, errp);
 }
 
-int safeout_create (const char *path, enum safeout_how how, mode_t mode,
+int safeout_create (const char *path,
+                    enum safeout_how how,
+                    mode_t mode,
                     pin_error_t *errp)
 {
     char name[NAME_MAX + 1];
@@ -324,16 +387,22 @@ int safeout_create (const char *path, enum safeout_how how, mode_t mode,
     if (how == SAFEOUT_NEW_INODE && unlinkat (dfd, name, 0) < 0
         && errno != ENOENT) {
         close_keep_errno (dfd);
-        return errprintf (errp, "%s: cannot remove the old file: %s", path,
+        return errprintf (errp,
+                          "%s: cannot remove the old file: %s",
+                          path,
                           strerror (errno));
     }
-    fd = openat (dfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC
-                            | O_NOCTTY | (how == SAFEOUT_APPEND
-                                          ? O_APPEND | O_NONBLOCK : O_EXCL),
-                 mode);
+    fd =
+        openat (dfd,
+                name,
+                O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY
+                    | (how == SAFEOUT_APPEND ? O_APPEND | O_NONBLOCK : O_EXCL),
+                mode);
     close_keep_errno (dfd);
     if (fd < 0)
-        return errprintf (errp, "%s: cannot create: %s", path,
+        return errprintf (errp,
+                          "%s: cannot create: %s",
+                          path,
                           strerror (errno));
     if (how == SAFEOUT_APPEND) {
         struct stat st;
@@ -342,13 +411,17 @@ int safeout_create (const char *path, enum safeout_how how, mode_t mode,
         if (fstat (fd, &st) < 0 || (fl = fcntl (fd, F_GETFL)) < 0
             || fcntl (fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
             close_keep_errno (fd);
-            return errprintf (errp, "%s: cannot open: %s", path,
+            return errprintf (errp,
+                              "%s: cannot open: %s",
+                              path,
                               strerror (errno));
         }
         if (!S_ISREG (st.st_mode)) {
             close (fd);
             errno = EINVAL;
-            return errprintf (errp, "%s: %s, not a regular file", path,
+            return errprintf (errp,
+                              "%s: %s, not a regular file",
+                              path,
                               safein_kind (st.st_mode));
         }
     }
@@ -363,8 +436,7 @@ int safeout_unlink (const char *path, pin_error_t *errp)
     if ((dfd = dir_of (path, "remove", name, errp)) < 0)
         return -1;
     if (unlinkat (dfd, name, 0) < 0 && errno != ENOENT)
-        rc = errprintf (errp, "%s: cannot remove: %s", path,
-                        strerror (errno));
+        rc = errprintf (errp, "%s: cannot remove: %s", path, strerror (errno));
     close_keep_errno (dfd);
     return rc;
 }
@@ -386,8 +458,9 @@ static int write_all (int fd, const char *buf, size_t len)
 /* A new file NAME.XXXXXX in dfd; the fd, the name in tmp. */
 static int create_temp (int dfd, const char *name, char *tmp, size_t size)
 {
-    static const char set[] = "abcdefghijklmnopqrstuvwxyz"
-                              "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    static const char set[] =
+        "abcdefghijklmnopqrstuvwxyz"
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     int i, fd = -1;
 
     for (i = 0; i < 100 && fd < 0; i++) {
@@ -402,16 +475,22 @@ static int create_temp (int dfd, const char *name, char *tmp, size_t size)
         }
         for (j = 0; j < 6; j++)
             tmp[strlen (tmp) - 6 + (size_t)j] = set[r[j] % (sizeof (set) - 1)];
-        fd = openat (dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
-                               | O_CLOEXEC | O_NOCTTY, 0666);
+        fd = openat (dfd,
+                     tmp,
+                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+                         | O_NOCTTY,
+                     0666);
         if (fd < 0 && errno != EEXIST)
             return -1;
     }
     return fd;
 }
 
-int safeout_write_file (const char *path, const void *buf, size_t len,
-                        bool replace, pin_error_t *errp)
+int safeout_write_file (const char *path,
+                        const void *buf,
+                        size_t len,
+                        bool replace,
+                        pin_error_t *errp)
 {
     char name[NAME_MAX + 1], tmp[NAME_MAX + 1];
     const char *made = name;
@@ -420,8 +499,11 @@ int safeout_write_file (const char *path, const void *buf, size_t len,
     if ((dfd = dir_of (path, "create", name, errp)) < 0)
         return -1;
     if (!replace)
-        fd = openat (dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
-                                | O_CLOEXEC | O_NOCTTY, 0666);
+        fd = openat (dfd,
+                     name,
+                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+                         | O_NOCTTY,
+                     0666);
     else {
         fd = create_temp (dfd, name, tmp, sizeof (tmp));
         made = tmp;

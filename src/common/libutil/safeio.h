@@ -61,17 +61,19 @@ FILE *safein_fopen (const char *path, pin_error_t *errp);
 int safeout_dir (const char *path, char *name, pin_error_t *errp);
 
 enum safeout_how {
-    SAFEOUT_EXCL,       /* O_EXCL: an existing file is an error (EEXIST) */
-    SAFEOUT_NEW_INODE,  /* remove an existing entry, then O_EXCL */
-    SAFEOUT_APPEND,     /* O_APPEND, created if missing; an existing entry
-                         * must be a regular file (EINVAL) */
+    SAFEOUT_EXCL,      /* O_EXCL: an existing file is an error (EEXIST) */
+    SAFEOUT_NEW_INODE, /* remove an existing entry, then O_EXCL */
+    SAFEOUT_APPEND,    /* O_APPEND, created if missing; an existing entry
+                        * must be a regular file (EINVAL) */
 };
 
 /* Create `path` (walked by safeout_dir()) for writing:
  * O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC|O_NOCTTY with `mode`
  * (before the umask), or as `how` says.  The fd, or -1 with errno and
  * errp. */
-int safeout_create (const char *path, enum safeout_how how, mode_t mode,
+int safeout_create (const char *path,
+                    enum safeout_how how,
+                    mode_t mode,
                     pin_error_t *errp);
 
 /* Remove `path` (a file this process created), walked the same way.
@@ -84,7 +86,10 @@ int safeout_unlink (const char *path, pin_error_t *errp);
  * directory) renamed over it, so that whatever was there, a link
  * included, is replaced and never written through.  0, or -1 with errno
  * and errp; nothing is left behind on failure. */
-int safeout_write_file (const char *path, const void *buf, size_t len,
-                        bool replace, pin_error_t *errp);
+int safeout_write_file (const char *path,
+                        const void *buf,
+                        size_t len,
+                        bool replace,
+                        pin_error_t *errp);
 
 #endif /* !PIN_SAFEIO_H */

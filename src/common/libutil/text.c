@@ -25,7 +25,7 @@ static size_t utf8_char (const unsigned char *s, uint32_t *cp)
         return 0;
     }
     for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)      /* also stops at the NUL */
+        if ((s[i] & 0xc0) != 0x80) /* also stops at the NUL */
             return 0;
         v = (v << 6) | (s[i] & 0x3f);
     }
@@ -37,11 +37,9 @@ static size_t utf8_char (const unsigned char *s, uint32_t *cp)
 
 static int unsafe_cp (uint32_t cp)
 {
-    return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)
-           || cp == 0x061c || cp == 0x200e || cp == 0x200f
-           || cp == 0x2028 || cp == 0x2029
-           || (cp >= 0x202a && cp <= 0x202e)
-           || (cp >= 0x2066 && cp <= 0x2069);
+    return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x061c
+           || cp == 0x200e || cp == 0x200f || cp == 0x2028 || cp == 0x2029
+           || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
 /* How many bytes of s the next unit takes, and whether it is kept. */
@@ -77,7 +75,7 @@ char *text_sanitize (char *dst, size_t n, const char *src, int flags)
         if (j + out >= n)
             break;
         if (keep)
-            memmove (dst + j, s, len);  /* dst may be src: j never passes s */
+            memmove (dst + j, s, len); /* dst may be src: j never passes s */
         else
             dst[j] = '?';
         j += out;

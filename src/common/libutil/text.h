@@ -33,7 +33,7 @@
 #include <stddef.h>
 
 enum {
-    TEXT_ASCII = 1,     /* replace every non-ASCII byte too */
+    TEXT_ASCII = 1, /* replace every non-ASCII byte too */
 };
 
 /* Copy `src` (NULL reads as "") into `dst` of `n` bytes with the

@@ -14,16 +14,21 @@ int watch_params_check (const struct watch_params *p, pin_error_t *errp)
     if (!p)
         return errprintf (errp, "watch: missing parameters");
     if (!(p->overuse > 1.0) || !isfinite (p->overuse) || p->overuse > 1000)
-        return errprintf (errp, "overuse %g: must be more than 1 (and at "
-                          "most 1000), e.g. 1.2", p->overuse);
+        return errprintf (errp,
+                          "overuse %g: must be more than 1 (and at "
+                          "most 1000), e.g. 1.2",
+                          p->overuse);
     if (p->grace_us < 0)
-        return errprintf (errp, "grace %lld us: must be 0 or more",
+        return errprintf (errp,
+                          "grace %lld us: must be 0 or more",
                           (long long)p->grace_us);
     if (p->interval_us <= 0)
-        return errprintf (errp, "interval %lld us: must be more than 0",
+        return errprintf (errp,
+                          "interval %lld us: must be more than 0",
                           (long long)p->interval_us);
     if (!(p->alloc_cpus > 0) || !isfinite (p->alloc_cpus))
-        return errprintf (errp, "allocated CPUs %g: must be more than 0",
+        return errprintf (errp,
+                          "allocated CPUs %g: must be more than 0",
                           p->alloc_cpus);
     errno = 0;
     return 0;
@@ -51,7 +56,7 @@ enum watch_verdict watch_feed (struct watch_state *w,
                                const struct watch_sample *s,
                                struct watch_report *rep)
 {
-    struct watch_report r = { 0 };
+    struct watch_report r = {0};
     int64_t dt, stall;
     uint64_t du;
 
@@ -88,14 +93,14 @@ enum watch_verdict watch_feed (struct watch_state *w,
     if (!r.over)
         end_run (w);
     else if (!w->in_run)
-        w->in_run = true;   /* may be over in part only: not counted */
+        w->in_run = true; /* may be over in part only: not counted */
     else {
         w->run_us += dt;
         w->run_usage += du;
     }
     r.run_us = w->run_us;
-    r.run_use = w->run_us > 0 ? (double)w->run_usage / (double)w->run_us
-                              : r.use;
+    r.run_use =
+        w->run_us > 0 ? (double)w->run_usage / (double)w->run_us : r.use;
     if (rep)
         *rep = r;
     /* WATCH_SLACK (watch.h): a run measured a few us short of grace,

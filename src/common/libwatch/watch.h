@@ -40,44 +40,44 @@
 #define WATCH_DEFAULT_INTERVAL_US (5 * 1000000LL)
 
 struct watch_params {
-    double overuse;          /* > 1.0 (pin.conf DynamicOveruse) */
-    int64_t grace_us;        /* >= 0 (DynamicGrace) */
-    int64_t interval_us;     /* > 0 (DynamicInterval): the expected
-                                spacing of samples */
-    double alloc_cpus;       /* > 0: CPUs allocated to the step here */
+    double overuse;      /* > 1.0 (pin.conf DynamicOveruse) */
+    int64_t grace_us;    /* >= 0 (DynamicGrace) */
+    int64_t interval_us; /* > 0 (DynamicInterval): the expected
+                            spacing of samples */
+    double alloc_cpus;   /* > 0: CPUs allocated to the step here */
 };
 
 /* Check params; -1 with errno EINVAL and errp naming the bad value. */
 int watch_params_check (const struct watch_params *p, pin_error_t *errp);
 
 enum watch_verdict {
-    WATCH_KEEP = 0,          /* keep watching */
-    WATCH_CONFINE,           /* confine now (returned once) */
-    WATCH_CONFINED,          /* confined earlier: nothing more to decide */
+    WATCH_KEEP = 0, /* keep watching */
+    WATCH_CONFINE,  /* confine now (returned once) */
+    WATCH_CONFINED, /* confined earlier: nothing more to decide */
 };
 
 struct watch_sample {
-    int64_t time_us;         /* CLOCK_MONOTONIC, microseconds */
-    uint64_t usage_usec;     /* cpu.stat usage_usec */
+    int64_t time_us;     /* CLOCK_MONOTONIC, microseconds */
+    uint64_t usage_usec; /* cpu.stat usage_usec */
 };
 
 /* What the last sample showed; filled by watch_feed(). */
 struct watch_report {
-    bool valid;              /* the sample gave a use (not a baseline) */
-    double use;              /* CPUs used in the last interval */
-    bool over;               /* use > overuse x alloc_cpus */
-    int64_t run_us;          /* over-use counted so far in this run */
-    double run_use;          /* mean use over the counted run */
-    bool rebased;            /* counter reset, clock jump or stall */
+    bool valid;     /* the sample gave a use (not a baseline) */
+    double use;     /* CPUs used in the last interval */
+    bool over;      /* use > overuse x alloc_cpus */
+    int64_t run_us; /* over-use counted so far in this run */
+    double run_use; /* mean use over the counted run */
+    bool rebased;   /* counter reset, clock jump or stall */
 };
 
 struct watch_state {
     struct watch_params p;
     bool have_prev;
     struct watch_sample prev;
-    bool in_run;             /* a run of over intervals has started */
-    int64_t run_us;          /* time counted (first interval excluded) */
-    uint64_t run_usage;      /* usage counted over run_us */
+    bool in_run;        /* a run of over intervals has started */
+    int64_t run_us;     /* time counted (first interval excluded) */
+    uint64_t run_usage; /* usage counted over run_us */
     bool confined;
     double confine_use;      /* run_use when WATCH_CONFINE was returned */
     int64_t confine_time_us; /* time_us of that sample */

@@ -23,16 +23,15 @@
 #include <limits.h>
 #include <pthread.h>
 #include <pwd.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+#include <slurm/spank.h> /* slurm_info, slurm_error, slurm_debug */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
-#include <slurm/spank.h>        /* slurm_info, slurm_error, slurm_debug */
 
 #include "libconf/conf.h"
 #include "libplace/place.h"
@@ -43,46 +42,62 @@ const char plugin_type[] = "job_submit/pin";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 /* Slurm's allocator and configuration (libslurmfull, in slurmctld). */
-extern void *slurm_xcalloc (size_t, size_t, bool, bool, const char *, int,
+extern void *slurm_xcalloc (size_t,
+                            size_t,
+                            bool,
+                            bool,
+                            const char *,
+                            int,
                             const char *);
 extern void slurm_xfree (void **);
-extern void *slurm_xrecalloc (void **, size_t, size_t, bool, bool,
-                              const char *, int, const char *);
+extern void *slurm_xrecalloc (void **,
+                              size_t,
+                              size_t,
+                              bool,
+                              bool,
+                              const char *,
+                              int,
+                              const char *);
 extern char *slurm_xstrdup (const char *);
 extern slurm_conf_t slurm_conf __attribute__ ((weak));
 
 int init (void);
 int fini (void);
-int job_submit (job_desc_msg_t *job_desc, uint32_t submit_uid,
-                char **err_msg);
+int job_submit (job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg);
 /* job_modify's arguments are those of the Slurm built against (configure:
  * PIN_JOB_MODIFY_ERR_MSG): 22.05 calls modify(job_desc, job_ptr, uid)
  * with three, and a fourth parameter would be whatever the caller left in
  * that register, written through on a refusal. */
 #if PIN_JOB_MODIFY_ERR_MSG
-int job_modify (job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid,
+int job_modify (job_desc_msg_t *job_desc,
+                void *job_ptr,
+                uint32_t submit_uid,
                 char **err_msg);
 #else
 int job_modify (job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid);
 #endif
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct pin_conf *rules;          /* the last good rules */
+static struct pin_conf *rules; /* the last good rules */
 static char conf_path[PATH_MAX];
-static struct stat seen;                /* the file last looked at */
-static bool seen_valid;                 /* seen describes it (or ENOENT) */
+static struct stat seen; /* the file last looked at */
+static bool seen_valid;  /* seen describes it (or ENOENT) */
 static bool seen_missing;
 
 static void find_conf_path (void)
 {
     const char *sc = (&slurm_conf && slurm_conf.slurm_conf)
-                         ? slurm_conf.slurm_conf : getenv ("SLURM_CONF");
+                         ? slurm_conf.slurm_conf
+                         : getenv ("SLURM_CONF");
     const char *slash = sc ? strrchr (sc, '/') : NULL;
 
     if (slash && sc[0] == '/'
         && (size_t)(slash - sc) + sizeof ("/pin.conf") < sizeof (conf_path))
-        snprintf (conf_path, sizeof (conf_path), "%.*s/pin.conf",
-                  (int)(slash - sc), sc);
+        snprintf (conf_path,
+                  sizeof (conf_path),
+                  "%.*s/pin.conf",
+                  (int)(slash - sc),
+                  sc);
     else
         snprintf (conf_path, sizeof (conf_path), "%s", PIN_CONF_DEFAULT_PATH);
 }
@@ -102,14 +117,15 @@ static void refresh (void)
 {
     struct pin_conf *tmp;
     struct stat st;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     bool missing = false;
 
     if (stat (conf_path, &st) < 0) {
         if (errno != ENOENT) {
             if (!seen_valid || !seen_missing)
                 slurm_error ("pin: %s: %s; keeping the last good rules",
-                             conf_path, strerror (errno));
+                             conf_path,
+                             strerror (errno));
             seen_valid = true;
             seen_missing = true;
             return;
@@ -125,31 +141,40 @@ static void refresh (void)
         seen = st;
     if (missing) {
         if (rules && rules->path[0]) {
-            slurm_error ("pin: %s: no such file; keeping the last good "
-                         "rules", conf_path);
+            slurm_error (
+                "pin: %s: no such file; keeping the last good "
+                "rules",
+                conf_path);
             return;
         }
-        slurm_info ("pin: %s: no such file; every policy allowed, "
-                    "DefaultPolicy=none", conf_path);
+        slurm_info (
+            "pin: %s: no such file; every policy allowed, "
+            "DefaultPolicy=none",
+            conf_path);
         return;
     }
     if (!(tmp = malloc (sizeof (*tmp)))) {
-        slurm_error ("pin: out of memory reading %s; keeping the last good "
-                     "rules", conf_path);
+        slurm_error (
+            "pin: out of memory reading %s; keeping the last good "
+            "rules",
+            conf_path);
         seen_valid = false;
         return;
     }
     pin_conf_defaults (tmp);
     if (pin_conf_load_file (tmp, conf_path, true, &e) < 0) {
-        slurm_error ("pin: bad configuration: %s; keeping the last good "
-                     "rules%s", e.text, rules && rules->path[0]
-                                        ? "" : " (the defaults)");
+        slurm_error (
+            "pin: bad configuration: %s; keeping the last good "
+            "rules%s",
+            e.text,
+            rules && rules->path[0] ? "" : " (the defaults)");
         free (tmp);
         return;
     }
     free (rules);
     rules = tmp;
-    slurm_info ("pin: loaded %s (%d partition lines)", conf_path,
+    slurm_info ("pin: loaded %s (%d partition lines)",
+                conf_path,
                 rules->npartitions);
 }
 
@@ -190,12 +215,14 @@ static void xfree_str (char **p)
 }
 
 /* Set NAME=value in an xmalloc'd string array (replace or append). */
-static int env_set (char ***env, uint32_t *size, const char *name,
+static int env_set (char ***env,
+                    uint32_t *size,
+                    const char *name,
                     const char *value)
 {
     size_t len = strlen (name) + strlen (value) + 2;
-    char *entry = slurm_xcalloc (1, len, true, false, __FILE__, __LINE__,
-                                 __func__);
+    char *entry =
+        slurm_xcalloc (1, len, true, false, __FILE__, __LINE__, __func__);
     int i;
 
     if (!entry)
@@ -207,8 +234,14 @@ static int env_set (char ***env, uint32_t *size, const char *name,
         return 0;
     }
     /* one more entry and a NULL terminator, as Slurm keeps them */
-    slurm_xrecalloc ((void **)env, *size + 2, sizeof (char *), true, false,
-                     __FILE__, __LINE__, __func__);
+    slurm_xrecalloc ((void **)env,
+                     *size + 2,
+                     sizeof (char *),
+                     true,
+                     false,
+                     __FILE__,
+                     __LINE__,
+                     __func__);
     (*env)[*size] = entry;
     (*env)[*size + 1] = NULL;
     (*size)++;
@@ -223,11 +256,15 @@ static void append_comment (job_desc_msg_t *job, const char *note)
     if (!note[0])
         return;
     if (job->comment && strstr (job->comment, note))
-        return;                 /* job_modify of a job we noted already */
+        return; /* job_modify of a job we noted already */
     len = (job->comment ? strlen (job->comment) + 2 : 0) + strlen (note) + 1;
     c = slurm_xcalloc (1, len, true, false, __FILE__, __LINE__, __func__);
-    snprintf (c, len, "%s%s%s", job->comment ? job->comment : "",
-              job->comment ? "; " : "", note);
+    snprintf (c,
+              len,
+              "%s%s%s",
+              job->comment ? job->comment : "",
+              job->comment ? "; " : "",
+              note);
     xfree_str (&job->comment);
     job->comment = c;
 }
@@ -238,18 +275,20 @@ static const char *user_name (uint32_t uid, char *buf, size_t n)
     struct passwd pw, *res = NULL;
     char tmp[4096];
 
-    if (uid == NO_VAL || getpwuid_r ((uid_t)uid, &pw, tmp, sizeof (tmp),
-                                     &res) != 0 || !res)
+    if (uid == NO_VAL
+        || getpwuid_r ((uid_t)uid, &pw, tmp, sizeof (tmp), &res) != 0 || !res)
         return NULL;
     snprintf (buf, n, "%s", res->pw_name);
     return buf;
 }
 
-static int decide_and_apply (job_desc_msg_t *job, uint32_t submit_uid,
-                             char **err_msg, const char *what)
+static int decide_and_apply (job_desc_msg_t *job,
+                             uint32_t submit_uid,
+                             char **err_msg,
+                             const char *what)
 {
     struct submit_decision d;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     char name[256];
     uint32_t uid = job->user_id != NO_VAL ? job->user_id : submit_uid;
     /* the name service may be slow: not under the lock */
@@ -279,15 +318,21 @@ static int decide_and_apply (job_desc_msg_t *job, uint32_t submit_uid,
         return SLURM_SUCCESS;
     submit_apply_fields (job, &d);
     if (d.write_value[0]) {
-        env_set (&job->spank_job_env, &job->spank_job_env_size,
-                 SUBMIT_SPANK_ENV_NAME, d.write_value);
+        env_set (&job->spank_job_env,
+                 &job->spank_job_env_size,
+                 SUBMIT_SPANK_ENV_NAME,
+                 d.write_value);
         /* A batch job: its batch step reads the option from its
          * environment (as sbatch's own spank_init_post_opt() puts it
          * there), the sruns in the script from the SLURM_SPANK_ form. */
         if (job->script && job->environment) {
-            env_set (&job->environment, &job->env_size,
-                     SUBMIT_SPANK_ENV_NAME, d.write_value);
-            env_set (&job->environment, &job->env_size, SUBMIT_JOB_ENV_NAME,
+            env_set (&job->environment,
+                     &job->env_size,
+                     SUBMIT_SPANK_ENV_NAME,
+                     d.write_value);
+            env_set (&job->environment,
+                     &job->env_size,
+                     SUBMIT_JOB_ENV_NAME,
                      d.write_value);
         }
     }
@@ -296,8 +341,7 @@ static int decide_and_apply (job_desc_msg_t *job, uint32_t submit_uid,
     return SLURM_SUCCESS;
 }
 
-int job_submit (job_desc_msg_t *job_desc, uint32_t submit_uid,
-                char **err_msg)
+int job_submit (job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
     if (!job_desc)
         return SLURM_SUCCESS;
@@ -310,7 +354,9 @@ int job_submit (job_desc_msg_t *job_desc, uint32_t submit_uid,
  * code ESPANK_BAD_ARG ("Bad argument", what scontrol and
  * slurm_update_job() report), the reason is in slurmctld's log. */
 #if PIN_JOB_MODIFY_ERR_MSG
-int job_modify (job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid,
+int job_modify (job_desc_msg_t *job_desc,
+                void *job_ptr,
+                uint32_t submit_uid,
                 char **err_msg)
 #else
 int job_modify (job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid)
@@ -319,13 +365,16 @@ int job_modify (job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid)
     if (!job_desc || !job_desc->spank_job_env
         || submit_env_find (job_desc->spank_job_env,
                             job_desc->spank_job_env_size,
-                            SUBMIT_SPANK_ENV_NAME) < 0)
+                            SUBMIT_SPANK_ENV_NAME)
+               < 0)
         return SLURM_SUCCESS;
 #if PIN_JOB_MODIFY_ERR_MSG
     return decide_and_apply (job_desc, submit_uid, err_msg, "update");
 #else
     return decide_and_apply (job_desc, submit_uid, NULL, "update")
-               == SLURM_SUCCESS ? SLURM_SUCCESS : ESPANK_BAD_ARG;
+                   == SLURM_SUCCESS
+               ? SLURM_SUCCESS
+               : ESPANK_BAD_ARG;
 #endif
 }
 

@@ -6,19 +6,18 @@
 #ifndef PIN_SPANK_GLUE_H
 #define PIN_SPANK_GLUE_H
 
+#include <slurm/slurm.h>
+#include <slurm/spank.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <slurm/slurm.h>
-#include <slurm/spank.h>
-
+#include "ident.h"
 #include "libconf/conf.h"
+#include "libconf/pinopt.h"
 #include "libplace/place.h"
 #include "libstep/step.h"
 #include "libutil/errprintf.h"
 #include "libutil/phase.h"
-#include "ident.h"
-#include "libconf/pinopt.h"
 
 /* The plugin's one global: what it read from Slurm and pin.conf in this
  * process (the step's input), and the step itself (libstep/step.h), which
@@ -29,41 +28,41 @@ struct pin_glue {
     struct pin_conf conf;
     bool conf_ok;
     char conf_error[sizeof (((pin_error_t *)0)->text)];
-    bool opt_given;             /* --pin-policy reached this process */
+    bool opt_given; /* --pin-policy reached this process */
     struct pin_option opt;
     char opt_error[sizeof (((pin_error_t *)0)->text)];
-    bool prof_given;            /* --pin-profile reached this process */
-    long long prof_opt_us;      /* its interval; 0: off */
+    bool prof_given;       /* --pin-profile reached this process */
+    long long prof_opt_us; /* its interval; 0: off */
 
     /* slurmstepd: the step */
-    bool active;                /* a step we handle (not extern) */
-    bool ready;                 /* planned (or policy none) and set up */
+    bool active; /* a step we handle (not extern) */
+    bool ready;  /* planned (or policy none) and set up */
     uint32_t job, step;
-    char stepname[32];          /* "12.0", "12.batch" */
-    struct step_ident ident;    /* node, user, partition, ... from Slurm */
+    char stepname[32];       /* "12.0", "12.batch" */
+    struct step_ident ident; /* node, user, partition, ... from Slurm */
     int policy;
     bool verbose;
-    bool batch;                 /* batch or interactive step */
+    bool batch; /* batch or interactive step */
     uint32_t ntasks;
     uint32_t cpus_per_task;
     uint64_t seed;
-    char error[512];            /* why this step cannot run: its task 0
-                                   prints it and every task fails */
-    char bind_note[384];        /* a policy not applied for a --cpu-bind
-                                   (check_cpu_bind): task 0 prints it */
-    pin_step_t *st;             /* NULL: no step of ours on this node */
+    char error[512];     /* why this step cannot run: its task 0
+                            prints it and every task fails */
+    char bind_note[384]; /* a policy not applied for a --cpu-bind
+                            (check_cpu_bind): task 0 prints it */
+    pin_step_t *st;      /* NULL: no step of ours on this node */
     uint32_t tasks_exited;
     /* profiling (doc/profiling.md): the recorder, opened in
      * init_post_opt, handed to the step's watcher after the last task
      * forked */
-    long long profile_us;       /* 0: not profiled */
-    char prof_note[384];        /* why not profiled, for task 0's stderr */
+    long long profile_us; /* 0: not profiled */
+    char prof_note[384];  /* why not profiled, for task 0's stderr */
     uint32_t tasks_forked;
-    int exit_status;            /* the first non-zero, or the only one */
+    int exit_status; /* the first non-zero, or the only one */
 
     /* where the plugin's time goes (debug log: libutil/phase.h) */
-    struct phases ph_init;      /* slurm_spank_init: pin.conf */
-    struct phases ph;           /* init_post_opt: the step's setup */
+    struct phases ph_init; /* slurm_spank_init: pin.conf */
+    struct phases ph;      /* init_post_opt: the step's setup */
 };
 extern struct pin_glue g;
 

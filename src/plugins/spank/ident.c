@@ -5,21 +5,21 @@
 #include <errno.h>
 #include <limits.h>
 #include <pwd.h>
+#include <slurm/slurm.h>
+#include <slurm/spank.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <slurm/slurm.h>
-#include <slurm/spank.h>
-
 #include "ident.h"
 
 /* libslurm's, from the process that loads pin.so (slurmstepd, srun, ...);
  * weak, so that pin.so still loads where one is missing. */
 extern slurm_conf_t slurm_conf __attribute__ ((weak));
-extern int slurm_load_job (job_info_msg_t **resp, uint32_t job_id,
+extern int slurm_load_job (job_info_msg_t **resp,
+                           uint32_t job_id,
                            uint16_t show_flags) __attribute__ ((weak));
 extern void slurm_free_job_info_msg (job_info_msg_t *msg)
     __attribute__ ((weak));
@@ -39,15 +39,15 @@ static long long now_us (void)
 
 /* Slurm: array_task_id NO_VAL (and array_job_id 0 or the job id) for a
  * plain job */
-static void set_array (struct step_ident *id, uint32_t array_job,
+static void set_array (struct step_ident *id,
+                       uint32_t array_job,
                        uint32_t array_task)
 {
     if (array_job != 0 && array_job != NO_VAL && array_task != NO_VAL
         && array_task != INFINITE) {
         id->array_job_id = array_job;
         id->array_task_id = array_task;
-    }
-    else
+    } else
         id->array_job_id = id->array_task_id = ACCT_NO_VAL;
 }
 
@@ -60,7 +60,8 @@ int ident_job_info (uint32_t job, struct step_ident *id)
         return 0;
     id->job_info_error[0] = '\0';
     if (!slurm_load_job || !slurm_free_job_info_msg) {
-        snprintf (id->job_info_error, sizeof (id->job_info_error),
+        snprintf (id->job_info_error,
+                  sizeof (id->job_info_error),
                   "slurm_load_job() not available in this process");
         return -1;
     }
@@ -68,8 +69,10 @@ int ident_job_info (uint32_t job, struct step_ident *id)
     if (slurm_load_job (&msg, job, SHOW_ALL | SHOW_LOCAL) != 0 || !msg) {
         int e = errno;
         id->job_info_us = now_us () - t0;
-        snprintf (id->job_info_error, sizeof (id->job_info_error),
-                  "slurmctld did not answer slurm_load_job(%u): %s", job,
+        snprintf (id->job_info_error,
+                  sizeof (id->job_info_error),
+                  "slurmctld did not answer slurm_load_job(%u): %s",
+                  job,
                   slurm_strerror ? slurm_strerror (e) : strerror (e));
         return -1;
     }
@@ -85,13 +88,17 @@ int ident_job_info (uint32_t job, struct step_ident *id)
         break;
     }
     if (!id->have_job_info)
-        snprintf (id->job_info_error, sizeof (id->job_info_error),
-                  "slurmctld does not know job %u", job);
+        snprintf (id->job_info_error,
+                  sizeof (id->job_info_error),
+                  "slurmctld does not know job %u",
+                  job);
     slurm_free_job_info_msg (msg);
     return id->have_job_info ? 0 : -1;
 }
 
-void ident_step (spank_t sp, uint32_t job, uint32_t step,
+void ident_step (spank_t sp,
+                 uint32_t job,
+                 uint32_t step,
                  struct step_ident *id)
 {
     uid_t uid = (uid_t)-1;
@@ -117,6 +124,6 @@ void ident_step (spank_t sp, uint32_t job, uint32_t step,
     if (step == SLURM_BATCH_SCRIPT
         && spank_get_item (sp, S_JOB_ARRAY_ID, &array_job) == ESPANK_SUCCESS
         && spank_get_item (sp, S_JOB_ARRAY_TASK_ID, &array_task)
-           == ESPANK_SUCCESS)
+               == ESPANK_SUCCESS)
         set_array (id, array_job, array_task);
 }

@@ -5,27 +5,29 @@
  * Slurm: SPANK items, slurmstepd's own listening socket, libslurm's
  * slurm_conf and, for what no trustworthy SPANK item carries (partition,
  * job name; array ids, which Slurm 22.05's slurmstepd takes from the
- * environment srun sends), slurmctld's answer to slurm_load_job().  Never from the job's environment (spank_getenv),
- * which srun, sbatch and salloc copy from the user's: SLURMD_NODENAME,
- * SLURM_ARRAY_JOB_ID, SLURM_JOB_PARTITION, ... are the user's to set.
- * doc/security.md lists each source.  Nothing here fails a step.
+ * environment srun sends), slurmctld's answer to slurm_load_job().  Never from
+ * the job's environment (spank_getenv), which srun, sbatch and salloc copy
+ * from the user's: SLURMD_NODENAME, SLURM_ARRAY_JOB_ID, SLURM_JOB_PARTITION,
+ * ... are the user's to set. doc/security.md lists each source.  Nothing here
+ * fails a step.
  */
 #ifndef PIN_SPANK_IDENT_H
 #define PIN_SPANK_IDENT_H
 
+#include <slurm/spank.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include <slurm/spank.h>
-
-#include "libstep/ident.h"     /* struct step_ident, step_ident_node */
+#include "libstep/ident.h" /* struct step_ident, step_ident_node */
 
 /* Fill `id` for step `step` of job `job` in slurmstepd (remote context):
  * node, cluster, uid and user; the array ids only for the batch step
  * (S_JOB_ARRAY_ID/S_JOB_ARRAY_TASK_ID, from slurmctld's launch message).
  * No RPC. */
-void ident_step (spank_t sp, uint32_t job, uint32_t step,
+void ident_step (spank_t sp,
+                 uint32_t job,
+                 uint32_t step,
                  struct step_ident *id);
 
 /* Ask slurmctld for the job's partition, name and array ids (one

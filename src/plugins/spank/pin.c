@@ -31,9 +31,9 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "glue.h"
 #include "libacct/deliver.h"
 #include "libcgroup2/stepcg.h"
-#include "glue.h"
 
 SPANK_PLUGIN (pin, 1);
 
@@ -79,7 +79,7 @@ static void log_sink (void *arg, enum steplog_level level, const char *line)
         slurm_debug ("%s", line);
 }
 
-const struct steplog step_log = { log_sink, NULL };
+const struct steplog step_log = {log_sink, NULL};
 
 void copy_text (char *dst, size_t n, const char *src)
 {
@@ -132,15 +132,18 @@ void step_fail (const char *fmt, ...)
 static int opt_cb (int val, const char *optarg, int remote)
 {
     struct pin_option o;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     if (pinopt_parse (optarg, &o, &err) < 0)
         goto fail;
     if (g.conf_ok && !pin_conf_policy_allowed (&g.conf, o.policy)) {
         char shown[PINOPT_VALUE_MAX + 8], allowed[192];
-        errprintf (&err, "--pin-policy=%s: policy '%s' is not allowed on "
+        errprintf (&err,
+                   "--pin-policy=%s: policy '%s' is not allowed on "
                    "this cluster; allowed: %s",
-                   pinopt_quote (optarg, PINOPT_VALUE_MAX, shown,
+                   pinopt_quote (optarg,
+                                 PINOPT_VALUE_MAX,
+                                 shown,
                                  sizeof (shown)),
                    policy_name (o.policy),
                    allowed_list (allowed, sizeof (allowed)));
@@ -163,15 +166,19 @@ static int prof_opt_cb (int val, const char *optarg, int remote)
     long long us;
 
     (void)val;
-    optarg = pinopt_slurm_optarg (optarg);  /* "--pin-profile" alone */
+    optarg = pinopt_slurm_optarg (optarg); /* "--pin-profile" alone */
     if (pin_conf_parse_profile (optarg, &us, why, sizeof (why)) < 0) {
-        pin_error_t err = { "" };
-        errprintf (&err, "--pin-profile=%s: %s",
-                   pinopt_quote (optarg, PINOPT_VALUE_MAX, shown,
-                                 sizeof (shown)), why);
+        pin_error_t err = {""};
+        errprintf (&err,
+                   "--pin-profile=%s: %s",
+                   pinopt_quote (optarg,
+                                 PINOPT_VALUE_MAX,
+                                 shown,
+                                 sizeof (shown)),
+                   why);
         slurm_error ("pin: %s", err.text);
         if (!remote)
-            return -1;      /* srun, sbatch, salloc: refused */
+            return -1; /* srun, sbatch, salloc: refused */
         /* slurmstepd (srun checked it already; a value from elsewhere):
          * the step runs unprofiled and task 0 says why */
         copy_text (g.prof_note, sizeof (g.prof_note), err.text);
@@ -187,15 +194,14 @@ static int prof_opt_cb (int val, const char *optarg, int remote)
 int slurm_spank_init (spank_t sp, int ac, char **av)
 {
     spank_context_t ctx = spank_context ();
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     phase_start (&g.ph_init);
     pin_conf_defaults (&g.conf);
     if (pin_conf_load_args (&g.conf, ac, av, &err) < 0) {
         g.conf_ok = false;
         copy_text (g.conf_error, sizeof (g.conf_error), err.text);
-    }
-    else
+    } else
         g.conf_ok = true;
     phase_mark (&g.ph_init, "conf");
 
@@ -203,15 +209,18 @@ int slurm_spank_init (spank_t sp, int ac, char **av)
      * fails here would stop slurmd from starting). */
     if (ctx == S_CTX_SLURMD || ctx == S_CTX_JOB_SCRIPT) {
         if (!g.conf_ok && ctx == S_CTX_SLURMD)
-            slurm_error ("pin: bad configuration: %s (jobs asking for "
-                         "pinning will fail or run unpinned until it is "
-                         "fixed)", g.conf_error);
+            slurm_error (
+                "pin: bad configuration: %s (jobs asking for "
+                "pinning will fail or run unpinned until it is "
+                "fixed)",
+                g.conf_error);
         return 0;
     }
     if (ctx != S_CTX_LOCAL && ctx != S_CTX_REMOTE && ctx != S_CTX_ALLOCATOR)
         return 0;
 
-    snprintf (opt_usage, sizeof (opt_usage),
+    snprintf (opt_usage,
+              sizeof (opt_usage),
               "Place each task's CPUs by POLICY (%s); ',verbose' prints "
               "each task's CPUs. See slurm-pin-spank(8).",
               place_policy_list ());
@@ -243,8 +252,10 @@ int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
         /* srun: should it create its own job, job_submit_pin.so may
          * reshape it for numa-spread (doc/job-submit.md); inside a job
          * the job control environment goes nowhere.  Never fatal. */
-        (void)spank_job_control_setenv (sp, PINOPT_SRUN_MARK_NAME,
-                                        PINOPT_SRUN_MARK_VALUE, 1);
+        (void)spank_job_control_setenv (sp,
+                                        PINOPT_SRUN_MARK_NAME,
+                                        PINOPT_SRUN_MARK_VALUE,
+                                        1);
         return 0;
     }
     if (spank_context () != S_CTX_REMOTE)
@@ -252,8 +263,11 @@ int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
     if (step_get_ids (sp) < 0)
         return 0;
     if (!g.conf_ok) {
-        slurm_info ("pin: step %s: slurm-pin disabled: bad configuration: "
-                    "%s", g.stepname, g.conf_error);
+        slurm_info (
+            "pin: step %s: slurm-pin disabled: bad configuration: "
+            "%s",
+            g.stepname,
+            g.conf_error);
         return 0;
     }
     /* who and where, from Slurm (ident.c); the partition from slurmctld
@@ -262,8 +276,9 @@ int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
      * waits for it */
     ident_step (sp, g.job, g.step, &g.ident);
     if (g.conf.npartitions > 0 && g.step != SLURM_EXTERN_CONT)
-        job_info ("pin.conf's global rules apply, not its PartitionName= "
-                  "lines");
+        job_info (
+            "pin.conf's global rules apply, not its PartitionName= "
+            "lines");
     {
         /* the step (libstep); its accounting record starts now */
         struct pin_step_args a = {
@@ -274,10 +289,11 @@ int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
             .ph = &g.ph,
             .log = step_log,
         };
-        pin_error_t err = { "" };
+        pin_error_t err = {""};
 
         if (!(g.st = pin_step_create (&a, &err))) {
-            slurm_error ("pin: step %s: %s; not handled", g.stepname,
+            slurm_error ("pin: step %s: %s; not handled",
+                         g.stepname,
                          err.text);
             return 0;
         }
@@ -290,10 +306,10 @@ int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
         return 0;
     }
     g.active = true;
-    g.batch = (g.step == SLURM_BATCH_SCRIPT
-               || g.step == SLURM_INTERACTIVE_STEP);
+    g.batch =
+        (g.step == SLURM_BATCH_SCRIPT || g.step == SLURM_INTERACTIVE_STEP);
     phase_start (&g.ph);
-    (void)step_setup (sp);  /* errors reach the user through task_init */
+    (void)step_setup (sp); /* errors reach the user through task_init */
     if (g.ready && !g.error[0] && g.profile_us)
         profile_begin (sp);
     return 0;
@@ -301,7 +317,7 @@ int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
 
 int slurm_spank_exit (spank_t sp, int ac, char **av)
 {
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     if (spank_context () != S_CTX_REMOTE)
         return 0;
@@ -310,18 +326,20 @@ int slurm_spank_exit (spank_t sp, int ac, char **av)
     if (pin_step_profile_close (g.st, &err) < 0)
         slurm_error ("pin: step %s: profile: %s", g.stepname, err.text);
     if (g.conf_ok && g.stepname[0])
-        step_account (sp);  /* before any cgroup is removed */
+        step_account (sp); /* before any cgroup is removed */
     if (g.conf_ok && g.step == SLURM_EXTERN_CONT && g.stepname[0])
         pin_step_job_cleanup (&g.conf, g.job, &step_log);
     if (pin_step_release (g.st, &err) < 0)
         slurm_error ("pin: step %s: cannot remove the claim: %s",
-                     g.stepname, err.text);
-    pin_step_destroy (g.st);    /* our cgroups removed */
+                     g.stepname,
+                     err.text);
+    pin_step_destroy (g.st); /* our cgroups removed */
     g.st = NULL;
     return 0;
 }
 
-/* ---- slurmd's `slurmstepd spank` epilog process --------------------------- */
+/* ---- slurmd's `slurmstepd spank` epilog process ---------------------------
+ */
 
 /* The configuration the Slurm process that loaded pin.so read (slurmd's
  * `slurmstepd spank epilog` reads the slurm.conf slurmd names in
@@ -348,7 +366,7 @@ static bool deliver_wanted (void)
  * (slurmd/req.c, _rpc_terminate_job). */
 int slurm_spank_job_epilog (spank_t sp, int ac, char **av)
 {
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     uint32_t job = 0;
 
     /* Slurm calls no slurm_spank_init in this process: read pin.conf */
@@ -377,9 +395,14 @@ int slurm_spank_job_epilog (spank_t sp, int ac, char **av)
     }
     if (g.conf.accounting && g.conf.deliver_command[0] && deliver_wanted ()
         && spank_get_item (sp, S_JOB_ID, &job) == ESPANK_SUCCESS
-        && acct_deliver_spawn (g.conf.deliver_command, job, g.conf.journal_dir,
-                          120, &err) < 0)
-        slurm_error ("pin: job %u: accounting not sent to slurmdbd: %s", job,
+        && acct_deliver_spawn (g.conf.deliver_command,
+                               job,
+                               g.conf.journal_dir,
+                               120,
+                               &err)
+               < 0)
+        slurm_error ("pin: job %u: accounting not sent to slurmdbd: %s",
+                     job,
                      err.text);
     return 0;
 }

@@ -17,9 +17,9 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "glue.h"
 #include "libcgroup2/mode.h"
 #include "libcgroup2/stepcg.h"
-#include "glue.h"
 
 /* ---- slurmstepd: plan the step ---------------------------------------- */
 
@@ -37,7 +37,7 @@ static const char *alloc_cores (spank_t sp, spank_item_t item)
  * node, from Slurm's core lists. */
 static int get_alloc (spank_t sp)
 {
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     const char *job = alloc_cores (sp, S_JOB_ALLOC_CORES);
     const char *step = g.batch ? NULL : alloc_cores (sp, S_STEP_ALLOC_CORES);
 
@@ -70,7 +70,7 @@ void watcher_begin (spank_t sp)
     uid_t uid;
 
     if (!pin_step_watch_wanted (g.st))
-        return;     /* neither dynamic nor profiled: the common case */
+        return; /* neither dynamic nor profiled: the common case */
     if (spank_get_item (sp, S_JOB_UID, &uid) != ESPANK_SUCCESS)
         uid = (uid_t)-1;
     pin_step_watch_start (g.st, uid);
@@ -134,21 +134,28 @@ static int check_cpu_bind (spank_t sp, bool user_policy, const char *from)
         != ESPANK_SUCCESS)
         copy_text (bind, sizeof (bind), type);
     pinopt_quote (bind, 64, shown, sizeof (shown));
-    inherited = spank_getenv (sp, PINOPT_TASK_CPU_BIND, parent,
-                              sizeof (parent)) == ESPANK_SUCCESS
-                && pinopt_cpu_bind_same (parent, bind);
+    inherited =
+        spank_getenv (sp, PINOPT_TASK_CPU_BIND, parent, sizeof (parent))
+            == ESPANK_SUCCESS
+        && pinopt_cpu_bind_same (parent, bind);
     if (user_policy && !inherited) {
-        step_fail ("--cpu-bind=%s conflicts with --pin-policy=%s: both set "
-                   "explicit CPUs; drop one of them (or use "
-                   "--pin-policy=none)", shown, policy_name (g.policy));
+        step_fail (
+            "--cpu-bind=%s conflicts with --pin-policy=%s: both set "
+            "explicit CPUs; drop one of them (or use "
+            "--pin-policy=none)",
+            shown,
+            policy_name (g.policy));
         return -1;
     }
-    snprintf (g.bind_note, sizeof (g.bind_note), "--cpu-bind=%s%s "
+    snprintf (g.bind_note,
+              sizeof (g.bind_note),
+              "--cpu-bind=%s%s "
               "conflicts with policy %s (%s): the step keeps Slurm's "
-              "binding, no policy applied", shown,
-              inherited ? " (inherited from the step this srun runs in)"
-                        : "",
-              policy_name (g.policy), from);
+              "binding, no policy applied",
+              shown,
+              inherited ? " (inherited from the step this srun runs in)" : "",
+              policy_name (g.policy),
+              from);
     slurm_info ("pin: step %s: %s", g.stepname, g.bind_note);
     g.policy = PLACE_NONE;
     return 0;
@@ -162,15 +169,18 @@ static void log_phases (void)
 
     phase_format (&g.ph_init, init, sizeof (init));
     phase_format (&g.ph, setup, sizeof (setup));
-    slurm_debug ("pin: step %s: plugin CPU time %ld us (init: %s; setup: "
-                 "%s)", g.stepname, phase_total_cpu_us (&g.ph_init)
-                                    + phase_total_cpu_us (&g.ph),
-                 init, setup);
+    slurm_debug (
+        "pin: step %s: plugin CPU time %ld us (init: %s; setup: "
+        "%s)",
+        g.stepname,
+        phase_total_cpu_us (&g.ph_init) + phase_total_cpu_us (&g.ph),
+        init,
+        setup);
 }
 
 int step_setup (spank_t sp)
 {
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     bool refreshed = false, first_warning = false;
 
     /* pin.conf's global rules and PartitionName= line for the partition
@@ -194,7 +204,7 @@ int step_setup (spank_t sp)
         step_fail ("%s", err.text);
         return -1;
     }
-    pin_conf_narrow (&g.conf, &eff.rules);  /* the dynamic keys */
+    pin_conf_narrow (&g.conf, &eff.rules); /* the dynamic keys */
     g.policy = eff.policy;
     g.verbose = eff.verbose;
     g.profile_us = eff.profile_us;
@@ -204,19 +214,21 @@ int step_setup (spank_t sp)
         step_fail ("%s", g.opt_error);
         return -1;
     }
-    if (check_cpu_bind (sp, g.opt_given && g.policy == g.opt.policy
-                                && strcmp (from, "--pin-policy") == 0,
-                        from) < 0)
+    if (check_cpu_bind (sp,
+                        g.opt_given && g.policy == g.opt.policy
+                            && strcmp (from, "--pin-policy") == 0,
+                        from)
+        < 0)
         return -1;
     if (spank_get_item (sp, S_JOB_LOCAL_TASK_COUNT, &g.ntasks)
-        != ESPANK_SUCCESS
+            != ESPANK_SUCCESS
         || spank_get_item (sp, S_STEP_CPUS_PER_TASK, &g.cpus_per_task)
-           != ESPANK_SUCCESS) {
+               != ESPANK_SUCCESS) {
         step_fail ("cannot get the task count or CPUs per task");
         return -1;
     }
     if (g.ntasks == 0)
-        return 0;   /* nothing to place on this node */
+        return 0; /* nothing to place on this node */
     if (g.cpus_per_task == 0)
         g.cpus_per_task = 1;
     if (step_tasks (&err) < 0) {
@@ -231,8 +243,8 @@ int step_setup (spank_t sp)
             step_fail ("%s", err.text);
             return -1;
         }
-        phase_mark (&g.ph, refreshed ? "topology (cache rewritten)"
-                                     : "topology");
+        phase_mark (&g.ph,
+                    refreshed ? "topology (cache rewritten)" : "topology");
         if (refreshed)
             slurm_info ("pin: topology cache %s refreshed",
                         g.conf.topology_cache);
@@ -260,10 +272,15 @@ int step_setup (spank_t sp)
         step_fail ("%s", err.text);
         return -1;
     }
-    slurm_debug ("pin: step %s: policy=%s tasks=%u cpus_per_task=%u "
-                 "mode=%s%s", g.stepname, policy_name (g.policy), g.ntasks,
-                 g.cpus_per_task, cg2_mode_name (pin_step_mode (g.st)),
-                 pin_step_cpuset (g.st) ? "" : " (affinity only)");
+    slurm_debug (
+        "pin: step %s: policy=%s tasks=%u cpus_per_task=%u "
+        "mode=%s%s",
+        g.stepname,
+        policy_name (g.policy),
+        g.ntasks,
+        g.cpus_per_task,
+        cg2_mode_name (pin_step_mode (g.st)),
+        pin_step_cpuset (g.st) ? "" : " (affinity only)");
     g.ready = true;
     log_phases ();
     return 0;
@@ -292,12 +309,12 @@ void profile_begin (spank_t sp)
 {
     struct pin_step_profile p = {
         .interval_us = g.profile_us,
-        .node = g.ident.node,   /* slurmd's (ident.c), never the job's
-                                   SLURMD_NODENAME */
+        .node = g.ident.node, /* slurmd's (ident.c), never the job's
+                                 SLURMD_NODENAME */
         .policy = policy_name (g.policy),
         .recorder = "pin.so " PACKAGE_VERSION,
     };
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     gid_t gid;
 
     if (spank_get_item (sp, S_JOB_UID, &p.uid) != ESPANK_SUCCESS
@@ -308,11 +325,13 @@ void profile_begin (spank_t sp)
     if (pin_step_profile_open (g.st, &p, &err) < 0)
         profile_skip ("%s", err.text);
     else if (pin_step_profile_warning (g.st))
-        slurm_info ("pin: step %s: %s", g.stepname,
+        slurm_info ("pin: step %s: %s",
+                    g.stepname,
                     pin_step_profile_warning (g.st));
     else
         slurm_debug ("pin: step %s: profiling every %lld ms into %s",
-                     g.stepname, g.profile_us / 1000,
+                     g.stepname,
+                     g.profile_us / 1000,
                      pin_step_profile_path (g.st));
 }
 
@@ -323,13 +342,20 @@ void job_info (const char *otherwise)
     if (g.ident.have_job_info || g.ident.job_info_error[0])
         return;
     if (ident_job_info (g.job, &g.ident) < 0)
-        slurm_error ("pin: step %s: %s: %s", g.stepname,
-                     g.ident.job_info_error, otherwise);
+        slurm_error ("pin: step %s: %s: %s",
+                     g.stepname,
+                     g.ident.job_info_error,
+                     otherwise);
     else
-        slurm_debug ("pin: step %s: node %s, cluster %s, user %s (%u), "
-                     "partition %s, job name %s; slurm_load_job took %lld us",
-                     g.stepname, g.ident.node, g.ident.cluster, g.ident.user,
-                     g.ident.uid, g.ident.partition, g.ident.job_name,
-                     g.ident.job_info_us);
+        slurm_debug (
+            "pin: step %s: node %s, cluster %s, user %s (%u), "
+            "partition %s, job name %s; slurm_load_job took %lld us",
+            g.stepname,
+            g.ident.node,
+            g.ident.cluster,
+            g.ident.user,
+            g.ident.uid,
+            g.ident.partition,
+            g.ident.job_name,
+            g.ident.job_info_us);
 }
-

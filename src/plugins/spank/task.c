@@ -14,9 +14,9 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "glue.h"
 #include "libstep/ompenv.h"
 #include "libtopo/topo.h"
-#include "glue.h"
 
 /* ---- slurmstepd: each task, as root, before it may exec ---------------- */
 
@@ -26,18 +26,20 @@
  * page in task_init and fails with the reason on its stderr. */
 int slurm_spank_task_post_fork (spank_t sp, int ac, char **av)
 {
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     int id = -1;
     pid_t pid = 0;
 
-    if (spank_context () != S_CTX_REMOTE || !g.active || !g.ready
-        || g.error[0] || !pin_step_has_status (g.st))
+    if (spank_context () != S_CTX_REMOTE || !g.active || !g.ready || g.error[0]
+        || !pin_step_has_status (g.st))
         return 0;
     if (spank_get_item (sp, S_TASK_ID, &id) != ESPANK_SUCCESS
-        || spank_get_item (sp, S_TASK_PID, &pid) != ESPANK_SUCCESS
-        || id < 0 || (uint32_t)id >= g.ntasks || pid <= 0) {
+        || spank_get_item (sp, S_TASK_PID, &pid) != ESPANK_SUCCESS || id < 0
+        || (uint32_t)id >= g.ntasks || pid <= 0) {
         slurm_error ("pin: step %s: task id %d / pid %d out of range",
-                     g.stepname, id, (int)pid);
+                     g.stepname,
+                     id,
+                     (int)pid);
         return 0;
     }
     struct phases ph;
@@ -47,14 +49,18 @@ int slurm_spank_task_post_fork (spank_t sp, int ac, char **av)
         slurm_error ("pin: step %s task %d: %s", g.stepname, id, err.text);
     pin_step_account_task (g.st, pid);
     if (pin_step_profile_add_task (g.st, pid, &err) < 0)
-        slurm_error ("pin: step %s task %d: profile: %s", g.stepname, id,
+        slurm_error ("pin: step %s task %d: profile: %s",
+                     g.stepname,
+                     id,
                      err.text);
-    pin_step_add_task (g.st, pid);     /* policy dynamic's stderr line */
+    pin_step_add_task (g.st, pid); /* policy dynamic's stderr line */
     if (++g.tasks_forked == g.ntasks)
         watcher_begin (sp);
     phase_mark (&ph, "apply");
     slurm_debug ("pin: step %s task %d: applied in %ld us CPU, %ld us wall",
-                 g.stepname, id, phase_total_cpu_us (&ph),
+                 g.stepname,
+                 id,
+                 phase_total_cpu_us (&ph),
                  phase_total_wall_us (&ph));
     return 0;
 }
@@ -119,7 +125,7 @@ static void task_omp (spank_t sp, const char *name, const char *ours)
             spank_unsetenv (sp, record);
             break;
         case OMPENV_KEEP:
-            if (recorded)   /* the user's own value: forget ours */
+            if (recorded) /* the user's own value: forget ours */
                 spank_unsetenv (sp, record);
             break;
     }
@@ -138,8 +144,8 @@ int slurm_spank_task_init (spank_t sp, int ac, char **av)
         return 0;
     if (spank_get_item (sp, S_TASK_ID, &id) != ESPANK_SUCCESS || id < 0)
         return 0;
-    {   /* the binding Slurm gave this task, for an srun it may run
-         * (check_cpu_bind: an inherited binding is not the user's) */
+    { /* the binding Slurm gave this task, for an srun it may run
+       * (check_cpu_bind: an inherited binding is not the user's) */
         char *cb = task_getenv (sp, "SLURM_CPU_BIND");
         if (cb)
             spank_setenv (sp, PINOPT_TASK_CPU_BIND, cb, 1);
@@ -147,7 +153,7 @@ int slurm_spank_task_init (spank_t sp, int ac, char **av)
             spank_unsetenv (sp, PINOPT_TASK_CPU_BIND);
         free (cb);
     }
-    if (g.ident.node[0])   /* slurmd's, found in init_post_opt */
+    if (g.ident.node[0]) /* slurmd's, found in init_post_opt */
         copy_text (node, sizeof (node), g.ident.node);
     else
         (void)gethostname (node, sizeof (node) - 1);
@@ -155,15 +161,21 @@ int slurm_spank_task_init (spank_t sp, int ac, char **av)
         /* Required: this fails the task.  Optional: Slurm ignores the
          * return code and the task runs unpinned. */
         if (id == 0)
-            task_say ("pin: step %s on %s: slurm-pin disabled: bad "
-                      "configuration: %s", g.stepname, node, g.conf_error);
+            task_say (
+                "pin: step %s on %s: slurm-pin disabled: bad "
+                "configuration: %s",
+                g.stepname,
+                node,
+                g.conf_error);
         return -1;
     }
     if (!g.active)
         return 0;
     if (g.error[0]) {
         if (id == 0)
-            task_say ("pin: error: step %s on %s: %s", g.stepname, node,
+            task_say ("pin: error: step %s on %s: %s",
+                      g.stepname,
+                      node,
                       g.error);
         return -1;
     }
@@ -171,17 +183,22 @@ int slurm_spank_task_init (spank_t sp, int ac, char **av)
         return 0;
     if (id == 0 && g.prof_note[0])
         task_say ("pin: warning: step %s on %s: not profiled: %s",
-                  g.stepname, node, g.prof_note);
+                  g.stepname,
+                  node,
+                  g.prof_note);
     if (id == 0 && g.bind_note[0])
         task_say ("pin: step %s on %s: %s", g.stepname, node, g.bind_note);
     if (pin_step_has_status (g.st) && (uint32_t)id < g.ntasks) {
         const char *msg;
-        enum pin_step_task_state state = pin_step_task_status (g.st, id,
-                                                               &msg);
+        enum pin_step_task_state state = pin_step_task_status (g.st, id, &msg);
         if (state != PIN_STEP_TASK_APPLIED) {
-            task_say ("pin: error: task %d of step %s on %s: %s", id,
-                      g.stepname, node, state == PIN_STEP_TASK_FAILED
-                      ? msg : "was not placed (see the slurmd log)");
+            task_say ("pin: error: task %d of step %s on %s: %s",
+                      id,
+                      g.stepname,
+                      node,
+                      state == PIN_STEP_TASK_FAILED ? msg
+                                                    : "was not placed (see "
+                                                      "the slurmd log)");
             return -1;
         }
     }
@@ -189,10 +206,12 @@ int slurm_spank_task_init (spank_t sp, int ac, char **av)
     t = pin_step_task (g.st, id);
     if (t && !(places = ompenv_places (t->cpus)))
         slurm_error ("pin: step %s task %d: cannot format OMP_PLACES",
-                     g.stepname, id);
+                     g.stepname,
+                     id);
     task_omp (sp, "OMP_PLACES", places);
-    task_omp (sp, "OMP_PROC_BIND", places ? ompenv_proc_bind (g.policy)
-                                          : NULL);
+    task_omp (sp,
+              "OMP_PROC_BIND",
+              places ? ompenv_proc_bind (g.policy) : NULL);
     free (places);
 
     if (g.verbose) {
@@ -203,16 +222,26 @@ int slurm_spank_task_init (spank_t sp, int ac, char **av)
         char fb[128] = "", seed[48] = "";
         if (t && t->fallback) {
             char names[96];
-            snprintf (fb, sizeof (fb), " fallback=%s",
-                      place_fallback_string (t->fallback, names,
+            snprintf (fb,
+                      sizeof (fb),
+                      " fallback=%s",
+                      place_fallback_string (t->fallback,
+                                             names,
                                              sizeof (names)));
         }
         if (g.policy == PLACE_RANDOM)
-            snprintf (seed, sizeof (seed), " seed=%llu",
+            snprintf (seed,
+                      sizeof (seed),
+                      " seed=%llu",
                       (unsigned long long)g.seed);
-        task_say ("pin: task %d on %s: policy=%s cpus=%s mems=%s%s%s", id,
-                  node, policy_name (g.policy), c ? c : "?", m ? m : "?",
-                  fb, seed);
+        task_say ("pin: task %d on %s: policy=%s cpus=%s mems=%s%s%s",
+                  id,
+                  node,
+                  policy_name (g.policy),
+                  c ? c : "?",
+                  m ? m : "?",
+                  fb,
+                  seed);
         if (id == 0 && pin_step_warning (g.st)[0] && g.policy != PLACE_NONE)
             task_say ("pin: warning: %s: %s", node, pin_step_warning (g.st));
         free (c);
@@ -251,7 +280,8 @@ void step_account (spank_t sp)
     pin_step_account (g.st, &in);
     phase_mark (&ph, "accounting");
     slurm_debug ("pin: step %s: accounting took %ld us CPU, %ld us wall",
-                 g.stepname, phase_total_cpu_us (&ph),
+                 g.stepname,
+                 phase_total_cpu_us (&ph),
                  phase_total_wall_us (&ph));
 }
 
@@ -259,17 +289,18 @@ void step_account (spank_t sp)
  * before slurmstepd tells srun (spank_fini runs only after that). */
 int slurm_spank_task_exit (spank_t sp, int ac, char **av)
 {
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     if (spank_context () != S_CTX_REMOTE || !g.active)
         return 0;
     int status = 0;
-    bool got = spank_get_item (sp, S_TASK_EXIT_STATUS, &status)
-               == ESPANK_SUCCESS;
+    bool got =
+        spank_get_item (sp, S_TASK_EXIT_STATUS, &status) == ESPANK_SUCCESS;
     if (got && (g.tasks_exited == 0 || status != 0) && g.exit_status == 0)
         g.exit_status = status;
     ++g.tasks_exited;
-    pin_step_account_task_exit (g.st, got ? status : 0,
+    pin_step_account_task_exit (g.st,
+                                got ? status : 0,
                                 g.tasks_exited >= g.ntasks);
     if (g.tasks_exited < g.ntasks)
         return 0;
@@ -277,7 +308,7 @@ int slurm_spank_task_exit (spank_t sp, int ac, char **av)
     pin_step_watch_stop (g.st, g.exit_status);
     if (pin_step_release (g.st, &err) < 0)
         slurm_error ("pin: step %s: cannot remove the claim: %s",
-                     g.stepname, err.text);
+                     g.stepname,
+                     err.text);
     return 0;
 }
-

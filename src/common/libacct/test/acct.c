@@ -12,17 +12,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <json-c/json.h>
+#include <linux/falloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/falloc.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <json-c/json.h>
 
 #include "libacct/acct.h"
 #include "libtest/tap.h"
@@ -50,8 +49,8 @@ static bool valid_utf8_json (const char *line)
     json_object *o;
     bool ok;
 
-    json_tokener_set_flags (tok, JSON_TOKENER_STRICT
-                                 | JSON_TOKENER_VALIDATE_UTF8);
+    json_tokener_set_flags (tok,
+                            JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
     o = json_tokener_parse_ex (tok, line, (int)strlen (line));
     ok = o && json_tokener_get_error (tok) == json_tokener_success;
     json_object_put (o);
@@ -89,12 +88,12 @@ static const struct {
     uint64_t user, sys;
     double want;
 } eff_cases[] = {
-    { 4000000, 2, 7800000, 100000, 0.9875 },
-    { 4000000, 2, 0, 0, 0.0 },
-    { 1000000, 1, 1500000, 500000, 2.0 },  /* more than allocated */
-    { 0, 2, 100, 100, -1 },
-    { 1000000, 0, 100, 100, -1 },
-    { -5, 2, 100, 100, -1 },
+    {4000000, 2, 7800000, 100000, 0.9875},
+    {4000000, 2, 0, 0, 0.0},
+    {1000000, 1, 1500000, 500000, 2.0}, /* more than allocated */
+    {0, 2, 100, 100, -1},
+    {1000000, 0, 100, 100, -1},
+    {-5, 2, 100, 100, -1},
 };
 
 START_TEST (test_efficiency)
@@ -109,28 +108,33 @@ START_TEST (test_efficiency)
 }
 END_TEST
 
-/* ---- UTF-8 ---------------------------------------------------------------- */
+/* ---- UTF-8 ----------------------------------------------------------------
+ */
 
 static const struct {
     const char *in;
-    size_t inlen;       /* 0: strlen */
+    size_t inlen; /* 0: strlen */
     size_t n;
     const char *want;
 } utf8_cases[] = {
-    { "plain", 0, 64, "plain" },
-    { "caf\xc3\xa9", 0, 64, "caf\xc3\xa9" },
-    { "\xff", 0, 64, "\xef\xbf\xbd" },
-    { "a\xc3", 0, 64, "a\xef\xbf\xbd" },               /* cut sequence */
-    { "\xc0\xaf", 0, 64, "\xef\xbf\xbd\xef\xbf\xbd" },  /* overlong */
-    { "\xed\xa0\x80", 0, 64,                            /* surrogate */
-      "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
-    { "\xf4\x90\x80\x80", 0, 64,                        /* > U+10FFFF */
-      "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
-    { "\xf0\x9f\x98\x80!", 0, 64, "\xf0\x9f\x98\x80!" },
-    { "abcdef", 0, 4, "abc" },                          /* bound */
-    { "ab\xc3\xa9", 0, 4, "ab" },          /* never half a character */
-    { "a\0b", 3, 64, "a" },                             /* NUL ends */
-    { "abcdef", 2, 64, "ab" },                          /* srclen */
+    {"plain", 0, 64, "plain"},
+    {"caf\xc3\xa9", 0, 64, "caf\xc3\xa9"},
+    {"\xff", 0, 64, "\xef\xbf\xbd"},
+    {"a\xc3", 0, 64, "a\xef\xbf\xbd"},               /* cut sequence */
+    {"\xc0\xaf", 0, 64, "\xef\xbf\xbd\xef\xbf\xbd"}, /* overlong */
+    {"\xed\xa0\x80",
+     0,
+     64, /* surrogate */
+     "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},
+    {"\xf4\x90\x80\x80",
+     0,
+     64, /* > U+10FFFF */
+     "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},
+    {"\xf0\x9f\x98\x80!", 0, 64, "\xf0\x9f\x98\x80!"},
+    {"abcdef", 0, 4, "abc"},    /* bound */
+    {"ab\xc3\xa9", 0, 4, "ab"}, /* never half a character */
+    {"a\0b", 3, 64, "a"},       /* NUL ends */
+    {"abcdef", 2, 64, "ab"},    /* srclen */
 };
 
 START_TEST (test_utf8_copy)
@@ -144,7 +148,8 @@ START_TEST (test_utf8_copy)
 }
 END_TEST
 
-/* ---- round trip and hostile strings ---------------------------------------- */
+/* ---- round trip and hostile strings ----------------------------------------
+ */
 
 static const char *hostile[] = {
     "plain-name",
@@ -160,7 +165,7 @@ static const char *hostile[] = {
 START_TEST (test_hostile_round_trip)
 {
     struct acct_record r, back;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     char *line, want[ACCT_STR];
 
     fill (&r, 42, ACCT_STEP_BATCH);
@@ -172,8 +177,10 @@ START_TEST (test_hostile_round_trip)
     ck_assert_ptr_null (strchr (line, '\n'));
     ck_assert_ptr_null (strchr (line, '\r'));
     ck_assert_msg (valid_utf8_json (line), "not valid UTF-8 JSON: %s", line);
-    ck_assert_msg (acct_record_from_json (line, &back, &err) == 0, "%s: %s",
-                   err.text, line);
+    ck_assert_msg (acct_record_from_json (line, &back, &err) == 0,
+                   "%s: %s",
+                   err.text,
+                   line);
     acct_utf8_copy (want, sizeof (want), hostile[_i], strlen (hostile[_i]));
     ck_assert_str_eq (back.job_name, want);
     ck_assert_str_eq (back.user, want);
@@ -188,7 +195,7 @@ END_TEST
 START_TEST (test_hostile_long)
 {
     struct acct_record r, back;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     char *line;
 
     fill (&r, 43, 0);
@@ -208,7 +215,7 @@ END_TEST
 START_TEST (test_round_trip_all_fields)
 {
     struct acct_record r, b;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     char *line;
 
     fill (&r, 7, 3);
@@ -238,15 +245,17 @@ START_TEST (test_round_trip_all_fields)
     snprintf (r.confine_mems, sizeof (r.confine_mems), "0");
     r.nsteps = 4;
     ck_assert_ptr_nonnull (line = acct_record_to_json (&r, &err));
-    ck_assert_msg (acct_record_from_json (line, &b, &err) == 0, "%s",
+    ck_assert_msg (acct_record_from_json (line, &b, &err) == 0,
+                   "%s",
                    err.text);
     ck_assert_msg ((b.kind == r.kind && b.array_job_id == 6 && b.seed == r.seed
-                   && b.mem_peak == r.mem_peak && b.nsteps == 4
-                   && b.source == r.source && b.exit_status == 9
-                   && b.throttled_usec == 3000 && b.confine_use == 1.5
-                   && strcmp (b.confine_cpus, "0-1") == 0
-                   && strcmp (b.fallback, "oversubscribed") == 0),
-                   "fields differ after the round trip: %s", line);
+                    && b.mem_peak == r.mem_peak && b.nsteps == 4
+                    && b.source == r.source && b.exit_status == 9
+                    && b.throttled_usec == 3000 && b.confine_use == 1.5
+                    && strcmp (b.confine_cpus, "0-1") == 0
+                    && strcmp (b.fallback, "oversubscribed") == 0),
+                   "fields differ after the round trip: %s",
+                   line);
     ck_assert_ptr_nonnull (strstr (line, "\"efficiency\":0.9375"));
     ck_assert_ptr_nonnull (strstr (line, "\"kind\":\"job\""));
     ck_assert_ptr_nonnull (strstr (line, "\"source\":\"step-records\""));
@@ -254,55 +263,70 @@ START_TEST (test_round_trip_all_fields)
 }
 END_TEST
 
-/* ---- parse errors ---------------------------------------------------------- */
+/* ---- parse errors ----------------------------------------------------------
+ */
 
 static const struct {
     const char *line;
-    const char *err;    /* a part of the message */
+    const char *err; /* a part of the message */
 } bad_cases[] = {
-    { "", "not JSON" },
-    { "{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\",\"start_us\":1",
-      "not JSON" },
-    { "[1,2]", "not a JSON object" },
-    { "{\"kind\":\"step\",\"job_id\":1,\"node\":\"n\",\"start_us\":1,"
-      "\"end_us\":2}", "\"v\"" },
-    { "{\"v\":2,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\",\"start_us\":1,"
-      "\"end_us\":2}", "newer" },
-    { "{\"v\":1,\"job_id\":1,\"node\":\"n\",\"start_us\":1,\"end_us\":2}",
-      "\"kind\"" },
-    { "{\"v\":1,\"kind\":\"task\",\"job_id\":1,\"node\":\"n\",\"start_us\":1,"
-      "\"end_us\":2}", "\"kind\"" },
-    { "{\"v\":1,\"kind\":\"step\",\"job_id\":\"1\",\"node\":\"n\","
-      "\"start_us\":1,\"end_us\":2}", "\"job_id\"" },
-    { "{\"v\":1,\"kind\":\"step\",\"job_id\":-1,\"node\":\"n\","
-      "\"start_us\":1,\"end_us\":2}", "\"job_id\"" },
-    { "{\"v\":1,\"kind\":\"step\",\"job_id\":4294967296,\"node\":\"n\","
-      "\"start_us\":1,\"end_us\":2}", "\"job_id\"" },
-    { "{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"start_us\":1,"
-      "\"end_us\":2}", "\"node\"" },
-    { "{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\","
-      "\"end_us\":2}", "\"start_us\"" },
-    { "{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\","
-      "\"start_us\":1}", "\"end_us\"" },
-    { "{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\","
-      "\"start_us\":1,\"end_us\":2,\"user_usec\":-5}", "\"user_usec\"" },
-    { "{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\","
-      "\"start_us\":1,\"end_us\":2,\"source\":\"guess\"}", "\"source\"" },
-    { "{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":7,"
-      "\"start_us\":1,\"end_us\":2}", "\"node\"" },
-    { "{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\","
-      "\"start_us\":1,\"end_us\":2} x", "after" },
+    {"", "not JSON"},
+    {"{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\",\"start_us\":1",
+     "not JSON"},
+    {"[1,2]", "not a JSON object"},
+    {"{\"kind\":\"step\",\"job_id\":1,\"node\":\"n\",\"start_us\":1,"
+     "\"end_us\":2}",
+     "\"v\""},
+    {"{\"v\":2,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\",\"start_us\":1,"
+     "\"end_us\":2}",
+     "newer"},
+    {"{\"v\":1,\"job_id\":1,\"node\":\"n\",\"start_us\":1,\"end_us\":2}",
+     "\"kind\""},
+    {"{\"v\":1,\"kind\":\"task\",\"job_id\":1,\"node\":\"n\",\"start_us\":1,"
+     "\"end_us\":2}",
+     "\"kind\""},
+    {"{\"v\":1,\"kind\":\"step\",\"job_id\":\"1\",\"node\":\"n\","
+     "\"start_us\":1,\"end_us\":2}",
+     "\"job_id\""},
+    {"{\"v\":1,\"kind\":\"step\",\"job_id\":-1,\"node\":\"n\","
+     "\"start_us\":1,\"end_us\":2}",
+     "\"job_id\""},
+    {"{\"v\":1,\"kind\":\"step\",\"job_id\":4294967296,\"node\":\"n\","
+     "\"start_us\":1,\"end_us\":2}",
+     "\"job_id\""},
+    {"{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"start_us\":1,"
+     "\"end_us\":2}",
+     "\"node\""},
+    {"{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\","
+     "\"end_us\":2}",
+     "\"start_us\""},
+    {"{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\","
+     "\"start_us\":1}",
+     "\"end_us\""},
+    {"{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\","
+     "\"start_us\":1,\"end_us\":2,\"user_usec\":-5}",
+     "\"user_usec\""},
+    {"{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\","
+     "\"start_us\":1,\"end_us\":2,\"source\":\"guess\"}",
+     "\"source\""},
+    {"{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":7,"
+     "\"start_us\":1,\"end_us\":2}",
+     "\"node\""},
+    {"{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\","
+     "\"start_us\":1,\"end_us\":2} x",
+     "after"},
 };
 
 START_TEST (test_parse_errors)
 {
     struct acct_record r;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     ck_assert_int_eq (acct_record_from_json (bad_cases[_i].line, &r, &err),
                       -1);
     ck_assert_msg (strstr (err.text, bad_cases[_i].err) != NULL,
-                   "error '%s' does not name '%s'", err.text,
+                   "error '%s' does not name '%s'",
+                   err.text,
                    bad_cases[_i].err);
 }
 END_TEST
@@ -310,12 +334,17 @@ END_TEST
 START_TEST (test_parse_minimal_and_unknown_keys)
 {
     struct acct_record r;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
-    ck_assert_msg (acct_record_from_json (
-        "{\"v\":1,\"kind\":\"step\",\"job_id\":5,\"node\":\"n\","
-        "\"start_us\":10,\"end_us\":30,\"future_key\":[1,{}]}", &r, &err)
-        == 0, "%s", err.text);
+    ck_assert_msg (acct_record_from_json ("{\"v\":1,\"kind\":\"step\",\"job_"
+                                          "id\":5,\"node\":\"n\","
+                                          "\"start_us\":10,\"end_us\":30,"
+                                          "\"future_key\":[1,{}]}",
+                                          &r,
+                                          &err)
+                       == 0,
+                   "%s",
+                   err.text);
     ck_assert_uint_eq (r.job_id, 5);
     ck_assert_int_eq (r.elapsed_us, 20);
     ck_assert_uint_eq (r.step_id, ACCT_NO_VAL);
@@ -343,10 +372,11 @@ static int collect_cb (const struct acct_record *r, void *arg)
 static void append_ok (uint32_t job, uint64_t max)
 {
     struct acct_record r;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     fill (&r, job, 0);
-    ck_assert_msg (acct_journal_append_max (dir, &r, max, &err) == 0, "%s",
+    ck_assert_msg (acct_journal_append_max (dir, &r, max, &err) == 0,
+                   "%s",
                    err.text);
 }
 
@@ -354,9 +384,9 @@ START_TEST (test_journal_modes)
 {
     char path[4200];
     struct stat st;
-    struct collect c = { 0 };
+    struct collect c = {0};
     unsigned skipped = 9;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     append_ok (1, 0);
     append_ok (2, 0);
@@ -365,8 +395,8 @@ START_TEST (test_journal_modes)
     snprintf (path, sizeof (path), "%s/journal", dir);
     ck_assert_int_eq (stat (path, &st), 0);
     ck_assert_uint_eq (st.st_mode & 0777, 0600);
-    ck_assert_int_eq (acct_journal_read (dir, collect_cb, &c, &skipped,
-                                         &err), 0);
+    ck_assert_int_eq (acct_journal_read (dir, collect_cb, &c, &skipped, &err),
+                      0);
     ck_assert_uint_eq (c.n, 2);
     ck_assert_uint_eq (skipped, 0);
     ck_assert_uint_eq (c.jobs[0], 1);
@@ -378,7 +408,7 @@ START_TEST (test_journal_unsafe)
 {
     char path[4200], target[4200];
     struct acct_record r;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     fill (&r, 1, 0);
     /* a symlink in place of the journal */
@@ -430,13 +460,13 @@ START_TEST (test_journal_cut_every_byte)
     fclose (f);
     for (size_t i = 0, k = 0; i < size; i++)
         if (content[i] == '\n')
-            ends[k++] = i;      /* the newline of record k */
+            ends[k++] = i; /* the newline of record k */
     tmptree_path (cutdir, sizeof (cutdir), "cut");
     snprintf (cutpath, sizeof (cutpath), "%s/journal", cutdir);
     for (size_t cut = 0; cut <= size; cut++) {
-        struct collect c = { 0 };
+        struct collect c = {0};
         unsigned skipped = 0, whole = 0, partial;
-        pin_error_t err = { "" };
+        pin_error_t err = {""};
         int fd;
 
         tmptree_rm_rf (cutdir);
@@ -448,27 +478,43 @@ START_TEST (test_journal_cut_every_byte)
         /* a record is whole when its '}' is before the cut */
         for (int k = 0; k < 3; k++)
             whole += cut >= ends[k];
-        partial = (cut > 0 && (whole == 3 ? false
-                                          : cut > (whole ? ends[whole - 1] + 1
-                                                         : 0)))
-                  ? 1 : 0;
-        ck_assert_int_eq (acct_journal_read (cutdir, collect_cb, &c,
-                                             &skipped, &err), 0);
+        partial =
+            (cut > 0
+             && (whole == 3 ? false : cut > (whole ? ends[whole - 1] + 1 : 0)))
+                ? 1
+                : 0;
+        ck_assert_int_eq (acct_journal_read (cutdir,
+                                             collect_cb,
+                                             &c,
+                                             &skipped,
+                                             &err),
+                          0);
         ck_assert_msg (c.n == whole && skipped == partial,
                        "cut at %zu: read %u records, %u skipped; want %u, %u",
-                       cut, c.n, skipped, whole, partial);
+                       cut,
+                       c.n,
+                       skipped,
+                       whole,
+                       partial);
         /* appending after the cut loses nothing */
         struct acct_record r;
         fill (&r, 99, 0);
         ck_assert_msg (acct_journal_append_max (cutdir, &r, 0, &err) == 0,
-                       "%s", err.text);
+                       "%s",
+                       err.text);
         memset (&c, 0, sizeof (c));
-        ck_assert_int_eq (acct_journal_read (cutdir, collect_cb, &c,
-                                             &skipped, &err), 0);
+        ck_assert_int_eq (acct_journal_read (cutdir,
+                                             collect_cb,
+                                             &c,
+                                             &skipped,
+                                             &err),
+                          0);
         ck_assert_msg (c.n == whole + 1 && c.jobs[whole] == 99
-                       && skipped == partial,
+                           && skipped == partial,
                        "cut at %zu then append: %u records, %u skipped",
-                       cut, c.n, skipped);
+                       cut,
+                       c.n,
+                       skipped);
     }
 }
 END_TEST
@@ -476,9 +522,9 @@ END_TEST
 START_TEST (test_journal_garbage_lines)
 {
     char path[4200];
-    struct collect c = { 0 };
+    struct collect c = {0};
     unsigned skipped = 0;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     FILE *f;
 
     append_ok (1, 0);
@@ -504,11 +550,11 @@ START_TEST (test_journal_rotation_concurrent)
     struct collect *c = calloc (1, sizeof (*c));
     static unsigned seen[WRITERS * 1000];
     unsigned skipped = 0, files = 0;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     pid_t pids[WRITERS];
 
     ck_assert_ptr_nonnull (c);
-    append_ok (999999, max);  /* the directory exists before the race */
+    append_ok (999999, max); /* the directory exists before the race */
     for (int w = 0; w < WRITERS; w++) {
         ck_assert_int_ge (pids[w] = fork (), 0);
         if (pids[w] == 0) {
@@ -527,7 +573,8 @@ START_TEST (test_journal_rotation_concurrent)
         int st;
         ck_assert_int_eq (waitpid (pids[w], &st, 0), pids[w]);
         ck_assert_msg (WIFEXITED (st) && WEXITSTATUS (st) == 0,
-                       "writer %d failed", w);
+                       "writer %d failed",
+                       w);
     }
     ck_assert_int_eq (acct_journal_read (dir, collect_cb, c, &skipped, &err),
                       0);
@@ -539,8 +586,10 @@ START_TEST (test_journal_rotation_concurrent)
             seen[c->jobs[i]]++;
     for (int w = 0; w < WRITERS; w++)
         for (int i = 0; i < EACH; i++)
-            ck_assert_msg (seen[w * 1000 + i] == 1, "record %d seen %u times",
-                           w * 1000 + i, seen[w * 1000 + i]);
+            ck_assert_msg (seen[w * 1000 + i] == 1,
+                           "record %d seen %u times",
+                           w * 1000 + i,
+                           seen[w * 1000 + i]);
     /* it did rotate, and no file grew past the limit */
     for (unsigned n = 1;; n++) {
         char path[4200];
@@ -580,10 +629,9 @@ START_TEST (test_journal_full)
     ck_assert_int_eq (stat (path, &st), 0);
     ck_assert_int_ge (pid = fork (), 0);
     if (pid == 0) {
-        struct rlimit rl = { (rlim_t)st.st_size + 20,
-                             (rlim_t)st.st_size + 20 };
+        struct rlimit rl = {(rlim_t)st.st_size + 20, (rlim_t)st.st_size + 20};
         struct acct_record r;
-        pin_error_t err = { "" };
+        pin_error_t err = {""};
         signal (SIGXFSZ, SIG_IGN);
         if (setrlimit (RLIMIT_FSIZE, &rl) < 0)
             _exit (2);
@@ -596,14 +644,15 @@ START_TEST (test_journal_full)
     }
     ck_assert_int_eq (waitpid (pid, &status, 0), pid);
     ck_assert_msg (WIFEXITED (status) && WEXITSTATUS (status) == 0,
-                   "child status %d", status);
+                   "child status %d",
+                   status);
     struct stat after;
     ck_assert_int_eq (stat (path, &after), 0);
     ck_assert_int_eq (after.st_size, st.st_size);
     append_ok (4, 0);
-    struct collect c = { 0 };
+    struct collect c = {0};
     unsigned skipped = 7;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     ck_assert_int_eq (acct_journal_read (dir, collect_cb, &c, &skipped, &err),
                       0);
     ck_assert_uint_eq (c.n, 3);
@@ -620,7 +669,9 @@ static bool can_preallocate (void)
     char path[4200];
     int fd, rc;
 
-    snprintf (path, sizeof (path), "%s/test_acct_falloc.XXXXXX",
+    snprintf (path,
+              sizeof (path),
+              "%s/test_acct_falloc.XXXXXX",
               tmp && *tmp ? tmp : "/tmp");
     if ((fd = mkstemp (path)) < 0)
         return false;
@@ -655,7 +706,7 @@ START_TEST (test_journal_preallocated)
     char path[4200];
     struct stat st;
 
-    append_ok (1, 0);   /* the directory, a file without room taken */
+    append_ok (1, 0); /* the directory, a file without room taken */
     append_ok (2, max);
     room = room_of ("journal", &size, NULL);
     ck_assert_int_gt (size, 0);
@@ -681,7 +732,7 @@ START_TEST (test_journal_preallocated)
     ck_assert_int_ge (room, (off_t)max);
     /* every record once, the spare read as nothing */
     struct collect *c = calloc (1, sizeof (*c));
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     ck_assert_ptr_nonnull (c);
     ck_assert_int_eq (acct_journal_read (dir, collect_cb, c, &skipped, &err),
                       0);
@@ -693,9 +744,9 @@ END_TEST
 
 START_TEST (test_journal_missing_dir_read)
 {
-    struct collect c = { 0 };
+    struct collect c = {0};
     unsigned skipped = 0;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     ck_assert_int_eq (acct_journal_read (dir, collect_cb, &c, &skipped, &err),
                       -1);
@@ -708,7 +759,7 @@ END_TEST
 START_TEST (test_job_from_steps)
 {
     struct acct_record r, j;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     /* job 10 on n1: batch + two numbered steps + extern; job 10 on n2 and
      * job 11: not counted */
@@ -743,7 +794,7 @@ START_TEST (test_job_from_steps)
     r.usage_usec = 2200;
     ck_assert_int_eq (acct_journal_append (dir, &r, &err), 0);
     fill (&r, 10, ACCT_STEP_EXTERN);
-    r.job_name[0] = r.user[0] = '\0';  /* Slurm gives it no job env */
+    r.job_name[0] = r.user[0] = '\0'; /* Slurm gives it no job env */
     r.start_us = 900;
     r.end_us = 9100;
     r.user_usec = r.system_usec = r.usage_usec = 0;
@@ -768,7 +819,7 @@ START_TEST (test_job_from_steps)
     ck_assert_uint_eq (j.alloc_cpus, 4);
     ck_assert (j.has_mem_peak && j.mem_peak == 900);
     ck_assert (j.has_throttle && j.throttled_usec == 7);
-    ck_assert_str_eq (j.state, "COMPLETED");    /* the batch step's */
+    ck_assert_str_eq (j.state, "COMPLETED"); /* the batch step's */
     ck_assert_str_eq (j.policy, "numa-local");
     ck_assert_str_eq (j.node, "n1");
     ck_assert_str_eq (j.job_name, "jn");
@@ -811,12 +862,12 @@ static const struct {
     bool oom;
     const char *want;
 } state_cases[] = {
-    { 0, false, "COMPLETED" },
-    { 1 << 8, false, "FAILED" },
-    { 9, false, "CANCELLED" },     /* SIGKILL */
-    { 15, false, "CANCELLED" },
-    { 0, true, "OUT_OF_MEMORY" },
-    { -1, false, "UNKNOWN" },
+    {0, false, "COMPLETED"},
+    {1 << 8, false, "FAILED"},
+    {9, false, "CANCELLED"}, /* SIGKILL */
+    {15, false, "CANCELLED"},
+    {0, true, "OUT_OF_MEMORY"},
+    {-1, false, "UNKNOWN"},
 };
 
 START_TEST (test_state)
@@ -852,7 +903,9 @@ int main (void)
     if (can_preallocate ())
         tcase_add_test (tc, test_journal_preallocated);
     else
-        skips[nskips++] = "test_journal_preallocated: no fallocate(KEEP_SIZE) on TMPDIR's file system";
+        skips[nskips++] =
+            "test_journal_preallocated: no fallocate(KEEP_SIZE) on TMPDIR's "
+            "file system";
     tcase_add_test (tc, test_journal_missing_dir_read);
     tcase_add_test (tc, test_job_from_steps);
     tcase_add_loop_test (tc, test_state, 0, NELEM (state_cases));

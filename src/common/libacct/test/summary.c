@@ -7,34 +7,53 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 #include <zlib.h>
 
 #include "libacct/summary.h"
 #include "libtest/tap.h"
 
 /* A record as pin.so writes it (acct.h's keys), ~700 bytes. */
-static char *record (const char *kind, unsigned job, unsigned step,
-                     const char *node, long long start_us)
+static char *record (const char *kind,
+                     unsigned job,
+                     unsigned step,
+                     const char *node,
+                     long long start_us)
 {
     char *s = NULL;
-    int n = asprintf (&s,
-        "{\"v\":1,\"kind\":\"%s\",\"cluster\":\"pin\",\"job_id\":%u,"
-        "\"step_id\":%u,\"array_job_id\":4294967294,\"array_task_id\":4294967294,"
-        "\"node\":\"%s\",\"uid\":1000,\"user\":\"alice\",\"partition\":\"debug\","
-        "\"job_name\":\"o2-sim\",\"policy\":\"numa-local\",\"fallback\":\"\","
-        "\"cpus\":\"0-3,8-11\",\"mems\":\"0\",\"alloc_cpus\":8,\"start_us\":%lld,"
-        "\"end_us\":%lld,\"elapsed_us\":%lld,\"user_usec\":%lld,"
-        "\"system_usec\":%lld,\"usage_usec\":%lld,\"nr_periods\":0,"
-        "\"nr_throttled\":0,\"throttled_usec\":0,\"mem_peak\":%lld,"
-        "\"exit_status\":0,\"state\":\"COMPLETED\",\"source\":\"step-cgroup\","
-        "\"cgroup\":\"/sys/fs/cgroup/system.slice/slurmstepd.scope/job_%u/step_%u/user\","
-        "\"mode\":\"nested\",\"confined_us\":0,\"confine_use\":0,"
-        "\"confine_cpus\":\"\",\"confine_mems\":\"\",\"steps\":%u}",
-        kind, job, step, node, start_us, start_us + 61234567,
-        61234567LL, 400000000LL + step * 12345, 1234567LL + step * 77,
-        401234567LL + step * 12422, 123456789LL + step * 4096, job, step,
-        strcmp (kind, "job") == 0 ? step : 0);
+    int n =
+        asprintf (&s,
+                  "{\"v\":1,\"kind\":\"%s\",\"cluster\":\"pin\",\"job_id\":%u,"
+                  "\"step_id\":%u,\"array_job_id\":4294967294,\"array_task_"
+                  "id\":4294967294,"
+                  "\"node\":\"%s\",\"uid\":1000,\"user\":\"alice\","
+                  "\"partition\":\"debug\","
+                  "\"job_name\":\"o2-sim\",\"policy\":\"numa-local\","
+                  "\"fallback\":\"\","
+                  "\"cpus\":\"0-3,8-11\",\"mems\":\"0\",\"alloc_cpus\":8,"
+                  "\"start_us\":%lld,"
+                  "\"end_us\":%lld,\"elapsed_us\":%lld,\"user_usec\":%lld,"
+                  "\"system_usec\":%lld,\"usage_usec\":%lld,\"nr_periods\":0,"
+                  "\"nr_throttled\":0,\"throttled_usec\":0,\"mem_peak\":%lld,"
+                  "\"exit_status\":0,\"state\":\"COMPLETED\",\"source\":"
+                  "\"step-cgroup\","
+                  "\"cgroup\":\"/sys/fs/cgroup/system.slice/slurmstepd.scope/"
+                  "job_%u/step_%u/user\","
+                  "\"mode\":\"nested\",\"confined_us\":0,\"confine_use\":0,"
+                  "\"confine_cpus\":\"\",\"confine_mems\":\"\",\"steps\":%u}",
+                  kind,
+                  job,
+                  step,
+                  node,
+                  start_us,
+                  start_us + 61234567,
+                  61234567LL,
+                  400000000LL + step * 12345,
+                  1234567LL + step * 77,
+                  401234567LL + step * 12422,
+                  123456789LL + step * 4096,
+                  job,
+                  step,
+                  strcmp (kind, "job") == 0 ? step : 0);
     ck_assert_int_gt (n, 0);
     return s;
 }
@@ -45,12 +64,15 @@ struct recs {
 };
 
 /* A job's records on one node: NSTEPS steps and the job record. */
-static void make_recs (struct recs *rs, unsigned job, const char *node,
+static void make_recs (struct recs *rs,
+                       unsigned job,
+                       const char *node,
                        unsigned nsteps)
 {
     rs->n = 0;
     for (unsigned i = 0; i < nsteps; i++)
-        rs->r[rs->n++] = record ("step", job, i, node, 1700000000000000LL + i * 1000000LL);
+        rs->r[rs->n++] =
+            record ("step", job, i, node, 1700000000000000LL + i * 1000000LL);
     rs->r[rs->n++] = record ("job", job, nsteps, node, 1700000000000000LL);
 }
 
@@ -79,13 +101,14 @@ START_TEST (test_roundtrip_idempotent)
     struct recs a;
     char *f1, *f2, *f3, *other = NULL;
     struct acct_summary *s = NULL;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     size_t n = 0;
 
     make_recs (&a, 42, "vm", 3);
     f1 = acct_summary_merge (NULL, "vm", R (&a), a.n, ACCT_SUMMARY_MAX, &err);
     ck_assert_msg (f1 != NULL, "%s", err.text);
-    ck_assert (strncmp (f1, ACCT_SUMMARY_PREFIX, strlen (ACCT_SUMMARY_PREFIX)) == 0);
+    ck_assert (strncmp (f1, ACCT_SUMMARY_PREFIX, strlen (ACCT_SUMMARY_PREFIX))
+               == 0);
     ck_assert_ptr_null (strchr (f1, ' '));
     ck_assert (acct_summary_has_node (f1, "vm", R (&a), a.n));
     ck_assert (!acct_summary_has_node (f1, "vm-2", R (&a), a.n));
@@ -118,7 +141,7 @@ START_TEST (test_two_nodes)
 {
     struct recs a, b, a2;
     char *f1, *f2, *f3, *f4;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     make_recs (&a, 7, "vm", 2);
     make_recs (&b, 7, "vm-2", 4);
@@ -129,7 +152,8 @@ START_TEST (test_two_nodes)
     ck_assert (acct_summary_has_node (f2, "vm", R (&a), a.n));
     ck_assert (acct_summary_has_node (f2, "vm-2", R (&b), b.n));
     /* the other order of delivery: the same text */
-    f3 = acct_summary_merge (NULL, "vm-2", R (&b), b.n, ACCT_SUMMARY_MAX, &err);
+    f3 =
+        acct_summary_merge (NULL, "vm-2", R (&b), b.n, ACCT_SUMMARY_MAX, &err);
     f4 = acct_summary_merge (f3, "vm", R (&a), a.n, ACCT_SUMMARY_MAX, &err);
     ck_assert_str_eq (f2, f4);
     free (f3);
@@ -171,7 +195,7 @@ START_TEST (test_other_text_kept)
     struct recs a, b;
     char *f1, *f2, *f3, *other = NULL;
     struct acct_summary *s = NULL;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     make_recs (&a, 9, "vm", 2);
     make_recs (&b, 9, "vm-2", 1);
@@ -179,7 +203,10 @@ START_TEST (test_other_text_kept)
     ck_assert_msg (f1 != NULL, "%s", err.text);
     /* the other text comes first, unchanged, then the guard */
     ck_assert (strncmp (f1, o, strlen (o)) == 0);
-    ck_assert (strncmp (f1 + strlen (o), ACCT_SUMMARY_GUARD, strlen (ACCT_SUMMARY_GUARD)) == 0);
+    ck_assert (strncmp (f1 + strlen (o),
+                        ACCT_SUMMARY_GUARD,
+                        strlen (ACCT_SUMMARY_GUARD))
+               == 0);
     f2 = acct_summary_merge (f1, "vm-2", R (&b), b.n, ACCT_SUMMARY_MAX, &err);
     f3 = acct_summary_merge (f2, "vm", R (&a), a.n, ACCT_SUMMARY_MAX, &err);
     ck_assert_str_eq (f2, f3);
@@ -205,14 +232,20 @@ static char *bomb_token (void)
     char *zeros = calloc (1, big);
     uLong cap = compressBound (big) + 64;
     unsigned char *gz = malloc (cap);
-    z_stream zs = { 0 };
+    z_stream zs = {0};
     char *tok, *p;
     static const char tbl[] =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
     ck_assert (zeros && gz);
     memset (zeros, ' ', big);
-    ck_assert_int_eq (deflateInit2 (&zs, 9, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    ck_assert_int_eq (deflateInit2 (&zs,
+                                    9,
+                                    Z_DEFLATED,
+                                    31,
+                                    8,
+                                    Z_DEFAULT_STRATEGY),
+                      Z_OK);
     zs.next_in = (Bytef *)zeros;
     zs.avail_in = big;
     zs.next_out = gz;
@@ -224,7 +257,8 @@ static char *bomb_token (void)
     strcpy (tok, ACCT_SUMMARY_PREFIX);
     p = tok + strlen (tok);
     for (size_t i = 0; i < n; i += 3) {
-        unsigned v = gz[i] << 16 | (i + 1 < n ? gz[i + 1] << 8 : 0) | (i + 2 < n ? gz[i + 2] : 0);
+        unsigned v = gz[i] << 16 | (i + 1 < n ? gz[i + 1] << 8 : 0)
+                     | (i + 2 < n ? gz[i + 2] : 0);
         *p++ = tbl[v >> 18 & 63];
         *p++ = tbl[v >> 12 & 63];
         *p++ = i + 1 < n ? tbl[v >> 6 & 63] : '=';
@@ -239,17 +273,17 @@ static char *bomb_token (void)
 /* Garbage where our token should be: reported, dropped, replaced. */
 static const struct {
     const char *field;
-    const char *other;   /* what is kept */
+    const char *other; /* what is kept */
     int rc;
 } garbage[] = {
-    { "slurm-pin/1:", "", 1 },
-    { "slurm-pin/1:!!!!", "", 1 },
-    { "slurm-pin/1:QUJD", "", 1 },               /* base64, not gzip */
-    { "slurm-pin/1:QUJ", "", 1 },                /* bad length */
-    { "note slurm-pin/1:H4sI tail", "note tail", 1 },  /* truncated gzip */
-    { "\x01\x02 binary \xff\xfe", "\x01\x02 binary \xff\xfe", 0 },
-    { "slurm-pin/1", "slurm-pin/1", 0 },
-    { "{\"nodes\":{}}", "{\"nodes\":{}}", 0 },
+    {"slurm-pin/1:", "", 1},
+    {"slurm-pin/1:!!!!", "", 1},
+    {"slurm-pin/1:QUJD", "", 1},                    /* base64, not gzip */
+    {"slurm-pin/1:QUJ", "", 1},                     /* bad length */
+    {"note slurm-pin/1:H4sI tail", "note tail", 1}, /* truncated gzip */
+    {"\x01\x02 binary \xff\xfe", "\x01\x02 binary \xff\xfe", 0},
+    {"slurm-pin/1", "slurm-pin/1", 0},
+    {"{\"nodes\":{}}", "{\"nodes\":{}}", 0},
 };
 
 START_TEST (test_garbage)
@@ -257,7 +291,7 @@ START_TEST (test_garbage)
     struct recs a;
     char *other = NULL, *f;
     struct acct_summary *s = NULL;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     int rc;
 
     rc = acct_summary_parse (garbage[_i].field, &other, &s, &err);
@@ -269,7 +303,12 @@ START_TEST (test_garbage)
     acct_summary_destroy (s);
     free (other);
     make_recs (&a, 3, "vm", 1);
-    f = acct_summary_merge (garbage[_i].field, "vm", R (&a), a.n, ACCT_SUMMARY_MAX, &err);
+    f = acct_summary_merge (garbage[_i].field,
+                            "vm",
+                            R (&a),
+                            a.n,
+                            ACCT_SUMMARY_MAX,
+                            &err);
     ck_assert_msg (f != NULL, "%s", err.text);
     ck_assert (acct_summary_has_node (f, "vm", R (&a), a.n));
     ck_assert_int_eq (acct_summary_parse (f, &other, &s, &err), 0);
@@ -285,7 +324,7 @@ START_TEST (test_bomb)
 {
     char *tok = bomb_token (), *other = NULL;
     struct acct_summary *s = NULL;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     ck_assert_int_eq (acct_summary_parse (tok, &other, &s, &err), 1);
     ck_assert_ptr_nonnull (strstr (err.text, "inflates beyond"));
@@ -297,10 +336,10 @@ END_TEST
 
 START_TEST (test_bad_records)
 {
-    const char *bad[] = { "{\"kind\":\"step\"}", "[1,2]" };
-    const char *bad2[] = { "not json" };
+    const char *bad[] = {"{\"kind\":\"step\"}", "[1,2]"};
+    const char *bad2[] = {"not json"};
     struct acct_summary *s = acct_summary_create ();
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     ck_assert_int_eq (acct_summary_set_node (s, "vm", bad, 2, &err), -1);
     ck_assert_ptr_nonnull (strstr (err.text, "record 1"));
@@ -315,7 +354,7 @@ START_TEST (test_size)
 {
     struct recs a;
     char *f, *g;
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
     size_t raw = 0;
 
     /* 100 steps + the job record on one node */
@@ -324,8 +363,11 @@ START_TEST (test_size)
         raw += strlen (a.r[i]) + 1;
     f = acct_summary_merge (NULL, "vm", R (&a), a.n, ACCT_SUMMARY_MAX, &err);
     ck_assert_msg (f != NULL, "%s", err.text);
-    printf ("# 100-step job, 101 records: %zu bytes of JSON lines, field %zu bytes\n",
-            raw, strlen (f));
+    printf (
+        "# 100-step job, 101 records: %zu bytes of JSON lines, field %zu "
+        "bytes\n",
+        raw,
+        strlen (f));
     /* measured 2026-11: ~75 KB of records become well under 16 KB */
     ck_assert_uint_lt (strlen (f), 16384);
     ck_assert_uint_eq (acct_summary_has_node (f, "vm", R (&a), a.n), 1);
@@ -365,8 +407,14 @@ int main (void)
     tcase_set_timeout (tc, 30);
     tcase_add_test (tc, test_roundtrip_idempotent);
     tcase_add_test (tc, test_two_nodes);
-    tcase_add_loop_test (tc, test_other_text_kept, 0, sizeof (others) / sizeof (others[0]));
-    tcase_add_loop_test (tc, test_garbage, 0, sizeof (garbage) / sizeof (garbage[0]));
+    tcase_add_loop_test (tc,
+                         test_other_text_kept,
+                         0,
+                         sizeof (others) / sizeof (others[0]));
+    tcase_add_loop_test (tc,
+                         test_garbage,
+                         0,
+                         sizeof (garbage) / sizeof (garbage[0]));
     tcase_add_test (tc, test_bomb);
     tcase_add_test (tc, test_bad_records);
     tcase_add_test (tc, test_size);

@@ -14,27 +14,40 @@ static const struct {
     size_t n;
     double q1, med, q3;
 } q_cases[] = {
-    { { 0.1, 0.2, 0.3, 0.4 }, 4, 0.175, 0.25, 0.325 },
-    { { 0.5 }, 1, 0.5, 0.5, 0.5 },
-    { { 0.1, 0.9 }, 2, 0.3, 0.5, 0.7 },
-    { { 1, 2, 3, 4, 5 }, 5, 2, 3, 4 },
-    { { 0 }, 0, -1, -1, -1 },
+    {{0.1, 0.2, 0.3, 0.4}, 4, 0.175, 0.25, 0.325},
+    {{0.5}, 1, 0.5, 0.5, 0.5},
+    {{0.1, 0.9}, 2, 0.3, 0.5, 0.7},
+    {{1, 2, 3, 4, 5}, 5, 2, 3, 4},
+    {{0}, 0, -1, -1, -1},
 };
 
 START_TEST (test_quantile)
 {
-    ck_assert_double_eq_tol (acct_quantile (q_cases[_i].v, q_cases[_i].n,
-                                            0.25), q_cases[_i].q1, 1e-12);
-    ck_assert_double_eq_tol (acct_quantile (q_cases[_i].v, q_cases[_i].n,
-                                            0.5), q_cases[_i].med, 1e-12);
-    ck_assert_double_eq_tol (acct_quantile (q_cases[_i].v, q_cases[_i].n,
-                                            0.75), q_cases[_i].q3, 1e-12);
+    ck_assert_double_eq_tol (acct_quantile (q_cases[_i].v,
+                                            q_cases[_i].n,
+                                            0.25),
+                             q_cases[_i].q1,
+                             1e-12);
+    ck_assert_double_eq_tol (acct_quantile (q_cases[_i].v, q_cases[_i].n, 0.5),
+                             q_cases[_i].med,
+                             1e-12);
+    ck_assert_double_eq_tol (acct_quantile (q_cases[_i].v,
+                                            q_cases[_i].n,
+                                            0.75),
+                             q_cases[_i].q3,
+                             1e-12);
 }
 END_TEST
 
-static void add (struct acct_table *t, uint32_t job, uint32_t step,
-                 const char *policy, const char *user, uint32_t cpus,
-                 int64_t secs, uint64_t user_us, uint64_t sys_us)
+static void add (struct acct_table *t,
+                 uint32_t job,
+                 uint32_t step,
+                 const char *policy,
+                 const char *user,
+                 uint32_t cpus,
+                 int64_t secs,
+                 uint64_t user_us,
+                 uint64_t sys_us)
 {
     struct acct_record r;
     acct_record_init (&r);
@@ -85,7 +98,7 @@ START_TEST (test_by_policy)
 
     ck_assert_int_eq (acct_report_build (&t, ACCT_BY_POLICY, true, &rep), 0);
     ck_assert_uint_eq (rep.groups[1].nsteps, 4);
-    ck_assert_double_eq_tol (rep.groups[1].q1, 0.375, 1e-12);  /* 0,.5,.75,1 */
+    ck_assert_double_eq_tol (rep.groups[1].q1, 0.375, 1e-12); /* 0,.5,.75,1 */
     acct_report_free (&rep);
 
     ck_assert_int_eq (acct_report_build (&t, ACCT_BY_USER, false, &rep), 0);
@@ -98,20 +111,28 @@ START_TEST (test_by_policy)
 }
 END_TEST
 
-static const struct { const char *s; int rc; } by_cases[] = {
-    { "policy", 0 }, { "user", 0 }, { "partition", 0 },
-    { "Policy", -1 }, { "", -1 }, { "node", -1 },
+static const struct {
+    const char *s;
+    int rc;
+} by_cases[] = {
+    {"policy", 0},
+    {"user", 0},
+    {"partition", 0},
+    {"Policy", -1},
+    {"", -1},
+    {"node", -1},
 };
 
 START_TEST (test_by_parse)
 {
     enum acct_by by;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     ck_assert_int_eq (acct_by_parse (by_cases[_i].s, &by, &e),
                       by_cases[_i].rc);
     if (by_cases[_i].rc)
         ck_assert_msg (strstr (e.text, "known: policy, user, partition"),
-                       "%s", e.text);
+                       "%s",
+                       e.text);
 }
 END_TEST
 
@@ -119,10 +140,14 @@ int main (void)
 {
     Suite *s = suite_create ("report");
     TCase *tc = tcase_create ("core");
-    tcase_add_loop_test (tc, test_quantile, 0,
+    tcase_add_loop_test (tc,
+                         test_quantile,
+                         0,
                          sizeof (q_cases) / sizeof (q_cases[0]));
     tcase_add_test (tc, test_by_policy);
-    tcase_add_loop_test (tc, test_by_parse, 0,
+    tcase_add_loop_test (tc,
+                         test_by_parse,
+                         0,
                          sizeof (by_cases) / sizeof (by_cases[0]));
     suite_add_tcase (s, tc);
     return tap_run (s, NULL, 0);

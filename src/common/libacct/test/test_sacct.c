@@ -14,16 +14,19 @@
 
 /* ---- time and value formats ------------------------------------------ */
 
-static const struct { int64_t secs; const char *want; } secs_cases[] = {
-    { 0, "00:00:00" },
-    { 59, "00:00:59" },
-    { 61, "00:01:01" },
-    { 3661, "01:01:01" },
-    { 86399, "23:59:59" },
-    { 86400, "1-00:00:00" },
-    { 90061, "1-01:01:01" },
-    { 10 * 86400 + 5, "10-00:00:05" },
-    { -1, "INVALID" },
+static const struct {
+    int64_t secs;
+    const char *want;
+} secs_cases[] = {
+    {0, "00:00:00"},
+    {59, "00:00:59"},
+    {61, "00:01:01"},
+    {3661, "01:01:01"},
+    {86399, "23:59:59"},
+    {86400, "1-00:00:00"},
+    {90061, "1-01:01:01"},
+    {10 * 86400 + 5, "10-00:00:05"},
+    {-1, "INVALID"},
 };
 
 START_TEST (test_secs)
@@ -34,19 +37,22 @@ START_TEST (test_secs)
 }
 END_TEST
 
-static const struct { uint64_t usec; const char *want; } cpu_cases[] = {
-    { 0, "00:00:00" },                 /* no milliseconds: 00:MM:SS */
-    { 999, "00:00:00" },               /* under a millisecond */
-    { 1500, "00:00.001" },
-    { 1234567, "00:01.234" },
-    { 59999999, "00:59.999" },
-    { 60000000, "00:01:00" },
-    { 61500000, "01:01.500" },
-    { 3599999000ull, "59:59.999" },
-    { 3600000000ull, "01:00:00" },
-    { 3600500000ull, "01:00:00" },     /* an hour or more: no ms */
-    { 86400000000ull, "1-00:00:00" },
-    { 2 * 86400000000ull + 3723000000ull, "2-01:02:03" },
+static const struct {
+    uint64_t usec;
+    const char *want;
+} cpu_cases[] = {
+    {0, "00:00:00"},   /* no milliseconds: 00:MM:SS */
+    {999, "00:00:00"}, /* under a millisecond */
+    {1500, "00:00.001"},
+    {1234567, "00:01.234"},
+    {59999999, "00:59.999"},
+    {60000000, "00:01:00"},
+    {61500000, "01:01.500"},
+    {3599999000ull, "59:59.999"},
+    {3600000000ull, "01:00:00"},
+    {3600500000ull, "01:00:00"}, /* an hour or more: no ms */
+    {86400000000ull, "1-00:00:00"},
+    {2 * 86400000000ull + 3723000000ull, "2-01:02:03"},
 };
 
 START_TEST (test_cputime)
@@ -57,11 +63,14 @@ START_TEST (test_cputime)
 }
 END_TEST
 
-static const struct { int64_t us; const char *want; } date_cases[] = {
-    { 0, "Unknown" },
-    { -5, "Unknown" },
-    { 1700000000LL * 1000000, "2023-11-14T22:13:20" },
-    { 1700000000LL * 1000000 + 999999, "2023-11-14T22:13:20" },
+static const struct {
+    int64_t us;
+    const char *want;
+} date_cases[] = {
+    {0, "Unknown"},
+    {-5, "Unknown"},
+    {1700000000LL * 1000000, "2023-11-14T22:13:20"},
+    {1700000000LL * 1000000 + 999999, "2023-11-14T22:13:20"},
 };
 
 START_TEST (test_date)
@@ -74,14 +83,16 @@ START_TEST (test_date)
 }
 END_TEST
 
-static const struct { const char *env, *want; } tfmt_cases[] = {
-    { NULL, NULL },
-    { "", NULL },
-    { "standard", NULL },
-    { "relative", NULL },                /* not supported: standard */
-    { "nopercent", NULL },
-    { "%d/%m %H:%M:%S and a very long tail", NULL },   /* >= 32 bytes */
-    { "%d/%m %H:%M", "14/11 22:13" },
+static const struct {
+    const char *env, *want;
+} tfmt_cases[] = {
+    {NULL, NULL},
+    {"", NULL},
+    {"standard", NULL},
+    {"relative", NULL}, /* not supported: standard */
+    {"nopercent", NULL},
+    {"%d/%m %H:%M:%S and a very long tail", NULL}, /* >= 32 bytes */
+    {"%d/%m %H:%M", "14/11 22:13"},
 };
 
 START_TEST (test_time_format)
@@ -103,14 +114,17 @@ START_TEST (test_time_format)
 }
 END_TEST
 
-static const struct { int32_t st; const char *want; } exit_cases[] = {
-    { -1, "" },
-    { 0, "0:0" },
-    { 1 << 8, "1:0" },
-    { 2 << 8, "2:0" },
-    { 9, "0:9" },                      /* killed by SIGKILL */
-    { 15, "0:15" },
-    { 130 << 8, "2:0" },               /* sacct takes 128 off */
+static const struct {
+    int32_t st;
+    const char *want;
+} exit_cases[] = {
+    {-1, ""},
+    {0, "0:0"},
+    {1 << 8, "1:0"},
+    {2 << 8, "2:0"},
+    {9, "0:9"}, /* killed by SIGKILL */
+    {15, "0:15"},
+    {130 << 8, "2:0"}, /* sacct takes 128 off */
 };
 
 START_TEST (test_exitcode)
@@ -121,13 +135,16 @@ START_TEST (test_exitcode)
 }
 END_TEST
 
-static const struct { double eff; const char *want; } eff_cases[] = {
-    { 0.9741, "97.41%" },
-    { 1.0, "100.00%" },
-    { 0.0, "0.00%" },
-    { 1.234, "123.40%" },
-    { 0.00004, "0.00%" },
-    { -1, "" },
+static const struct {
+    double eff;
+    const char *want;
+} eff_cases[] = {
+    {0.9741, "97.41%"},
+    {1.0, "100.00%"},
+    {0.0, "0.00%"},
+    {1.234, "123.40%"},
+    {0.00004, "0.00%"},
+    {-1, ""},
 };
 
 START_TEST (test_eff)
@@ -138,13 +155,16 @@ START_TEST (test_eff)
 }
 END_TEST
 
-static const struct { uint64_t b; const char *want; } bytes_cases[] = {
-    { 0, "0" },
-    { 1023, "1023" },
-    { 1024, "1K" },
-    { 1536, "1.50K" },
-    { 1048576, "1M" },
-    { 1073741824ull * 3 / 2, "1.50G" },
+static const struct {
+    uint64_t b;
+    const char *want;
+} bytes_cases[] = {
+    {0, "0"},
+    {1023, "1023"},
+    {1024, "1K"},
+    {1536, "1.50K"},
+    {1048576, "1M"},
+    {1073741824ull * 3 / 2, "1.50G"},
 };
 
 START_TEST (test_bytes)
@@ -163,28 +183,30 @@ static const struct {
     int id[4];
     int width[4];
 } fmt_cases[] = {
-    { "JobID,AllocCPUS,CPUEff,PinPolicy", 4,
-      { ACCT_F_JOBID, ACCT_F_ALLOCCPUS, ACCT_F_CPUEFF, ACCT_F_PINPOLICY },
-      { -12, 10, 7, 12 } },
-    { "j", 1, { ACCT_F_JOBID }, { -12 } },
-    { "jobidr", 1, { ACCT_F_JOBIDRAW }, { -12 } },
-    { "JOBN%20", 1, { ACCT_F_JOBNAME }, { 20 } },
-    { "cpus%-30", 1, { ACCT_F_CPUSET }, { -30 } },
-    { "cpu", 1, { ACCT_F_CPUEFF }, { 7 } },          /* alphabetical first */
-    { "cput", 1, { ACCT_F_CPUTIME }, { 10 } },
-    { "e", 1, { ACCT_F_ELAPSED }, { 10 } },
-    { "en,st", 2, { ACCT_F_END, ACCT_F_START }, { 19, 19 } },
-    { "u,userc", 2, { ACCT_F_USER, ACCT_F_USERCPU }, { 9, 10 } },
-    { "mems,mem", 2, { ACCT_F_MEMS, ACCT_F_MEMPEAK }, { 6, 10 } },
-    { "state%0", 1, { ACCT_F_STATE }, { 10 } },      /* %0: the default */
-    { "jobid,,exitcode,", 2, { ACCT_F_JOBID, ACCT_F_EXITCODE }, { -12, 8 } },
+    {"JobID,AllocCPUS,CPUEff,PinPolicy",
+     4,
+     {ACCT_F_JOBID, ACCT_F_ALLOCCPUS, ACCT_F_CPUEFF, ACCT_F_PINPOLICY},
+     {-12, 10, 7, 12}},
+    {"j", 1, {ACCT_F_JOBID}, {-12}},
+    {"jobidr", 1, {ACCT_F_JOBIDRAW}, {-12}},
+    {"JOBN%20", 1, {ACCT_F_JOBNAME}, {20}},
+    {"cpus%-30", 1, {ACCT_F_CPUSET}, {-30}},
+    {"cpu", 1, {ACCT_F_CPUEFF}, {7}}, /* alphabetical first */
+    {"cput", 1, {ACCT_F_CPUTIME}, {10}},
+    {"e", 1, {ACCT_F_ELAPSED}, {10}},
+    {"en,st", 2, {ACCT_F_END, ACCT_F_START}, {19, 19}},
+    {"u,userc", 2, {ACCT_F_USER, ACCT_F_USERCPU}, {9, 10}},
+    {"mems,mem", 2, {ACCT_F_MEMS, ACCT_F_MEMPEAK}, {6, 10}},
+    {"state%0", 1, {ACCT_F_STATE}, {10}}, /* %0: the default */
+    {"jobid,,exitcode,", 2, {ACCT_F_JOBID, ACCT_F_EXITCODE}, {-12, 8}},
 };
 
 START_TEST (test_fmt_parse)
 {
-    struct acct_fmt fmt = { 0 };
-    pin_error_t e = { "" };
-    ck_assert_msg (acct_fmt_parse (&fmt, fmt_cases[_i].spec, &e) == 0, "%s",
+    struct acct_fmt fmt = {0};
+    pin_error_t e = {""};
+    ck_assert_msg (acct_fmt_parse (&fmt, fmt_cases[_i].spec, &e) == 0,
+                   "%s",
                    e.text);
     ck_assert_int_eq (fmt.n, fmt_cases[_i].n);
     for (int i = 0; i < fmt.n; i++) {
@@ -194,38 +216,42 @@ START_TEST (test_fmt_parse)
 }
 END_TEST
 
-static const struct { const char *spec, *want; } fmt_bad[] = {
-    { "bogus", "\"bogus\"" },
-    { "JobID,nosuch%5", "\"nosuch\"" },
-    { "jobid%x", "invalid width \"x\"" },
-    { "jobid%", "invalid width \"\"" },
-    { "jobid%5000", "invalid width" },
-    { "", "no field" },
-    { ",", "no field" },
-    { "%5", "invalid field requested: \"\"" },
+static const struct {
+    const char *spec, *want;
+} fmt_bad[] = {
+    {"bogus", "\"bogus\""},
+    {"JobID,nosuch%5", "\"nosuch\""},
+    {"jobid%x", "invalid width \"x\""},
+    {"jobid%", "invalid width \"\""},
+    {"jobid%5000", "invalid width"},
+    {"", "no field"},
+    {",", "no field"},
+    {"%5", "invalid field requested: \"\""},
 };
 
 START_TEST (test_fmt_bad)
 {
-    struct acct_fmt fmt = { 0 };
-    pin_error_t e = { "" };
+    struct acct_fmt fmt = {0};
+    pin_error_t e = {""};
     ck_assert_int_eq (acct_fmt_parse (&fmt, fmt_bad[_i].spec, &e), -1);
     ck_assert_msg (strstr (e.text, fmt_bad[_i].want), "%s", e.text);
     if (strstr (fmt_bad[_i].want, "field"))
-        ck_assert_msg (strstr (e.text, "valid fields: AllocCPUS,"), "%s",
+        ck_assert_msg (strstr (e.text, "valid fields: AllocCPUS,"),
+                       "%s",
                        e.text);
 }
 END_TEST
 
 /* ---- printing -------------------------------------------------------- */
 
-static char *print_to_string (const char *spec, enum acct_out_mode mode,
-                              const char *delim, bool noheader,
+static char *print_to_string (const char *spec,
+                              enum acct_out_mode mode,
+                              const char *delim,
+                              bool noheader,
                               const struct acct_row *row)
 {
-    struct acct_fmt fmt = { 0 };
-    struct acct_out out = { .mode = mode, .delim = delim,
-                            .noheader = noheader };
+    struct acct_fmt fmt = {0};
+    struct acct_out out = {.mode = mode, .delim = delim, .noheader = noheader};
     char *s = NULL;
     size_t len;
     FILE *f = open_memstream (&s, &len);
@@ -254,8 +280,8 @@ static struct acct_row sample_row (void)
     r.policy = (char *)"numa-local";
     r.alloc_cpus = 128;
     r.start_us = 1700000000LL * 1000000;
-    r.end_us = r.start_us + 3600LL * 1000000;    /* one hour */
-    r.user_usec = 3600ull * 1000000 * 64;         /* 50% of 128 CPUs */
+    r.end_us = r.start_us + 3600LL * 1000000; /* one hour */
+    r.user_usec = 3600ull * 1000000 * 64;     /* 50% of 128 CPUs */
     r.exit_status = 0;
     return r;
 }
@@ -269,46 +295,97 @@ static const struct {
     const char *want;
 } print_cases[] = {
     /* the exact header */
-    { "JobID,AllocCPUS,CPUEff,PinPolicy", ACCT_OUT_PARSABLE2, NULL, false,
-      false, "JobID|AllocCPUS|CPUEff|PinPolicy\n" },
-    { "JobID,AllocCPUS,CPUEff,PinPolicy", ACCT_OUT_PARSABLE, NULL, false,
-      false, "JobID|AllocCPUS|CPUEff|PinPolicy|\n" },
-    { "JobID,AllocCPUS", ACCT_OUT_PARSABLE2, ",", false, true,
-      "JobID,AllocCPUS\n123,128\n" },
-    { "JobID,AllocCPUS", ACCT_OUT_PARSABLE, "::", false, true,
-      "JobID::AllocCPUS::\n123::128::\n" },
-    { "JobID,AllocCPUS,CPUEff", ACCT_OUT_PARSABLE2, NULL, true, true,
-      "123|128|50.00%\n" },
+    {"JobID,AllocCPUS,CPUEff,PinPolicy",
+     ACCT_OUT_PARSABLE2,
+     NULL,
+     false,
+     false,
+     "JobID|AllocCPUS|CPUEff|PinPolicy\n"},
+    {"JobID,AllocCPUS,CPUEff,PinPolicy",
+     ACCT_OUT_PARSABLE,
+     NULL,
+     false,
+     false,
+     "JobID|AllocCPUS|CPUEff|PinPolicy|\n"},
+    {"JobID,AllocCPUS",
+     ACCT_OUT_PARSABLE2,
+     ",",
+     false,
+     true,
+     "JobID,AllocCPUS\n123,128\n"},
+    {"JobID,AllocCPUS",
+     ACCT_OUT_PARSABLE,
+     "::",
+     false,
+     true,
+     "JobID::AllocCPUS::\n123::128::\n"},
+    {"JobID,AllocCPUS,CPUEff",
+     ACCT_OUT_PARSABLE2,
+     NULL,
+     true,
+     true,
+     "123|128|50.00%\n"},
     /* fixed: JobID is left-justified (-12), the rest right */
-    { "JobID,AllocCPUS,CPUEff,PinPolicy", ACCT_OUT_FIXED, NULL, false, true,
-      "JobID         AllocCPUS  CPUEff    PinPolicy \n"
-      "------------ ---------- ------- ------------ \n"
-      "123                 128  50.00%   numa-local \n" },
-    { "JobID,AllocCPUS", ACCT_OUT_FIXED, NULL, true, true,
-      "123                 128 \n" },
+    {"JobID,AllocCPUS,CPUEff,PinPolicy",
+     ACCT_OUT_FIXED,
+     NULL,
+     false,
+     true,
+     "JobID         AllocCPUS  CPUEff    PinPolicy \n"
+     "------------ ---------- ------- ------------ \n"
+     "123                 128  50.00%   numa-local \n"},
+    {"JobID,AllocCPUS",
+     ACCT_OUT_FIXED,
+     NULL,
+     true,
+     true,
+     "123                 128 \n"},
     /* strings are cut with '+' */
-    { "JobName", ACCT_OUT_FIXED, NULL, true, true, "averyvery+ \n" },
-    { "JobName%-5", ACCT_OUT_FIXED, NULL, false, true,
-      "JobNa \n----- \naver+ \n" },
-    { "JobName%1", ACCT_OUT_FIXED, NULL, true, true, "+ \n" },
-    { "User%-8,Partition%3", ACCT_OUT_FIXED, NULL, true, true,
-      "alice    de+ \n" },
+    {"JobName", ACCT_OUT_FIXED, NULL, true, true, "averyvery+ \n"},
+    {"JobName%-5",
+     ACCT_OUT_FIXED,
+     NULL,
+     false,
+     true,
+     "JobNa \n----- \naver+ \n"},
+    {"JobName%1", ACCT_OUT_FIXED, NULL, true, true, "+ \n"},
+    {"User%-8,Partition%3",
+     ACCT_OUT_FIXED,
+     NULL,
+     true,
+     true,
+     "alice    de+ \n"},
     /* parsable never cuts */
-    { "JobName%3", ACCT_OUT_PARSABLE2, NULL, true, true,
-      "averyverylongname\n" },
+    {"JobName%3", ACCT_OUT_PARSABLE2, NULL, true, true, "averyverylongname\n"},
     /* dates are cut without '+', numbers and times never */
-    { "Start%10", ACCT_OUT_FIXED, NULL, true, true, "2023-11-14 \n" },
-    { "AllocCPUS%2", ACCT_OUT_FIXED, NULL, true, true, "128 \n" },
-    { "Elapsed%5,CPUTime", ACCT_OUT_FIXED, NULL, true, true,
-      "01:00:00 5-08:00:00 \n" },
-    { "TotalCPU%5", ACCT_OUT_FIXED, NULL, true, true, "2-16+ \n" },
+    {"Start%10", ACCT_OUT_FIXED, NULL, true, true, "2023-11-14 \n"},
+    {"AllocCPUS%2", ACCT_OUT_FIXED, NULL, true, true, "128 \n"},
+    {"Elapsed%5,CPUTime",
+     ACCT_OUT_FIXED,
+     NULL,
+     true,
+     true,
+     "01:00:00 5-08:00:00 \n"},
+    {"TotalCPU%5", ACCT_OUT_FIXED, NULL, true, true, "2-16+ \n"},
     /* no value: blanks, or nothing between the delimiters */
-    { "JobID,Fallback%4,State", ACCT_OUT_FIXED, NULL, true, true,
-      "123                COMPLETED \n" },
-    { "Fallback,JobID,Throttled", ACCT_OUT_PARSABLE2, NULL, true, true,
-      "|123|\n" },
-    { "Start,End", ACCT_OUT_PARSABLE2, NULL, true, true,
-      "2023-11-14T22:13:20|2023-11-14T23:13:20\n" },
+    {"JobID,Fallback%4,State",
+     ACCT_OUT_FIXED,
+     NULL,
+     true,
+     true,
+     "123                COMPLETED \n"},
+    {"Fallback,JobID,Throttled",
+     ACCT_OUT_PARSABLE2,
+     NULL,
+     true,
+     true,
+     "|123|\n"},
+    {"Start,End",
+     ACCT_OUT_PARSABLE2,
+     NULL,
+     true,
+     true,
+     "2023-11-14T22:13:20|2023-11-14T23:13:20\n"},
 };
 
 START_TEST (test_print)
@@ -318,8 +395,10 @@ START_TEST (test_print)
 
     setenv ("TZ", "UTC", 1);
     tzset ();
-    s = print_to_string (print_cases[_i].spec, print_cases[_i].mode,
-                         print_cases[_i].delim, print_cases[_i].noheader,
+    s = print_to_string (print_cases[_i].spec,
+                         print_cases[_i].mode,
+                         print_cases[_i].delim,
+                         print_cases[_i].noheader,
                          print_cases[_i].row ? &row : NULL);
     ck_assert_str_eq (s, print_cases[_i].want);
     free (s);
@@ -328,9 +407,14 @@ END_TEST
 
 /* ---- rows from records ----------------------------------------------- */
 
-static struct acct_record rec (enum acct_kind kind, uint32_t job,
-                               uint32_t step, const char *node, int64_t start,
-                               int64_t end, uint32_t cpus, uint64_t user,
+static struct acct_record rec (enum acct_kind kind,
+                               uint32_t job,
+                               uint32_t step,
+                               const char *node,
+                               int64_t start,
+                               int64_t end,
+                               uint32_t cpus,
+                               uint64_t user,
                                uint64_t sys)
 {
     struct acct_record r;
@@ -368,28 +452,62 @@ START_TEST (test_table_merge)
     acct_table_init (&t);
     /* step 0 on two nodes, batch on n1, extern on both, job records on
      * both; records arrive out of order, one twice */
-    r = rec (ACCT_KIND_STEP, 7, 0, "n2", T0 + 10, T0 + 110, 2, 150000000,
+    r = rec (ACCT_KIND_STEP,
+             7,
+             0,
+             "n2",
+             T0 + 10,
+             T0 + 110,
+             2,
+             150000000,
              10000000);
     snprintf (r.cpus, sizeof (r.cpus), "4-5");
-    r.exit_status = 9;                 /* SIGKILL on n2 */
+    r.exit_status = 9; /* SIGKILL on n2 */
     snprintf (r.state, sizeof (r.state), "CANCELLED");
     ck_assert_int_eq (acct_table_add (&t, &r), 0);
-    r = rec (ACCT_KIND_STEP, 7, 0, "n1", T0 + 5, T0 + 100, 2, 170000000,
+    r = rec (ACCT_KIND_STEP,
+             7,
+             0,
+             "n1",
+             T0 + 5,
+             T0 + 100,
+             2,
+             170000000,
              5000000);
     snprintf (r.fallback, sizeof (r.fallback), "no-l3");
     ck_assert_int_eq (acct_table_add (&t, &r), 0);
-    ck_assert_int_eq (acct_table_add (&t, &r), 0);        /* duplicate */
-    r = rec (ACCT_KIND_STEP, 7, ACCT_STEP_BATCH, "n1", T0 + 1, T0 + 120, 4,
-             1000, 2000);
+    ck_assert_int_eq (acct_table_add (&t, &r), 0); /* duplicate */
+    r = rec (ACCT_KIND_STEP,
+             7,
+             ACCT_STEP_BATCH,
+             "n1",
+             T0 + 1,
+             T0 + 120,
+             4,
+             1000,
+             2000);
     ck_assert_int_eq (acct_table_add (&t, &r), 0);
-    r = rec (ACCT_KIND_STEP, 7, ACCT_STEP_EXTERN, "n1", T0, T0 + 121, 4, 0,
-             0);
+    r = rec (ACCT_KIND_STEP, 7, ACCT_STEP_EXTERN, "n1", T0, T0 + 121, 4, 0, 0);
     ck_assert_int_eq (acct_table_add (&t, &r), 0);
-    r = rec (ACCT_KIND_JOB, 7, ACCT_NO_VAL, "n1", T0, T0 + 121, 4,
-             171001000, 5002000);
+    r = rec (ACCT_KIND_JOB,
+             7,
+             ACCT_NO_VAL,
+             "n1",
+             T0,
+             T0 + 121,
+             4,
+             171001000,
+             5002000);
     ck_assert_int_eq (acct_table_add (&t, &r), 0);
-    r = rec (ACCT_KIND_JOB, 7, ACCT_NO_VAL, "n2", T0, T0 + 121, 4,
-             150000000, 10000000);
+    r = rec (ACCT_KIND_JOB,
+             7,
+             ACCT_NO_VAL,
+             "n2",
+             T0,
+             T0 + 121,
+             4,
+             150000000,
+             10000000);
     ck_assert_int_eq (acct_table_add (&t, &r), 0);
     ck_assert_int_eq (acct_table_sort (&t), 0);
 
@@ -415,7 +533,7 @@ START_TEST (test_table_merge)
     ck_assert_str_eq (s0->fallback, "no-l3");
     ck_assert_str_eq (s0->state, "CANCELLED");
     ck_assert_int_eq (s0->exit_status, 9);
-    ck_assert_str_eq (acct_row_cpus (&j->steps[1]), "0-3");  /* one node */
+    ck_assert_str_eq (acct_row_cpus (&j->steps[1]), "0-3"); /* one node */
     ck_assert_str_eq (acct_row_cpus (s0), "n2:4-5;n1:0-1");
     acct_row_jobid (s0, false, buf, sizeof (buf));
     ck_assert_str_eq (buf, "7.0");
@@ -430,8 +548,8 @@ START_TEST (test_table_merge)
     ck_assert (!acct_row_field (s0, ACCT_F_PARTITION, buf, sizeof (buf)));
     ck_assert (acct_row_field (&j->job, ACCT_F_USER, buf, sizeof (buf)));
     ck_assert_str_eq (buf, "alice");
-    ck_assert (acct_row_field (&j->steps[1], ACCT_F_JOBNAME, buf,
-                               sizeof (buf)));
+    ck_assert (
+        acct_row_field (&j->steps[1], ACCT_F_JOBNAME, buf, sizeof (buf)));
     ck_assert_str_eq (buf, "batch");
     /* a hostile job name stays on its line */
     snprintf (s0->job_name, sizeof (s0->job_name), "a\nb\033[2Jc\x7f\xc3\xa9");
@@ -450,8 +568,7 @@ START_TEST (test_table_merge_unknown)
         struct acct_record k, u;
 
         acct_table_init (&t);
-        k = rec (ACCT_KIND_JOB, 9, ACCT_NO_VAL, "n1", T0, T0 + 60, 2, 1000,
-                 0);
+        k = rec (ACCT_KIND_JOB, 9, ACCT_NO_VAL, "n1", T0, T0 + 60, 2, 1000, 0);
         snprintf (k.state, sizeof (k.state), "FAILED");
         k.exit_status = 256;
         u = rec (ACCT_KIND_JOB, 9, ACCT_NO_VAL, "n2", 0, T0 + 61, 0, 0, 0);
@@ -471,8 +588,8 @@ START_TEST (test_table_merge_unknown)
     }
     /* alone, it says so */
     struct acct_table t;
-    struct acct_record u = rec (ACCT_KIND_JOB, 9, ACCT_NO_VAL, "n2", 0,
-                                T0 + 61, 0, 0, 0);
+    struct acct_record u =
+        rec (ACCT_KIND_JOB, 9, ACCT_NO_VAL, "n2", 0, T0 + 61, 0, 0, 0);
     acct_table_init (&t);
     u.start_us = 0;
     u.exit_status = -1;
@@ -492,8 +609,15 @@ START_TEST (test_table_from_steps)
 
     acct_table_init (&t);
     /* array task 125 = 123_4 and plain job 124, no job records */
-    r = rec (ACCT_KIND_STEP, 125, ACCT_STEP_BATCH, "n1", T0, T0 + 60, 2,
-             30000000, 0);
+    r = rec (ACCT_KIND_STEP,
+             125,
+             ACCT_STEP_BATCH,
+             "n1",
+             T0,
+             T0 + 60,
+             2,
+             30000000,
+             0);
     r.array_job_id = 123;
     r.array_task_id = 4;
     r.exit_status = 1 << 8;
@@ -540,7 +664,15 @@ START_TEST (test_table_from_steps)
     ck_assert_str_eq (t.jobs[1].job.state, "COMPLETED");
     ck_assert_str_eq (t.jobs[1].job.nodes, "n3");
     /* the extern step's record alone says nothing of the outcome */
-    r = rec (ACCT_KIND_STEP, 127, ACCT_STEP_EXTERN, "n1", T0, T0 + 60, 1, 0, 0);
+    r = rec (ACCT_KIND_STEP,
+             127,
+             ACCT_STEP_EXTERN,
+             "n1",
+             T0,
+             T0 + 60,
+             1,
+             0,
+             0);
     ck_assert_int_eq (acct_table_add (&t, &r), 0);
     ck_assert_int_eq (acct_table_sort (&t), 0);
     ck_assert_uint_eq (t.jobs[3].job.job_id, 127);
@@ -560,28 +692,28 @@ static const struct {
     uint32_t id, task, step;
     bool has_step;
 } jobsel_cases[] = {
-    { "123", 0, 1, 123, ACCT_NO_VAL, 0, false },
-    { "123_4", 0, 1, 123, 4, 0, false },
-    { "123.0", 0, 1, 123, ACCT_NO_VAL, 0, true },
-    { "123.batch", 0, 1, 123, ACCT_NO_VAL, ACCT_STEP_BATCH, true },
-    { "123_4.extern", 0, 1, 123, 4, ACCT_STEP_EXTERN, true },
-    { "123.interactive", 0, 1, 123, ACCT_NO_VAL, ACCT_STEP_INTERACTIVE, true },
-    { "1,2,3", 0, 3, 1, ACCT_NO_VAL, 0, false },
-    { "", -1, 0, 0, 0, 0, false },
-    { "abc", -1, 0, 0, 0, 0, false },
-    { "123.", -1, 0, 0, 0, 0, false },
-    { "123_", -1, 0, 0, 0, 0, false },
-    { "123.foo", -1, 0, 0, 0, 0, false },
-    { "-1", -1, 0, 0, 0, 0, false },
-    { "99999999999", -1, 0, 0, 0, 0, false },
-    { "4294967291", -1, 0, 0, 0, 0, false },   /* a special value */
+    {"123", 0, 1, 123, ACCT_NO_VAL, 0, false},
+    {"123_4", 0, 1, 123, 4, 0, false},
+    {"123.0", 0, 1, 123, ACCT_NO_VAL, 0, true},
+    {"123.batch", 0, 1, 123, ACCT_NO_VAL, ACCT_STEP_BATCH, true},
+    {"123_4.extern", 0, 1, 123, 4, ACCT_STEP_EXTERN, true},
+    {"123.interactive", 0, 1, 123, ACCT_NO_VAL, ACCT_STEP_INTERACTIVE, true},
+    {"1,2,3", 0, 3, 1, ACCT_NO_VAL, 0, false},
+    {"", -1, 0, 0, 0, 0, false},
+    {"abc", -1, 0, 0, 0, 0, false},
+    {"123.", -1, 0, 0, 0, 0, false},
+    {"123_", -1, 0, 0, 0, 0, false},
+    {"123.foo", -1, 0, 0, 0, 0, false},
+    {"-1", -1, 0, 0, 0, 0, false},
+    {"99999999999", -1, 0, 0, 0, 0, false},
+    {"4294967291", -1, 0, 0, 0, 0, false}, /* a special value */
 };
 
 START_TEST (test_jobsel)
 {
     struct acct_jobsel *sel = NULL;
     size_t n = 0;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     int rc = acct_jobsel_parse (jobsel_cases[_i].s, &sel, &n, &e);
 
     ck_assert_int_eq (rc, jobsel_cases[_i].rc);
@@ -602,16 +734,19 @@ START_TEST (test_jobsel_match)
 {
     struct acct_jobsel *sel = NULL;
     size_t n = 0;
-    struct acct_row plain = { .job_id = 123, .array_job_id = ACCT_NO_VAL,
-                              .array_task_id = ACCT_NO_VAL };
-    struct acct_row task = { .job_id = 130, .array_job_id = 123,
-                             .array_task_id = 4 };
-    struct acct_row other = { .job_id = 131, .array_job_id = 124,
-                              .array_task_id = 4 };
+    struct acct_row plain = {.job_id = 123,
+                             .array_job_id = ACCT_NO_VAL,
+                             .array_task_id = ACCT_NO_VAL};
+    struct acct_row task = {.job_id = 130,
+                            .array_job_id = 123,
+                            .array_task_id = 4};
+    struct acct_row other = {.job_id = 131,
+                             .array_job_id = 124,
+                             .array_task_id = 4};
 
     ck_assert_int_eq (acct_jobsel_parse ("123,123_4", &sel, &n, NULL), 0);
     ck_assert (acct_jobsel_job (&sel[0], &plain));
-    ck_assert (acct_jobsel_job (&sel[0], &task));     /* every task of 123 */
+    ck_assert (acct_jobsel_job (&sel[0], &task)); /* every task of 123 */
     ck_assert (!acct_jobsel_job (&sel[0], &other));
     ck_assert (!acct_jobsel_job (&sel[1], &plain));
     ck_assert (acct_jobsel_job (&sel[1], &task));
@@ -622,38 +757,42 @@ END_TEST
 
 /* now = 2023-11-14T22:13:20 UTC */
 #define NOW 1700000000
-static const struct { const char *s; int rc; int64_t secs; } time_cases[] = {
-    { "now", 0, NOW },
-    { "now-1days", 0, NOW - 86400 },
-    { "now-1day", 0, NOW - 86400 },
-    { "now-2d", 0, NOW - 2 * 86400 },
-    { "now+3hours", 0, NOW + 3 * 3600 },
-    { "now-90", 0, NOW - 90 },
-    { "now-5minutes", 0, NOW - 300 },
-    { "now-1weeks", 0, NOW - 604800 },
-    { "today", 0, 1699920000 },
-    { "midnight", 0, 1699920000 },
-    { "noon", 0, 1699963200 },
-    { "tomorrow", 0, 1700006400 },
-    { "08:30", 0, 1699950600 },
-    { "08:30:15", 0, 1699950615 },
-    { "2023-11-01", 0, 1698796800 },
-    { "2023-11-01T10:00", 0, 1698832800 },
-    { "2023-11-01T10:00:05", 0, 1698832805 },
-    { "now-1fortnight", -1, 0 },
-    { "now*2", -1, 0 },
-    { "2023-13-01", -1, 0 },
-    { "2023-11-01T25:00", -1, 0 },
-    { "2023-11-01X", -1, 0 },
-    { "2023-11-01T10", -1, 0 },
-    { "yesterday-ish", -1, 0 },
-    { "", -1, 0 },
+static const struct {
+    const char *s;
+    int rc;
+    int64_t secs;
+} time_cases[] = {
+    {"now", 0, NOW},
+    {"now-1days", 0, NOW - 86400},
+    {"now-1day", 0, NOW - 86400},
+    {"now-2d", 0, NOW - 2 * 86400},
+    {"now+3hours", 0, NOW + 3 * 3600},
+    {"now-90", 0, NOW - 90},
+    {"now-5minutes", 0, NOW - 300},
+    {"now-1weeks", 0, NOW - 604800},
+    {"today", 0, 1699920000},
+    {"midnight", 0, 1699920000},
+    {"noon", 0, 1699963200},
+    {"tomorrow", 0, 1700006400},
+    {"08:30", 0, 1699950600},
+    {"08:30:15", 0, 1699950615},
+    {"2023-11-01", 0, 1698796800},
+    {"2023-11-01T10:00", 0, 1698832800},
+    {"2023-11-01T10:00:05", 0, 1698832805},
+    {"now-1fortnight", -1, 0},
+    {"now*2", -1, 0},
+    {"2023-13-01", -1, 0},
+    {"2023-11-01T25:00", -1, 0},
+    {"2023-11-01X", -1, 0},
+    {"2023-11-01T10", -1, 0},
+    {"yesterday-ish", -1, 0},
+    {"", -1, 0},
 };
 
 START_TEST (test_parse_time)
 {
     int64_t us = 0;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     setenv ("TZ", "UTC", 1);
     tzset ();
@@ -676,9 +815,16 @@ START_TEST (test_table_many)
     acct_table_init (&t);
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t i = 0; i < njobs; i++) {
-            uint32_t job = 1000 + (i * 7919) % njobs;  /* a permutation */
-            struct acct_record r = rec (ACCT_KIND_STEP, job, (uint32_t)pass,
-                                        "n1", T0, T0 + 10, 1, job, 0);
+            uint32_t job = 1000 + (i * 7919) % njobs; /* a permutation */
+            struct acct_record r = rec (ACCT_KIND_STEP,
+                                        job,
+                                        (uint32_t)pass,
+                                        "n1",
+                                        T0,
+                                        T0 + 10,
+                                        1,
+                                        job,
+                                        0);
             ck_assert_int_eq (acct_table_add (&t, &r), 0);
         }
         if (pass == 0)

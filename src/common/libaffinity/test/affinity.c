@@ -15,7 +15,7 @@ START_TEST (test_get_set_restore)
     hwloc_bitmap_t orig = hwloc_bitmap_alloc ();
     hwloc_bitmap_t one = hwloc_bitmap_alloc ();
     hwloc_bitmap_t now = hwloc_bitmap_alloc ();
-    pin_error_t e = { { 0 } };
+    pin_error_t e = {{0}};
 
     ck_assert_int_eq (affinity_get (0, orig), 0);
     ck_assert (!hwloc_bitmap_iszero (orig));
@@ -40,7 +40,7 @@ START_TEST (test_errors)
 {
     hwloc_bitmap_t set = hwloc_bitmap_alloc ();
     hwloc_bitmap_t orig = hwloc_bitmap_alloc ();
-    pin_error_t e = { { 0 } };
+    pin_error_t e = {{0}};
 
     ck_assert_int_eq (affinity_get (0, orig), 0);
     /* an empty set */
@@ -51,7 +51,8 @@ START_TEST (test_errors)
     hwloc_bitmap_only (set, 99999);
     ck_assert_int_eq (affinity_set (0, set, &e), -1);
     ck_assert_msg (strstr (e.text, "sched_setaffinity(pid 0): ") == e.text,
-                   "%s", e.text);
+                   "%s",
+                   e.text);
     /* no such process */
     ck_assert_int_eq (affinity_get (999999999, set), -1);
     ck_assert_int_eq (errno, ESRCH);

@@ -23,11 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "libtopo/topo.h"
 #include "libcgroup2/cg2.h"
 #include "libcgroup2/cg2_private.h"
 #include "libtest/tap.h"
 #include "libtest/tmptree.h"
+#include "libtopo/topo.h"
 
 static void setup (void)
 {
@@ -43,7 +43,7 @@ static void teardown (void)
 
 static cg2_t *open_seam (void)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     cg2_t *cg = cg2_open (tmptree_root (), &e);
     ck_assert_msg (cg != NULL, "cg2_open: %s", e.text);
     ck_assert (!cg2_is_cgroup2fs (cg));
@@ -63,16 +63,19 @@ static void assert_set (hwloc_const_bitmap_t s, const char *want)
 {
     char *got = topo_list_format (s);
     ck_assert_ptr_nonnull (got);
-    ck_assert_msg (strcmp (got, want) == 0, "set is '%s', want '%s'", got,
+    ck_assert_msg (strcmp (got, want) == 0,
+                   "set is '%s', want '%s'",
+                   got,
                    want);
     free (got);
 }
 
-/* ---- open ------------------------------------------------------------------- */
+/* ---- open
+ * ------------------------------------------------------------------- */
 
 START_TEST (test_open)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     char path[512];
     cg2_t *cg = open_seam ();
 
@@ -92,9 +95,11 @@ START_TEST (test_open)
     tmptree_path (path, sizeof (path), "plain");
     ck_assert_ptr_null (cg2_open (path, &e));
     ck_assert_msg (strstr (e.text, "not a cgroup v2 hierarchy") != NULL,
-                   "%s", e.text);
+                   "%s",
+                   e.text);
     ck_assert_ptr_null (cg2_open ("relative/dir", &e));
-    ck_assert_msg (strstr (e.text, "not an absolute path") != NULL, "%s",
+    ck_assert_msg (strstr (e.text, "not an absolute path") != NULL,
+                   "%s",
                    e.text);
     tmptree_path (path, sizeof (path), "absent");
     ck_assert_ptr_null (cg2_open (path, &e));
@@ -104,34 +109,41 @@ END_TEST
 
 START_TEST (test_mountinfo)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     char buf[256];
     char path[512];
 
     tmptree_put ("mountinfo",
-         "22 27 0:21 / /proc rw,nosuid - proc proc rw\n"
-         "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
-         "34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup "
-         "rw,cpuset\n"
-         "41 31 0:38 / /sys/fs/cgroup/uni\\040fied rw,relatime shared:9 - "
-         "cgroup2 cgroup2 rw\n"
-         "42 31 0:39 / /other rw - cgroup2 cgroup2 rw\n");
+                 "22 27 0:21 / /proc rw,nosuid - proc proc rw\n"
+                 "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs "
+                 "rw,mode=755\n"
+                 "34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup "
+                 "cgroup "
+                 "rw,cpuset\n"
+                 "41 31 0:38 / /sys/fs/cgroup/uni\\040fied rw,relatime "
+                 "shared:9 - "
+                 "cgroup2 cgroup2 rw\n"
+                 "42 31 0:39 / /other rw - cgroup2 cgroup2 rw\n");
     tmptree_path (path, sizeof (path), "mountinfo");
     ck_assert_msg (cg2_mountinfo_find (path, buf, sizeof (buf), &e) == 0,
-                   "%s", e.text);
+                   "%s",
+                   e.text);
     ck_assert_str_eq (buf, "/sys/fs/cgroup/uni fied");
 
-    tmptree_put ("mountinfo", "31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n"
-                      "34 31 0:31 / /sys/fs/cgroup/cpuset rw - cgroup cgroup "
-                      "rw,cpuset\n");
+    tmptree_put ("mountinfo",
+                 "31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n"
+                 "34 31 0:31 / /sys/fs/cgroup/cpuset rw - cgroup cgroup "
+                 "rw,cpuset\n");
     ck_assert_int_lt (cg2_mountinfo_find (path, buf, sizeof (buf), &e), 0);
     ck_assert_int_eq (errno, ENOENT);
     ck_assert_msg (strstr (e.text, "no cgroup2 file system is mounted")
-                   != NULL, "%s", e.text);
+                       != NULL,
+                   "%s",
+                   e.text);
 
     /* this host's own table parses (whatever it holds) */
-    if (cg2_mountinfo_find ("/proc/self/mountinfo", buf, sizeof (buf),
-                            &e) == 0)
+    if (cg2_mountinfo_find ("/proc/self/mountinfo", buf, sizeof (buf), &e)
+        == 0)
         ck_assert (buf[0] == '/');
     else
         ck_assert_int_eq (errno, ENOENT);
@@ -140,46 +152,47 @@ END_TEST
 
 static const struct norm_case {
     const char *in;
-    const char *out;    /* NULL: refused */
+    const char *out; /* NULL: refused */
 } norm_cases[] = {
-    { "", "" },
-    { "/", "" },
-    { "//", "" },
-    { "a", "a" },
-    { "/a/b", "a/b" },
-    { "a//b///c/", "a/b/c" },
-    { "/system.slice/node1_slurmstepd.scope/job_12/step_0/user/task_3",
-      "system.slice/node1_slurmstepd.scope/job_12/step_0/user/task_3" },
-    { "..a/b..", "..a/b.." },
-    { "user@1000.service", "user@1000.service" },
-    { "..", NULL },
-    { "/..", NULL },
-    { "a/../b", NULL },
-    { "a/./b", NULL },
-    { ".", NULL },
-    { "a/..", NULL },
-    { "a\nb", NULL },
-    { "a\tb", NULL },
-    { "a/b\x7f", NULL },
-    { "1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17/18/19/20/21/22/23/24/25/"
-      "26/27/28/29/30/31/32", "1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17/18/"
-      "19/20/21/22/23/24/25/26/27/28/29/30/31/32" },
-    { "1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17/18/19/20/21/22/23/24/25/"
-      "26/27/28/29/30/31/32/33", NULL },
+    {"", ""},
+    {"/", ""},
+    {"//", ""},
+    {"a", "a"},
+    {"/a/b", "a/b"},
+    {"a//b///c/", "a/b/c"},
+    {"/system.slice/node1_slurmstepd.scope/job_12/step_0/user/task_3",
+     "system.slice/node1_slurmstepd.scope/job_12/step_0/user/task_3"},
+    {"..a/b..", "..a/b.."},
+    {"user@1000.service", "user@1000.service"},
+    {"..", NULL},
+    {"/..", NULL},
+    {"a/../b", NULL},
+    {"a/./b", NULL},
+    {".", NULL},
+    {"a/..", NULL},
+    {"a\nb", NULL},
+    {"a\tb", NULL},
+    {"a/b\x7f", NULL},
+    {"1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17/18/19/20/21/22/23/24/25/"
+     "26/27/28/29/30/31/32",
+     "1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17/18/"
+     "19/20/21/22/23/24/25/26/27/28/29/30/31/32"},
+    {"1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17/18/19/20/21/22/23/24/25/"
+     "26/27/28/29/30/31/32/33",
+     NULL},
 };
 
 START_TEST (test_relpath)
 {
     const struct norm_case *nc = &norm_cases[_i];
     char out[4096];
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     int rc = cg2_relpath_normalize (nc->in, out, sizeof (out), &e);
 
     if (nc->out) {
         ck_assert_msg (rc == 0, "'%s': %s", nc->in, e.text);
         ck_assert_str_eq (out, nc->out);
-    }
-    else {
+    } else {
         ck_assert_msg (rc < 0, "'%s' accepted as '%s'", nc->in, out);
         ck_assert (errno == EINVAL || errno == ENAMETOOLONG);
         ck_assert (e.text[0] != '\0');
@@ -192,45 +205,58 @@ START_TEST (test_relpath_long)
 {
     char out[16];
     pin_error_t e;
-    ck_assert_int_eq (cg2_relpath_normalize ("abcdefg/hijklmn", out,
-                                             sizeof (out), &e), 0);
-    ck_assert_int_lt (cg2_relpath_normalize ("abcdefg/hijklmno", out,
-                                             sizeof (out), &e), 0);
+    ck_assert_int_eq (cg2_relpath_normalize ("abcdefg/hijklmn",
+                                             out,
+                                             sizeof (out),
+                                             &e),
+                      0);
+    ck_assert_int_lt (cg2_relpath_normalize ("abcdefg/hijklmno",
+                                             out,
+                                             sizeof (out),
+                                             &e),
+                      0);
     ck_assert_int_eq (errno, ENAMETOOLONG);
 }
 END_TEST
 
-/* ---- create ------------------------------------------------------------------- */
+/* ---- create
+ * ------------------------------------------------------------------- */
 
 START_TEST (test_create)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     cg2_t *cg = open_seam ();
 
     tmptree_put ("a/cgroup.subtree_control", "");
     ck_assert_msg (cg2_create (cg, "/a/b", "+cpuset +cpu +rdma", &e) == 0,
-                   "%s", e.text);
+                   "%s",
+                   e.text);
     /* root and every ancestor, only controllers the root has */
     ck_assert_str_eq (tmptree_get ("cgroup.subtree_control"), "+cpuset +cpu");
-    ck_assert_str_eq (tmptree_get ("a/cgroup.subtree_control"), "+cpuset +cpu");
+    ck_assert_str_eq (tmptree_get ("a/cgroup.subtree_control"),
+                      "+cpuset +cpu");
     ck_assert (tmptree_exists ("a/b"));
     /* the leaf stays a leaf */
     ck_assert (!tmptree_exists ("a/b/cgroup.subtree_control"));
 
     /* again: fine, and files that list them all are not rewritten */
     tmptree_put ("cgroup.subtree_control", "cpuset cpu memory\n");
-    ck_assert_msg (cg2_create (cg, "a/b", "cpuset cpu", &e) == 0, "%s",
+    ck_assert_msg (cg2_create (cg, "a/b", "cpuset cpu", &e) == 0,
+                   "%s",
                    e.text);
-    ck_assert_str_eq (tmptree_get ("cgroup.subtree_control"), "cpuset cpu memory\n");
+    ck_assert_str_eq (tmptree_get ("cgroup.subtree_control"),
+                      "cpuset cpu memory\n");
 
     /* no controllers: mkdir -p only */
     ck_assert_msg (cg2_create (cg, "p/q/r", NULL, &e) == 0, "%s", e.text);
     ck_assert (tmptree_exists ("p/q/r"));
-    ck_assert_str_eq (tmptree_get ("cgroup.subtree_control"), "cpuset cpu memory\n");
+    ck_assert_str_eq (tmptree_get ("cgroup.subtree_control"),
+                      "cpuset cpu memory\n");
     ck_assert (!tmptree_exists ("p/cgroup.subtree_control"));
 
     /* a root without the asked controllers: nothing to enable */
-    ck_assert_msg (cg2_create (cg, "p/s", "+rdma +hugetlb", &e) == 0, "%s",
+    ck_assert_msg (cg2_create (cg, "p/s", "+rdma +hugetlb", &e) == 0,
+                   "%s",
                    e.text);
     ck_assert (tmptree_exists ("p/s"));
 
@@ -251,14 +277,19 @@ END_TEST
  * at a stops there, and directories made by the call are removed. */
 START_TEST (test_create_order)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     cg2_t *cg = open_seam ();
 
-    tmptree_mkdirs ("a/cgroup.subtree_control", true);  /* a directory: EISDIR */
+    tmptree_mkdirs ("a/cgroup.subtree_control",
+                    true); /* a directory: EISDIR */
     ck_assert_int_lt (cg2_create (cg, "a/b/c", "+cpuset", &e), 0);
     ck_assert_str_eq (tmptree_get ("cgroup.subtree_control"), "+cpuset");
-    ck_assert_msg (strstr (e.text, "a/cgroup.subtree_control: write "
-                           "'+cpuset'") != NULL, "%s", e.text);
+    ck_assert_msg (strstr (e.text,
+                           "a/cgroup.subtree_control: write "
+                           "'+cpuset'")
+                       != NULL,
+                   "%s",
+                   e.text);
     ck_assert (!tmptree_exists ("a/b"));
 
     /* x is made, x/cgroup.subtree_control does not exist (no O_CREAT):
@@ -266,7 +297,8 @@ START_TEST (test_create_order)
     tmptree_put ("cgroup.subtree_control", "");
     ck_assert_int_lt (cg2_create (cg, "x/y/z", "+cpu", &e), 0);
     ck_assert_msg (strstr (e.text, "x/cgroup.subtree_control") != NULL,
-                   "%s", e.text);
+                   "%s",
+                   e.text);
     ck_assert_int_eq (errno, ENOENT);
     ck_assert (!tmptree_exists ("x"));
     ck_assert (!tmptree_exists ("x/cgroup.subtree_control"));
@@ -277,7 +309,7 @@ END_TEST
 /* Symlinks are never followed, in directories or files. */
 START_TEST (test_no_symlinks)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     char target[512], link[512];
     cg2_t *cg = open_seam ();
     char *s;
@@ -305,17 +337,19 @@ START_TEST (test_no_symlinks)
 }
 END_TEST
 
-/* ---- write / read ---------------------------------------------------------------- */
+/* ---- write / read
+ * ---------------------------------------------------------------- */
 
 START_TEST (test_write_read)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     cg2_t *cg = open_seam ();
     char *s;
 
     tmptree_put ("a/cpu.max", "max 100000\n");
     ck_assert_msg (cg2_write (cg, "a", "cpu.max", "50000 100000", &e) == 0,
-                   "%s", e.text);
+                   "%s",
+                   e.text);
     ck_assert_str_eq (tmptree_get ("a/cpu.max"), "50000 100000");
     s = cg2_read (cg, "/a/", "cpu.max", &e);
     ck_assert_ptr_nonnull (s);
@@ -323,7 +357,7 @@ START_TEST (test_write_read)
     free (s);
     tmptree_put ("a/cpu.max", "max 100000\n");
     s = cg2_read (cg, "a", "cpu.max", &e);
-    ck_assert_str_eq (s, "max 100000");        /* newline removed */
+    ck_assert_str_eq (s, "max 100000"); /* newline removed */
     free (s);
     s = cg2_read (cg, "", "cgroup.controllers", &e);
     ck_assert_str_eq (s, "cpuset cpu io memory pids");
@@ -333,7 +367,8 @@ START_TEST (test_write_read)
     ck_assert_int_lt (cg2_write (cg, "a", "cpu.weight", "100", &e), 0);
     ck_assert_int_eq (errno, ENOENT);
     ck_assert (!tmptree_exists ("a/cpu.weight"));
-    ck_assert_msg (strstr (e.text, "a/cpu.weight: write '100'") != NULL, "%s",
+    ck_assert_msg (strstr (e.text, "a/cpu.weight: write '100'") != NULL,
+                   "%s",
                    e.text);
     ck_assert_int_lt (cg2_write (cg, "nope", "cpu.max", "1", &e), 0);
     ck_assert_int_eq (errno, ENOENT);
@@ -354,7 +389,7 @@ END_TEST
 /* Reads are bounded: a file over 1 MiB is refused with EFBIG. */
 START_TEST (test_read_bounded)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     cg2_t *cg = open_seam ();
     size_t n = CG2_READ_MAX + 10;
     char *big = malloc (n + 1);
@@ -377,11 +412,12 @@ START_TEST (test_read_bounded)
 }
 END_TEST
 
-/* ---- cpuset --------------------------------------------------------------------- */
+/* ---- cpuset
+ * --------------------------------------------------------------------- */
 
 START_TEST (test_set_cpuset)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     cg2_t *cg = open_seam ();
     hwloc_bitmap_t cpus = set_of ("2-3,8");
     hwloc_bitmap_t mems = set_of ("1");
@@ -389,21 +425,24 @@ START_TEST (test_set_cpuset)
 
     tmptree_put ("s/cpuset.cpus", "");
     tmptree_put ("s/cpuset.mems", "");
-    tmptree_put ("s/cpuset.cpus.effective", "2-3,8\n");   /* the kernel agrees */
-    ck_assert_msg (cg2_set_cpuset (cg, "s", cpus, mems, &e) == 0, "%s",
+    tmptree_put ("s/cpuset.cpus.effective", "2-3,8\n"); /* the kernel agrees */
+    ck_assert_msg (cg2_set_cpuset (cg, "s", cpus, mems, &e) == 0,
+                   "%s",
                    e.text);
     ck_assert_str_eq (tmptree_get ("s/cpuset.cpus"), "2-3,8");
     ck_assert_str_eq (tmptree_get ("s/cpuset.mems"), "1");
 
     /* mems NULL: left alone */
     tmptree_put ("s/cpuset.mems", "0\n");
-    ck_assert_msg (cg2_set_cpuset (cg, "s", cpus, NULL, &e) == 0, "%s",
+    ck_assert_msg (cg2_set_cpuset (cg, "s", cpus, NULL, &e) == 0,
+                   "%s",
                    e.text);
     ck_assert_str_eq (tmptree_get ("s/cpuset.mems"), "0\n");
 
     /* cpus NULL: only mems, no effective check */
     tmptree_put ("s/cpuset.cpus.effective", "0-15\n");
-    ck_assert_msg (cg2_set_cpuset (cg, "s", NULL, mems, &e) == 0, "%s",
+    ck_assert_msg (cg2_set_cpuset (cg, "s", NULL, mems, &e) == 0,
+                   "%s",
                    e.text);
     ck_assert_str_eq (tmptree_get ("s/cpuset.mems"), "1");
 
@@ -411,15 +450,19 @@ START_TEST (test_set_cpuset)
     tmptree_put ("s/cpuset.cpus.effective", "2-3\n");
     ck_assert_int_lt (cg2_set_cpuset (cg, "s", cpus, mems, &e), 0);
     ck_assert_int_eq (errno, EIO);
-    ck_assert_msg (strstr (e.text, "cpuset.cpus.effective is '2-3' after "
-                           "writing cpuset.cpus=2-3,8") != NULL, "%s",
+    ck_assert_msg (strstr (e.text,
+                           "cpuset.cpus.effective is '2-3' after "
+                           "writing cpuset.cpus=2-3,8")
+                       != NULL,
+                   "%s",
                    e.text);
 
     /* no cpuset.cpus.effective: an error, not a silent pass */
     tmptree_put ("t/cpuset.cpus", "");
     tmptree_put ("t/cpuset.mems", "");
     ck_assert_int_lt (cg2_set_cpuset (cg, "t", cpus, mems, &e), 0);
-    ck_assert_msg (strstr (e.text, "cpuset.cpus.effective") != NULL, "%s",
+    ck_assert_msg (strstr (e.text, "cpuset.cpus.effective") != NULL,
+                   "%s",
                    e.text);
 
     ck_assert_int_lt (cg2_set_cpuset (cg, "s", empty, mems, &e), 0);
@@ -437,24 +480,26 @@ END_TEST
  * written, mems is untouched; when mems cannot be, cpus already is. */
 START_TEST (test_set_cpuset_order)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     cg2_t *cg = open_seam ();
     hwloc_bitmap_t cpus = set_of ("4-5");
     hwloc_bitmap_t mems = set_of ("0");
 
-    tmptree_mkdirs ("u/cpuset.cpus", true);                /* EISDIR */
+    tmptree_mkdirs ("u/cpuset.cpus", true); /* EISDIR */
     tmptree_put ("u/cpuset.mems", "old\n");
     ck_assert_int_lt (cg2_set_cpuset (cg, "u", cpus, mems, &e), 0);
     ck_assert_str_eq (tmptree_get ("u/cpuset.mems"), "old\n");
     ck_assert_msg (strstr (e.text, "u/cpuset.cpus: write '4-5'") != NULL,
-                   "%s", e.text);
+                   "%s",
+                   e.text);
 
     tmptree_put ("v/cpuset.cpus", "old\n");
-    tmptree_mkdirs ("v/cpuset.mems", true);                /* EISDIR */
+    tmptree_mkdirs ("v/cpuset.mems", true); /* EISDIR */
     ck_assert_int_lt (cg2_set_cpuset (cg, "v", cpus, mems, &e), 0);
     ck_assert_str_eq (tmptree_get ("v/cpuset.cpus"), "4-5");
     ck_assert_msg (strstr (e.text, "v/cpuset.mems: write '0'") != NULL,
-                   "%s", e.text);
+                   "%s",
+                   e.text);
     hwloc_bitmap_free (cpus);
     hwloc_bitmap_free (mems);
     cg2_close (cg);
@@ -463,7 +508,7 @@ END_TEST
 
 START_TEST (test_attach)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     char want[32];
     cg2_t *cg = open_seam ();
 
@@ -486,10 +531,10 @@ START_TEST (test_populated)
 
     tmptree_put ("a/cgroup.events", "populated 1\nfrozen 0\n");
     tmptree_put ("b/cgroup.events", "populated 0\nfrozen 0\n");
-    tmptree_put ("b/cgroup.procs", "123\n");        /* events win over procs */
+    tmptree_put ("b/cgroup.procs", "123\n"); /* events win over procs */
     tmptree_put ("c/cgroup.procs", "");
     tmptree_put ("c/d/cgroup.procs", "");
-    tmptree_put ("c/d/e/cgroup.procs", "4242\n");   /* no events: procs, deep */
+    tmptree_put ("c/d/e/cgroup.procs", "4242\n"); /* no events: procs, deep */
     tmptree_put ("f/cgroup.procs", "\n");
     ck_assert (cg2_populated (cg, "a"));
     ck_assert (!cg2_populated (cg, "b"));
@@ -503,7 +548,8 @@ START_TEST (test_populated)
 }
 END_TEST
 
-/* ---- cpu.stat ------------------------------------------------------------------- */
+/* ---- cpu.stat
+ * ------------------------------------------------------------------- */
 
 static const struct stat_case {
     const char *text;
@@ -511,30 +557,43 @@ static const struct stat_case {
     uint64_t usage, user, system, periods, throttled, throttled_usec;
 } stat_cases[] = {
     /* a real 6.1 file with the cpu controller enabled */
-    { "usage_usec 123\nuser_usec 100\nsystem_usec 23\nnr_periods 0\n"
-      "nr_throttled 0\nthrottled_usec 0\nnr_bursts 0\nburst_usec 0\n",
-      0, 123, 100, 23, 0, 0, 0 },
+    {"usage_usec 123\nuser_usec 100\nsystem_usec 23\nnr_periods 0\n"
+     "nr_throttled 0\nthrottled_usec 0\nnr_bursts 0\nburst_usec 0\n",
+     0,
+     123,
+     100,
+     23,
+     0,
+     0,
+     0},
     /* without the cpu controller: only the first three; 6.6+ adds more */
-    { "usage_usec 9\nuser_usec 5\nsystem_usec 4\n", 0, 9, 5, 4, 0, 0, 0 },
-    { "usage_usec 18446744073709551615\nuser_usec 1\nsystem_usec 2\n"
-      "nr_periods 7\nnr_throttled 3\nthrottled_usec 99\n"
-      "core_sched.force_idle_usec 0\n", 0, UINT64_MAX, 1, 2, 7, 3, 99 },
-    { "usage_usec 1\nuser_usec 1\nsystem_usec 0", 0, 1, 1, 0, 0, 0, 0 },
-    { "user_usec 100\nsystem_usec 23\n", -1, 0, 0, 0, 0, 0, 0 },
-    { "usage_usec abc\n", -1, 0, 0, 0, 0, 0, 0 },
-    { "usage_usec -1\n", -1, 0, 0, 0, 0, 0, 0 },
-    { "usage_usec 18446744073709551616\n", -1, 0, 0, 0, 0, 0, 0 },
-    { "usage_usec 12 13\n", -1, 0, 0, 0, 0, 0, 0 },
-    { "usage_usec\n", -1, 0, 0, 0, 0, 0, 0 },
-    { "usage_usec 1\ngarbage\n", -1, 0, 0, 0, 0, 0, 0 },
-    { "", -1, 0, 0, 0, 0, 0, 0 },
+    {"usage_usec 9\nuser_usec 5\nsystem_usec 4\n", 0, 9, 5, 4, 0, 0, 0},
+    {"usage_usec 18446744073709551615\nuser_usec 1\nsystem_usec 2\n"
+     "nr_periods 7\nnr_throttled 3\nthrottled_usec 99\n"
+     "core_sched.force_idle_usec 0\n",
+     0,
+     UINT64_MAX,
+     1,
+     2,
+     7,
+     3,
+     99},
+    {"usage_usec 1\nuser_usec 1\nsystem_usec 0", 0, 1, 1, 0, 0, 0, 0},
+    {"user_usec 100\nsystem_usec 23\n", -1, 0, 0, 0, 0, 0, 0},
+    {"usage_usec abc\n", -1, 0, 0, 0, 0, 0, 0},
+    {"usage_usec -1\n", -1, 0, 0, 0, 0, 0, 0},
+    {"usage_usec 18446744073709551616\n", -1, 0, 0, 0, 0, 0, 0},
+    {"usage_usec 12 13\n", -1, 0, 0, 0, 0, 0, 0},
+    {"usage_usec\n", -1, 0, 0, 0, 0, 0, 0},
+    {"usage_usec 1\ngarbage\n", -1, 0, 0, 0, 0, 0, 0},
+    {"", -1, 0, 0, 0, 0, 0, 0},
 };
 
 START_TEST (test_cpu_stat_parse)
 {
     const struct stat_case *sc = &stat_cases[_i];
     struct cg2_cpu_stat st;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     int rc;
 
     memset (&st, 0xff, sizeof (st));
@@ -560,15 +619,22 @@ END_TEST
 START_TEST (test_cpu_stat_parse_message)
 {
     struct cg2_cpu_stat st;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     ck_assert_int_lt (cg2_parse_cpu_stat ("usage_usec 1\r\nuser_usec 2\r\n",
-                                          &st, &e), 0);
-    ck_assert_str_eq (e.text, "cpu.stat: line 1 is not 'key value': "
+                                          &st,
+                                          &e),
+                      0);
+    ck_assert_str_eq (e.text,
+                      "cpu.stat: line 1 is not 'key value': "
                       "'usage_usec 1?'");
     ck_assert_int_lt (cg2_parse_cpu_stat ("usage_usec 1\nuser_usec 1\033[2J"
-                                          "\n", &st, &e), 0);
-    ck_assert_str_eq (e.text, "cpu.stat: line 2 is not 'key value': "
+                                          "\n",
+                                          &st,
+                                          &e),
+                      0);
+    ck_assert_str_eq (e.text,
+                      "cpu.stat: line 2 is not 'key value': "
                       "'user_usec 1?[2J'");
 }
 END_TEST
@@ -576,31 +642,36 @@ END_TEST
 START_TEST (test_cpu_stat_read)
 {
     struct cg2_cpu_stat st;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     cg2_t *cg = open_seam ();
 
-    tmptree_put ("job_1/step_0/cpu.stat", "usage_usec 123\nuser_usec 100\n"
-         "system_usec 23\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n");
+    tmptree_put ("job_1/step_0/cpu.stat",
+                 "usage_usec 123\nuser_usec 100\n"
+                 "system_usec 23\nnr_periods 0\nnr_throttled "
+                 "0\nthrottled_usec 0\n");
     ck_assert_msg (cg2_read_cpu_stat (cg, "job_1/step_0", &st, &e) == 0,
-                   "%s", e.text);
+                   "%s",
+                   e.text);
     ck_assert_uint_eq (st.usage_usec, 123);
     ck_assert_uint_eq (st.user_usec, 100);
     ck_assert_uint_eq (st.system_usec, 23);
     tmptree_put ("job_1/step_1/cpu.stat", "usage_usec x\n");
     ck_assert_int_lt (cg2_read_cpu_stat (cg, "job_1/step_1", &st, &e), 0);
     ck_assert_msg (strstr (e.text, "job_1/step_1/cpu.stat: line 1") != NULL,
-                   "%s", e.text);
+                   "%s",
+                   e.text);
     ck_assert_int_lt (cg2_read_cpu_stat (cg, "job_1/step_9", &st, &e), 0);
     ck_assert_int_eq (errno, ENOENT);
     cg2_close (cg);
 }
 END_TEST
 
-/* ---- remove ------------------------------------------------------------------- */
+/* ---- remove
+ * ------------------------------------------------------------------- */
 
 START_TEST (test_remove_tree)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     cg2_t *cg = open_seam ();
 
     tmptree_put ("base/job_1/cgroup.procs", "");
@@ -610,14 +681,16 @@ START_TEST (test_remove_tree)
     tmptree_put ("base/job_1/step_1/cpu.stat", "usage_usec 1\n");
     tmptree_mkdirs ("base/job_1/step_1/empty/deeper", true);
     tmptree_put ("base/job_2/cgroup.procs", "");
-    ck_assert_msg (cg2_remove_tree (cg, "base/job_1", 0, &e) == 0, "%s",
+    ck_assert_msg (cg2_remove_tree (cg, "base/job_1", 0, &e) == 0,
+                   "%s",
                    e.text);
     ck_assert (!tmptree_exists ("base/job_1"));
-    ck_assert (tmptree_exists ("base/job_2/cgroup.procs"));     /* sibling kept */
+    ck_assert (tmptree_exists ("base/job_2/cgroup.procs")); /* sibling kept */
     ck_assert (tmptree_exists ("base"));
 
     /* absent: success */
-    ck_assert_msg (cg2_remove_tree (cg, "base/job_1", 0, &e) == 0, "%s",
+    ck_assert_msg (cg2_remove_tree (cg, "base/job_1", 0, &e) == 0,
+                   "%s",
                    e.text);
     ck_assert_int_eq (cg2_remove_tree (cg, "nothing/here", 0, &e), 0);
 
@@ -627,7 +700,8 @@ START_TEST (test_remove_tree)
     tmptree_put ("base/job_3/step_0/cpuset.cpus", "1\n");
     ck_assert_int_lt (cg2_remove_tree (cg, "base/job_3", 0, &e), 0);
     ck_assert_int_eq (errno, ENOTEMPTY);
-    ck_assert_msg (strstr (e.text, "base/job_3/step_0: rmdir") != NULL, "%s",
+    ck_assert_msg (strstr (e.text, "base/job_3/step_0: rmdir") != NULL,
+                   "%s",
                    e.text);
     ck_assert (tmptree_exists ("base/job_3/step_0/README"));
 
@@ -644,19 +718,21 @@ END_TEST
 /* cg2_remove_below: the children go, relpath itself stays. */
 START_TEST (test_remove_below)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     cg2_t *cg = open_seam ();
 
     tmptree_put ("base/job_1/cgroup.procs", "");
     tmptree_put ("base/job_1/step_0/task_0/cgroup.procs", "");
     tmptree_put ("base/job_1/step_1/cpu.stat", "usage_usec 1\n");
-    ck_assert_msg (cg2_remove_below (cg, "base/job_1", 0, &e) == 0, "%s",
+    ck_assert_msg (cg2_remove_below (cg, "base/job_1", 0, &e) == 0,
+                   "%s",
                    e.text);
     ck_assert (tmptree_exists ("base/job_1"));
     ck_assert (!tmptree_exists ("base/job_1/step_0"));
     ck_assert (!tmptree_exists ("base/job_1/step_1"));
     /* nothing below, or nothing at all: success */
-    ck_assert_msg (cg2_remove_below (cg, "base/job_1", 0, &e) == 0, "%s",
+    ck_assert_msg (cg2_remove_below (cg, "base/job_1", 0, &e) == 0,
+                   "%s",
                    e.text);
     ck_assert_int_eq (cg2_remove_below (cg, "nothing/here", 0, &e), 0);
 
@@ -664,7 +740,8 @@ START_TEST (test_remove_below)
     tmptree_put ("base/job_3/step_0/README", "keep me\n");
     ck_assert_int_lt (cg2_remove_below (cg, "base/job_3", 0, &e), 0);
     ck_assert_int_eq (errno, ENOTEMPTY);
-    ck_assert_msg (strstr (e.text, "base/job_3/step_0: rmdir") != NULL, "%s",
+    ck_assert_msg (strstr (e.text, "base/job_3/step_0: rmdir") != NULL,
+                   "%s",
                    e.text);
     ck_assert (tmptree_exists ("base/job_3/step_0/README"));
 
@@ -678,7 +755,7 @@ END_TEST
 /* A symlink inside the tree is not followed: what it points to stays. */
 START_TEST (test_remove_tree_symlink)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     char target[512], link[512];
     cg2_t *cg = open_seam ();
 
@@ -693,7 +770,8 @@ START_TEST (test_remove_tree_symlink)
 }
 END_TEST
 
-/* ---- busy --------------------------------------------------------------------- */
+/* ---- busy
+ * --------------------------------------------------------------------- */
 
 static void busy_tree (void)
 {
@@ -740,31 +818,39 @@ static void busy_tree (void)
 
 START_TEST (test_busy_cpus)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     cg2_t *cg = open_seam ();
     hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
 
     busy_tree ();
-    ck_assert_msg (cg2_busy_cpus (cg, "job_1", "job_1/step_4", busy,
-                                  &e) == 0, "%s", e.text);
+    ck_assert_msg (cg2_busy_cpus (cg, "job_1", "job_1/step_4", busy, &e) == 0,
+                   "%s",
+                   e.text);
     assert_set (busy, "0-3,6,12-15,20");
 
     /* what was in busy stays; exclude given with a leading '/' */
     hwloc_bitmap_only (busy, 40);
-    ck_assert_msg (cg2_busy_cpus (cg, "/job_1/", "/job_1/step_0", busy,
-                                  &e) == 0, "%s", e.text);
+    ck_assert_msg (cg2_busy_cpus (cg, "/job_1/", "/job_1/step_0", busy, &e)
+                       == 0,
+                   "%s",
+                   e.text);
     assert_set (busy, "6,9,12-15,20,40");
 
     /* exclude a task dir only: its step still counts through task_0 */
     hwloc_bitmap_zero (busy);
-    ck_assert_msg (cg2_busy_cpus (cg, "job_1", "job_1/step_0/user/task_1",
-                                  busy, &e) == 0, "%s", e.text);
+    ck_assert_msg (cg2_busy_cpus (cg,
+                                  "job_1",
+                                  "job_1/step_0/user/task_1",
+                                  busy,
+                                  &e)
+                       == 0,
+                   "%s",
+                   e.text);
     assert_set (busy, "0-1,6,9,12-15,20");
 
     /* from the root, no exclude */
     hwloc_bitmap_zero (busy);
-    ck_assert_msg (cg2_busy_cpus (cg, "", NULL, busy, &e) == 0, "%s",
-                   e.text);
+    ck_assert_msg (cg2_busy_cpus (cg, "", NULL, busy, &e) == 0, "%s", e.text);
     assert_set (busy, "0-3,6,9,12-15,20");
 
     /* missing tree: nothing */
@@ -775,7 +861,8 @@ START_TEST (test_busy_cpus)
     /* malformed cpuset: an error naming it */
     tmptree_put ("job_1/step_2/cpuset.cpus", "6-x\n");
     ck_assert_int_lt (cg2_busy_cpus (cg, "job_1", NULL, busy, &e), 0);
-    ck_assert_msg (strstr (e.text, "job_1/step_2/cpuset.cpus") != NULL, "%s",
+    ck_assert_msg (strstr (e.text, "job_1/step_2/cpuset.cpus") != NULL,
+                   "%s",
                    e.text);
     ck_assert_int_lt (cg2_busy_cpus (cg, "job_1", "..", busy, &e), 0);
     ck_assert_int_lt (cg2_busy_cpus (cg, "job_1", NULL, NULL, &e), 0);
@@ -784,7 +871,8 @@ START_TEST (test_busy_cpus)
 }
 END_TEST
 
-/* ---- helpers -------------------------------------------------------------------- */
+/* ---- helpers
+ * -------------------------------------------------------------------- */
 
 static pid_t dead_pid (void)
 {
@@ -794,11 +882,12 @@ static pid_t dead_pid (void)
     if (pid == 0)
         _exit (0);
     ck_assert_int_eq (waitpid (pid, &status, 0), pid);
-    ck_assert_int_eq (kill (pid, 0), -1);   /* reaped: gone */
+    ck_assert_int_eq (kill (pid, 0), -1); /* reaped: gone */
     return pid;
 }
 
-/* ---- no fd leaks ------------------------------------------------------------------ */
+/* ---- no fd leaks
+ * ------------------------------------------------------------------ */
 
 static int count_fds (void)
 {
@@ -838,13 +927,13 @@ START_TEST (test_no_fd_leak)
         char *s;
         char buf[64];
 
-        (void)cg2_create (cg, "n/m", "+cpuset", &e);        /* fails */
+        (void)cg2_create (cg, "n/m", "+cpuset", &e); /* fails */
         (void)cg2_create (cg, "p/q", NULL, &e);
         (void)cg2_write (cg, "s", "cgroup.procs", "1", &e);
         (void)cg2_write (cg, "s", "nofile.x", "1", &e);
         free (cg2_read (cg, "s", "cpu.stat", &e));
         free (cg2_read (cg, "nodir", "cpu.stat", &e));
-        (void)cg2_set_cpuset (cg, "s", cpus, cpus, &e);     /* EIO */
+        (void)cg2_set_cpuset (cg, "s", cpus, cpus, &e); /* EIO */
         (void)cg2_attach (cg, "s", getpid (), &e);
         (void)cg2_populated (cg, "job_1");
         (void)cg2_read_cpu_stat (cg, "s", &st, &e);
@@ -864,7 +953,8 @@ START_TEST (test_no_fd_leak)
 }
 END_TEST
 
-/* ---- the real kernel ----------------------------------------------------------------- */
+/* ---- the real kernel
+ * ----------------------------------------------------------------- */
 
 /* Burn about 50 ms of CPU, then wait to be killed. */
 static void child_spin (void)
@@ -879,7 +969,7 @@ static void child_spin (void)
 
 START_TEST (test_real_kernel)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     struct cg2_cpu_stat st;
     char top[64], leaf[80], want[96];
     char *path;
@@ -902,7 +992,7 @@ START_TEST (test_real_kernel)
     if (pid == 0) {
         char x;
         close (pfd[1]);
-        if (read (pfd[0], &x, 1) != 1)  /* wait until attached */
+        if (read (pfd[0], &x, 1) != 1) /* wait until attached */
             _exit (1);
         child_spin ();
     }
@@ -915,8 +1005,11 @@ START_TEST (test_real_kernel)
     ck_assert_msg (path != NULL, "%s", e.text);
     snprintf (want, sizeof (want), "/%s", leaf);
     ck_assert_msg (strlen (path) >= strlen (want)
-                   && strcmp (path + strlen (path) - strlen (want), want) == 0,
-                   "child is in %s, want ...%s", path, want);
+                       && strcmp (path + strlen (path) - strlen (want), want)
+                              == 0,
+                   "child is in %s, want ...%s",
+                   path,
+                   want);
     free (path);
     ck_assert (cg2_populated (cg, leaf));
     ck_assert (cg2_populated (cg, top));
@@ -924,24 +1017,28 @@ START_TEST (test_real_kernel)
     if (cg2_has_controller (cg, "cpuset")) {
         hwloc_bitmap_t cpu0 = set_of ("0");
         hwloc_bitmap_t mem0 = set_of ("0");
-        ck_assert_msg (cg2_set_cpuset (cg, leaf, cpu0, mem0, &e) == 0, "%s",
+        ck_assert_msg (cg2_set_cpuset (cg, leaf, cpu0, mem0, &e) == 0,
+                       "%s",
                        e.text);
         hwloc_bitmap_free (cpu0);
         hwloc_bitmap_free (mem0);
-    }
-    else
-        fprintf (stderr, "# real kernel: no cpuset controller at %s: "
-                 "cpuset part not run\n", cg2_root (cg));
+    } else
+        fprintf (stderr,
+                 "# real kernel: no cpuset controller at %s: "
+                 "cpuset part not run\n",
+                 cg2_root (cg));
 
     /* wait (bounded) for the child's 50 ms of CPU to show */
     for (int i = 0; i < 500; i++) {
-        ck_assert_msg (cg2_read_cpu_stat (cg, leaf, &st, &e) == 0, "%s",
+        ck_assert_msg (cg2_read_cpu_stat (cg, leaf, &st, &e) == 0,
+                       "%s",
                        e.text);
         if (st.usage_usec >= 40000)
             break;
         usleep (10000);
     }
-    ck_assert_msg (st.usage_usec >= 40000, "usage_usec %llu",
+    ck_assert_msg (st.usage_usec >= 40000,
+                   "usage_usec %llu",
                    (unsigned long long)st.usage_usec);
     ck_assert (st.user_usec + st.system_usec <= st.usage_usec + 1000);
 
@@ -962,18 +1059,24 @@ static const char *real_kernel_skip (void)
 {
     static char why[256];
     cg2_t *cg;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     if (geteuid () != 0)
         return "test_real_kernel: not root, real cgroup2 case not run";
     if (!(cg = cg2_open ("auto", &e))) {
-        snprintf (why, sizeof (why), "test_real_kernel: no cgroup2 mount "
-                  "(%s)", e.text);
+        snprintf (why,
+                  sizeof (why),
+                  "test_real_kernel: no cgroup2 mount "
+                  "(%s)",
+                  e.text);
         return why;
     }
     if (!cg2_is_cgroup2fs (cg)) {
-        snprintf (why, sizeof (why), "test_real_kernel: %s is not a "
-                  "cgroup2 file system", cg2_root (cg));
+        snprintf (why,
+                  sizeof (why),
+                  "test_real_kernel: %s is not a "
+                  "cgroup2 file system",
+                  cg2_root (cg));
         cg2_close (cg);
         return why;
     }
@@ -991,7 +1094,9 @@ static Suite *cg2_suite (const char **skips, int *nskips)
     tcase_add_checked_fixture (tc, setup, teardown);
     tcase_add_test (tc, test_open);
     tcase_add_test (tc, test_mountinfo);
-    tcase_add_loop_test (tc, test_relpath, 0,
+    tcase_add_loop_test (tc,
+                         test_relpath,
+                         0,
                          sizeof (norm_cases) / sizeof (norm_cases[0]));
     tcase_add_test (tc, test_relpath_long);
     tcase_add_test (tc, test_create);
@@ -1003,7 +1108,9 @@ static Suite *cg2_suite (const char **skips, int *nskips)
     tcase_add_test (tc, test_set_cpuset_order);
     tcase_add_test (tc, test_attach);
     tcase_add_test (tc, test_populated);
-    tcase_add_loop_test (tc, test_cpu_stat_parse, 0,
+    tcase_add_loop_test (tc,
+                         test_cpu_stat_parse,
+                         0,
                          sizeof (stat_cases) / sizeof (stat_cases[0]));
     tcase_add_test (tc, test_cpu_stat_parse_message);
     tcase_add_test (tc, test_cpu_stat_read);

@@ -9,19 +9,20 @@
 #include <check.h>
 #include <errno.h>
 #include <ftw.h>
+#include <slurm/slurm.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-#include <slurm/slurm.h>
 
 #include "libcgroup2/mode.h"
 #include "libtest/tap.h"
 
 static char root[256];
 
-static int rm_one (const char *path, const struct stat *st, int flag,
+static int rm_one (const char *path,
+                   const struct stat *st,
+                   int flag,
                    struct FTW *ftw)
 {
     (void)st;
@@ -50,7 +51,9 @@ static void put (const char *rel, const char *text)
 
 static void setup (void)
 {
-    snprintf (root, sizeof (root), "%s/test_mode.XXXXXX",
+    snprintf (root,
+              sizeof (root),
+              "%s/test_mode.XXXXXX",
               getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp");
     ck_assert_ptr_nonnull (mkdtemp (root));
 }
@@ -64,9 +67,9 @@ static void teardown (void)
 
 static const struct {
     const char *what;
-    const char *root_controllers;   /* NULL: not a cgroup2 root */
-    const char *user_controllers;   /* SLURM_STEP/user; NULL: none */
-    const char *self;               /* NULL: slurm-pin check */
+    const char *root_controllers; /* NULL: not a cgroup2 root */
+    const char *user_controllers; /* SLURM_STEP/user; NULL: none */
+    const char *self;             /* NULL: slurm-pin check */
     enum cg2_slurm_cgroups slurm;
     uint32_t step;
     enum cg2_mode mode;
@@ -74,34 +77,106 @@ static const struct {
     const char *step_rel;
     const char *job_rel;
 } cases[] = {
-    { "no hierarchy", NULL, NULL, "/", CG2_SLURM_UNKNOWN, 0,
-      CG2_MODE_NONE, false, "", "" },
-    { "stepd in Slurm's step, cpuset below it", "cpuset cpu\n",
-      "cpuset cpu memory\n", "/" SLURM_STEP "/slurm", CG2_SLURM_UNKNOWN, 0,
-      CG2_MODE_NESTED, true, "/" SLURM_STEP, "" },
-    { "stepd in Slurm's step, no cpuset below it", "cpuset cpu\n",
-      "cpu memory\n", "/" SLURM_STEP "/slurm", CG2_SLURM_UNKNOWN, 0,
-      CG2_MODE_NESTED, false, "/" SLURM_STEP, "" },
-    { "stepd of another step: standalone", "cpuset cpu\n", NULL,
-      "/system.slice/slurmstepd.scope/job_7/step_1/slurm",
-      CG2_SLURM_UNKNOWN, 0, CG2_MODE_STANDALONE, true,
-      "slurm-pin/job_7/step_0", "slurm-pin/job_7" },
-    { "stepd outside Slurm's tree", "cpuset cpu\n", NULL,
-      "/system.slice/slurmd.service", CG2_SLURM_V2, 0, CG2_MODE_STANDALONE,
-      true, "slurm-pin/job_7/step_0", "slurm-pin/job_7" },
-    { "standalone batch step", "cpu\n", NULL, "/", CG2_SLURM_NONE,
-      SLURM_BATCH_SCRIPT, CG2_MODE_STANDALONE, false,
-      "slurm-pin/job_7/step_batch", "slurm-pin/job_7" },
-    { "check: Slurm uses cgroup/v2", "cpuset cpu\n", NULL, NULL,
-      CG2_SLURM_V2, 0, CG2_MODE_NESTED, true, "", "" },
-    { "check: Slurm makes no v2 cgroups", "cpuset cpu\n", NULL, NULL,
-      CG2_SLURM_NONE, 0, CG2_MODE_STANDALONE, true,
-      "slurm-pin/job_0/step_0", "slurm-pin/job_0" },
-    { "check: no cgroup.conf", "cpuset cpu\n", NULL, NULL,
-      CG2_SLURM_UNKNOWN, 0, CG2_MODE_UNDECIDED, true, "", "" },
-    { "check: no cpuset", "cpu io\n", NULL, NULL, CG2_SLURM_NONE, 0,
-      CG2_MODE_STANDALONE, false, "slurm-pin/job_0/step_0",
-      "slurm-pin/job_0" },
+    {"no hierarchy",
+     NULL,
+     NULL,
+     "/",
+     CG2_SLURM_UNKNOWN,
+     0,
+     CG2_MODE_NONE,
+     false,
+     "",
+     ""},
+    {"stepd in Slurm's step, cpuset below it",
+     "cpuset cpu\n",
+     "cpuset cpu memory\n",
+     "/" SLURM_STEP "/slurm",
+     CG2_SLURM_UNKNOWN,
+     0,
+     CG2_MODE_NESTED,
+     true,
+     "/" SLURM_STEP,
+     ""},
+    {"stepd in Slurm's step, no cpuset below it",
+     "cpuset cpu\n",
+     "cpu memory\n",
+     "/" SLURM_STEP "/slurm",
+     CG2_SLURM_UNKNOWN,
+     0,
+     CG2_MODE_NESTED,
+     false,
+     "/" SLURM_STEP,
+     ""},
+    {"stepd of another step: standalone",
+     "cpuset cpu\n",
+     NULL,
+     "/system.slice/slurmstepd.scope/job_7/step_1/slurm",
+     CG2_SLURM_UNKNOWN,
+     0,
+     CG2_MODE_STANDALONE,
+     true,
+     "slurm-pin/job_7/step_0",
+     "slurm-pin/job_7"},
+    {"stepd outside Slurm's tree",
+     "cpuset cpu\n",
+     NULL,
+     "/system.slice/slurmd.service",
+     CG2_SLURM_V2,
+     0,
+     CG2_MODE_STANDALONE,
+     true,
+     "slurm-pin/job_7/step_0",
+     "slurm-pin/job_7"},
+    {"standalone batch step",
+     "cpu\n",
+     NULL,
+     "/",
+     CG2_SLURM_NONE,
+     SLURM_BATCH_SCRIPT,
+     CG2_MODE_STANDALONE,
+     false,
+     "slurm-pin/job_7/step_batch",
+     "slurm-pin/job_7"},
+    {"check: Slurm uses cgroup/v2",
+     "cpuset cpu\n",
+     NULL,
+     NULL,
+     CG2_SLURM_V2,
+     0,
+     CG2_MODE_NESTED,
+     true,
+     "",
+     ""},
+    {"check: Slurm makes no v2 cgroups",
+     "cpuset cpu\n",
+     NULL,
+     NULL,
+     CG2_SLURM_NONE,
+     0,
+     CG2_MODE_STANDALONE,
+     true,
+     "slurm-pin/job_0/step_0",
+     "slurm-pin/job_0"},
+    {"check: no cgroup.conf",
+     "cpuset cpu\n",
+     NULL,
+     NULL,
+     CG2_SLURM_UNKNOWN,
+     0,
+     CG2_MODE_UNDECIDED,
+     true,
+     "",
+     ""},
+    {"check: no cpuset",
+     "cpu io\n",
+     NULL,
+     NULL,
+     CG2_SLURM_NONE,
+     0,
+     CG2_MODE_STANDALONE,
+     false,
+     "slurm-pin/job_0/step_0",
+     "slurm-pin/job_0"},
 };
 
 START_TEST (test_detect)
@@ -123,11 +198,15 @@ START_TEST (test_detect)
         put (SLURM_STEP "/user/cgroup.controllers",
              cases[_i].user_controllers);
     cg = cg2_mode_detect (&in, &res);
-    ck_assert_msg (res.mode == cases[_i].mode, "%s: mode %s, want %s",
-                   cases[_i].what, cg2_mode_name (res.mode),
+    ck_assert_msg (res.mode == cases[_i].mode,
+                   "%s: mode %s, want %s",
+                   cases[_i].what,
+                   cg2_mode_name (res.mode),
                    cg2_mode_name (cases[_i].mode));
-    ck_assert_msg (res.cpuset == cases[_i].cpuset, "%s: cpuset %d",
-                   cases[_i].what, res.cpuset);
+    ck_assert_msg (res.cpuset == cases[_i].cpuset,
+                   "%s: cpuset %d",
+                   cases[_i].what,
+                   res.cpuset);
     ck_assert_str_eq (res.step_rel, cases[_i].step_rel);
     ck_assert_str_eq (res.job_rel, cases[_i].job_rel);
     ck_assert ((cg == NULL) == (cases[_i].mode == CG2_MODE_NONE));
@@ -141,8 +220,11 @@ START_TEST (test_base_too_long)
 {
     static char base[PATH_MAX];
     struct cg2_mode_result res;
-    struct cg2_mode_input in = { .cgroup_root = root, .cgroup_base = base,
-                                 .job = 1, .step = 0, .self_cgroup = "/" };
+    struct cg2_mode_input in = {.cgroup_root = root,
+                                .cgroup_base = base,
+                                .job = 1,
+                                .step = 0,
+                                .self_cgroup = "/"};
 
     memset (base, 'b', sizeof (base) - 1);
     put ("cgroup.controllers", "cpuset\n");
@@ -153,21 +235,23 @@ START_TEST (test_base_too_long)
 END_TEST
 
 static const struct {
-    const char *slurm_conf;     /* NULL: no file */
-    const char *cgroup_conf;    /* NULL: no file */
+    const char *slurm_conf;  /* NULL: no file */
+    const char *cgroup_conf; /* NULL: no file */
     enum cg2_slurm_cgroups want;
 } confs[] = {
-    { "TaskPlugin=task/affinity\nProctrackType=proctrack/linuxproc\n",
-      "CgroupPlugin=cgroup/v2\n", CG2_SLURM_NONE },
-    { "TaskPlugin=task/cgroup,task/affinity\n", "CgroupPlugin=cgroup/v2\n",
-      CG2_SLURM_V2 },
-    { "ProctrackType=cgroup\n", "CgroupPlugin=\"cgroup/v2\" # yes\n",
-      CG2_SLURM_V2 },
-    { "TaskPlugin=task/cgroup\n", "CgroupPlugin=cgroup/v1\n",
-      CG2_SLURM_NONE },
-    { "TaskPlugin=task/cgroup\n", NULL, CG2_SLURM_UNKNOWN },
-    { NULL, NULL, CG2_SLURM_UNKNOWN },
-    { NULL, "CgroupPlugin=cgroup/v2\n", CG2_SLURM_V2 },
+    {"TaskPlugin=task/affinity\nProctrackType=proctrack/linuxproc\n",
+     "CgroupPlugin=cgroup/v2\n",
+     CG2_SLURM_NONE},
+    {"TaskPlugin=task/cgroup,task/affinity\n",
+     "CgroupPlugin=cgroup/v2\n",
+     CG2_SLURM_V2},
+    {"ProctrackType=cgroup\n",
+     "CgroupPlugin=\"cgroup/v2\" # yes\n",
+     CG2_SLURM_V2},
+    {"TaskPlugin=task/cgroup\n", "CgroupPlugin=cgroup/v1\n", CG2_SLURM_NONE},
+    {"TaskPlugin=task/cgroup\n", NULL, CG2_SLURM_UNKNOWN},
+    {NULL, NULL, CG2_SLURM_UNKNOWN},
+    {NULL, "CgroupPlugin=cgroup/v2\n", CG2_SLURM_V2},
 };
 
 START_TEST (test_slurm_conf)

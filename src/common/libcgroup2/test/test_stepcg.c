@@ -8,28 +8,27 @@
 #endif
 #include <check.h>
 #include <errno.h>
+#include <ftw.h>
+#include <slurm/slurm.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <ftw.h>
 #include <sys/stat.h>
 
-#include <slurm/slurm.h>
-
 #include "libcgroup2/cg2.h"
-#include "libtopo/topo.h"
 #include "libcgroup2/stepcg.h"
 #include "libtest/tap.h"
+#include "libtopo/topo.h"
 
 static const struct {
     uint32_t step;
     const char *dir;
 } dirs[] = {
-    { 0, "step_0" },
-    { 12, "step_12" },
-    { SLURM_BATCH_SCRIPT, "step_batch" },
-    { SLURM_EXTERN_CONT, "step_extern" },
-    { SLURM_INTERACTIVE_STEP, "step_interactive" },
+    {0, "step_0"},
+    {12, "step_12"},
+    {SLURM_BATCH_SCRIPT, "step_batch"},
+    {SLURM_EXTERN_CONT, "step_extern"},
+    {SLURM_INTERACTIVE_STEP, "step_interactive"},
 };
 
 START_TEST (test_step_dir)
@@ -44,36 +43,44 @@ END_TEST
 static const struct {
     const char *path;
     uint32_t job, step;
-    const char *found;      /* NULL: not Slurm's tree of this step */
+    const char *found; /* NULL: not Slurm's tree of this step */
 } finds[] = {
-    { "/system.slice/node1_slurmstepd.scope/job_5/step_0/slurm", 5, 0,
-      "/system.slice/node1_slurmstepd.scope/job_5/step_0" },
-    { "/system.slice/slurmstepd.scope/job_5/step_batch/slurm", 5,
-      SLURM_BATCH_SCRIPT, "/system.slice/slurmstepd.scope/job_5/step_batch" },
-    { "/system.slice/slurmstepd.scope/job_5/step_0", 5, 0,
-      "/system.slice/slurmstepd.scope/job_5/step_0" },
+    {"/system.slice/node1_slurmstepd.scope/job_5/step_0/slurm",
+     5,
+     0,
+     "/system.slice/node1_slurmstepd.scope/job_5/step_0"},
+    {"/system.slice/slurmstepd.scope/job_5/step_batch/slurm",
+     5,
+     SLURM_BATCH_SCRIPT,
+     "/system.slice/slurmstepd.scope/job_5/step_batch"},
+    {"/system.slice/slurmstepd.scope/job_5/step_0",
+     5,
+     0,
+     "/system.slice/slurmstepd.scope/job_5/step_0"},
     /* whole components only */
-    { "/system.slice/slurmstepd.scope/job_55/step_0/slurm", 5, 0, NULL },
-    { "/system.slice/slurmstepd.scope/job_5/step_01/slurm", 5, 0, NULL },
-    { "/system.slice/slurmstepd.scope/job_5/step_1/slurm", 5, 0, NULL },
-    { "/system.slice/slurmstepd.scope/xjob_5/step_0/slurm", 5, 0, NULL },
-    { "/system.slice/slurmd.service", 5, 0, NULL },
-    { "/", 5, 0, NULL },
-    { NULL, 5, 0, NULL },
+    {"/system.slice/slurmstepd.scope/job_55/step_0/slurm", 5, 0, NULL},
+    {"/system.slice/slurmstepd.scope/job_5/step_01/slurm", 5, 0, NULL},
+    {"/system.slice/slurmstepd.scope/job_5/step_1/slurm", 5, 0, NULL},
+    {"/system.slice/slurmstepd.scope/xjob_5/step_0/slurm", 5, 0, NULL},
+    {"/system.slice/slurmd.service", 5, 0, NULL},
+    {"/", 5, 0, NULL},
+    {NULL, 5, 0, NULL},
     /* a later match after a near miss */
-    { "/job_5/step_00/job_5/step_0/user", 5, 0, "/job_5/step_00/job_5/step_0" },
+    {"/job_5/step_00/job_5/step_0/user", 5, 0, "/job_5/step_00/job_5/step_0"},
 };
 
 START_TEST (test_find)
 {
     char out[256] = "untouched";
-    int rc = stepcg_find_slurm_step (finds[_i].path, finds[_i].job,
-                                     finds[_i].step, out, sizeof (out));
+    int rc = stepcg_find_slurm_step (finds[_i].path,
+                                     finds[_i].job,
+                                     finds[_i].step,
+                                     out,
+                                     sizeof (out));
     if (finds[_i].found) {
         ck_assert_int_eq (rc, 0);
         ck_assert_str_eq (out, finds[_i].found);
-    }
-    else
+    } else
         ck_assert_int_eq (rc, -1);
 }
 END_TEST
@@ -82,8 +89,12 @@ START_TEST (test_find_too_long)
 {
     char out[8];
 
-    ck_assert_int_eq (stepcg_find_slurm_step ("/a/job_5/step_0/slurm", 5, 0,
-                                              out, sizeof (out)), -1);
+    ck_assert_int_eq (stepcg_find_slurm_step ("/a/job_5/step_0/slurm",
+                                              5,
+                                              0,
+                                              out,
+                                              sizeof (out)),
+                      -1);
 }
 END_TEST
 
@@ -116,13 +127,17 @@ static void put (const char *rel, const char *file, const char *text)
 
 static void setup (void)
 {
-    snprintf (root, sizeof (root), "%s/test_stepcg.XXXXXX",
+    snprintf (root,
+              sizeof (root),
+              "%s/test_stepcg.XXXXXX",
               getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp");
     ck_assert_ptr_nonnull (mkdtemp (root));
     put ("", "cgroup.controllers", "cpuset cpu\n");
 }
 
-static int rm_one (const char *path, const struct stat *st, int flag,
+static int rm_one (const char *path,
+                   const struct stat *st,
+                   int flag,
                    struct FTW *ftw)
 {
     return remove (path);
@@ -138,21 +153,23 @@ static void teardown (void)
 static void task (const char *rel, const char *cpus, bool populated)
 {
     put (rel, "cgroup.procs", populated ? "4242\n" : "");
-    put (rel, "cgroup.events", populated ? "populated 1\nfrozen 0\n"
-                                         : "populated 0\nfrozen 0\n");
+    put (rel,
+         "cgroup.events",
+         populated ? "populated 1\nfrozen 0\n" : "populated 0\nfrozen 0\n");
     if (cpus)
         put (rel, "cpuset.cpus", cpus);
 }
 
 static char *busy_of (const char *job_rel, const char *self)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     cg2_t *cg = cg2_open (root, &e);
     hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
     char *s;
 
     ck_assert_msg (cg != NULL, "%s", e.text);
-    ck_assert_msg (stepcg_busy (cg, job_rel, self, busy, &e) == 0, "%s",
+    ck_assert_msg (stepcg_busy (cg, job_rel, self, busy, &e) == 0,
+                   "%s",
                    e.text);
     s = topo_list_format (busy);
     hwloc_bitmap_free (busy);
@@ -166,12 +183,12 @@ START_TEST (test_busy_standalone)
 
     task ("slurm-pin/job_7/step_0/task_0", "0-1\n", true);
     task ("slurm-pin/job_7/step_0/task_1", "4\n", true);
-    task ("slurm-pin/job_7/step_1/task_0", "2\n", true);      /* self */
-    task ("slurm-pin/job_7/step_2/task_0", "3\n", false);     /* crashed */
-    task ("slurm-pin/job_7/step_3/task_0", "\n", true);       /* none */
+    task ("slurm-pin/job_7/step_1/task_0", "2\n", true);  /* self */
+    task ("slurm-pin/job_7/step_2/task_0", "3\n", false); /* crashed */
+    task ("slurm-pin/job_7/step_3/task_0", "\n", true);   /* none */
     task ("slurm-pin/job_7/step_batch/task_0", "5-7\n", true);
-    task ("slurm-pin/job_7/step_4/task_0", NULL, true);       /* no cpuset */
-    task ("slurm-pin/job_8/step_0/task_0", "9\n", true);      /* other job */
+    task ("slurm-pin/job_7/step_4/task_0", NULL, true);  /* no cpuset */
+    task ("slurm-pin/job_8/step_0/task_0", "9\n", true); /* other job */
     s = busy_of ("slurm-pin/job_7", "step_1");
     ck_assert_str_eq (s, "0-1,4");
     free (s);
@@ -196,7 +213,7 @@ START_TEST (test_busy_nested)
     snprintf (rel, sizeof (rel), "%s/step_0/user/task_0", job);
     task (rel, "2-3\n", true);
     snprintf (rel, sizeof (rel), "%s/step_1/user/task_0", job);
-    task (rel, "", true);       /* Slurm's own task dir: empty cpuset */
+    task (rel, "", true); /* Slurm's own task dir: empty cpuset */
     snprintf (rel, sizeof (rel), "%s/step_1/user/task_special", job);
     task (rel, "", true);
     s = busy_of (job, "step_2");
@@ -220,7 +237,7 @@ END_TEST
 START_TEST (test_busy_symlink)
 {
     char target[512], link[512], *s;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
     cg2_t *cg;
     bool any = false;
@@ -240,11 +257,9 @@ START_TEST (test_busy_symlink)
     snprintf (link, sizeof (link), "%s/slurm-pin/job_8", root);
     ck_assert_int_eq (symlink (target, link), 0);
     ck_assert_ptr_nonnull (cg = cg2_open (root, &e));
-    ck_assert_int_lt (stepcg_busy (cg, "slurm-pin/job_8", NULL, busy, &e),
-                      0);
+    ck_assert_int_lt (stepcg_busy (cg, "slurm-pin/job_8", NULL, busy, &e), 0);
     ck_assert (hwloc_bitmap_iszero (busy));
-    ck_assert_int_lt (cg2_has_children (cg, "slurm-pin/job_8", &any, &e),
-                      0);
+    ck_assert_int_lt (cg2_has_children (cg, "slurm-pin/job_8", &any, &e), 0);
     ck_assert (!any);
     hwloc_bitmap_free (busy);
     cg2_close (cg);
@@ -253,21 +268,18 @@ END_TEST
 
 START_TEST (test_children)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     cg2_t *cg = cg2_open (root, &e);
     bool any = true;
 
     ck_assert_msg (cg != NULL, "%s", e.text);
-    ck_assert_int_eq (cg2_has_children (cg, "slurm-pin/job_1", &any, &e),
-                      0);
+    ck_assert_int_eq (cg2_has_children (cg, "slurm-pin/job_1", &any, &e), 0);
     ck_assert (!any);
     put ("slurm-pin/job_1", "cgroup.procs", "");
-    ck_assert_int_eq (cg2_has_children (cg, "slurm-pin/job_1", &any, &e),
-                      0);
+    ck_assert_int_eq (cg2_has_children (cg, "slurm-pin/job_1", &any, &e), 0);
     ck_assert (!any);
     put ("slurm-pin/job_1/step_0", NULL, NULL);
-    ck_assert_int_eq (cg2_has_children (cg, "slurm-pin/job_1", &any, &e),
-                      0);
+    ck_assert_int_eq (cg2_has_children (cg, "slurm-pin/job_1", &any, &e), 0);
     ck_assert (any);
     cg2_close (cg);
 }
@@ -275,7 +287,7 @@ END_TEST
 
 START_TEST (test_has_controller)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     cg2_t *cg = cg2_open (root, &e);
 
     ck_assert_msg (cg != NULL, "%s", e.text);
@@ -299,10 +311,11 @@ int main (void)
     TCase *tc = tcase_create ("names");
     TCase *tree = tcase_create ("tree");
 
-    tcase_add_loop_test (tc, test_step_dir, 0,
+    tcase_add_loop_test (tc,
+                         test_step_dir,
+                         0,
                          sizeof (dirs) / sizeof (dirs[0]));
-    tcase_add_loop_test (tc, test_find, 0,
-                         sizeof (finds) / sizeof (finds[0]));
+    tcase_add_loop_test (tc, test_find, 0, sizeof (finds) / sizeof (finds[0]));
     tcase_add_test (tc, test_find_too_long);
     suite_add_tcase (s, tc);
     tcase_add_checked_fixture (tree, setup, teardown);

@@ -25,8 +25,8 @@ static int expected (const char *name, char *mount, size_t n)
 
     ck_assert_ptr_nonnull (f);
     while ((m = getmntent (f))) {
-        if (strcmp (m->mnt_type, "cgroup") == 0
-            && hasmntopt (m, name) && !version) {
+        if (strcmp (m->mnt_type, "cgroup") == 0 && hasmntopt (m, name)
+            && !version) {
             snprintf (mount, n, "%s", m->mnt_dir);
             version = 1;
         }
@@ -60,7 +60,7 @@ static int expected (const char *name, char *mount, size_t n)
 
 START_TEST (test_view)
 {
-    const char *names[] = { "cpuset", "cpu", "memory" };
+    const char *names[] = {"cpuset", "cpu", "memory"};
     struct cgview_ctl ctl[3];
     char error[256] = "";
 
@@ -74,12 +74,16 @@ START_TEST (test_view)
         int want = expected (names[i], mount, sizeof (mount));
         if (want == 0) {
             ck_assert_msg (ctl[i].state == CGVIEW_NOT_MOUNTED,
-                           "%s: state %d, want not mounted", names[i],
+                           "%s: state %d, want not mounted",
+                           names[i],
                            ctl[i].state);
             continue;
         }
-        ck_assert_msg (ctl[i].state == CGVIEW_MOUNTED, "%s: state %d (%s)",
-                       names[i], ctl[i].state, ctl[i].note);
+        ck_assert_msg (ctl[i].state == CGVIEW_MOUNTED,
+                       "%s: state %d (%s)",
+                       names[i],
+                       ctl[i].state,
+                       ctl[i].note);
         ck_assert_int_eq (ctl[i].version, want);
         ck_assert_int_eq (cgview_fs_version (ctl[i].mount), want);
         if (want == 1)

@@ -22,10 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "libtopo/topo.h"
 #include "libclaims/claims.h"
 #include "libtest/tap.h"
 #include "libtest/tmptree.h"
+#include "libtopo/topo.h"
 
 static void setup (void)
 {
@@ -50,7 +50,9 @@ static void assert_set (hwloc_const_bitmap_t s, const char *want)
 {
     char *got = topo_list_format (s);
     ck_assert_ptr_nonnull (got);
-    ck_assert_msg (strcmp (got, want) == 0, "set is '%s', want '%s'", got,
+    ck_assert_msg (strcmp (got, want) == 0,
+                   "set is '%s', want '%s'",
+                   got,
                    want);
     free (got);
 }
@@ -63,7 +65,7 @@ static pid_t dead_pid (void)
     if (pid == 0)
         _exit (0);
     ck_assert_int_eq (waitpid (pid, &status, 0), pid);
-    ck_assert_int_eq (kill (pid, 0), -1);   /* reaped: gone */
+    ck_assert_int_eq (kill (pid, 0), -1); /* reaped: gone */
     return pid;
 }
 
@@ -86,11 +88,12 @@ static unsigned long long own_start (void)
     return v;
 }
 
-/* ---- claims ----------------------------------------------------------------- */
+/* ---- claims
+ * ----------------------------------------------------------------- */
 
 START_TEST (test_claims)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     char dir[512];
     char want[64];
     struct stat st;
@@ -104,11 +107,15 @@ START_TEST (test_claims)
     ck_assert (hwloc_bitmap_iszero (busy));
     ck_assert_int_eq (claims_remove (dir, 1, 0, &e), 0);
 
-    ck_assert_msg (claims_add (dir, 1, 0, getpid (), set, &e) == 0, "%s",
+    ck_assert_msg (claims_add (dir, 1, 0, getpid (), set, &e) == 0,
+                   "%s",
                    e.text);
     ck_assert_int_eq (stat (dir, &st), 0);
     ck_assert_uint_eq (st.st_mode & 07777, 0700);
-    snprintf (want, sizeof (want), "%ld %llu 0-1\n", (long)getpid (),
+    snprintf (want,
+              sizeof (want),
+              "%ld %llu 0-1\n",
+              (long)getpid (),
               (unsigned long long)own_start ());
     ck_assert_str_eq (tmptree_get ("state/claims/job_1.step_0"), want);
 
@@ -121,11 +128,18 @@ START_TEST (test_claims)
     tmptree_put ("state/claims/job_1.step_1", want);
     hwloc_bitmap_free (set);
     set = set_of ("4,4294");
-    ck_assert_msg (claims_add (dir, 4294967295u, 4294967294u, getpid (), set,
-                               &e) == 0, "%s", e.text);
+    ck_assert_msg (claims_add (dir,
+                               4294967295u,
+                               4294967294u,
+                               getpid (),
+                               set,
+                               &e)
+                       == 0,
+                   "%s",
+                   e.text);
     ck_assert (tmptree_exists ("state/claims/job_4294967295.step_4294967294"));
     tmptree_put ("state/claims/job_5.step_0", "garbage\n");
-    tmptree_put ("state/claims/job_6.step_0", "1 2-3");         /* no newline */
+    tmptree_put ("state/claims/job_6.step_0", "1 2-3"); /* no newline */
     tmptree_put ("state/claims/README", "not a claim\n");
     tmptree_put ("state/claims/job_7.step_0.bak", "1 8\n");
     /* not a name claims_add() writes (it prints "job_7.step_0"): not a
@@ -135,11 +149,12 @@ START_TEST (test_claims)
     /* for step 1.0: its own claim and the dead one do not count */
     ck_assert_msg (claims_busy (dir, 1, 0, busy, &e) == 0, "%s", e.text);
     assert_set (busy, "4,4294");
-    ck_assert (!tmptree_exists ("state/claims/job_1.step_1"));  /* stale: removed */
-    ck_assert (!tmptree_exists ("state/claims/job_5.step_0"));  /* malformed */
+    ck_assert (
+        !tmptree_exists ("state/claims/job_1.step_1")); /* stale: removed */
+    ck_assert (!tmptree_exists ("state/claims/job_5.step_0")); /* malformed */
     ck_assert (!tmptree_exists ("state/claims/job_6.step_0"));
     ck_assert (tmptree_exists ("state/claims/job_1.step_0"));
-    ck_assert (tmptree_exists ("state/claims/README"));         /* not ours */
+    ck_assert (tmptree_exists ("state/claims/README")); /* not ours */
     ck_assert (tmptree_exists ("state/claims/job_7.step_0.bak"));
     ck_assert (tmptree_exists ("state/claims/job_07.step_0"));
 
@@ -165,8 +180,8 @@ START_TEST (test_claims)
     ck_assert_int_eq (errno, EINVAL);
     hwloc_bitmap_zero (set);
     ck_assert_int_lt (claims_add (dir, 1, 0, getpid (), set, &e), 0);
-    ck_assert_int_lt (claims_add ("relative/claims", 1, 0, getpid (), set,
-                                  &e), 0);
+    ck_assert_int_lt (claims_add ("relative/claims", 1, 0, getpid (), set, &e),
+                      0);
     ck_assert_int_lt (claims_busy ("/tmp/../etc", 1, 0, busy, &e), 0);
     ck_assert_int_eq (errno, EINVAL);
     hwloc_bitmap_free (set);
@@ -184,26 +199,27 @@ static const struct {
     const char *busy;
     unsigned load[10];
 } load_cases[] = {
-    { { NULL }, "", { 0 } },
+    {{NULL}, "", {0}},
     /* three --overlap steps of one job, all on the job's first CPU */
-    { { "9.1:0", "9.2:0", "9.3:0", NULL }, "0", { 3 } },
+    {{"9.1:0", "9.2:0", "9.3:0", NULL}, "0", {3}},
     /* two CPUs, 0 held by 3 steps, 1 by one */
-    { { "9.1:0", "9.2:0-1", "9.3:0", NULL }, "0-1", { 3, 1 } },
+    {{"9.1:0", "9.2:0-1", "9.3:0", NULL}, "0-1", {3, 1}},
     /* other jobs count; the asking step's own claim does not */
-    { { "9.0:0-9", "8.0:2-3", "7.4:3,9", NULL }, "2-3,9",
-      { 0, 0, 1, 2, 0, 0, 0, 0, 0, 1 } },
+    {{"9.0:0-9", "8.0:2-3", "7.4:3,9", NULL},
+     "2-3,9",
+     {0, 0, 1, 2, 0, 0, 0, 0, 0, 1}},
     /* a dead owner holds nothing (and its claim goes) */
-    { { "9.1:1", "9.2:1,dead", NULL }, "1", { 0, 1 } },
+    {{"9.1:1", "9.2:1,dead", NULL}, "1", {0, 1}},
     /* PUs beyond the table are busy but not counted */
-    { { "9.1:4,12", "9.2:12", NULL }, "4,12", { 0, 0, 0, 0, 1 } },
+    {{"9.1:4,12", "9.2:12", NULL}, "4,12", {0, 0, 0, 0, 1}},
 };
 
 START_TEST (test_claims_load)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     char dir[512];
     hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
-    unsigned load[10] = { 0 };
+    unsigned load[10] = {0};
     pid_t dead = dead_pid ();
 
     tmptree_path (dir, sizeof (dir), "state/claims");
@@ -223,16 +239,22 @@ START_TEST (test_claims_load)
             continue;
         }
         hwloc_bitmap_t set = set_of (buf + n);
-        ck_assert_msg (claims_add (dir, j, st, getpid (), set, &e) == 0, "%s",
+        ck_assert_msg (claims_add (dir, j, st, getpid (), set, &e) == 0,
+                       "%s",
                        e.text);
         hwloc_bitmap_free (set);
     }
-    ck_assert_msg (claims_load (dir, 9, 0, busy, load, 10, &e) == 0, "%s",
+    ck_assert_msg (claims_load (dir, 9, 0, busy, load, 10, &e) == 0,
+                   "%s",
                    e.text);
     assert_set (busy, load_cases[_i].busy);
     for (unsigned p = 0; p < 10; p++)
-        ck_assert_msg (load[p] == load_cases[_i].load[p], "case %d: PU %u "
-                       "held by %u steps, expected %u", _i, p, load[p],
+        ck_assert_msg (load[p] == load_cases[_i].load[p],
+                       "case %d: PU %u "
+                       "held by %u steps, expected %u",
+                       _i,
+                       p,
+                       load[p],
                        load_cases[_i].load[p]);
     /* not cleared first: a second call adds as much again */
     hwloc_bitmap_zero (busy);
@@ -249,7 +271,7 @@ END_TEST
 
 START_TEST (test_claims_unsafe_dir)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     char dir[512], target[512];
     hwloc_bitmap_t set = set_of ("0");
     hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
@@ -261,12 +283,17 @@ START_TEST (test_claims_unsafe_dir)
     /* claims_add makes the directory: mkdir_p refuses the link before it
      * looks through it; claims_busy opens it: O_NOFOLLOW refuses it */
     ck_assert_int_lt (claims_add (dir, 1, 0, getpid (), set, &e), 0);
-    ck_assert_msg (strstr (e.text, "link: a symbolic link; refusing to "
-                                   "follow it") != NULL, "%s", e.text);
+    ck_assert_msg (strstr (e.text,
+                           "link: a symbolic link; refusing to "
+                           "follow it")
+                       != NULL,
+                   "%s",
+                   e.text);
     e.text[0] = '\0';
     ck_assert_int_lt (claims_busy (dir, 1, 0, busy, &e), 0);
     ck_assert_msg (strstr (e.text, "a symlink or not a directory") != NULL,
-                   "%s", e.text);
+                   "%s",
+                   e.text);
     ck_assert (!tmptree_exists ("elsewhere/job_1.step_0"));
 
     tmptree_path (dir, sizeof (dir), "open");
@@ -274,7 +301,9 @@ START_TEST (test_claims_unsafe_dir)
     ck_assert_int_eq (chmod (dir, 0777), 0);
     ck_assert_int_lt (claims_add (dir, 1, 0, getpid (), set, &e), 0);
     ck_assert_msg (strstr (e.text, "writable by group or others (mode 0777)")
-                   != NULL, "%s", e.text);
+                       != NULL,
+                   "%s",
+                   e.text);
     ck_assert_int_lt (claims_busy (dir, 1, 0, busy, &e), 0);
     ck_assert_int_lt (claims_remove (dir, 1, 0, &e), 0);
     ck_assert (!tmptree_exists ("open/job_1.step_0"));
@@ -290,7 +319,7 @@ END_TEST
 /* As root: a directory owned by another user is refused. */
 START_TEST (test_claims_foreign_owner)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     char dir[512];
     hwloc_bitmap_t set = set_of ("0");
 
@@ -300,17 +329,19 @@ START_TEST (test_claims_foreign_owner)
     ck_assert_int_eq (chown (dir, 65534, 65534), 0);
     ck_assert_int_lt (claims_add (dir, 1, 0, getpid (), set, &e), 0);
     ck_assert_msg (strstr (e.text, "owned by uid 65534, not uid 0") != NULL,
-                   "%s", e.text);
+                   "%s",
+                   e.text);
     ck_assert (!tmptree_exists ("foreign/job_1.step_0"));
     hwloc_bitmap_free (set);
 }
 END_TEST
 
-/* ---- lock ------------------------------------------------------------------------- */
+/* ---- lock
+ * ------------------------------------------------------------------------- */
 
 START_TEST (test_lock)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     char path[512], target[512];
     struct stat st;
     int fd1, fd2;
@@ -326,8 +357,12 @@ START_TEST (test_lock)
     fd2 = pin_lock_acquire (path, 50, &e);
     ck_assert_int_eq (fd2, -1);
     ck_assert_int_eq (errno, ETIMEDOUT);
-    ck_assert_msg (strstr (e.text, "still locked by another process after "
-                           "50 ms") != NULL, "%s", e.text);
+    ck_assert_msg (strstr (e.text,
+                           "still locked by another process after "
+                           "50 ms")
+                       != NULL,
+                   "%s",
+                   e.text);
     ck_assert_int_eq (pin_lock_acquire (path, 0, &e), -1);
     ck_assert_int_eq (errno, ETIMEDOUT);
 
@@ -352,7 +387,7 @@ END_TEST
 /* Another process holding the lock blocks us until it lets go. */
 START_TEST (test_lock_other_process)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     char path[512];
     int pipefd[2], status, fd;
     char c;
@@ -366,7 +401,7 @@ START_TEST (test_lock_other_process)
         int lfd = pin_lock_acquire (path, 1000, NULL);
         if (write (pipefd[1], lfd >= 0 ? "y" : "n", 1) != 1)
             _exit (2);
-        pause ();               /* hold until killed */
+        pause (); /* hold until killed */
         _exit (0);
     }
     ck_assert_int_eq (read (pipefd[0], &c, 1), 1);
@@ -383,13 +418,13 @@ START_TEST (test_lock_other_process)
 }
 END_TEST
 
-
-/* ---- stale claims: recycled pids and zombies ------------------------------- */
+/* ---- stale claims: recycled pids and zombies -------------------------------
+ */
 
 /* A claim is alive only while its pid runs the process that wrote it. */
 START_TEST (test_claims_start_time)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     hwloc_bitmap_t busy = hwloc_bitmap_alloc ();
     unsigned long long start = own_start ();
     char dir[512], buf[128];
@@ -409,11 +444,14 @@ START_TEST (test_claims_start_time)
     ck_assert_int_ge (zombie, 0);
     if (zombie == 0)
         _exit (0);
-    for (int i = 0; i < 500; i++) {     /* until it is a zombie */
+    for (int i = 0; i < 500; i++) { /* until it is a zombie */
         char state = '?';
         uint64_t t;
         if (claims_proc_start (zombie, &state, &t) == 0 && state == 'Z') {
-            snprintf (buf, sizeof (buf), "%ld %llu 2\n", (long)zombie,
+            snprintf (buf,
+                      sizeof (buf),
+                      "%ld %llu 2\n",
+                      (long)zombie,
                       (unsigned long long)t);
             break;
         }
@@ -445,21 +483,27 @@ static const struct {
     char state;
     unsigned long long start;
 } stat_cases[] = {
-    { "1 (init) S 0 1 1 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 42 1 2\n",
-      0, 'S', 42 },
+    {"1 (init) S 0 1 1 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 42 1 2\n",
+     0,
+     'S',
+     42},
     /* a command name with spaces and ')': counted from the last ')' */
-    { "7 (a) b) c) R 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 12345 0 0\n",
-      0, 'R', 12345 },
-    { "7 () Z 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99 0", 0, 'Z', 99 },
-    { "7 (x) S 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 18446744073709551615 0",
-      0, 'S', 18446744073709551615ull },
-    { "7 (x) S 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0", -1, 0, 0 },  /* short */
-    { "7 (x) S 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 -5 0", -1, 0, 0 },
-    { "7 (x) S 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 12x 0", -1, 0, 0 },
-    { "7 (x S 1 7", -1, 0, 0 },                 /* no ')' */
-    { "7 (x)S 1", -1, 0, 0 },
-    { "", -1, 0, 0 },
-    { NULL, -1, 0, 0 },
+    {"7 (a) b) c) R 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 12345 0 0\n",
+     0,
+     'R',
+     12345},
+    {"7 () Z 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99 0", 0, 'Z', 99},
+    {"7 (x) S 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 18446744073709551615 0",
+     0,
+     'S',
+     18446744073709551615ull},
+    {"7 (x) S 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0", -1, 0, 0}, /* short */
+    {"7 (x) S 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 -5 0", -1, 0, 0},
+    {"7 (x) S 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 12x 0", -1, 0, 0},
+    {"7 (x S 1 7", -1, 0, 0}, /* no ')' */
+    {"7 (x)S 1", -1, 0, 0},
+    {"", -1, 0, 0},
+    {NULL, -1, 0, 0},
 };
 
 START_TEST (test_parse_proc_stat)
@@ -483,21 +527,21 @@ static const struct {
     unsigned long long start;
     const char *cpus;
 } content_cases[] = {
-    { "4242 987 0-3,8\n", 1, 4242, 987, "0-3,8" },
-    { "4242 0-3,8\n", 1, 4242, 0, "0-3,8" },        /* version 1 */
-    { "1 18446744073709551615 5\n", 1, 1, 18446744073709551615ull, "5" },
-    { "4242 987 0-3,8", 0, 0, 0, NULL },            /* no newline */
-    { "4242 987 0-3\n\n", 0, 0, 0, NULL },
-    { "4242 0 1\n", 0, 0, 0, NULL },                /* start 0 */
-    { "0 987 1\n", 0, 0, 0, NULL },
-    { "2147483648 987 1\n", 0, 0, 0, NULL },        /* pid too large */
-    { "4242 18446744073709551616 1\n", 0, 0, 0, NULL },
-    { "4242  1\n", 0, 0, 0, NULL },
-    { "4242 987 \n", 0, 0, 0, NULL },
-    { "4242 987 1 2\n", 0, 0, 0, NULL },
-    { "-1 987 1\n", 0, 0, 0, NULL },
-    { "garbage\n", 0, 0, 0, NULL },
-    { "", 0, 0, 0, NULL },
+    {"4242 987 0-3,8\n", 1, 4242, 987, "0-3,8"},
+    {"4242 0-3,8\n", 1, 4242, 0, "0-3,8"}, /* version 1 */
+    {"1 18446744073709551615 5\n", 1, 1, 18446744073709551615ull, "5"},
+    {"4242 987 0-3,8", 0, 0, 0, NULL}, /* no newline */
+    {"4242 987 0-3\n\n", 0, 0, 0, NULL},
+    {"4242 0 1\n", 0, 0, 0, NULL}, /* start 0 */
+    {"0 987 1\n", 0, 0, 0, NULL},
+    {"2147483648 987 1\n", 0, 0, 0, NULL}, /* pid too large */
+    {"4242 18446744073709551616 1\n", 0, 0, 0, NULL},
+    {"4242  1\n", 0, 0, 0, NULL},
+    {"4242 987 \n", 0, 0, 0, NULL},
+    {"4242 987 1 2\n", 0, 0, 0, NULL},
+    {"-1 987 1\n", 0, 0, 0, NULL},
+    {"garbage\n", 0, 0, 0, NULL},
+    {"", 0, 0, 0, NULL},
 };
 
 START_TEST (test_parse_content)
@@ -524,18 +568,18 @@ static const struct {
     bool ok;
     uint32_t job, step;
 } name_cases[] = {
-    { "job_1.step_0", true, 1, 0 },
-    { "job_4294967295.step_4294967294", true, 4294967295u, 4294967294u },
-    { "job_4294967296.step_0", false, 0, 0 },
-    { "job_1.step_0.bak", false, 0, 0 },
-    { ".job_1.step_0.77.tmp", false, 0, 0 },
-    { "job_.step_0", false, 0, 0 },
-    { "job_1.step_", false, 0, 0 },
-    { "job_07.step_0", false, 0, 0 },     /* claims_add writes job_7 */
-    { "job_7.step_00", false, 0, 0 },
-    { "job_0.step_0", true, 0, 0 },
-    { "README", false, 0, 0 },
-    { "", false, 0, 0 },
+    {"job_1.step_0", true, 1, 0},
+    {"job_4294967295.step_4294967294", true, 4294967295u, 4294967294u},
+    {"job_4294967296.step_0", false, 0, 0},
+    {"job_1.step_0.bak", false, 0, 0},
+    {".job_1.step_0.77.tmp", false, 0, 0},
+    {"job_.step_0", false, 0, 0},
+    {"job_1.step_", false, 0, 0},
+    {"job_07.step_0", false, 0, 0}, /* claims_add writes job_7 */
+    {"job_7.step_00", false, 0, 0},
+    {"job_0.step_0", true, 0, 0},
+    {"README", false, 0, 0},
+    {"", false, 0, 0},
 };
 
 START_TEST (test_parse_name)
@@ -560,7 +604,7 @@ static void note_step (uint32_t step, void *arg)
 /* The job's claims go, whatever their pid; other jobs' stay. */
 START_TEST (test_remove_job)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     hwloc_bitmap_t set = set_of ("0");
     char dir[512];
     uint32_t sum = 0;
@@ -572,7 +616,8 @@ START_TEST (test_remove_job)
     ck_assert_int_eq (claims_add (dir, 55, 0, getpid (), set, &e), 0);
     tmptree_put ("claims/job_5.step_1.bak", "x\n");
     ck_assert_msg (claims_remove_job (dir, 5, note_step, &sum, &e) == 0,
-                   "%s", e.text);
+                   "%s",
+                   e.text);
     ck_assert_uint_eq (sum, 1 + 3);
     ck_assert (!tmptree_exists ("claims/job_5.step_0"));
     ck_assert (!tmptree_exists ("claims/job_5.step_2"));
@@ -582,7 +627,8 @@ START_TEST (test_remove_job)
 }
 END_TEST
 
-/* ---- no fd leaks ------------------------------------------------------------ */
+/* ---- no fd leaks
+ * ------------------------------------------------------------ */
 
 static int count_fds (void)
 {
@@ -621,7 +667,7 @@ START_TEST (test_no_fd_leak)
         (void)claims_proc_start (getpid (), &state, &start);
         (void)claims_proc_start (dead_pid (), &state, &start);
         fd = pin_lock_acquire (lock, 0, &e);
-        (void)pin_lock_acquire (lock, 0, &e);               /* times out */
+        (void)pin_lock_acquire (lock, 0, &e); /* times out */
         pin_lock_release (fd);
     }
     ck_assert_int_eq (count_fds (), before);
@@ -646,8 +692,9 @@ int main (void)
     if (geteuid () == 0)
         tcase_add_test (tc, test_claims_foreign_owner);
     else
-        skips[nskips++] = "test_claims_foreign_owner: not root, cannot "
-                          "make a directory owned by another user";
+        skips[nskips++] =
+            "test_claims_foreign_owner: not root, cannot "
+            "make a directory owned by another user";
     tcase_add_test (tc, test_claims_start_time);
     tcase_add_loop_test (tc, test_parse_proc_stat, 0, NELEM (stat_cases));
     tcase_add_loop_test (tc, test_parse_content, 0, NELEM (content_cases));

@@ -8,22 +8,24 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "libplace/place.h"
 #include "libconf/conf.h"
+#include "libplace/place.h"
 #include "libtest/tap.h"
 
 static void conf_from (struct pin_conf *c, const char *text)
 {
     char path[] = "/tmp/test_effective.XXXXXX";
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     int fd = mkstemp (path);
 
     ck_assert_int_ge (fd, 0);
     ck_assert_int_eq (write (fd, text, strlen (text)), (int)strlen (text));
     close (fd);
     pin_conf_defaults (c);
-    ck_assert_msg (pin_conf_load_file (c, path, true, &e) == 0, "%s: %s",
-                   text, e.text);
+    ck_assert_msg (pin_conf_load_file (c, path, true, &e) == 0,
+                   "%s: %s",
+                   text,
+                   e.text);
     unlink (path);
 }
 
@@ -36,12 +38,12 @@ static const char *site =
     "PartitionName=dyn DynamicGrace=10s DynamicConfine=quota\n"
     "PartitionName=strict AllowedPolicies=numa-local,none\n";
 
-#define NO -1   /* no --pin-policy; in profile: no --pin-profile */
+#define NO -1 /* no --pin-policy; in profile: no --pin-profile */
 
 static const struct ecase {
     const char *partitions;
-    int asked;                  /* policy number, or NO */
-    long long profile;          /* --pin-profile interval, or NO */
+    int asked;         /* policy number, or NO */
+    long long profile; /* --pin-profile interval, or NO */
     int rc;
     const char *policy;
     enum pin_conf_source source;
@@ -52,36 +54,142 @@ static const struct ecase {
     int confine;
 } cases[] = {
     /* no partition known: the global rules */
-    { NULL, NO, NO, 0, "numa-local", PIN_CONF_FROM_SITE_DEFAULT, false,
-      false, 2000000, 60000000, PIN_CONFINE_CPUSET },
-    { "", PLACE_RANDOM, NO, 0, "random", PIN_CONF_FROM_OPTION, false, false,
-      2000000, 60000000, PIN_CONFINE_CPUSET },
+    {NULL,
+     NO,
+     NO,
+     0,
+     "numa-local",
+     PIN_CONF_FROM_SITE_DEFAULT,
+     false,
+     false,
+     2000000,
+     60000000,
+     PIN_CONFINE_CPUSET},
+    {"",
+     PLACE_RANDOM,
+     NO,
+     0,
+     "random",
+     PIN_CONF_FROM_OPTION,
+     false,
+     false,
+     2000000,
+     60000000,
+     PIN_CONFINE_CPUSET},
     /* a partition without a line: the global rules */
-    { "batch", NO, 500000, 0, "numa-local", PIN_CONF_FROM_SITE_DEFAULT,
-      false, false, 500000, 60000000, PIN_CONFINE_CPUSET },
+    {"batch",
+     NO,
+     500000,
+     0,
+     "numa-local",
+     PIN_CONF_FROM_SITE_DEFAULT,
+     false,
+     false,
+     500000,
+     60000000,
+     PIN_CONFINE_CPUSET},
     /* forced: asked for nothing, for the same, for another */
-    { "pilot", NO, NO, 0, "numa-spread", PIN_CONF_FROM_FORCED, false, false,
-      0, 60000000, PIN_CONFINE_CPUSET },
-    { "pilot", PLACE_NUMA_SPREAD, NO, 0, "numa-spread",
-      PIN_CONF_FROM_OPTION, false, false, 0, 60000000, PIN_CONFINE_CPUSET },
-    { "pilot", PLACE_NUMA_LOCAL, 1000000, 0, "numa-spread",
-      PIN_CONF_FROM_FORCED, true, false, 1000000, 60000000,
-      PIN_CONFINE_CPUSET },
+    {"pilot",
+     NO,
+     NO,
+     0,
+     "numa-spread",
+     PIN_CONF_FROM_FORCED,
+     false,
+     false,
+     0,
+     60000000,
+     PIN_CONFINE_CPUSET},
+    {"pilot",
+     PLACE_NUMA_SPREAD,
+     NO,
+     0,
+     "numa-spread",
+     PIN_CONF_FROM_OPTION,
+     false,
+     false,
+     0,
+     60000000,
+     PIN_CONFINE_CPUSET},
+    {"pilot",
+     PLACE_NUMA_LOCAL,
+     1000000,
+     0,
+     "numa-spread",
+     PIN_CONF_FROM_FORCED,
+     true,
+     false,
+     1000000,
+     60000000,
+     PIN_CONFINE_CPUSET},
     /* the partition's default, and a line that keeps the global one */
-    { "open", NO, NO, 0, "none", PIN_CONF_FROM_PARTITION_DEFAULT, false,
-      false, 2000000, 60000000, PIN_CONFINE_CPUSET },
-    { "dyn", NO, NO, 0, "numa-local", PIN_CONF_FROM_PARTITION_DEFAULT,
-      false, false, 2000000, 10000000, PIN_CONFINE_QUOTA },
-    { "dyn", PLACE_DYNAMIC, 0, 0, "dynamic", PIN_CONF_FROM_OPTION, false,
-      false, 0, 10000000, PIN_CONFINE_QUOTA },
+    {"open",
+     NO,
+     NO,
+     0,
+     "none",
+     PIN_CONF_FROM_PARTITION_DEFAULT,
+     false,
+     false,
+     2000000,
+     60000000,
+     PIN_CONFINE_CPUSET},
+    {"dyn",
+     NO,
+     NO,
+     0,
+     "numa-local",
+     PIN_CONF_FROM_PARTITION_DEFAULT,
+     false,
+     false,
+     2000000,
+     10000000,
+     PIN_CONFINE_QUOTA},
+    {"dyn",
+     PLACE_DYNAMIC,
+     0,
+     0,
+     "dynamic",
+     PIN_CONF_FROM_OPTION,
+     false,
+     false,
+     0,
+     10000000,
+     PIN_CONFINE_QUOTA},
     /* lists: the first partition's rules, differences flagged */
-    { "open,batch", NO, NO, 0, "none", PIN_CONF_FROM_PARTITION_DEFAULT,
-      false, true, 2000000, 60000000, PIN_CONFINE_CPUSET },
-    { "batch,strict", NO, NO, 0, "numa-local",
-      PIN_CONF_FROM_PARTITION_DEFAULT, false, false, 2000000, 60000000,
-      PIN_CONFINE_CPUSET },
-    { "pilot,batch", NO, NO, -1, "numa-spread", PIN_CONF_FROM_FORCED, false,
-      false, 0, 60000000, PIN_CONFINE_CPUSET },
+    {"open,batch",
+     NO,
+     NO,
+     0,
+     "none",
+     PIN_CONF_FROM_PARTITION_DEFAULT,
+     false,
+     true,
+     2000000,
+     60000000,
+     PIN_CONFINE_CPUSET},
+    {"batch,strict",
+     NO,
+     NO,
+     0,
+     "numa-local",
+     PIN_CONF_FROM_PARTITION_DEFAULT,
+     false,
+     false,
+     2000000,
+     60000000,
+     PIN_CONFINE_CPUSET},
+    {"pilot,batch",
+     NO,
+     NO,
+     -1,
+     "numa-spread",
+     PIN_CONF_FROM_FORCED,
+     false,
+     false,
+     0,
+     60000000,
+     PIN_CONFINE_CPUSET},
 };
 
 START_TEST (test_resolve)
@@ -96,7 +204,7 @@ START_TEST (test_resolve)
         .profile_us = tc->profile,
     };
     struct pin_conf_effective eff;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     enum place_policy want;
 
     conf_from (&c, site);
@@ -105,12 +213,16 @@ START_TEST (test_resolve)
     ck_assert_int_eq (pin_conf_resolve (&c, &req, &eff, &e), tc->rc);
     if (tc->rc < 0) {
         ck_assert_int_eq (errno, EINVAL);
-        ck_assert_str_eq (e.text, "partitions pilot,batch: their pin.conf "
+        ck_assert_str_eq (e.text,
+                          "partitions pilot,batch: their pin.conf "
                           "ForcedPolicy differs; submit to one partition");
         return;
     }
-    ck_assert_msg (eff.policy == (int)want, "%s: policy %d, want %s",
-                   tc->partitions, eff.policy, tc->policy);
+    ck_assert_msg (eff.policy == (int)want,
+                   "%s: policy %d, want %s",
+                   tc->partitions,
+                   eff.policy,
+                   tc->policy);
     ck_assert_int_eq (eff.source, tc->source);
     ck_assert (eff.forced_over_option == tc->forced_over_option);
     ck_assert (eff.defaults_differ == tc->defaults_differ);
@@ -126,7 +238,7 @@ END_TEST
 START_TEST (test_allowed_intersection)
 {
     struct pin_conf c;
-    struct pin_conf_request req = { .partitions = "open,strict" };
+    struct pin_conf_request req = {.partitions = "open,strict"};
     struct pin_conf_effective eff;
 
     conf_from (&c, site);
@@ -140,8 +252,9 @@ END_TEST
 START_TEST (test_verbose)
 {
     struct pin_conf c;
-    struct pin_conf_request req = { .policy_given = true,
-                                    .policy = PLACE_NONE, .verbose = true };
+    struct pin_conf_request req = {.policy_given = true,
+                                   .policy = PLACE_NONE,
+                                   .verbose = true};
     struct pin_conf_effective eff;
 
     conf_from (&c, site);
@@ -161,7 +274,7 @@ END_TEST
 START_TEST (test_narrow)
 {
     struct pin_conf c;
-    struct pin_conf_request req = { .partitions = "dyn" };
+    struct pin_conf_request req = {.partitions = "dyn"};
     struct pin_conf_effective eff;
 
     conf_from (&c, site);
@@ -194,7 +307,9 @@ int main (void)
     Suite *s = suite_create ("effective");
     TCase *tc = tcase_create ("effective");
 
-    tcase_add_loop_test (tc, test_resolve, 0,
+    tcase_add_loop_test (tc,
+                         test_resolve,
+                         0,
                          (int)(sizeof (cases) / sizeof (cases[0])));
     tcase_add_test (tc, test_allowed_intersection);
     tcase_add_test (tc, test_verbose);

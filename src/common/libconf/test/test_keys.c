@@ -25,7 +25,7 @@
 
 struct man_key {
     char name[WORD];
-    char type[WORD];            /* normalized (normalize()) */
+    char type[WORD]; /* normalized (normalize()) */
 };
 
 /* Drop what troff and the table write differently: font escapes (\fI
@@ -117,7 +117,8 @@ static int man_keys (struct man_key *k, int max)
     return n;
 }
 
-static const struct man_key *man_find (const struct man_key *k, int n,
+static const struct man_key *man_find (const struct man_key *k,
+                                       int n,
                                        const char *name)
 {
     for (int i = 0; i < n; i++)
@@ -141,14 +142,22 @@ START_TEST (test_table_in_man)
         if (!(k[i].where & (PIN_CONF_KEY_GLOBAL | PIN_CONF_KEY_LINE)))
             continue;
         m = man_find (mk, nm, k[i].name);
-        ck_assert_msg (m != NULL, "key %s of conf.c's table is not in the "
-                       "KEYS section of %s: document it there", k[i].name,
+        ck_assert_msg (m != NULL,
+                       "key %s of conf.c's table is not in the "
+                       "KEYS section of %s: document it there",
+                       k[i].name,
                        MAN);
         snprintf (type, sizeof (type), "%s", k[i].type);
         normalize (type);
-        ck_assert_msg (strcmp (m->type, type) == 0, "%s: %s says %s=%s, "
-                       "the table %s=%s", k[i].name, MAN, m->name, m->type,
-                       k[i].name, type);
+        ck_assert_msg (strcmp (m->type, type) == 0,
+                       "%s: %s says %s=%s, "
+                       "the table %s=%s",
+                       k[i].name,
+                       MAN,
+                       m->name,
+                       m->type,
+                       k[i].name,
+                       type);
     }
 }
 END_TEST
@@ -165,9 +174,12 @@ START_TEST (test_man_in_table)
             if (strcmp (k[i].name, mk[j].name) == 0
                 && (k[i].where & (PIN_CONF_KEY_GLOBAL | PIN_CONF_KEY_LINE)))
                 break;
-        ck_assert_msg (i < nk, "key %s of %s is not a pin.conf key of "
+        ck_assert_msg (i < nk,
+                       "key %s of %s is not a pin.conf key of "
                        "conf.c's table: add it there or remove it from "
-                       "the page", mk[j].name, MAN);
+                       "the page",
+                       mk[j].name,
+                       MAN);
     }
 }
 END_TEST
@@ -186,8 +198,8 @@ START_TEST (test_partition_keys_in_man)
         if (!strcmp (l[j - 1], ".TP"))
             in = !strncmp (l[j], ".BI PartitionName=", 18);
         if (in && len + strlen (l[j]) + 2 < sizeof (text))
-            len += (size_t)snprintf (text + len, sizeof (text) - len,
-                                     "%s\n", l[j]);
+            len += (size_t)
+                snprintf (text + len, sizeof (text) - len, "%s\n", l[j]);
     }
     free_lines (l);
     ck_assert_msg (len > 0, "%s: no PartitionName= entry", MAN);
@@ -214,8 +226,10 @@ START_TEST (test_partition_keys_in_man)
             continue;
         for (j = 0; j < n && strcmp (names[j], k[i].name); j++)
             ;
-        ck_assert_msg (j < n, "%s: the PartitionName= entry does not name "
-                       "%s=, which the table lets a line set", MAN,
+        ck_assert_msg (j < n,
+                       "%s: the PartitionName= entry does not name "
+                       "%s=, which the table lets a line set",
+                       MAN,
                        k[i].name);
     }
     for (int j = 0; j < n; j++) {
@@ -223,8 +237,10 @@ START_TEST (test_partition_keys_in_man)
             if (!strcmp (names[j], k[i].name)
                 && (k[i].where & PIN_CONF_KEY_PARTITION))
                 break;
-        ck_assert_msg (i < nk, "%s: the PartitionName= entry names %s=, "
-                       "which the table does not let a line set", MAN,
+        ck_assert_msg (i < nk,
+                       "%s: the PartitionName= entry names %s=, "
+                       "which the table does not let a line set",
+                       MAN,
                        names[j]);
     }
 }
@@ -243,18 +259,28 @@ START_TEST (test_defaults_parse)
         unsigned char buf[PATH_MAX];
 
         ck_assert_msg (k[i].name && k[i].type && k[i].defval && k[i].help
-                       && *k[i].help, "key %zu: a field is missing", i);
+                           && *k[i].help,
+                       "key %zu: a field is missing",
+                       i);
         if (k[i].conf_off < 0 || (k[i].where & PIN_CONF_KEY_DESCRIBED))
             continue;
         ck_assert_uint_le (k[i].size, sizeof (buf));
         memset (buf, 0, sizeof (buf));
-        ck_assert_msg (k[i].parse (k[i].defval, buf, k[i].size, why,
-                                   sizeof (why)) == 0,
+        ck_assert_msg (k[i].parse (k[i].defval,
+                                   buf,
+                                   k[i].size,
+                                   why,
+                                   sizeof (why))
+                           == 0,
                        "%s: default '%s' refused by its parser: %s",
-                       k[i].name, k[i].defval, why);
+                       k[i].name,
+                       k[i].defval,
+                       why);
         ck_assert_msg (memcmp (buf, (char *)&d + k[i].conf_off, k[i].size)
-                       == 0, "%s: pin_conf_defaults() is not '%s'",
-                       k[i].name, k[i].defval);
+                           == 0,
+                       "%s: pin_conf_defaults() is not '%s'",
+                       k[i].name,
+                       k[i].defval);
     }
 }
 END_TEST
@@ -265,7 +291,8 @@ START_TEST (test_names)
     char buf[1024];
 
     pin_conf_key_names (PIN_CONF_KEY_PARTITION, buf, sizeof (buf));
-    ck_assert_str_eq (buf, "DefaultPolicy, AllowedPolicies, ForcedPolicy, "
+    ck_assert_str_eq (buf,
+                      "DefaultPolicy, AllowedPolicies, ForcedPolicy, "
                       "DynamicOveruse, DynamicGrace, DynamicInterval, "
                       "DynamicConfine, SpreadSockets, Profile");
     pin_conf_key_names (PIN_CONF_KEY_PARTITION, buf, 20);

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "libplace/place.h"
 #include "libconf/pinopt.h"
+#include "libplace/place.h"
 #include "libtest/tap.h"
 
 static const struct {
@@ -16,23 +16,25 @@ static const struct {
     int policy;
     bool verbose;
 } good[] = {
-    { "numa-local", PLACE_NUMA_LOCAL, false },
-    { "numa-spread", PLACE_NUMA_SPREAD, false },
-    { "cache-shared", PLACE_CACHE_SHARED, false },
-    { "random", PLACE_RANDOM, false },
-    { "none", PLACE_NONE, false },
-    { "numa-local,verbose", PLACE_NUMA_LOCAL, true },
-    { "none,verbose", PLACE_NONE, true },
-    { "random,verbose,verbose", PLACE_RANDOM, true },
+    {"numa-local", PLACE_NUMA_LOCAL, false},
+    {"numa-spread", PLACE_NUMA_SPREAD, false},
+    {"cache-shared", PLACE_CACHE_SHARED, false},
+    {"random", PLACE_RANDOM, false},
+    {"none", PLACE_NONE, false},
+    {"numa-local,verbose", PLACE_NUMA_LOCAL, true},
+    {"none,verbose", PLACE_NONE, true},
+    {"random,verbose,verbose", PLACE_RANDOM, true},
 };
 
 START_TEST (test_good)
 {
-    struct pin_option o = { -1, false };
-    pin_error_t e = { "" };
+    struct pin_option o = {-1, false};
+    pin_error_t e = {""};
 
-    ck_assert_msg (pinopt_parse (good[_i].value, &o, &e) == 0, "%s: %s",
-                   good[_i].value, e.text);
+    ck_assert_msg (pinopt_parse (good[_i].value, &o, &e) == 0,
+                   "%s: %s",
+                   good[_i].value,
+                   e.text);
     ck_assert_int_eq (o.policy, good[_i].policy);
     ck_assert (o.verbose == good[_i].verbose);
 }
@@ -45,42 +47,40 @@ static const struct {
     const char *value;
     const char *message;
 } bad[] = {
-    { "numa-locl",
-      "--pin-policy=numa-locl: unknown policy 'numa-locl'; known: " KNOWN },
-    { "",
-      "--pin-policy=: empty value; use POLICY[,verbose] with POLICY one of: "
-      KNOWN },
-    { "NUMA-LOCAL",
-      "--pin-policy=NUMA-LOCAL: unknown policy 'NUMA-LOCAL'; known: " KNOWN },
-    { ",verbose",
-      "--pin-policy=,verbose: unknown policy ''; known: " KNOWN },
-    { "numa-local,loud",
-      "--pin-policy=numa-local,loud: unknown flag 'loud'; use "
-      "POLICY[,verbose] with POLICY one of: " KNOWN },
-    { "numa-local,",
-      "--pin-policy=numa-local,: empty flag after ','; use POLICY[,verbose] "
-      "with POLICY one of: " KNOWN },
-    { "numa-local,,verbose",
-      "--pin-policy=numa-local,,verbose: unknown flag ''; use "
-      "POLICY[,verbose] with POLICY one of: " KNOWN },
-    { "verbose,numa-local",
-      "--pin-policy=verbose,numa-local: unknown policy 'verbose'; known: "
-      KNOWN },
-    { "numa-local verbose",
-      "--pin-policy=numa-local verbose: unknown policy 'numa-local verbose'; "
-      "known: " KNOWN },
-    { "rand\n\033[2J",
-      "--pin-policy=rand??[2J: unknown policy 'rand??[2J'; known: " KNOWN },
-    { "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
-      "--pin-policy=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-      "xxxxxxxx...: value longer than 64 characters; known policies: "
-      KNOWN },
+    {"numa-locl",
+     "--pin-policy=numa-locl: unknown policy 'numa-locl'; known: " KNOWN},
+    {"",
+     "--pin-policy=: empty value; use POLICY[,verbose] with POLICY one "
+     "of: " KNOWN},
+    {"NUMA-LOCAL",
+     "--pin-policy=NUMA-LOCAL: unknown policy 'NUMA-LOCAL'; known: " KNOWN},
+    {",verbose", "--pin-policy=,verbose: unknown policy ''; known: " KNOWN},
+    {"numa-local,loud",
+     "--pin-policy=numa-local,loud: unknown flag 'loud'; use "
+     "POLICY[,verbose] with POLICY one of: " KNOWN},
+    {"numa-local,",
+     "--pin-policy=numa-local,: empty flag after ','; use POLICY[,verbose] "
+     "with POLICY one of: " KNOWN},
+    {"numa-local,,verbose",
+     "--pin-policy=numa-local,,verbose: unknown flag ''; use "
+     "POLICY[,verbose] with POLICY one of: " KNOWN},
+    {"verbose,numa-local",
+     "--pin-policy=verbose,numa-local: unknown policy 'verbose'; "
+     "known: " KNOWN},
+    {"numa-local verbose",
+     "--pin-policy=numa-local verbose: unknown policy 'numa-local verbose'; "
+     "known: " KNOWN},
+    {"rand\n\033[2J",
+     "--pin-policy=rand??[2J: unknown policy 'rand??[2J'; known: " KNOWN},
+    {"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+     "--pin-policy=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+     "xxxxxxxx...: value longer than 64 characters; known policies: " KNOWN},
 };
 
 START_TEST (test_bad)
 {
-    struct pin_option o = { 42, true };
-    pin_error_t e = { "" };
+    struct pin_option o = {42, true};
+    pin_error_t e = {""};
 
     errno = 0;
     ck_assert_int_eq (pinopt_parse (bad[_i].value, &o, &e), -1);
@@ -96,7 +96,7 @@ END_TEST
 START_TEST (test_null)
 {
     struct pin_option o;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     ck_assert_int_eq (pinopt_parse (NULL, &o, &e), -1);
     ck_assert_ptr_nonnull (strstr (e.text, "--pin-policy=(null): empty"));
@@ -106,17 +106,19 @@ END_TEST
 /* srun rewrites an inherited mask: the same binding */
 START_TEST (test_cpu_bind_same)
 {
-    ck_assert (pinopt_cpu_bind_same ("quiet,mask_cpu:0x1",
-                                     "quiet,mask_cpu:1"));
+    ck_assert (
+        pinopt_cpu_bind_same ("quiet,mask_cpu:0x1", "quiet,mask_cpu:1"));
     ck_assert (pinopt_cpu_bind_same ("quiet,mask_cpu:0x0F,0x30",
                                      "quiet,mask_cpu:f,30"));
-    ck_assert (pinopt_cpu_bind_same ("quiet,map_cpu:0,1", "quiet,map_cpu:0,1"));
-    ck_assert (!pinopt_cpu_bind_same ("quiet,mask_cpu:0x1",
-                                      "quiet,mask_cpu:2"));
-    ck_assert (!pinopt_cpu_bind_same ("quiet,mask_cpu:1",
-                                      "verbose,mask_cpu:1"));
+    ck_assert (
+        pinopt_cpu_bind_same ("quiet,map_cpu:0,1", "quiet,map_cpu:0,1"));
+    ck_assert (
+        !pinopt_cpu_bind_same ("quiet,mask_cpu:0x1", "quiet,mask_cpu:2"));
+    ck_assert (
+        !pinopt_cpu_bind_same ("quiet,mask_cpu:1", "verbose,mask_cpu:1"));
     ck_assert (!pinopt_cpu_bind_same ("quiet,map_cpu:0,1", "quiet,map_cpu:0"));
-    ck_assert (!pinopt_cpu_bind_same ("quiet,map_cpu:0:1", "quiet,map_cpu:0,1"));
+    ck_assert (
+        !pinopt_cpu_bind_same ("quiet,map_cpu:0:1", "quiet,map_cpu:0,1"));
     ck_assert (!pinopt_cpu_bind_same (NULL, "quiet"));
     ck_assert (!pinopt_cpu_bind_same ("quiet", NULL));
     ck_assert (pinopt_cpu_bind_same ("", ""));
@@ -140,12 +142,16 @@ static const struct {
     size_t n;
     const char *out;
 } quotes[] = {
-    { "abc", 64, 100, "abc" },
-    { NULL, 64, 100, "(null)" },
-    { "a\tb\x7f" "c\xff", 64, 100, "a?b?c?" },
-    { "abcdef", 3, 100, "abc..." },
-    { "abcdef", 64, 4, "abc" },         /* buffer bound, no room for ... */
-    { "abcdef", 64, 1, "" },
+    {"abc", 64, 100, "abc"},
+    {NULL, 64, 100, "(null)"},
+    {"a\tb\x7f"
+     "c\xff",
+     64,
+     100,
+     "a?b?c?"},
+    {"abcdef", 3, 100, "abc..."},
+    {"abcdef", 64, 4, "abc"}, /* buffer bound, no room for ... */
+    {"abcdef", 64, 1, ""},
 };
 
 START_TEST (test_quote)
@@ -153,8 +159,11 @@ START_TEST (test_quote)
     char buf[100];
 
     memset (buf, 'Z', sizeof (buf));
-    ck_assert_str_eq (pinopt_quote (quotes[_i].in, quotes[_i].max, buf,
-                                    quotes[_i].n), quotes[_i].out);
+    ck_assert_str_eq (pinopt_quote (quotes[_i].in,
+                                    quotes[_i].max,
+                                    buf,
+                                    quotes[_i].n),
+                      quotes[_i].out);
 }
 END_TEST
 
@@ -162,25 +171,26 @@ static const struct {
     const char *type;
     bool conflict;
 } binds[] = {
-    { NULL, false },
-    { "", false },
-    { "none", false },
-    { "cores", false },
-    { "threads", false },
-    { "sockets", false },
-    { "rank", false },
-    { "rank_ldom", false },
-    { "cores,rank", false },
-    { "map_cpu:", true },
-    { "mask_cpu:", true },
-    { "threads,map_ldom:", true },
-    { "mask_ldom:", true },
+    {NULL, false},
+    {"", false},
+    {"none", false},
+    {"cores", false},
+    {"threads", false},
+    {"sockets", false},
+    {"rank", false},
+    {"rank_ldom", false},
+    {"cores,rank", false},
+    {"map_cpu:", true},
+    {"mask_cpu:", true},
+    {"threads,map_ldom:", true},
+    {"mask_ldom:", true},
 };
 
 START_TEST (test_cpu_bind)
 {
     ck_assert_msg (pinopt_cpu_bind_conflicts (binds[_i].type)
-                   == binds[_i].conflict, "%s",
+                       == binds[_i].conflict,
+                   "%s",
                    binds[_i].type ? binds[_i].type : "(null)");
 }
 END_TEST
@@ -214,9 +224,13 @@ int main (void)
     tcase_add_test (tc, test_null);
     tcase_add_test (tc, test_slurm_optarg);
     tcase_add_test (tc, test_cpu_bind_same);
-    tcase_add_loop_test (tc, test_quote, 0,
+    tcase_add_loop_test (tc,
+                         test_quote,
+                         0,
                          sizeof (quotes) / sizeof (quotes[0]));
-    tcase_add_loop_test (tc, test_cpu_bind, 0,
+    tcase_add_loop_test (tc,
+                         test_cpu_bind,
+                         0,
                          sizeof (binds) / sizeof (binds[0]));
     tcase_add_test (tc, test_seed);
     suite_add_tcase (s, tc);

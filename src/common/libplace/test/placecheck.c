@@ -9,8 +9,8 @@
 #endif
 #include <math.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,35 +22,35 @@ struct model {
     unsigned n;
     unsigned nd[TOPO_NLEVELS];
     const struct topo_pu **pu;
-    bool *free;         /* [n] free before the current task */
-    bool *taken;        /* [n] taken by an earlier task of the step */
-    bool *in;           /* [n] in the current task */
-    bool *khid;         /* [n] free, but hidden by the kind rule */
-    unsigned *mark;     /* scratch, sized to the largest level */
-    unsigned gen;       /* current mark */
-    unsigned *dstart, *dpus;    /* PUs of each NUMA domain (CSR) */
-    unsigned *din;      /* [nnuma] PUs of the current task in each */
-    unsigned *dtasks;   /* [nnuma] earlier tasks of the step in each */
-    unsigned *ptasks;   /* [npkg] earlier tasks of the step in each */
-    unsigned *uq;       /* [nl2] rating of each free L2 unit (domain_info) */
-    unsigned *csize, *cfree, *cnuma, *cin;    /* per core, see core_counts() */
-    unsigned *cl3;      /* [ncore] L3 domain of the core */
-    unsigned *cvis;     /* [ncore] its free PUs the kind rule leaves */
+    bool *free;              /* [n] free before the current task */
+    bool *taken;             /* [n] taken by an earlier task of the step */
+    bool *in;                /* [n] in the current task */
+    bool *khid;              /* [n] free, but hidden by the kind rule */
+    unsigned *mark;          /* scratch, sized to the largest level */
+    unsigned gen;            /* current mark */
+    unsigned *dstart, *dpus; /* PUs of each NUMA domain (CSR) */
+    unsigned *din;           /* [nnuma] PUs of the current task in each */
+    unsigned *dtasks;        /* [nnuma] earlier tasks of the step in each */
+    unsigned *ptasks;        /* [npkg] earlier tasks of the step in each */
+    unsigned *uq; /* [nl2] rating of each free L2 unit (domain_info) */
+    unsigned *csize, *cfree, *cnuma, *cin; /* per core, see core_counts() */
+    unsigned *cl3;                         /* [ncore] L3 domain of the core */
+    unsigned *cvis; /* [ncore] its free PUs the kind rule leaves */
     /* scratch of domain_info(), allocated once */
-    unsigned *sv;       /* [ncore + nl3 + 1] */
-    unsigned *stot, *sfr;   /* [nl2 + 1] */
-    bool *swf;          /* [nl2 + 1] */
+    unsigned *sv;         /* [ncore + nl3 + 1] */
+    unsigned *stot, *sfr; /* [nl2 + 1] */
+    bool *swf;            /* [nl2 + 1] */
     unsigned maxd;
 };
 
 struct dinfo {
     unsigned nfree, nl2, ncore;
-    unsigned wcap;      /* PUs of wholly free cores */
-    unsigned nwcore;    /* wholly free cores */
-    unsigned nwl2;      /* L2 units with a wholly free core */
-    unsigned kmin;      /* fewest wholly free cores reaching C, or 0 */
-    unsigned tier;      /* cleanest rating with C free L2 units */
-    unsigned l3min;     /* fewest L3 holding C such units, or 0 */
+    unsigned wcap;   /* PUs of wholly free cores */
+    unsigned nwcore; /* wholly free cores */
+    unsigned nwl2;   /* L2 units with a wholly free core */
+    unsigned kmin;   /* fewest wholly free cores reaching C, or 0 */
+    unsigned tier;   /* cleanest rating with C free L2 units */
+    unsigned l3min;  /* fewest L3 holding C such units, or 0 */
     bool local;
 };
 
@@ -88,7 +88,9 @@ static unsigned greedy_count (unsigned *v, unsigned n, unsigned need)
 
 /* Number of distinct domains at `level` among PUs i with sel[i] (and, if
  * numa >= 0, in that NUMA domain). */
-static unsigned distinct (struct model *m, const bool *sel, int numa,
+static unsigned distinct (struct model *m,
+                          const bool *sel,
+                          int numa,
                           enum topo_level level)
 {
     unsigned cnt = 0;
@@ -125,7 +127,9 @@ static void core_counts (struct model *m)
     }
 }
 
-static void domain_info (struct model *m, unsigned d, unsigned cpt,
+static void domain_info (struct model *m,
+                         unsigned d,
+                         unsigned cpt,
                          struct dinfo *di)
 {
     unsigned ncore = m->nd[TOPO_CORE];
@@ -141,8 +145,7 @@ static void domain_info (struct model *m, unsigned d, unsigned cpt,
 
     /* wholly free cores of d */
     for (unsigned c = 0; c < ncore; c++) {
-        if (m->cnuma[c] != d || m->cfree[c] != m->csize[c]
-            || m->cvis[c] == 0)
+        if (m->cnuma[c] != d || m->cfree[c] != m->csize[c] || m->cvis[c] == 0)
             continue;
         v[nv++] = m->cvis[c];
         di->wcap += m->cvis[c];
@@ -159,7 +162,7 @@ static void domain_info (struct model *m, unsigned d, unsigned cpt,
     memset (tot, 0, nl2 * sizeof (*tot));
     memset (fr, 0, nl2 * sizeof (*fr));
     memset (wf, 0, nl2 * sizeof (*wf));
-    unsigned nq[3] = { 0, 0, 0 };
+    unsigned nq[3] = {0, 0, 0};
     for (unsigned j = m->dstart[d]; j < m->dstart[d + 1]; j++) {
         unsigned i = m->dpus[j];
         unsigned l2 = m->pu[i]->dom[TOPO_L2];
@@ -261,12 +264,14 @@ static void kind_info (struct model *m, int k, unsigned d, struct kinfo *ki)
  * numa-spread: the first kind, in preference order, with cpt wholly free
  * cores (cores with a PU of the kind, every PU of the core free) over all
  * domains; else mix. */
-static int expected_kind (struct model *m, enum place_policy pol,
-                          unsigned cpt, unsigned nk)
+static int expected_kind (struct model *m,
+                          enum place_policy pol,
+                          unsigned cpt,
+                          unsigned nk)
 {
     unsigned nnuma = m->nd[TOPO_NUMA];
     struct kinfo ki;
-    unsigned bk[3] = { ~0u, ~0u, ~0u };
+    unsigned bk[3] = {~0u, ~0u, ~0u};
     int best = -2;
 
     if (pol == PLACE_NUMA_SPREAD) {
@@ -289,11 +294,13 @@ static int expected_kind (struct model *m, enum place_policy pol,
                 kind_info (m, k, d, &ki);
                 if (ki.nfree < cpt)
                     continue;
-                unsigned key[3] = { !topo_numa_is_local (m->t, d),
-                                    ki.nwhole < cpt, r };
-                if ((key[0] < bk[0] || (key[0] == bk[0]
-                        && (key[1] < bk[1] || (key[1] == bk[1]
-                                               && key[2] < bk[2]))))) {
+                unsigned key[3] = {!topo_numa_is_local (m->t, d),
+                                   ki.nwhole < cpt,
+                                   r};
+                if ((key[0] < bk[0]
+                     || (key[0] == bk[0]
+                         && (key[1] < bk[1]
+                             || (key[1] == bk[1] && key[2] < bk[2]))))) {
                     memcpy (bk, key, sizeof (key));
                     best = k;
                 }
@@ -304,23 +311,27 @@ static int expected_kind (struct model *m, enum place_policy pol,
     /* numa-local (1) */
     for (unsigned r = 0; r < nk; r++) {
         int k = (int)(nk - 1 - r);
-        unsigned dk[3] = { ~0u, ~0u, ~0u };     /* pseudo, tasks, level */
+        unsigned dk[3] = {~0u, ~0u, ~0u}; /* pseudo, tasks, level */
         for (unsigned d = 0; d < nnuma; d++) {
             kind_info (m, k, d, &ki);
             if (ki.nwhole < cpt)
                 continue;
             unsigned lvl = ki.wl2 >= cpt ? 1 : ki.wcore >= cpt ? 2 : 3;
-            unsigned key[3] = { !topo_numa_is_local (m->t, d), m->dtasks[d],
-                                lvl };
-            if (key[0] < dk[0] || (key[0] == dk[0] && (key[1] < dk[1]
-                || (key[1] == dk[1] && key[2] < dk[2]))))
+            unsigned key[3] = {!topo_numa_is_local (m->t, d),
+                               m->dtasks[d],
+                               lvl};
+            if (key[0] < dk[0]
+                || (key[0] == dk[0]
+                    && (key[1] < dk[1]
+                        || (key[1] == dk[1] && key[2] < dk[2]))))
                 memcpy (dk, key, sizeof (key));
         }
         if (dk[0] == ~0u)
             continue;
-        unsigned key[3] = { dk[0], dk[2], r };
-        if (key[0] < bk[0] || (key[0] == bk[0] && (key[1] < bk[1]
-            || (key[1] == bk[1] && key[2] < bk[2])))) {
+        unsigned key[3] = {dk[0], dk[2], r};
+        if (key[0] < bk[0]
+            || (key[0] == bk[0]
+                && (key[1] < bk[1] || (key[1] == bk[1] && key[2] < bk[2])))) {
             memcpy (bk, key, sizeof (key));
             best = k;
         }
@@ -340,10 +351,13 @@ static int expected_kind (struct model *m, enum place_policy pol,
             kind_info (m, k, d, &ki);
             if (ki.nfree < cpt)
                 continue;
-            unsigned key[3] = { !topo_numa_is_local (m->t, d),
-                                ~0u - ki.nwhole, r };
-            if (key[0] < bk[0] || (key[0] == bk[0] && (key[1] < bk[1]
-                || (key[1] == bk[1] && key[2] < bk[2])))) {
+            unsigned key[3] = {!topo_numa_is_local (m->t, d),
+                               ~0u - ki.nwhole,
+                               r};
+            if (key[0] < bk[0]
+                || (key[0] == bk[0]
+                    && (key[1] < bk[1]
+                        || (key[1] == bk[1] && key[2] < bk[2])))) {
                 memcpy (bk, key, sizeof (key));
                 best = k;
             }
@@ -378,19 +392,27 @@ static unsigned numa_pkg (struct model *m, unsigned d)
  * L2 units of the cleanest rating that has k of them, in the fewest L3;
  * else k distinct cores, only wholly free ones if the domain has k of
  * them, over as many L2 units as possible; else every free core. */
-static int check_share (struct model *m, unsigned task, unsigned d,
-                        const struct dinfo *dd, char *msg, size_t len)
+static int check_share (struct model *m,
+                        unsigned task,
+                        unsigned d,
+                        const struct dinfo *dd,
+                        char *msg,
+                        size_t len)
 {
     unsigned k = m->din[d];
     unsigned l2 = distinct (m, m->in, (int)d, TOPO_L2);
-    unsigned wl2 = k <= dd->nl2 ? k
-                 : k <= dd->ncore && dd->nwcore >= k ? dd->nwl2
-                 : dd->nl2;
+    unsigned wl2 = k <= dd->nl2                        ? k
+                   : k <= dd->ncore && dd->nwcore >= k ? dd->nwl2
+                                                       : dd->nl2;
     struct dinfo x;
 
     if (l2 != wl2)
-        FAIL ("task %u: %u CPUs on %u L2 of domain %u (expected %u)", task,
-              k, l2, d, wl2);
+        FAIL ("task %u: %u CPUs on %u L2 of domain %u (expected %u)",
+              task,
+              k,
+              l2,
+              d,
+              wl2);
 
     if (k > dd->nl2) {
         if (k > dd->ncore || dd->nwcore < k)
@@ -399,30 +421,47 @@ static int check_share (struct model *m, unsigned task, unsigned d,
             unsigned i = m->dpus[j];
             unsigned core = m->pu[i]->dom[TOPO_CORE];
             if (m->in[i] && m->cfree[core] != m->csize[core])
-                FAIL ("task %u: CPU %u of domain %u beside a busy sibling "
-                      "while its %u wholly free cores were enough for %u",
-                      task, m->pu[i]->os, d, dd->nwcore, k);
+                FAIL (
+                    "task %u: CPU %u of domain %u beside a busy sibling "
+                    "while its %u wholly free cores were enough for %u",
+                    task,
+                    m->pu[i]->os,
+                    d,
+                    dd->nwcore,
+                    k);
         }
         return 0;
     }
-    domain_info (m, d, k, &x);      /* ratings of d's units into m->uq */
+    domain_info (m, d, k, &x); /* ratings of d's units into m->uq */
     for (unsigned j = m->dstart[d]; j < m->dstart[d + 1]; j++) {
         unsigned i = m->dpus[j];
         unsigned core = m->pu[i]->dom[TOPO_CORE];
         if (!m->in[i])
             continue;
         if (m->uq[m->pu[i]->dom[TOPO_L2]] > x.tier)
-            FAIL ("task %u: CPU %u of domain %u in an L2 unit rated %u, "
-                  "rating %u suffices for %u", task, m->pu[i]->os, d,
-                  m->uq[m->pu[i]->dom[TOPO_L2]], x.tier, k);
+            FAIL (
+                "task %u: CPU %u of domain %u in an L2 unit rated %u, "
+                "rating %u suffices for %u",
+                task,
+                m->pu[i]->os,
+                d,
+                m->uq[m->pu[i]->dom[TOPO_L2]],
+                x.tier,
+                k);
         if (x.tier <= 1 && m->cfree[core] != m->csize[core])
             FAIL ("task %u: CPU %u of domain %u beside a busy sibling",
-                  task, m->pu[i]->os, d);
+                  task,
+                  m->pu[i]->os,
+                  d);
     }
     unsigned nl3 = distinct (m, m->in, (int)d, TOPO_L3);
     if (nl3 != x.l3min)
-        FAIL ("task %u: %u CPUs of domain %u in %u L3, %u would do", task, k,
-              d, nl3, x.l3min);
+        FAIL ("task %u: %u CPUs of domain %u in %u L3, %u would do",
+              task,
+              k,
+              d,
+              nl3,
+              x.l3min);
     return 0;
 }
 
@@ -432,8 +471,12 @@ static int check_share (struct model *m, unsigned task, unsigned d,
  * numa-local's choice (check_share) or, where that choice would break the
  * rule, numa-local's choice on the wholly free cores alone (they hold the
  * share) or one PU on each of them and the rest elsewhere. */
-static int check_share_spread (struct model *m, unsigned task, unsigned d,
-                               const struct dinfo *dd, char *msg, size_t len)
+static int check_share_spread (struct model *m,
+                               unsigned task,
+                               unsigned d,
+                               const struct dinfo *dd,
+                               char *msg,
+                               size_t len)
 {
     unsigned k = m->din[d];
     unsigned ncore = m->nd[TOPO_CORE];
@@ -457,9 +500,13 @@ static int check_share_spread (struct model *m, unsigned task, unsigned d,
             && m->mark[c] != m->gen)
             unused = c;
     if (shared && unused != NIL_CORE)
-        FAIL ("task %u: CPU %u of domain %u shares a core with another task "
-              "or step while wholly free core %u of the domain stays unused",
-              task, at, d, unused);
+        FAIL (
+            "task %u: CPU %u of domain %u shares a core with another task "
+            "or step while wholly free core %u of the domain stays unused",
+            task,
+            at,
+            d,
+            unused);
     if (check_share (m, task, d, dd, msg, len) == 0 || shared)
         return 0;
     /* on the wholly free cores alone: the same rules in that view */
@@ -485,9 +532,14 @@ static int check_share_spread (struct model *m, unsigned task, unsigned d,
 /* numa-local.  cand (NULL: every domain) limits the domains the levels
  * choose among when a domain has room: those with the fewest tasks of the
  * step (check_numa_local_step). */
-static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
-                             unsigned fb, struct dinfo *di, const bool *cand,
-                             char *msg, size_t len)
+static int check_numa_local (struct model *m,
+                             unsigned task,
+                             unsigned cpt,
+                             unsigned fb,
+                             struct dinfo *di,
+                             const bool *cand,
+                             char *msg,
+                             size_t len)
 {
     unsigned nnuma = m->nd[TOPO_NUMA];
     unsigned nused = distinct (m, m->in, -1, TOPO_NUMA);
@@ -497,8 +549,10 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
     bool pseudo_used = false;
 
     for (unsigned d = 0; d < nnuma; d++) {
-        unsigned l = di[d].nl2 >= cpt ? 1 : di[d].ncore >= cpt ? 2
-                   : di[d].nfree >= cpt ? 3 : 4;
+        unsigned l = di[d].nl2 >= cpt     ? 1
+                     : di[d].ncore >= cpt ? 2
+                     : di[d].nfree >= cpt ? 3
+                                          : 4;
         if (l < level && (!cand || cand[d]))
             level = l;
         if (numa_has (m, m->in, d) && !di[d].local)
@@ -506,7 +560,8 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
     }
     if (!!(fb & PLACE_FB_NO_LOCAL_NUMA) != pseudo_used)
         FAIL ("task %u: no-local-numa is %s but a pseudo domain is %s",
-              task, fb & PLACE_FB_NO_LOCAL_NUMA ? "set" : "unset",
+              task,
+              fb & PLACE_FB_NO_LOCAL_NUMA ? "set" : "unset",
               pseudo_used ? "used" : "unused");
     fb &= ~PLACE_FB_NO_LOCAL_NUMA;
     if (level == 4) {
@@ -528,18 +583,26 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
         unsigned need_local = greedy_count (v, nloc, cpt);
         free (v);
         if (nused != need)
-            FAIL ("task %u: no domain has room; %u domains used, the fewest "
-                  "is %u", task, nused, need);
+            FAIL (
+                "task %u: no domain has room; %u domains used, the fewest "
+                "is %u",
+                task,
+                nused,
+                need);
         if (!(fb & PLACE_FB_MULTI_NUMA))
-            FAIL ("task %u: spans %u domains without multi-numa", task,
-                  nused);
+            FAIL ("task %u: spans %u domains without multi-numa", task, nused);
         if (pseudo_used && need_local == need)
-            FAIL ("task %u: a pseudo domain is used while %u local ones "
-                  "would do", task, need);
+            FAIL (
+                "task %u: a pseudo domain is used while %u local ones "
+                "would do",
+                task,
+                need);
         unsigned want = sumcores < cpt ? sumcores : cpt;
         if (ncores != want)
             FAIL ("task %u: %u distinct cores over its domains, expected %u",
-                  task, ncores, want);
+                  task,
+                  ncores,
+                  want);
         /* the shares: up to the free L2 units of each domain first, then
          * up to its free cores; each share picked as numa-local does */
         for (unsigned d = 0; d < nnuma; d++) {
@@ -547,25 +610,47 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
                 continue;
             unsigned k = m->din[d];
             if (suml2 >= cpt ? k > di[d].nl2 : k < di[d].nl2)
-                FAIL ("task %u: %u CPUs in domain %u with %u free L2 units "
-                      "(%u over its domains for %u CPUs)", task, k, d,
-                      di[d].nl2, suml2, cpt);
+                FAIL (
+                    "task %u: %u CPUs in domain %u with %u free L2 units "
+                    "(%u over its domains for %u CPUs)",
+                    task,
+                    k,
+                    d,
+                    di[d].nl2,
+                    suml2,
+                    cpt);
             if (sumcores >= cpt ? k > di[d].ncore : k < di[d].ncore)
-                FAIL ("task %u: %u CPUs in domain %u with %u free cores "
-                      "(%u over its domains for %u CPUs)", task, k, d,
-                      di[d].ncore, sumcores, cpt);
+                FAIL (
+                    "task %u: %u CPUs in domain %u with %u free cores "
+                    "(%u over its domains for %u CPUs)",
+                    task,
+                    k,
+                    d,
+                    di[d].ncore,
+                    sumcores,
+                    cpt);
             if (check_share (m, task, d, &di[d], msg, len) < 0)
                 return -1;
         }
         if (!!(fb & PLACE_FB_SHARED_CORE) != (ncores < cpt)
             || !!(fb & PLACE_FB_SHARED_L2) != (nl2 < cpt))
-            FAIL ("task %u: fallback 0x%x does not match %u cores / %u L2 "
-                  "for %u CPUs", task, fb, ncores, nl2, cpt);
+            FAIL (
+                "task %u: fallback 0x%x does not match %u cores / %u L2 "
+                "for %u CPUs",
+                task,
+                fb,
+                ncores,
+                nl2,
+                cpt);
         return 0;
     }
     if (nused != 1)
-        FAIL ("task %u: a domain has room (level %u) but %u domains are "
-              "used", task, level, nused);
+        FAIL (
+            "task %u: a domain has room (level %u) but %u domains are "
+            "used",
+            task,
+            level,
+            nused);
     unsigned d = 0;
     while (!numa_has (m, m->in, d))
         d++;
@@ -573,8 +658,9 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
     bool any_local = false;
     unsigned best_l3 = ~0u, best_l2 = 0, best_core = 0, best_tier = 3;
     for (unsigned e = 0; e < nnuma; e++) {
-        bool ok = level == 1 ? di[e].nl2 >= cpt : level == 2
-                  ? di[e].ncore >= cpt : di[e].nfree >= cpt;
+        bool ok = level == 1   ? di[e].nl2 >= cpt
+                  : level == 2 ? di[e].ncore >= cpt
+                               : di[e].nfree >= cpt;
         if (ok && di[e].local && (!cand || cand[e]))
             any_local = true;
     }
@@ -585,8 +671,9 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
             && di[e].nwcore >= cpt && (!cand || cand[e]))
             whole = true;
     for (unsigned e = 0; e < nnuma; e++) {
-        bool ok = level == 1 ? di[e].nl2 >= cpt : level == 2
-                  ? di[e].ncore >= cpt : di[e].nfree >= cpt;
+        bool ok = level == 1   ? di[e].nl2 >= cpt
+                  : level == 2 ? di[e].ncore >= cpt
+                               : di[e].nfree >= cpt;
         if (!ok || di[e].local != any_local || (cand && !cand[e]))
             continue;
         if (level == 2 && whole && di[e].nwcore < cpt)
@@ -603,20 +690,37 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
             best_core = di[e].ncore;
     }
     if (cand && !cand[d])
-        FAIL ("task %u: domain %u holds %u tasks of the step, another with "
-              "room fewer", task, d, m->dtasks[d]);
+        FAIL (
+            "task %u: domain %u holds %u tasks of the step, another with "
+            "room fewer",
+            task,
+            d,
+            m->dtasks[d]);
     if (di[d].local != any_local)
-        FAIL ("task %u: pseudo domain %u chosen while a local one was "
-              "eligible", task, d);
+        FAIL (
+            "task %u: pseudo domain %u chosen while a local one was "
+            "eligible",
+            task,
+            d);
     if (level == 1) {
         if (di[d].nl2 < cpt)
-            FAIL ("task %u: domain %u has %u free L2 < %u while another "
-                  "had enough", task, d, di[d].nl2, cpt);
+            FAIL (
+                "task %u: domain %u has %u free L2 < %u while another "
+                "had enough",
+                task,
+                d,
+                di[d].nl2,
+                cpt);
         if (nl2 != cpt)
             FAIL ("task %u: %u distinct L2 for %u CPUs", task, nl2, cpt);
         if (di[d].tier != best_tier)
-            FAIL ("task %u: domain %u needs L2 units of rating %u, another "
-                  "has enough of rating %u", task, d, di[d].tier, best_tier);
+            FAIL (
+                "task %u: domain %u needs L2 units of rating %u, another "
+                "has enough of rating %u",
+                task,
+                d,
+                di[d].tier,
+                best_tier);
         unsigned nl3 = distinct (m, m->in, -1, TOPO_L3);
         if (nl3 != best_l3)
             FAIL ("task %u: %u L3 used, %u would do", task, nl3, best_l3);
@@ -627,44 +731,61 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
                 continue;
             unsigned core = m->pu[i]->dom[TOPO_CORE];
             if (m->uq[m->pu[i]->dom[TOPO_L2]] > di[d].tier)
-                FAIL ("task %u: CPU %u in an L2 unit rated %u, rating %u "
-                      "suffices", task, m->pu[i]->os,
-                      m->uq[m->pu[i]->dom[TOPO_L2]], di[d].tier);
+                FAIL (
+                    "task %u: CPU %u in an L2 unit rated %u, rating %u "
+                    "suffices",
+                    task,
+                    m->pu[i]->os,
+                    m->uq[m->pu[i]->dom[TOPO_L2]],
+                    di[d].tier);
             if (di[d].tier <= 1 && m->cfree[core] != m->csize[core])
-                FAIL ("task %u: CPU %u beside a busy sibling", task,
+                FAIL ("task %u: CPU %u beside a busy sibling",
+                      task,
                       m->pu[i]->os);
         }
         if (fb != 0)
             FAIL ("task %u: fallback 0x%x on an ideal placement", task, fb);
-    }
-    else if (level == 2) {
+    } else if (level == 2) {
         if (ncores != cpt)
-            FAIL ("task %u: %u distinct cores for %u CPUs", task, ncores,
-                  cpt);
+            FAIL ("task %u: %u distinct cores for %u CPUs", task, ncores, cpt);
         unsigned dl2 = whole ? di[d].nwl2 : di[d].nl2;
         if (whole && di[d].nwcore < cpt)
-            FAIL ("task %u: domain %u has %u wholly free cores < %u, another "
-                  "has enough", task, d, di[d].nwcore, cpt);
+            FAIL (
+                "task %u: domain %u has %u wholly free cores < %u, another "
+                "has enough",
+                task,
+                d,
+                di[d].nwcore,
+                cpt);
         if (nl2 != dl2 || nl2 != best_l2)
-            FAIL ("task %u: %u distinct L2 (domain has %u, best %u)", task,
-                  nl2, dl2, best_l2);
+            FAIL ("task %u: %u distinct L2 (domain has %u, best %u)",
+                  task,
+                  nl2,
+                  dl2,
+                  best_l2);
         for (unsigned i = 0; whole && i < m->n; i++) {
             unsigned core = m->pu[i]->dom[TOPO_CORE];
             if (m->in[i] && m->cfree[core] != m->csize[core])
-                FAIL ("task %u: CPU %u beside a busy sibling while %u "
-                      "wholly free cores were enough", task, m->pu[i]->os,
-                      di[d].nwcore);
+                FAIL (
+                    "task %u: CPU %u beside a busy sibling while %u "
+                    "wholly free cores were enough",
+                    task,
+                    m->pu[i]->os,
+                    di[d].nwcore);
         }
         if (fb != PLACE_FB_SHARED_L2)
             FAIL ("task %u: fallback 0x%x, expected shared-l2", task, fb);
-    }
-    else {
+    } else {
         if (ncores != di[d].ncore || ncores != best_core)
             FAIL ("task %u: %u distinct cores (domain has %u, best %u)",
-                  task, ncores, di[d].ncore, best_core);
+                  task,
+                  ncores,
+                  di[d].ncore,
+                  best_core);
         if (fb != (PLACE_FB_SHARED_L2 | PLACE_FB_SHARED_CORE))
             FAIL ("task %u: fallback 0x%x, expected shared-l2,shared-core",
-                  task, fb);
+                  task,
+                  fb);
     }
     return 0;
 }
@@ -672,7 +793,9 @@ static int check_numa_local (struct model *m, unsigned task, unsigned cpt,
 /* Tasks of cpt PUs the wholly free cores of domain d hold, its `skip`
  * largest wholly free cores left out: the largest cores first, each task
  * on the fewest cores. */
-static unsigned whole_fit (struct model *m, unsigned d, unsigned skip,
+static unsigned whole_fit (struct model *m,
+                           unsigned d,
+                           unsigned skip,
                            unsigned cpt)
 {
     unsigned ncore = m->nd[TOPO_CORE];
@@ -696,8 +819,10 @@ static unsigned whole_fit (struct model *m, unsigned d, unsigned skip,
 /* Max - min tasks per domain after `rest` more tasks, one at a time, each
  * to the domain with the fewest tasks among those with room left (the
  * lowest index on ties); only domains with a task or room count. */
-static unsigned sim_imbalance (const unsigned *cnt0, const unsigned *fit0,
-                               unsigned n, unsigned rest)
+static unsigned sim_imbalance (const unsigned *cnt0,
+                               const unsigned *fit0,
+                               unsigned n,
+                               unsigned rest)
 {
     unsigned *cnt = calloc (n + 1, sizeof (*cnt));
     unsigned *fit = calloc (n + 1, sizeof (*fit));
@@ -735,9 +860,14 @@ static unsigned sim_imbalance (const unsigned *cnt0, const unsigned *fit0,
  *  - else, in the domain with cpt free PUs whose wholly free cores hold
  *    the most PUs: all of those, then the rest;
  *  - else the multi-domain rules. */
-static int check_numa_local_step (struct model *m, unsigned task,
-                                  unsigned cpt, unsigned ntasks, unsigned fb,
-                                  struct dinfo *di, char *msg, size_t len)
+static int check_numa_local_step (struct model *m,
+                                  unsigned task,
+                                  unsigned cpt,
+                                  unsigned ntasks,
+                                  unsigned fb,
+                                  struct dinfo *di,
+                                  char *msg,
+                                  size_t len)
 {
     unsigned nnuma = m->nd[TOPO_NUMA];
     bool clean_room = false, room = false, room_local = false;
@@ -756,7 +886,8 @@ static int check_numa_local_step (struct model *m, unsigned task,
     unsigned ncores = distinct (m, m->in, -1, TOPO_CORE);
     unsigned nl2 = distinct (m, m->in, -1, TOPO_L2);
     if (nused != 1)
-        FAIL ("task %u: a domain has room but %u domains are used", task,
+        FAIL ("task %u: a domain has room but %u domains are used",
+              task,
               nused);
     unsigned d = 0;
     while (!numa_has (m, m->in, d))
@@ -770,11 +901,18 @@ static int check_numa_local_step (struct model *m, unsigned task,
             if (di[e].nfree < cpt || di[e].local != room_local)
                 continue;
             if (di[e].wcap > di[d].wcap)
-                FAIL ("task %u: domain %u has %u PUs on wholly free cores, "
-                      "domain %u %u", task, d, di[d].wcap, e, di[e].wcap);
+                FAIL (
+                    "task %u: domain %u has %u PUs on wholly free cores, "
+                    "domain %u %u",
+                    task,
+                    d,
+                    di[d].wcap,
+                    e,
+                    di[e].wcap);
         }
         if (di[d].local != room_local)
-            FAIL ("task %u: pseudo domain %u chosen over a local one", task,
+            FAIL ("task %u: pseudo domain %u chosen over a local one",
+                  task,
                   d);
         unsigned onwhole = 0;
         for (unsigned i = 0; i < m->n; i++) {
@@ -782,8 +920,13 @@ static int check_numa_local_step (struct model *m, unsigned task,
             onwhole += m->in[i] && m->cfree[core] == m->csize[core];
         }
         if (onwhole != di[d].wcap)
-            FAIL ("task %u: %u of its CPUs on wholly free cores, domain %u "
-                  "has %u", task, onwhole, d, di[d].wcap);
+            FAIL (
+                "task %u: %u of its CPUs on wholly free cores, domain %u "
+                "has %u",
+                task,
+                onwhole,
+                d,
+                di[d].wcap);
         fb &= ~(unsigned)PLACE_FB_NO_LOCAL_NUMA;
         unsigned want = (ncores < cpt ? PLACE_FB_SHARED_CORE : 0)
                         | (nl2 < cpt ? PLACE_FB_SHARED_L2 : 0);
@@ -796,9 +939,12 @@ static int check_numa_local_step (struct model *m, unsigned task,
     for (unsigned i = 0; i < m->n; i++) {
         unsigned core = m->pu[i]->dom[TOPO_CORE];
         if (m->in[i] && m->cfree[core] != m->csize[core])
-            FAIL ("task %u: CPU %u on a core that is not wholly free while "
-                  "a domain has %u CPUs on wholly free cores", task,
-                  m->pu[i]->os, cpt);
+            FAIL (
+                "task %u: CPU %u on a core that is not wholly free while "
+                "a domain has %u CPUs on wholly free cores",
+                task,
+                m->pu[i]->os,
+                cpt);
     }
     /* the rules again, on wholly free cores alone */
     bool *saved = malloc ((m->n + 1) * sizeof (*saved));
@@ -822,8 +968,8 @@ static int check_numa_local_step (struct model *m, unsigned task,
         if (di[e].nfree >= cpt && di[e].local == loc && m->dtasks[e] < tmin)
             tmin = m->dtasks[e];
     for (unsigned e = 0; e < nnuma; e++)
-        cand[e] = di[e].nfree >= cpt && di[e].local == loc
-                  && m->dtasks[e] == tmin;
+        cand[e] =
+            di[e].nfree >= cpt && di[e].local == loc && m->dtasks[e] == tmin;
     /* the step budget: the wholly free cores left hold the rest, and the
      * rest ends no less balanced than if this task were packed */
     unsigned k = di[d].ncore < cpt ? di[d].ncore : cpt;
@@ -851,18 +997,22 @@ static int check_numa_local_step (struct model *m, unsigned task,
         unsigned level = 4;
         bool any_local = false;
         for (unsigned e = 0; e < nnuma; e++) {
-            unsigned l = di[e].nl2 >= cpt ? 1 : di[e].ncore >= cpt ? 2
-                       : di[e].nfree >= cpt ? 3 : 4;
+            unsigned l = di[e].nl2 >= cpt     ? 1
+                         : di[e].ncore >= cpt ? 2
+                         : di[e].nfree >= cpt ? 3
+                                              : 4;
             if (l < level && cand[e])
                 level = l;
         }
         for (unsigned e = 0; e < nnuma; e++) {
-            bool ok = level == 1 ? di[e].nl2 >= cpt : level == 2
-                      ? di[e].ncore >= cpt : di[e].nfree >= cpt;
+            bool ok = level == 1   ? di[e].nl2 >= cpt
+                      : level == 2 ? di[e].ncore >= cpt
+                                   : di[e].nfree >= cpt;
             any_local |= ok && di[e].local && cand[e];
         }
-        bool ok = level == 1 ? di[d].nl2 >= cpt : level == 2
-                  ? di[d].ncore >= cpt : di[d].nfree >= cpt;
+        bool ok = level == 1   ? di[d].nl2 >= cpt
+                  : level == 2 ? di[d].ncore >= cpt
+                               : di[d].nfree >= cpt;
         unsigned unfilled = 0;
         memset (m->cin, 0, m->nd[TOPO_CORE] * sizeof (*m->cin));
         for (unsigned i = 0; i < m->n; i++)
@@ -873,16 +1023,32 @@ static int check_numa_local_step (struct model *m, unsigned task,
                         | (nl2 < cpt ? PLACE_FB_SHARED_L2 : 0)
                         | (di[d].local ? 0 : PLACE_FB_NO_LOCAL_NUMA);
         if (!ok || di[d].local != any_local || !cand[d])
-            r = pc_fail (msg, len, "task %u: domain %u not eligible at "
-                         "level %u", task, d, level);
+            r = pc_fail (msg,
+                         len,
+                         "task %u: domain %u not eligible at "
+                         "level %u",
+                         task,
+                         d,
+                         level);
         else if (ncores != di[d].kmin || unfilled > 1)
-            r = pc_fail (msg, len, "task %u: packed on %u cores (%u left "
+            r = pc_fail (msg,
+                         len,
+                         "task %u: packed on %u cores (%u left "
                          "partly used), the fewest wholly free cores "
-                         "reaching %u is %u", task, ncores, unfilled, cpt,
+                         "reaching %u is %u",
+                         task,
+                         ncores,
+                         unfilled,
+                         cpt,
                          di[d].kmin);
         else if (fb != want)
-            r = pc_fail (msg, len, "task %u: packed, fallback 0x%x, "
-                         "expected 0x%x", task, fb, want);
+            r = pc_fail (msg,
+                         len,
+                         "task %u: packed, fallback 0x%x, "
+                         "expected 0x%x",
+                         task,
+                         fb,
+                         want);
     }
     memcpy (m->free, saved, m->n * sizeof (*saved));
     free (saved);
@@ -891,8 +1057,12 @@ static int check_numa_local_step (struct model *m, unsigned task,
     return r;
 }
 
-static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
-                              unsigned fb, struct dinfo *di, char *msg,
+static int check_numa_spread (struct model *m,
+                              unsigned task,
+                              unsigned cpt,
+                              unsigned fb,
+                              struct dinfo *di,
+                              char *msg,
                               size_t len)
 {
     unsigned nnuma = m->nd[TOPO_NUMA];
@@ -909,14 +1079,18 @@ static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
             sumcores += di[d].ncore;
             if (!di[d].local)
                 pseudo_used = true;
-        }
-        else if (di[d].local)
+        } else if (di[d].local)
             local_unused = true;
     }
     unsigned k = cpt < ncand ? cpt : ncand;
     if (nused != k)
-        FAIL ("task %u: %u domains used, expected min(%u CPUs, %u with "
-              "free PUs)", task, nused, cpt, ncand);
+        FAIL (
+            "task %u: %u domains used, expected min(%u CPUs, %u with "
+            "free PUs)",
+            task,
+            nused,
+            cpt,
+            ncand);
     if (pseudo_used && local_unused)
         FAIL ("task %u: a pseudo domain is used while a local one is not",
               task);
@@ -927,8 +1101,11 @@ static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
         unsigned ca = count_in (m, m->in, a);
         unsigned cap = by_pu ? di[a].nfree : di[a].ncore;
         if (ca > cap)
-            FAIL ("task %u: %u CPUs in domain %u with room for %u", task, ca,
-                  a, cap);
+            FAIL ("task %u: %u CPUs in domain %u with room for %u",
+                  task,
+                  ca,
+                  a,
+                  cap);
         if (ca < lo)
             lo = ca;
         if (ca > hi)
@@ -936,7 +1113,11 @@ static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
         unsigned cores = distinct (m, m->in, (int)a, TOPO_CORE);
         if (cores != (ca < di[a].ncore ? ca : di[a].ncore))
             FAIL ("task %u: %u CPUs on %u cores of domain %u (%u free)",
-                  task, ca, cores, a, di[a].ncore);
+                  task,
+                  ca,
+                  cores,
+                  a,
+                  di[a].ncore);
         if (check_share_spread (m, task, a, &di[a], msg, len) < 0)
             return -1;
         for (unsigned b = 0; b < nnuma; b++) {
@@ -946,7 +1127,12 @@ static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
             unsigned capb = by_pu ? di[b].nfree : di[b].ncore;
             if (ca > cb + 1 && cb != capb)
                 FAIL ("task %u: domain %u has %u, domain %u only %u of %u",
-                      task, a, ca, b, cb, capb);
+                      task,
+                      a,
+                      ca,
+                      b,
+                      cb,
+                      capb);
         }
     }
     /* the domains: inside a package the one with the fewest tasks of
@@ -963,17 +1149,24 @@ static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
                 || di[b].local != di[a].local
                 || numa_pkg (m, b) != numa_pkg (m, a))
                 continue;
-            bool better = m->dtasks[b] != m->dtasks[a]
-                          ? m->dtasks[b] < m->dtasks[a]
-                          : di[b].ncore != di[a].ncore
-                          ? di[b].ncore > di[a].ncore
-                          : di[b].nfree != di[a].nfree
-                          ? di[b].nfree > di[a].nfree : b < a;
+            bool better =
+                m->dtasks[b] != m->dtasks[a] ? m->dtasks[b] < m->dtasks[a]
+                : di[b].ncore != di[a].ncore ? di[b].ncore > di[a].ncore
+                : di[b].nfree != di[a].nfree ? di[b].nfree > di[a].nfree
+                                             : b < a;
             if (better)
-                FAIL ("task %u: domain %u (%u tasks, %u free cores, %u PUs) "
-                      "used, domain %u of the same package (%u, %u, %u) not",
-                      task, a, m->dtasks[a], di[a].ncore, di[a].nfree, b,
-                      m->dtasks[b], di[b].ncore, di[b].nfree);
+                FAIL (
+                    "task %u: domain %u (%u tasks, %u free cores, %u PUs) "
+                    "used, domain %u of the same package (%u, %u, %u) not",
+                    task,
+                    a,
+                    m->dtasks[a],
+                    di[a].ncore,
+                    di[a].nfree,
+                    b,
+                    m->dtasks[b],
+                    di[b].ncore,
+                    di[b].nfree);
         }
     }
     unsigned npkg = m->nd[TOPO_PKG];
@@ -992,8 +1185,14 @@ static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
                 if (pu_used[p] > pu_used[q] + 1 && pu_used[q] < pu_cand[q]) {
                     unsigned up = pu_used[p], uq = pu_used[q];
                     free (pu_used);
-                    FAIL ("task %u: %u domains used in package %u, %u in "
-                          "package %u which has more", task, up, p, uq, q);
+                    FAIL (
+                        "task %u: %u domains used in package %u, %u in "
+                        "package %u which has more",
+                        task,
+                        up,
+                        p,
+                        uq,
+                        q);
                 }
             }
         }
@@ -1036,19 +1235,29 @@ static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
                 }
                 if (dp < 0 || dq < 0)
                     continue;
-                unsigned kp[4] = { m->ptasks[p], ~0u - di[dp].ncore,
-                                   ~0u - di[dp].nfree, p };
-                unsigned kq[4] = { m->ptasks[q], ~0u - di[dq].ncore,
-                                   ~0u - di[dq].nfree, q };
+                unsigned kp[4] = {m->ptasks[p],
+                                  ~0u - di[dp].ncore,
+                                  ~0u - di[dp].nfree,
+                                  p};
+                unsigned kq[4] = {m->ptasks[q],
+                                  ~0u - di[dq].ncore,
+                                  ~0u - di[dq].nfree,
+                                  q};
                 int cmp = 0;
                 for (int i = 0; i < 4 && cmp == 0; i++)
                     cmp = kp[i] < kq[i] ? -1 : kp[i] > kq[i];
                 if (cmp > 0) {
                     unsigned round = pu_used[q];
                     free (pu_used);
-                    FAIL ("task %u: package %u (%u tasks of the step) got a "
-                          "domain of round %u before package %u (%u tasks)",
-                          task, p, m->ptasks[p], round, q, m->ptasks[q]);
+                    FAIL (
+                        "task %u: package %u (%u tasks of the step) got a "
+                        "domain of round %u before package %u (%u tasks)",
+                        task,
+                        p,
+                        m->ptasks[p],
+                        round,
+                        q,
+                        m->ptasks[q]);
                 }
             }
         }
@@ -1056,23 +1265,32 @@ static int check_numa_spread (struct model *m, unsigned task, unsigned cpt,
     free (pu_used);
     unsigned ncores = distinct (m, m->in, -1, TOPO_CORE);
     if (!by_pu && ncores != cpt)
-        FAIL ("task %u: %u distinct cores for %u CPUs with %u free", task,
-              ncores, cpt, sumcores);
+        FAIL ("task %u: %u distinct cores for %u CPUs with %u free",
+              task,
+              ncores,
+              cpt,
+              sumcores);
     if (!!(fb & PLACE_FB_UNBALANCED) != (hi - lo > 1))
         FAIL ("task %u: counts %u..%u but fallback 0x%x", task, lo, hi, fb);
     if (!!(fb & PLACE_FB_SHARED_CORE) != (ncores < cpt))
-        FAIL ("task %u: %u cores for %u CPUs but fallback 0x%x", task,
-              ncores, cpt, fb);
+        FAIL ("task %u: %u cores for %u CPUs but fallback 0x%x",
+              task,
+              ncores,
+              cpt,
+              fb);
     if (!!(fb & PLACE_FB_NO_LOCAL_NUMA) != pseudo_used)
         FAIL ("task %u: no-local-numa wrong (fallback 0x%x)", task, fb);
     if (fb & (PLACE_FB_MULTI_NUMA | PLACE_FB_PARTIAL_CORE))
-        FAIL ("task %u: fallback 0x%x not possible for numa-spread", task,
-              fb);
+        FAIL ("task %u: fallback 0x%x not possible for numa-spread", task, fb);
     return 0;
 }
 
-static int check_cache_shared (struct model *m, unsigned task, unsigned cpt,
-                               unsigned fb, struct dinfo *di, char *msg,
+static int check_cache_shared (struct model *m,
+                               unsigned task,
+                               unsigned cpt,
+                               unsigned fb,
+                               struct dinfo *di,
+                               char *msg,
                                size_t len)
 {
     unsigned nnuma = m->nd[TOPO_NUMA];
@@ -1090,9 +1308,9 @@ static int check_cache_shared (struct model *m, unsigned task, unsigned cpt,
     }
     if (!!(fb & PLACE_FB_NO_LOCAL_NUMA) != pseudo_used)
         FAIL ("task %u: no-local-numa wrong (fallback 0x%x)", task, fb);
-    if (fb & (PLACE_FB_SHARED_L2 | PLACE_FB_SHARED_CORE
-              | PLACE_FB_UNBALANCED))
-        FAIL ("task %u: fallback 0x%x not possible for cache-shared", task,
+    if (fb & (PLACE_FB_SHARED_L2 | PLACE_FB_SHARED_CORE | PLACE_FB_UNBALANCED))
+        FAIL ("task %u: fallback 0x%x not possible for cache-shared",
+              task,
               fb);
 
     /* every core the task touches: filled (all its free PUs) but one */
@@ -1120,14 +1338,16 @@ static int check_cache_shared (struct model *m, unsigned task, unsigned cpt,
         free (v);
         if (nused != need || !(fb & PLACE_FB_MULTI_NUMA))
             FAIL ("task %u: %u domains used (fewest %u), fallback 0x%x",
-                  task, nused, need, fb);
+                  task,
+                  nused,
+                  need,
+                  fb);
         unsigned partly = 0;
         for (unsigned d = 0; d < nnuma; d++)
             if (numa_has (m, m->in, d) && m->din[d] < di[d].nfree)
                 partly++;
         if (partly > 1)
-            FAIL ("task %u: %u of its domains only partly used", task,
-                  partly);
+            FAIL ("task %u: %u of its domains only partly used", task, partly);
         if (!!(fb & PLACE_FB_PARTIAL_CORE) != partial_used)
             FAIL ("task %u: partial-core wrong (fallback 0x%x)", task, fb);
         return 0;
@@ -1153,13 +1373,22 @@ static int check_cache_shared (struct model *m, unsigned task, unsigned cpt,
     }
     if (di[d].wcap >= cpt) {
         if (partial_used || (fb & PLACE_FB_PARTIAL_CORE))
-            FAIL ("task %u: partially free core used (fallback 0x%x) while "
-                  "domain %u has %u PUs on wholly free cores", task, fb, d,
-                  di[d].wcap);
+            FAIL (
+                "task %u: partially free core used (fallback 0x%x) while "
+                "domain %u has %u PUs on wholly free cores",
+                task,
+                fb,
+                d,
+                di[d].wcap);
         if (ncores != di[d].kmin || ncores != best_kmin)
-            FAIL ("task %u: %u cores used; the fewest wholly free cores "
-                  "reaching %u is %u here, %u in the best domain", task,
-                  ncores, cpt, di[d].kmin, best_kmin);
+            FAIL (
+                "task %u: %u cores used; the fewest wholly free cores "
+                "reaching %u is %u here, %u in the best domain",
+                task,
+                ncores,
+                cpt,
+                di[d].kmin,
+                best_kmin);
         if (fb != (pseudo_used ? PLACE_FB_NO_LOCAL_NUMA : 0))
             FAIL ("task %u: fallback 0x%x on an ideal placement", task, fb);
         /* one L3 when a domain as good has one L3 whose wholly free
@@ -1180,24 +1409,35 @@ static int check_cache_shared (struct model *m, unsigned task, unsigned cpt,
                 unsigned k = greedy_count (v, nv, cpt);
                 free (v);
                 if (k > 0 && k <= best_kmin)
-                    FAIL ("task %u: %u L3 used while L3 %u of domain %u "
-                          "reaches %u with %u wholly free cores", task, nl3,
-                          l3, e, cpt, k);
+                    FAIL (
+                        "task %u: %u L3 used while L3 %u of domain %u "
+                        "reaches %u with %u wholly free cores",
+                        task,
+                        nl3,
+                        l3,
+                        e,
+                        cpt,
+                        k);
             }
         }
-    }
-    else {
+    } else {
         if (whole_ok)
-            FAIL ("task %u: domain %u needs partial cores while another "
-                  "has enough wholly free ones", task, d);
+            FAIL (
+                "task %u: domain %u needs partial cores while another "
+                "has enough wholly free ones",
+                task,
+                d);
         if (!(fb & PLACE_FB_PARTIAL_CORE))
             FAIL ("task %u: partial-core not set", task);
         /* every wholly free core of d is used in full */
         for (unsigned c = 0; c < ncore; c++) {
             if (m->cnuma[c] == d && m->cfree[c] == m->csize[c]
                 && m->cvis[c] > 0 && cin[c] != m->cvis[c])
-                FAIL ("task %u: wholly free core %u not used in full while "
-                      "partial cores are", task, c);
+                FAIL (
+                    "task %u: wholly free core %u not used in full while "
+                    "partial cores are",
+                    task,
+                    c);
         }
     }
     return 0;
@@ -1233,17 +1473,20 @@ unsigned placecheck_limit (const topo_t *t, const struct place_request *req)
  * allowed uses no PU twice); a PU held by more other steps (busy PUs by
  * req->load, at least one each, free ones by none) never holds more tasks
  * than one held by fewer, so a busy PU never holds more than a free one
- * and the least-loaded busy PUs are taken first; a task is oversubscribed exactly when it asked for more PUs than
- * allowed or holds a PU that another task holds, shared-with-step exactly
- * when it holds a busy PU, and has no other reason. */
-static int check_too_large (const topo_t *t, const struct place_request *req,
-                            const struct place_plan *plan, char *msg,
+ * and the least-loaded busy PUs are taken first; a task is oversubscribed
+ * exactly when it asked for more PUs than allowed or holds a PU that another
+ * task holds, shared-with-step exactly when it holds a busy PU, and has no
+ * other reason. */
+static int check_too_large (const topo_t *t,
+                            const struct place_request *req,
+                            const struct place_plan *plan,
+                            char *msg,
                             size_t len)
 {
     unsigned n = topo_npus (t);
     unsigned *load = calloc (n + 1, sizeof (*load));
     bool *in = calloc (n + 1, sizeof (*in));
-    unsigned *busy = calloc (n + 1, sizeof (*busy));  /* other steps */
+    unsigned *busy = calloc (n + 1, sizeof (*busy)); /* other steps */
     hwloc_bitmap_t mems = hwloc_bitmap_alloc ();
     unsigned m = 0;
     int rc = -1;
@@ -1269,7 +1512,8 @@ static int check_too_large (const topo_t *t, const struct place_request *req,
     }
     /* none: every task gets the whole allowed set */
     unsigned k = req->cpus_per_task < m && req->policy != PLACE_NONE
-                 ? req->cpus_per_task : m;
+                     ? req->cpus_per_task
+                     : m;
     for (unsigned task = 0; task < plan->ntasks; task++) {
         const struct place_task *pt = &plan->tasks[task];
         unsigned got = 0;
@@ -1279,25 +1523,37 @@ static int check_too_large (const topo_t *t, const struct place_request *req,
             if (!hwloc_bitmap_isset (pt->cpus, pu->os))
                 continue;
             if (!in[i]) {
-                pc_fail (msg, len, "too large: task %u has PU %u outside "
-                         "allowed", task, pu->os);
+                pc_fail (msg,
+                         len,
+                         "too large: task %u has PU %u outside "
+                         "allowed",
+                         task,
+                         pu->os);
                 goto out;
             }
             got++;
             load[i]++;
-            hwloc_bitmap_or (mems, mems,
+            hwloc_bitmap_or (mems,
+                             mems,
                              topo_numa_nodeset (t, pu->dom[TOPO_NUMA]));
         }
         if (req->policy == PLACE_NONE)
             hwloc_bitmap_copy (mems, topo_nodeset (t));
         if (got != k || hwloc_bitmap_weight (pt->cpus) != (int)k) {
-            pc_fail (msg, len, "too large: task %u has %d PUs, expected %u",
-                     task, hwloc_bitmap_weight (pt->cpus), k);
+            pc_fail (msg,
+                     len,
+                     "too large: task %u has %d PUs, expected %u",
+                     task,
+                     hwloc_bitmap_weight (pt->cpus),
+                     k);
             goto out;
         }
         if (!hwloc_bitmap_isequal (mems, pt->mems)) {
-            pc_fail (msg, len, "too large: task %u: mems are not those of "
-                     "its PUs", task);
+            pc_fail (msg,
+                     len,
+                     "too large: task %u: mems are not those of "
+                     "its PUs",
+                     task);
             goto out;
         }
     }
@@ -1313,13 +1569,21 @@ static int check_too_large (const topo_t *t, const struct place_request *req,
             free_lo = load[i];
     }
     if (req->policy != PLACE_NONE && hi - lo > 1) {
-        pc_fail (msg, len, "too large: tasks per allowed PU range from %u "
-                 "to %u", lo, hi);
+        pc_fail (msg,
+                 len,
+                 "too large: tasks per allowed PU range from %u "
+                 "to %u",
+                 lo,
+                 hi);
         goto out;
     }
     if (free_lo != UINT32_MAX && busy_hi > free_lo) {
-        pc_fail (msg, len, "too large: a busy PU holds %u tasks, a free one "
-                 "%u", busy_hi, free_lo);
+        pc_fail (msg,
+                 len,
+                 "too large: a busy PU holds %u tasks, a free one "
+                 "%u",
+                 busy_hi,
+                 free_lo);
         goto out;
     }
     /* the tasks per PU are lo or hi (above): the PUs given hi tasks are
@@ -1339,16 +1603,24 @@ static int check_too_large (const topo_t *t, const struct place_request *req,
             }
         }
         if (held_hi > held_lo) {
-            pc_fail (msg, len, "too large: PU %u, held by %u other steps, "
-                     "got %u tasks, PU %u, held by %u, only %u", at_hi,
-                     held_hi, hi, at_lo, held_lo, lo);
+            pc_fail (msg,
+                     len,
+                     "too large: PU %u, held by %u other steps, "
+                     "got %u tasks, PU %u, held by %u, only %u",
+                     at_hi,
+                     held_hi,
+                     hi,
+                     at_lo,
+                     held_lo,
+                     lo);
             goto out;
         }
     }
     for (unsigned task = 0; task < plan->ntasks; task++) {
         const struct place_task *pt = &plan->tasks[task];
         unsigned want = req->cpus_per_task > m || req->policy == PLACE_NONE
-                        ? PLACE_FB_OVERSUBSCRIBED : 0;
+                            ? PLACE_FB_OVERSUBSCRIBED
+                            : 0;
         for (unsigned i = 0; i < n; i++) {
             if (!in[i] || !hwloc_bitmap_isset (pt->cpus, topo_pu (t, i)->os))
                 continue;
@@ -1359,8 +1631,11 @@ static int check_too_large (const topo_t *t, const struct place_request *req,
         }
         if (pt->fallback != want) {
             char a[128], b[128];
-            pc_fail (msg, len, "too large: task %u has fallback '%s', "
-                     "expected '%s'", task,
+            pc_fail (msg,
+                     len,
+                     "too large: task %u has fallback '%s', "
+                     "expected '%s'",
+                     task,
                      place_fallback_string (pt->fallback, a, sizeof (a)),
                      place_fallback_string (want, b, sizeof (b)));
             goto out;
@@ -1375,14 +1650,16 @@ out:
     return rc;
 }
 
-int placecheck (const topo_t *t, const struct place_request *req,
-                const struct place_plan *plan, char *msg, size_t len)
+int placecheck (const topo_t *t,
+                const struct place_request *req,
+                const struct place_plan *plan,
+                char *msg,
+                size_t len)
 {
-    if ((uint64_t)req->ntasks * req->cpus_per_task
-        > placecheck_limit (t, req))
+    if ((uint64_t)req->ntasks * req->cpus_per_task > placecheck_limit (t, req))
         return check_too_large (t, req, plan, msg, len);
 
-    struct model m = { .t = t };
+    struct model m = {.t = t};
     struct dinfo *di = NULL;
     hwloc_bitmap_t mems = hwloc_bitmap_alloc ();
     hwloc_bitmap_t allowed = hwloc_bitmap_dup (topo_cpuset (t));
@@ -1417,11 +1694,10 @@ int placecheck (const topo_t *t, const struct place_request *req,
     m.ptasks = calloc (m.nd[TOPO_PKG] + 1, sizeof (*m.ptasks));
     m.uq = calloc (m.nd[TOPO_L2] + 1, sizeof (*m.uq));
     di = calloc (m.nd[TOPO_NUMA] + 1, sizeof (*di));
-    if (!m.pu || !m.free || !m.taken || !m.in || !m.khid || !m.mark || !m.csize || !m.cfree
-        || !m.cnuma || !m.cin || !m.cl3 || !m.cvis || !m.dstart || !m.dpus || !m.din
-        || !m.dtasks || !m.ptasks || !m.uq || !m.sv || !m.stot || !m.sfr
-        || !m.swf || !di || !mems
-        || !allowed) {
+    if (!m.pu || !m.free || !m.taken || !m.in || !m.khid || !m.mark || !m.csize
+        || !m.cfree || !m.cnuma || !m.cin || !m.cl3 || !m.cvis || !m.dstart
+        || !m.dpus || !m.din || !m.dtasks || !m.ptasks || !m.uq || !m.sv
+        || !m.stot || !m.sfr || !m.swf || !di || !mems || !allowed) {
         pc_fail (msg, len, "out of memory");
         goto out;
     }
@@ -1454,16 +1730,23 @@ int placecheck (const topo_t *t, const struct place_request *req,
             if (!hwloc_bitmap_isequal (pt->cpus, allowed)
                 || !hwloc_bitmap_isequal (pt->mems, topo_nodeset (t))
                 || fb != 0) {
-                pc_fail (msg, len, "task %u: none must give the allowed set, "
-                      "all nodes and no fallback", task);
+                pc_fail (msg,
+                         len,
+                         "task %u: none must give the allowed set, "
+                         "all nodes and no fallback",
+                         task);
                 goto out;
             }
             continue;
         }
         /* size, inside the free set */
         if (hwloc_bitmap_weight (pt->cpus) != (int)cpt) {
-            pc_fail (msg, len, "task %u: %d CPUs instead of %u", task,
-                  hwloc_bitmap_weight (pt->cpus), cpt);
+            pc_fail (msg,
+                     len,
+                     "task %u: %d CPUs instead of %u",
+                     task,
+                     hwloc_bitmap_weight (pt->cpus),
+                     cpt);
             goto out;
         }
         int os;
@@ -1471,9 +1754,12 @@ int placecheck (const topo_t *t, const struct place_request *req,
         {
             int idx = topo_pu_index (t, (unsigned)os);
             if (idx < 0 || !m.free[idx]) {
-                pc_fail (msg, len, "task %u: CPU %d is not free (offline, "
-                      "disallowed, busy or taken by an earlier task)",
-                      task, os);
+                pc_fail (msg,
+                         len,
+                         "task %u: CPU %d is not free (offline, "
+                         "disallowed, busy or taken by an earlier task)",
+                         task,
+                         os);
                 goto out;
             }
         }
@@ -1484,13 +1770,17 @@ int placecheck (const topo_t *t, const struct place_request *req,
             m.in[i] = hwloc_bitmap_isset (pt->cpus, m.pu[i]->os);
             m.din[m.pu[i]->dom[TOPO_NUMA]] += m.in[i];
             if (m.in[i])
-                hwloc_bitmap_or (mems, mems,
+                hwloc_bitmap_or (mems,
+                                 mems,
                                  topo_numa_nodeset (t,
                                                     m.pu[i]->dom[TOPO_NUMA]));
         }
         if (!hwloc_bitmap_isequal (mems, pt->mems)) {
-            pc_fail (msg, len, "task %u: mems are not the nodes of its "
-                  "domains", task);
+            pc_fail (msg,
+                     len,
+                     "task %u: mems are not the nodes of its "
+                     "domains",
+                     task);
             goto out;
         }
         core_counts (&m);
@@ -1514,8 +1804,11 @@ int placecheck (const topo_t *t, const struct place_request *req,
                           || req->policy == PLACE_NUMA_SPREAD
                           || req->policy == PLACE_CACHE_SHARED;
             if (!!(fb & PLACE_FB_MIXED_KINDS) != (kinded && mixed)) {
-                pc_fail (msg, len, "task %u: mixed-kinds is %s, the task's "
-                         "CPUs are of %s kind", task,
+                pc_fail (msg,
+                         len,
+                         "task %u: mixed-kinds is %s, the task's "
+                         "CPUs are of %s kind",
+                         task,
                          fb & PLACE_FB_MIXED_KINDS ? "set" : "unset",
                          mixed ? "more than one" : "one");
                 goto out;
@@ -1523,13 +1816,19 @@ int placecheck (const topo_t *t, const struct place_request *req,
             fb &= ~(unsigned)PLACE_FB_MIXED_KINDS;
             unsigned nk = kind_count (&m);
             int want = kinded && nk >= 2
-                       ? expected_kind (&m, req->policy, cpt, nk) : -1;
+                           ? expected_kind (&m, req->policy, cpt, nk)
+                           : -1;
             if (want >= 0) {
                 for (unsigned i = 0; i < m.n; i++) {
                     if (m.in[i] && m.pu[i]->kind != want) {
-                        pc_fail (msg, len, "task %u: CPU %u of kind %d, the "
-                                 "kind rule wants kind %d only", task,
-                                 m.pu[i]->os, m.pu[i]->kind, want);
+                        pc_fail (msg,
+                                 len,
+                                 "task %u: CPU %u of kind %d, the "
+                                 "kind rule wants kind %d only",
+                                 task,
+                                 m.pu[i]->os,
+                                 m.pu[i]->kind,
+                                 want);
                         goto out;
                     }
                     if (m.free[i] && m.pu[i]->kind != want) {
@@ -1554,8 +1853,11 @@ int placecheck (const topo_t *t, const struct place_request *req,
                 if (m.in[i] && m.cin[m.pu[i]->dom[TOPO_CORE]])
                     with_task = true;
             if (!!(fb & PLACE_FB_SHARED_WITH_TASK) != with_task) {
-                pc_fail (msg, len, "task %u: shared-with-task is %s but a "
-                         "core of the task %s a PU of an earlier task", task,
+                pc_fail (msg,
+                         len,
+                         "task %u: shared-with-task is %s but a "
+                         "core of the task %s a PU of an earlier task",
+                         task,
                          fb & PLACE_FB_SHARED_WITH_TASK ? "set" : "unset",
                          with_task ? "holds" : "holds no");
                 goto out;
@@ -1565,8 +1867,14 @@ int placecheck (const topo_t *t, const struct place_request *req,
         int r = 0;
         switch (req->policy) {
             case PLACE_NUMA_LOCAL:
-                r = check_numa_local_step (&m, task, cpt, req->ntasks, fb,
-                                           di, msg, len);
+                r = check_numa_local_step (&m,
+                                           task,
+                                           cpt,
+                                           req->ntasks,
+                                           fb,
+                                           di,
+                                           msg,
+                                           len);
                 break;
             case PLACE_NUMA_SPREAD:
                 r = check_numa_spread (&m, task, cpt, fb, di, msg, len);
@@ -1581,8 +1889,11 @@ int placecheck (const topo_t *t, const struct place_request *req,
                         && !topo_numa_is_local (t, m.pu[i]->dom[TOPO_NUMA]))
                         pseudo = true;
                 if (fb != (pseudo ? PLACE_FB_NO_LOCAL_NUMA : 0)) {
-                    pc_fail (msg, len, "task %u: random fallback 0x%x", task,
-                          fb);
+                    pc_fail (msg,
+                             len,
+                             "task %u: random fallback 0x%x",
+                             task,
+                             fb);
                     r = -1;
                 }
                 break;
@@ -1688,9 +1999,9 @@ static hwloc_bitmap_t make_allowed (const topo_t *t, int v, uint64_t *rs)
         keep[c] = rng_chance (rs, 60);
     for (unsigned i = 0; i < topo_npus (t); i++) {
         const struct topo_pu *p = topo_pu (t, i);
-        bool in = v == 1 ? rng_chance (rs, 70)
-                : v == 2 ? keep[p->dom[TOPO_CORE]]
-                : p->dom[TOPO_PKG] < (npkg + 1) / 2;
+        bool in = v == 1   ? rng_chance (rs, 70)
+                  : v == 2 ? keep[p->dom[TOPO_CORE]]
+                           : p->dom[TOPO_PKG] < (npkg + 1) / 2;
         if (in)
             hwloc_bitmap_set (set, p->os);
     }
@@ -1715,7 +2026,8 @@ static hwloc_bitmap_t make_busy (const topo_t *t, int v, uint64_t *rs)
         keep[c] = rng_chance (rs, 40);
     if (v == 4) {
         struct place_request req = {
-            .policy = PLACE_NUMA_LOCAL, .ntasks = 2,
+            .policy = PLACE_NUMA_LOCAL,
+            .ntasks = 2,
             .cpus_per_task = topo_npus (t) / 8 ? topo_npus (t) / 8 : 1,
         };
         struct place_plan *plan = place_compute (t, &req, NULL);
@@ -1725,9 +2037,9 @@ static hwloc_bitmap_t make_busy (const topo_t *t, int v, uint64_t *rs)
     }
     for (unsigned i = 0; v < 4 && i < topo_npus (t); i++) {
         const struct topo_pu *p = topo_pu (t, i);
-        bool in = v == 1 ? rng_chance (rs, 25)
-                : v == 2 ? rng_chance (rs, 50)
-                : keep[p->dom[TOPO_CORE]];
+        bool in = v == 1   ? rng_chance (rs, 25)
+                  : v == 2 ? rng_chance (rs, 50)
+                           : keep[p->dom[TOPO_CORE]];
         if (in)
             hwloc_bitmap_set (set, p->os);
     }
@@ -1736,10 +2048,12 @@ static hwloc_bitmap_t make_busy (const topo_t *t, int v, uint64_t *rs)
 }
 
 const enum place_policy placecheck_policies[] = {
-    PLACE_NUMA_LOCAL, PLACE_NUMA_SPREAD, PLACE_CACHE_SHARED, PLACE_RANDOM,
+    PLACE_NUMA_LOCAL,
+    PLACE_NUMA_SPREAD,
+    PLACE_CACHE_SHARED,
+    PLACE_RANDOM,
     PLACE_NONE,
 };
-
 
 /* log of the binomial coefficient (n choose k) */
 static double log_choose (unsigned n, unsigned k)
@@ -1760,10 +2074,12 @@ struct counts {
     unsigned plans, fallbacks, errors;
 };
 
-static void run_case (const char *name, const topo_t *t,
-                      struct place_request *req, struct counts *cnt)
+static void run_case (const char *name,
+                      const topo_t *t,
+                      struct place_request *req,
+                      struct counts *cnt)
 {
-    pin_error_t err = { { 0 } };
+    pin_error_t err = {{0}};
     char msg[512];
     unsigned navail = placecheck_limit (t, req);
     uint64_t total = (uint64_t)req->ntasks * req->cpus_per_task;
@@ -1771,18 +2087,28 @@ static void run_case (const char *name, const topo_t *t,
 
     if (total > navail) {
         /* the fallback places it (and placecheck checks its rules) ... */
-        bool empty = req->allowed
-                     && !hwloc_bitmap_intersects (req->allowed,
-                                                  topo_cpuset (t));
-        ck_assert_msg (plan != NULL || empty, "%s: %s -n %u -c %u (%u "
-                       "available): no fallback: %s", name,
-                       place_policy_name (req->policy), req->ntasks,
-                       req->cpus_per_task, navail, err.text);
+        bool empty =
+            req->allowed
+            && !hwloc_bitmap_intersects (req->allowed, topo_cpuset (t));
+        ck_assert_msg (plan != NULL || empty,
+                       "%s: %s -n %u -c %u (%u "
+                       "available): no fallback: %s",
+                       name,
+                       place_policy_name (req->policy),
+                       req->ntasks,
+                       req->cpus_per_task,
+                       navail,
+                       err.text);
         if (plan) {
             int rc = placecheck (t, req, plan, msg, sizeof (msg));
-            ck_assert_msg (rc == 0, "%s: %s -n %u -c %u (%u available): %s",
-                           name, place_policy_name (req->policy),
-                           req->ntasks, req->cpus_per_task, navail, msg);
+            ck_assert_msg (rc == 0,
+                           "%s: %s -n %u -c %u (%u available): %s",
+                           name,
+                           place_policy_name (req->policy),
+                           req->ntasks,
+                           req->cpus_per_task,
+                           navail,
+                           msg);
             /* the busy PUs held by 1-4 other steps each (req.load): the
              * same rules, the least-loaded first; held by one each, the
              * plan of no load at all */
@@ -1799,20 +2125,30 @@ static void run_case (const char *name, const topo_t *t,
                 for (unsigned i = 0; i < nl; i++)
                     ld[i] = 1;
                 struct place_plan *ones = place_compute (t, &lr, &err);
-                ck_assert_msg (ones && plans_equal (plan, ones), "%s: %s -n "
+                ck_assert_msg (ones && plans_equal (plan, ones),
+                               "%s: %s -n "
                                "%u -c %u: load 1 everywhere changed the plan",
-                               name, place_policy_name (req->policy),
-                               req->ntasks, req->cpus_per_task);
+                               name,
+                               place_policy_name (req->policy),
+                               req->ntasks,
+                               req->cpus_per_task);
                 place_plan_destroy (ones);
                 for (unsigned i = 0; i < nl; i++)
                     ld[i] = 1 + (unsigned)(rng_next (&rs) % 4);
                 struct place_plan *lp = place_compute (t, &lr, &err);
-                ck_assert_msg (lp != NULL, "%s: %s with load: %s", name,
-                               place_policy_name (req->policy), err.text);
+                ck_assert_msg (lp != NULL,
+                               "%s: %s with load: %s",
+                               name,
+                               place_policy_name (req->policy),
+                               err.text);
                 rc = placecheck (t, &lr, lp, msg, sizeof (msg));
-                ck_assert_msg (rc == 0, "%s: %s -n %u -c %u with load: %s",
-                               name, place_policy_name (req->policy),
-                               req->ntasks, req->cpus_per_task, msg);
+                ck_assert_msg (rc == 0,
+                               "%s: %s -n %u -c %u with load: %s",
+                               name,
+                               place_policy_name (req->policy),
+                               req->ntasks,
+                               req->cpus_per_task,
+                               msg);
                 place_plan_destroy (lp);
                 free (ld);
             }
@@ -1823,30 +2159,48 @@ static void run_case (const char *name, const topo_t *t,
         struct place_request strict = *req;
         strict.refuse = PLACE_REFUSE_SHARE | PLACE_REFUSE_OVERSUBSCRIBE;
         plan = place_compute (t, &strict, &err);
-        ck_assert_msg (plan == NULL, "%s: %s -n %u -c %u: %u available, "
-                       "refused, yet a plan", name,
-                       place_policy_name (req->policy), req->ntasks,
-                       req->cpus_per_task, navail);
+        ck_assert_msg (plan == NULL,
+                       "%s: %s -n %u -c %u: %u available, "
+                       "refused, yet a plan",
+                       name,
+                       place_policy_name (req->policy),
+                       req->ntasks,
+                       req->cpus_per_task,
+                       navail);
         ck_assert_msg (strstr (err.text, "exceeds the") != NULL,
-                       "%s: error '%s'", name, err.text);
+                       "%s: error '%s'",
+                       name,
+                       err.text);
         cnt->errors++;
         return;
     }
-    ck_assert_msg (plan != NULL, "%s: %s -n %u -c %u (%u available): %s",
-                   name, place_policy_name (req->policy), req->ntasks,
-                   req->cpus_per_task, navail, err.text);
+    ck_assert_msg (plan != NULL,
+                   "%s: %s -n %u -c %u (%u available): %s",
+                   name,
+                   place_policy_name (req->policy),
+                   req->ntasks,
+                   req->cpus_per_task,
+                   navail,
+                   err.text);
     int rc = placecheck (t, req, plan, msg, sizeof (msg));
-    ck_assert_msg (rc == 0, "%s: %s -n %u -c %u (%u available): %s", name,
-                   place_policy_name (req->policy), req->ntasks,
-                   req->cpus_per_task, navail, msg);
+    ck_assert_msg (rc == 0,
+                   "%s: %s -n %u -c %u (%u available): %s",
+                   name,
+                   place_policy_name (req->policy),
+                   req->ntasks,
+                   req->cpus_per_task,
+                   navail,
+                   msg);
     cnt->plans++;
 
     if (req->policy == PLACE_RANDOM) {
         /* same seed: the same plan */
         struct place_plan *again = place_compute (t, req, &err);
         ck_assert_ptr_nonnull (again);
-        ck_assert_msg (plans_equal (plan, again), "%s: random seed %llu "
-                       "gave two plans", name,
+        ck_assert_msg (plans_equal (plan, again),
+                       "%s: random seed %llu "
+                       "gave two plans",
+                       name,
                        (unsigned long long)req->seed);
         place_plan_destroy (again);
         /* another seed: another plan, where there are very many */
@@ -1855,10 +2209,13 @@ static void run_case (const char *name, const topo_t *t,
             r2.seed = req->seed + 1;
             struct place_plan *other = place_compute (t, &r2, &err);
             ck_assert_ptr_nonnull (other);
-            ck_assert_msg (!plans_equal (plan, other), "%s: seeds %llu and "
+            ck_assert_msg (!plans_equal (plan, other),
+                           "%s: seeds %llu and "
                            "%llu gave the same plan of %u CPUs among %u",
-                           name, (unsigned long long)req->seed,
-                           (unsigned long long)r2.seed, req->cpus_per_task,
+                           name,
+                           (unsigned long long)req->seed,
+                           (unsigned long long)r2.seed,
+                           req->cpus_per_task,
                            navail);
             place_plan_destroy (other);
         }
@@ -1868,11 +2225,11 @@ static void run_case (const char *name, const topo_t *t,
 
 void placecheck_grid (const char *name, const topo_t *t, uint64_t seed)
 {
-    struct counts cnt = { 0, 0, 0 };
+    struct counts cnt = {0, 0, 0};
     unsigned npu = topo_npus (t);
-    const unsigned cpts[] = { 1, 2, 3, 4, 7, 8, 16, npu / 4, npu / 2,
-                              npu - 1, npu, npu + 1 };
-    const unsigned ntasks[] = { 1, 2, 3, 4, 8 };
+    const unsigned cpts[] =
+        {1, 2, 3, 4, 7, 8, 16, npu / 4, npu / 2, npu - 1, npu, npu + 1};
+    const unsigned ntasks[] = {1, 2, 3, 4, 8};
     uint64_t rs = seed ? seed : 1;
 
     for (int av = 0; av < NALLOWED; av++) {
@@ -1904,6 +2261,9 @@ void placecheck_grid (const char *name, const topo_t *t, uint64_t seed)
     /* the grid must have produced plans, fallbacks and refusals on every
      * machine */
     ck_assert_msg (cnt.plans > 0 && cnt.fallbacks > 0 && cnt.errors > 0,
-                   "%s: %u plans, %u fallbacks, %u refusals", name,
-                   cnt.plans, cnt.fallbacks, cnt.errors);
+                   "%s: %u plans, %u fallbacks, %u refusals",
+                   name,
+                   cnt.plans,
+                   cnt.fallbacks,
+                   cnt.errors);
 }

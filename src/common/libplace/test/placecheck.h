@@ -15,17 +15,20 @@
 #ifndef PIN_PLACECHECK_H
 #define PIN_PLACECHECK_H
 
+#include <check.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <check.h>
 
-#include "libtopo/topo.h"
 #include "libplace/place.h"
+#include "libtopo/topo.h"
 
 /* Check `plan` (computed by place_compute for `req` on `t`).  Returns 0
  * if every invariant holds, else -1 with a description in msg. */
-int placecheck (const topo_t *t, const struct place_request *req,
-                const struct place_plan *plan, char *msg, size_t len);
+int placecheck (const topo_t *t,
+                const struct place_request *req,
+                const struct place_plan *plan,
+                char *msg,
+                size_t len);
 
 /* Number of PUs in allowed-minus-busy for req (the free PUs). */
 unsigned placecheck_navail (const topo_t *t, const struct place_request *req);
@@ -42,7 +45,8 @@ extern const enum place_policy placecheck_policies[];
  * tasks, 1, 2, 3, 4, 7, 8, 16, a quarter, half, all but one, all and one
  * more than all PUs per task, four allowed sets (all, random PUs, random
  * whole cores, half the packages) and five busy sets (none, 25% and 50%
- * of the PUs, 40% of the cores, an earlier step's PUs) drawn from `seed`; for random also same seed => same plan, and another seed
+ * of the PUs, 40% of the cores, an earlier step's PUs) drawn from `seed`; for
+ * random also same seed => same plan, and another seed
  * => another plan where there are more than 1e9 possible subsets.  Every
  * plan goes through placecheck(), the fallback plans of too large
  * requests too; with req.refuse set every too large request must fail. */

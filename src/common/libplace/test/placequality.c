@@ -18,18 +18,18 @@ enum { S_OUT = 0, S_FREE, S_TAKEN };
 struct qm {
     const topo_t *t;
     unsigned n, nd[TOPO_NLEVELS];
-    unsigned char *st;      /* [n] S_* */
-    unsigned *owner;        /* [n] task holding a taken PU */
-    bool *busy;             /* [n] in the request's busy set */
-    bool *in;               /* [n] in the current task */
-    unsigned *csize, *cfree;    /* [ncore] */
-    unsigned *wcap;         /* [nnuma] PUs on wholly free cores */
-    bool *wunused;          /* [nnuma] a wholly free core the task left */
-    unsigned *mark;         /* [max domains] */
+    unsigned char *st;       /* [n] S_* */
+    unsigned *owner;         /* [n] task holding a taken PU */
+    bool *busy;              /* [n] in the request's busy set */
+    bool *in;                /* [n] in the current task */
+    unsigned *csize, *cfree; /* [ncore] */
+    unsigned *wcap;          /* [nnuma] PUs on wholly free cores */
+    bool *wunused;           /* [nnuma] a wholly free core the task left */
+    unsigned *mark;          /* [max domains] */
     unsigned gen;
     int maxkind;
-    unsigned *kfree;        /* [nnuma * (maxkind + 2)] free PUs per kind */
-    unsigned *kwfree;       /* the same, on wholly free cores only */
+    unsigned *kfree;  /* [nnuma * (maxkind + 2)] free PUs per kind */
+    unsigned *kwfree; /* the same, on wholly free cores only */
 };
 
 static void qm_free (struct qm *m)
@@ -90,10 +90,12 @@ void placequality_free (struct placequality *q)
     }
 }
 
-int placequality (const topo_t *t, const struct place_request *req,
-                  const struct place_plan *plan, struct placequality *q)
+int placequality (const topo_t *t,
+                  const struct place_request *req,
+                  const struct place_plan *plan,
+                  struct placequality *q)
 {
-    struct qm m = { .t = t };
+    struct qm m = {.t = t};
     unsigned maxd = 1;
     hwloc_bitmap_t mems = hwloc_bitmap_alloc ();
     bool *numa_eligible = NULL, *pkg_eligible = NULL;
@@ -109,7 +111,7 @@ int placequality (const topo_t *t, const struct place_request *req,
     for (unsigned i = 0; i < m.n; i++)
         if (topo_pu (t, i)->kind > m.maxkind)
             m.maxkind = topo_pu (t, i)->kind;
-    unsigned nk = (unsigned)(m.maxkind + 2);   /* kind -1 is slot 0 */
+    unsigned nk = (unsigned)(m.maxkind + 2); /* kind -1 is slot 0 */
     unsigned nnuma = m.nd[TOPO_NUMA], npkg = m.nd[TOPO_PKG];
     unsigned ncore = m.nd[TOPO_CORE];
 
@@ -132,8 +134,8 @@ int placequality (const topo_t *t, const struct place_request *req,
     q->task = calloc (plan->ntasks + 1, sizeof (*q->task));
     q->numa_tasks = calloc (nnuma + 1, sizeof (*q->numa_tasks));
     q->pkg_tasks = calloc (npkg + 1, sizeof (*q->pkg_tasks));
-    if (!mems || !m.st || !m.owner || !m.busy || !m.in || !m.csize
-        || !m.cfree || !m.wcap || !m.wunused || !m.mark || !m.kfree || !m.kwfree
+    if (!mems || !m.st || !m.owner || !m.busy || !m.in || !m.csize || !m.cfree
+        || !m.wcap || !m.wunused || !m.mark || !m.kfree || !m.kwfree
         || !numa_eligible || !pkg_eligible || !q->task || !q->numa_tasks
         || !q->pkg_tasks)
         goto nomem;
@@ -141,8 +143,8 @@ int placequality (const topo_t *t, const struct place_request *req,
     for (unsigned i = 0; i < m.n; i++) {
         const struct topo_pu *p = topo_pu (t, i);
         m.busy[i] = req->busy && hwloc_bitmap_isset (req->busy, p->os);
-        bool allowed = !req->allowed
-                       || hwloc_bitmap_isset (req->allowed, p->os);
+        bool allowed =
+            !req->allowed || hwloc_bitmap_isset (req->allowed, p->os);
         m.st[i] = allowed && !m.busy[i] ? S_FREE : S_OUT;
         m.csize[p->dom[TOPO_CORE]]++;
         if (m.st[i] == S_FREE)
@@ -292,9 +294,11 @@ int placequality (const topo_t *t, const struct place_request *req,
         hwloc_bitmap_zero (mems);
         for (unsigned i = 0; i < m.n; i++)
             if (m.in[i])
-                hwloc_bitmap_or (mems, mems,
-                                 topo_numa_nodeset (t, topo_pu (t, i)
-                                                          ->dom[TOPO_NUMA]));
+                hwloc_bitmap_or (mems,
+                                 mems,
+                                 topo_numa_nodeset (t,
+                                                    topo_pu (t, i)
+                                                        ->dom[TOPO_NUMA]));
         r->mems_local = hwloc_bitmap_isequal (mems, pt->mems);
         if (local_mems && !r->mems_local)
             q->mems_wrong++;
@@ -386,28 +390,43 @@ nomem:
     return -1;
 }
 
-const char *placequality_string (const struct placequality *q, char *buf,
+const char *placequality_string (const struct placequality *q,
+                                 char *buf,
                                  size_t len)
 {
     size_t used = 0;
-    int rc = snprintf (buf, len, "shared-cores %u shared-busy %u "
+    int rc = snprintf (buf,
+                       len,
+                       "shared-cores %u shared-busy %u "
                        "avoidable same-numa %u any-numa %u stacked %u "
-                       "mems-wrong %u mixed %u/%u numa", q->shared_cores,
-                       q->shared_busy, q->avoidable_same_numa,
-                       q->avoidable_any_numa, q->numa_stacked, q->mems_wrong,
-                       q->mixed_kinds, q->mixed_avoidable);
+                       "mems-wrong %u mixed %u/%u numa",
+                       q->shared_cores,
+                       q->shared_busy,
+                       q->avoidable_same_numa,
+                       q->avoidable_any_numa,
+                       q->numa_stacked,
+                       q->mems_wrong,
+                       q->mixed_kinds,
+                       q->mixed_avoidable);
     if (rc < 0 || (size_t)rc >= len)
         return buf;
     used = (size_t)rc;
     for (unsigned d = 0; d < q->nnuma && used < len; d++) {
-        rc = snprintf (buf + used, len - used, "%s%u", d ? "/" : " ",
+        rc = snprintf (buf + used,
+                       len - used,
+                       "%s%u",
+                       d ? "/" : " ",
                        q->numa_tasks[d]);
         if (rc < 0)
             return buf;
         used += (size_t)rc;
     }
     if (used < len)
-        snprintf (buf + used, len - used, " (imbalance %u) packages "
-                  "imbalance %u", q->numa_imbalance, q->pkg_imbalance);
+        snprintf (buf + used,
+                  len - used,
+                  " (imbalance %u) packages "
+                  "imbalance %u",
+                  q->numa_imbalance,
+                  q->pkg_imbalance);
     return buf;
 }

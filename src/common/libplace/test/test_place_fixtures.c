@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libplace/place.h"
 #include "libtest/fixtures.h"
 #include "libtopo/topo.h"
-#include "libplace/place.h"
 #include "placecheck.h"
 
 static struct fixture *fx;
@@ -34,12 +34,12 @@ static const struct {
     const char *file;
     const char *forbidden;
 } forbidden[] = {
-    { "cts1-quartz-smt1.xml", "36-71" },
-    { "coral-lassen.xml", "0-7,88-95" },
-    { "16em64t-4s2c2t-offlines.xml", "2,5,7-11,13-14" },
-    { "16amd64-8n2c-cpusets.xml", "4,7-11" },
-    { "64intel64-3g2n+2n-irregulargroups+pci.xml", "16-63" },
-    { "derived/offline-cpu0-node0.xml", "0-3,21-23" },
+    {"cts1-quartz-smt1.xml", "36-71"},
+    {"coral-lassen.xml", "0-7,88-95"},
+    {"16em64t-4s2c2t-offlines.xml", "2,5,7-11,13-14"},
+    {"16amd64-8n2c-cpusets.xml", "4,7-11"},
+    {"64intel64-3g2n+2n-irregulargroups+pci.xml", "16-63"},
+    {"derived/offline-cpu0-node0.xml", "0-3,21-23"},
 };
 
 static void check_forbidden (const char *name, const topo_t *t)
@@ -52,15 +52,17 @@ static void check_forbidden (const char *name, const topo_t *t)
                           0);
         for (size_t p = 0; p < PLACECHECK_NPOLICIES; p++) {
             struct place_request req = {
-                .policy = placecheck_policies[p], .ntasks = 1,
-                .cpus_per_task = topo_npus (t), .seed = 1,
+                .policy = placecheck_policies[p],
+                .ntasks = 1,
+                .cpus_per_task = topo_npus (t),
+                .seed = 1,
             };
             pin_error_t err;
             struct place_plan *plan = place_compute (t, &req, &err);
             ck_assert_msg (plan != NULL, "%s: %s", name, err.text);
-            ck_assert_msg (!hwloc_bitmap_intersects (plan->tasks[0].cpus,
-                                                     bad),
-                           "%s: %s uses an offline/disallowed PU", name,
+            ck_assert_msg (!hwloc_bitmap_intersects (plan->tasks[0].cpus, bad),
+                           "%s: %s uses an offline/disallowed PU",
+                           name,
                            place_policy_name (placecheck_policies[p]));
             place_plan_destroy (plan);
         }

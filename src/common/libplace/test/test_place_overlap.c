@@ -24,12 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libplace/place.h"
 #include "libtest/fixtures.h"
 #include "libtopo/topo.h"
-#include "libplace/place.h"
 #include "placecheck.h"
 
-static struct fixture *fx;      /* own machines, then the shared ones */
+static struct fixture *fx; /* own machines, then the shared ones */
 static size_t nfx;
 
 static const char *src_of (const char *name)
@@ -56,43 +56,95 @@ struct exact {
     unsigned ntasks, cpt;
     const char *allowed;
     const char *busy;
-    const char *load;       /* "pu:count,..." of the busy PUs; NULL: none */
-    const char *expect[4];  /* per task "cpus|fallback" */
+    const char *load;      /* "pu:count,..." of the busy PUs; NULL: none */
+    const char *expect[4]; /* per task "cpus|fallback" */
 };
 
 static const struct exact exact[] = {
     /* own-2s-smt-linux, allowed 0-1,8-9: core 0 = {0,8}, core 1 = {1,9},
      * logical order 0,8,1,9.  Without counts: the lowest logical PU. */
-    { "own-2s-smt-linux", "numa-local", 1, 1, "0-1,8-9", "0-1,8-9", NULL,
-      { "0|shared-with-step" } },
+    {"own-2s-smt-linux",
+     "numa-local",
+     1,
+     1,
+     "0-1,8-9",
+     "0-1,8-9",
+     NULL,
+     {"0|shared-with-step"}},
     /* 0 held by 3 steps, 8 by 2, 1 and 9 by 1: PU 1 (core 1 holds 2 in
      * all, the tie of 1 and 9 goes to the lower logical index) */
-    { "own-2s-smt-linux", "numa-local", 1, 1, "0-1,8-9", "0-1,8-9",
-      "0:3,8:2,1:1,9:1", { "1|shared-with-step" } },
+    {"own-2s-smt-linux",
+     "numa-local",
+     1,
+     1,
+     "0-1,8-9",
+     "0-1,8-9",
+     "0:3,8:2,1:1,9:1",
+     {"1|shared-with-step"}},
     /* two tasks: 1, then 9 (held by 1, fewer than 8's 2) */
-    { "own-2s-smt-linux", "numa-spread", 2, 1, "0-1,8-9", "0-1,8-9",
-      "0:3,8:2,1:1,9:1", { "1|shared-with-step", "9|shared-with-step" } },
+    {"own-2s-smt-linux",
+     "numa-spread",
+     2,
+     1,
+     "0-1,8-9",
+     "0-1,8-9",
+     "0:3,8:2,1:1,9:1",
+     {"1|shared-with-step", "9|shared-with-step"}},
     /* a task of 2: the two least held PUs */
-    { "own-2s-smt-linux", "cache-shared", 1, 2, "0-1,8-9", "0-1,8-9",
-      "0:1,8:4,1:2,9:3", { "0-1|shared-with-step" } },
+    {"own-2s-smt-linux",
+     "cache-shared",
+     1,
+     2,
+     "0-1,8-9",
+     "0-1,8-9",
+     "0:1,8:4,1:2,9:3",
+     {"0-1|shared-with-step"}},
     /* a free PU still comes first, whatever the counts of the busy ones */
-    { "own-2s-smt-linux", "numa-local", 2, 1, "0-1,8-9", "0-1,8",
-      "0:1,1:1,8:1", { "9|", "0|shared-with-step" } },
+    {"own-2s-smt-linux",
+     "numa-local",
+     2,
+     1,
+     "0-1,8-9",
+     "0-1,8",
+     "0:1,1:1,8:1",
+     {"9|", "0|shared-with-step"}},
     /* equal counts: as without counts (the core with fewer holders) */
-    { "own-2s-smt-linux", "numa-local", 3, 1, "0-1,8-9", "0-1,8-9",
-      "0:2,8:2,1:2,9:2", { "0|shared-with-step", "1|shared-with-step",
-                           "8|shared-with-step" } },
+    {"own-2s-smt-linux",
+     "numa-local",
+     3,
+     1,
+     "0-1,8-9",
+     "0-1,8-9",
+     "0:2,8:2,1:2,9:2",
+     {"0|shared-with-step", "1|shared-with-step", "8|shared-with-step"}},
     /* POWER9 SMT4, first usable PU 8: one core 8-11 allowed, all held */
-    { "coral-lassen.xml", "numa-local", 1, 1, "8-11", "8-11",
-      "8:5,9:2,10:2,11:3", { "9|shared-with-step" } },
+    {"coral-lassen.xml",
+     "numa-local",
+     1,
+     1,
+     "8-11",
+     "8-11",
+     "8:5,9:2,10:2,11:3",
+     {"9|shared-with-step"}},
     /* the step's own tasks first: task 1 takes the two PUs task 0 left,
      * however many steps hold them */
-    { "coral-lassen.xml", "numa-spread", 2, 2, "8-11", "8-11",
-      "8:5,9:2,10:2,11:3", { "9-10|shared-with-step",
-                             "8,11|shared-with-step" } },
+    {"coral-lassen.xml",
+     "numa-spread",
+     2,
+     2,
+     "8-11",
+     "8-11",
+     "8:5,9:2,10:2,11:3",
+     {"9-10|shared-with-step", "8,11|shared-with-step"}},
     /* SNC: the 2 first PUs of the two NUMA domains of package 0 */
-    { "ipa20.xml", "numa-local", 1, 1, "0,14", "0,14", "0:4,14:3",
-      { "14|shared-with-step" } },
+    {"ipa20.xml",
+     "numa-local",
+     1,
+     1,
+     "0,14",
+     "0,14",
+     "0:4,14:3",
+     {"14|shared-with-step"}},
 };
 
 START_TEST (exact_plans)
@@ -109,11 +161,14 @@ START_TEST (exact_plans)
     ck_assert_msg (t != NULL, "%s: %s", e->machine, err.text);
     hwloc_bitmap_t allowed = set_of (e->allowed);
     hwloc_bitmap_t busy = set_of (e->busy);
-    unsigned load[256] = { 0 };
+    unsigned load[256] = {0};
     struct place_request req = {
-        .ntasks = e->ntasks, .cpus_per_task = e->cpt,
-        .allowed = allowed, .busy = busy,
-        .load = e->load ? load : NULL, .nload = 256,
+        .ntasks = e->ntasks,
+        .cpus_per_task = e->cpt,
+        .allowed = allowed,
+        .busy = busy,
+        .load = e->load ? load : NULL,
+        .nload = 256,
     };
     for (const char *p = e->load; p && *p;) {
         unsigned pu, n;
@@ -130,19 +185,34 @@ START_TEST (exact_plans)
     for (unsigned i = 0; i < e->ntasks; i++) {
         char got[256], fb[128];
         char *c = topo_list_format (plan->tasks[i].cpus);
-        snprintf (got, sizeof (got), "%s|%s", c,
-                  place_fallback_string (plan->tasks[i].fallback, fb,
+        snprintf (got,
+                  sizeof (got),
+                  "%s|%s",
+                  c,
+                  place_fallback_string (plan->tasks[i].fallback,
+                                         fb,
                                          sizeof (fb)));
         free (c);
-        ck_assert_msg (strcmp (got, e->expect[i]) == 0, "%s %s -n %u -c %u "
+        ck_assert_msg (strcmp (got, e->expect[i]) == 0,
+                       "%s %s -n %u -c %u "
                        "allowed %s busy %s load %s: task %u is %s, expected "
-                       "%s", e->machine, e->policy, e->ntasks, e->cpt,
-                       e->allowed, e->busy, e->load ? e->load : "-", i, got,
+                       "%s",
+                       e->machine,
+                       e->policy,
+                       e->ntasks,
+                       e->cpt,
+                       e->allowed,
+                       e->busy,
+                       e->load ? e->load : "-",
+                       i,
+                       got,
                        e->expect[i]);
     }
     char msg[512];
     ck_assert_msg (placecheck (t, &req, plan, msg, sizeof (msg)) == 0,
-                   "%s: %s", e->machine, msg);
+                   "%s: %s",
+                   e->machine,
+                   msg);
     place_plan_destroy (plan);
     hwloc_bitmap_free (allowed);
     hwloc_bitmap_free (busy);
@@ -184,9 +254,11 @@ static hwloc_bitmap_t job_set (const topo_t *t, int v)
  * each seeing the earlier ones as busy (with their counts when
  * with_load).  Returns the largest max - min of steps per allowed PU seen
  * after any step. */
-static unsigned run_sequence (const char *name, const topo_t *t,
+static unsigned run_sequence (const char *name,
+                              const topo_t *t,
                               enum place_policy policy,
-                              hwloc_const_bitmap_t allowed, bool with_load)
+                              hwloc_const_bitmap_t allowed,
+                              bool with_load)
 {
     int lastpu = hwloc_bitmap_last (topo_cpuset (t));
     unsigned nload = (unsigned)lastpu + 1;
@@ -198,17 +270,25 @@ static unsigned run_sequence (const char *name, const topo_t *t,
     ck_assert_ptr_nonnull (busy);
     for (unsigned s = 0; s < NSTEPS; s++) {
         struct place_request req = {
-            .policy = policy, .ntasks = 1, .cpus_per_task = 1,
-            .allowed = allowed, .busy = busy, .seed = s + 1,
-            .load = with_load ? load : NULL, .nload = nload,
+            .policy = policy,
+            .ntasks = 1,
+            .cpus_per_task = 1,
+            .allowed = allowed,
+            .busy = busy,
+            .seed = s + 1,
+            .load = with_load ? load : NULL,
+            .nload = nload,
         };
         pin_error_t err;
         char msg[512];
         struct place_plan *plan = place_compute (t, &req, &err);
         ck_assert_msg (plan != NULL, "%s: step %u: %s", name, s, err.text);
         ck_assert_msg (placecheck (t, &req, plan, msg, sizeof (msg)) == 0,
-                       "%s: %s step %u: %s", name, place_policy_name (policy),
-                       s, msg);
+                       "%s: %s step %u: %s",
+                       name,
+                       place_policy_name (policy),
+                       s,
+                       msg);
         int pu = hwloc_bitmap_first (plan->tasks[0].cpus);
         ck_assert_int_ge (pu, 0);
         ck_assert (hwloc_bitmap_isset (allowed, (unsigned)pu));
@@ -218,11 +298,11 @@ static unsigned run_sequence (const char *name, const topo_t *t,
 
         unsigned lo = ~0u, hi = 0;
         int a;
-        hwloc_bitmap_foreach_begin (a, allowed)
-            if ((unsigned)a < nload) {
-                lo = load[a] < lo ? load[a] : lo;
-                hi = load[a] > hi ? load[a] : hi;
-            }
+        hwloc_bitmap_foreach_begin (a, allowed) if ((unsigned)a < nload)
+        {
+            lo = load[a] < lo ? load[a] : lo;
+            hi = load[a] > hi ? load[a] : hi;
+        }
         hwloc_bitmap_foreach_end ();
         if (hi - lo > worst)
             worst = hi - lo;
@@ -233,7 +313,10 @@ static unsigned run_sequence (const char *name, const topo_t *t,
 }
 
 static const enum place_policy seq_policies[] = {
-    PLACE_NUMA_LOCAL, PLACE_NUMA_SPREAD, PLACE_CACHE_SHARED, PLACE_RANDOM,
+    PLACE_NUMA_LOCAL,
+    PLACE_NUMA_SPREAD,
+    PLACE_CACHE_SHARED,
+    PLACE_RANDOM,
 };
 
 START_TEST (overlap_sequence)
@@ -249,21 +332,28 @@ START_TEST (overlap_sequence)
             hwloc_bitmap_free (allowed);
             continue;
         }
-        for (size_t p = 0; p < sizeof (seq_policies) / sizeof (seq_policies[0]);
+        for (size_t p = 0;
+             p < sizeof (seq_policies) / sizeof (seq_policies[0]);
              p++) {
-            unsigned w = run_sequence (f->name, t, seq_policies[p], allowed,
-                                       true);
-            ck_assert_msg (w <= 1, "%s: %d %s --overlap steps on %d PUs: "
-                           "steps per PU differ by %u", f->name, NSTEPS,
+            unsigned w =
+                run_sequence (f->name, t, seq_policies[p], allowed, true);
+            ck_assert_msg (w <= 1,
+                           "%s: %d %s --overlap steps on %d PUs: "
+                           "steps per PU differ by %u",
+                           f->name,
+                           NSTEPS,
                            place_policy_name (seq_policies[p]),
-                           hwloc_bitmap_weight (allowed), w);
+                           hwloc_bitmap_weight (allowed),
+                           w);
         }
         /* the busy bitmap alone piled them up (the defect): so this test
          * fails without the counts */
-        unsigned w0 = run_sequence (f->name, t, PLACE_NUMA_LOCAL, allowed,
-                                    false);
-        ck_assert_msg (w0 > 1, "%s: without holder counts the steps stay "
-                       "balanced (%u): the sequence tests nothing", f->name,
+        unsigned w0 =
+            run_sequence (f->name, t, PLACE_NUMA_LOCAL, allowed, false);
+        ck_assert_msg (w0 > 1,
+                       "%s: without holder counts the steps stay "
+                       "balanced (%u): the sequence tests nothing",
+                       f->name,
                        w0);
         hwloc_bitmap_free (allowed);
     }
@@ -294,7 +384,9 @@ int main (void)
     Suite *s = suite_create ("place_overlap");
     TCase *tc = tcase_create ("overlap");
     tcase_set_timeout (tc, 300);
-    tcase_add_loop_test (tc, exact_plans, 0,
+    tcase_add_loop_test (tc,
+                         exact_plans,
+                         0,
                          (int)(sizeof (exact) / sizeof (exact[0])));
     tcase_add_loop_test (tc, overlap_sequence, 0, (int)nfx);
     suite_add_tcase (s, tc);

@@ -40,6 +40,7 @@
 #endif
 #include <check.h>
 #include <errno.h>
+#include <hwloc.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,11 +48,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <hwloc.h>
-
+#include "libplace/place.h"
 #include "libtest/fixtures.h"
 #include "libtopo/topo.h"
-#include "libplace/place.h"
 #include "placecheck.h"
 #include "placequality.h"
 
@@ -103,33 +102,40 @@ static bool chance (uint64_t *s, unsigned percent)
 /* ---- random machines ---------------------------------------------------- */
 
 enum numa_mode {
-    NM_PKG,         /* pack:P [numa] (group:G) l3 ...        one per socket */
-    NM_GROUP,       /* pack:P group:G [numa] l3 ...          ARM clusters */
-    NM_SNC,         /* pack:P l3:1 group:G [numa] l2 ...     L3 over G nodes */
-    NM_EPYC,        /* pack:P numa:N l3:K ...                NPS, CCX */
-    NM_MACHINE,     /* pack:P (group:G) l3 ...               one node */
-    NM_NESTED,      /* pack:P [numa] group:G [numa] l3 ...   nested nodes */
-    NM_DUAL,        /* pack:P [numa] [numa] l3 ...           DDR + MCDRAM */
-    NM_L3,          /* pack:P l3:K [numa] l2 ...             LLC as NUMA */
+    NM_PKG,     /* pack:P [numa] (group:G) l3 ...        one per socket */
+    NM_GROUP,   /* pack:P group:G [numa] l3 ...          ARM clusters */
+    NM_SNC,     /* pack:P l3:1 group:G [numa] l2 ...     L3 over G nodes */
+    NM_EPYC,    /* pack:P numa:N l3:K ...                NPS, CCX */
+    NM_MACHINE, /* pack:P (group:G) l3 ...               one node */
+    NM_NESTED,  /* pack:P [numa] group:G [numa] l3 ...   nested nodes */
+    NM_DUAL,    /* pack:P [numa] [numa] l3 ...           DDR + MCDRAM */
+    NM_L3,      /* pack:P l3:K [numa] l2 ...             LLC as NUMA */
     NM_COUNT,
 };
 
 static const char *const mode_names[] = {
-    "pkg", "group", "snc", "epyc", "machine", "nested", "dual", "l3",
+    "pkg",
+    "group",
+    "snc",
+    "epyc",
+    "machine",
+    "nested",
+    "dual",
+    "l3",
 };
 
 struct shape {
     enum numa_mode mode;
     unsigned npkg;
-    unsigned ndie;      /* dies per package (1: no die level) */
-    unsigned nclus;     /* clusters between L3 and L2 (0: none) */
-    bool nocore;        /* no Core objects: every PU is its own core */
-    unsigned ngroup;    /* groups per package (0: no group level) */
-    unsigned nnuma;     /* NM_EPYC: NUMA nodes per package */
-    unsigned nl3;       /* L3 per parent (0: no L3 level) */
-    unsigned nl2;       /* L2 per parent (0: no L2 level) */
-    unsigned ncore;     /* cores per L2 (or per parent without L2) */
-    unsigned tpc;       /* PUs per core */
+    unsigned ndie;   /* dies per package (1: no die level) */
+    unsigned nclus;  /* clusters between L3 and L2 (0: none) */
+    bool nocore;     /* no Core objects: every PU is its own core */
+    unsigned ngroup; /* groups per package (0: no group level) */
+    unsigned nnuma;  /* NM_EPYC: NUMA nodes per package */
+    unsigned nl3;    /* L3 per parent (0: no L3 level) */
+    unsigned nl2;    /* L2 per parent (0: no L2 level) */
+    unsigned ncore;  /* cores per L2 (or per parent without L2) */
+    unsigned tpc;    /* PUs per core */
 };
 
 static unsigned shape_npus (const struct shape *sh)
@@ -145,8 +151,8 @@ static unsigned shape_npus (const struct shape *sh)
 
 static void shape_draw (uint64_t *s, struct shape *sh)
 {
-    static const unsigned pkgs[] = { 1, 1, 2, 2, 2, 2, 3, 4, 4, 8 };
-    static const unsigned tpcs[] = { 1, 1, 1, 2, 2, 2, 2, 2, 4, 8 };
+    static const unsigned pkgs[] = {1, 1, 2, 2, 2, 2, 3, 4, 4, 8};
+    static const unsigned tpcs[] = {1, 1, 1, 2, 2, 2, 2, 2, 4, 8};
 
     memset (sh, 0, sizeof (*sh));
     sh->mode = (enum numa_mode)below (s, NM_COUNT);
@@ -167,7 +173,7 @@ static void shape_draw (uint64_t *s, struct shape *sh)
             break;
         case NM_SNC:
             sh->ngroup = between (s, 2, 4);
-            sh->nl3 = 0;    /* the L3 is above the nodes */
+            sh->nl3 = 0; /* the L3 is above the nodes */
             break;
         case NM_EPYC:
             sh->nnuma = between (s, 1, 4);
@@ -183,8 +189,7 @@ static void shape_draw (uint64_t *s, struct shape *sh)
         sh->nl2 = between (s, 1, 6);
         /* L2 per core mostly; shared by 2-4 cores (KNL, POWER9, E-cores) */
         sh->ncore = chance (s, 65) ? 1 : between (s, 2, 4);
-    }
-    else
+    } else
         sh->ncore = between (s, 1, 8);
     /* clusters of cores below the L3 (ARM, Zen 5c) */
     if (sh->ngroup == 0 && sh->nl3 > 0 && sh->mode != NM_EPYC
@@ -211,16 +216,17 @@ static void shape_draw (uint64_t *s, struct shape *sh)
 /* What libtopo must derive from a shape (doc/topology.md): domain counts
  * per level, and memory nodes per NUMA domain (2 where DDR and MCDRAM
  * share the cpuset). */
-static void shape_expect (const struct shape *sh, unsigned n[TOPO_NLEVELS],
+static void shape_expect (const struct shape *sh,
+                          unsigned n[TOPO_NLEVELS],
                           unsigned *nodes)
 {
     unsigned groups = sh->ngroup ? sh->ngroup : 1;
-    unsigned dies = sh->npkg * sh->ndie;    /* everything is per die */
+    unsigned dies = sh->npkg * sh->ndie; /* everything is per die */
 
     n[TOPO_PKG] = sh->npkg;
     n[TOPO_CORE] = sh->nocore ? shape_npus (sh) : shape_npus (sh) / sh->tpc;
-    n[TOPO_L2] = !sh->nl2 ? n[TOPO_CORE]
-               : shape_npus (sh) / (sh->ncore * sh->tpc);
+    n[TOPO_L2] =
+        !sh->nl2 ? n[TOPO_CORE] : shape_npus (sh) / (sh->ncore * sh->tpc);
     switch (sh->mode) {
         case NM_PKG:
         case NM_DUAL:
@@ -245,8 +251,8 @@ static void shape_expect (const struct shape *sh, unsigned n[TOPO_NLEVELS],
     if (sh->mode == NM_SNC)
         n[TOPO_L3] = dies;
     else if (sh->nl3)
-        n[TOPO_L3] = dies * groups
-                     * (sh->mode == NM_EPYC ? sh->nnuma : 1) * sh->nl3;
+        n[TOPO_L3] =
+            dies * groups * (sh->mode == NM_EPYC ? sh->nnuma : 1) * sh->nl3;
     else
         n[TOPO_L3] = n[TOPO_NUMA];
     *nodes = sh->mode == NM_DUAL ? 2 : 1;
@@ -257,15 +263,17 @@ static void shape_expect (const struct shape *sh, unsigned n[TOPO_NLEVELS],
 #define NNUMBERINGS 3
 
 /* The synthetic description of a shape with OS numbering v. */
-static void shape_format (const struct shape *sh, int v, char *buf,
-                          size_t len)
+static void shape_format (const struct shape *sh, int v, char *buf, size_t len)
 {
     char pk[32], l3[32] = "", l2[32] = "", grp[32] = "", clus[32] = "";
     char cores[32] = "", idx[64];
     int n = 0;
 
-    snprintf (pk, sizeof (pk), sh->ndie > 1 ? "pack:%u die:%u" : "pack:%u",
-              sh->npkg, sh->ndie);
+    snprintf (pk,
+              sizeof (pk),
+              sh->ndie > 1 ? "pack:%u die:%u" : "pack:%u",
+              sh->npkg,
+              sh->ndie);
     if (sh->nl3)
         snprintf (l3, sizeof (l3), " l3:%u", sh->nl3);
     if (sh->nclus)
@@ -312,15 +320,23 @@ static void shape_format (const struct shape *sh, int v, char *buf,
         snprintf (idx, sizeof (idx), "(indexes=%s:pack)", up);
     else
         snprintf (idx, sizeof (idx), "(indexes=pack:%s)", up);
-    snprintf (buf + n, len - (size_t)n, "%s%s%s pu:%u%s", clus, l2, cores,
-              sh->nocore ? sh->ncore * sh->tpc : sh->tpc, idx);
+    snprintf (buf + n,
+              len - (size_t)n,
+              "%s%s%s pu:%u%s",
+              clus,
+              l2,
+              cores,
+              sh->nocore ? sh->ncore * sh->tpc : sh->tpc,
+              idx);
 }
 
 /* The same shape with PUs numbered by a random permutation, with gaps
  * (stride 1-3): hwloc then reorders siblings by their first PU, so the
  * packages, nodes and cores come in another logical order too. */
-static void shape_format_shuffled (const struct shape *sh, uint64_t *s,
-                                   char *buf, size_t len)
+static void shape_format_shuffled (const struct shape *sh,
+                                   uint64_t *s,
+                                   char *buf,
+                                   size_t len)
 {
     unsigned npu = shape_npus (sh);
     unsigned stride = between (s, 1, 3);
@@ -338,7 +354,10 @@ static void shape_format_shuffled (const struct shape *sh, uint64_t *s,
     shape_format (sh, 0, buf, len);
     n = strlen (buf);
     for (unsigned i = 0; i < npu && n + 12 < len; i++)
-        n += (size_t)snprintf (buf + n, len - n, "%s%u", i ? "," : "(indexes=",
+        n += (size_t)snprintf (buf + n,
+                               len - n,
+                               "%s%u",
+                               i ? "," : "(indexes=",
                                perm[i]);
     snprintf (buf + n, len - n, ")");
     free (perm);
@@ -361,10 +380,17 @@ static const char *describe (const char *machine,
     static char buf[4096];
     char *a = fmt_set (req->allowed);
     char *b = fmt_set (req->busy);
-    snprintf (buf, sizeof (buf), "--topology '%s' --policy %s -n %u -c %u "
-              "--allowed '%s' --busy '%s' --seed %llu", machine,
-              place_policy_name (req->policy), req->ntasks,
-              req->cpus_per_task, a, b, (unsigned long long)req->seed);
+    snprintf (buf,
+              sizeof (buf),
+              "--topology '%s' --policy %s -n %u -c %u "
+              "--allowed '%s' --busy '%s' --seed %llu",
+              machine,
+              place_policy_name (req->policy),
+              req->ntasks,
+              req->cpus_per_task,
+              a,
+              b,
+              (unsigned long long)req->seed);
     free (a);
     free (b);
     return buf;
@@ -387,7 +413,8 @@ static bool plans_equal (const struct place_plan *a,
 /* A set of OS indexes of `from` as the same logical PUs of `to` (the same
  * machine with another numbering).  NULL stays NULL; PUs outside the
  * table are dropped (the library ignores them anyway). */
-static hwloc_bitmap_t renumber (hwloc_const_bitmap_t set, const topo_t *from,
+static hwloc_bitmap_t renumber (hwloc_const_bitmap_t set,
+                                const topo_t *from,
                                 const topo_t *to)
 {
     if (!set)
@@ -406,20 +433,21 @@ static hwloc_bitmap_t renumber (hwloc_const_bitmap_t set, const topo_t *from,
 }
 
 struct stats {
-    unsigned plans, fallbacks, errors;   /* errors: refused when strict */
+    unsigned plans, fallbacks, errors; /* errors: refused when strict */
 };
 
 /* Run one request: a plan that passes placecheck, the same plan again,
  * never a PU of `forbidden`; when it is too large, a fallback plan that
  * passes placecheck and the size error once refused (req.refuse).
  * Returns the plan (the caller destroys it) or NULL after an error. */
-static struct place_plan *run_one (const char *machine, const topo_t *t,
+static struct place_plan *run_one (const char *machine,
+                                   const topo_t *t,
                                    const struct place_request *req,
                                    hwloc_const_bitmap_t forbidden,
                                    struct stats *st)
 {
     char msg[512];
-    pin_error_t err = { { 0 } };
+    pin_error_t err = {{0}};
     unsigned navail = placecheck_limit (t, req);
     uint64_t total = (uint64_t)req->ntasks * req->cpus_per_task;
     struct place_plan *plan = place_compute (t, req, &err);
@@ -428,26 +456,35 @@ static struct place_plan *run_one (const char *machine, const topo_t *t,
         && !hwloc_bitmap_intersects (req->allowed, topo_cpuset (t))) {
         /* no allowed PU at all: nothing can place it */
         ck_assert_msg (plan == NULL && errno == EINVAL
-                       && strstr (err.text, "exceeds the 0 available"),
+                           && strstr (err.text, "exceeds the 0 available"),
                        "%s: no allowed PU, yet '%s'",
-                       describe (machine, req), err.text);
+                       describe (machine, req),
+                       err.text);
         st->errors++;
         return NULL;
     }
     if (total > navail) {
         /* too large (issue 10): the fallback places it, with its rules
          * checked by placecheck; refused only when the request says so */
-        ck_assert_msg (plan != NULL, "%s (%u available): no fallback: %s",
-                       describe (machine, req), navail, err.text);
+        ck_assert_msg (plan != NULL,
+                       "%s (%u available): no fallback: %s",
+                       describe (machine, req),
+                       navail,
+                       err.text);
         ck_assert_msg (placecheck (t, req, plan, msg, sizeof (msg)) == 0,
-                       "%s (%u available): %s", describe (machine, req),
-                       navail, msg);
+                       "%s (%u available): %s",
+                       describe (machine, req),
+                       navail,
+                       msg);
         for (unsigned i = 0; forbidden && i < plan->ntasks; i++)
             ck_assert_msg (req->policy == PLACE_NONE
-                           || !hwloc_bitmap_intersects (plan->tasks[i].cpus,
-                                                        forbidden),
+                               || !hwloc_bitmap_intersects (plan->tasks[i]
+                                                                .cpus,
+                                                            forbidden),
                            "%s: fallback task %u uses a disallowed or "
-                           "removed PU", describe (machine, req), i);
+                           "removed PU",
+                           describe (machine, req),
+                           i);
         struct place_plan *again = place_compute (t, req, NULL);
         ck_assert_msg (again && plans_equal (plan, again),
                        "%s: a second call gave another fallback plan",
@@ -459,17 +496,26 @@ static struct place_plan *run_one (const char *machine, const topo_t *t,
         strict.refuse = PLACE_REFUSE_SHARE | PLACE_REFUSE_OVERSUBSCRIBE;
         errno = 0;
         plan = place_compute (t, &strict, &err);
-        ck_assert_msg (plan == NULL, "%s: %u available, refused, yet a plan",
-                       describe (machine, req), navail);
+        ck_assert_msg (plan == NULL,
+                       "%s: %u available, refused, yet a plan",
+                       describe (machine, req),
+                       navail);
         ck_assert_msg (errno == EINVAL && strstr (err.text, "exceeds the"),
-                       "%s: error '%s'", describe (machine, req), err.text);
+                       "%s: error '%s'",
+                       describe (machine, req),
+                       err.text);
         st->errors++;
         return NULL;
     }
-    ck_assert_msg (plan != NULL, "%s (%u available): %s",
-                   describe (machine, req), navail, err.text);
+    ck_assert_msg (plan != NULL,
+                   "%s (%u available): %s",
+                   describe (machine, req),
+                   navail,
+                   err.text);
     ck_assert_msg (placecheck (t, req, plan, msg, sizeof (msg)) == 0,
-                   "%s (%u available): %s", describe (machine, req), navail,
+                   "%s (%u available): %s",
+                   describe (machine, req),
+                   navail,
                    msg);
     /* quality (issue 10): numa-local never takes a core that is not
      * wholly free while a domain has room for it on wholly free cores.
@@ -480,16 +526,19 @@ static struct place_plan *run_one (const char *machine, const topo_t *t,
         struct placequality q;
         ck_assert_int_eq (placequality (t, req, plan, &q), 0);
         ck_assert_msg (q.avoidable_any_numa == 0 && q.numa_stacked == 0
-                       && q.mems_wrong == 0, "%s: %s", describe (machine, req),
+                           && q.mems_wrong == 0,
+                       "%s: %s",
+                       describe (machine, req),
                        placequality_string (&q, msg, sizeof (msg)));
         placequality_free (&q);
     }
     for (unsigned i = 0; forbidden && i < plan->ntasks; i++)
         ck_assert_msg (req->policy == PLACE_NONE
-                       || !hwloc_bitmap_intersects (plan->tasks[i].cpus,
-                                                    forbidden),
+                           || !hwloc_bitmap_intersects (plan->tasks[i].cpus,
+                                                        forbidden),
                        "%s: task %u uses a disallowed or removed PU",
-                       describe (machine, req), i);
+                       describe (machine, req),
+                       i);
     /* a pure function: the same inputs, the same plan */
     struct place_plan *again = place_compute (t, req, NULL);
     ck_assert_msg (again && plans_equal (plan, again),
@@ -503,29 +552,40 @@ static struct place_plan *run_one (const char *machine, const topo_t *t,
 /* ---- asymmetric allowed and busy sets ---------------------------------- */
 
 enum {
-    V_IDLE,         /* everything allowed, nothing busy */
-    V_HOLES,        /* allowed: runs of whole cores missing (offline) */
-    V_ONE_THREAD,   /* allowed: only the first thread of some cores */
-    V_NUMA_BUSY,    /* busy: a whole NUMA domain, and a few PUs */
-    V_MIXED,        /* allowed: 70% of the cores; busy: 30% of the PUs */
-    V_STEPS,        /* busy: earlier steps of the node, any policy */
-    V_SPLIT,        /* allowed: one NUMA domain and half of another;
-                       busy: the second thread of some cores */
+    V_IDLE,       /* everything allowed, nothing busy */
+    V_HOLES,      /* allowed: runs of whole cores missing (offline) */
+    V_ONE_THREAD, /* allowed: only the first thread of some cores */
+    V_NUMA_BUSY,  /* busy: a whole NUMA domain, and a few PUs */
+    V_MIXED,      /* allowed: 70% of the cores; busy: 30% of the PUs */
+    V_STEPS,      /* busy: earlier steps of the node, any policy */
+    V_SPLIT,      /* allowed: one NUMA domain and half of another;
+                     busy: the second thread of some cores */
     NVARIANTS,
 };
 
 static const char *const variant_names[] = {
-    "idle", "holes", "one-thread", "numa-busy", "mixed", "steps", "split",
+    "idle",
+    "holes",
+    "one-thread",
+    "numa-busy",
+    "mixed",
+    "steps",
+    "split",
 };
 
-static void add_domain (hwloc_bitmap_t set, const topo_t *t,
-                        enum topo_level level, unsigned d)
+static void add_domain (hwloc_bitmap_t set,
+                        const topo_t *t,
+                        enum topo_level level,
+                        unsigned d)
 {
     hwloc_bitmap_or (set, set, topo_domain_cpuset (t, level, d));
 }
 
-static void make_variant (const topo_t *t, int v, uint64_t *s,
-                          hwloc_bitmap_t *allowed, hwloc_bitmap_t *busy)
+static void make_variant (const topo_t *t,
+                          int v,
+                          uint64_t *s,
+                          hwloc_bitmap_t *allowed,
+                          hwloc_bitmap_t *busy)
 {
     unsigned npu = topo_npus (t);
     unsigned ncore = topo_ndomains (t, TOPO_CORE);
@@ -543,9 +603,9 @@ static void make_variant (const topo_t *t, int v, uint64_t *s,
                 unsigned first = below (s, ncore);
                 unsigned n = between (s, 1, ncore / 4 + 1);
                 for (unsigned c = first; c < first + n && c < ncore; c++)
-                    hwloc_bitmap_andnot (*allowed, *allowed,
-                                         topo_domain_cpuset (t, TOPO_CORE,
-                                                             c));
+                    hwloc_bitmap_andnot (*allowed,
+                                         *allowed,
+                                         topo_domain_cpuset (t, TOPO_CORE, c));
             }
             /* a CPU the machine does not have must be ignored */
             hwloc_bitmap_set (*allowed, 99999);
@@ -562,8 +622,7 @@ static void make_variant (const topo_t *t, int v, uint64_t *s,
                 *allowed = hwloc_bitmap_alloc ();
                 add_domain (*allowed, t, TOPO_NUMA, d);
                 /* the first half of the next domain, logical order */
-                hwloc_const_bitmap_t ds = topo_domain_cpuset (t, TOPO_NUMA,
-                                                              e);
+                hwloc_const_bitmap_t ds = topo_domain_cpuset (t, TOPO_NUMA, e);
                 unsigned half = (unsigned)hwloc_bitmap_weight (ds) / 2;
                 for (unsigned i = 0, k = 0; i < npu && k < half; i++) {
                     if (topo_pu (t, i)->dom[TOPO_NUMA] == e) {
@@ -572,8 +631,7 @@ static void make_variant (const topo_t *t, int v, uint64_t *s,
                     }
                 }
                 *busy = set;
-            }
-            else {
+            } else {
                 *allowed = set;
             }
             /* first thread of every core, others of some cores: for
@@ -617,8 +675,8 @@ static void make_variant (const topo_t *t, int v, uint64_t *s,
                     break;
                 struct place_request req = {
                     .policy = placecheck_policies[below (s, 4)],
-                    .cpus_per_task = between (s, 1, left / 2 < 8 ? left / 2
-                                                                 : 8),
+                    .cpus_per_task =
+                        between (s, 1, left / 2 < 8 ? left / 2 : 8),
                     .busy = *busy,
                     .seed = rnd (s),
                 };
@@ -639,8 +697,11 @@ static void make_variant (const topo_t *t, int v, uint64_t *s,
  * CPU, one core, one NUMA domain and one more, the whole of what is
  * available and one more, one task per domain, a full machine) and a few
  * random ones. */
-static unsigned make_requests (const topo_t *t, unsigned navail, uint64_t *s,
-                               unsigned (*nc)[2], unsigned max)
+static unsigned make_requests (const topo_t *t,
+                               unsigned navail,
+                               uint64_t *s,
+                               unsigned (*nc)[2],
+                               unsigned max)
 {
     unsigned n = 0;
     unsigned nnuma = topo_ndomains (t, TOPO_NUMA);
@@ -654,13 +715,13 @@ static unsigned make_requests (const topo_t *t, unsigned navail, uint64_t *s,
         if (w > tpc)
             tpc = w;
     }
-#define ADD(a, b) \
-    do { \
+#define ADD(a, b)                            \
+    do {                                     \
         if (n < max && (a) > 0 && (b) > 0) { \
-            nc[n][0] = (a); \
-            nc[n][1] = (b); \
-            n++; \
-        } \
+            nc[n][0] = (a);                  \
+            nc[n][1] = (b);                  \
+            n++;                             \
+        }                                    \
     } while (0)
     if (navail == 0) {
         ADD (1, 1);
@@ -692,10 +753,14 @@ static unsigned make_requests (const topo_t *t, unsigned navail, uint64_t *s,
 /* Every policy on every request of every variant.  `other`, if not
  * NULL, are the same machine with other numberings: each plan must be
  * the same there up to the renumbering. */
-static void run_machine (const char *machine, const topo_t *t,
-                         const topo_t *const *other, const char *const *oname,
-                         unsigned nother, hwloc_const_bitmap_t forbidden,
-                         uint64_t seed, struct stats *st)
+static void run_machine (const char *machine,
+                         const topo_t *t,
+                         const topo_t *const *other,
+                         const char *const *oname,
+                         unsigned nother,
+                         hwloc_const_bitmap_t forbidden,
+                         uint64_t seed,
+                         struct stats *st)
 {
     uint64_t s = seed;
     unsigned nc[16][2];
@@ -703,7 +768,7 @@ static void run_machine (const char *machine, const topo_t *t,
     for (int v = 0; v < NVARIANTS; v++) {
         hwloc_bitmap_t allowed, busy;
         make_variant (t, v, &s, &allowed, &busy);
-        struct place_request base = { .allowed = allowed, .busy = busy };
+        struct place_request base = {.allowed = allowed, .busy = busy};
         unsigned navail = placecheck_navail (t, &base);
         /* only allowed-minus-busy matters (but to none): the same free
          * PUs given as an allowed set alone, and as a busy set alone */
@@ -722,17 +787,19 @@ static void run_machine (const char *machine, const topo_t *t,
                 req.ntasks = nc[r][0];
                 req.cpus_per_task = nc[r][1];
                 req.seed = rnd (&s);
-                struct place_plan *plan = run_one (machine, t, &req,
-                                                   forbidden, st);
+                struct place_plan *plan =
+                    run_one (machine, t, &req, forbidden, st);
                 for (int alt = 0; plan && v != V_IDLE && alt < 2
-                                  && req.policy != PLACE_NONE; alt++) {
+                                  && req.policy != PLACE_NONE;
+                     alt++) {
                     struct place_request r2 = req;
                     r2.allowed = alt == 0 ? avail : NULL;
                     r2.busy = alt == 0 ? NULL : notavail;
                     struct place_plan *p2 = place_compute (t, &r2, NULL);
                     ck_assert_msg (p2 && plans_equal (plan, p2),
                                    "%s: another plan with the same free "
-                                   "PUs given as %s", describe (machine, &req),
+                                   "PUs given as %s",
+                                   describe (machine, &req),
                                    alt == 0 ? "allowed" : "busy");
                     place_plan_destroy (p2);
                 }
@@ -744,23 +811,32 @@ static void run_machine (const char *machine, const topo_t *t,
                     r2.busy = b2;
                     /* equal to a checked plan: no need to check it */
                     pin_error_t err;
-                    struct place_plan *p2 = place_compute (other[o], &r2,
-                                                           &err);
-                    ck_assert_msg (p2 != NULL, "%s: %s",
-                                   describe (oname[o], &r2), err.text);
+                    struct place_plan *p2 =
+                        place_compute (other[o], &r2, &err);
+                    ck_assert_msg (p2 != NULL,
+                                   "%s: %s",
+                                   describe (oname[o], &r2),
+                                   err.text);
                     for (unsigned i = 0; i < plan->ntasks; i++) {
-                        hwloc_bitmap_t m = renumber (plan->tasks[i].cpus, t,
-                                                     other[o]);
+                        hwloc_bitmap_t m =
+                            renumber (plan->tasks[i].cpus, t, other[o]);
                         ck_assert_msg (hwloc_bitmap_isequal (m,
                                                              p2->tasks[i].cpus)
-                                       && hwloc_bitmap_isequal (
-                                           plan->tasks[i].mems,
-                                           p2->tasks[i].mems)
-                                       && plan->tasks[i].fallback
-                                              == p2->tasks[i].fallback,
+                                           && hwloc_bitmap_isequal (plan
+                                                                        ->tasks
+                                                                            [i]
+                                                                        .mems,
+                                                                    p2
+                                                                        ->tasks
+                                                                            [i]
+                                                                        .mems)
+                                           && plan->tasks[i].fallback
+                                                  == p2->tasks[i].fallback,
                                        "%s: task %u differs from the same "
                                        "machine numbered as '%s' (variant "
-                                       "%s)", describe (oname[o], &r2), i,
+                                       "%s)",
+                                       describe (oname[o], &r2),
+                                       i,
                                        machine,
                                        variant_names[v]);
                         hwloc_bitmap_free (m);
@@ -786,27 +862,29 @@ static void run_machine (const char *machine, const topo_t *t,
  * present in the XML, hidden by default), export to an XML file in
  * tmpdir.  Returns 0, or -1 if hwloc refuses (the set must not be
  * empty). */
-static int export_xml (const char *synthetic, hwloc_const_bitmap_t keep,
-                       bool restrict_, bool remove_cpuless, const char *path)
+static int export_xml (const char *synthetic,
+                       hwloc_const_bitmap_t keep,
+                       bool restrict_,
+                       bool remove_cpuless,
+                       const char *path)
 {
     hwloc_topology_t hw;
     int rc = -1;
 
     if (hwloc_topology_init (&hw) < 0)
         return -1;
-    if (hwloc_topology_set_flags (hw,
-                                  HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) < 0
+    if (hwloc_topology_set_flags (hw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED)
+            < 0
         || hwloc_topology_set_synthetic (hw, synthetic) < 0
         || hwloc_topology_load (hw) < 0)
         goto out;
     if (restrict_) {
-        unsigned long flags = remove_cpuless
-                              ? HWLOC_RESTRICT_FLAG_REMOVE_CPULESS : 0;
+        unsigned long flags =
+            remove_cpuless ? HWLOC_RESTRICT_FLAG_REMOVE_CPULESS : 0;
         if (hwloc_topology_restrict (hw, keep, flags) < 0)
             goto out;
-    }
-    else if (hwloc_topology_allow (hw, keep, NULL,
-                                   HWLOC_ALLOW_FLAG_CUSTOM) < 0)
+    } else if (hwloc_topology_allow (hw, keep, NULL, HWLOC_ALLOW_FLAG_CUSTOM)
+               < 0)
         goto out;
     if (hwloc_topology_export_xml (hw, path, 0) < 0)
         goto out;
@@ -820,7 +898,8 @@ out:
  * least one left), as in dumps where a node is offline or outside the
  * cpuset: the PUs below them have no local NUMA node.  Returns the number
  * of nodes removed, -1 on error. */
-static int export_without_nodes (const char *synthetic, uint64_t *s,
+static int export_without_nodes (const char *synthetic,
+                                 uint64_t *s,
                                  const char *path)
 {
     hwloc_topology_t hw;
@@ -837,7 +916,7 @@ static int export_without_nodes (const char *synthetic, uint64_t *s,
     unsigned total = 0;
     for (char *p = strstr (xml, tag); p; p = strstr (p + 1, tag))
         total++;
-    unsigned keep = below (s, total);     /* this one stays */
+    unsigned keep = below (s, total); /* this one stays */
     removed = 0;
     unsigned k = 0;
     char *p = xml;
@@ -893,17 +972,22 @@ static hwloc_bitmap_t draw_keep (const topo_t *t, uint64_t *s)
     }
     /* sometimes a whole NUMA domain (its node is left without CPUs) */
     if (topo_ndomains (t, TOPO_NUMA) > 1 && chance (s, 30))
-        hwloc_bitmap_andnot (keep, keep,
-                             topo_domain_cpuset (t, TOPO_NUMA,
-                                                 below (s, topo_ndomains (
-                                                     t, TOPO_NUMA))));
+        hwloc_bitmap_andnot (
+            keep,
+            keep,
+            topo_domain_cpuset (t,
+                                TOPO_NUMA,
+                                below (s, topo_ndomains (t, TOPO_NUMA))));
     if (hwloc_bitmap_iszero (keep))
         hwloc_bitmap_set (keep, topo_pu (t, 0)->os);
     return keep;
 }
 
-static void run_exports (const char *synthetic, const topo_t *t,
-                         unsigned idx, uint64_t *s, struct stats *st)
+static void run_exports (const char *synthetic,
+                         const topo_t *t,
+                         unsigned idx,
+                         uint64_t *s,
+                         struct stats *st)
 {
     char path[512], name[1024];
     pin_error_t err;
@@ -915,13 +999,19 @@ static void run_exports (const char *synthetic, const topo_t *t,
     snprintf (path, sizeof (path), "%s/restricted-%u.xml", tmpdir, idx);
     bool cpuless = chance (s, 50);
     ck_assert_msg (export_xml (synthetic, keep, true, cpuless, path) == 0,
-                   "%s: cannot export a restricted XML", synthetic);
+                   "%s: cannot export a restricted XML",
+                   synthetic);
     topo_t *r = topo_load (path, 0, &err);
     ck_assert_msg (r != NULL, "%s: %s", path, err.text);
     ck_assert_msg (hwloc_bitmap_isequal (topo_cpuset (r), keep),
-                   "%s: restricted to the wrong PUs", synthetic);
+                   "%s: restricted to the wrong PUs",
+                   synthetic);
     char *kept = fmt_set (keep);
-    snprintf (name, sizeof (name), "%s restricted to %s%s", synthetic, kept,
+    snprintf (name,
+              sizeof (name),
+              "%s restricted to %s%s",
+              synthetic,
+              kept,
               cpuless ? " (CPU-less nodes removed)" : "");
     run_machine (name, r, NULL, NULL, 0, gone, rnd (s), st);
     topo_destroy (r);
@@ -935,26 +1025,28 @@ static void run_exports (const char *synthetic, const topo_t *t,
     topo_t *d = topo_load (path, 0, &err);
     ck_assert_msg (d != NULL, "%s: %s", path, err.text);
     ck_assert_msg (hwloc_bitmap_isequal (topo_cpuset (d), keep),
-                   "%s: disallowed PUs in the default load", synthetic);
-    snprintf (name, sizeof (name), "%s with only %s allowed", synthetic,
-              kept);
+                   "%s: disallowed PUs in the default load",
+                   synthetic);
+    snprintf (name, sizeof (name), "%s with only %s allowed", synthetic, kept);
     run_machine (name, d, NULL, NULL, 0, gone, rnd (s), st);
     topo_destroy (d);
     topo_t *w = topo_load (path, TOPO_WHOLE_SYSTEM, &err);
     ck_assert_msg (w != NULL, "%s: %s", path, err.text);
     ck_assert_uint_eq (topo_npus (w), topo_npus (t));
     /* slurmstepd: the whole machine, the job's CPUs as allowed */
-    struct place_request req = { .allowed = keep };
+    struct place_request req = {.allowed = keep};
     for (size_t p = 0; p < PLACECHECK_NPOLICIES; p++) {
         unsigned navail = placecheck_navail (w, &req);
         req.policy = placecheck_policies[p];
         req.ntasks = between (s, 1, navail < 4 ? navail : 4);
         req.cpus_per_task = between (s, 1, navail / req.ntasks);
         req.seed = rnd (s);
-        struct place_plan *plan = run_one (synthetic, w, &req,
-                                           req.policy == PLACE_NONE ? NULL
-                                                                    : gone,
-                                           st);
+        struct place_plan *plan =
+            run_one (synthetic,
+                     w,
+                     &req,
+                     req.policy == PLACE_NONE ? NULL : gone,
+                     st);
         /* the XML is the same machine: the same plan as the synthetic
          * description with the same allowed set */
         struct place_plan *p2 = place_compute (t, &req, NULL);
@@ -970,12 +1062,14 @@ static void run_exports (const char *synthetic, const topo_t *t,
     /* PUs without a local NUMA node: pseudo domains */
     snprintf (path, sizeof (path), "%s/nonuma-%u.xml", tmpdir, idx);
     int removed = export_without_nodes (synthetic, s, path);
-    ck_assert_msg (removed >= 0, "%s: cannot export without nodes",
-                   synthetic);
+    ck_assert_msg (removed >= 0, "%s: cannot export without nodes", synthetic);
     topo_t *u = topo_load (path, 0, &err);
     ck_assert_msg (u != NULL, "%s: %s", path, err.text);
-    snprintf (name, sizeof (name), "%s with %d NUMA nodes removed",
-              synthetic, removed);
+    snprintf (name,
+              sizeof (name),
+              "%s with %d NUMA nodes removed",
+              synthetic,
+              removed);
     run_machine (name, u, NULL, NULL, 0, NULL, rnd (s), st);
     topo_destroy (u);
     unlink (path);
@@ -991,9 +1085,13 @@ static void report (const char *machine, const struct stats *st)
 {
     const char *e = getenv ("PIN_RANDOM_STATS");
     if (e && *e && strcmp (e, "0") != 0)
-        fprintf (stderr, "stats: %u plans checked, %u fallback plans "
+        fprintf (stderr,
+                 "stats: %u plans checked, %u fallback plans "
                  "checked, %u requests refused when strict: %s\n",
-                 st->plans, st->fallbacks, st->errors, machine);
+                 st->plans,
+                 st->fallbacks,
+                 st->errors,
+                 machine);
 }
 
 static uint64_t machine_seed (unsigned i)
@@ -1011,31 +1109,41 @@ START_TEST (random_machine)
     topo_t *t[NNUMBERINGS];
     const char *names[NNUMBERINGS];
     pin_error_t err;
-    struct stats st = { 0, 0, 0 };
+    struct stats st = {0, 0, 0};
 
     shape_draw (&s, &sh);
     for (int v = 0; v < NNUMBERINGS; v++) {
         shape_format (&sh, v, src[v], sizeof (src[v]));
         t[v] = topo_load (src[v], 0, &err);
-        ck_assert_msg (t[v] != NULL, "machine %d (%s): %s", _i, src[v],
+        ck_assert_msg (t[v] != NULL,
+                       "machine %d (%s): %s",
+                       _i,
+                       src[v],
                        err.text);
         names[v] = src[v];
         /* the model the plans are checked against is the right one */
-        unsigned want[TOPO_NLEVELS] = { 0 }, nodes = 0;
+        unsigned want[TOPO_NLEVELS] = {0}, nodes = 0;
         shape_expect (&sh, want, &nodes);
         ck_assert_msg (topo_npus (t[v]) == shape_npus (&sh),
-                       "%s: %u PUs, expected %u", src[v], topo_npus (t[v]),
+                       "%s: %u PUs, expected %u",
+                       src[v],
+                       topo_npus (t[v]),
                        shape_npus (&sh));
         for (int l = 0; l < TOPO_NLEVELS; l++)
             ck_assert_msg (topo_ndomains (t[v], l) == want[l],
-                           "%s: %u domains at level %d, expected %u", src[v],
-                           topo_ndomains (t[v], l), l, want[l]);
+                           "%s: %u domains at level %d, expected %u",
+                           src[v],
+                           topo_ndomains (t[v], l),
+                           l,
+                           want[l]);
         for (unsigned d = 0; d < want[TOPO_NUMA]; d++)
             ck_assert_msg (topo_numa_is_local (t[v], d)
-                           && hwloc_bitmap_weight (topo_numa_nodeset (t[v],
-                                                                      d))
-                                  == (int)nodes,
-                           "%s: NUMA domain %u has nodes %s", src[v], d,
+                               && hwloc_bitmap_weight (
+                                      topo_numa_nodeset (t[v], d))
+                                      == (int)nodes,
+                           "%s: NUMA domain %u has nodes %s",
+                           src[v],
+                           d,
                            fmt_set (topo_numa_nodeset (t[v], d)));
     }
     /* one numbering in full, the two others for the comparison */
@@ -1055,12 +1163,15 @@ START_TEST (random_machine)
         shape_format_shuffled (&sh, &s, shuffled, sizeof (shuffled));
         topo_t *x = topo_load (shuffled, 0, &err);
         ck_assert_msg (x != NULL, "%s: %s", shuffled, err.text);
-        unsigned want[TOPO_NLEVELS] = { 0 }, nodes = 0;
+        unsigned want[TOPO_NLEVELS] = {0}, nodes = 0;
         shape_expect (&sh, want, &nodes);
         for (int l = 0; l < TOPO_NLEVELS; l++)
             ck_assert_msg (topo_ndomains (x, l) == want[l],
                            "%s: %u domains at level %d, expected %u",
-                           shuffled, topo_ndomains (x, l), l, want[l]);
+                           shuffled,
+                           topo_ndomains (x, l),
+                           l,
+                           want[l]);
         run_exports (shuffled, x, (unsigned)_i, &s, &st);
         topo_destroy (x);
     }
@@ -1068,8 +1179,13 @@ START_TEST (random_machine)
         topo_destroy (t[v]);
     ck_assert_msg (st.plans > 0 && st.fallbacks > 0 && st.errors > 0,
                    "machine %d (%s, mode %s): %u plans, %u fallbacks, "
-                   "%u refusals", _i, src[v0], mode_names[sh.mode], st.plans,
-                   st.fallbacks, st.errors);
+                   "%u refusals",
+                   _i,
+                   src[v0],
+                   mode_names[sh.mode],
+                   st.plans,
+                   st.fallbacks,
+                   st.errors);
     report (src[v0], &st);
 }
 END_TEST
@@ -1085,7 +1201,7 @@ START_TEST (hybrid_machine)
 {
     const char *path = PLACE_TEST_DATA "/hybrid-4p8e.xml";
     pin_error_t err;
-    struct stats st = { 0, 0, 0 };
+    struct stats st = {0, 0, 0};
     topo_t *t = topo_load (path, 0, &err);
 
     ck_assert_msg (t != NULL, "%s: %s", path, err.text);
@@ -1109,16 +1225,16 @@ static const struct {
     const char *policy;
     unsigned ntasks, cpt;
     const char *busy;
-    const char *expect;     /* "cpus|fallback" per task, ';' separated */
+    const char *expect; /* "cpus|fallback" per task, ';' separated */
 } hybrid_exact[] = {
-    { "cache-shared", 1, 4, NULL, "0-3|" },
-    { "cache-shared", 1, 3, "1", "2-4|" },
+    {"cache-shared", 1, 4, NULL, "0-3|"},
+    {"cache-shared", 1, 3, "1", "2-4|"},
     /* one CPU kind per task: 6 or 8 distinct E-cores (level 2) beat
      * the P-cores' SMT siblings (level 3); were 0,2,4,6,8,12 and
      * 0,2,4,6,8-9,12-13, both mixing P- and E-cores */
-    { "numa-local", 1, 6, NULL, "8-10,12-14|shared-l2" },
-    { "numa-local", 1, 8, NULL, "8-15|shared-l2" },
-    { "numa-local", 1, 4, NULL, "0,2,4,6|" },
+    {"numa-local", 1, 6, NULL, "8-10,12-14|shared-l2"},
+    {"numa-local", 1, 8, NULL, "8-15|shared-l2"},
+    {"numa-local", 1, 4, NULL, "0,2,4,6|"},
 };
 
 START_TEST (hybrid_exact_plans)
@@ -1140,7 +1256,9 @@ START_TEST (hybrid_exact_plans)
         req.busy = busy;
     }
     ck_assert_int_eq (place_policy_parse (hybrid_exact[_i].policy,
-                                          &req.policy, NULL), 0);
+                                          &req.policy,
+                                          NULL),
+                      0);
     struct place_plan *plan = place_compute (t, &req, &err);
     ck_assert_msg (plan != NULL, "%s", err.text);
     char got[512] = "";
@@ -1148,15 +1266,23 @@ START_TEST (hybrid_exact_plans)
         char fb[128];
         char *c = topo_list_format (plan->tasks[i].cpus);
         size_t l = strlen (got);
-        snprintf (got + l, sizeof (got) - l, "%s%s|%s", i ? ";" : "", c,
-                  place_fallback_string (plan->tasks[i].fallback, fb,
+        snprintf (got + l,
+                  sizeof (got) - l,
+                  "%s%s|%s",
+                  i ? ";" : "",
+                  c,
+                  place_fallback_string (plan->tasks[i].fallback,
+                                         fb,
                                          sizeof (fb)));
         free (c);
     }
     ck_assert_msg (strcmp (got, hybrid_exact[_i].expect) == 0,
                    "%s -n %u -c %u: got %s, expected %s",
-                   hybrid_exact[_i].policy, req.ntasks, req.cpus_per_task,
-                   got, hybrid_exact[_i].expect);
+                   hybrid_exact[_i].policy,
+                   req.ntasks,
+                   req.cpus_per_task,
+                   got,
+                   hybrid_exact[_i].expect);
     place_plan_destroy (plan);
     hwloc_bitmap_free (busy);
     topo_destroy (t);
@@ -1170,12 +1296,18 @@ static size_t nfx;
 START_TEST (fixture_asymmetric)
 {
     pin_error_t err;
-    struct stats st = { 0, 0, 0 };
+    struct stats st = {0, 0, 0};
     topo_t *t = topo_load (fx[_i].src, 0, &err);
 
     ck_assert_msg (t != NULL, "%s: %s", fx[_i].name, err.text);
-    run_machine (fx[_i].name, t, NULL, NULL, 0, NULL,
-                 machine_seed (1000 + (unsigned)_i), &st);
+    run_machine (fx[_i].name,
+                 t,
+                 NULL,
+                 NULL,
+                 0,
+                 NULL,
+                 machine_seed (1000 + (unsigned)_i),
+                 &st);
     topo_destroy (t);
     ck_assert (st.plans > 0 && st.fallbacks > 0 && st.errors > 0);
     report (fx[_i].name, &st);
@@ -1197,8 +1329,12 @@ static int run_tap (Suite *s, const char *skip)
     TestResult **tr = srunner_results (sr);
     for (int i = 0; i < n; i++) {
         bool ok = tr_rtype (tr[i]) == CK_PASS;
-        printf ("%sok %d - %s:%d:%s: %s\n", ok ? "" : "not ", i + 1,
-                tr_lfile (tr[i]), tr_lno (tr[i]), tr_tcname (tr[i]),
+        printf ("%sok %d - %s:%d:%s: %s\n",
+                ok ? "" : "not ",
+                i + 1,
+                tr_lfile (tr[i]),
+                tr_lno (tr[i]),
+                tr_tcname (tr[i]),
                 tr_msg (tr[i]));
         failed += !ok;
     }
@@ -1247,8 +1383,11 @@ static int emit (unsigned count)
             navail = topo_npus (t);
         }
         req.cpus_per_task = between (&s, 1, navail);
-        req.ntasks = between (&s, 1, navail / req.cpus_per_task < 6
-                                         ? navail / req.cpus_per_task : 6);
+        req.ntasks = between (&s,
+                              1,
+                              navail / req.cpus_per_task < 6
+                                  ? navail / req.cpus_per_task
+                                  : 6);
         if (req.ntasks == 0)
             req.ntasks = 1;
         struct place_plan *plan = place_compute (t, &req, &err);
@@ -1258,16 +1397,24 @@ static int emit (unsigned count)
         }
         char *a = allowed ? topo_list_format (allowed) : strdup ("-");
         char *b = busy ? topo_list_format (busy) : strdup ("-");
-        printf ("%s\t%s\t%u\t%u\t%s\t%s\t%llu\t", src,
-                place_policy_name (req.policy), req.ntasks,
-                req.cpus_per_task, *a ? a : "-", *b ? b : "-",
+        printf ("%s\t%s\t%u\t%u\t%s\t%s\t%llu\t",
+                src,
+                place_policy_name (req.policy),
+                req.ntasks,
+                req.cpus_per_task,
+                *a ? a : "-",
+                *b ? b : "-",
                 (unsigned long long)req.seed);
         for (unsigned k = 0; k < plan->ntasks; k++) {
             char fb[128];
             char *c = topo_list_format (plan->tasks[k].cpus);
             char *m = topo_list_format (plan->tasks[k].mems);
-            printf ("%s%s|%s|%s", k ? ";" : "", c, m,
-                    place_fallback_string (plan->tasks[k].fallback, fb,
+            printf ("%s%s|%s|%s",
+                    k ? ";" : "",
+                    c,
+                    m,
+                    place_fallback_string (plan->tasks[k].fallback,
+                                           fb,
                                            sizeof (fb)));
             free (c);
             free (m);
@@ -1301,7 +1448,9 @@ int main (int argc, char **argv)
     }
 
     const char *td = getenv ("TMPDIR");
-    snprintf (tmpdir, sizeof (tmpdir), "%s/place-random.XXXXXX",
+    snprintf (tmpdir,
+              sizeof (tmpdir),
+              "%s/place-random.XXXXXX",
               td && *td ? td : "/tmp");
     if (!mkdtemp (tmpdir)) {
         perror (tmpdir);
@@ -1313,7 +1462,9 @@ int main (int argc, char **argv)
     tcase_set_timeout (tc, 120);
     tcase_add_loop_test (tc, random_machine, 0, nmachines);
     tcase_add_test (tc, hybrid_machine);
-    tcase_add_loop_test (tc, hybrid_exact_plans, 0,
+    tcase_add_loop_test (tc,
+                         hybrid_exact_plans,
+                         0,
                          (int)(sizeof (hybrid_exact)
                                / sizeof (hybrid_exact[0])));
     bool shared = fixtures_shared (&fx, &nfx) == 0;
@@ -1321,8 +1472,11 @@ int main (int argc, char **argv)
         tcase_add_loop_test (tc, fixture_asymmetric, 0, (int)nfx);
     suite_add_tcase (s, tc);
     char skip[512];
-    snprintf (skip, sizeof (skip), "%s not found; asymmetric variants of "
-              "the shared fixtures skipped", fixtures_dir ());
+    snprintf (skip,
+              sizeof (skip),
+              "%s not found; asymmetric variants of "
+              "the shared fixtures skipped",
+              fixtures_dir ());
     if (!shared)
         printf ("SKIP: %s\n", skip);
     int rc = run_tap (s, shared ? NULL : skip);

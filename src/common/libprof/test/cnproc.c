@@ -22,12 +22,17 @@
 #include "libtest/tap.h"
 
 /* Append one proc event message to buf at *len; returns its size. */
-static size_t put_msg (unsigned char *buf, size_t *len, uint32_t what,
-                       uint32_t cpu, uint32_t seq, uint64_t ts,
-                       const int32_t ids[4], uint32_t code)
+static size_t put_msg (unsigned char *buf,
+                       size_t *len,
+                       uint32_t what,
+                       uint32_t cpu,
+                       uint32_t seq,
+                       uint64_t ts,
+                       const int32_t ids[4],
+                       uint32_t code)
 {
-    struct nlmsghdr nh = { 0 };
-    struct cn_msg cn = { 0 };
+    struct nlmsghdr nh = {0};
+    struct cn_msg cn = {0};
     struct proc_event ev;
     size_t evlen = sizeof (ev), total;
 
@@ -36,27 +41,27 @@ static size_t put_msg (unsigned char *buf, size_t *len, uint32_t what,
     ev.cpu = cpu;
     ev.timestamp_ns = ts;
     switch (what) {
-    case PROC_EVENT_FORK:
-        ev.event_data.fork.parent_pid = ids[0];
-        ev.event_data.fork.parent_tgid = ids[1];
-        ev.event_data.fork.child_pid = ids[2];
-        ev.event_data.fork.child_tgid = ids[3];
-        break;
-    case PROC_EVENT_EXEC:
-        ev.event_data.exec.process_pid = ids[0];
-        ev.event_data.exec.process_tgid = ids[1];
-        break;
-    case PROC_EVENT_EXIT:
-        ev.event_data.exit.process_pid = ids[0];
-        ev.event_data.exit.process_tgid = ids[1];
-        ev.event_data.exit.exit_code = code;
-        ev.event_data.exit.exit_signal = 17;
-        break;
-    case PROC_EVENT_COMM:
-        ev.event_data.comm.process_pid = ids[0];
-        ev.event_data.comm.process_tgid = ids[1];
-        memcpy (ev.event_data.comm.comm, "0123456789abcdef", 16);
-        break;
+        case PROC_EVENT_FORK:
+            ev.event_data.fork.parent_pid = ids[0];
+            ev.event_data.fork.parent_tgid = ids[1];
+            ev.event_data.fork.child_pid = ids[2];
+            ev.event_data.fork.child_tgid = ids[3];
+            break;
+        case PROC_EVENT_EXEC:
+            ev.event_data.exec.process_pid = ids[0];
+            ev.event_data.exec.process_tgid = ids[1];
+            break;
+        case PROC_EVENT_EXIT:
+            ev.event_data.exit.process_pid = ids[0];
+            ev.event_data.exit.process_tgid = ids[1];
+            ev.event_data.exit.exit_code = code;
+            ev.event_data.exit.exit_signal = 17;
+            break;
+        case PROC_EVENT_COMM:
+            ev.event_data.comm.process_pid = ids[0];
+            ev.event_data.comm.process_tgid = ids[1];
+            memcpy (ev.event_data.comm.comm, "0123456789abcdef", 16);
+            break;
     }
     cn.id.idx = CN_IDX_PROC;
     cn.id.val = CN_VAL_PROC;
@@ -78,13 +83,13 @@ static const struct {
     int32_t ids[4];
     int32_t pid, tgid, ppid, ptgid;
 } kinds[] = {
-    { PROC_EVENT_FORK, CNPROC_FORK, { 10, 10, 11, 11 }, 11, 11, 10, 10 },
-    { PROC_EVENT_FORK, CNPROC_FORK, { 1, 1, 12, 11 }, 12, 11, 1, 1 },
-    { PROC_EVENT_EXEC, CNPROC_EXEC, { 11, 11 }, 11, 11, 0, 0 },
-    { PROC_EVENT_EXIT, CNPROC_EXIT, { 12, 11 }, 12, 11, 0, 0 },
-    { PROC_EVENT_COMM, CNPROC_COMM, { 11, 11 }, 11, 11, 0, 0 },
-    { PROC_EVENT_UID, CNPROC_OTHER, { 0 }, 0, 0, 0, 0 },
-    { PROC_EVENT_NONE, CNPROC_NONE, { 0 }, 0, 0, 0, 0 },
+    {PROC_EVENT_FORK, CNPROC_FORK, {10, 10, 11, 11}, 11, 11, 10, 10},
+    {PROC_EVENT_FORK, CNPROC_FORK, {1, 1, 12, 11}, 12, 11, 1, 1},
+    {PROC_EVENT_EXEC, CNPROC_EXEC, {11, 11}, 11, 11, 0, 0},
+    {PROC_EVENT_EXIT, CNPROC_EXIT, {12, 11}, 12, 11, 0, 0},
+    {PROC_EVENT_COMM, CNPROC_COMM, {11, 11}, 11, 11, 0, 0},
+    {PROC_EVENT_UID, CNPROC_OTHER, {0}, 0, 0, 0, 0},
+    {PROC_EVENT_NONE, CNPROC_NONE, {0}, 0, 0, 0, 0},
 };
 
 START_TEST (test_kinds)
@@ -92,9 +97,15 @@ START_TEST (test_kinds)
     unsigned char buf[512];
     size_t len = 0;
     struct cnproc_event ev[2];
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
-    put_msg (buf, &len, kinds[_i].what, 1, 42, 123456789ull, kinds[_i].ids,
+    put_msg (buf,
+             &len,
+             kinds[_i].what,
+             1,
+             42,
+             123456789ull,
+             kinds[_i].ids,
              256);
     ck_assert_int_eq (cnproc_parse (buf, len, ev, 2, &e), 1);
     ck_assert_int_eq (ev[0].type, kinds[_i].type);
@@ -120,8 +131,8 @@ START_TEST (test_several_and_limits)
     unsigned char buf[1024];
     size_t len = 0;
     struct cnproc_event ev[3];
-    pin_error_t e = { "" };
-    int32_t ids[4] = { 5, 5, 6, 6 };
+    pin_error_t e = {""};
+    int32_t ids[4] = {5, 5, 6, 6};
 
     put_msg (buf, &len, PROC_EVENT_FORK, 0, 1, 1, ids, 0);
     put_msg (buf, &len, PROC_EVENT_EXEC, 1, 2, 2, ids, 0);
@@ -143,35 +154,48 @@ START_TEST (test_truncated)
     unsigned char buf[512];
     size_t len = 0, full;
     struct cnproc_event ev[2];
-    int32_t ids[4] = { 5, 5, 6, 6 };
+    int32_t ids[4] = {5, 5, 6, 6};
 
     full = put_msg (buf, &len, PROC_EVENT_FORK, 0, 1, 1, ids, 0);
     for (size_t n = 1; n < full; n++) {
-        unsigned char *cut = malloc (n);    /* exact size: ASan sees overreads */
-        pin_error_t e = { "" };
+        unsigned char *cut = malloc (n); /* exact size: ASan sees overreads */
+        pin_error_t e = {""};
         memcpy (cut, buf, n);
         errno = 0;
         ck_assert_msg (cnproc_parse (cut, n, ev, 2, &e) == -1,
-                       "%zu bytes accepted", n);
+                       "%zu bytes accepted",
+                       n);
         ck_assert_int_eq (errno, EINVAL);
         ck_assert_msg (strncmp (e.text, "proc connector: ", 16) == 0
-                       && !strchr (e.text, '\n'), "'%s'", e.text);
+                           && !strchr (e.text, '\n'),
+                       "'%s'",
+                       e.text);
         free (cut);
     }
 }
 END_TEST
 
-enum bend { BIG_NLLEN, SMALL_NLLEN, OTHER_IDX, BIG_CNLEN, SHORT_EVENT,
-            ERROR_MSG, NOOP_MSG };
+enum bend {
+    BIG_NLLEN,
+    SMALL_NLLEN,
+    OTHER_IDX,
+    BIG_CNLEN,
+    SHORT_EVENT,
+    ERROR_MSG,
+    NOOP_MSG
+};
 
 static const struct {
     enum bend how;
     int rc, err;
 } bends[] = {
-    { BIG_NLLEN, -1, EINVAL },  { SMALL_NLLEN, -1, EINVAL },
-    { OTHER_IDX, -1, EINVAL },  { BIG_CNLEN, -1, EINVAL },
-    { SHORT_EVENT, -1, EINVAL }, { ERROR_MSG, -1, EPROTO },
-    { NOOP_MSG, 0, 0 },
+    {BIG_NLLEN, -1, EINVAL},
+    {SMALL_NLLEN, -1, EINVAL},
+    {OTHER_IDX, -1, EINVAL},
+    {BIG_CNLEN, -1, EINVAL},
+    {SHORT_EVENT, -1, EINVAL},
+    {ERROR_MSG, -1, EPROTO},
+    {NOOP_MSG, 0, 0},
 };
 
 START_TEST (test_bent)
@@ -179,35 +203,35 @@ START_TEST (test_bent)
     unsigned char buf[512];
     size_t len = 0;
     struct cnproc_event ev[2];
-    pin_error_t e = { "" };
-    int32_t ids[4] = { 5, 5, 6, 6 };
+    pin_error_t e = {""};
+    int32_t ids[4] = {5, 5, 6, 6};
     struct nlmsghdr *nh = (struct nlmsghdr *)buf;
     struct cn_msg *cn = (struct cn_msg *)(buf + NLMSG_HDRLEN);
 
     memset (buf, 0, sizeof (buf));
     put_msg (buf, &len, PROC_EVENT_FORK, 0, 1, 1, ids, 0);
     switch (bends[_i].how) {
-    case BIG_NLLEN:
-        nh->nlmsg_len = (uint32_t)len + 8;
-        break;
-    case SMALL_NLLEN:
-        nh->nlmsg_len = 4;
-        break;
-    case OTHER_IDX:
-        cn->id.idx = CN_IDX_PROC + 1;
-        break;
-    case BIG_CNLEN:
-        cn->len = 0xffff;
-        break;
-    case SHORT_EVENT:
-        cn->len = 12;   /* what + cpu + half a time stamp */
-        break;
-    case ERROR_MSG:
-        nh->nlmsg_type = NLMSG_ERROR;
-        break;
-    case NOOP_MSG:
-        nh->nlmsg_type = NLMSG_NOOP;
-        break;
+        case BIG_NLLEN:
+            nh->nlmsg_len = (uint32_t)len + 8;
+            break;
+        case SMALL_NLLEN:
+            nh->nlmsg_len = 4;
+            break;
+        case OTHER_IDX:
+            cn->id.idx = CN_IDX_PROC + 1;
+            break;
+        case BIG_CNLEN:
+            cn->len = 0xffff;
+            break;
+        case SHORT_EVENT:
+            cn->len = 12; /* what + cpu + half a time stamp */
+            break;
+        case ERROR_MSG:
+            nh->nlmsg_type = NLMSG_ERROR;
+            break;
+        case NOOP_MSG:
+            nh->nlmsg_type = NLMSG_NOOP;
+            break;
     }
     errno = 0;
     ck_assert_int_eq (cnproc_parse (buf, len, ev, 2, &e), bends[_i].rc);
@@ -223,7 +247,7 @@ START_TEST (test_noise)
 {
     unsigned char good[512];
     size_t glen = 0;
-    int32_t ids[4] = { 5, 5, 6, 6 };
+    int32_t ids[4] = {5, 5, 6, 6};
     struct cnproc_event ev[8];
 
     srand (12345);
@@ -256,13 +280,13 @@ static const struct {
     int n;
     uint64_t lost, reordered;
 } seqs[] = {
-    { "in order", { 0, 0, 0 }, { 5, 6, 7 }, 3, 0, 0 },
-    { "gap of 2", { 0, 0 }, { 5, 8 }, 2, 2, 0 },
-    { "two cpus", { 0, 1, 0, 1 }, { 5, 100, 6, 103 }, 4, 2, 0 },
-    { "reordered", { 0, 0, 0 }, { 5, 7, 6 }, 3, 1, 1 },
-    { "duplicate", { 0, 0 }, { 5, 5 }, 2, 0, 1 },
-    { "wraps", { 3, 3 }, { 0xffffffff, 0 }, 2, 0, 0 },
-    { "wrap gap", { 3, 3 }, { 0xfffffffe, 1 }, 2, 2, 0 },
+    {"in order", {0, 0, 0}, {5, 6, 7}, 3, 0, 0},
+    {"gap of 2", {0, 0}, {5, 8}, 2, 2, 0},
+    {"two cpus", {0, 1, 0, 1}, {5, 100, 6, 103}, 4, 2, 0},
+    {"reordered", {0, 0, 0}, {5, 7, 6}, 3, 1, 1},
+    {"duplicate", {0, 0}, {5, 5}, 2, 0, 1},
+    {"wraps", {3, 3}, {0xffffffff, 0}, 2, 0, 0},
+    {"wrap gap", {3, 3}, {0xfffffffe, 1}, 2, 2, 0},
 };
 
 START_TEST (test_seq)
@@ -273,15 +297,17 @@ START_TEST (test_seq)
 
     ck_assert_ptr_nonnull (s);
     for (int i = 0; i < seqs[_i].n; i++) {
-        struct cnproc_event e = { .type = CNPROC_FORK,
-                                  .cpu = seqs[_i].cpu[i],
-                                  .seq = seqs[_i].seq[i] };
+        struct cnproc_event e = {.type = CNPROC_FORK,
+                                 .cpu = seqs[_i].cpu[i],
+                                 .seq = seqs[_i].seq[i]};
         sum += cnproc_seq_note (s, &e);
     }
     cnproc_seq_stats (s, &st);
     ck_assert_msg (st.lost == seqs[_i].lost && sum == st.lost,
-                   "%s: lost %ju (sum %ju), want %ju", seqs[_i].name,
-                   (uintmax_t)st.lost, (uintmax_t)sum,
+                   "%s: lost %ju (sum %ju), want %ju",
+                   seqs[_i].name,
+                   (uintmax_t)st.lost,
+                   (uintmax_t)sum,
                    (uintmax_t)seqs[_i].lost);
     ck_assert_uint_eq (st.reordered, seqs[_i].reordered);
     ck_assert_uint_eq (st.events, (uint64_t)seqs[_i].n);
@@ -293,9 +319,9 @@ START_TEST (test_seq_odd)
 {
     struct cnproc_seq *s = cnproc_seq_create ();
     struct cnproc_seq_stats st;
-    struct cnproc_event none = { .type = CNPROC_NONE, .cpu = 0xffffffff };
-    struct cnproc_event far = { .type = CNPROC_EXIT, .cpu = 1u << 20 };
-    struct cnproc_event big = { .type = CNPROC_EXIT, .cpu = 5000, .seq = 1 };
+    struct cnproc_event none = {.type = CNPROC_NONE, .cpu = 0xffffffff};
+    struct cnproc_event far = {.type = CNPROC_EXIT, .cpu = 1u << 20};
+    struct cnproc_event big = {.type = CNPROC_EXIT, .cpu = 5000, .seq = 1};
 
     ck_assert_uint_eq (cnproc_seq_note (s, &none), 0);
     ck_assert_uint_eq (cnproc_seq_note (s, &far), 0);
@@ -315,9 +341,12 @@ END_TEST
 
 static struct cnproc_event fork_ev (int32_t ptgid, int32_t pid, int32_t tgid)
 {
-    return (struct cnproc_event){ .type = CNPROC_FORK, .ppid = ptgid,
-                                  .ptgid = ptgid, .pid = pid, .tgid = tgid,
-                                  .ts_ns = 1000 + (uint64_t)pid };
+    return (struct cnproc_event){.type = CNPROC_FORK,
+                                 .ppid = ptgid,
+                                 .ptgid = ptgid,
+                                 .pid = pid,
+                                 .tgid = tgid,
+                                 .ts_ns = 1000 + (uint64_t)pid};
 }
 
 START_TEST (test_tracker)
@@ -346,8 +375,11 @@ START_TEST (test_tracker)
     e = fork_ev (1, 202, 200);
     ck_assert_int_eq (tracker_feed (t, &e, NULL), 0);
     /* a process forked by the thread 102: parent tgid 101 */
-    e = (struct cnproc_event){ .type = CNPROC_FORK, .ppid = 102,
-                               .ptgid = 101, .pid = 103, .tgid = 103 };
+    e = (struct cnproc_event){.type = CNPROC_FORK,
+                              .ppid = 102,
+                              .ptgid = 101,
+                              .pid = 103,
+                              .tgid = 103};
     ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
     tracker_counts (t, &c);
     ck_assert_uint_eq (c.processes, 3);
@@ -356,35 +388,41 @@ START_TEST (test_tracker)
     ck_assert_int_eq (tracker_set_comm (t, 103, "worker"), 0);
     ck_assert_int_eq (tracker_set_comm (t, 999, "x"), -1);
     ck_assert_int_eq (errno, ENOENT);
-    e = (struct cnproc_event){ .type = CNPROC_COMM, .pid = 101, .tgid = 101 };
+    e = (struct cnproc_event){.type = CNPROC_COMM, .pid = 101, .tgid = 101};
     strcpy (e.comm, "renamed");
     ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
-    e = (struct cnproc_event){ .type = CNPROC_EXEC, .pid = 200, .tgid = 200 };
+    e = (struct cnproc_event){.type = CNPROC_EXEC, .pid = 200, .tgid = 200};
     ck_assert_int_eq (tracker_feed (t, &e, NULL), 0);
     /* exits carry the command and the start; then the pid is free */
-    e = (struct cnproc_event){ .type = CNPROC_EXIT, .pid = 103, .tgid = 103 };
+    e = (struct cnproc_event){.type = CNPROC_EXIT, .pid = 103, .tgid = 103};
     ck_assert_int_eq (tracker_feed (t, &e, &start), 1);
     ck_assert_str_eq (e.comm, "worker");
-    e = (struct cnproc_event){ .type = CNPROC_EXIT, .pid = 101, .tgid = 101 };
+    e = (struct cnproc_event){.type = CNPROC_EXIT, .pid = 101, .tgid = 101};
     ck_assert_int_eq (tracker_feed (t, &e, &start), 1);
     ck_assert_str_eq (e.comm, "renamed");
     ck_assert_uint_eq (start, 1101);
-    e = (struct cnproc_event){ .type = CNPROC_EXIT, .pid = 200, .tgid = 200 };
+    e = (struct cnproc_event){.type = CNPROC_EXIT, .pid = 200, .tgid = 200};
     ck_assert_int_eq (tracker_feed (t, &e, NULL), 0);
     /* a root added after the previous holder of its pid ended: that
      * holder's exit (and exec), read after the root was added, are not
      * the root's */
     ck_assert_int_eq (tracker_add_root (t, 300, "task", 5000), 0);
-    e = (struct cnproc_event){ .type = CNPROC_EXEC, .pid = 300, .tgid = 300,
-                               .ts_ns = 3900 };
+    e = (struct cnproc_event){.type = CNPROC_EXEC,
+                              .pid = 300,
+                              .tgid = 300,
+                              .ts_ns = 3900};
     ck_assert_int_eq (tracker_feed (t, &e, NULL), 0);
-    e = (struct cnproc_event){ .type = CNPROC_EXIT, .pid = 300, .tgid = 300,
-                               .ts_ns = 4000 };
+    e = (struct cnproc_event){.type = CNPROC_EXIT,
+                              .pid = 300,
+                              .tgid = 300,
+                              .ts_ns = 4000};
     ck_assert_int_eq (tracker_feed (t, &e, &start), 0);
     tracker_counts (t, &c);
     ck_assert_uint_eq (c.processes, 2);
-    e = (struct cnproc_event){ .type = CNPROC_EXIT, .pid = 300, .tgid = 300,
-                               .ts_ns = 6000 };
+    e = (struct cnproc_event){.type = CNPROC_EXIT,
+                              .pid = 300,
+                              .tgid = 300,
+                              .ts_ns = 6000};
     ck_assert_int_eq (tracker_feed (t, &e, &start), 1);
     ck_assert_uint_eq (start, 5000);
     /* pid 103 reused by an outsider: out, not a stale "in" */
@@ -400,11 +438,11 @@ START_TEST (test_tracker)
      * event, read later, is older than the root and keeps it */
     t = tracker_create ();
     ck_assert_int_eq (tracker_add_root (t, 150, "slurmstepd", 5000), 0);
-    e = fork_ev (50, 150, 150);         /* ts 1150 < 5000 */
+    e = fork_ev (50, 150, 150); /* ts 1150 < 5000 */
     ck_assert_int_eq (tracker_feed (t, &e, NULL), 0);
     tracker_counts (t, &c);
     ck_assert_uint_eq (c.processes, 1);
-    e = fork_ev (150, 151, 151);        /* its child is in */
+    e = fork_ev (150, 151, 151); /* its child is in */
     e.ts_ns = 6000;
     ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
     /* a later fork of pid 150 by an outsider: the root's exit was lost */
@@ -432,17 +470,21 @@ static void exec_cb (const struct tracker_exec *x, void *arg)
     l->x[l->n++] = *x;
 }
 
-static struct cnproc_event ev_at (enum cnproc_type type, int32_t pid,
+static struct cnproc_event ev_at (enum cnproc_type type,
+                                  int32_t pid,
                                   uint64_t ts)
 {
-    return (struct cnproc_event){ .type = type, .pid = pid, .tgid = pid,
-                                  .cpu = 1, .ts_ns = ts };
+    return (struct cnproc_event){.type = type,
+                                 .pid = pid,
+                                 .tgid = pid,
+                                 .cpu = 1,
+                                 .ts_ns = ts};
 }
 
 START_TEST (test_tracker_exec)
 {
     struct tracker *t = tracker_create ();
-    struct execs l = { .n = 0 };
+    struct execs l = {.n = 0};
     struct cnproc_event e;
     uint64_t start = 0;
 
@@ -455,12 +497,12 @@ START_TEST (test_tracker_exec)
      * freed and retaken by another program, and reads that program's
      * command.  Its exit, sent before the read, says the read was not
      * the child's: the exec and the exit keep the command before it. */
-    e = fork_ev (100, 101, 101);                /* ts 1101 */
+    e = fork_ev (100, 101, 101); /* ts 1101 */
     ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
     e = ev_at (CNPROC_EXEC, 101, 1200);
     ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
     ck_assert_int_eq (tracker_exec_read (t, &e, "pidstorm", 9000), 0);
-    ck_assert_int_eq (l.n, 0);                  /* not said yet */
+    ck_assert_int_eq (l.n, 0); /* not said yet */
     e = ev_at (CNPROC_EXIT, 101, 6200);
     ck_assert_int_eq (tracker_feed (t, &e, &start), 1);
     ck_assert_int_eq (l.n, 1);
@@ -588,7 +630,7 @@ START_TEST (test_tracker_many)
         tracker_feed (t, &e, NULL);
     }
     for (int32_t p = 2; p < 20000; p += 3) {
-        struct cnproc_event e = { .type = CNPROC_EXIT, .pid = p, .tgid = p };
+        struct cnproc_event e = {.type = CNPROC_EXIT, .pid = p, .tgid = p};
         ck_assert_int_eq (tracker_feed (t, &e, NULL), 1);
     }
     tracker_counts (t, &c);
@@ -596,7 +638,7 @@ START_TEST (test_tracker_many)
     tracker_foreach_process (t, count_cb, &n);
     ck_assert_int_eq (n, (int)c.processes);
     for (int32_t p = 2; p < 20000; p++) {
-        struct cnproc_event e = { .type = CNPROC_EXEC, .pid = p, .tgid = p };
+        struct cnproc_event e = {.type = CNPROC_EXEC, .pid = p, .tgid = p};
         ck_assert_int_eq (tracker_feed (t, &e, NULL), (p - 2) % 3 != 0);
     }
     tracker_destroy (t);
@@ -608,7 +650,10 @@ int main (void)
     Suite *s = suite_create ("cnproc");
     TCase *tc = tcase_create ("cnproc");
 
-    tcase_add_loop_test (tc, test_kinds, 0, sizeof (kinds) / sizeof (kinds[0]));
+    tcase_add_loop_test (tc,
+                         test_kinds,
+                         0,
+                         sizeof (kinds) / sizeof (kinds[0]));
     tcase_add_test (tc, test_several_and_limits);
     tcase_add_test (tc, test_truncated);
     tcase_add_loop_test (tc, test_bent, 0, sizeof (bends) / sizeof (bends[0]));

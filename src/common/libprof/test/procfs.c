@@ -13,9 +13,9 @@
 
 /* A real line (Linux 6.1) with a command holding ") (" and spaces, and
  * rsslim = 2^64-1 (field 25). */
-#define STAT_LINE \
+#define STAT_LINE                                                    \
     "4242 (a) (b c) S 4241 4242 4241 34816 4242 4194304 1000 0 2 0 " \
-    "150 37 0 0 20 0 3 0 987654 10000000 500 18446744073709551615 " \
+    "150 37 0 0 20 0 3 0 987654 10000000 500 18446744073709551615 "  \
     "1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
 
 static const struct {
@@ -24,26 +24,35 @@ static const struct {
     char state;
     const char *comm;
 } stats[] = {
-    { STAT_LINE, 0, 'S', "a) (b c" },
-    { "1 (init) R 0 1 1 0 -1 4194560 0 0 0 0 1 2 0 0 20 0 1 0\n", -1,
-      0, NULL },  /* 21 fields */
-    { "1 (init) R 0 1 1 0 -1 4194560 0 0 0 0 1 2 0 0 20 0 1 0 5\n", 0,
-      'R', "init" },
-    { "1 init R 0", -1, 0, NULL },
-    { "x (init) R 0 1", -1, 0, NULL },
-    { "1 (init)", -1, 0, NULL },
-    { "1 (init) R 0 1 x", -1, 0, NULL },
-    { "1 (init) Z 0 1 1 0 -1 4194560 0 0 0 0 1 2 0 0 20 0 1 0 5 0 0 9 junk",
-      -1, 0, NULL },
-    { "1 (0123456789abcdefghij) D 0 1 1 0 -1 4 0 0 0 0 1 2 0 0 20 0 1 0 5 0 0"
-      " 9", 0, 'D', "0123456789abcdef" },
-    { "", -1, 0, NULL },
+    {STAT_LINE, 0, 'S', "a) (b c"},
+    {"1 (init) R 0 1 1 0 -1 4194560 0 0 0 0 1 2 0 0 20 0 1 0\n",
+     -1,
+     0,
+     NULL}, /* 21 fields */
+    {"1 (init) R 0 1 1 0 -1 4194560 0 0 0 0 1 2 0 0 20 0 1 0 5\n",
+     0,
+     'R',
+     "init"},
+    {"1 init R 0", -1, 0, NULL},
+    {"x (init) R 0 1", -1, 0, NULL},
+    {"1 (init)", -1, 0, NULL},
+    {"1 (init) R 0 1 x", -1, 0, NULL},
+    {"1 (init) Z 0 1 1 0 -1 4194560 0 0 0 0 1 2 0 0 20 0 1 0 5 0 0 9 junk",
+     -1,
+     0,
+     NULL},
+    {"1 (0123456789abcdefghij) D 0 1 1 0 -1 4 0 0 0 0 1 2 0 0 20 0 1 0 5 0 0"
+     " 9",
+     0,
+     'D',
+     "0123456789abcdef"},
+    {"", -1, 0, NULL},
 };
 
 START_TEST (test_stat)
 {
     struct procfs_stat st, before;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     memset (&st, 0x5a, sizeof (st));
     before = st;
@@ -81,7 +90,7 @@ START_TEST (test_stat_self)
 {
     char buf[4096];
     struct procfs_stat st;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     ck_assert_int_ge (procfs_read ("/proc/self/stat", buf, sizeof (buf)), 1);
     ck_assert_msg (procfs_parse_stat (buf, &st, &e) == 0, "%s", e.text);
@@ -103,10 +112,11 @@ END_TEST
 START_TEST (test_status)
 {
     struct procfs_status ps;
-    pin_error_t e = { "" };
-    const char *good = "Name:\tx\nThreads:\t4\nVmRSS:\t   1234 kB\n"
-                       "voluntary_ctxt_switches:\t17\n"
-                       "nonvoluntary_ctxt_switches:\t3\n";
+    pin_error_t e = {""};
+    const char *good =
+        "Name:\tx\nThreads:\t4\nVmRSS:\t   1234 kB\n"
+        "voluntary_ctxt_switches:\t17\n"
+        "nonvoluntary_ctxt_switches:\t3\n";
 
     ck_assert_int_eq (procfs_parse_status (good, &ps, &e), 0);
     ck_assert_uint_eq (ps.voluntary_ctxt_switches, 17);
@@ -118,12 +128,16 @@ START_TEST (test_status)
     ck_assert_int_eq (errno, EINVAL);
     ck_assert_int_eq (procfs_parse_status ("voluntary_ctxt_switches:\tx\n"
                                            "nonvoluntary_ctxt_switches:\t3\n",
-                                           &ps, &e), -1);
+                                           &ps,
+                                           &e),
+                      -1);
     ck_assert_msg (strstr (e.text, "voluntary_ctxt_switches"), "%s", e.text);
     ck_assert_int_eq (procfs_parse_status ("voluntary_ctxt_switches:\t"
                                            "99999999999999999999999\n"
                                            "nonvoluntary_ctxt_switches:\t3\n",
-                                           &ps, &e), -1);
+                                           &ps,
+                                           &e),
+                      -1);
     ck_assert_int_eq (procfs_parse_status (NULL, &ps, &e), -1);
 }
 END_TEST
@@ -131,7 +145,7 @@ END_TEST
 START_TEST (test_rollup)
 {
     struct procfs_rollup r;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     const char *good =
         "55a0c0de0000-7ffd5f1f6000 ---p 00000000 00:00 0  [rollup]\n"
         "Rss:              365704 kB\nPss:               75616 kB\n"
@@ -149,28 +163,43 @@ END_TEST
 
 START_TEST (test_flat)
 {
-    static const char *const keys[] = { "anon", "file", "shmem" };
-    uint64_t v[3] = { 7, 7, 7 };
-    pin_error_t e = { "" };
+    static const char *const keys[] = {"anon", "file", "shmem"};
+    uint64_t v[3] = {7, 7, 7};
+    pin_error_t e = {""};
     const char *mem =
         "anon 4096\nfile 8192\nkernel 1\nanon_thp 0\nshmem 12288\n"
         "file_mapped 5\n";
 
     ck_assert_int_eq (procfs_parse_flat (mem, keys, v, 3, "memory.stat", &e),
                       7);
-    ck_assert_uint_eq (v[0], 4096);     /* not anon_thp */
-    ck_assert_uint_eq (v[1], 8192);     /* not file_mapped */
+    ck_assert_uint_eq (v[0], 4096); /* not anon_thp */
+    ck_assert_uint_eq (v[1], 8192); /* not file_mapped */
     ck_assert_uint_eq (v[2], 12288);
     v[2] = 7;
-    ck_assert_int_eq (procfs_parse_flat ("anon 1\nfile 2", keys, v, 3,
-                                         "memory.stat", &e), 3);
+    ck_assert_int_eq (procfs_parse_flat ("anon 1\nfile 2",
+                                         keys,
+                                         v,
+                                         3,
+                                         "memory.stat",
+                                         &e),
+                      3);
     ck_assert_uint_eq (v[1], 2);
-    ck_assert_uint_eq (v[2], 7);        /* absent: untouched */
-    ck_assert_int_eq (procfs_parse_flat ("anon 1x\n", keys, v, 3,
-                                         "memory.stat", &e), -1);
+    ck_assert_uint_eq (v[2], 7); /* absent: untouched */
+    ck_assert_int_eq (procfs_parse_flat ("anon 1x\n",
+                                         keys,
+                                         v,
+                                         3,
+                                         "memory.stat",
+                                         &e),
+                      -1);
     ck_assert (strstr (e.text, "memory.stat: the value of anon"));
-    ck_assert_int_eq (procfs_parse_flat ("anon -1\n", keys, v, 3,
-                                         "memory.stat", &e), -1);
+    ck_assert_int_eq (procfs_parse_flat ("anon -1\n",
+                                         keys,
+                                         v,
+                                         3,
+                                         "memory.stat",
+                                         &e),
+                      -1);
     ck_assert_int_eq (procfs_parse_flat ("", keys, v, 3, "x", &e), 0);
     ck_assert_int_eq (procfs_parse_flat (NULL, keys, v, 3, "x", &e), -1);
 }
@@ -190,21 +219,21 @@ static const struct {
     int first_cpu;
     uint64_t first_user, first_steal;
 } cpus[] = {
-    { cpustat, "1,3", 2, 0, 1, 11, 18 },
-    { cpustat, "2", 1, 0, 2, 21, 0 },
-    { cpustat, "", 0, 0, -1, 0, 0 },
-    { cpustat, "0-4", -1, ENOENT, -1, 0, 0 },
-    { "cpu0 1 2 3\n", "0", -1, EINVAL, -1, 0, 0 },
-    { "cpu0 1 2 x 4\n", "0", -1, EINVAL, -1, 0, 0 },
-    { "cpu99999999 1 2 3 4\n", "0", -1, EINVAL, -1, 0, 0 },
-    { "cpu0 1 2 3 4 5 6 7 8 9 10 11 12\n", "0", 1, 0, 0, 1, 8 },
+    {cpustat, "1,3", 2, 0, 1, 11, 18},
+    {cpustat, "2", 1, 0, 2, 21, 0},
+    {cpustat, "", 0, 0, -1, 0, 0},
+    {cpustat, "0-4", -1, ENOENT, -1, 0, 0},
+    {"cpu0 1 2 3\n", "0", -1, EINVAL, -1, 0, 0},
+    {"cpu0 1 2 x 4\n", "0", -1, EINVAL, -1, 0, 0},
+    {"cpu99999999 1 2 3 4\n", "0", -1, EINVAL, -1, 0, 0},
+    {"cpu0 1 2 3 4 5 6 7 8 9 10 11 12\n", "0", 1, 0, 0, 1, 8},
 };
 
 START_TEST (test_cpustat)
 {
     hwloc_bitmap_t set = hwloc_bitmap_alloc ();
     struct procfs_cpu out[8];
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     int rc;
 
     ck_assert_int_eq (hwloc_bitmap_list_sscanf (set, cpus[_i].cpus), 0);
@@ -246,7 +275,10 @@ int main (void)
     tcase_add_test (tc, test_status);
     tcase_add_test (tc, test_rollup);
     tcase_add_test (tc, test_flat);
-    tcase_add_loop_test (tc, test_cpustat, 0, sizeof (cpus) / sizeof (cpus[0]));
+    tcase_add_loop_test (tc,
+                         test_cpustat,
+                         0,
+                         sizeof (cpus) / sizeof (cpus[0]));
     tcase_add_test (tc, test_cpustat_room);
     suite_add_tcase (s, tc);
     return tap_run (s, NULL, 0);

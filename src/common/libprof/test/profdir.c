@@ -16,31 +16,31 @@ static const struct {
     uint32_t job;
     const char *step;
 } specs[] = {
-    { "4242", 0, 4242, "" },
-    { "4242.0", 0, 4242, "0" },
-    { "4242.17", 0, 4242, "17" },
-    { "4242.batch", 0, 4242, "batch" },
-    { "4242.interactive", 0, 4242, "interactive" },
-    { "4242.extern", 0, 4242, "extern" },
-    { "", -1, 0, NULL },
-    { "0", -1, 0, NULL },
-    { "-1", -1, 0, NULL },
-    { "42x", -1, 0, NULL },
-    { "42.", -1, 0, NULL },
-    { "42.0.1", -1, 0, NULL },
-    { "42.Batch", -1, 0, NULL },
-    { "42.../etc", -1, 0, NULL },
-    { "99999999999", -1, 0, NULL },
-    { "4242.12345678901234567", -1, 0, NULL },
+    {"4242", 0, 4242, ""},
+    {"4242.0", 0, 4242, "0"},
+    {"4242.17", 0, 4242, "17"},
+    {"4242.batch", 0, 4242, "batch"},
+    {"4242.interactive", 0, 4242, "interactive"},
+    {"4242.extern", 0, 4242, "extern"},
+    {"", -1, 0, NULL},
+    {"0", -1, 0, NULL},
+    {"-1", -1, 0, NULL},
+    {"42x", -1, 0, NULL},
+    {"42.", -1, 0, NULL},
+    {"42.0.1", -1, 0, NULL},
+    {"42.Batch", -1, 0, NULL},
+    {"42.../etc", -1, 0, NULL},
+    {"99999999999", -1, 0, NULL},
+    {"4242.12345678901234567", -1, 0, NULL},
 };
 
 START_TEST (test_spec)
 {
     uint32_t job = 0;
     char step[16] = "?";
-    pin_error_t e = { "" };
-    int rc = profdir_spec_parse (specs[_i].spec, &job, step, sizeof (step),
-                                 &e);
+    pin_error_t e = {""};
+    int rc =
+        profdir_spec_parse (specs[_i].spec, &job, step, sizeof (step), &e);
 
     ck_assert_int_eq (rc, specs[_i].rc);
     if (rc == 0) {
@@ -48,8 +48,11 @@ START_TEST (test_spec)
         ck_assert_str_eq (step, specs[_i].step);
     } else {
         ck_assert_int_eq (errno, EINVAL);
-        ck_assert_msg (strstr (e.text, "not a job or step; give JOB or "
-                               "JOB.STEP"), "%s", e.text);
+        ck_assert_msg (strstr (e.text,
+                               "not a job or step; give JOB or "
+                               "JOB.STEP"),
+                       "%s",
+                       e.text);
     }
 }
 END_TEST
@@ -58,7 +61,7 @@ START_TEST (test_find)
 {
     struct profdir_entry *v;
     size_t n;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     char dir[4096];
 
     tmptree_setup ("test_profdir");
@@ -66,10 +69,10 @@ START_TEST (test_find)
     tmptree_put ("p/42.2.n2.jsonl", "x");
     tmptree_put ("p/42.2.n1.example.org.jsonl", "x");
     tmptree_put ("p/42.batch.n1.jsonl", "x");
-    tmptree_put ("p/420.0.n1.jsonl", "x");      /* another job */
-    tmptree_put ("p/42.0.n1.json", "x");        /* not a profile */
-    tmptree_put ("p/42.x.n1.jsonl", "x");       /* not a step */
-    tmptree_put ("p/42.3..jsonl", "x");         /* no node */
+    tmptree_put ("p/420.0.n1.jsonl", "x"); /* another job */
+    tmptree_put ("p/42.0.n1.json", "x");   /* not a profile */
+    tmptree_put ("p/42.x.n1.jsonl", "x");  /* not a step */
+    tmptree_put ("p/42.3..jsonl", "x");    /* no node */
     tmptree_path (dir, sizeof (dir), "p");
 
     ck_assert_int_eq (profdir_find (dir, "42", &v, &n, &e), 0);
@@ -97,7 +100,6 @@ START_TEST (test_find)
 }
 END_TEST
 
-
 /* The room a profile leaves for the journal: only on the journal's file
  * system (a journal directory not made yet counts as its parent's). */
 START_TEST (test_journal_reserve)
@@ -108,8 +110,7 @@ START_TEST (test_journal_reserve)
     tmptree_mkdirs ("profile", true);
     tmptree_path (prof, sizeof (prof), "profile");
     tmptree_path (jour, sizeof (jour), "not/made/yet/journal");
-    ck_assert_uint_eq (profdir_journal_reserve (prof, jour, 1 << 20),
-                       1 << 20);
+    ck_assert_uint_eq (profdir_journal_reserve (prof, jour, 1 << 20), 1 << 20);
     ck_assert_uint_eq (profdir_journal_reserve (prof, jour, 0),
                        PROFDIR_JOURNAL_RESERVE);
     /* /proc is another file system */

@@ -41,8 +41,8 @@ START_TEST (test_roundtrip)
     char path[4096];
     json_object *h = json_object_new_object (), *l, *end;
     struct prof_writer *w;
-    pin_error_t e = { "" };
-    int n[3] = { 0, 0, -1 };
+    pin_error_t e = {""};
+    int n[3] = {0, 0, -1};
     struct stat st;
 
     tmptree_setup ("test_profile");
@@ -73,8 +73,8 @@ START_TEST (test_bound)
     char path[4096];
     json_object *h = json_object_new_object (), *l, *end;
     struct prof_writer *w;
-    pin_error_t e = { "" };
-    int n[3] = { 0, 0, -1 }, written = 0, dropped = 0;
+    pin_error_t e = {""};
+    int n[3] = {0, 0, -1}, written = 0, dropped = 0;
     struct stat st;
 
     tmptree_setup ("test_profile");
@@ -83,8 +83,9 @@ START_TEST (test_bound)
     ck_assert_int_eq (errno, EINVAL);
     w = prof_writer_open (path, PROF_MIN_BYTES, h, &e);
     ck_assert_ptr_nonnull (w);
-    l = line ("{\"type\":\"exec\",\"t\":123456789,\"pid\":1234,"
-              "\"comm\":\"0123456789abcdef\"}");
+    l = line (
+        "{\"type\":\"exec\",\"t\":123456789,\"pid\":1234,"
+        "\"comm\":\"0123456789abcdef\"}");
     for (int i = 0; i < 1000; i++) {
         int rc = prof_writer_put (w, l, &e);
         ck_assert_int_ge (rc, 0);
@@ -120,28 +121,34 @@ static int none_cb (json_object *o, int lineno, void *arg)
 static const struct {
     const char *content, *error;
 } bad[] = {
-    { "", "empty" },
-    { "{\"type\":\"fork\"}\n", "no header" },
-    { "{\"type\":\"header\",\"format\":\"other\",\"version\":1}\n", "no header" },
-    { "{\"type\":\"header\",\"format\":\"slurm-pin-profile\",\"version\":2}\n",
-      "version 2" },
-    { "{\"type\":\"header\",\"format\":\"slurm-pin-profile\"}\n", "version -1" },
-    { "{\"type\":\"header\",\"format\":\"slurm-pin-profile\",\"version\":1}\n"
-      "not json\n", ":2: not a JSON object" },
-    { "{\"type\":\"header\",\"format\":\"slurm-pin-profile\",\"version\":1}\n"
-      "[1,2]\n", ":2: not a JSON object" },
-    { "{\"type\":\"header\",\"format\":\"slurm-pin-profile\",\"version\":1}\n"
-      "{\"t\":1}\n", ":2: not a JSON object with a \"type\"" },
-    { "{\"type\":\"header\",\"format\":\"slurm-pin-profile\",\"version\":1}\n"
-      "{\"type\":\"fork\"} {}\n", ":2: not a JSON object" },
-    { "{\"type\":\"header\",\"format\":\"slurm-pin-profile\",\"version\":1}\n"
-      "{\"type\":\"fork\",\"t\":1}\n", ":2: fork line without \"thread\"" },
+    {"", "empty"},
+    {"{\"type\":\"fork\"}\n", "no header"},
+    {"{\"type\":\"header\",\"format\":\"other\",\"version\":1}\n",
+     "no header"},
+    {"{\"type\":\"header\",\"format\":\"slurm-pin-profile\",\"version\":2}\n",
+     "version 2"},
+    {"{\"type\":\"header\",\"format\":\"slurm-pin-profile\"}\n", "version -1"},
+    {"{\"type\":\"header\",\"format\":\"slurm-pin-profile\",\"version\":1}\n"
+     "not json\n",
+     ":2: not a JSON object"},
+    {"{\"type\":\"header\",\"format\":\"slurm-pin-profile\",\"version\":1}\n"
+     "[1,2]\n",
+     ":2: not a JSON object"},
+    {"{\"type\":\"header\",\"format\":\"slurm-pin-profile\",\"version\":1}\n"
+     "{\"t\":1}\n",
+     ":2: not a JSON object with a \"type\""},
+    {"{\"type\":\"header\",\"format\":\"slurm-pin-profile\",\"version\":1}\n"
+     "{\"type\":\"fork\"} {}\n",
+     ":2: not a JSON object"},
+    {"{\"type\":\"header\",\"format\":\"slurm-pin-profile\",\"version\":1}\n"
+     "{\"type\":\"fork\",\"t\":1}\n",
+     ":2: fork line without \"thread\""},
 };
 
 START_TEST (test_bad_files)
 {
     char path[4096];
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     struct prof_summary s;
 
     tmptree_setup ("test_profile");
@@ -149,7 +156,9 @@ START_TEST (test_bad_files)
     tmptree_path (path, sizeof (path), "bad.jsonl");
     ck_assert_int_eq (prof_summary_read (path, &s, &e), -1);
     ck_assert_msg (strstr (e.text, bad[_i].error) && !strchr (e.text, '\n'),
-                   "'%s' lacks '%s'", e.text, bad[_i].error);
+                   "'%s' lacks '%s'",
+                   e.text,
+                   bad[_i].error);
     if (_i == 0) {
         ck_assert_int_eq (prof_read ("/nonexistent/x", none_cb, NULL, &e), -1);
         ck_assert_msg (strstr (e.text, "cannot open"), "%s", e.text);
@@ -158,8 +167,9 @@ START_TEST (test_bad_files)
 }
 END_TEST
 
-#define HDR "{\"type\":\"header\",\"format\":\"slurm-pin-profile\"," \
-            "\"version\":1}\n"
+#define HDR                                                  \
+    "{\"type\":\"header\",\"format\":\"slurm-pin-profile\"," \
+    "\"version\":1}\n"
 
 /* A recording killed while writing leaves its last line cut: the file
  * is read up to the line before.  A cut line that is not the last, or a
@@ -168,12 +178,14 @@ END_TEST
 START_TEST (test_cut_and_long)
 {
     char path[4096];
-    pin_error_t e = { "" };
-    int n[3] = { 0, 0, -1 };
+    pin_error_t e = {""};
+    int n[3] = {0, 0, -1};
     FILE *f;
 
     tmptree_setup ("test_profile");
-    tmptree_put ("cut.jsonl", HDR "{\"type\":\"root\",\"t\":1,\"pid\":2}\n"
+    tmptree_put ("cut.jsonl",
+                 HDR
+                 "{\"type\":\"root\",\"t\":1,\"pid\":2}\n"
                  "{\"type\":\"fork\",\"t\":2,\"pi");
     tmptree_path (path, sizeof (path), "cut.jsonl");
     ck_assert_int_eq (prof_read (path, count_cb, n, &e), 0);
@@ -198,7 +210,8 @@ START_TEST (test_cut_and_long)
         fclose (f);
         ck_assert_int_eq (prof_read (path, none_cb, NULL, &e), -1);
         ck_assert_msg (strstr (e.text, ":2: line longer than 1048576 bytes"),
-                       "%s", e.text);
+                       "%s",
+                       e.text);
     }
     tmptree_teardown ();
 }
@@ -210,14 +223,20 @@ static const char *synthetic[] = {
     "\"interval_ms\":500,\"taskstats\":true}",
     "{\"type\":\"root\",\"t\":1000000000,\"pid\":10,\"comm\":\"sh\"}",
     /* 3 forks within 0.5 s, a 4th 2 s later; one thread */
-    "{\"type\":\"fork\",\"t\":1100000000,\"pid\":11,\"tgid\":11,\"thread\":false}",
-    "{\"type\":\"fork\",\"t\":1200000000,\"pid\":12,\"tgid\":12,\"thread\":false}",
-    "{\"type\":\"fork\",\"t\":1300000000,\"pid\":13,\"tgid\":13,\"thread\":false}",
-    "{\"type\":\"fork\",\"t\":1400000000,\"pid\":14,\"tgid\":13,\"thread\":true}",
-    "{\"type\":\"exec\",\"t\":1400000001,\"pid\":11,\"tgid\":11,\"comm\":\"cc1\"}",
+    "{\"type\":\"fork\",\"t\":1100000000,\"pid\":11,\"tgid\":11,\"thread\":"
+    "false}",
+    "{\"type\":\"fork\",\"t\":1200000000,\"pid\":12,\"tgid\":12,\"thread\":"
+    "false}",
+    "{\"type\":\"fork\",\"t\":1300000000,\"pid\":13,\"tgid\":13,\"thread\":"
+    "false}",
+    "{\"type\":\"fork\",\"t\":1400000000,\"pid\":14,\"tgid\":13,\"thread\":"
+    "true}",
+    "{\"type\":\"exec\",\"t\":1400000001,\"pid\":11,\"tgid\":11,\"comm\":"
+    "\"cc1\"}",
     "{\"type\":\"sample\",\"t\":1500000000,\"threads\":{\"D\":2},"
     "\"rss_kb\":3000,\"pss_kb\":1000,\"smaps_reads\":3,\"smaps_ns\":3000}",
-    "{\"type\":\"exit\",\"t\":1600000000,\"pid\":14,\"tgid\":13,\"thread\":true,"
+    "{\"type\":\"exit\",\"t\":1600000000,\"pid\":14,\"tgid\":13,\"thread\":"
+    "true,"
     "\"comm\":\"w\"}",
     "{\"type\":\"task\",\"pid\":14,\"tgid\":13,\"comm\":\"w\",\"utime_us\":5,"
     "\"stime_us\":5,\"nvcsw\":1,\"nivcsw\":0}",
@@ -231,7 +250,8 @@ static const char *synthetic[] = {
     "\"thread\":false,\"comm\":\"sh\"}",
     "{\"type\":\"task\",\"pid\":12,\"tgid\":12,\"comm\":\"sh\",\"utime_us\":1,"
     "\"stime_us\":0,\"nvcsw\":1,\"nivcsw\":1}",
-    "{\"type\":\"fork\",\"t\":3300000000,\"pid\":15,\"tgid\":15,\"thread\":false}",
+    "{\"type\":\"fork\",\"t\":3300000000,\"pid\":15,\"tgid\":15,\"thread\":"
+    "false}",
     "{\"type\":\"future-type\",\"t\":3400000000,\"whatever\":[1]}",
     "{\"type\":\"lost\",\"t\":3500000000,\"kind\":\"sequence\",\"count\":2}",
     "{\"type\":\"end\",\"t\":4000000000,\"status\":0,\"lost_seq\":2,"
@@ -244,7 +264,7 @@ START_TEST (test_summary)
 {
     char path[4096], text[8192] = "";
     struct prof_summary s;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     json_object *j;
 
     for (size_t i = 0; i < sizeof (synthetic) / sizeof (synthetic[0]); i++) {
@@ -259,7 +279,7 @@ START_TEST (test_summary)
     ck_assert_uint_eq (s.processes, 4);
     ck_assert_uint_eq (s.threads, 1);
     ck_assert_uint_eq (s.execs, 1);
-    ck_assert_uint_eq (s.peak_processes, 4);    /* root + 11, 12, 13 */
+    ck_assert_uint_eq (s.peak_processes, 4); /* root + 11, 12, 13 */
     ck_assert_uint_eq (s.peak_tasks, 5);
     ck_assert_uint_eq (s.fork_peak, 3);
     ck_assert (s.duration_s > 2.999 && s.duration_s < 3.001);
@@ -284,7 +304,7 @@ START_TEST (test_summary)
     ck_assert_uint_eq (s.by_cpu[0].cpu_us, 2500000);
     ck_assert_uint_eq (s.by_count[0].processes, 1);
     ck_assert_uint_eq (s.by_count[1].processes, 1);
-    ck_assert_uint_eq (s.by_count[2].processes, 0);   /* w: a thread */
+    ck_assert_uint_eq (s.by_count[2].processes, 0); /* w: a thread */
     j = prof_summary_json (&s, 10);
     ck_assert_ptr_nonnull (j);
     ck_assert_int_eq (prof_get_int (j, "processes_created", -1), 4);
@@ -295,7 +315,6 @@ START_TEST (test_summary)
 }
 END_TEST
 
-
 /* A profile is a new inode each time: a reader that kept a descriptor of
  * an older profile of the same name (a job id used again) still reads
  * the older one; a symbolic link planted at the name is not followed. */
@@ -304,7 +323,7 @@ START_TEST (test_new_inode)
     char path[4096], target[4096], buf[256];
     json_object *h = json_object_new_object ();
     struct prof_writer *w;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     struct stat old, now;
     ssize_t n;
     int fd;
@@ -325,7 +344,8 @@ START_TEST (test_new_inode)
     ck_assert_int_gt (n, 0);
     buf[n] = '\0';
     ck_assert_msg (strstr (buf, "\"first\"") && !strstr (buf, "\"second\""),
-                   "%s", buf);
+                   "%s",
+                   buf);
     close (fd);
     /* a symlink at the name: removed, its target untouched */
     tmptree_put ("precious", "keep\n");
@@ -349,7 +369,7 @@ START_TEST (test_share)
     char path[4096];
     json_object *h = json_object_new_object ();
     struct prof_writer *w;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     const uid_t user = 65534, other = 65533;
     struct stat st;
     int rc, status;
@@ -366,25 +386,26 @@ START_TEST (test_share)
     ck_assert_int_eq (prof_writer_close (w, NULL, &e), 0);
     ck_assert_int_eq (stat (path, &st), 0);
     ck_assert_uint_eq (st.st_uid, 0);
-    if (rc == 1) {  /* no ACLs here: root's only */
+    if (rc == 1) { /* no ACLs here: root's only */
         ck_assert_uint_eq (st.st_mode & 0777, 0600);
         json_object_put (h);
         tmptree_teardown ();
         return;
     }
-    ck_assert_uint_eq (st.st_mode & 0777, 0640);    /* group bits: mask */
+    ck_assert_uint_eq (st.st_mode & 0777, 0640); /* group bits: mask */
     if ((pid = fork ()) == 0) {
         int ok = setgid (user) == 0 && setuid (user) == 0
-                 && open (path, O_RDONLY) >= 0
-                 && open (path, O_WRONLY) < 0 && errno == EACCES
-                 && open (path, O_WRONLY | O_APPEND) < 0
+                 && open (path, O_RDONLY) >= 0 && open (path, O_WRONLY) < 0
+                 && errno == EACCES && open (path, O_WRONLY | O_APPEND) < 0
                  && chmod (path, 0600) < 0 && errno == EPERM
                  && truncate (path, 1 << 30) < 0;
         _exit (ok ? 0 : 1);
     }
     ck_assert_int_eq (waitpid (pid, &status, 0), pid);
     ck_assert_msg (WIFEXITED (status) && WEXITSTATUS (status) == 0,
-                   "uid %u could write, chmod or not read %s", user, path);
+                   "uid %u could write, chmod or not read %s",
+                   user,
+                   path);
     if ((pid = fork ()) == 0) {
         int ok = setgid (other) == 0 && setuid (other) == 0
                  && open (path, O_RDONLY) < 0 && errno == EACCES;
@@ -392,7 +413,9 @@ START_TEST (test_share)
     }
     ck_assert_int_eq (waitpid (pid, &status, 0), pid);
     ck_assert_msg (WIFEXITED (status) && WEXITSTATUS (status) == 0,
-                   "uid %u could read %s", other, path);
+                   "uid %u could read %s",
+                   other,
+                   path);
     json_object_put (h);
     tmptree_teardown ();
 }
@@ -405,7 +428,7 @@ START_TEST (test_keep_free)
     char path[4096];
     json_object *h = json_object_new_object (), *l, *end;
     struct prof_writer *w;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     tmptree_setup ("test_profile");
     tmptree_path (path, sizeof (path), "3.0.node.jsonl");
@@ -418,7 +441,8 @@ START_TEST (test_keep_free)
     ck_assert_int_eq (prof_writer_close (w, end, &e), 0);
     ck_assert_msg (strstr (tmptree_get ("3.0.node.jsonl"),
                            "keeps 4611686018427387904 bytes free for the "
-                           "accounting journal"), "%s",
+                           "accounting journal"),
+                   "%s",
                    tmptree_get ("3.0.node.jsonl"));
     ck_assert (strstr (tmptree_get ("3.0.node.jsonl"), "\"type\":\"end\""));
     /* 0: no check */
@@ -462,7 +486,7 @@ START_TEST (test_summary_paired)
     };
     char path[4096], text[4096] = "";
     struct prof_summary s;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     uint64_t sum = 0;
     json_object *j, *ts;
 
@@ -503,7 +527,10 @@ int main (void)
     tcase_add_test (tc, test_roundtrip);
     tcase_add_test (tc, test_summary_paired);
     tcase_add_test (tc, test_bound);
-    tcase_add_loop_test (tc, test_bad_files, 0, sizeof (bad) / sizeof (bad[0]));
+    tcase_add_loop_test (tc,
+                         test_bad_files,
+                         0,
+                         sizeof (bad) / sizeof (bad[0]));
     tcase_add_test (tc, test_summary);
     tcase_add_test (tc, test_cut_and_long);
     tcase_add_test (tc, test_new_inode);

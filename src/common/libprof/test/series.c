@@ -13,13 +13,16 @@
 #include "libtest/tap.h"
 #include "libtest/tmptree.h"
 
-#define HDR "{\"type\":\"header\",\"format\":\"slurm-pin-profile\"," \
-            "\"version\":1,\"t0\":1000000000,\"interval_ms\":1000"
-#define S 1000000000ll      /* ns per s */
+#define HDR                                                  \
+    "{\"type\":\"header\",\"format\":\"slurm-pin-profile\"," \
+    "\"version\":1,\"t0\":1000000000,\"interval_ms\":1000"
+#define S 1000000000ll /* ns per s */
 
 /* Write `text` as a profile and read it for `kind`. */
-static int chart (const char *text, enum prof_chart kind,
-                  struct prof_chart_data *d, pin_error_t *e)
+static int chart (const char *text,
+                  enum prof_chart kind,
+                  struct prof_chart_data *d,
+                  pin_error_t *e)
 {
     char path[4096];
     int rc, err;
@@ -54,7 +57,8 @@ END_TEST
  * CPU 1 only; a cgroup used 1.25 s of CPU in that second. */
 START_TEST (test_cpu)
 {
-    const char *p = HDR ",\"cpus\":\"1\"}\n"
+    const char *p = HDR
+        ",\"cpus\":\"1\"}\n"
         "{\"type\":\"sample\",\"t\":2000000000,"
         "\"cpus\":[[0,0,0,0,0,0,0,0,0],[1,10,0,0,0,0,0,0,0]],"
         "\"cg\":{\"usage_usec\":1000000}}\n"
@@ -64,7 +68,7 @@ START_TEST (test_cpu)
         "\"cpus\":[[0,20,0,5,75,0,0,0,0],[1,60,10,20,0,0,5,5,0]],"
         "\"cg\":{\"usage_usec\":2250000}}\n";
     struct prof_chart_data d;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     ck_assert_msg (chart (p, PROF_CHART_CPU, &d, &e) == 0, "%s", e.text);
     ck_assert_int_eq (d.nseries, 3);
@@ -91,15 +95,21 @@ START_TEST (test_cpu_groups)
     char *p = malloc (1 << 16);
     size_t n = 0;
     struct prof_chart_data d;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     n += (size_t)sprintf (p + n, HDR ",\"cpus\":\"0-39\"}\n");
     for (int s = 1; s <= 2; s++) {
-        n += (size_t)sprintf (p + n, "{\"type\":\"sample\",\"t\":%lld,"
-                              "\"cpus\":[", s * S);
+        n += (size_t)sprintf (p + n,
+                              "{\"type\":\"sample\",\"t\":%lld,"
+                              "\"cpus\":[",
+                              s * S);
         for (int c = 0; c < 40; c++)
-            n += (size_t)sprintf (p + n, "%s[%d,%d,0,0,%d,0,0,0,0]",
-                                  c ? "," : "", c, s * c, s * (40 - c));
+            n += (size_t)sprintf (p + n,
+                                  "%s[%d,%d,0,0,%d,0,0,0,0]",
+                                  c ? "," : "",
+                                  c,
+                                  s * c,
+                                  s * (40 - c));
         n += (size_t)sprintf (p + n, "]}\n");
     }
     ck_assert_msg (chart (p, PROF_CHART_CPU, &d, &e) == 0, "%s", e.text);
@@ -119,7 +129,8 @@ END_TEST
  * of taskstats over the exit's. */
 START_TEST (test_gantt)
 {
-    const char *p = HDR "}\n"
+    const char *p = HDR
+        "}\n"
         "{\"type\":\"root\",\"t\":1000000000,\"pid\":10,\"comm\":\"sh\"}\n"
         "{\"type\":\"fork\",\"t\":2000000000,\"pid\":11,\"tgid\":11,"
         "\"thread\":false,\"comm\":\"sh\"}\n"
@@ -141,10 +152,16 @@ START_TEST (test_gantt)
         "\"thread\":false,\"start\":3500000000,\"comm\":\"cat\"}\n"
         "{\"type\":\"end\",\"t\":7000000000}\n";
     struct prof_chart_data d;
-    pin_error_t e = { "" };
-    static const struct { double start, end; int64_t pid; } want[] = {
-        { 0, 6, 10 }, { 1, 2, 11 }, { 2.5, 5, 14 }, { 3, 4, 13 },
-        { 4, 6, 13 },
+    pin_error_t e = {""};
+    static const struct {
+        double start, end;
+        int64_t pid;
+    } want[] = {
+        {0, 6, 10},
+        {1, 2, 11},
+        {2.5, 5, 14},
+        {3, 4, 13},
+        {4, 6, 13},
     };
 
     ck_assert_msg (chart (p, PROF_CHART_GANTT, &d, &e) == 0, "%s", e.text);
@@ -174,31 +191,36 @@ START_TEST (test_gantt_other)
     char p[8192];
     size_t n = 0;
     struct prof_chart_data d;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     n += (size_t)sprintf (p + n, HDR "}\n");
     for (int c = 0; c < 10; c++)
         for (int k = 0; k <= 10 - c; k++)
-            n += (size_t)sprintf (p + n, "{\"type\":\"fork\",\"t\":%lld,"
+            n += (size_t)sprintf (p + n,
+                                  "{\"type\":\"fork\",\"t\":%lld,"
                                   "\"pid\":%d,\"thread\":false,"
-                                  "\"comm\":\"c%d\"}\n", 2 * S + c * 100 + k,
-                                  100 * c + k, c);
+                                  "\"comm\":\"c%d\"}\n",
+                                  2 * S + c * 100 + k,
+                                  100 * c + k,
+                                  c);
     ck_assert_msg (chart (p, PROF_CHART_GANTT, &d, &e) == 0, "%s", e.text);
     ck_assert_int_eq (d.ncmds, PROF_CMDS_COLOURED);
     ck_assert_int_eq (d.other_cmds, 2);
-    ck_assert_int_eq (d.other_procs, 3 + 2);     /* c8, c9 */
+    ck_assert_int_eq (d.other_procs, 3 + 2); /* c8, c9 */
     ck_assert_str_eq (d.cmds[0], "c0");
     for (size_t i = 0; i < d.nbars; i++)
         ck_assert_int_eq (d.bars[i].cmd,
                           d.bars[i].comm[1] - '0' < 8
-                          ? (unsigned)(d.bars[i].comm[1] - '0') : 8);
+                              ? (unsigned)(d.bars[i].comm[1] - '0')
+                              : 8);
     prof_chart_free (&d);
 }
 END_TEST
 
 START_TEST (test_forks)
 {
-    const char *p = HDR ",\"interval_ms\":500}\n"
+    const char *p = HDR
+        ",\"interval_ms\":500}\n"
         "{\"type\":\"fork\",\"t\":1100000000,\"pid\":2,\"thread\":false}\n"
         "{\"type\":\"fork\",\"t\":1200000000,\"pid\":3,\"thread\":false}\n"
         "{\"type\":\"fork\",\"t\":1300000000,\"pid\":4,\"thread\":true}\n"
@@ -206,24 +228,25 @@ START_TEST (test_forks)
         "{\"type\":\"exit\",\"t\":2200000000,\"pid\":2,\"thread\":false}\n"
         "{\"type\":\"exit\",\"t\":2300000000,\"pid\":4,\"thread\":true}\n";
     struct prof_chart_data d;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     ck_assert_msg (chart (p, PROF_CHART_FORKS, &d, &e) == 0, "%s", e.text);
     ck_assert_int_eq (d.nseries, 4);
     ck_assert (d.steps);
     ck_assert_double_eq_tol (d.bin_s, 0.5, 1e-9);
-    ck_assert_int_eq (d.series[0].n, 3);        /* bins 0-0.5-1-1.5 s */
-    ck_assert_double_eq_tol (d.series[0].y[0], 4.0, 1e-9);  /* 2 in 0.5 s */
+    ck_assert_int_eq (d.series[0].n, 3); /* bins 0-0.5-1-1.5 s */
+    ck_assert_double_eq_tol (d.series[0].y[0], 4.0, 1e-9); /* 2 in 0.5 s */
     ck_assert_double_eq_tol (d.series[1].y[0], 2.0, 1e-9);
     ck_assert_double_eq_tol (d.series[2].y[1], 2.0, 1e-9);
-    ck_assert_double_eq_tol (d.series[3].y[2], 2.0, 1e-9);  /* no thread */
+    ck_assert_double_eq_tol (d.series[3].y[2], 2.0, 1e-9); /* no thread */
     prof_chart_free (&d);
 }
 END_TEST
 
 START_TEST (test_samples)
 {
-    const char *p = HDR "}\n"
+    const char *p = HDR
+        "}\n"
         "{\"type\":\"sample\",\"t\":1000000000,\"nvcsw\":100,\"nivcsw\":10,"
         "\"procs\":{\"R\":1,\"S\":2,\"D\":0,\"Z\":0,\"other\":1},"
         "\"threads\":{\"R\":3,\"S\":4,\"D\":1,\"Z\":0,\"other\":0},"
@@ -234,7 +257,7 @@ START_TEST (test_samples)
         "\"rss_kb\":4096,\"pss_kb\":1024,"
         "\"cg\":{\"memory_current\":10485760,\"anon\":5242880}}\n";
     struct prof_chart_data d;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     ck_assert_msg (chart (p, PROF_CHART_CTXSW, &d, &e) == 0, "%s", e.text);
     ck_assert_int_eq (d.nseries, 2);
@@ -246,14 +269,14 @@ START_TEST (test_samples)
     ck_assert_msg (chart (p, PROF_CHART_STATES, &d, &e) == 0, "%s", e.text);
     ck_assert_int_eq (d.nseries, 10);
     ck_assert_int_eq (d.npanels, 2);
-    ck_assert_double_eq_tol (d.series[4].y[0], 4.0, 1e-9);  /* + other */
+    ck_assert_double_eq_tol (d.series[4].y[0], 4.0, 1e-9); /* + other */
     ck_assert_double_eq_tol (d.series[5 + 2].y[0], 1.0, 1e-9);
     ck_assert_int_eq (d.series[5 + 2].colour, 2);
     ck_assert_int_eq (d.series[5 + 2].panel, 1);
     prof_chart_free (&d);
 
     ck_assert_msg (chart (p, PROF_CHART_MEMORY, &d, &e) == 0, "%s", e.text);
-    ck_assert_int_eq (d.nseries, 4);            /* no file, no shmem */
+    ck_assert_int_eq (d.nseries, 4); /* no file, no shmem */
     ck_assert_str_eq (d.series[2].label, "cgroup memory.current");
     ck_assert_double_eq_tol (d.series[0].y[1], 4.0, 1e-9);
     ck_assert_double_eq_tol (d.series[3].y[0], 5.0, 1e-9);
@@ -267,19 +290,20 @@ static const struct {
     enum prof_chart kind;
     const char *text;
 } empty[] = {
-    { PROF_CHART_CPU, HDR "}\n{\"type\":\"sample\",\"t\":5}\n" },
-    { PROF_CHART_GANTT, HDR "}\n{\"type\":\"end\",\"t\":5}\n" },
-    { PROF_CHART_FORKS, HDR "}\n{\"type\":\"root\",\"t\":5,\"pid\":1}\n" },
-    { PROF_CHART_CTXSW, HDR "}\n{\"type\":\"sample\",\"t\":5,\"nvcsw\":1,"
-                        "\"nivcsw\":1}\n" },
-    { PROF_CHART_STATES, HDR "}\n{\"type\":\"fork\",\"t\":5,\"pid\":1}\n" },
-    { PROF_CHART_MEMORY, HDR "}\n{\"type\":\"sample\",\"t\":5}\n" },
+    {PROF_CHART_CPU, HDR "}\n{\"type\":\"sample\",\"t\":5}\n"},
+    {PROF_CHART_GANTT, HDR "}\n{\"type\":\"end\",\"t\":5}\n"},
+    {PROF_CHART_FORKS, HDR "}\n{\"type\":\"root\",\"t\":5,\"pid\":1}\n"},
+    {PROF_CHART_CTXSW,
+     HDR "}\n{\"type\":\"sample\",\"t\":5,\"nvcsw\":1,"
+         "\"nivcsw\":1}\n"},
+    {PROF_CHART_STATES, HDR "}\n{\"type\":\"fork\",\"t\":5,\"pid\":1}\n"},
+    {PROF_CHART_MEMORY, HDR "}\n{\"type\":\"sample\",\"t\":5}\n"},
 };
 
 START_TEST (test_empty)
 {
     struct prof_chart_data d;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     ck_assert_int_eq (chart (empty[_i].text, empty[_i].kind, &d, &e), -1);
     ck_assert_int_eq (errno, ENODATA);
@@ -292,7 +316,8 @@ END_TEST
 /* Hostile values: read without a crash, nothing absurd kept. */
 START_TEST (test_hostile)
 {
-    const char *p = "{\"type\":\"header\",\"format\":\"slurm-pin-profile\","
+    const char *p =
+        "{\"type\":\"header\",\"format\":\"slurm-pin-profile\","
         "\"version\":1,\"t0\":9223372036854775807,\"cpus\":\"0-1000000000\","
         "\"job\":{\"x\":1},\"node\":\"a\\nb\",\"interval_ms\":-5}\n"
         "{\"type\":\"root\",\"t\":-9223372036854775807,\"pid\":1}\n"
@@ -306,12 +331,14 @@ START_TEST (test_hostile)
         "{\"type\":\"sample\",\"t\":2,\"cpus\":[[3,9223372036854775807,"
         "9223372036854775807,0,0,0,0,0,0]]}\n";
     struct prof_chart_data d;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     for (int k = 0; k < PROF_CHART_COUNT; k++) {
         int rc = chart (p, (enum prof_chart)k, &d, &e);
-        ck_assert_msg (rc == 0 || errno == ENODATA, "%s: %s",
-                       prof_chart_name (k), e.text);
+        ck_assert_msg (rc == 0 || errno == ENODATA,
+                       "%s: %s",
+                       prof_chart_name (k),
+                       e.text);
         for (size_t i = 0; i < d.nseries; i++)
             for (size_t j = 0; j < d.series[i].n; j++)
                 ck_assert (isfinite (d.series[i].y[j])
@@ -330,7 +357,7 @@ START_TEST (test_merge)
     FILE *f;
     char path[4096];
     struct prof_chart_data d;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     double peak = 0;
 
     tmptree_setup ("test_series");
@@ -338,18 +365,21 @@ START_TEST (test_merge)
     ck_assert_ptr_nonnull (f = fopen (path, "w"));
     fprintf (f, HDR "}\n");
     for (size_t i = 0; i < n; i++)
-        fprintf (f, "{\"type\":\"sample\",\"t\":%zu,\"rss_kb\":%d,"
-                 "\"pss_kb\":1}\n", 1000000000 + i * 1000000,
+        fprintf (f,
+                 "{\"type\":\"sample\",\"t\":%zu,\"rss_kb\":%d,"
+                 "\"pss_kb\":1}\n",
+                 1000000000 + i * 1000000,
                  i == n / 2 + 1 ? 1024000 : 1024);
     fclose (f);
     ck_assert_msg (prof_chart_read (path, PROF_CHART_MEMORY, &d, &e) == 0,
-                   "%s", e.text);
+                   "%s",
+                   e.text);
     tmptree_teardown ();
     ck_assert_int_le (d.series[0].n, PROF_POINTS_MAX);
     ck_assert_int_gt (d.series[0].n, PROF_POINTS_MAX / 4);
     for (size_t i = 0; i < d.series[0].n; i++)
         peak = fmax (peak, d.series[0].y[i]);
-    ck_assert_double_eq_tol (peak, 1000.0, 1e-9);   /* max: the spike */
+    ck_assert_double_eq_tol (peak, 1000.0, 1e-9); /* max: the spike */
     prof_chart_free (&d);
 }
 END_TEST
@@ -367,7 +397,9 @@ int main (void)
     tcase_add_test (tc, test_gantt_other);
     tcase_add_test (tc, test_forks);
     tcase_add_test (tc, test_samples);
-    tcase_add_loop_test (tc, test_empty, 0,
+    tcase_add_loop_test (tc,
+                         test_empty,
+                         0,
                          sizeof (empty) / sizeof (empty[0]));
     tcase_add_test (tc, test_hostile);
     tcase_add_test (tc, test_merge);

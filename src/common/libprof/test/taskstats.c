@@ -18,11 +18,14 @@
 
 #define FAMILY 27
 
-static size_t put_attr (unsigned char *b, size_t off, uint16_t type,
-                        const void *data, size_t len)
+static size_t put_attr (unsigned char *b,
+                        size_t off,
+                        uint16_t type,
+                        const void *data,
+                        size_t len)
 {
-    struct nlattr a = { .nla_len = (uint16_t)(NLA_HDRLEN + len),
-                        .nla_type = type };
+    struct nlattr a = {.nla_len = (uint16_t)(NLA_HDRLEN + len),
+                       .nla_type = type};
     memcpy (b + off, &a, sizeof (a));
     if (len)
         memcpy (b + off + NLA_HDRLEN, data, len);
@@ -33,20 +36,26 @@ static size_t put_attr (unsigned char *b, size_t off, uint16_t type,
  * of `slen` bytes: what struct taskstats of these headers holds, zeros
  * or `tail` after it, as a newer kernel's longer struct) and, if
  * tgid_too, a per-tgid one; returns its length.  Never writes past cap. */
-static size_t build_v (unsigned char *b, size_t cap, uint32_t pid,
-                       size_t slen, bool tgid_too, uint16_t version,
+static size_t build_v (unsigned char *b,
+                       size_t cap,
+                       uint32_t pid,
+                       size_t slen,
+                       bool tgid_too,
+                       uint16_t version,
                        unsigned char tail)
 {
-    struct nlmsghdr nh = { .nlmsg_type = FAMILY };
-    struct genlmsghdr g = { .cmd = TASKSTATS_CMD_NEW, .version = 1 };
+    struct nlmsghdr nh = {.nlmsg_type = FAMILY};
+    struct genlmsghdr g = {.cmd = TASKSTATS_CMD_NEW, .version = 1};
     struct taskstats ts;
     unsigned char stats[1024], nest[1200];
     size_t off = NLMSG_HDRLEN + GENL_HDRLEN, n;
 
     ck_assert_uint_le (slen, sizeof (stats));
-    ck_assert_uint_le (off + (tgid_too ? 2 : 1)
-                             * NLA_ALIGN (NLA_HDRLEN + 2 * NLA_HDRLEN
-                                          + sizeof (pid) + slen), cap);
+    ck_assert_uint_le (off
+                           + (tgid_too ? 2 : 1)
+                                 * NLA_ALIGN (NLA_HDRLEN + 2 * NLA_HDRLEN
+                                              + sizeof (pid) + slen),
+                       cap);
     memset (&ts, 0, sizeof (ts));
     ts.version = version;
     ts.ac_pid = pid;
@@ -78,7 +87,9 @@ static size_t build_v (unsigned char *b, size_t cap, uint32_t pid,
     return off;
 }
 
-static size_t build (unsigned char *b, uint32_t pid, size_t slen,
+static size_t build (unsigned char *b,
+                     uint32_t pid,
+                     size_t slen,
                      bool tgid_too)
 {
     return build_v (b, 2048, pid, slen, tgid_too, TASKSTATS_VERSION, 0);
@@ -89,7 +100,7 @@ START_TEST (test_record)
     unsigned char b[2048];
     size_t len = build (b, 1234, sizeof (struct taskstats), true);
     struct ts_record r[2];
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     ck_assert_int_eq (taskstats_parse (b, len, FAMILY, r, 2, &e), 1);
     ck_assert_int_eq (r[0].pid, 1234);
@@ -108,11 +119,21 @@ START_TEST (test_record)
     /* two messages, room for one */
     memcpy (b + NLMSG_ALIGN (len), b, len);
     errno = 0;
-    ck_assert_int_eq (taskstats_parse (b, NLMSG_ALIGN (len) + len, FAMILY,
-                                       r, 1, &e), -1);
+    ck_assert_int_eq (taskstats_parse (b,
+                                       NLMSG_ALIGN (len) + len,
+                                       FAMILY,
+                                       r,
+                                       1,
+                                       &e),
+                      -1);
     ck_assert_int_eq (errno, E2BIG);
-    ck_assert_int_eq (taskstats_parse (b, NLMSG_ALIGN (len) + len, FAMILY,
-                                       r, 2, &e), 2);
+    ck_assert_int_eq (taskstats_parse (b,
+                                       NLMSG_ALIGN (len) + len,
+                                       FAMILY,
+                                       r,
+                                       2,
+                                       &e),
+                      2);
 }
 END_TEST
 
@@ -122,14 +143,13 @@ START_TEST (test_old_struct)
     unsigned char b[2048];
     size_t len;
     struct ts_record r[1];
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     len = build (b, 9, offsetof (struct taskstats, ac_utimescaled), false);
     ck_assert_int_eq (taskstats_parse (b, len, FAMILY, r, 1, &e), 1);
     ck_assert_int_eq (r[0].tgid, 0);
     ck_assert_uint_eq (r[0].nivcsw, 2);
-    len = build (b, 9, offsetof (struct taskstats, ac_utimescaled) - 8,
-                 false);
+    len = build (b, 9, offsetof (struct taskstats, ac_utimescaled) - 8, false);
     errno = 0;
     ck_assert_int_eq (taskstats_parse (b, len, FAMILY, r, 1, &e), -1);
     ck_assert_int_eq (errno, EINVAL);
@@ -168,10 +188,10 @@ END_TEST
 
 START_TEST (test_error_message)
 {
-    unsigned char b[64] = { 0 };
-    struct nlmsghdr nh = { .nlmsg_len = NLMSG_HDRLEN + sizeof (struct nlmsgerr),
-                           .nlmsg_type = NLMSG_ERROR };
-    struct nlmsgerr err = { .error = -EINVAL };
+    unsigned char b[64] = {0};
+    struct nlmsghdr nh = {.nlmsg_len = NLMSG_HDRLEN + sizeof (struct nlmsgerr),
+                          .nlmsg_type = NLMSG_ERROR};
+    struct nlmsgerr err = {.error = -EINVAL};
     struct ts_record r[1];
 
     memcpy (b, &nh, sizeof (nh));
@@ -180,7 +200,7 @@ START_TEST (test_error_message)
     ck_assert_int_eq (taskstats_parse (b, nh.nlmsg_len, FAMILY, r, 1, NULL),
                       -1);
     ck_assert_int_eq (errno, EPROTO);
-    err.error = 0;      /* an acknowledgement */
+    err.error = 0; /* an acknowledgement */
     memcpy (b + NLMSG_HDRLEN, &err, sizeof (err));
     ck_assert_int_eq (taskstats_parse (b, nh.nlmsg_len, FAMILY, r, 1, NULL),
                       0);
@@ -193,7 +213,7 @@ START_TEST (test_sizes_versions)
 {
     unsigned char b[2048];
     struct ts_record r[2];
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     size_t len;
 
     /* 688 bytes, version 16, everything we do not know set to 0xee */
@@ -210,8 +230,7 @@ START_TEST (test_sizes_versions)
     ck_assert_int_eq (taskstats_parse (b, len, FAMILY, r, 2, &e), 1);
     ck_assert_int_eq (taskstats_parse (b, len - 8, FAMILY, r, 2, &e), -1);
     /* version 11: ac_btime64 yes, ac_tgid not yet (its bytes are junk) */
-    len = build_v (b, sizeof (b), 9, sizeof (struct taskstats), false, 11,
-                   0);
+    len = build_v (b, sizeof (b), 9, sizeof (struct taskstats), false, 11, 0);
     {
         struct taskstats ts;
         size_t at = NLMSG_HDRLEN + GENL_HDRLEN + NLA_HDRLEN
@@ -247,7 +266,8 @@ struct got {
     bool has[16];
 };
 
-static int collect (const struct ts_exit *x, const struct ts_record *r,
+static int collect (const struct ts_exit *x,
+                    const struct ts_record *r,
                     void *arg)
 {
     struct got *g = arg;
@@ -261,31 +281,50 @@ static int collect (const struct ts_exit *x, const struct ts_record *r,
     return 0;
 }
 
-static struct ts_record rec (int32_t pid, int32_t tgid, const char *comm,
+static struct ts_record rec (int32_t pid,
+                             int32_t tgid,
+                             const char *comm,
                              uint64_t etime_us)
 {
-    struct ts_record r = { .pid = pid, .tgid = tgid, .version = 13,
-                           .btime = 1700000000, .etime_us = etime_us };
+    struct ts_record r = {.pid = pid,
+                          .tgid = tgid,
+                          .version = 13,
+                          .btime = 1700000000,
+                          .etime_us = etime_us};
     snprintf (r.comm, sizeof (r.comm), "%s", comm);
     return r;
 }
 
-static struct ts_exit ex (int32_t pid, int32_t tgid, bool step,
-                          uint64_t fork_ns, uint64_t exit_ns)
+static struct ts_exit ex (int32_t pid,
+                          int32_t tgid,
+                          bool step,
+                          uint64_t fork_ns,
+                          uint64_t exit_ns)
 {
-    return (struct ts_exit){ .pid = pid, .tgid = tgid, .step = step,
-                             .fork_ns = fork_ns, .exit_ns = exit_ns };
+    return (struct ts_exit){.pid = pid,
+                            .tgid = tgid,
+                            .step = step,
+                            .fork_ns = fork_ns,
+                            .exit_ns = exit_ns};
 }
 
-static void addrec (struct tsmatch *m, int32_t pid, int32_t tgid,
-                    const char *comm, uint64_t etime_us, uint64_t read_ns)
+static void addrec (struct tsmatch *m,
+                    int32_t pid,
+                    int32_t tgid,
+                    const char *comm,
+                    uint64_t etime_us,
+                    uint64_t read_ns)
 {
     struct ts_record r = rec (pid, tgid, comm, etime_us);
     ck_assert_int_eq (tsmatch_record (m, &r, read_ns), 0);
 }
 
-static void addexit (struct tsmatch *m, int32_t pid, int32_t tgid,
-                     bool step, uint64_t fork_ns, uint64_t exit_ns)
+static void addexit (struct tsmatch *m,
+                     int32_t pid,
+                     int32_t tgid,
+                     bool step,
+                     uint64_t fork_ns,
+                     uint64_t exit_ns)
 {
     struct ts_exit x = ex (pid, tgid, step, fork_ns, exit_ns);
     ck_assert_int_eq (tsmatch_exit (m, &x), 0);
@@ -306,15 +345,17 @@ START_TEST (test_reused_pid_same_second)
     struct tsmatch *m = tsmatch_create ();
     struct ts_record r;
     struct tsmatch_stats st;
-    struct got g = { 0 };
+    struct got g = {0};
 
     r = rec (100, 100, "debootstrap", 300);
     ck_assert_int_eq (tsmatch_record (m, &r, 10 * MS), 0);
-    ck_assert_int_eq (tsmatch_exit (m, &(struct ts_exit){ .pid = 100,
-                      .tgid = 100, .exit_ns = 9 * MS }), 0);
-    tsmatch_fork (m, 100);                          /* the step's task */
-    addexit (m, 100, 100, true, 11 * MS,
-                                             12 * MS);
+    ck_assert_int_eq (tsmatch_exit (m,
+                                    &(struct ts_exit){.pid = 100,
+                                                      .tgid = 100,
+                                                      .exit_ns = 9 * MS}),
+                      0);
+    tsmatch_fork (m, 100); /* the step's task */
+    addexit (m, 100, 100, true, 11 * MS, 12 * MS);
     r = rec (100, 100, "mine", 900);
     ck_assert_int_eq (tsmatch_record (m, &r, 13 * MS), 0);
     ck_assert_uint_eq (tsmatch_awaiting (m), 1);
@@ -339,7 +380,7 @@ START_TEST (test_stale_record)
     struct tsmatch *m = tsmatch_create ();
     struct ts_record r;
     struct tsmatch_stats st;
-    struct got g = { 0 };
+    struct got g = {0};
 
     r = rec (200, 200, "slurmctld", 50);
     tsmatch_record (m, &r, 5 * MS);
@@ -347,7 +388,7 @@ START_TEST (test_stale_record)
     addexit (m, 200, 200, true, 6 * MS, 7 * MS);
     settle (m, &g);
     ck_assert_int_eq (g.n, 1);
-    ck_assert (!g.has[0]);                  /* none rather than a wrong one */
+    ck_assert (!g.has[0]); /* none rather than a wrong one */
     /* the same with the task's own record after it */
     addrec (m, 200, 200, "slurmctld", 50, 8 * MS);
     tsmatch_fork (m, 200);
@@ -378,7 +419,7 @@ END_TEST
 START_TEST (test_exit_before_fork)
 {
     struct tsmatch *m = tsmatch_create ();
-    struct got g = { 0 };
+    struct got g = {0};
 
     addrec (m, 300, 300, "true", 200, 31 * MS);
     tsmatch_drained (m);
@@ -401,7 +442,7 @@ END_TEST
 START_TEST (test_order_threads)
 {
     struct tsmatch *m = tsmatch_create ();
-    struct got g = { 0 };
+    struct got g = {0};
     struct tsmatch_stats st;
 
     /* pid 400: outsider, step process, outsider thread, step thread */
@@ -441,17 +482,17 @@ END_TEST
 START_TEST (test_loss_reuse)
 {
     struct tsmatch *m = tsmatch_create ();
-    struct got g = { 0 };
+    struct got g = {0};
     struct tsmatch_stats st;
 
-    tsmatch_lost (m, 60 * MS);              /* before: not its record */
+    tsmatch_lost (m, 60 * MS); /* before: not its record */
     addexit (m, 499, 499, true, 65 * MS, 66 * MS);
     tsmatch_fork (m, 499);
     addrec (m, 499, 499, "mine", 10, 67 * MS);
     settle (m, &g);
     addexit (m, 500, 500, true, 70 * MS, 71 * MS);
-    tsmatch_lost (m, 72 * MS);              /* its record was dropped */
-    tsmatch_fork (m, 500);                  /* an outsider takes 500 */
+    tsmatch_lost (m, 72 * MS); /* its record was dropped */
+    tsmatch_fork (m, 500);     /* an outsider takes 500 */
     addrec (m, 500, 500, "outsider", 10, 73 * MS);
     settle (m, &g);
     ck_assert_int_eq (g.n, 2);
@@ -476,7 +517,7 @@ END_TEST
 START_TEST (test_root)
 {
     struct tsmatch *m = tsmatch_create ();
-    struct got g = { 0 };
+    struct got g = {0};
     struct ts_exit x = ex (600, 600, true, 100 * MS, 200 * MS);
 
     x.root = true;
@@ -502,8 +543,7 @@ START_TEST (test_many)
             ck_assert_int_eq (tsmatch_record (m, &r, 1000 * MS), 0);
         }
         for (int32_t p = 1; p < 5000; p++)
-            addexit (m, p, p, p % 2, 999 * MS,
-                                                     999 * MS + 5000);
+            addexit (m, p, p, p % 2, 999 * MS, 999 * MS + 5000);
         tsmatch_drained (m);
         ck_assert_int_eq (tsmatch_resolve (m, false, NULL, NULL), 0);
     }

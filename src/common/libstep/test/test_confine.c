@@ -19,11 +19,11 @@
 #include "libaffinity/affinity.h"
 #include "libconf/conf.h"
 #include "libplace/place.h"
+#include "libstep/step.h"
+#include "libstep/stepwatch.h"
 #include "libtest/tap.h"
 #include "libtest/tmptree.h"
 #include "libtopo/topo.h"
-#include "libstep/step.h"
-#include "libstep/stepwatch.h"
 
 static struct pin_conf conf;
 static pthread_mutex_t lines_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -71,8 +71,11 @@ static void put_usage (uint64_t usec)
 
     tmptree_path (tmp, sizeof (tmp), "cg/slurm-pin/job_9/step_0/.cpu.stat");
     tmptree_path (dst, sizeof (dst), "cg/slurm-pin/job_9/step_0/cpu.stat");
-    snprintf (text, sizeof (text), "usage_usec %llu\nuser_usec 0\n"
-              "system_usec 0\n", (unsigned long long)usec);
+    snprintf (text,
+              sizeof (text),
+              "usage_usec %llu\nuser_usec 0\n"
+              "system_usec 0\n",
+              (unsigned long long)usec);
     ck_assert_ptr_nonnull (f = fopen (tmp, "w"));
     fputs (text, f);
     ck_assert_int_eq (fclose (f), 0);
@@ -82,14 +85,18 @@ static void put_usage (uint64_t usec)
 START_TEST (test_confine_affinity)
 {
     struct pin_step_args a = {
-        .conf = &conf, .job = 9, .step = 0, .stepname = "9.0",
-        .log = { sink, NULL },
+        .conf = &conf,
+        .job = 9,
+        .step = 0,
+        .stepname = "9.0",
+        .log = {sink, NULL},
     };
-    struct pin_step_tasks t = { .policy = PLACE_DYNAMIC, .ntasks = 1,
-                                .cpus_per_task = 1 };
+    struct pin_step_tasks t = {.policy = PLACE_DYNAMIC,
+                               .ntasks = 1,
+                               .cpus_per_task = 1};
     hwloc_bitmap_t want = hwloc_bitmap_alloc (), got = hwloc_bitmap_alloc ();
     struct confine_event ev;
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     char text[32];
     pthread_t th;
     pin_step_t *s;
@@ -103,7 +110,8 @@ START_TEST (test_confine_affinity)
     pin_conf_defaults (&conf);
     tmptree_path (conf.cgroup_root, sizeof (conf.cgroup_root), "cg");
     tmptree_path (conf.state_dir, sizeof (conf.state_dir), "state");
-    tmptree_path (conf.topology_cache, sizeof (conf.topology_cache),
+    tmptree_path (conf.topology_cache,
+                  sizeof (conf.topology_cache),
                   "topology.xml");
     snprintf (conf.cgroup_base, sizeof (conf.cgroup_base), "slurm-pin");
     conf.accounting = false;
@@ -117,13 +125,15 @@ START_TEST (test_confine_affinity)
     ck_assert_ptr_nonnull (s = pin_step_create (&a, &e));
     ck_assert_int_eq (pin_step_set_tasks (s, &t, &e), 0);
     ck_assert_msg (pin_step_load_topology (s, NULL, &e) == 0, "%s", e.text);
-    ck_assert_msg (pin_step_set_alloc (s, "0-1", "0-1", &e) == 0, "%s",
+    ck_assert_msg (pin_step_set_alloc (s, "0-1", "0-1", &e) == 0,
+                   "%s",
                    e.text);
     pin_step_detect_mode (s);
     ck_assert_int_eq (pin_step_mode (s), CG2_MODE_STANDALONE);
     ck_assert_int_eq (pin_step_prepare_state (s, NULL, &e), 0);
-    ck_assert_msg (pin_step_plan (s, PIN_STEP_PLAN_START, NULL, NULL, &e)
-                   == 0, "%s", e.text);
+    ck_assert_msg (pin_step_plan (s, PIN_STEP_PLAN_START, NULL, NULL, &e) == 0,
+                   "%s",
+                   e.text);
     /* dynamic: nothing placed, nothing claimed at start */
     ck_assert_ptr_null (pin_step_task (s, 0));
     ck_assert (!tmptree_exists ("state/claims/job_9.step_0"));

@@ -7,18 +7,18 @@
 #include <stdlib.h>
 
 #include "libplace/place.h"
-#include "libtopo/topo.h"
 #include "libstep/ompenv.h"
 #include "libtest/tap.h"
+#include "libtopo/topo.h"
 
 static const struct {
     const char *cpus;
     const char *places;
 } places[] = {
-    { "0", "{0}" },
-    { "0,2,4,6", "{0},{2},{4},{6}" },
-    { "0-3", "{0},{1},{2},{3}" },
-    { "7,64,1023", "{7},{64},{1023}" },
+    {"0", "{0}"},
+    {"0,2,4,6", "{0},{2},{4},{6}"},
+    {"0-3", "{0},{1},{2},{3}"},
+    {"7,64,1023", "{7},{64},{1023}"},
 };
 
 START_TEST (test_places)
@@ -57,7 +57,7 @@ START_TEST (test_places_empty)
     ck_assert_ptr_null (ompenv_places (set));
     ck_assert_int_eq (errno, EINVAL);
     ck_assert_ptr_null (ompenv_places (NULL));
-    hwloc_bitmap_fill (set);    /* infinite */
+    hwloc_bitmap_fill (set); /* infinite */
     ck_assert_ptr_null (ompenv_places (set));
     hwloc_bitmap_free (set);
 }
@@ -80,29 +80,31 @@ static const struct {
     enum ompenv_action action;
 } decide[] = {
     /* nothing set: ours goes in */
-    { NULL, NULL, "{0}", OMPENV_SET },
-    { NULL, NULL, NULL, OMPENV_KEEP },
+    {NULL, NULL, "{0}", OMPENV_SET},
+    {NULL, NULL, NULL, OMPENV_KEEP},
     /* the user's own value is never touched */
-    { "cores", NULL, "{0}", OMPENV_KEEP },
-    { "cores", NULL, NULL, OMPENV_KEEP },
-    { "cores", "{0},{1}", "{0}", OMPENV_KEEP },
-    { "cores", "{0},{1}", NULL, OMPENV_KEEP },
+    {"cores", NULL, "{0}", OMPENV_KEEP},
+    {"cores", NULL, NULL, OMPENV_KEEP},
+    {"cores", "{0},{1}", "{0}", OMPENV_KEEP},
+    {"cores", "{0},{1}", NULL, OMPENV_KEEP},
     /* a value the plugin set in an earlier step (batch) is replaced by
      * this step's, or removed when this step is not bound */
-    { "{0},{1}", "{0},{1}", "{1}", OMPENV_SET },
-    { "{0},{1}", "{0},{1}", NULL, OMPENV_UNSET },
+    {"{0},{1}", "{0},{1}", "{1}", OMPENV_SET},
+    {"{0},{1}", "{0},{1}", NULL, OMPENV_UNSET},
     /* a stale record without the variable: the user unset it */
-    { NULL, "{0},{1}", "{1}", OMPENV_SET },
-    { NULL, "{0},{1}", NULL, OMPENV_KEEP },
+    {NULL, "{0},{1}", "{1}", OMPENV_SET},
+    {NULL, "{0},{1}", NULL, OMPENV_KEEP},
     /* empty strings are values too */
-    { "", NULL, "{0}", OMPENV_KEEP },
-    { "", "", "{0}", OMPENV_SET },
+    {"", NULL, "{0}", OMPENV_KEEP},
+    {"", "", "{0}", OMPENV_SET},
 };
 
 START_TEST (test_decide)
 {
-    ck_assert_int_eq (ompenv_decide (decide[_i].current, decide[_i].recorded,
-                                     decide[_i].ours), decide[_i].action);
+    ck_assert_int_eq (ompenv_decide (decide[_i].current,
+                                     decide[_i].recorded,
+                                     decide[_i].ours),
+                      decide[_i].action);
 }
 END_TEST
 
@@ -111,12 +113,16 @@ int main (void)
     Suite *s = suite_create ("ompenv");
     TCase *tc = tcase_create ("ompenv");
 
-    tcase_add_loop_test (tc, test_places, 0,
+    tcase_add_loop_test (tc,
+                         test_places,
+                         0,
                          sizeof (places) / sizeof (places[0]));
     tcase_add_test (tc, test_places_large);
     tcase_add_test (tc, test_places_empty);
     tcase_add_test (tc, test_proc_bind);
-    tcase_add_loop_test (tc, test_decide, 0,
+    tcase_add_loop_test (tc,
+                         test_decide,
+                         0,
                          sizeof (decide) / sizeof (decide[0]));
     suite_add_tcase (s, tc);
     return tap_run (s, NULL, 0);

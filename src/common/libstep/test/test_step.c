@@ -17,10 +17,10 @@
 #include "libaffinity/affinity.h"
 #include "libconf/conf.h"
 #include "libplace/place.h"
+#include "libstep/step.h"
 #include "libtest/tap.h"
 #include "libtest/tmptree.h"
 #include "libtopo/topo.h"
-#include "libstep/step.h"
 
 static struct pin_conf conf;
 static char lines[8][1024];
@@ -46,7 +46,8 @@ static void setup (void)
     pin_conf_defaults (&conf);
     tmptree_path (conf.cgroup_root, sizeof (conf.cgroup_root), "cg");
     tmptree_path (conf.state_dir, sizeof (conf.state_dir), "state");
-    tmptree_path (conf.topology_cache, sizeof (conf.topology_cache),
+    tmptree_path (conf.topology_cache,
+                  sizeof (conf.topology_cache),
                   "topology.xml");
     snprintf (conf.cgroup_base, sizeof (conf.cgroup_base), "slurm-pin");
     nlines = 0;
@@ -59,16 +60,23 @@ static void teardown (void)
 
 /* A numbered step of job 7 with one task of one CPU on Slurm's core
  * list `cores` (the job: every core), planned. */
-static pin_step_t *planned (uint32_t stepid, int policy, const char *cores,
+static pin_step_t *planned (uint32_t stepid,
+                            int policy,
+                            const char *cores,
                             pin_error_t *e)
 {
     char name[32];
     struct pin_step_args a = {
-        .conf = &conf, .job = 7, .step = stepid, .stepname = name,
-        .log = { sink, NULL },
+        .conf = &conf,
+        .job = 7,
+        .step = stepid,
+        .stepname = name,
+        .log = {sink, NULL},
     };
     struct pin_step_tasks t = {
-        .policy = policy, .ntasks = 1, .cpus_per_task = 1,
+        .policy = policy,
+        .ntasks = 1,
+        .cpus_per_task = 1,
     };
     pin_step_t *s;
     bool first = false;
@@ -76,18 +84,19 @@ static pin_step_t *planned (uint32_t stepid, int policy, const char *cores,
     snprintf (name, sizeof (name), "7.%u", stepid);
     ck_assert_ptr_nonnull (s = pin_step_create (&a, e));
     ck_assert_int_eq (pin_step_set_tasks (s, &t, e), 0);
-    ck_assert_int_lt (pin_step_set_tasks (s, &t, e), 0);    /* once */
+    ck_assert_int_lt (pin_step_set_tasks (s, &t, e), 0); /* once */
     ck_assert_msg (pin_step_load_topology (s, NULL, e) == 0, "%s", e->text);
-    ck_assert_msg (pin_step_set_alloc (s, "0-1", cores, e) == 0, "%s",
+    ck_assert_msg (pin_step_set_alloc (s, "0-1", cores, e) == 0,
+                   "%s",
                    e->text);
     pin_step_detect_mode (s);
     ck_assert_int_eq (pin_step_mode (s), CG2_MODE_STANDALONE);
     ck_assert (!pin_step_cpuset (s));
     ck_assert (pin_step_warning (s)[0] != '\0');
-    ck_assert_msg (pin_step_prepare_state (s, &first, e) == 0, "%s",
+    ck_assert_msg (pin_step_prepare_state (s, &first, e) == 0, "%s", e->text);
+    ck_assert_msg (pin_step_plan (s, PIN_STEP_PLAN_START, NULL, NULL, e) == 0,
+                   "%s",
                    e->text);
-    ck_assert_msg (pin_step_plan (s, PIN_STEP_PLAN_START, NULL, NULL, e)
-                   == 0, "%s", e->text);
     return s;
 }
 
@@ -104,7 +113,7 @@ static int cpus_here (void)
  * claim and the tree come and go. */
 START_TEST (test_life)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     hwloc_bitmap_t before = hwloc_bitmap_alloc (), now = hwloc_bitmap_alloc ();
     const struct place_task *t;
     const char *msg;
@@ -125,12 +134,14 @@ START_TEST (test_life)
     /* the task: this process (its cgroup.procs is a plain file) */
     tmptree_put ("cg/slurm-pin/job_7/step_0/cgroup.subtree_control", "");
     tmptree_put ("cg/slurm-pin/job_7/step_0/task_0/cgroup.procs", "");
-    ck_assert_msg (pin_step_apply_task (s, 0, getpid (), &e) == 0, "%s",
+    ck_assert_msg (pin_step_apply_task (s, 0, getpid (), &e) == 0,
+                   "%s",
                    e.text);
     ck_assert_int_eq (pin_step_task_status (s, 0, &msg),
                       PIN_STEP_TASK_APPLIED);
     ck_assert_int_eq (atoi (tmptree_get ("cg/slurm-pin/job_7/step_0/task_0/"
-                                         "cgroup.procs")), (int)getpid ());
+                                         "cgroup.procs")),
+                      (int)getpid ());
     ck_assert_int_eq (affinity_get (0, now), 0);
     ck_assert (hwloc_bitmap_isequal (now, t->cpus));
     ck_assert_int_eq (affinity_set (0, before, &e), 0);
@@ -141,7 +152,7 @@ START_TEST (test_life)
 
     ck_assert_int_eq (pin_step_release (s, &e), 0);
     ck_assert (!tmptree_exists ("state/claims/job_7.step_0"));
-    ck_assert_int_eq (pin_step_release (s, &e), 0);     /* again: nothing */
+    ck_assert_int_eq (pin_step_release (s, &e), 0); /* again: nothing */
     pin_step_destroy (s);
     ck_assert (!tmptree_exists ("cg/slurm-pin/job_7/step_0"));
     ck_assert (!tmptree_exists ("cg/slurm-pin/job_7"));
@@ -154,12 +165,12 @@ END_TEST
  * the second reads the first's claim and moves onto the job's other PU. */
 START_TEST (test_overlap)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     pin_step_t *a, *b;
     const struct place_task *ta, *tb;
 
     if (cpus_here () < 2)
-        return;     /* counted as a skip in main() */
+        return; /* counted as a skip in main() */
     a = planned (1, PLACE_NUMA_LOCAL, "0", &e);
     b = planned (2, PLACE_NUMA_LOCAL, "0", &e);
     ta = pin_step_task (a, 0);
@@ -180,7 +191,7 @@ END_TEST
  * plan empty. */
 START_TEST (test_confine_plan)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     hwloc_bitmap_t cpus = hwloc_bitmap_alloc (), mems = hwloc_bitmap_alloc ();
     pin_step_t *other, *s;
 
@@ -191,10 +202,12 @@ START_TEST (test_confine_plan)
     ck_assert_ptr_null (pin_step_task (s, 0));
     ck_assert (!tmptree_exists ("state/claims/job_7.step_4"));
     ck_assert_msg (pin_step_plan (s, PIN_STEP_PLAN_CONFINE, cpus, mems, &e)
-                   == 0, "%s", e.text);
+                       == 0,
+                   "%s",
+                   e.text);
     ck_assert_int_eq (hwloc_bitmap_weight (cpus), 1);
-    ck_assert (!hwloc_bitmap_intersects (cpus,
-                                         pin_step_task (other, 0)->cpus));
+    ck_assert (
+        !hwloc_bitmap_intersects (cpus, pin_step_task (other, 0)->cpus));
     ck_assert (!hwloc_bitmap_iszero (mems));
     ck_assert (tmptree_exists ("state/claims/job_7.step_4"));
     ck_assert_ptr_null (pin_step_task (s, 0));
@@ -210,20 +223,23 @@ END_TEST
 static const struct {
     const char *job, *step, *want;
 } bad_alloc[] = {
-    { "", "0", "Slurm gave no job cores for this node" },
-    { NULL, "0", "Slurm gave no job cores for this node" },
-    { "0", "", "Slurm gave no step cores for this node" },
-    { "0", "4096", "step cores 4096:" },
-    { "x", "0", "job cores x:" },
+    {"", "0", "Slurm gave no job cores for this node"},
+    {NULL, "0", "Slurm gave no job cores for this node"},
+    {"0", "", "Slurm gave no step cores for this node"},
+    {"0", "4096", "step cores 4096:"},
+    {"x", "0", "job cores x:"},
 };
 
 START_TEST (test_bad_alloc)
 {
     struct pin_step_args a = {
-        .conf = &conf, .job = 7, .step = 0, .stepname = "7.0",
+        .conf = &conf,
+        .job = 7,
+        .step = 0,
+        .stepname = "7.0",
     };
-    struct pin_step_tasks t = { .policy = PLACE_NUMA_LOCAL, .ntasks = 1 };
-    pin_error_t e = { "" };
+    struct pin_step_tasks t = {.policy = PLACE_NUMA_LOCAL, .ntasks = 1};
+    pin_error_t e = {""};
     pin_step_t *s = pin_step_create (&a, &e);
 
     ck_assert_ptr_nonnull (s);
@@ -231,10 +247,14 @@ START_TEST (test_bad_alloc)
     /* no topology yet */
     ck_assert_int_lt (pin_step_set_alloc (s, "0", "0", &e), 0);
     ck_assert_int_eq (pin_step_load_topology (s, NULL, &e), 0);
-    ck_assert_int_lt (pin_step_set_alloc (s, bad_alloc[_i].job,
-                                          bad_alloc[_i].step, &e), 0);
+    ck_assert_int_lt (pin_step_set_alloc (s,
+                                          bad_alloc[_i].job,
+                                          bad_alloc[_i].step,
+                                          &e),
+                      0);
     ck_assert_msg (strstr (e.text, bad_alloc[_i].want) == e.text,
-                   "'%s' does not begin with '%s'", e.text,
+                   "'%s' does not begin with '%s'",
+                   e.text,
                    bad_alloc[_i].want);
     pin_step_destroy (s);
 }
@@ -244,10 +264,13 @@ END_TEST
 START_TEST (test_bad_state_dir)
 {
     struct pin_step_args a = {
-        .conf = &conf, .job = 7, .step = 0, .stepname = "7.0",
+        .conf = &conf,
+        .job = 7,
+        .step = 0,
+        .stepname = "7.0",
     };
-    struct pin_step_tasks t = { .policy = PLACE_NONE, .ntasks = 2 };
-    pin_error_t e = { "" };
+    struct pin_step_tasks t = {.policy = PLACE_NONE, .ntasks = 2};
+    pin_error_t e = {""};
     pin_step_t *s = pin_step_create (&a, &e);
 
     ck_assert_int_eq (pin_step_set_tasks (s, &t, &e), 0);
@@ -265,19 +288,19 @@ END_TEST
 /* The extern step's cleanup: a claim left by a killed step goes. */
 START_TEST (test_job_cleanup)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     pin_step_t *s = planned (5, PLACE_NUMA_LOCAL, "0", &e);
 
     ck_assert (tmptree_exists ("state/claims/job_7.step_5"));
-    pin_step_job_cleanup (&conf, 7, &(struct steplog){ sink, NULL });
+    pin_step_job_cleanup (&conf, 7, &(struct steplog){sink, NULL});
     ck_assert (!tmptree_exists ("state/claims/job_7.step_5"));
     ck_assert_int_ge (nlines, 1);
     ck_assert_msg (strstr (lines[0], "removed the claim of step 5") != NULL,
-                   "%s", lines[0]);
+                   "%s",
+                   lines[0]);
     pin_step_destroy (s);
 }
 END_TEST
-
 
 /* The step's record: its policy, its plan's CPUs, the worst task status,
  * who and where as the caller says, the cgroup it was measured in. */
@@ -289,12 +312,16 @@ static int got_record (const struct acct_record *r, void *arg)
 
 START_TEST (test_account)
 {
-    pin_error_t e = { "" };
-    struct step_ident who = { .node = "n1", .cluster = "c1", .uid = 4242,
-                              .user = "u1", .array_job_id = ACCT_NO_VAL,
-                              .array_task_id = ACCT_NO_VAL };
-    struct pin_step_account_in in = { .ident = &who, .policy = "numa-local",
-                                      .alloc_cpus = 1 };
+    pin_error_t e = {""};
+    struct step_ident who = {.node = "n1",
+                             .cluster = "c1",
+                             .uid = 4242,
+                             .user = "u1",
+                             .array_job_id = ACCT_NO_VAL,
+                             .array_task_id = ACCT_NO_VAL};
+    struct pin_step_account_in in = {.ident = &who,
+                                     .policy = "numa-local",
+                                     .alloc_cpus = 1};
     struct acct_record r;
     char *cpus;
     pin_step_t *s;
@@ -306,12 +333,18 @@ START_TEST (test_account)
                  "usage_usec 300\nuser_usec 200\nsystem_usec 100\n");
     pin_step_account_task (s, getpid ());
     pin_step_account_task_exit (s, 0, false);
-    pin_step_account_task_exit (s, 256, true);     /* exit 1 */
+    pin_step_account_task_exit (s, 256, true); /* exit 1 */
     pin_step_account (s, &in);
-    pin_step_account (s, &in);                      /* once */
+    pin_step_account (s, &in); /* once */
     memset (&r, 0, sizeof (r));
-    ck_assert_msg (acct_journal_read (conf.journal_dir, got_record, &r, NULL,
-                                      &e) == 0, "%s", e.text);
+    ck_assert_msg (acct_journal_read (conf.journal_dir,
+                                      got_record,
+                                      &r,
+                                      NULL,
+                                      &e)
+                       == 0,
+                   "%s",
+                   e.text);
     ck_assert_int_eq (r.job_id, 7);
     ck_assert_int_eq (r.step_id, 6);
     ck_assert_str_eq (r.policy, "numa-local");
@@ -322,7 +355,8 @@ START_TEST (test_account)
     ck_assert_int_eq (r.exit_status, 256);
     ck_assert_int_eq (r.usage_usec, 300);
     ck_assert_int_eq (r.user_usec, 200);
-    ck_assert_ptr_nonnull (cpus = topo_list_format (pin_step_task (s, 0)->cpus));
+    ck_assert_ptr_nonnull (cpus =
+                               topo_list_format (pin_step_task (s, 0)->cpus));
     ck_assert_str_eq (r.cpus, cpus);
     ck_assert (strstr (r.cgroup, "slurm-pin/job_7/step_6") != NULL);
     free (cpus);
@@ -344,12 +378,13 @@ int main (void)
     if (cpus_here () >= 2) {
         tcase_add_test (tc, test_overlap);
         tcase_add_test (tc, test_confine_plan);
-    }
-    else {
+    } else {
         skips[nskips++] = "test_overlap: needs 2 usable CPUs";
         skips[nskips++] = "test_confine_plan: needs 2 usable CPUs";
     }
-    tcase_add_loop_test (tc, test_bad_alloc, 0,
+    tcase_add_loop_test (tc,
+                         test_bad_alloc,
+                         0,
                          (int)(sizeof (bad_alloc) / sizeof (bad_alloc[0])));
     tcase_add_test (tc, test_bad_state_dir);
     tcase_add_test (tc, test_job_cleanup);

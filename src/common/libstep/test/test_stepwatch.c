@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "libtest/tap.h"
 #include "libstep/stepwatch.h"
+#include "libtest/tap.h"
 
 /* A client that polls a pipe and counts what it read; done after `limit`
  * bytes (0: never). */
@@ -18,12 +18,11 @@ struct pipe_client {
     int got;
     int limit;
     int prepares;
-    int finished;       /* times finish ran */
-    int status;         /* what finish got */
+    int finished; /* times finish ran */
+    int status;   /* what finish got */
 };
 
-static int pc_prepare (void *arg, struct pollfd *fds, int max,
-                       int *timeout_ms)
+static int pc_prepare (void *arg, struct pollfd *fds, int max, int *timeout_ms)
 {
     struct pipe_client *pc = arg;
 
@@ -59,7 +58,8 @@ static void pc_finish (void *arg, int status)
     pc->status = status;
 }
 
-static void pc_init (struct pipe_client *pc, int limit,
+static void pc_init (struct pipe_client *pc,
+                     int limit,
                      struct stepwatch_client *c)
 {
     memset (pc, 0, sizeof (*pc));
@@ -84,7 +84,7 @@ START_TEST (test_two_clients)
     struct pipe_client a, b;
     struct stepwatch_client ca, cb;
     stepwatch_t *sw = stepwatch_create ();
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     int64_t cpu = -1, wall = -1;
 
     pc_init (&a, 0, &ca);
@@ -130,7 +130,7 @@ START_TEST (test_done_clients)
     struct pipe_client a, b;
     struct stepwatch_client ca, cb;
     stepwatch_t *sw = stepwatch_create ();
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     pc_init (&a, 1, &ca);
     pc_init (&b, 2, &cb);
@@ -165,7 +165,9 @@ END_TEST
 
 /* The timeout a client asks for wakes the loop without any fd. */
 static int ticks;
-static int tick_prepare (void *arg, struct pollfd *fds, int max,
+static int tick_prepare (void *arg,
+                         struct pollfd *fds,
+                         int max,
                          int *timeout_ms)
 {
     (void)arg;
@@ -180,9 +182,9 @@ static int tick_prepare (void *arg, struct pollfd *fds, int max,
 
 START_TEST (test_timeout)
 {
-    struct stepwatch_client c = { .prepare = tick_prepare };
+    struct stepwatch_client c = {.prepare = tick_prepare};
     stepwatch_t *sw = stepwatch_create ();
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     ticks = 0;
     ck_assert_int_eq (stepwatch_add (sw, &c, &e), 0);
@@ -196,9 +198,9 @@ END_TEST
 
 START_TEST (test_errors)
 {
-    struct stepwatch_client c = { .prepare = tick_prepare };
+    struct stepwatch_client c = {.prepare = tick_prepare};
     stepwatch_t *sw = stepwatch_create ();
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     /* nothing to watch */
     ck_assert_int_lt (stepwatch_start (sw, &e), 0);
@@ -208,7 +210,7 @@ START_TEST (test_errors)
         ck_assert_int_eq (stepwatch_add (sw, &c, &e), 0);
     ck_assert_int_lt (stepwatch_add (sw, &c, &e), 0);
     ck_assert_int_eq (errno, ENOSPC);
-    struct stepwatch_client bad = { 0 };
+    struct stepwatch_client bad = {0};
     ck_assert_int_lt (stepwatch_add (sw, &bad, &e), 0);
     ck_assert_int_eq (errno, EINVAL);
     /* never started: stop and destroy are fine, NULL too */

@@ -3,18 +3,21 @@
 #include "config.h"
 #endif
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <errno.h>
 #include <unistd.h>
 
 #include "libtopo/topo_private.h"
 #include "model_check.h"
 
 static const char *level_name[TOPO_NLEVELS] = {
-    "core", "l2", "l3", "numa", "pkg",
+    "core",
+    "l2",
+    "l3",
+    "numa",
+    "pkg",
 };
 
 const char *model_fmt (hwloc_const_bitmap_t set)
@@ -44,8 +47,10 @@ unsigned model_local_numa (const topo_t *t)
 }
 
 /* Every PU of domain `inner` i has the same index at level `outer`. */
-static void check_nested (const topo_t *t, const char *name,
-                          enum topo_level inner, enum topo_level outer)
+static void check_nested (const topo_t *t,
+                          const char *name,
+                          enum topo_level inner,
+                          enum topo_level outer)
 {
     unsigned n = topo_ndomains (t, inner);
     int *outer_of = malloc (n * sizeof (*outer_of));
@@ -60,8 +65,13 @@ static void check_nested (const topo_t *t, const char *name,
             outer_of[d] = (int)pu->dom[outer];
         ck_assert_msg (outer_of[d] == (int)pu->dom[outer],
                        "%s: %s domain %u straddles %s domains %d and %u "
-                       "(PU P#%u)", name, level_name[inner], d,
-                       level_name[outer], outer_of[d], pu->dom[outer],
+                       "(PU P#%u)",
+                       name,
+                       level_name[inner],
+                       d,
+                       level_name[outer],
+                       outer_of[d],
+                       pu->dom[outer],
                        pu->os);
     }
     free (outer_of);
@@ -78,8 +88,11 @@ void model_check (const topo_t *t, const char *name)
     ck_assert_ptr_nonnull (nodes_seen);
     ck_assert_msg (npus > 0, "%s: no PU", name);
     ck_assert_msg (hwloc_bitmap_weight (all) == (int)npus,
-                   "%s: topo_cpuset %s has %d PUs, table has %u", name,
-                   model_fmt (all), hwloc_bitmap_weight (all), npus);
+                   "%s: topo_cpuset %s has %d PUs, table has %u",
+                   name,
+                   model_fmt (all),
+                   hwloc_bitmap_weight (all),
+                   npus);
     ck_assert_ptr_null (topo_pu (t, npus));
 
     /* the table: distinct OS indexes, all in topo_cpuset, reverse map */
@@ -87,11 +100,19 @@ void model_check (const topo_t *t, const char *name)
         const struct topo_pu *pu = topo_pu (t, i);
         ck_assert_ptr_nonnull (pu);
         ck_assert_msg (hwloc_bitmap_isset (all, pu->os),
-                       "%s: PU P#%u not in topo_cpuset", name, pu->os);
+                       "%s: PU P#%u not in topo_cpuset",
+                       name,
+                       pu->os);
         ck_assert_msg (topo_pu_index (t, pu->os) == (int)i,
-                       "%s: topo_pu_index(%u) = %d, expected %u", name,
-                       pu->os, topo_pu_index (t, pu->os), i);
-        ck_assert_msg (pu->kind >= -1, "%s: PU P#%u kind %d", name, pu->os,
+                       "%s: topo_pu_index(%u) = %d, expected %u",
+                       name,
+                       pu->os,
+                       topo_pu_index (t, pu->os),
+                       i);
+        ck_assert_msg (pu->kind >= -1,
+                       "%s: PU P#%u kind %d",
+                       name,
+                       pu->os,
                        pu->kind);
     }
     ck_assert_int_eq (topo_pu_index (t, (unsigned)hwloc_bitmap_last (all) + 1),
@@ -102,39 +123,63 @@ void model_check (const topo_t *t, const char *name)
         unsigned next = 0;
         int total = 0;
 
-        ck_assert_msg (ndom >= 1 && ndom <= npus, "%s: %u %s domains", name,
-                       ndom, level_name[lvl]);
+        ck_assert_msg (ndom >= 1 && ndom <= npus,
+                       "%s: %u %s domains",
+                       name,
+                       ndom,
+                       level_name[lvl]);
         ck_assert_ptr_null (topo_domain_cpuset (t, lvl, ndom));
         for (unsigned i = 0; i < npus; i++) {
             const struct topo_pu *pu = topo_pu (t, i);
             unsigned d = pu->dom[lvl];
-            ck_assert_msg (d < ndom, "%s: PU P#%u %s domain %u >= %u", name,
-                           pu->os, level_name[lvl], d, ndom);
+            ck_assert_msg (d < ndom,
+                           "%s: PU P#%u %s domain %u >= %u",
+                           name,
+                           pu->os,
+                           level_name[lvl],
+                           d,
+                           ndom);
             /* dense, numbered in the order of their first PU */
-            ck_assert_msg (d <= next, "%s: %s domain %u appears before %u",
-                           name, level_name[lvl], d, next);
+            ck_assert_msg (d <= next,
+                           "%s: %s domain %u appears before %u",
+                           name,
+                           level_name[lvl],
+                           d,
+                           next);
             if (d == next)
                 next++;
             ck_assert_msg (hwloc_bitmap_isset (topo_domain_cpuset (t, lvl, d),
                                                pu->os),
                            "%s: PU P#%u not in the cpuset of its %s domain %u",
-                           name, pu->os, level_name[lvl], d);
+                           name,
+                           pu->os,
+                           level_name[lvl],
+                           d);
         }
-        ck_assert_msg (next == ndom, "%s: %s domains %u..%u have no PU", name,
-                       level_name[lvl], next, ndom - 1);
+        ck_assert_msg (next == ndom,
+                       "%s: %s domains %u..%u have no PU",
+                       name,
+                       level_name[lvl],
+                       next,
+                       ndom - 1);
         /* the domain cpusets partition topo_cpuset: each PU is in its
          * own domain (above) and the sizes add up to the PU count */
         hwloc_bitmap_zero (u);
         for (unsigned d = 0; d < ndom; d++) {
             hwloc_const_bitmap_t s = topo_domain_cpuset (t, lvl, d);
-            ck_assert_msg (!hwloc_bitmap_iszero (s), "%s: %s domain %u empty",
-                           name, level_name[lvl], d);
+            ck_assert_msg (!hwloc_bitmap_iszero (s),
+                           "%s: %s domain %u empty",
+                           name,
+                           level_name[lvl],
+                           d);
             total += hwloc_bitmap_weight (s);
             hwloc_bitmap_or (u, u, s);
         }
         ck_assert_msg (total == (int)npus && hwloc_bitmap_isequal (u, all),
-                       "%s: %s domains do not partition %s", name,
-                       level_name[lvl], model_fmt (all));
+                       "%s: %s domains do not partition %s",
+                       name,
+                       level_name[lvl],
+                       model_fmt (all));
     }
 
     check_nested (t, name, TOPO_CORE, TOPO_L2);
@@ -147,21 +192,32 @@ void model_check (const topo_t *t, const char *name)
     for (unsigned d = 0; d < topo_ndomains (t, TOPO_NUMA); d++) {
         hwloc_const_bitmap_t ns = topo_numa_nodeset (t, d);
         ck_assert_ptr_nonnull (ns);
-        ck_assert_msg (!hwloc_bitmap_iszero (ns), "%s: NUMA domain %u has "
-                       "an empty nodeset", name, d);
+        ck_assert_msg (!hwloc_bitmap_iszero (ns),
+                       "%s: NUMA domain %u has "
+                       "an empty nodeset",
+                       name,
+                       d);
         ck_assert_msg (hwloc_bitmap_isincluded (ns, topo_nodeset (t)),
-                       "%s: NUMA domain %u nodeset %s not in %s", name, d,
-                       model_fmt (ns), model_fmt (topo_nodeset (t)));
+                       "%s: NUMA domain %u nodeset %s not in %s",
+                       name,
+                       d,
+                       model_fmt (ns),
+                       model_fmt (topo_nodeset (t)));
         if (topo_numa_is_local (t, d)) {
             ck_assert_msg (!hwloc_bitmap_intersects (ns, nodes_seen),
                            "%s: node(s) of NUMA domain %u (%s) also in "
-                           "another domain", name, d, model_fmt (ns));
+                           "another domain",
+                           name,
+                           d,
+                           model_fmt (ns));
             hwloc_bitmap_or (nodes_seen, nodes_seen, ns);
-        }
-        else
+        } else
             ck_assert_msg (hwloc_bitmap_isequal (ns, topo_nodeset (t)),
                            "%s: pseudo NUMA domain %u nodeset %s, expected "
-                           "all nodes %s", name, d, model_fmt (ns),
+                           "all nodes %s",
+                           name,
+                           d,
+                           model_fmt (ns),
                            model_fmt (topo_nodeset (t)));
     }
     ck_assert_ptr_null (topo_numa_nodeset (t, topo_ndomains (t, TOPO_NUMA)));
@@ -183,17 +239,25 @@ void model_same (const topo_t *a, const topo_t *b, const char *name)
         ck_assert_msg (p->os == q->os && p->kind == q->kind
                            && p->slurm_core == q->slurm_core
                            && memcmp (p->dom, q->dom, sizeof (p->dom)) == 0,
-                       "%s: PU %u differs", name, i);
+                       "%s: PU %u differs",
+                       name,
+                       i);
         if (p->slurm_core >= 0 && (unsigned)p->slurm_core + 1 > ncores)
             ncores = (unsigned)p->slurm_core + 1;
     }
     for (int lvl = 0; lvl < TOPO_NLEVELS; lvl++) {
         ck_assert_uint_eq (topo_ndomains (a, lvl), topo_ndomains (b, lvl));
         for (unsigned d = 0; d < topo_ndomains (a, lvl); d++)
-            ck_assert_msg (hwloc_bitmap_isequal (
-                               topo_domain_cpuset (a, lvl, d),
-                               topo_domain_cpuset (b, lvl, d)),
-                           "%s: level %d domain %u differs", name, lvl, d);
+            ck_assert_msg (hwloc_bitmap_isequal (topo_domain_cpuset (a,
+                                                                     lvl,
+                                                                     d),
+                                                 topo_domain_cpuset (b,
+                                                                     lvl,
+                                                                     d)),
+                           "%s: level %d domain %u differs",
+                           name,
+                           lvl,
+                           d);
     }
     for (unsigned d = 0; d < topo_ndomains (a, TOPO_NUMA); d++) {
         ck_assert (hwloc_bitmap_isequal (topo_numa_nodeset (a, d),
@@ -208,12 +272,19 @@ void model_same (const topo_t *a, const topo_t *b, const char *name)
         snprintf (id, sizeof (id), "%u", c);
         ra = topo_slurm_cores_to_cpuset (a, id, ca, NULL);
         rb = topo_slurm_cores_to_cpuset (b, id, cb, NULL);
-        ck_assert_msg (ra == rb, "%s: Slurm core %u: %d vs %d", name, c, ra,
+        ck_assert_msg (ra == rb,
+                       "%s: Slurm core %u: %d vs %d",
+                       name,
+                       c,
+                       ra,
                        rb);
         if (ra == 0)
             ck_assert_msg (hwloc_bitmap_isequal (ca, cb),
-                           "%s: Slurm core %u: %s vs %s", name, c,
-                           model_fmt (ca), model_fmt (cb));
+                           "%s: Slurm core %u: %s vs %s",
+                           name,
+                           c,
+                           model_fmt (ca),
+                           model_fmt (cb));
     }
     hwloc_bitmap_free (ca);
     hwloc_bitmap_free (cb);
@@ -223,14 +294,15 @@ void model_round_trip (const topo_t *t, const char *name)
 {
     char dir[] = "/tmp/model_rt.XXXXXX";
     char xml[64], model[64];
-    pin_error_t e = { { 0 } };
+    pin_error_t e = {{0}};
     topo_t *m;
 
     ck_assert_ptr_nonnull (mkdtemp (dir));
     snprintf (xml, sizeof (xml), "%s/t.xml", dir);
     snprintf (model, sizeof (model), "%s/t.xml.model", dir);
     ck_assert_msg (topo_export_xml (t, xml, &e) == 0, "%s", e.text);
-    ck_assert_msg (topo_export_model (t, "fp", xml, model, &e) == 0, "%s",
+    ck_assert_msg (topo_export_model (t, "fp", xml, model, &e) == 0,
+                   "%s",
                    e.text);
     m = topo_load_model (model, "fp", xml, &e);
     ck_assert_msg (m != NULL, "%s: %s", name, e.text);

@@ -13,12 +13,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "libutil/atomicfile.h"
 #include "libtest/tap.h"
+#include "libutil/atomicfile.h"
 
 static char root[256];
 
-static int rm_one (const char *path, const struct stat *st, int flag,
+static int rm_one (const char *path,
+                   const struct stat *st,
+                   int flag,
                    struct FTW *ftw)
 {
     (void)st;
@@ -29,7 +31,9 @@ static int rm_one (const char *path, const struct stat *st, int flag,
 
 static void setup (void)
 {
-    snprintf (root, sizeof (root), "%s/test_atomicfile.XXXXXX",
+    snprintf (root,
+              sizeof (root),
+              "%s/test_atomicfile.XXXXXX",
               getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp");
     ck_assert_ptr_nonnull (mkdtemp (root));
 }

@@ -4,20 +4,22 @@
 #endif
 #include <check.h>
 #include <errno.h>
-#include <stdbool.h>
 #include <ftw.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "libutil/mkdirp.h"
 #include "libtest/tap.h"
+#include "libutil/mkdirp.h"
 
 static char root[256];
 
-static int rm_one (const char *path, const struct stat *st, int flag,
+static int rm_one (const char *path,
+                   const struct stat *st,
+                   int flag,
                    struct FTW *ftw)
 {
     (void)st;
@@ -28,7 +30,9 @@ static int rm_one (const char *path, const struct stat *st, int flag,
 
 static void setup (void)
 {
-    snprintf (root, sizeof (root), "%s/test_mkdirp.XXXXXX",
+    snprintf (root,
+              sizeof (root),
+              "%s/test_mkdirp.XXXXXX",
               getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp");
     ck_assert_ptr_nonnull (mkdtemp (root));
 }
@@ -79,7 +83,6 @@ START_TEST (test_mkdir_p)
 }
 END_TEST
 
-
 static bool exists (const char *rel)
 {
     char path[512];
@@ -93,7 +96,7 @@ static bool exists (const char *rel)
 START_TEST (test_symlink_not_followed)
 {
     char path[512], target[512];
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     snprintf (target, sizeof (target), "%s/elsewhere", root);
     ck_assert_int_eq (mkdir (target, 0700), 0);
@@ -102,7 +105,8 @@ START_TEST (test_symlink_not_followed)
     snprintf (path, sizeof (path), "%s/link/state", root);
     ck_assert_int_eq (mkdir_p (path, 0755, 0700, &err), -1);
     ck_assert_int_eq (errno, ELOOP);
-    ck_assert_msg (strstr (err.text, "/link: a symbolic link"), "%s",
+    ck_assert_msg (strstr (err.text, "/link: a symbolic link"),
+                   "%s",
                    err.text);
     ck_assert (!exists ("elsewhere/state"));
     /* the last component a symlink too */
@@ -117,7 +121,7 @@ END_TEST
 START_TEST (test_checked_before_created)
 {
     char path[512];
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     snprintf (path, sizeof (path), "%s/open", root);
     ck_assert_int_eq (mkdir (path, 0700), 0);
@@ -126,7 +130,8 @@ START_TEST (test_checked_before_created)
     ck_assert_int_eq (mkdir_p (path, 0755, 0700, &err), -1);
     ck_assert_int_eq (errno, EPERM);
     ck_assert_msg (strstr (err.text, "/open: writable by group or others"),
-                   "%s", err.text);
+                   "%s",
+                   err.text);
     ck_assert (!exists ("open/state"));
     /* sticky but not root's: the same */
     snprintf (path, sizeof (path), "%s/open", root);
@@ -136,8 +141,7 @@ START_TEST (test_checked_before_created)
         ck_assert_int_eq (mkdir_p (path, 0755, 0700, &err), -1);
         ck_assert_int_eq (errno, EPERM);
         ck_assert (!exists ("open/state"));
-    }
-    else {
+    } else {
         /* root's and sticky (/tmp): accepted above the last component,
          * never as the last */
         ck_assert_int_eq (mkdir_p (path, 0755, 0700, &err), 0);
@@ -153,7 +157,7 @@ END_TEST
 START_TEST (test_other_users_dir)
 {
     char path[512];
-    pin_error_t err = { "" };
+    pin_error_t err = {""};
 
     if (geteuid () != 0)
         return;
@@ -167,7 +171,8 @@ START_TEST (test_other_users_dir)
     ck_assert_int_eq (mkdir_p (path, 0755, 0700, &err), -1);
     ck_assert_int_eq (errno, EPERM);
     ck_assert_msg (strstr (err.text, "/tmp/victim: owned by uid 65534"),
-                   "%s", err.text);
+                   "%s",
+                   err.text);
     ck_assert (!exists ("tmp/victim/state"));
     /* a symlink of that user's in the sticky directory */
     snprintf (path, sizeof (path), "%s/tmp/victim", root);

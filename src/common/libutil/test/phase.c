@@ -46,7 +46,9 @@ START_TEST (test_phases)
     ck_assert_msg (strncmp (buf, "first ", 6) == 0, "%s", buf);
     ck_assert_msg (strstr (buf, ", empty ") && strstr (buf, ", second ")
                        && strstr (buf, "; total ")
-                       && strstr (buf, " us CPU, "), "%s", buf);
+                       && strstr (buf, " us CPU, "),
+                   "%s",
+                   buf);
     /* truncation never overruns */
     ck_assert_ptr_eq (phase_format (&p, buf, 8), buf);
     ck_assert_uint_eq (strlen (buf), 7);

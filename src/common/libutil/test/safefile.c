@@ -16,12 +16,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "libutil/safefile.h"
 #include "libtest/tap.h"
+#include "libutil/safefile.h"
 
 static char root[256];
 
-static int rm_one (const char *path, const struct stat *st, int flag,
+static int rm_one (const char *path,
+                   const struct stat *st,
+                   int flag,
                    struct FTW *ftw)
 {
     (void)st;
@@ -32,7 +34,9 @@ static int rm_one (const char *path, const struct stat *st, int flag,
 
 static void setup (void)
 {
-    snprintf (root, sizeof (root), "%s/test_safefile.XXXXXX",
+    snprintf (root,
+              sizeof (root),
+              "%s/test_safefile.XXXXXX",
               getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp");
     ck_assert_ptr_nonnull (mkdtemp (root));
 }
@@ -54,7 +58,7 @@ static const char *at (const char *rel)
 static void make_dir (const char *rel, mode_t mode)
 {
     ck_assert_int_eq (mkdir (at (rel), mode), 0);
-    ck_assert_int_eq (chmod (at (rel), mode), 0);   /* past the umask */
+    ck_assert_int_eq (chmod (at (rel), mode), 0); /* past the umask */
 }
 
 static void make_file (const char *rel, mode_t mode)
@@ -68,7 +72,7 @@ static void make_file (const char *rel, mode_t mode)
 /* rc 0, or -1 with errno and a message containing `text` */
 static void expect (const char *path, uid_t owner, int err, const char *text)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     int rc;
 
     errno = 0;
@@ -78,9 +82,15 @@ static void expect (const char *path, uid_t owner, int err, const char *text)
         return;
     }
     ck_assert_msg (rc == -1, "%s: passed, want errno %d", path, err);
-    ck_assert_msg (errno == err, "%s: errno %d (%s), want %d", path, errno,
-                   e.text, err);
-    ck_assert_msg (strstr (e.text, text) != NULL, "'%s' lacks '%s'", e.text,
+    ck_assert_msg (errno == err,
+                   "%s: errno %d (%s), want %d",
+                   path,
+                   errno,
+                   e.text,
+                   err);
+    ck_assert_msg (strstr (e.text, text) != NULL,
+                   "'%s' lacks '%s'",
+                   e.text,
                    text);
 }
 
@@ -104,8 +114,11 @@ START_TEST (test_writable)
 
     make_dir ("open", 0777);
     make_file ("open/lock", 0600);
-    snprintf (want, sizeof (want), "%s: writable by group or others (mode "
-              "0777)", at ("open"));
+    snprintf (want,
+              sizeof (want),
+              "%s: writable by group or others (mode "
+              "0777)",
+              at ("open"));
     expect (at ("open"), geteuid (), EPERM, want);
     /* a file below a 0777 directory: anyone may replace it */
     expect (at ("open/lock"), geteuid (), EPERM, want);
@@ -174,12 +187,11 @@ START_TEST (test_foreign_owner)
 }
 END_TEST
 
-
 /* safefile_check_follow: links in safe places are followed, and their
  * targets checked; the lstat of the end is what was reached. */
 START_TEST (test_follow)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     struct stat st, want;
 
     make_dir ("etc", 0755);
@@ -189,44 +201,72 @@ START_TEST (test_follow)
     ck_assert_int_eq (stat (at ("shared/conf/pin.conf"), &want), 0);
     /* an absolute link, a relative one with "..", a link to a dir */
     ck_assert_int_eq (symlink (at ("shared/conf/pin.conf"),
-                               at ("etc/abs.conf")), 0);
-    ck_assert_int_eq (symlink ("../shared/conf/pin.conf",
-                               at ("etc/rel.conf")), 0);
+                               at ("etc/abs.conf")),
+                      0);
+    ck_assert_int_eq (symlink ("../shared/conf/pin.conf", at ("etc/rel.conf")),
+                      0);
     ck_assert_int_eq (symlink ("../shared/conf", at ("etc/slurm")), 0);
     ck_assert_int_eq (safefile_check (at ("etc/abs.conf"), geteuid (), &e),
                       -1);
     ck_assert_int_eq (errno, ELOOP);
-    ck_assert_msg (safefile_check_follow (at ("etc/abs.conf"), geteuid (),
-                                          &st, &e) == 0, "%s", e.text);
+    ck_assert_msg (safefile_check_follow (at ("etc/abs.conf"),
+                                          geteuid (),
+                                          &st,
+                                          &e)
+                       == 0,
+                   "%s",
+                   e.text);
     ck_assert (st.st_ino == want.st_ino && st.st_dev == want.st_dev);
-    ck_assert_msg (safefile_check_follow (at ("etc/rel.conf"), geteuid (),
-                                          &st, &e) == 0, "%s", e.text);
+    ck_assert_msg (safefile_check_follow (at ("etc/rel.conf"),
+                                          geteuid (),
+                                          &st,
+                                          &e)
+                       == 0,
+                   "%s",
+                   e.text);
     ck_assert (st.st_ino == want.st_ino);
     ck_assert_msg (safefile_check_follow (at ("etc/slurm/pin.conf"),
-                                          geteuid (), &st, &e) == 0, "%s",
+                                          geteuid (),
+                                          &st,
+                                          &e)
+                       == 0,
+                   "%s",
                    e.text);
     ck_assert (st.st_ino == want.st_ino);
     /* the target's directory writable by others: refused */
     ck_assert_int_eq (chmod (at ("shared/conf"), 0777), 0);
-    ck_assert_int_eq (safefile_check_follow (at ("etc/rel.conf"), geteuid (),
-                                             &st, &e), -1);
+    ck_assert_int_eq (safefile_check_follow (at ("etc/rel.conf"),
+                                             geteuid (),
+                                             &st,
+                                             &e),
+                      -1);
     ck_assert_int_eq (errno, EPERM);
-    ck_assert_msg (strstr (e.text, "shared/conf: writable by group or "
-                           "others"), "%s", e.text);
+    ck_assert_msg (strstr (e.text,
+                           "shared/conf: writable by group or "
+                           "others"),
+                   "%s",
+                   e.text);
     ck_assert_int_eq (chmod (at ("shared/conf"), 0755), 0);
     /* a loop */
     ck_assert_int_eq (symlink ("loop", at ("etc/loop")), 0);
-    ck_assert_int_eq (safefile_check_follow (at ("etc/loop"), geteuid (),
-                                             &st, &e), -1);
+    ck_assert_int_eq (safefile_check_follow (at ("etc/loop"),
+                                             geteuid (),
+                                             &st,
+                                             &e),
+                      -1);
     ck_assert_int_eq (errno, ELOOP);
     /* a link owned by another user (root only: lchown) */
     if (geteuid () == 0) {
         ck_assert_int_eq (lchown (at ("etc/rel.conf"), 65534, 65534), 0);
-        ck_assert_int_eq (safefile_check_follow (at ("etc/rel.conf"), 0,
-                                                 &st, &e), -1);
+        ck_assert_int_eq (safefile_check_follow (at ("etc/rel.conf"),
+                                                 0,
+                                                 &st,
+                                                 &e),
+                          -1);
         ck_assert_int_eq (errno, EPERM);
         ck_assert_msg (strstr (e.text, "a symbolic link owned by uid 65534"),
-                       "%s", e.text);
+                       "%s",
+                       e.text);
     }
 }
 END_TEST

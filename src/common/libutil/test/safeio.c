@@ -14,12 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "libutil/safeio.h"
 #include "libtest/tap.h"
+#include "libutil/safeio.h"
 
 static char root[256];
 
-static int rm_one (const char *path, const struct stat *st, int flag,
+static int rm_one (const char *path,
+                   const struct stat *st,
+                   int flag,
                    struct FTW *ftw)
 {
     (void)st;
@@ -30,7 +32,9 @@ static int rm_one (const char *path, const struct stat *st, int flag,
 
 static void setup (void)
 {
-    snprintf (root, sizeof (root), "%s/test_safeio.XXXXXX",
+    snprintf (root,
+              sizeof (root),
+              "%s/test_safeio.XXXXXX",
               getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp");
     ck_assert_ptr_nonnull (mkdtemp (root));
     ck_assert_int_eq (chmod (root, 0755), 0);
@@ -77,11 +81,11 @@ static char *get (const char *rel)
 /* A FIFO, a directory, a device: refused at once, named. */
 START_TEST (test_read_not_regular)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     FILE *f;
     int fd;
 
-    alarm (10);     /* a blocking open fails the case instead of hanging */
+    alarm (10); /* a blocking open fails the case instead of hanging */
     put ("ok.jsonl", "x\n");
     ck_assert_int_ge (fd = safein_open (at ("ok.jsonl"), O_NOFOLLOW, &e), 0);
     ck_assert_int_eq (fcntl (fd, F_GETFL) & O_NONBLOCK, 0);
@@ -110,19 +114,19 @@ END_TEST
 /* Without links: O_EXCL, --force's rename, a new inode. */
 START_TEST (test_write_plain)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     struct stat a, b;
     char cwd[PATH_MAX];
     int fd, old;
 
-    ck_assert_int_eq (safeout_write_file (at ("out.png"), "one", 3, false,
-                                          &e), 0);
+    ck_assert_int_eq (safeout_write_file (at ("out.png"), "one", 3, false, &e),
+                      0);
     ck_assert_str_eq (get ("out.png"), "one");
-    ck_assert_int_eq (safeout_write_file (at ("out.png"), "two", 3, false,
-                                          &e), -1);
+    ck_assert_int_eq (safeout_write_file (at ("out.png"), "two", 3, false, &e),
+                      -1);
     ck_assert_int_eq (errno, EEXIST);
-    ck_assert_int_eq (safeout_write_file (at ("out.png"), "two", 3, true,
-                                          &e), 0);
+    ck_assert_int_eq (safeout_write_file (at ("out.png"), "two", 3, true, &e),
+                      0);
     ck_assert_str_eq (get ("out.png"), "two");
     /* a link at the last component is replaced, its target untouched */
     put ("target", "keep");
@@ -130,16 +134,18 @@ START_TEST (test_write_plain)
     ck_assert_int_eq (safeout_write_file (at ("ln.png"), "x", 1, false, &e),
                       -1);
     ck_assert_int_eq (errno, EEXIST);
-    ck_assert_int_eq (safeout_write_file (at ("ln.png"), "x", 1, true, &e),
-                      0);
+    ck_assert_int_eq (safeout_write_file (at ("ln.png"), "x", 1, true, &e), 0);
     ck_assert_str_eq (get ("target"), "keep");
     ck_assert_str_eq (get ("ln.png"), "x");
     /* a new inode every time (the old one kept open, so that its number
      * is not reused at once) */
     ck_assert_int_ge (old = open (at ("out.png"), O_RDONLY), 0);
     ck_assert_int_eq (fstat (old, &a), 0);
-    ck_assert_int_ge (fd = safeout_create (at ("out.png"), SAFEOUT_NEW_INODE,
-                                           0600, &e), 0);
+    ck_assert_int_ge (fd = safeout_create (at ("out.png"),
+                                           SAFEOUT_NEW_INODE,
+                                           0600,
+                                           &e),
+                      0);
     close (fd);
     ck_assert_int_eq (stat (at ("out.png"), &b), 0);
     close (old);
@@ -151,12 +157,18 @@ START_TEST (test_write_plain)
     ck_assert_int_eq (safeout_unlink (at ("out.png"), &e), 0);
     ck_assert_int_eq (access (at ("out.png"), F_OK), -1);
     /* appending: created if missing, a FIFO or a link refused at once */
-    ck_assert_int_ge (fd = safeout_create (at ("log"), SAFEOUT_APPEND, 0600,
-                                           &e), 0);
+    ck_assert_int_ge (fd = safeout_create (at ("log"),
+                                           SAFEOUT_APPEND,
+                                           0600,
+                                           &e),
+                      0);
     ck_assert_int_eq (write (fd, "a\n", 2), 2);
     close (fd);
-    ck_assert_int_ge (fd = safeout_create (at ("log"), SAFEOUT_APPEND, 0600,
-                                           &e), 0);
+    ck_assert_int_ge (fd = safeout_create (at ("log"),
+                                           SAFEOUT_APPEND,
+                                           0600,
+                                           &e),
+                      0);
     ck_assert_int_eq (write (fd, "b\n", 2), 2);
     ck_assert_int_eq (fcntl (fd, F_GETFL) & O_NONBLOCK, 0);
     close (fd);
@@ -171,7 +183,8 @@ START_TEST (test_write_plain)
                       -1);
     ck_assert_int_eq (errno, EINVAL);
     close (old);
-    ck_assert_ptr_nonnull (strstr (e.text, "/fifo: a FIFO, not a regular "
+    ck_assert_ptr_nonnull (strstr (e.text,
+                                   "/fifo: a FIFO, not a regular "
                                    "file"));
     alarm (0);
     ck_assert_int_eq (symlink (at ("target"), at ("ln2")), 0);
@@ -181,15 +194,14 @@ START_TEST (test_write_plain)
     /* no file name; a file on the way */
     ck_assert_int_eq (safeout_create (at ("d/"), SAFEOUT_EXCL, 0600, &e), -1);
     ck_assert_int_eq (errno, EISDIR);
-    ck_assert_int_eq (safeout_create (at ("target/x"), SAFEOUT_EXCL, 0600,
-                                      &e), -1);
+    ck_assert_int_eq (safeout_create (at ("target/x"), SAFEOUT_EXCL, 0600, &e),
+                      -1);
     ck_assert_int_eq (errno, ENOTDIR);
     /* relative, from the current directory, '..' included */
     ck_assert_ptr_nonnull (getcwd (cwd, sizeof (cwd)));
     ck_assert_int_eq (mkdir (at ("sub"), 0755), 0);
     ck_assert_int_eq (chdir (at ("sub")), 0);
-    ck_assert_int_eq (safeout_write_file ("../rel.png", "r", 1, false, &e),
-                      0);
+    ck_assert_int_eq (safeout_write_file ("../rel.png", "r", 1, false, &e), 0);
     ck_assert_int_eq (safeout_write_file ("here.png", "h", 1, false, &e), 0);
     ck_assert_int_eq (chdir (cwd), 0);
     ck_assert_str_eq (get ("rel.png"), "r");
@@ -200,21 +212,25 @@ END_TEST
 /* The caller's own links (and root's) are followed, relative or not. */
 START_TEST (test_own_links)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
 
     ck_assert_int_eq (mkdir (at ("real"), 0755), 0);
     ck_assert_int_eq (mkdir (at ("real/deep"), 0755), 0);
     ck_assert_int_eq (symlink (at ("real"), at ("abs")), 0);
     ck_assert_int_eq (symlink ("real/deep", at ("rel")), 0);
     ck_assert_int_eq (symlink ("../rel", at ("real/up")), 0);
-    ck_assert_int_eq (safeout_write_file (at ("abs/a.png"), "a", 1, false,
-                                          &e), 0);
+    ck_assert_int_eq (safeout_write_file (at ("abs/a.png"), "a", 1, false, &e),
+                      0);
     ck_assert_str_eq (get ("real/a.png"), "a");
-    ck_assert_int_eq (safeout_write_file (at ("rel/b.png"), "b", 1, true,
-                                          &e), 0);
+    ck_assert_int_eq (safeout_write_file (at ("rel/b.png"), "b", 1, true, &e),
+                      0);
     ck_assert_str_eq (get ("real/deep/b.png"), "b");
-    ck_assert_int_eq (safeout_write_file (at ("abs/up/c.png"), "c", 1, false,
-                                          &e), 0);
+    ck_assert_int_eq (safeout_write_file (at ("abs/up/c.png"),
+                                          "c",
+                                          1,
+                                          false,
+                                          &e),
+                      0);
     ck_assert_str_eq (get ("real/deep/c.png"), "c");
     /* a loop */
     ck_assert_int_eq (symlink ("loop", at ("loop")), 0);
@@ -231,16 +247,25 @@ START_TEST (test_own_links)
     ck_assert_int_eq (mkdir (at ("open"), 0777), 0);
     ck_assert_int_eq (chmod (at ("open"), 0777), 0);
     ck_assert_int_eq (symlink (at ("real"), at ("open/ln")), 0);
-    ck_assert_int_eq (safeout_write_file (at ("open/ln/d.png"), "d", 1, false,
-                                          &e), -1);
+    ck_assert_int_eq (safeout_write_file (at ("open/ln/d.png"),
+                                          "d",
+                                          1,
+                                          false,
+                                          &e),
+                      -1);
     ck_assert_int_eq (errno, EPERM);
-    ck_assert_ptr_nonnull (strstr (e.text, "/open/ln: a symbolic link in a "
+    ck_assert_ptr_nonnull (strstr (e.text,
+                                   "/open/ln: a symbolic link in a "
                                    "directory that group or others can "
                                    "write"));
     ck_assert_ptr_null (get ("real/d.png"));
     /* but files in it are fine (no link followed) */
-    ck_assert_int_eq (safeout_write_file (at ("open/e.png"), "e", 1, false,
-                                          &e), 0);
+    ck_assert_int_eq (safeout_write_file (at ("open/e.png"),
+                                          "e",
+                                          1,
+                                          false,
+                                          &e),
+                      0);
 }
 END_TEST
 
@@ -248,7 +273,7 @@ END_TEST
  * root does not write there.  To that user's own directory: it does. */
 START_TEST (test_other_users_link)
 {
-    pin_error_t e = { "" };
+    pin_error_t e = {""};
     int fd;
 
     if (geteuid () != 0)
@@ -260,13 +285,21 @@ START_TEST (test_other_users_link)
     ck_assert_int_eq (symlink (at ("rootonly"), at ("out/work")), 0);
     ck_assert_int_eq (lchown (at ("out/work"), 65534, 65534), 0);
     ck_assert_int_eq (safeout_create (at ("out/work/rec.jsonl"),
-                                      SAFEOUT_NEW_INODE, 0600, &e), -1);
+                                      SAFEOUT_NEW_INODE,
+                                      0600,
+                                      &e),
+                      -1);
     ck_assert_int_eq (errno, EPERM);
     ck_assert_msg (strstr (e.text, "/out/work is uid 65534's and leads to ")
-                   && strstr (e.text, "/rootonly, a directory of uid 0"),
-                   "%s", e.text);
-    ck_assert_int_eq (safeout_write_file (at ("out/work/rec.jsonl"), "x", 1,
-                                          true, &e), -1);
+                       && strstr (e.text, "/rootonly, a directory of uid 0"),
+                   "%s",
+                   e.text);
+    ck_assert_int_eq (safeout_write_file (at ("out/work/rec.jsonl"),
+                                          "x",
+                                          1,
+                                          true,
+                                          &e),
+                      -1);
     ck_assert_int_eq (errno, EPERM);
     ck_assert_int_eq (safeout_unlink (at ("out/work/rec.jsonl"), &e), -1);
     ck_assert_str_eq (get ("rootonly/rec.jsonl"), "data");
@@ -275,23 +308,35 @@ START_TEST (test_other_users_link)
     ck_assert_int_eq (unlink (at ("out/work")), 0);
     ck_assert_int_eq (symlink ("../rootonly", at ("out/work")), 0);
     ck_assert_int_eq (lchown (at ("out/work"), 65534, 65534), 0);
-    ck_assert_int_eq (safeout_write_file (at ("out/work/rec.jsonl"), "x", 1,
-                                          true, &e), -1);
+    ck_assert_int_eq (safeout_write_file (at ("out/work/rec.jsonl"),
+                                          "x",
+                                          1,
+                                          true,
+                                          &e),
+                      -1);
     ck_assert_int_eq (errno, EPERM);
     ck_assert_int_eq (symlink (at ("rootonly"), at ("rootln")), 0);
     ck_assert_int_eq (unlink (at ("out/work")), 0);
     ck_assert_int_eq (symlink ("../rootln", at ("out/work")), 0);
     ck_assert_int_eq (lchown (at ("out/work"), 65534, 65534), 0);
-    ck_assert_int_eq (safeout_write_file (at ("out/work/rec.jsonl"), "x", 1,
-                                          true, &e), -1);
+    ck_assert_int_eq (safeout_write_file (at ("out/work/rec.jsonl"),
+                                          "x",
+                                          1,
+                                          true,
+                                          &e),
+                      -1);
     ck_assert_int_eq (errno, EPERM);
     ck_assert_str_eq (get ("rootonly/rec.jsonl"), "data");
     /* a link of root's that the user moved into the user's directory is
      * the user's to aim: the same */
     ck_assert_int_eq (unlink (at ("out/work")), 0);
     ck_assert_int_eq (symlink (at ("rootonly"), at ("out/work")), 0);
-    ck_assert_int_eq (safeout_write_file (at ("out/work/rec.jsonl"), "x", 1,
-                                          true, &e), -1);
+    ck_assert_int_eq (safeout_write_file (at ("out/work/rec.jsonl"),
+                                          "x",
+                                          1,
+                                          true,
+                                          &e),
+                      -1);
     ck_assert_int_eq (errno, EPERM);
     ck_assert_str_eq (get ("rootonly/rec.jsonl"), "data");
     /* to a directory of the user's own: followed (~u/results ->
@@ -301,19 +346,30 @@ START_TEST (test_other_users_link)
     ck_assert_int_eq (unlink (at ("out/work")), 0);
     ck_assert_int_eq (symlink (at ("scratch"), at ("out/work")), 0);
     ck_assert_int_eq (lchown (at ("out/work"), 65534, 65534), 0);
-    ck_assert_int_eq (safeout_write_file (at ("out/work/p.png"), "p", 1,
-                                          true, &e), 0);
+    ck_assert_int_eq (safeout_write_file (at ("out/work/p.png"),
+                                          "p",
+                                          1,
+                                          true,
+                                          &e),
+                      0);
     ck_assert_str_eq (get ("scratch/p.png"), "p");
     ck_assert_int_ge (fd = safeout_create (at ("out/work/rec.jsonl"),
-                                           SAFEOUT_NEW_INODE, 0600, &e), 0);
+                                           SAFEOUT_NEW_INODE,
+                                           0600,
+                                           &e),
+                      0);
     close (fd);
     ck_assert_ptr_nonnull (get ("scratch/rec.jsonl"));
     /* a link of another user (65533) on the way to 65534's directory */
     ck_assert_int_eq (mkdir (at ("other"), 0755), 0);
     ck_assert_int_eq (symlink (at ("out/work"), at ("other/ln")), 0);
     ck_assert_int_eq (lchown (at ("other/ln"), 65533, 65533), 0);
-    ck_assert_int_eq (safeout_write_file (at ("other/ln/q.png"), "q", 1,
-                                          false, &e), -1);
+    ck_assert_int_eq (safeout_write_file (at ("other/ln/q.png"),
+                                          "q",
+                                          1,
+                                          false,
+                                          &e),
+                      -1);
     ck_assert_int_eq (errno, EPERM);
     ck_assert_ptr_null (get ("scratch/q.png"));
 }

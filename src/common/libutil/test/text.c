@@ -10,45 +10,75 @@
 #include "libutil/text.h"
 
 static const struct {
-    const char *in, *out, *ascii;   /* ascii: with TEXT_ASCII */
+    const char *in, *out, *ascii; /* ascii: with TEXT_ASCII */
 } cases[] = {
     /* kept */
-    { "", "", "" },
-    { "python3 job-1 a_b.c", "python3 job-1 a_b.c", "python3 job-1 a_b.c" },
-    { "caf\xc3\xa9", "caf\xc3\xa9", "caf??" },                 /* é */
-    { "\xe6\x97\xa5\xe6\x9c\xac", "\xe6\x97\xa5\xe6\x9c\xac", "??????" },
-    { "\xf0\x9f\x98\x80!", "\xf0\x9f\x98\x80!", "????" "!" },    /* emoji */
-    { "\xc2\xa0\xc2\xa9", "\xc2\xa0\xc2\xa9", "????" },         /* U+00A0, © */
-    { "\xe2\x80\x8b", "\xe2\x80\x8b", "???" },                  /* ZWSP */
+    {"", "", ""},
+    {"python3 job-1 a_b.c", "python3 job-1 a_b.c", "python3 job-1 a_b.c"},
+    {"caf\xc3\xa9", "caf\xc3\xa9", "caf??"}, /* é */
+    {"\xe6\x97\xa5\xe6\x9c\xac", "\xe6\x97\xa5\xe6\x9c\xac", "??????"},
+    {"\xf0\x9f\x98\x80!",
+     "\xf0\x9f\x98\x80!",
+     "????"
+     "!"},                                            /* emoji */
+    {"\xc2\xa0\xc2\xa9", "\xc2\xa0\xc2\xa9", "????"}, /* U+00A0, © */
+    {"\xe2\x80\x8b", "\xe2\x80\x8b", "???"},          /* ZWSP */
     /* C0 controls, ESC sequences, DEL */
-    { "a\nb", "a?b", "a?b" },
-    { "a\tb\rc", "a?b?c", "a?b?c" },
-    { "\x1b]0;PWNED\a\x1b[31m", "?]0;PWNED??[31m", "?]0;PWNED??[31m" },
-    { "\x01\x1f x \x7f", "?? x ?", "?? x ?" },
+    {"a\nb", "a?b", "a?b"},
+    {"a\tb\rc", "a?b?c", "a?b?c"},
+    {"\x1b]0;PWNED\a\x1b[31m", "?]0;PWNED??[31m", "?]0;PWNED??[31m"},
+    {"\x01\x1f x \x7f", "?? x ?", "?? x ?"},
     /* C1 controls in UTF-8: one '?' per character */
-    { "\xc2\x80" "a" "\xc2\x9b" "31m" "\xc2\x9f", "?a?31m?", "??a??31m??" },
-    { "\xc2\x9d" "0;x" "\xc2\x9c", "?0;x?", "??0;x??" },
+    {"\xc2\x80"
+     "a"
+     "\xc2\x9b"
+     "31m"
+     "\xc2\x9f",
+     "?a?31m?",
+     "??a??31m??"},
+    {"\xc2\x9d"
+     "0;x"
+     "\xc2\x9c",
+     "?0;x?",
+     "??0;x??"},
     /* bidi controls, line and paragraph separators */
-    { "a\xe2\x80\xae" "evil", "a?evil", "a???evil" },              /* RLO */
-    { "\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad", "????",
-      "????????????" },
-    { "\xe2\x81\xa6x\xe2\x81\xa7y\xe2\x81\xa8z\xe2\x81\xa9", "?x?y?z?",
-      "???x???y???z???" },
-    { "\xd8\x9c\xe2\x80\x8e\xe2\x80\x8f", "???", "????????" },   /* ALM LRM RLM */
-    { "a\xe2\x80\xa8" "b\xe2\x80\xa9", "a?b?", "a???b???" },
-    { "\xe2\x81\xa5", "\xe2\x81\xa5", "???" },  /* U+2065, unassigned: kept */
+    {"a\xe2\x80\xae"
+     "evil",
+     "a?evil",
+     "a???evil"}, /* RLO */
+    {"\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad",
+     "????",
+     "????????????"},
+    {"\xe2\x81\xa6x\xe2\x81\xa7y\xe2\x81\xa8z\xe2\x81\xa9",
+     "?x?y?z?",
+     "???x???y???z???"},
+    {"\xd8\x9c\xe2\x80\x8e\xe2\x80\x8f", "???", "????????"}, /* ALM LRM RLM */
+    {"a\xe2\x80\xa8"
+     "b\xe2\x80\xa9",
+     "a?b?",
+     "a???b???"},
+    {"\xe2\x81\xa5", "\xe2\x81\xa5", "???"}, /* U+2065, unassigned: kept */
     /* invalid UTF-8: every byte */
-    { "\x9b" "31m", "?31m", "?31m" },           /* raw 8-bit CSI */
-    { "a\x80\xbf" "b", "a??b", "a??b" },         /* stray continuations */
-    { "\xc3", "?", "?" },                       /* truncated at the end */
-    { "\xe2\x80" "x", "??x", "??x" },           /* truncated in the middle */
-    { "\xc0\xaf", "??", "??" },                 /* overlong '/' */
-    { "\xe0\x80\xaf", "???", "???" },           /* overlong '/' */
-    { "\xc1\x9b", "??", "??" },                 /* overlong ESC [ */
-    { "\xed\xa0\x80", "???", "???" },           /* surrogate */
-    { "\xf4\x90\x80\x80", "????", "????" },     /* > U+10FFFF */
-    { "\xf5\xff\xfe", "???", "???" },
-    { "\xf0\x9f\x98", "???", "???" },           /* truncated 4-byte */
+    {"\x9b"
+     "31m",
+     "?31m",
+     "?31m"}, /* raw 8-bit CSI */
+    {"a\x80\xbf"
+     "b",
+     "a??b",
+     "a??b"},           /* stray continuations */
+    {"\xc3", "?", "?"}, /* truncated at the end */
+    {"\xe2\x80"
+     "x",
+     "??x",
+     "??x"},                              /* truncated in the middle */
+    {"\xc0\xaf", "??", "??"},             /* overlong '/' */
+    {"\xe0\x80\xaf", "???", "???"},       /* overlong '/' */
+    {"\xc1\x9b", "??", "??"},             /* overlong ESC [ */
+    {"\xed\xa0\x80", "???", "???"},       /* surrogate */
+    {"\xf4\x90\x80\x80", "????", "????"}, /* > U+10FFFF */
+    {"\xf5\xff\xfe", "???", "???"},
+    {"\xf0\x9f\x98", "???", "???"}, /* truncated 4-byte */
 };
 
 START_TEST (test_table)
@@ -57,13 +87,17 @@ START_TEST (test_table)
         char buf[128], inplace[128];
 
         text_sanitize (buf, sizeof (buf), cases[i].in, 0);
-        ck_assert_msg (strcmp (buf, cases[i].out) == 0, "case %zu: got '%s'",
-                       i, buf);
+        ck_assert_msg (strcmp (buf, cases[i].out) == 0,
+                       "case %zu: got '%s'",
+                       i,
+                       buf);
         ck_assert_int_eq (text_is_safe (cases[i].in, 0),
                           strcmp (cases[i].in, cases[i].out) == 0);
         text_sanitize (buf, sizeof (buf), cases[i].in, TEXT_ASCII);
         ck_assert_msg (strcmp (buf, cases[i].ascii) == 0,
-                       "case %zu (ascii): got '%s'", i, buf);
+                       "case %zu (ascii): got '%s'",
+                       i,
+                       buf);
         ck_assert_int_eq (text_is_safe (cases[i].in, TEXT_ASCII),
                           strcmp (cases[i].in, cases[i].ascii) == 0);
         /* in place gives the same */
@@ -82,7 +116,7 @@ START_TEST (test_every_byte)
 {
     for (int a = 1; a < 256; a++) {
         for (int b = 0; b < 256; b++) {
-            char in[4] = { (char)a, (char)b, 0, 0 }, out[8];
+            char in[4] = {(char)a, (char)b, 0, 0}, out[8];
             const unsigned char *p;
 
             text_sanitize (out, sizeof (out), in, 0);
@@ -90,7 +124,9 @@ START_TEST (test_every_byte)
             for (p = (const unsigned char *)out; *p; p++) {
                 ck_assert_msg (*p >= 0x20 && *p != 0x7f, "%02x %02x", a, b);
                 ck_assert_msg (!(p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f),
-                               "%02x %02x: C1 kept", a, b);
+                               "%02x %02x: C1 kept",
+                               a,
+                               b);
             }
             ck_assert (text_is_safe (out, 0));
         }
