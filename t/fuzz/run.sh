@@ -72,6 +72,8 @@ src/common/libutil/errprintf.c
 src/common/libutil/mkdirp.c
 src/common/libutil/safefile.c
 src/common/libutil/text.c
+src/common/libutil/safeio.c
+src/common/libutil/atomicfile.c
 src/common/libtopo/topo.c
 src/common/libtopo/list.c
 src/common/libtopo/slurm.c
