@@ -1,11 +1,16 @@
 #!/bin/bash
-# Run a command of slurm-pin in a brand-new Debian 12 root, as on a machine
+# Run a command of slurm-pin in a brand-new Debian root, as on a machine
 # nothing was ever installed on by hand.
 #
-#   contrib/fresh-root.sh [-k] [-r ROOT] [-b BASE] -- COMMAND [ARG...]
+#   contrib/fresh-root.sh [--suite SUITE] [-k] [-r ROOT] [-b BASE] -- COMMAND [ARG...]
 #
-# Makes ROOT (default: a new directory under /var/tmp) with
-# `debootstrap --variant=minbase bookworm`, clones the repository's
+# SUITE is bookworm (Debian 12, Slurm 22.05; the default), trixie (Debian
+# 13, Slurm 24.11) or sid (Debian unstable, Slurm 26.05).  Makes ROOT
+# (default: a new directory under /var/tmp) with
+# `debootstrap --variant=minbase SUITE`, writes the root's apt sources for
+# that suite (its updates and security archives where it has them; for sid
+# Check-Valid-Until is off, as the mirror's Release file may be past its
+# date), clones the repository's
 # committed HEAD into ROOT/work/<name> with ../shared beside it (when it
 # exists), mounts /proc, /sys and /dev (recursively, so that the cgroup
 # mounts and /dev/pts come along) and a tmpfs on /dev/shm, and runs
@@ -27,18 +32,21 @@
 # The exit status is COMMAND's (1 if the root could not be made).
 #
 # Needs root, debootstrap (installed if missing) and Debian's archive:
-# PIN_DEBIAN_MIRROR (default http://deb.debian.org/debian); the root gets
-# this machine's apt sources.  Daemons that packages would start are kept
+# PIN_DEBIAN_MIRROR (default http://deb.debian.org/debian) and
+# PIN_DEBIAN_SECURITY (default http://deb.debian.org/debian-security).
+# Daemons that packages would start are kept
 # from starting (policy-rc.d): tests start their own.
 set -euo pipefail
 
-keep=0 root='' base=''
+keep=0 root='' base='' suite=bookworm
 usage () {
-    echo "usage: contrib/fresh-root.sh [-k] [-r ROOT] [-b BASE] -- COMMAND [ARG...]" >&2
+    echo "usage: contrib/fresh-root.sh [--suite bookworm|trixie|sid] [-k] [-r ROOT] [-b BASE] -- COMMAND [ARG...]" >&2
     exit 2
 }
 while (($#)); do
     case $1 in
+        --suite) (($# >= 2)) || usage; suite=$2; shift 2 ;;
+        --suite=*) suite=${1#--suite=}; shift ;;
         -k) keep=1; shift ;;
         -r) (($# >= 2)) || usage; root=$2; shift 2 ;;
         -b) (($# >= 2)) || usage; base=$2; shift 2 ;;
@@ -47,6 +55,13 @@ while (($#)); do
     esac
 done
 (($#)) || usage
+case $suite in
+    bookworm | trixie | sid) ;;
+    *)
+        echo "fresh-root: --suite '$suite': not a supported Debian suite (bookworm, trixie or sid)" >&2
+        exit 2
+        ;;
+esac
 if (($(id -u) != 0)); then
     echo "fresh-root: must run as root (debootstrap, mount, chroot)" >&2
     exit 1
@@ -56,6 +71,7 @@ top=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)
 name=$(basename "$top")
 shared=$(cd "$top/.." && pwd)/shared
 mirror=${PIN_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+security=${PIN_DEBIAN_SECURITY:-http://deb.debian.org/debian-security}
 
 say () {
     echo "fresh-root: $*" >&2
@@ -68,25 +84,37 @@ if ! command -v debootstrap >/dev/null; then
         --no-install-recommends debootstrap >/dev/null
 fi
 
-# debootstrap DIR: a minbase bookworm in DIR, set up like a new machine.
+# The apt sources of a machine of $suite, in deb822 form, on stdout.
+write_sources () {
+    local key=/usr/share/keyrings/debian-archive-keyring.gpg
+    if [[ $suite == sid ]]; then
+        printf 'Types: deb\nURIs: %s\nSuites: sid\nComponents: main\nSigned-By: %s\nCheck-Valid-Until: no\n' \
+            "$mirror" "$key"
+        return
+    fi
+    printf 'Types: deb\nURIs: %s\nSuites: %s %s-updates\nComponents: main\nSigned-By: %s\n\n' \
+        "$mirror" "$suite" "$suite" "$key"
+    printf 'Types: deb\nURIs: %s\nSuites: %s-security\nComponents: main\nSigned-By: %s\n' \
+        "$security" "$suite" "$key"
+}
+
+# debootstrap DIR: a minbase $suite in DIR, set up like a new machine.
 make_minbase () {
-    local dir=$1 t0=$SECONDS f
-    say "debootstrap --variant=minbase bookworm into $dir"
+    local dir=$1 t0=$SECONDS
+    say "debootstrap --variant=minbase $suite into $dir"
     mkdir -p "$dir"
-    if ! debootstrap --variant=minbase bookworm "$dir" "$mirror" \
+    if ! debootstrap --variant=minbase "$suite" "$dir" "$mirror" \
          >"$dir.debootstrap.log" 2>&1; then
         say "debootstrap failed; its log:"
         tail -20 "$dir.debootstrap.log" >&2
         return 1
     fi
-    # this machine's package sources (bookworm, updates, security)
-    rm -f "$dir/etc/apt/sources.list"
-    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
-             /etc/apt/sources.list.d/*.sources; do
-        [[ -f $f ]] || continue
-        mkdir -p "$dir/$(dirname "$f")"
-        cp "$f" "$dir/$f"
-    done
+    # the package sources of a machine of this suite (never this
+    # machine's: they name its own release)
+    rm -f "$dir/etc/apt/sources.list" "$dir"/etc/apt/sources.list.d/*
+    mkdir -p "$dir/etc/apt/sources.list.d"
+    write_sources >"$dir/etc/apt/sources.list.d/debian.sources"
+    echo "$suite" >"$dir/.fresh-root-suite"
     cp /etc/resolv.conf "$dir/etc/" 2>/dev/null || :
     hostname >"$dir/etc/hostname"
     printf '127.0.0.1 localhost %s\n::1 localhost ip6-localhost\n' \
@@ -130,6 +158,10 @@ trap 'exit 130' INT TERM
 if [[ -x $root/bin/bash ]]; then
     say "using the existing root $root"
 elif [[ -n $base ]]; then
+    if [[ -x $base/bin/bash && $(cat "$base/.fresh-root-suite" 2>/dev/null) != "$suite" ]]; then
+        say "$base is not a $suite minbase"
+        exit 1
+    fi
     [[ -x $base/bin/bash ]] || make_minbase "$base"
     say "copying the pristine minbase $base"
     cp -a "$base/." "$root/"
