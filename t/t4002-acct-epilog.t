@@ -76,12 +76,12 @@ test_expect_success SLURM,PIN_SO,PYTHON3 'a job whose only step lost its slurmst
     done &&
     test_when_finished "timeout 10 scancel $j; wait" &&
     n=0 &&
-    until p=$(stepd_pid "$j.0"); do
-        n=$((n + 1)) && test $n -lt 100 && sleep 0.2 || return 1
+    # the step'"'"'s slurmstepd and its task (forked a moment after it)
+    until p=$(stepd_pid "$j.0") && tasks=$(pgrep -P $p | tr "\n" " ") &&
+          test -n "$tasks"; do
+        n=$((n + 1)) && test $n -lt 150 && sleep 0.2 || return 1
     done &&
     # its task outlives it (nobody is left to kill it): killed at the end
-    tasks=$(pgrep -P $p | tr "\n" " ") &&
-    test -n "$tasks" &&
     test_when_finished "kill $tasks" &&
     kill -9 $p &&
     timeout 10 scancel $j &&
@@ -111,11 +111,10 @@ test_expect_success SLURM,PIN_SO,PYTHON3 'a job whose steps but the extern one l
     j=$(timeout 60 sbatch --parsable -n1 -o /dev/null --wrap "srun -n1 sleep 120") &&
     test_when_finished "timeout 10 scancel $j" &&
     n=0 &&
-    until p=$(stepd_pid "$j.0"); do
+    until p=$(stepd_pid "$j.0") && tasks=$(pgrep -P $p | tr "\n" " ") &&
+          test -n "$tasks"; do
         n=$((n + 1)) && test $n -lt 150 && sleep 0.2 || return 1
     done &&
-    tasks=$(pgrep -P $p | tr "\n" " ") &&
-    test -n "$tasks" &&
     test_when_finished "kill $tasks 2>/dev/null; :" &&
     kill -9 $p &&
     sleep 2 &&

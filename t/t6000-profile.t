@@ -245,9 +245,9 @@ test_expect_success CONNECTOR,PY 'every process line of the profile is a descend
 # profile must say so: ENOBUFS, sequence gaps covering every missing fork.
 test_expect_success CONNECTOR,PY 'events dropped by the kernel are counted, not ignored' '
     rm -f started &&
-    slurm-pin profile --record lossy.jsonl --rcvbuf 65536 --interval 0 -- \
+    { slurm-pin profile --record lossy.jsonl --rcvbuf 65536 --interval 0 -- \
         sh -c "touch started; sleep 1; \"$PY\" \"$WORKLOAD\" burst 3000" \
-        >lossy-workload.json 2>lossy.err &
+        >lossy-workload.json 2>lossy.err & } &&
     rec=$! &&
     # stop the recorder once it runs the workload (before: nothing forks)
     for i in $(seq 100); do test -e started && break; sleep 0.1; done &&

@@ -141,7 +141,7 @@ check_thief () {
 test_expect_success $ALL 'a late recorder: the command of a child whose pid was taken at once' '
     rm -rf T && mkdir T &&
     test_when_finished "kill -CONT \$(cat T/stopped) 2>/dev/null; kill \$(cat T/thief.pid) 2>/dev/null; :" &&
-    pid_thief T &
+    { pid_thief T & } &&
     helper=$! &&
     slurm-pin profile --record thief.jsonl --interval 0 -- sh -c "$THIEF_STEP" &&
     wait $helper &&
@@ -150,7 +150,7 @@ test_expect_success $ALL 'a late recorder: the command of a child whose pid was 
 
 test_expect_success $ALL "record $N short children beside the pid storm" '
     rm -f stop-storm &&
-    ./pidstorm stop-storm storm-pids.txt 300 >storm.out &
+    { ./pidstorm stop-storm storm-pids.txt 300 >storm.out & } &&
     storm=$! &&
     test_when_finished "touch stop-storm; wait $storm || :" &&
     sleep 1 &&
@@ -270,7 +270,7 @@ test_expect_success $SLURM_ALL 'start a cluster with pin.so and ProfileDir' '
 
 test_expect_success $SLURM_ALL "srun --pin-profile: $N short children beside the pid storm" '
     rm -f stop-storm &&
-    ./pidstorm stop-storm storm-pids-srun.txt 300 >storm-srun.out &
+    { ./pidstorm stop-storm storm-pids-srun.txt 300 >storm-srun.out & } &&
     storm=$! &&
     test_when_finished "touch stop-storm; wait $storm || :" &&
     sleep 1 &&
@@ -291,7 +291,7 @@ test_expect_success $SLURM_ALL 'the step'"'"'s profile: the step exactly, nothin
 test_expect_success $SLURM_ALL 'srun --pin-profile, a late recorder: the command of a child whose pid was taken at once' '
     rm -rf T && mkdir T &&
     test_when_finished "kill -CONT \$(cat T/stopped) 2>/dev/null; kill \$(cat T/thief.pid) 2>/dev/null; :" &&
-    pid_thief T &
+    { pid_thief T & } &&
     helper=$! &&
     srun --pin-profile=200ms -n1 -c1 sh -c "echo \$SLURM_JOB_ID >T/job.id
         $THIEF_STEP" &&
