@@ -1,5 +1,6 @@
 #!/bin/sh
-# Install the Debian 12 packages slurm-pin needs to build and to run all of
+# Install the Debian packages slurm-pin needs (the same names on Debian 12
+# bookworm, 13 trixie and unstable sid) to build and to run all of
 # its tests (unit, local Slurm, fuzz harnesses, qemu guest).  Idempotent:
 # does nothing when everything is already installed.  Needs root.
 # The fuzz harnesses (t/fuzz/run.sh) need clang and its libFuzzer and

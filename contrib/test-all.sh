@@ -1,7 +1,13 @@
 #!/bin/bash
-# Run every test of slurm-pin, from a fresh Debian 12 machine, as root.
+# Run every test of slurm-pin, from a fresh Debian machine (12, 13 or
+# unstable), as root.
 #
-#   contrib/test-all.sh
+#   contrib/test-all.sh [--tiers LIST]
+#
+# --tiers LIST runs only the named test stages after the build, LIST a
+# comma-separated subset of check,sanitize,distcheck,fuzz,vm (default: all
+# of them).  Install, autogen and build always run.  CI runs all of them
+# on one Debian release and "check,vm" on the others (doc/testing.md).
 #
 # Stages, each announced by a "==== ... ====" header:
 #   1. install the Debian packages (contrib/install-deps.sh)
@@ -38,6 +44,28 @@
 # to 1: a machine where the local Slurm cannot start fails the Slurm tests
 # instead of skipping them.
 set -uo pipefail
+
+all_tiers=check,sanitize,distcheck,fuzz,vm
+tiers=$all_tiers
+while (($#)); do
+    case $1 in
+        --tiers) (($# >= 2)) || { echo "test-all: --tiers needs a value (a comma-separated subset of $all_tiers)" >&2; exit 2; }
+                 tiers=$2; shift 2 ;;
+        --tiers=*) tiers=${1#--tiers=}; shift ;;
+        *) echo "test-all: unknown argument '$1'; usage: contrib/test-all.sh [--tiers LIST], LIST a subset of $all_tiers" >&2
+           exit 2 ;;
+    esac
+done
+IFS=, read -ra wanted <<<"$tiers"
+((${#wanted[@]})) || { echo "test-all: --tiers '': name at least one of $all_tiers" >&2; exit 2; }
+for t in "${wanted[@]}"; do
+    [[ ,$all_tiers, == *,"$t",* ]] \
+        || { echo "test-all: --tiers: '$t' is not a tier; known: $all_tiers" >&2; exit 2; }
+done
+# want TIER: whether stage TIER runs in this run
+want () {
+    [[ ,$tiers, == *,"$1",* ]]
+}
 
 cd "$(dirname "$0")/.." || exit 1
 top=$PWD
@@ -230,13 +258,18 @@ if ! build_tree build --enable-werror \
 fi
 echo "built: build/src/cmd/slurm-pin, build/bench/bench-plan, bench-step, bench-quality"
 
+echo "tiers: $tiers; $(grep -h '^PRETTY_NAME=' /etc/os-release 2>/dev/null | cut -d= -f2 | tr -d '"'); $(sinfo -V 2>/dev/null || echo 'no sinfo')"
+
+if want check; then
 header "check (make check in build/: unit tests and t/)"
 before=$(failed_results)
 if ! make -C build -k -j"$jobs" check; then
     show_failed_logs build
     test_stage_failed "check" "$before"
 fi
+fi
 
+if want sanitize; then
 header "sanitizers (build-sanitize/, ASan+UBSan, unit tests)"
 if ! build_tree build-sanitize --enable-werror --enable-sanitizers; then
     stage_failed "sanitize-build"
@@ -247,6 +280,7 @@ else
         test_stage_failed "sanitize-check" "$before"
     fi
 fi
+fi
 
 # The tarball: 'make distcheck' unpacks 'make dist' alone, builds it out
 # of a read-only source tree, runs its unit tests and the sharness files
@@ -254,6 +288,7 @@ fi
 # skips there: PIN_SKIP_SLURM, set by AM_DISTCHECK_CONFIGURE_FLAGS),
 # installs, uninstalls and cleans it.  Output in build/distcheck.log,
 # shown when it fails; its result lines count in the summary.
+if want distcheck; then
 header "distcheck (make distcheck in build/)"
 am_logs+=(build/distcheck.log)
 if make -C build -j"$jobs" distcheck >build/distcheck.log 2>&1; then
@@ -270,18 +305,23 @@ else
     am_count build/distcheck.log
     ((am_fail > 0)) || stage_failures=$((stage_failures + 1))
 fi
+fi
 
 # Every parser of untrusted text has a libFuzzer harness; each runs for a
 # bounded time here, a regression check (the longer run before a release
 # is in doc/fuzzing.md).  Its TAP (one line per harness) is kept in
 # build/fuzz.log; clang or libFuzzer missing fails the stage.
+if want fuzz; then
 header "fuzz (t/fuzz/run.sh, FUZZ_SECONDS=${FUZZ_SECONDS:-30} each)"
 run_tap_stage fuzz build/fuzz.log t/fuzz/run.sh
+fi
 
 # The qemu tier is where placements are enforced by a real multi-NUMA
 # kernel: it is part of every run, and a guest that cannot boot fails it.
+if want vm; then
 header "qemu guest (t/vm/run-tests.sh)"
 # Its TAP (one stream for the whole boot) is kept in build/vm-tier.log.
 run_tap_stage vm build/vm-tier.log t/vm/run-tests.sh
+fi
 
 finish
