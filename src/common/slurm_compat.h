@@ -19,10 +19,10 @@
 #define PIN_SLURM_COMPAT_H
 
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 #include <slurm/slurm.h>
 #include <slurm/slurmdb.h>
+#include <stdlib.h>
+#include <string.h>
 
 #ifndef HAVE_SLURM_LIST_T
 typedef __typeof__ (*(List)0) list_t;
@@ -62,7 +62,7 @@ static inline int pin_load_job (job_info_msg_t **resp,
 #ifdef PIN_LOAD_JOB_STEP_ID
     slurm_step_id_t id;
 
-    memset (&id, 0, sizeof (id));       /* sluid 0: by job id */
+    memset (&id, 0, sizeof (id)); /* sluid 0: by job id */
     id.job_id = job_id;
     id.step_het_comp = NO_VAL;
     id.step_id = NO_VAL;

@@ -875,11 +875,22 @@ END_TEST
 /* ... and every plan is the one of the original machine (one kind). */
 START_TEST (bogus_kinds_same_plans)
 {
-    static const char *policies[] = {"numa-local", "numa-spread",
+    static const char *policies[] = {"numa-local",
+                                     "numa-spread",
                                      "cache-shared"};
     static const unsigned shapes[][2] = {
-        {1, 1}, {1, 2}, {1, 3}, {1, 6}, {1, 7}, {2, 4},
-        {4, 6}, {3, 16}, {8, 6}, {12, 8}, {48, 2}, {96, 1},
+        {1, 1},
+        {1, 2},
+        {1, 3},
+        {1, 6},
+        {1, 7},
+        {2, 4},
+        {4, 6},
+        {3, 16},
+        {8, 6},
+        {12, 8},
+        {48, 2},
+        {96, 1},
     };
     static const char *busy[] = {NULL, "0-11", "1,13,25,29,44,61,77,92"};
     topo_t *a = load ("epyc-corona-p2.xml");
@@ -898,8 +909,10 @@ START_TEST (bogus_kinds_same_plans)
                 char ga[8192], gb[8192];
                 pin_error_t err;
 
-                ck_assert_int_eq (
-                    place_policy_parse (policies[p], &req.policy, NULL), 0);
+                ck_assert_int_eq (place_policy_parse (policies[p],
+                                                      &req.policy,
+                                                      NULL),
+                                  0);
                 pa = place_compute (a, &req, &err);
                 ck_assert_msg (pa != NULL, "%s", err.text);
                 pb = place_compute (b, &req, &err);

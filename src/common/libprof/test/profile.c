@@ -93,7 +93,8 @@ START_TEST (test_non_ascii)
     json_object_object_add (l, "type", json_object_new_string ("exit"));
     json_object_object_add (l,
                             "comm",
-                            json_object_new_string ("caf\xc3\xa9 \xf0\x9f\x98\x80"
+                            json_object_new_string ("caf\xc3\xa9 "
+                                                    "\xf0\x9f\x98\x80"
                                                     " \xe2\x80\xa8 \xff"));
     ck_assert_int_eq (prof_writer_put (w, l, &e), 1);
     ck_assert_int_eq (prof_writer_close (w, NULL, &e), 0);
@@ -108,7 +109,8 @@ START_TEST (test_non_ascii)
                    buf);
     ck_assert_int_eq (prof_read (path, comm_cb, got, &e), 0);
     ck_assert_str_eq (got,
-                      "caf\xc3\xa9 \xf0\x9f\x98\x80 \xe2\x80\xa8 \xef\xbf\xbd");
+                      "caf\xc3\xa9 \xf0\x9f\x98\x80 \xe2\x80\xa8 "
+                      "\xef\xbf\xbd");
     json_object_put (l);
     json_object_put (h);
     tmptree_teardown ();

@@ -23,8 +23,8 @@
  * headers' struct, which grows with the kernel (416 bytes on 6.1, 688 on
  * 7.2), never a fixed number that a newer kernel outgrows. */
 #define STATS_MAX (sizeof (struct taskstats) + 512)
-#define MSG_MAX                                          \
-    (NLMSG_HDRLEN + GENL_HDRLEN                          \
+#define MSG_MAX                 \
+    (NLMSG_HDRLEN + GENL_HDRLEN \
      + 2 * NLA_ALIGN (3 * NLA_HDRLEN + 4 + STATS_MAX))
 
 static size_t put_attr (unsigned char *b,
