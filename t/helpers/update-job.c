@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
+#include "slurm_compat.h"
+
 int main (int argc, char **argv)
 {
     job_desc_msg_t desc;
@@ -41,11 +44,11 @@ int main (int argc, char **argv)
               argv[2]);
     slurm_init (NULL);
     slurm_init_job_desc_msg (&desc);
-    desc.job_id = (uint32_t)id;
+    pin_job_desc_set_job_id (&desc, (uint32_t)id);
     desc.spank_job_env = env;
     desc.spank_job_env_size = 1;
     if (slurm_update_job (&desc) != SLURM_SUCCESS) {
-        int e = slurm_get_errno ();
+        int e = errno; /* slurm_get_errno() is gone in 24.11 */
         printf ("refused: %s\n", slurm_strerror (e));
         slurm_fini ();
         return 1;
