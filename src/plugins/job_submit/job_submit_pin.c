@@ -418,9 +418,12 @@ int job_submit (job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 
 /* An update carries only the fields it changes: check a policy it
  * carries; a job without one is left alone (doc/job-submit.md).
- * Before 23.02 Slurm gives modify() no err_msg: a refusal is the return
- * code ESPANK_BAD_ARG ("Bad argument", what scontrol and
- * slurm_update_job() report), the reason is in slurmctld's log. */
+ * A refusal is the return code ESPANK_BAD_ARG ("Bad argument") on every
+ * release: it is all that scontrol and slurm_update_job() report (22.05
+ * gives modify() no err_msg; from 23.02 the err_msg reaches only
+ * slurm_update_job2()'s per-job answer, which scontrol does not print,
+ * and SLURM_ERROR would read "Unspecified error").  The reason is in
+ * err_msg where there is one and in slurmctld's log. */
 #if PIN_JOB_MODIFY_ERR_MSG
 int job_modify (job_desc_msg_t *job_desc,
                 void *job_ptr,
@@ -437,13 +440,13 @@ int job_modify (job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid)
                < 0)
         return SLURM_SUCCESS;
 #if PIN_JOB_MODIFY_ERR_MSG
-    return decide_and_apply (job_desc, submit_uid, err_msg, "update");
+    return decide_and_apply (job_desc, submit_uid, err_msg, "update")
 #else
     return decide_and_apply (job_desc, submit_uid, NULL, "update")
+#endif
                    == SLURM_SUCCESS
                ? SLURM_SUCCESS
                : ESPANK_BAD_ARG;
-#endif
 }
 
 /* vi: ts=4 sw=4 expandtab
