@@ -32,10 +32,12 @@ say () {
 
 usage () {
     cat <<EOF
-Usage: $0 start|stop|status|env|dbd-stop|dbd-start [options]
+Usage: $0 start|stop|status|env|dbd-stop|dbd-start|ctld-restart [options]
 
   dbd-stop, dbd-start  stop or start again only slurmdbd of an instance
                        started with --accounting (its database stays)
+  ctld-restart         stop slurmctld and start it again on its state
+                       (what 'scontrol reconfigure' does from Slurm 23.11)
 
   --dir DIR            state directory (start: default a new mktemp dir;
                        stop/status/env: default \$LOCAL_SLURM_DIR)
@@ -74,10 +76,10 @@ EOF
 
 cmd=${1:-}
 case "$cmd" in
-    start|stop|status|env|dbd-stop|dbd-start) shift ;;
+    start|stop|status|env|dbd-stop|dbd-start|ctld-restart) shift ;;
     -h|--help) usage; exit 0 ;;
     "") usage >&2; exit 1 ;;
-    *) die "'$cmd': unknown command; known: start, stop, status, env, dbd-stop, dbd-start" ;;
+    *) die "'$cmd': unknown command; known: start, stop, status, env, dbd-stop, dbd-start, ctld-restart" ;;
 esac
 
 opt_dir=""
@@ -1255,7 +1257,28 @@ cmd_dbd () {
     start_slurmdbd || die "$cmd: slurmdbd did not start"
 }
 
+# ctld-restart: slurmctld alone, stopped and started again on its saved
+# state (StateSaveLocation kept, jobs kept), as Slurm >= 23.11 does on
+# `scontrol reconfigure`; for tests of what a restart forgets.
+cmd_ctld_restart () {
+    local deadline
+    open_existing
+    exec 9>>"$dir/.lock" || die "$dir: cannot open lock file"
+    flock -w "$((opt_grace + 30))" 9 || die "$dir: another local-slurm command holds the lock"
+    slurmctld_bin=${LOCAL_SLURM_SLURMCTLD:-$(command -v slurmctld)}
+    # shellcheck disable=SC2046
+    terminate slurmctld $(find_daemons slurmctld) || die "$cmd: slurmctld did not stop"
+    launch "$dir/log/start.log" "$slurmctld_bin" -f "$conf"
+    wait_daemon slurmctld || { show_logs; die "$cmd: slurmctld did not start"; }
+    deadline=$((SECONDS + opt_timeout))
+    until slurm_up; do
+        [ $SECONDS -ge $deadline ] && { show_logs; die "$cmd: slurmctld not UP after ${opt_timeout}s"; }
+        sleep 0.5
+    done
+}
+
 case "$cmd" in
+    ctld-restart) cmd_ctld_restart ;;
     dbd-stop|dbd-start) cmd_dbd ;;
     start) cmd_start ;;
     stop) cmd_stop ;;

@@ -187,6 +187,71 @@ static void translate (const job_desc_msg_t *job,
     }
 }
 
+/* --pin-profile's value, if the job gives one, must parse (it needs no
+ * rules: pin.so applies it). */
+static int check_profile (const job_desc_msg_t *job, pin_error_t *errp)
+{
+    char shown[QUOTE + 8], reason[200];
+    const char *value = NULL;
+    long long us;
+
+    if (asked_value (job,
+                     SUBMIT_PROFILE_ENV_NAME,
+                     "--pin-profile",
+                     &value,
+                     errp)
+        < 0)
+        return -1;
+    value = pinopt_slurm_optarg (value); /* "--pin-profile" alone */
+    if (value
+        && pin_conf_parse_profile (value, &us, reason, sizeof (reason)) < 0) {
+        errno = EINVAL;
+        return errprintf (errp,
+                          "--pin-profile=%s: %s",
+                          pinopt_quote (value, QUOTE, shown, sizeof (shown)),
+                          reason);
+    }
+    return 0;
+}
+
+static void decision_init (struct submit_decision *d)
+{
+    memset (d, 0, sizeof (*d));
+    d->threads_per_core = NO_VAL16;
+    d->task_dist = NO_VAL;
+    d->num_tasks = NO_VAL;
+    d->cpus_per_task = NO_VAL16;
+    d->ntasks_per_socket = NO_VAL16;
+}
+
+int submit_decide_unruled (const job_desc_msg_t *job,
+                           const char *problem,
+                           struct submit_decision *d,
+                           pin_error_t *errp)
+{
+    char shown[QUOTE + 8];
+    const char *value = NULL;
+
+    if (!job || !d) {
+        errno = EINVAL;
+        return errprintf (errp, "submit_decide_unruled: invalid arguments");
+    }
+    decision_init (d);
+    if (check_profile (job, errp) < 0)
+        return -1;
+    if (asked_value (job, SUBMIT_SPANK_ENV_NAME, "--pin-policy", &value, errp)
+        < 0)
+        return -1;
+    if (!value)
+        return 0; /* SUBMIT_NONE: as Slurm alone would run it */
+    errno = EAGAIN;
+    return errprintf (errp,
+                      "--pin-policy=%s: refused until the site's pin.conf "
+                      "is fixed (leave --pin-policy out meanwhile): %s",
+                      pinopt_quote (value, QUOTE, shown, sizeof (shown)),
+                      problem && *problem ? problem : "no rules loaded");
+}
+
 int submit_decide (const struct pin_conf *conf,
                    const job_desc_msg_t *job,
                    const char *user,
@@ -205,34 +270,9 @@ int submit_decide (const struct pin_conf *conf,
         errno = EINVAL;
         return errprintf (errp, "submit_decide: invalid arguments");
     }
-    memset (d, 0, sizeof (*d));
-    d->threads_per_core = NO_VAL16;
-    d->task_dist = NO_VAL;
-    d->num_tasks = NO_VAL;
-    d->cpus_per_task = NO_VAL16;
-    d->ntasks_per_socket = NO_VAL16;
-    if (asked_value (job,
-                     SUBMIT_PROFILE_ENV_NAME,
-                     "--pin-profile",
-                     &value,
-                     errp)
-        < 0)
+    decision_init (d);
+    if (check_profile (job, errp) < 0)
         return -1;
-    value = pinopt_slurm_optarg (value); /* "--pin-profile" alone */
-    if (value) {
-        long long us;
-        char reason[200];
-        if (pin_conf_parse_profile (value, &us, reason, sizeof (reason)) < 0) {
-            errno = EINVAL;
-            return errprintf (errp,
-                              "--pin-profile=%s: %s",
-                              pinopt_quote (value,
-                                            QUOTE,
-                                            shown,
-                                            sizeof (shown)),
-                              reason);
-        }
-    }
     if (asked_value (job, SUBMIT_SPANK_ENV_NAME, "--pin-policy", &value, errp)
         < 0)
         return -1;

@@ -86,6 +86,19 @@ int submit_decide (const struct pin_conf *conf,
                    struct submit_decision *d,
                    pin_error_t *errp);
 
+/* Decide for `job` when no rules can be read (pin.conf broken and no last
+ * good copy of it; doc/job-submit.md).  A job that gives no --pin-policy
+ * gets SUBMIT_NONE: nothing is added, it runs as Slurm alone would run it
+ * (pin.so applies the node's pin.conf to its steps).  One that gives
+ * --pin-policy, whatever the value, is refused: -1 with errno EAGAIN and
+ * errp "--pin-policy=V: refused until the site's pin.conf is fixed ...:
+ * PROBLEM" (`problem`: the loader's line naming the file).  --pin-profile
+ * is checked as by submit_decide().  Nothing to free. */
+int submit_decide_unruled (const job_desc_msg_t *job,
+                           const char *problem,
+                           struct submit_decision *d,
+                           pin_error_t *errp);
+
 /* Write d's allocation fields (threads_per_core, task_dist and the
  * reshape: num_tasks with JOB_NTASKS_SET, cpus_per_task,
  * ntasks_per_socket) into job; touches nothing else. */

@@ -10,7 +10,12 @@
  * the plugins only when JobSubmitPlugins changes), so the plugin stats the
  * file before each decision and reloads it when it changed: a good file
  * replaces the rules, a broken or vanished one keeps the last good rules
- * and is logged once per change.
+ * and is logged once per change.  From 23.11 reconfigure restarts
+ * slurmctld, which forgets them: each good pin.conf is therefore copied
+ * to StateSaveLocation/pin.conf.last-good (libconf/lastgood.h), and a
+ * start with a broken or vanished pin.conf uses that copy.  Without
+ * either, jobs giving --pin-policy are refused with one line until
+ * pin.conf is fixed; a restart never widens what is allowed.
  *
  * Memory handed to slurmctld (err_msg, spank_job_env, environment,
  * comment) comes from Slurm's allocator (slurm_xcalloc & co.), which
@@ -34,6 +39,7 @@
 #include <unistd.h>
 
 #include "libconf/conf.h"
+#include "libconf/lastgood.h"
 #include "libplace/place.h"
 #include "libsubmit/submit.h"
 
@@ -78,10 +84,18 @@ int job_modify (job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid);
 #endif
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct pin_conf *rules; /* the last good rules */
+/* The rules in force: pin.conf's, the last good ones (in memory or, after
+ * a restart, the copy in StateSaveLocation), or the defaults when there
+ * has never been a pin.conf.  NULL: pin.conf is broken and there are no
+ * last good rules; then a job giving --pin-policy is refused (`problem`
+ * says why) and one without runs as Slurm alone would run it. */
+static struct pin_conf *rules;
+static bool rules_good;          /* from a good pin.conf or its copy */
+static char problem[sizeof (((pin_error_t *)0)->text)];
 static char conf_path[PATH_MAX];
-static struct stat seen; /* the file last looked at */
-static bool seen_valid;  /* seen describes it (or ENOENT) */
+static char saved_path[PATH_MAX]; /* the copy; "" if no StateSaveLocation */
+static struct stat seen;          /* the file last looked at */
+static bool seen_valid;           /* seen describes it (or ENOENT) */
 static bool seen_missing;
 
 static void find_conf_path (void)
@@ -100,6 +114,18 @@ static void find_conf_path (void)
                   sc);
     else
         snprintf (conf_path, sizeof (conf_path), "%s", PIN_CONF_DEFAULT_PATH);
+    saved_path[0] = '\0';
+    if (!(&slurm_conf && slurm_conf.state_save_location)
+        || pin_lastgood_path (saved_path,
+                              sizeof (saved_path),
+                              slurm_conf.state_save_location)
+               < 0) {
+        saved_path[0] = '\0';
+        slurm_error (
+            "pin: no usable StateSaveLocation: the last good rules of "
+            "%s are not kept over a restart",
+            conf_path);
+    }
 }
 
 static bool same_file (const struct stat *a, const struct stat *b)
@@ -112,22 +138,78 @@ static bool same_file (const struct stat *a, const struct stat *b)
            && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
+/* pin.conf cannot be used (`why`, one line naming it): keep the last good
+ * rules in memory, else those kept on disk, else `missing` ? the
+ * defaults : none (lock held). */
+static void conf_unusable (const char *why, bool missing)
+{
+    struct pin_conf *tmp;
+    pin_error_t e = {""};
+
+    snprintf (problem, sizeof (problem), "%s", why);
+    if (rules && rules_good) {
+        slurm_error ("pin: %s; keeping the last good rules (%s)",
+                     why,
+                     rules->path);
+        return;
+    }
+    if (saved_path[0] && (tmp = malloc (sizeof (*tmp)))) {
+        pin_conf_defaults (tmp);
+        if (pin_lastgood_load (tmp, saved_path, &e) == 0) {
+            free (rules);
+            rules = tmp;
+            rules_good = true;
+            slurm_error ("pin: %s; using the last good rules, kept in %s",
+                         why,
+                         saved_path);
+            return;
+        }
+        free (tmp);
+        if (errno != ENOENT)
+            slurm_error ("pin: last good rules not used: %s", e.text);
+    }
+    if (missing) {
+        if (!rules && (rules = malloc (sizeof (*rules))))
+            pin_conf_defaults (rules);
+        rules_good = false;
+        problem[0] = '\0';
+        slurm_info ("pin: %s: no such file; every policy allowed, "
+                    "DefaultPolicy=none",
+                    conf_path);
+        return;
+    }
+    free (rules);
+    rules = NULL;
+    rules_good = false;
+    slurm_error ("pin: %s; no last good rules%s%s: jobs giving "
+                 "--pin-policy are refused until it is fixed, jobs "
+                 "without run as Slurm alone would run them",
+                 why,
+                 saved_path[0] ? " in " : "",
+                 saved_path);
+}
+
 /* Reload pin.conf if it changed since last time (lock held). */
 static void refresh (void)
 {
     struct pin_conf *tmp;
     struct stat st;
     pin_error_t e = {""};
+    char why[sizeof (problem)];
     bool missing = false;
 
     if (stat (conf_path, &st) < 0) {
         if (errno != ENOENT) {
-            if (!seen_valid || !seen_missing)
-                slurm_error ("pin: %s: %s; keeping the last good rules",
-                             conf_path,
-                             strerror (errno));
+            if (seen_valid && seen_missing)
+                return;
+            snprintf (why,
+                      sizeof (why),
+                      "%.400s: %s",
+                      conf_path,
+                      strerror (errno));
             seen_valid = true;
             seen_missing = true;
+            conf_unusable (why, false);
             return;
         }
         missing = true;
@@ -140,58 +222,44 @@ static void refresh (void)
     if (!missing)
         seen = st;
     if (missing) {
-        if (rules && rules->path[0]) {
-            slurm_error (
-                "pin: %s: no such file; keeping the last good "
-                "rules",
-                conf_path);
-            return;
-        }
-        slurm_info (
-            "pin: %s: no such file; every policy allowed, "
-            "DefaultPolicy=none",
-            conf_path);
+        snprintf (why, sizeof (why), "%.400s: no such file", conf_path);
+        conf_unusable (why, true);
         return;
     }
     if (!(tmp = malloc (sizeof (*tmp)))) {
         slurm_error (
-            "pin: out of memory reading %s; keeping the last good "
-            "rules",
+            "pin: out of memory reading %s; keeping the rules in force",
             conf_path);
         seen_valid = false;
         return;
     }
     pin_conf_defaults (tmp);
     if (pin_conf_load_file (tmp, conf_path, true, &e) < 0) {
-        slurm_error (
-            "pin: bad configuration: %s; keeping the last good "
-            "rules%s",
-            e.text,
-            rules && rules->path[0] ? "" : " (the defaults)");
         free (tmp);
+        snprintf (why, sizeof (why), "bad configuration: %.480s", e.text);
+        conf_unusable (why, false);
         return;
     }
     free (rules);
     rules = tmp;
+    rules_good = true;
+    problem[0] = '\0';
     slurm_info ("pin: loaded %s (%d partition lines)",
                 conf_path,
                 rules->npartitions);
+    if (saved_path[0] && pin_lastgood_save (conf_path, saved_path, &e) < 0)
+        slurm_error ("pin: the last good rules are not kept over a "
+                     "restart: %s",
+                     e.text);
 }
 
 int init (void)
 {
     pthread_mutex_lock (&lock);
-    if (!rules && (rules = malloc (sizeof (*rules))))
-        pin_conf_defaults (rules);
     find_conf_path ();
     seen_valid = false;
-    if (rules)
-        refresh ();
+    refresh ();
     pthread_mutex_unlock (&lock);
-    if (!rules) {
-        slurm_error ("pin: out of memory");
-        return SLURM_ERROR;
-    }
     return SLURM_SUCCESS;
 }
 
@@ -200,6 +268,7 @@ int fini (void)
     pthread_mutex_lock (&lock);
     free (rules);
     rules = NULL;
+    rules_good = false;
     pthread_mutex_unlock (&lock);
     return SLURM_SUCCESS;
 }
@@ -296,12 +365,11 @@ static int decide_and_apply (job_desc_msg_t *job,
     int rc;
 
     pthread_mutex_lock (&lock);
-    if (!rules) {
-        pthread_mutex_unlock (&lock);
-        return SLURM_SUCCESS;
-    }
     refresh ();
-    rc = submit_decide (rules, job, user, &d, &e);
+    if (rules)
+        rc = submit_decide (rules, job, user, &d, &e);
+    else
+        rc = submit_decide_unruled (job, problem, &d, &e);
     pthread_mutex_unlock (&lock);
     if (rc < 0) {
         slurm_info ("pin: %s of uid %u refused: %s", what, uid, e.text);
@@ -350,9 +418,12 @@ int job_submit (job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 
 /* An update carries only the fields it changes: check a policy it
  * carries; a job without one is left alone (doc/job-submit.md).
- * Before 23.02 Slurm gives modify() no err_msg: a refusal is the return
- * code ESPANK_BAD_ARG ("Bad argument", what scontrol and
- * slurm_update_job() report), the reason is in slurmctld's log. */
+ * A refusal is the return code ESPANK_BAD_ARG ("Bad argument") on every
+ * release: it is all that scontrol and slurm_update_job() report (22.05
+ * gives modify() no err_msg; from 23.02 the err_msg reaches only
+ * slurm_update_job2()'s per-job answer, which scontrol does not print,
+ * and SLURM_ERROR would read "Unspecified error").  The reason is in
+ * err_msg where there is one and in slurmctld's log. */
 #if PIN_JOB_MODIFY_ERR_MSG
 int job_modify (job_desc_msg_t *job_desc,
                 void *job_ptr,
@@ -369,13 +440,13 @@ int job_modify (job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid)
                < 0)
         return SLURM_SUCCESS;
 #if PIN_JOB_MODIFY_ERR_MSG
-    return decide_and_apply (job_desc, submit_uid, err_msg, "update");
+    return decide_and_apply (job_desc, submit_uid, err_msg, "update")
 #else
     return decide_and_apply (job_desc, submit_uid, NULL, "update")
+#endif
                    == SLURM_SUCCESS
                ? SLURM_SUCCESS
                : ESPANK_BAD_ARG;
-#endif
 }
 
 /* vi: ts=4 sw=4 expandtab

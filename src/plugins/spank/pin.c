@@ -24,6 +24,7 @@
 #include "config.h"
 #endif
 #include <errno.h>
+#include <slurm/slurm_errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,14 @@
 #include "libcgroup2/stepcg.h"
 
 SPANK_PLUGIN (pin, 1);
+
+#if HAVE_DECL_ESPANK_JOB_FAILURE && HAVE_DECL_SLURM_SPANK_INIT_FAILURE_MODE
+/* Slurm >= 25.05: should slurm_spank_init fail in slurmstepd, fail the
+ * job, do not drain the node (the default, ESPANK_NODE_FAILURE).  pin.so's
+ * init does not fail there for a broken pin.conf (task_init reports it);
+ * this covers what is left (e.g. an option that cannot be registered). */
+int slurm_spank_init_failure_mode = ESPANK_JOB_FAILURE;
+#endif
 
 struct pin_glue g;
 

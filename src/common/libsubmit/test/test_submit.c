@@ -1212,6 +1212,45 @@ START_TEST (test_spread_conf)
 }
 END_TEST
 
+/* No rules (pin.conf broken, no last good copy): a job without
+ * --pin-policy is left alone, one with it is refused naming the problem;
+ * --pin-profile is still checked. */
+START_TEST (test_unruled)
+{
+    job_desc_msg_t job;
+    struct submit_decision d;
+    pin_error_t e = {""};
+    char *pol[] = {"_SLURM_SPANK_OPTION_pin_pin_policy=numa-local", NULL};
+    char *prof[] = {"_SLURM_SPANK_OPTION_pin_pin_profile=10ms", NULL};
+    char *ok[] = {"_SLURM_SPANK_OPTION_pin_pin_profile=2s", NULL};
+
+    job_init (&job);
+    ck_assert_int_eq (submit_decide_unruled (&job, "/x/pin.conf:3: bad", &d, &e),
+                      0);
+    ck_assert_int_eq (d.source, SUBMIT_NONE);
+    ck_assert_str_eq (d.write_value, "");
+    ck_assert_uint_eq (d.threads_per_core, NO_VAL16);
+    ck_assert_uint_eq (d.task_dist, NO_VAL);
+    job.spank_job_env = ok;
+    job.spank_job_env_size = 1;
+    ck_assert_int_eq (submit_decide_unruled (&job, "/x/pin.conf:3: bad", &d, &e),
+                      0);
+    ck_assert_int_eq (d.source, SUBMIT_NONE);
+    job.spank_job_env = pol;
+    ck_assert_int_eq (submit_decide_unruled (&job, "/x/pin.conf:3: bad", &d, &e),
+                      -1);
+    ck_assert_int_eq (errno, EAGAIN);
+    ck_assert_str_eq (e.text,
+                      "--pin-policy=numa-local: refused until the site's "
+                      "pin.conf is fixed (leave --pin-policy out "
+                      "meanwhile): /x/pin.conf:3: bad");
+    job.spank_job_env = prof;
+    ck_assert_int_eq (submit_decide_unruled (&job, "/x/pin.conf:3: bad", &d, &e),
+                      -1);
+    ck_assert_ptr_nonnull (strstr (e.text, "--pin-profile=10ms: "));
+}
+END_TEST
+
 int main (void)
 {
     Suite *s = suite_create ("submit");
@@ -1233,6 +1272,7 @@ int main (void)
     tcase_add_test (tc, test_hostile);
     tcase_add_test (tc, test_env_find);
     tcase_add_test (tc, test_policy_names);
+    tcase_add_test (tc, test_unruled);
     suite_add_tcase (s, tc);
     return tap_run (s, NULL, 0);
 }
