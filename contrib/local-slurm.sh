@@ -970,12 +970,19 @@ start_mariadb () {
         fi
         sleep 0.2
     done
-    db_sql -e "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$db_pass';
+    # The database is made here, before slurmdbd's first connection: when
+    # slurmdbd finds no database it makes one and connects again on the
+    # MYSQL handle whose connection failed, and MariaDB Connector/C 3.4
+    # (libmariadb3 of MariaDB 11.x: trixie, sid) has then lost its default
+    # column limit, so every query fails with error 5027 and slurmdbd
+    # exits (fatal: _check_mysql_concat_is_sane).  doc/slurmdbd-mariadb.md
+    db_sql -e "CREATE DATABASE slurm_acct_db;
+               CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$db_pass';
                CREATE USER 'slurm'@'localhost' IDENTIFIED BY '$db_pass';
                GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';
                GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost';" \
         >>"$dir/log/start.log" 2>&1 \
-        || { start_failed "cannot create the database user slurm"; return 1; }
+        || { start_failed "cannot create the database slurm_acct_db and its user slurm"; return 1; }
 }
 
 write_dbd_conf () {
