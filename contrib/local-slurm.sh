@@ -970,6 +970,16 @@ start_mariadb () {
         fi
         sleep 0.2
     done
+    # innodb_snapshot_isolation (MariaDB 10.6.18, 10.11.8, 11.x; ON by
+    # default from 11.6.2, so in trixie and sid) makes a write to a row
+    # that another transaction changed fail with error 1020 (ER_CHECKREAD):
+    # slurmdbd then loses the change (24.11) or exits (26.05.3 and later).
+    # Slurm's accounting page: "Set this to OFF".  Servers without the
+    # variable (MySQL, older MariaDB) behave as OFF.
+    if db_sql -N -e 'SELECT @@global.innodb_snapshot_isolation' >/dev/null 2>&1; then
+        db_sql -e 'SET GLOBAL innodb_snapshot_isolation=OFF' >>"$dir/log/start.log" 2>&1 \
+            || { start_failed "cannot set innodb_snapshot_isolation=OFF"; return 1; }
+    fi
     # The database is made here, before slurmdbd's first connection: when
     # slurmdbd finds no database it makes one and connects again on the
     # MYSQL handle whose connection failed, and MariaDB Connector/C 3.4
