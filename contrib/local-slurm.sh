@@ -972,12 +972,29 @@ start_mariadb () {
         fi
         sleep 0.2
     done
-    db_sql -e "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$db_pass';
+    # innodb_snapshot_isolation (MariaDB 10.6.18, 10.11.8, 11.x; ON by
+    # default from 11.6.2, so in trixie and sid) makes a write to a row
+    # that another transaction changed fail with error 1020 (ER_CHECKREAD):
+    # slurmdbd then loses the change (24.11) or exits (26.05.3 and later).
+    # Slurm's accounting page: "Set this to OFF".  Servers without the
+    # variable (MySQL, older MariaDB) behave as OFF.
+    if db_sql -N -e 'SELECT @@global.innodb_snapshot_isolation' >/dev/null 2>&1; then
+        db_sql -e 'SET GLOBAL innodb_snapshot_isolation=OFF' >>"$dir/log/start.log" 2>&1 \
+            || { start_failed "cannot set innodb_snapshot_isolation=OFF"; return 1; }
+    fi
+    # The database is made here, before slurmdbd's first connection: when
+    # slurmdbd finds no database it makes one and connects again on the
+    # MYSQL handle whose connection failed, and MariaDB Connector/C 3.4
+    # (libmariadb3 of MariaDB 11.x: trixie, sid) has then lost its default
+    # column limit, so every query fails with error 5027 and slurmdbd
+    # exits (fatal: _check_mysql_concat_is_sane).  doc/slurmdbd-mariadb.md
+    db_sql -e "CREATE DATABASE slurm_acct_db;
+               CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$db_pass';
                CREATE USER 'slurm'@'localhost' IDENTIFIED BY '$db_pass';
                GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';
                GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost';" \
         >>"$dir/log/start.log" 2>&1 \
-        || { start_failed "cannot create the database user slurm"; return 1; }
+        || { start_failed "cannot create the database slurm_acct_db and its user slurm"; return 1; }
 }
 
 write_dbd_conf () {
