@@ -393,10 +393,17 @@ static int print_json (const struct acct_query *q,
         cmd_json_add (w, "source", json_object_new_string (q->source), false);
         json_object_array_add (warnings, w);
     }
+#ifdef PIN_SACCT_JSON_WARNINGS
+    json_object *top_warnings = json_object_get (warnings);
+#endif
     cmd_json_add (sp, "warnings", warnings, false);
     cmd_json_add (meta, "slurm_pin", sp, false);
     cmd_json_add (root, "meta", meta, false);
     cmd_json_add (root, "errors", json_object_new_array (), false);
+#ifdef PIN_SACCT_JSON_WARNINGS
+    /* the installed sacct's shape (23.02+): the same warnings at the top */
+    cmd_json_add (root, "warnings", top_warnings, false);
+#endif
     return cmd_print_json (NAME, root, stdout);
 }
 
