@@ -250,9 +250,12 @@ echo "task=${SLURM_PROCID:-?} cpus=$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//
 # VM_ESCAPE: a snippet that tries to widen the task's CPUs every way a user
 # could: sched_setaffinity to every CPU (taskset), writing its cgroup's
 # cpuset, moving itself to the root cgroup.  Prints "escape: ..." lines:
-# taskset's answer, and "wrote cpuset" / "moved to root" if those worked.
+# the kernel's Cpus_allowed_list after taskset (not taskset's own text,
+# whose list format changed: util-linux in sid prints 0,2,4,6 as "0-6:2"),
+# and "wrote cpuset" / "moved to root" if those worked.
 # shellcheck disable=SC2016,SC2034
-VM_ESCAPE='echo "escape: $(taskset -p -c 0-15 $$ 2>&1 | sed -n "s/.*new affinity list: *//p")"
+VM_ESCAPE='taskset -p -c 0-15 $$ >/dev/null 2>&1
+echo "escape: $(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/$$/status)"
 echo 0-15 2>/dev/null >/sys/fs/cgroup$vm_c/cpuset.cpus && echo "escape: wrote cpuset"
 echo $$ 2>/dev/null >/sys/fs/cgroup/cgroup.procs && echo "escape: moved to root"
 true'
