@@ -126,6 +126,22 @@ vm_slurm_start ()
 {
     _mode=$1
     shift
+    # --cgroup-extra K=V (ours, not local-slurm.sh's): a cgroup.conf line
+    _cgextra=""
+    _n=$#
+    while test "$_n" -gt 0; do
+        _a=$1
+        shift
+        _n=$((_n - 1))
+        if test "$_a" = --cgroup-extra && test "$_n" -gt 0; then
+            _cgextra="$_cgextra$1
+"
+            shift
+            _n=$((_n - 1))
+        else
+            set -- "$@" "$_a"
+        fi
+    done
     mkdir -p "$VM_SLURM_DIR" || return 1
     "$PIN_SRCDIR/contrib/local-slurm.sh" start --dir "$VM_SLURM_DIR" \
         --mode "$_mode" --timeout "${PIN_SLURM_TIMEOUT:-300}" "$@" \
@@ -136,14 +152,40 @@ vm_slurm_start ()
     eval "$(cat "$VM_SLURM_DIR.env")"
     if test "$_mode" = cgroup; then
         _cgconf=$(dirname "$SLURM_CONF")/cgroup.conf
-        if grep -q '^ConstrainRAMSpace=no' "$_cgconf"; then
+        if grep -q '^ConstrainRAMSpace=no' "$_cgconf" || test -n "$_cgextra"; then
             sed -i 's/^ConstrainRAMSpace=no/ConstrainRAMSpace=yes/' "$_cgconf" \
+                && printf '%s' "$_cgextra" >>"$_cgconf" \
                 && scontrol reconfigure || return 1
             vm_slurm_wait_idle || return 1
         fi
     fi
-    echo "$_mode${*:+ $*}" >"$VM_SLURM_STATE"
+    echo "$_mode${*:+ $*}${_cgextra:+ cgroup.conf: $_cgextra}" >"$VM_SLURM_STATE"
 }
+
+# vm_slurm_job_id_paths: true if Slurm names job cgroups job_<id> although
+# it has SLUIDs (26.05's CgroupJobIdPaths=yes, as scontrol shows it).
+vm_slurm_job_id_paths ()
+{
+    scontrol show config 2>/dev/null | grep -qiE '^CgroupJobIdPaths *= *yes'
+}
+
+# vm_job_cgdir JOB: the name of job JOB's cgroup directory below the
+# slurmstepd scope: its SLUID where Slurm has them (26.05: SLUID= in
+# 'scontrol -d show job') unless CgroupJobIdPaths=yes, else job_JOB.
+vm_job_cgdir ()
+{
+    _sluid=$(scontrol -d show job "$1" 2>/dev/null \
+                 | sed -n 's/^ *SLUID=\([^ ]*\).*/\1/p')
+    if test -n "$_sluid" && ! vm_slurm_job_id_paths; then
+        echo "$_sluid"
+    else
+        echo "job_$1"
+    fi
+}
+
+# VM_JOBDIR_RE: an ERE for a job's cgroup directory of either scheme.
+# shellcheck disable=SC2034  # for tests
+VM_JOBDIR_RE='(job_[0-9]+|s[0-9A-HJKMNP-TV-Z]{13})'
 
 # vm_slurm_wait_idle: wait (PIN_SLURM_TIMEOUT, 300 s) for the node to be idle.
 vm_slurm_wait_idle ()
@@ -208,9 +250,12 @@ echo "task=${SLURM_PROCID:-?} cpus=$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//
 # VM_ESCAPE: a snippet that tries to widen the task's CPUs every way a user
 # could: sched_setaffinity to every CPU (taskset), writing its cgroup's
 # cpuset, moving itself to the root cgroup.  Prints "escape: ..." lines:
-# taskset's answer, and "wrote cpuset" / "moved to root" if those worked.
+# the kernel's Cpus_allowed_list after taskset (not taskset's own text,
+# whose list format changed: util-linux in sid prints 0,2,4,6 as "0-6:2"),
+# and "wrote cpuset" / "moved to root" if those worked.
 # shellcheck disable=SC2016,SC2034
-VM_ESCAPE='echo "escape: $(taskset -p -c 0-15 $$ 2>&1 | sed -n "s/.*new affinity list: *//p")"
+VM_ESCAPE='taskset -p -c 0-15 $$ >/dev/null 2>&1
+echo "escape: $(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/$$/status)"
 echo 0-15 2>/dev/null >/sys/fs/cgroup$vm_c/cpuset.cpus && echo "escape: wrote cpuset"
 echo $$ 2>/dev/null >/sys/fs/cgroup/cgroup.procs && echo "escape: moved to root"
 true'
@@ -370,7 +415,7 @@ vm_jobs_wait ()
 }
 
 # vm_pin_leftovers: what of ours is left once every job ended, waiting up
-# to 30 s for slurmstepd to finish: job_* cgroups under Slurm's scope and
+# to 30 s for slurmstepd to finish: job_* (and SLUID) cgroups under Slurm's scope and
 # under the standalone base, claims in StateDir.  Prints them (nothing when
 # all is clean).
 vm_pin_leftovers ()
@@ -380,7 +425,8 @@ vm_pin_leftovers ()
         _left=$(
             for _d in /sys/fs/cgroup/system.slice/*_slurmstepd.scope \
                       "/sys/fs/cgroup/$VM_PIN_BASE"; do
-                test -d "$_d" && find "$_d" -mindepth 1 -maxdepth 1 -type d -name 'job_*'
+                test -d "$_d" && find "$_d" -mindepth 1 -maxdepth 1 -type d \
+                    \( -name 'job_*' -o -regex '.*/s[0-9A-Z]\{13\}' \)
             done
             test -d "$VM_PIN_DIR/state/claims" \
                 && find "$VM_PIN_DIR/state/claims" -mindepth 1

@@ -8,7 +8,8 @@
 #     # vm-slurm-modes: cgroup affinity
 # Tests without that line run first, in order; then, for each mode in the
 # order cgroup, affinity, every test naming that mode runs in order with
-# PIN_VM_SLURM_MODE set, so the cluster is (re)started once per mode.
+# PIN_VM_SLURM_MODE set, so the cluster is (re)started once per mode;
+# PIN_VM_MODES (run-tests.sh --modes) runs only the modes it lists.
 # Each test's results are renumbered into one plan; a test that exits
 # non-zero without a failing result, runs a different number of tests than
 # it planned, or outlives PIN_VM_TEST_TIMEOUT (300 s) adds a "not ok".
@@ -130,7 +131,10 @@ done
 for t in "${plain[@]}"; do
     run_one "$t" ""
 done
-for mode in cgroup affinity; do
+# PIN_VM_MODES (run-tests.sh --modes): only these modes
+test -z "${PIN_VM_MODES:-}" \
+    || echo "# only the Slurm modes '$PIN_VM_MODES' (PIN_VM_MODES): tests of other modes not run"
+for mode in ${PIN_VM_MODES:-cgroup affinity}; do
     for t in "$@"; do
         case " $(modes_of "$t") " in
             *" $mode "*) run_one "$t" "$mode" ;;

@@ -197,6 +197,7 @@ mkdir -p "$share/run" "$share/out"
     printf 'export PIN_VM_SMP=%q PIN_VM_NUMA=%q PIN_VM_MEM=%q\n' "$smp" "$numa" "$mem"
     # PIN_VM_VERBOSE=1: the guest runs each test with sharness --verbose
     printf 'export PIN_VM_VERBOSE=%q\n' "${PIN_VM_VERBOSE:-}"
+    printf 'export PIN_VM_MODES=%q\n' "${PIN_VM_MODES:-}"
 } >"$share/run/env"
 if test $shell = yes; then
     guest_script=shell

@@ -33,13 +33,47 @@ const char *stepcg_step_dir (uint32_t step, char *buf, size_t n)
     return buf;
 }
 
+bool stepcg_is_sluid (const char *name, size_t len)
+{
+    /* Slurm's print_sluid(): 's' and 13 characters of Crockford's
+     * base 32, upper case (no I, L, O, U) */
+    static const char cb32[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+    if (len != STEPCG_SLUID_LEN || name[0] != 's')
+        return false;
+    for (size_t i = 1; i < len; i++) {
+        if (name[i] == '\0' || !strchr (cb32, name[i]))
+            return false;
+    }
+    return true;
+}
+
+/* Is the component that ends just before `end` (at a '/') in `path`
+ * Slurm's directory of job `job`: "job_<job>", or a SLUID? */
+static bool job_component (const char *path, const char *end, uint32_t job)
+{
+    char want[24];
+    const char *start = end;
+    size_t len;
+
+    while (start > path && start[-1] != '/')
+        start--;
+    if (start == path) /* a component must follow a '/' */
+        return false;
+    len = (size_t)(end - start);
+    snprintf (want, sizeof (want), "job_%u", job);
+    if (len == strlen (want) && memcmp (start, want, len) == 0)
+        return true;
+    return stepcg_is_sluid (start, len);
+}
+
 int stepcg_find_slurm_step (const char *pid_path,
                             uint32_t job,
                             uint32_t step,
                             char *out,
                             size_t n)
 {
-    char pat[64], stepdir[32];
+    char pat[40], stepdir[32];
     const char *p;
     size_t len;
 
@@ -47,12 +81,12 @@ int stepcg_find_slurm_step (const char *pid_path,
         return -1;
     snprintf (pat,
               sizeof (pat),
-              "/job_%u/%s",
-              job,
+              "/%s",
               stepcg_step_dir (step, stepdir, sizeof (stepdir)));
     len = strlen (pat);
     for (p = strstr (pid_path, pat); p; p = strstr (p + 1, pat)) {
-        if (p[len] == '/' || p[len] == '\0') {
+        if ((p[len] == '/' || p[len] == '\0')
+            && job_component (pid_path, p, job)) {
             size_t keep = (size_t)(p - pid_path) + len;
             if (keep >= n)
                 return -1;

@@ -23,11 +23,23 @@
  * "step_extern", "step_interactive".  Returns buf (size n). */
 const char *stepcg_step_dir (uint32_t step, char *buf, size_t n);
 
+/* The length of a SLUID as Slurm prints it: "sEKNKTV3WPV500". */
+#define STEPCG_SLUID_LEN 14
+
+/* Is name[0..len) a SLUID as Slurm 26.05 names a job's cgroup: 's' and
+ * 13 upper-case characters of Crockford's base 32? */
+bool stepcg_is_sluid (const char *name, size_t len);
+
 /* If `pid_path` (a process's cgroup, e.g. from cg2_pid_path()) lies in
- * Slurm's tree of this step, ".../job_<job>/step_<step>[/...]", copy the
+ * Slurm's tree of this step, ".../JOBDIR/step_<step>[/...]", copy the
  * part through the step directory into out (size n) and return 0;
- * otherwise (or if it does not fit) return -1.  A component must match
- * whole: job_12 does not match job_123. */
+ * otherwise (or if it does not fit) return -1.  JOBDIR is "job_<job>"
+ * (Slurm up to 25.11, and 26.05 with CgroupJobIdPaths=yes) or the job's
+ * SLUID (26.05's default).  A SLUID is random to us (it is made from
+ * the submit time, not the job id), so any SLUID-shaped JOBDIR matches:
+ * pass only the cgroup of slurmstepd itself, which Slurm alone places
+ * (doc/security.md), never a task's.  A component must match whole:
+ * job_12 does not match job_123. */
 int stepcg_find_slurm_step (const char *pid_path,
                             uint32_t job,
                             uint32_t step,

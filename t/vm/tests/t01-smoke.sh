@@ -171,8 +171,8 @@ test_expect_success 'srun -c 4 gives two whole cores (CR_Core, SMT siblings)' '
     test "$(vm_cores "$(cat cpus)")" = 2
 '
 
-test_expect_success 'the task runs in job_<id>/step_0/user/task_0' '
-    grep -E "^/system\.slice/$(hostname)_slurmstepd\.scope/job_[0-9]+/step_0/user/task_0\$" cgroup
+test_expect_success 'the task runs in Slurm'"'"'s JOBDIR/step_0/user/task_0 (job_<id> or SLUID)' '
+    grep -E "^/system\.slice/$(hostname)_slurmstepd\.scope/$VM_JOBDIR_RE/step_0/user/task_0\$" cgroup
 '
 
 test_expect_success 'srun -n 2 -c 4: each task gets 4 PUs of its own' '

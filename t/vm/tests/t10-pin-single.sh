@@ -40,7 +40,7 @@ check_task ()
     echo "task $2: cpus=$3 mems=$4 cgroup cpus=$3 mems=$4" >expect &&
     test_cmp expect actual &&
     case $mode in
-        cgroup) echo "$_cg" | grep -E "^/system\.slice/node1_slurmstepd\.scope/job_[0-9]+/step_[0-9]+/user/task_$2\$" ;;
+        cgroup) echo "$_cg" | grep -E "^/system\.slice/node1_slurmstepd\.scope/$VM_JOBDIR_RE/step_[0-9]+/user/task_$2\$" ;;
         affinity) echo "$_cg" | grep -E "^/$VM_PIN_BASE/job_[0-9]+/step_[0-9]+/task_$2\$" ;;
     esac
 }

@@ -97,7 +97,7 @@ for request in numa-local:--hint=nomultithread:0-15 \
         test_cmp expect.$policy cgroup &&
         for t in 0 1; do
             case $mode in
-                cgroup) vm_probe_field $policy.out $t cg | grep -E "^/system\.slice/node1_slurmstepd\.scope/job_[0-9]+/step_0/user/task_$t\$" ;;
+                cgroup) vm_probe_field $policy.out $t cg | grep -E "^/system\.slice/node1_slurmstepd\.scope/$VM_JOBDIR_RE/step_0/user/task_$t\$" ;;
                 affinity) vm_probe_field $policy.out $t cg | grep -E "^/$VM_PIN_BASE/job_[0-9]+/step_0/task_$t\$" ;;
             esac || return 1
         done

@@ -45,7 +45,7 @@ test_expect_success 'a busy step under -c 2: record from step_<id>/user, nested,
     test "$(wc -l <rec)" -eq 1 &&
     IFS="|" read mode src cg u s eff <rec &&
     test "$mode" = nested && test "$src" = step-cgroup &&
-    echo "$cg" | grep -E "^$SCOPE/job_$job/step_0/user\$" &&
+    echo "$cg" | grep -E "^$SCOPE/$(vm_job_cgdir $job)/step_0/user\$" &&
     echo "$job" >busy.job &&
     diff=$(awk -v a=$((u + s)) -v b="$truth" "BEGIN { printf \"%.2f\", 100 * (a - b) / b }") &&
     vm_note "t30: busy step -c 2: record $((u + s)) us, workload $truth us ($diff %), efficiency $eff" &&
@@ -59,7 +59,7 @@ test_expect_success 'the job record comes from Slurm'"'"'s job cgroup, read in t
     test "$(wc -l <recj)" -eq 1 &&
     IFS="|" read src cg u <recj &&
     test "$src" = job-cgroup &&
-    echo "$cg" | grep -E "^$SCOPE/job_$job\$" &&
+    echo "$cg" | grep -E "^$SCOPE/$(vm_job_cgdir $job)\$" &&
     step0=$($R "$J" job_id=$job step_id=0 -- user_usec) &&
     test "$u" -ge "$step0"
 '

@@ -83,10 +83,11 @@ nice -n 19 ./dynload 1 280 & p5=$!
 nice -n 19 ./dynload 1 280 & p6=$!
 start=$(date +%s)
 i=0
-# until both its CPUs (nproc, without OpenMP's variables, which it
-# honours) and its memory nodes have shrunk: writing cpuset.mems migrates
-# the step's pages first, which takes a while under emulation
-while { test "$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)" -gt 2 ||
+# until both its CPUs (its affinity: not nproc, which honours OpenMP's
+# variables and, from coreutils 9.8 (sid), cgroup v2's cpu.max) and its
+# memory nodes have shrunk: writing cpuset.mems migrates the step's pages
+# first, which takes a while under emulation
+while { test "$(python3 -c "import os; print(len(os.sched_getaffinity(0)))")" -gt 2 ||
         grep -q "^Mems_allowed_list:.*[-,]" /proc/self/status; } &&
       test $i -lt 1000; do
     sleep 0.2
@@ -137,7 +138,8 @@ a=$(date +%s%N) u0=$(sed -n 's/^usage_usec //p' $step/cpu.stat) b=$(date +%s%N)
 sleep 10
 c=$(date +%s%N) u1=$(sed -n 's/^usage_usec //p' $step/cpu.stat) d=$(date +%s%N)
 echo $((u1 - u0)) $((((c + d) / 2 - (a + b) / 2) / 1000)) >q.use
-env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc >q.nproc
+# its affinity (not nproc: coreutils 9.8 and later count cpu.max's quota)
+python3 -c "import os; print(len(os.sched_getaffinity(0)))" >q.nproc
 kill $p1 $p2 $p3 $p4 $p5 $p6
 wait
 EOF

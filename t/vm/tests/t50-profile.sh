@@ -165,14 +165,14 @@ test_expect_success 'the header: job, step, node, and the CPUs the task got' '
 
 test_expect_success 'samples: the step cgroup, its CPU time growing, its memory' '
     p=$(profile_of "$(cat job.id)" 0) &&
-    "$PY" - "$p" "$(cat job.id)" <<-\EOF &&
+    "$PY" - "$p" "$(vm_job_cgdir "$(cat job.id)")" <<-\EOF &&
 	import json, re, sys
 	lines = [json.loads(l) for l in open(sys.argv[1])]
 	h = lines[0]
 	assert "cgroup" in h, h.get("cgroup_error", "no cgroup in the header")
 	# nested: the step cgroup where Slurm puts its tasks
 	assert re.fullmatch(r"/sys/fs/cgroup/system\.slice/node1_slurmstepd\.scope"
-	                    r"/job_%s/step_0/user" % sys.argv[2], h["cgroup"]), h["cgroup"]
+	                    r"/%s/step_0/user" % re.escape(sys.argv[2]), h["cgroup"]), h["cgroup"]
 	samples = [l for l in lines if l["type"] == "sample"]
 	cg = [l["cg"] for l in samples if "cg" in l]
 	assert len(cg) == len(samples), (len(cg), len(samples))

@@ -65,6 +65,36 @@ static const struct {
     {"/system.slice/slurmd.service", 5, 0, NULL},
     {"/", 5, 0, NULL},
     {NULL, 5, 0, NULL},
+    /* Slurm 26.05: the job's directory is its SLUID unless
+     * CgroupJobIdPaths=yes */
+    {"/system.slice/node1_slurmstepd.scope/sEKNKTV3WPV500/step_0/slurm",
+     5,
+     0,
+     "/system.slice/node1_slurmstepd.scope/sEKNKTV3WPV500/step_0"},
+    {"/system.slice/slurmstepd.scope/s0123456789ABC/step_extern/slurm",
+     5,
+     SLURM_EXTERN_CONT,
+     "/system.slice/slurmstepd.scope/s0123456789ABC/step_extern"},
+    /* 25.11's CgroupSlice and 26.05's slurmd sub-cgroup move the scope */
+    {"/site.slice/n1_slurmstepd.scope/sZZZZZZZZZZZZZ/step_batch/slurm",
+     5,
+     SLURM_BATCH_SCRIPT,
+     "/site.slice/n1_slurmstepd.scope/sZZZZZZZZZZZZZ/step_batch"},
+    {"/a/slurmd/system.slice/slurmstepd.scope/job_5/step_2/user/task_0",
+     5,
+     2,
+     "/a/slurmd/system.slice/slurmstepd.scope/job_5/step_2"},
+    /* not SLUIDs: length, case, letters outside Crockford's base 32 */
+    {"/slurmstepd.scope/sEKNKTV3WPV50/step_0/slurm", 5, 0, NULL},
+    {"/slurmstepd.scope/sEKNKTV3WPV5000/step_0/slurm", 5, 0, NULL},
+    {"/slurmstepd.scope/sekNKTV3WPV500/step_0/slurm", 5, 0, NULL},
+    {"/slurmstepd.scope/SEKNKTV3WPV500/step_0/slurm", 5, 0, NULL},
+    {"/slurmstepd.scope/sEKNKTV3WPV50U/step_0/slurm", 5, 0, NULL},
+    {"/slurmstepd.scope/sEKNKTV3WPV50I/step_0/slurm", 5, 0, NULL},
+    {"/slurmstepd.scope/xsEKNKTV3WPV500/step_0/slurm", 5, 0, NULL},
+    {"sEKNKTV3WPV500/step_0/slurm", 5, 0, NULL},
+    {"/sEKNKTV3WPV500/step_1/slurm", 5, 0, NULL},
+    {"/sEKNKTV3WPV500/step_0x/slurm", 5, 0, NULL},
     /* a later match after a near miss */
     {"/job_5/step_00/job_5/step_0/user", 5, 0, "/job_5/step_00/job_5/step_0"},
 };
