@@ -2,12 +2,15 @@
 # Run every test of slurm-pin, from a fresh Debian machine (12, 13 or
 # unstable), as root.
 #
-#   contrib/test-all.sh [--tiers LIST]
+#   contrib/test-all.sh [--tiers LIST] [--vm-modes MODES]
 #
 # --tiers LIST runs only the named test stages after the build, LIST a
 # comma-separated subset of check,sanitize,distcheck,fuzz,vm (default: all
-# of them).  Install, autogen and build always run.  CI runs all of them
-# on one Debian release and "check,vm" on the others (doc/testing.md).
+# of them).  Install, autogen and build always run.  --vm-modes MODES
+# runs the qemu tier in those Slurm modes only ("cgroup", "affinity" or
+# both, the default; t/vm/run-tests.sh --modes).  With no option, every
+# stage in every mode: the README's test command.  CI runs that on one
+# Debian release and fewer stages on the others (doc/testing.md).
 #
 # Stages, each announced by a "==== ... ====" header:
 #   1. install the Debian packages (contrib/install-deps.sh)
@@ -47,12 +50,15 @@ set -uo pipefail
 
 all_tiers=check,sanitize,distcheck,fuzz,vm
 tiers=$all_tiers
+vm_modes=()
 while (($#)); do
     case $1 in
+        --vm-modes) (($# >= 2)) || { echo "test-all: --vm-modes needs a value (cgroup, affinity or both)" >&2; exit 2; }
+                    vm_modes=(--modes "$2"); shift 2 ;;
         --tiers) (($# >= 2)) || { echo "test-all: --tiers needs a value (a comma-separated subset of $all_tiers)" >&2; exit 2; }
                  tiers=$2; shift 2 ;;
         --tiers=*) tiers=${1#--tiers=}; shift ;;
-        *) echo "test-all: unknown argument '$1'; usage: contrib/test-all.sh [--tiers LIST], LIST a subset of $all_tiers" >&2
+        *) echo "test-all: unknown argument '$1'; usage: contrib/test-all.sh [--tiers LIST] [--vm-modes MODES], LIST a subset of $all_tiers" >&2
            exit 2 ;;
     esac
 done
@@ -258,7 +264,7 @@ if ! build_tree build --enable-werror \
 fi
 echo "built: build/src/cmd/slurm-pin, build/bench/bench-plan, bench-step, bench-quality"
 
-echo "tiers: $tiers; $(grep -h '^PRETTY_NAME=' /etc/os-release 2>/dev/null | cut -d= -f2 | tr -d '"'); $(sinfo -V 2>/dev/null || echo 'no sinfo')"
+echo "tiers: $tiers${vm_modes[1]:+ (qemu modes: ${vm_modes[1]})}; $(grep -h '^PRETTY_NAME=' /etc/os-release 2>/dev/null | cut -d= -f2 | tr -d '"'); $(sinfo -V 2>/dev/null || echo 'no sinfo')"
 
 if want check; then
 header "check (make check in build/: unit tests and t/)"
@@ -321,7 +327,7 @@ fi
 if want vm; then
 header "qemu guest (t/vm/run-tests.sh)"
 # Its TAP (one stream for the whole boot) is kept in build/vm-tier.log.
-run_tap_stage vm build/vm-tier.log t/vm/run-tests.sh
+run_tap_stage vm build/vm-tier.log t/vm/run-tests.sh "${vm_modes[@]}"
 fi
 
 finish
