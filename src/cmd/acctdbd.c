@@ -14,6 +14,7 @@
 
 #include "acctdbd.h"
 #include "libacct/summary.h"
+#include "slurm_compat.h"
 
 /* sacct's spelling of a job or step state (src/common/slurm_protocol_defs.c
  * job_state_string; the base states of 22.05, in enum job_states order). */
@@ -149,7 +150,7 @@ static int one_record (const char *node, json_object *rec, void *arg)
         c->job_seen = true;
     } else if (job->steps) {
         int first = first_of_step (c, r.step_id);
-        ListIterator it = slurm_list_iterator_create (job->steps);
+        list_itr_t *it = slurm_list_iterator_create (job->steps);
         slurmdb_step_rec_t *s;
         while ((s = slurm_list_next (it))) {
             if (s->step_id.step_id != r.step_id)
@@ -180,8 +181,8 @@ int acct_source_dbd (const uint32_t *jobs,
 {
     slurmdb_job_cond_t cond;
     void *db;
-    List list;
-    ListIterator it;
+    list_t *list;
+    list_itr_t *it;
     slurmdb_job_rec_t *job;
     int rc = 0;
 

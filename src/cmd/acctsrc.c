@@ -14,6 +14,7 @@
 #include "acctdbd.h"
 #include "acctsrc.h"
 #include "libconf/conf.h"
+#include "slurm_compat.h"
 #include "subcmd.h"
 
 const struct cmdopt acct_opts_jobs[] = {
@@ -225,7 +226,7 @@ static int on_record (const struct acct_record *r, void *arg)
 /* NodeList as Slurm writes it ("n[1-2]"), through libslurm. */
 static void set_nodelist (struct acct_row *row)
 {
-    hostlist_t hl;
+    pin_hostlist_t *hl;
     char *s;
 
     if (!row->nodes || !row->nodes[0])
@@ -233,7 +234,7 @@ static void set_nodelist (struct acct_row *row)
     if (!(hl = slurm_hostlist_create (row->nodes)))
         return;
     slurm_hostlist_uniq (hl);
-    s = slurm_hostlist_ranged_string_malloc (hl);
+    s = pin_hostlist_ranged (hl);
     slurm_hostlist_destroy (hl);
     if (s) {
         free (row->nodelist);

@@ -45,6 +45,7 @@
 #include "libacct/acct.h"
 #include "libacct/summary.h"
 #include "libutil/safeio.h"
+#include "slurm_compat.h"
 #include "subcmd.h"
 
 #define DEFAULT_JOURNAL "/var/lib/slurm-pin/journal"
@@ -367,7 +368,7 @@ static void nodeset_clear (struct nodeset *s)
 /* Add every host of the Slurm hostlist HL ("node[1-2],x"). */
 static int nodeset_add_hostlist (struct nodeset *s, const char *hl)
 {
-    hostlist_t h;
+    pin_hostlist_t *h;
     char *host;
     int rc = 0;
 
@@ -412,8 +413,8 @@ static int db_get_comment (void *db,
                            struct nodeset *nodes)
 {
     slurmdb_job_cond_t cond;
-    List jobs;
-    ListIterator it;
+    list_t *jobs;
+    list_itr_t *it;
     slurmdb_job_rec_t *j, *best = NULL;
     int rc;
 
@@ -481,17 +482,12 @@ static int db_set_comment (void *db, const struct group *g, const char *text)
 {
     slurmdb_job_cond_t cond;
     slurmdb_job_rec_t rec;
-    List ret;
+    list_t *ret;
     int rc = DB_DOWN;
 
     job_cond_init (&cond, g);
     cond.flags = 0;
-    memset (&rec, 0, sizeof (rec));
-    rec.array_task_id = NO_VAL;
-    rec.derived_ec = NO_VAL;
-    rec.requid = (uint32_t)-1;
-    rec.lft = NO_VAL;
-    rec.resvid = NO_VAL;
+    pin_job_rec_init (&rec);
     rec.admin_comment = (char *)text;
     errno = 0;
     ret = slurmdb_job_modify (db, &cond, &rec);

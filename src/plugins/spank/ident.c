@@ -14,13 +14,12 @@
 #include <unistd.h>
 
 #include "ident.h"
+#include "slurm_compat.h"
 
 /* libslurm's, from the process that loads pin.so (slurmstepd, srun, ...);
  * weak, so that pin.so still loads where one is missing. */
 extern slurm_conf_t slurm_conf __attribute__ ((weak));
-extern int slurm_load_job (job_info_msg_t **resp,
-                           uint32_t job_id,
-                           uint16_t show_flags) __attribute__ ((weak));
+#pragma weak slurm_load_job      /* its type: slurm.h (slurm_compat.h) */
 extern void slurm_free_job_info_msg (job_info_msg_t *msg)
     __attribute__ ((weak));
 extern char *slurm_strerror (int errnum) __attribute__ ((weak));
@@ -66,7 +65,7 @@ int ident_job_info (uint32_t job, struct step_ident *id)
         return -1;
     }
     t0 = now_us ();
-    if (slurm_load_job (&msg, job, SHOW_ALL | SHOW_LOCAL) != 0 || !msg) {
+    if (pin_load_job (&msg, job, SHOW_ALL | SHOW_LOCAL) != 0 || !msg) {
         int e = errno;
         id->job_info_us = now_us () - t0;
         snprintf (id->job_info_error,
