@@ -41,11 +41,13 @@ int main (int argc, char **argv)
               argv[2]);
     slurm_init (NULL);
     slurm_init_job_desc_msg (&desc);
-    desc.job_id = (uint32_t)id;
+    /* The id as text, as scontrol sends it: job_desc_msg_t.job_id is
+     * gone in 26.05 (step_id.job_id), job_id_str is in every release. */
+    desc.job_id_str = argv[1];
     desc.spank_job_env = env;
     desc.spank_job_env_size = 1;
     if (slurm_update_job (&desc) != SLURM_SUCCESS) {
-        int e = slurm_get_errno ();
+        int e = errno; /* slurm_get_errno() is gone in 24.11 */
         printf ("refused: %s\n", slurm_strerror (e));
         slurm_fini ();
         return 1;
