@@ -9,6 +9,8 @@
  * "refused: MESSAGE" (slurm_strerror of the error) and exits 1; 2 on a
  * usage error.  Used by t/t3020-job-modify.t.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
@@ -41,9 +43,13 @@ int main (int argc, char **argv)
               argv[2]);
     slurm_init (NULL);
     slurm_init_job_desc_msg (&desc);
-    /* The id as text, as scontrol sends it: job_desc_msg_t.job_id is
-     * gone in 26.05 (step_id.job_id), job_id_str is in every release. */
-    desc.job_id_str = argv[1];
+    /* A number, not job_id_str: slurmctld answers an update by text
+     * (update_job_str) with a generic error, losing the plugin's err_msg. */
+#ifdef HAVE_JOB_DESC_MSG_T_STEP_ID
+    desc.step_id.job_id = (uint32_t)id; /* 26.05 */
+#else
+    desc.job_id = (uint32_t)id;
+#endif
     desc.spank_job_env = env;
     desc.spank_job_env_size = 1;
     if (slurm_update_job (&desc) != SLURM_SUCCESS) {
