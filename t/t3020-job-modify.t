@@ -141,7 +141,7 @@ test_expect_success SLURM,JS_SO 'slurmctld logged no memory error and still runs
         cat "$f"
         return 1
     done &&
-    scancel -u nobody && scancel -u root &&
+    scancel -u "$(id -u nobody)" && scancel -u 0 &&
     jobid=$(sbatch --parsable --chdir=/ -o /dev/null --wrap true) &&
     slurm_wait_job "$jobid" &&
     alive
