@@ -38,4 +38,9 @@ if test -n "${SLURM_JOB_ID:-}" || ! command -v timeout >/dev/null 2>&1; then
     exec "$real" "$@"
 fi
 limit=${PIN_CLIENT_TIMEOUT:-$((3 * ${PIN_SLURM_TIMEOUT:-60}))}
+# On a terminal (salloc under script(1)) the client must stay in the
+# terminal's foreground process group, or reading it stops it (SIGTTIN).
+if test -t 0; then
+    exec timeout --foreground --verbose --kill-after=10 "$limit" "$real" "$@"
+fi
 exec timeout --verbose --kill-after=10 "$limit" "$real" "$@"
