@@ -132,19 +132,19 @@ printf '%s\n' "-O -n $((NCPUS + 1)) -c 1" "-O -n $((NCPUS + 1))" >forms.all
 
 test_expect_success TWO_CPUS 'Slurm alone (no plugstack): which srun -O forms run' '
     slurm_start &&
+    test_when_finished slurm_stop &&
     : >forms.ok &&
     while read -r form; do
         # a form Slurm leaves pending is cut short (PIN_CLIENT_TIMEOUT)
         if PIN_CLIENT_TIMEOUT=20 srun $form sh -c \
             "grep Cpus_allowed_list /proc/self/status; exit 3" \
-            >alone.out 2>alone.err; then rc=0; else rc=$?; fi &&
+            </dev/null >alone.out 2>alone.err; then rc=0; else rc=$?; fi &&
         say "Slurm alone: srun $form: exit $rc, $(grep -c ^Cpus_allowed_list alone.out) tasks" &&
         if test $rc = 3; then echo "$form" >>forms.ok; fi || return 1
     done <forms.all &&
     cat forms.ok &&
     # srun -O -n NCPUS+1 runs on every release: the test needs one form
-    grep -x -- "-O -n $((NCPUS + 1))" forms.ok &&
-    slurm_stop
+    grep -x -- "-O -n $((NCPUS + 1))" forms.ok
 '
 
 test_expect_success PIN_SO,TWO_CPUS 'start a cluster: DefaultPolicy=numa-local, defaults allow' '
@@ -160,7 +160,7 @@ for how in user site; do
             echo \"srun \$form $POL\" &&
             test_expect_code 3 srun \$form $POL sh -c \
                 'grep Cpus_allowed_list /proc/self/status; exit 3' \
-                >over-$how.out 2>over-$how.err &&
+                </dev/null >over-$how.out 2>over-$how.err &&
             cat over-$how.err &&
             test \$(grep -c ^Cpus_allowed_list over-$how.out) -eq $((NCPUS + 1)) &&
             for c in \$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' over-$how.out); do
