@@ -12,6 +12,8 @@
  *                       fixed-buffer call exists in every release);
  *   pin_load_job()      slurm_load_job() of one job id (26.05 takes a
  *                       slurm_step_id_t, a job id or a SLUID);
+ *   pin_job_desc_set_job_id()  the job a job_desc_msg_t update names
+ *                       (26.05 replaced job_id with step_id);
  *   pin_job_rec_init()  a slurmdb_job_rec_t with every "not set" field
  *                       (26.05 removed lft).
  */
@@ -19,10 +21,10 @@
 #define PIN_SLURM_COMPAT_H
 
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 #include <slurm/slurm.h>
 #include <slurm/slurmdb.h>
+#include <stdlib.h>
+#include <string.h>
 
 #ifndef HAVE_SLURM_LIST_T
 typedef __typeof__ (*(List)0) list_t;
@@ -62,13 +64,24 @@ static inline int pin_load_job (job_info_msg_t **resp,
 #ifdef PIN_LOAD_JOB_STEP_ID
     slurm_step_id_t id;
 
-    memset (&id, 0, sizeof (id));       /* sluid 0: by job id */
+    memset (&id, 0, sizeof (id)); /* sluid 0: by job id */
     id.job_id = job_id;
     id.step_het_comp = NO_VAL;
     id.step_id = NO_VAL;
     return slurm_load_job (resp, id, show_flags);
 #else
     return slurm_load_job (resp, job_id, show_flags);
+#endif
+}
+
+/* DESC (an update) names job JOB_ID. */
+static inline void pin_job_desc_set_job_id (job_desc_msg_t *desc,
+                                            uint32_t job_id)
+{
+#ifdef HAVE_JOB_DESC_MSG_T_JOB_ID
+    desc->job_id = job_id;
+#else
+    desc->step_id.job_id = job_id; /* sluid 0 (slurm_init_job_desc_msg) */
 #endif
 }
 

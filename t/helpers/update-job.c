@@ -9,8 +9,6 @@
  * "refused: MESSAGE" (slurm_strerror of the error) and exits 1; 2 on a
  * usage error.  Used by t/t3020-job-modify.t.
  */
-#include "config.h"
-
 #include <errno.h>
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
@@ -18,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "config.h"
+#include "slurm_compat.h"
 
 int main (int argc, char **argv)
 {
@@ -43,13 +44,7 @@ int main (int argc, char **argv)
               argv[2]);
     slurm_init (NULL);
     slurm_init_job_desc_msg (&desc);
-    /* A number, not job_id_str: slurmctld answers an update by text
-     * (update_job_str) with a generic error, losing the plugin's err_msg. */
-#ifdef HAVE_JOB_DESC_MSG_T_STEP_ID
-    desc.step_id.job_id = (uint32_t)id; /* 26.05 */
-#else
-    desc.job_id = (uint32_t)id;
-#endif
+    pin_job_desc_set_job_id (&desc, (uint32_t)id);
     desc.spank_job_env = env;
     desc.spank_job_env_size = 1;
     if (slurm_update_job (&desc) != SLURM_SUCCESS) {

@@ -2,7 +2,9 @@
  *
  * Every string goes through acct_utf8_copy() on the way out, so a record
  * is valid UTF-8 whatever bytes a user put in a job name; json-c escapes
- * the control characters (a newline becomes \n), so it is one line.
+ * the control characters (a newline becomes \n), so it is one line, and
+ * the line is ASCII (text_json_ascii(): every other character a \u
+ * escape), which every JSON reader takes, strict or not.
  */
 #if HAVE_CONFIG_H
 #include "config.h"
@@ -16,6 +18,7 @@
 #include <sys/wait.h>
 
 #include "acct.h"
+#include "libutil/text.h"
 
 void acct_record_init (struct acct_record *r)
 {
@@ -238,7 +241,8 @@ char *acct_record_to_json (const struct acct_record *r, pin_error_t *errp)
     s = json_object_to_json_string_ext (o,
                                         JSON_C_TO_STRING_PLAIN
                                             | JSON_C_TO_STRING_NOSLASHESCAPE);
-    if (!s || !(line = strdup (s)))
+    /* ASCII only (text.h): every JSON reader, strict or not */
+    if (!s || !(line = text_json_ascii (s)))
         goto nomem;
     json_object_put (o);
     return line;

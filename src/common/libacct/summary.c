@@ -8,6 +8,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "libutil/text.h"
 #include "summary.h"
 
 /* A decoded summary larger than this is refused (a hostile field must not
@@ -562,10 +563,12 @@ int acct_summary_foreach (const struct acct_summary *s,
 /* The field for OTHER and the JSON ROOT; NULL ENOMEM. */
 static char *field_text (const char *other, json_object *root)
 {
-    const char *json =
+    const char *text =
         json_object_to_json_string_ext (root,
                                         JSON_C_TO_STRING_PLAIN
                                             | JSON_C_TO_STRING_NOSLASHESCAPE);
+    /* ASCII only (text.h), as the journal's records */
+    char *json = text ? text_json_ascii (text) : NULL;
     unsigned char *gz = NULL;
     size_t gzlen, olen = other ? strlen (other) : 0;
     char *b64 = NULL, *out = NULL;
@@ -585,6 +588,7 @@ static char *field_text (const char *other, json_object *root)
     strcat (out, ACCT_SUMMARY_PREFIX);
     strcat (out, b64);
 out:
+    free (json);
     free (gz);
     free (b64);
     if (!out)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "libutil/safeio.h"
+#include "libutil/text.h"
 #include "profile.h"
 
 /* One entry of an ACL being built; -1 with errno. */
@@ -66,7 +67,8 @@ static int write_line (struct prof_writer *w,
                        json_object *o,
                        pin_error_t *errp)
 {
-    const char *s = json_object_to_json_string_ext (o, json_flags);
+    const char *t = json_object_to_json_string_ext (o, json_flags);
+    char *s = t ? text_json_ascii (t) : NULL; /* ASCII only (text.h) */
     size_t n;
 
     if (!s) {
@@ -77,17 +79,25 @@ static int write_line (struct prof_writer *w,
     }
     n = strlen (s);
     if (fwrite (s, 1, n, w->f) != n || fputc ('\n', w->f) == EOF) {
+        int e = errno;
+        free (s);
         w->failed = true;
-        return errprintf (errp, "%s: write: %s", w->path, strerror (errno));
+        return errprintf (errp, "%s: write: %s", w->path, strerror (e));
     }
+    free (s);
     w->bytes += n + 1;
     return 0;
 }
 
+/* The bytes write_line() writes for O (0: out of memory). */
 static size_t line_size (json_object *o)
 {
-    const char *s = json_object_to_json_string_ext (o, json_flags);
-    return s ? strlen (s) + 1 : 0;
+    const char *t = json_object_to_json_string_ext (o, json_flags);
+    char *s = t ? text_json_ascii (t) : NULL;
+    size_t n = s ? strlen (s) + 1 : 0;
+
+    free (s);
+    return n;
 }
 
 struct prof_writer *prof_writer_open (const char *path,

@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -345,6 +347,160 @@ static int build_domsets (topo_t *t)
     return 0;
 }
 
+/* ---- CPU kinds (doc/topology.md, "CPU kinds") ------------------------ */
+
+/* Whether hwloc's kind info NAME says only how fast a core may run or how
+ * the kernel ranks it, not what the core is: hwloc 2.10 to 2.12 make a
+ * kind of every boost limit of a homogeneous AMD part (hwloc #690), and
+ * a Grace of every small capacity difference (hwloc #634). */
+static bool kind_info_is_speed (const char *name)
+{
+    return !strcmp (name, "FrequencyMaxMHz")
+           || !strcmp (name, "FrequencyBaseMHz")
+           || !strcmp (name, "LinuxCapacity");
+}
+
+static int cmp_str (const void *a, const void *b)
+{
+    return strcmp (*(char *const *)a, *(char *const *)b);
+}
+
+/* Append to *s (malloc'd, *len used) the text t. */
+static int sig_add (char **s, size_t *len, const char *t)
+{
+    size_t n = strlen (t);
+    char *p = realloc (*s, *len + n + 1);
+
+    if (!p)
+        return -1;
+    memcpy (p + *len, t, n + 1);
+    *s = p;
+    *len += n;
+    return 0;
+}
+
+/* What the cores of PU are: the PUs of its core and the type and size of
+ * every cache above it. */
+static int pu_shape (hwloc_topology_t hw, hwloc_obj_t pu, char *buf, size_t n)
+{
+    hwloc_obj_t core = hwloc_get_ancestor_obj_by_type (hw, HWLOC_OBJ_CORE, pu);
+    size_t used;
+
+    used = (size_t)snprintf (buf,
+                             n,
+                             "core:%d",
+                             core ? hwloc_bitmap_weight (core->cpuset) : 1);
+    for (hwloc_obj_t o = pu->parent; o && used < n; o = o->parent)
+        if (hwloc_obj_type_is_cache (o->type) && o->attr)
+            used += (size_t)snprintf (buf + used,
+                                      n - used,
+                                      ";%d:%u:%llu",
+                                      (int)o->type,
+                                      o->attr->cache.depth,
+                                      (unsigned long long)o->attr->cache.size);
+    return used < n ? 0 : -1;
+}
+
+/* The signature of hwloc's kind K: its infos but the speed ones, sorted,
+ * and the one shape of its PUs (or a text no other kind has, when its PUs
+ * differ).  Malloc'd; NULL ENOMEM. */
+static char *kind_signature (hwloc_topology_t hw, unsigned k)
+{
+    hwloc_bitmap_t set = hwloc_bitmap_alloc ();
+    struct hwloc_info_s *infos = NULL;
+    unsigned ninfos = 0;
+    char **names = NULL, *sig = NULL, shape[512], first[512] = "";
+    size_t len = 0, nn = 0;
+    bool mixed = false;
+    int os, rc = -1;
+
+    if (!set
+        || hwloc_cpukinds_get_info (hw, k, set, NULL, &ninfos, &infos, 0) < 0)
+        goto out;
+    if (ninfos && !(names = calloc (ninfos, sizeof (*names))))
+        goto out;
+    for (unsigned i = 0; i < ninfos; i++) {
+        if (kind_info_is_speed (infos[i].name))
+            continue;
+        if (asprintf (&names[nn], "%s=%s\n", infos[i].name, infos[i].value)
+            < 0) {
+            names[nn] = NULL;
+            goto out;
+        }
+        nn++;
+    }
+    qsort (names, nn, sizeof (*names), cmp_str);
+    if (sig_add (&sig, &len, "") < 0)
+        goto out;
+    for (size_t i = 0; i < nn; i++)
+        if (sig_add (&sig, &len, names[i]) < 0)
+            goto out;
+    hwloc_bitmap_foreach_begin (os, set)
+    {
+        hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index (hw, (unsigned)os);
+        if (!pu || pu_shape (hw, pu, shape, sizeof (shape)) < 0)
+            mixed = true;
+        else if (!first[0])
+            snprintf (first, sizeof (first), "%s", shape);
+        else if (strcmp (first, shape) != 0)
+            mixed = true;
+    }
+    hwloc_bitmap_foreach_end ();
+    if (mixed)
+        snprintf (first, sizeof (first), "mixed:%u", k);
+    if (sig_add (&sig, &len, first) < 0)
+        goto out;
+    rc = 0;
+out:
+    for (size_t i = 0; i < nn; i++)
+        free (names[i]);
+    free (names);
+    hwloc_bitmap_free (set);
+    if (rc < 0) {
+        free (sig);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return sig;
+}
+
+/* slurm-pin's kind of each of hwloc's NK kinds (map[NK], malloc'd): kinds
+ * whose cores are the same (the same infos but speed, the same core and
+ * caches) are one kind; the kinds are numbered in hwloc's order of their
+ * first member.  NULL with errno ENOMEM. */
+static int *kind_map (hwloc_topology_t hw, unsigned nk)
+{
+    char **sig = calloc (nk, sizeof (*sig));
+    int *map = malloc (nk * sizeof (*map));
+    int next = 0;
+
+    if (!sig || !map)
+        goto fail;
+    for (unsigned k = 0; k < nk; k++)
+        if (!(sig[k] = kind_signature (hw, k)))
+            goto fail;
+    for (unsigned k = 0; k < nk; k++) {
+        map[k] = -1;
+        for (unsigned j = 0; j < k && map[k] < 0; j++)
+            if (!strcmp (sig[j], sig[k]))
+                map[k] = map[j];
+        if (map[k] < 0)
+            map[k] = next++;
+    }
+    for (unsigned k = 0; k < nk; k++)
+        free (sig[k]);
+    free (sig);
+    return map;
+fail:
+    if (sig)
+        for (unsigned k = 0; k < nk; k++)
+            free (sig[k]);
+    free (sig);
+    free (map);
+    errno = ENOMEM;
+    return NULL;
+}
+
 static int build_pus (struct build *b)
 {
     topo_t *t = b->t;
@@ -353,13 +509,19 @@ static int build_pus (struct build *b)
     int nobjs = hwloc_get_nbobjs_by_type (hw, HWLOC_OBJ_PU);
     hwloc_obj_t pu = NULL;
     unsigned n = 0;
+    int nk = hwloc_cpukinds_get_nr (hw, 0);
+    int *kmap = NULL;
 
     if (nobjs <= 0)
         return 0;
+    if (nk > 1 && !(kmap = kind_map (hw, (unsigned)nk)))
+        return -1;
     if (!(t->pus = calloc (nobjs, sizeof (*t->pus)))
         || !(b->pu_obj = calloc (nobjs, sizeof (*b->pu_obj)))
-        || !(b->keys = calloc (nobjs, sizeof (*b->keys))))
+        || !(b->keys = calloc (nobjs, sizeof (*b->keys)))) {
+        free (kmap);
         return -1;
+    }
     while ((pu = hwloc_get_next_obj_by_type (hw, HWLOC_OBJ_PU, pu))
            && n < (unsigned)nobjs) {
         if (!(t->flags & TOPO_WHOLE_SYSTEM)
@@ -368,10 +530,15 @@ static int build_pus (struct build *b)
         b->pu_obj[n] = pu;
         t->pus[n].os = pu->os_index;
         t->pus[n].kind = hwloc_cpukinds_get_by_cpuset (hw, pu->cpuset, 0);
-        if (hwloc_bitmap_set (t->cpuset, pu->os_index) < 0)
+        if (kmap && t->pus[n].kind >= 0 && t->pus[n].kind < nk)
+            t->pus[n].kind = kmap[t->pus[n].kind];
+        if (hwloc_bitmap_set (t->cpuset, pu->os_index) < 0) {
+            free (kmap);
             return -1;
+        }
         n++;
     }
+    free (kmap);
     t->npus = n;
     if (n == 0)
         return 0;

@@ -3,6 +3,8 @@
 #include "config.h"
 #endif
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "text.h"
@@ -96,4 +98,43 @@ int text_is_safe (const char *s, int flags)
             return 0;
     }
     return 1;
+}
+
+char *text_json_ascii (const char *json)
+{
+    const unsigned char *s = (const unsigned char *)json;
+    size_t n = 0;
+    char *out, *o;
+
+    /* at most 12 bytes ("\\ud83d\\ude00") for each byte >= 0x80: a 4-byte
+     * character is two escapes of 6, an invalid byte one of 6 */
+    for (const unsigned char *p = s; *p; p++)
+        n += *p < 0x80 ? 1 : 6;
+    if (!(out = malloc (n + 1)))
+        return NULL;
+    o = out;
+    while (*s) {
+        uint32_t cp;
+        size_t len;
+
+        if (*s < 0x80) {
+            *o++ = (char)*s++;
+            continue;
+        }
+        if (!(len = utf8_char (s, &cp))) {
+            cp = 0xfffd; /* one invalid byte: U+FFFD, as acct_utf8_copy */
+            len = 1;
+        }
+        if (cp >= 0x10000) {
+            cp -= 0x10000;
+            o += sprintf (o,
+                          "\\u%04x\\u%04x",
+                          (unsigned)(0xd800 + (cp >> 10)),
+                          (unsigned)(0xdc00 + (cp & 0x3ff)));
+        } else
+            o += sprintf (o, "\\u%04x", (unsigned)cp);
+        s += len;
+    }
+    *o = '\0';
+    return out;
 }

@@ -46,4 +46,16 @@ char *text_sanitize (char *dst, size_t n, const char *src, int flags);
 /* True when text_sanitize() would change nothing in `s`. */
 int text_is_safe (const char *s, int flags);
 
+/* JSON text as it is written to a file another slurm-pin reads: the
+ * serialized JSON `json` (json-c's output) with every character outside
+ * ASCII written as a \uXXXX escape (a surrogate pair above U+FFFF) and
+ * every byte of ill-formed UTF-8 as \ufffd.  Bytes >= 0x80 occur only
+ * inside JSON strings, where an escape means the same character, so the
+ * value is unchanged for every reader while the text is plain ASCII: valid
+ * for any JSON parser, strict or not (json-c 0.17 and 0.18 in strict mode
+ * refuse raw UTF-8; 0.16 and 0.19 take it), and for any json-c reading it
+ * back (every version decodes \u escapes, pairs included).  Malloc'd;
+ * NULL with errno ENOMEM. */
+char *text_json_ascii (const char *json);
+
 #endif /* !PIN_TEXT_H */

@@ -19,7 +19,7 @@
 /* libslurm's, from the process that loads pin.so (slurmstepd, srun, ...);
  * weak, so that pin.so still loads where one is missing. */
 extern slurm_conf_t slurm_conf __attribute__ ((weak));
-#pragma weak slurm_load_job      /* its type: slurm.h (slurm_compat.h) */
+#pragma weak slurm_load_job /* its type: slurm.h (slurm_compat.h) */
 extern void slurm_free_job_info_msg (job_info_msg_t *msg)
     __attribute__ ((weak));
 extern char *slurm_strerror (int errnum) __attribute__ ((weak));

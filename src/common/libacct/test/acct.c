@@ -177,6 +177,9 @@ START_TEST (test_hostile_round_trip)
     ck_assert_ptr_null (strchr (line, '\n'));
     ck_assert_ptr_null (strchr (line, '\r'));
     ck_assert_msg (valid_utf8_json (line), "not valid UTF-8 JSON: %s", line);
+    /* ASCII only, whatever the json-c (text.h: text_json_ascii) */
+    for (const char *c = line; *c; c++)
+        ck_assert_msg ((unsigned char)*c < 0x80, "not ASCII: %s", line);
     ck_assert_msg (acct_record_from_json (line, &back, &err) == 0,
                    "%s: %s",
                    err.text,

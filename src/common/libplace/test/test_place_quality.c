@@ -853,6 +853,90 @@ START_TEST (hybrid_quality)
 }
 END_TEST
 
+/* hwloc 2.10 to 2.12 report a homogeneous AMD part as several CPU kinds
+ * that differ only in FrequencyMaxMHz (hwloc #690).  The derived
+ * test/data/epyc-rome-bogus-kinds.xml is epyc-corona-p2.xml with five such
+ * kinds: one kind to slurm-pin, so that no kind rule splits a socket. */
+START_TEST (bogus_kinds_one_kind)
+{
+    topo_t *t = load ("data:epyc-rome-bogus-kinds.xml");
+
+    ck_assert_uint_eq (topo_npus (t), 96);
+    for (unsigned i = 0; i < topo_npus (t); i++)
+        ck_assert_msg (topo_pu (t, i)->kind == 0,
+                       "P#%u: kind %d, expected 0 (one kind)",
+                       topo_pu (t, i)->os,
+                       topo_pu (t, i)->kind);
+    sweep ("epyc-rome-bogus-kinds.xml", t);
+    topo_destroy (t);
+}
+END_TEST
+
+/* ... and every plan is the one of the original machine (one kind). */
+START_TEST (bogus_kinds_same_plans)
+{
+    static const char *policies[] = {"numa-local",
+                                     "numa-spread",
+                                     "cache-shared"};
+    static const unsigned shapes[][2] = {
+        {1, 1},
+        {1, 2},
+        {1, 3},
+        {1, 6},
+        {1, 7},
+        {2, 4},
+        {4, 6},
+        {3, 16},
+        {8, 6},
+        {12, 8},
+        {48, 2},
+        {96, 1},
+    };
+    static const char *busy[] = {NULL, "0-11", "1,13,25,29,44,61,77,92"};
+    topo_t *a = load ("epyc-corona-p2.xml");
+    topo_t *b = load ("data:epyc-rome-bogus-kinds.xml");
+
+    for (size_t p = 0; p < 3; p++)
+        for (size_t k = 0; k < sizeof (shapes) / sizeof (shapes[0]); k++)
+            for (size_t u = 0; u < 3; u++) {
+                hwloc_bitmap_t bs = parse_set (busy[u]);
+                struct place_request req = {
+                    .ntasks = shapes[k][0],
+                    .cpus_per_task = shapes[k][1],
+                    .busy = bs,
+                };
+                struct place_plan *pa, *pb;
+                char ga[8192], gb[8192];
+                pin_error_t err;
+
+                ck_assert_int_eq (place_policy_parse (policies[p],
+                                                      &req.policy,
+                                                      NULL),
+                                  0);
+                pa = place_compute (a, &req, &err);
+                ck_assert_msg (pa != NULL, "%s", err.text);
+                pb = place_compute (b, &req, &err);
+                ck_assert_msg (pb != NULL, "%s", err.text);
+                plan_string (pa, ga, sizeof (ga));
+                plan_string (pb, gb, sizeof (gb));
+                ck_assert_msg (!strcmp (ga, gb),
+                               "%s -n %u -c %u busy %s:\n original    %s\n "
+                               "bogus kinds %s",
+                               policies[p],
+                               shapes[k][0],
+                               shapes[k][1],
+                               busy[u] ? busy[u] : "-",
+                               ga,
+                               gb);
+                place_plan_destroy (pa);
+                place_plan_destroy (pb);
+                hwloc_bitmap_free (bs);
+            }
+    topo_destroy (a);
+    topo_destroy (b);
+}
+END_TEST
+
 int main (void)
 {
     Suite *s = suite_create ("place_quality");
@@ -861,6 +945,7 @@ int main (void)
     have_shared = fixtures_shared (&fx, &nfx) == 0;
     tcase_set_timeout (tc, 300);
     tcase_add_test (tc, hybrid_quality);
+    tcase_add_test (tc, bogus_kinds_one_kind);
     tcase_add_loop_test (tc,
                          sparse_quality,
                          0,
@@ -875,6 +960,7 @@ int main (void)
                              0,
                              (int)(sizeof (ncases) / sizeof (ncases[0])));
         tcase_add_loop_test (tc, fixture_quality, 0, (int)nfx);
+        tcase_add_test (tc, bogus_kinds_same_plans);
     } else
         printf (
             "# SKIP: %s not found; shared fixture quality tests "

@@ -67,6 +67,56 @@ START_TEST (test_roundtrip)
 }
 END_TEST
 
+/* A command name as the system has it (any bytes): the file is ASCII
+ * (\u escapes; an invalid byte U+FFFD), which every JSON reader takes
+ * (json-c 0.17 and 0.18 in strict mode refuse raw UTF-8), and it reads
+ * back as the same characters. */
+static int comm_cb (json_object *o, int lineno, void *arg)
+{
+    if (lineno == 2)
+        snprintf (arg, 64, "%s", prof_get_str (o, "comm"));
+    return 0;
+}
+
+START_TEST (test_non_ascii)
+{
+    char path[4096], got[64] = "", buf[4096];
+    json_object *h = json_object_new_object (), *l = json_object_new_object ();
+    struct prof_writer *w;
+    pin_error_t e = {""};
+    FILE *f;
+    size_t n;
+
+    tmptree_setup ("test_profile");
+    tmptree_path (path, sizeof (path), "p.jsonl");
+    ck_assert_ptr_nonnull (w = prof_writer_open (path, 1 << 20, h, &e));
+    json_object_object_add (l, "type", json_object_new_string ("exit"));
+    json_object_object_add (l,
+                            "comm",
+                            json_object_new_string ("caf\xc3\xa9 "
+                                                    "\xf0\x9f\x98\x80"
+                                                    " \xe2\x80\xa8 \xff"));
+    ck_assert_int_eq (prof_writer_put (w, l, &e), 1);
+    ck_assert_int_eq (prof_writer_close (w, NULL, &e), 0);
+    ck_assert_ptr_nonnull (f = fopen (path, "r"));
+    n = fread (buf, 1, sizeof (buf) - 1, f);
+    fclose (f);
+    buf[n] = '\0';
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg ((unsigned char)buf[i] < 0x80, "not ASCII: %s", buf);
+    ck_assert_msg (strstr (buf, "caf\\u00e9 \\ud83d\\ude00 \\u2028 \\ufffd"),
+                   "%s",
+                   buf);
+    ck_assert_int_eq (prof_read (path, comm_cb, got, &e), 0);
+    ck_assert_str_eq (got,
+                      "caf\xc3\xa9 \xf0\x9f\x98\x80 \xe2\x80\xa8 "
+                      "\xef\xbf\xbd");
+    json_object_put (l);
+    json_object_put (h);
+    tmptree_teardown ();
+}
+END_TEST
+
 /* The bound: a note, the end line still there, the file within it. */
 START_TEST (test_bound)
 {
@@ -525,6 +575,7 @@ int main (void)
     TCase *tc = tcase_create ("profile");
 
     tcase_add_test (tc, test_roundtrip);
+    tcase_add_test (tc, test_non_ascii);
     tcase_add_test (tc, test_summary_paired);
     tcase_add_test (tc, test_bound);
     tcase_add_loop_test (tc,

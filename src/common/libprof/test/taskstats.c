@@ -18,6 +18,15 @@
 
 #define FAMILY 27
 
+/* The largest stats payload build_v() writes, and the room one message
+ * with it takes (a per-pid and a per-tgid record): sized from these
+ * headers' struct, which grows with the kernel (416 bytes on 6.1, 688 on
+ * 7.2), never a fixed number that a newer kernel outgrows. */
+#define STATS_MAX (sizeof (struct taskstats) + 512)
+#define MSG_MAX                 \
+    (NLMSG_HDRLEN + GENL_HDRLEN \
+     + 2 * NLA_ALIGN (3 * NLA_HDRLEN + 4 + STATS_MAX))
+
 static size_t put_attr (unsigned char *b,
                         size_t off,
                         uint16_t type,
@@ -47,7 +56,7 @@ static size_t build_v (unsigned char *b,
     struct nlmsghdr nh = {.nlmsg_type = FAMILY};
     struct genlmsghdr g = {.cmd = TASKSTATS_CMD_NEW, .version = 1};
     struct taskstats ts;
-    unsigned char stats[1024], nest[1200];
+    unsigned char stats[STATS_MAX], nest[2 * NLA_HDRLEN + 4 + STATS_MAX];
     size_t off = NLMSG_HDRLEN + GENL_HDRLEN, n;
 
     ck_assert_uint_le (slen, sizeof (stats));
@@ -92,12 +101,12 @@ static size_t build (unsigned char *b,
                      size_t slen,
                      bool tgid_too)
 {
-    return build_v (b, 2048, pid, slen, tgid_too, TASKSTATS_VERSION, 0);
+    return build_v (b, MSG_MAX, pid, slen, tgid_too, TASKSTATS_VERSION, 0);
 }
 
 START_TEST (test_record)
 {
-    unsigned char b[2048];
+    unsigned char b[2 * MSG_MAX]; /* two messages */
     size_t len = build (b, 1234, sizeof (struct taskstats), true);
     struct ts_record r[2];
     pin_error_t e = {""};
@@ -140,7 +149,7 @@ END_TEST
 /* An older kernel's shorter struct: read without ac_tgid; too short: no. */
 START_TEST (test_old_struct)
 {
-    unsigned char b[2048];
+    unsigned char b[2 * MSG_MAX]; /* two messages */
     size_t len;
     struct ts_record r[1];
     pin_error_t e = {""};
@@ -159,7 +168,7 @@ END_TEST
 
 START_TEST (test_truncated_and_noise)
 {
-    unsigned char b[2048];
+    unsigned char b[2 * MSG_MAX]; /* two messages */
     size_t len = build (b, 1234, sizeof (struct taskstats), true);
     struct ts_record r[4];
 
@@ -211,22 +220,30 @@ END_TEST
  * fields that are not there (bytes past them are not read as them). */
 START_TEST (test_sizes_versions)
 {
-    unsigned char b[2048];
+    unsigned char b[2 * MSG_MAX]; /* two messages */
     struct ts_record r[2];
     pin_error_t e = {""};
     size_t len;
 
-    /* 688 bytes, version 16, everything we do not know set to 0xee */
-    len = build_v (b, sizeof (b), 4321, 688, true, 16, 0xee);
+    /* longer than these headers' struct (688 bytes on 7.2 against 416 on
+     * 6.1: a kernel newer than the headers), a newer version, everything
+     * we do not know set to 0xee */
+    len = build_v (b,
+                   sizeof (b),
+                   4321,
+                   sizeof (struct taskstats) + 272,
+                   true,
+                   TASKSTATS_VERSION + 3,
+                   0xee);
     ck_assert_int_eq (taskstats_parse (b, len, FAMILY, r, 2, &e), 1);
     ck_assert_int_eq (r[0].pid, 4321);
     ck_assert_int_eq (r[0].tgid, 77);
-    ck_assert_uint_eq (r[0].version, 16);
+    ck_assert_uint_eq (r[0].version, TASKSTATS_VERSION + 3);
     ck_assert_uint_eq (r[0].nivcsw, 2);
     ck_assert_str_eq (r[0].comm, "short-lived");
     /* the largest an attribute can say (nla_len is 16 bits) is refused
      * by the length checks, not read past */
-    len = build_v (b, sizeof (b), 4321, 1000, false, 99, 0xee);
+    len = build_v (b, sizeof (b), 4321, STATS_MAX, false, 99, 0xee);
     ck_assert_int_eq (taskstats_parse (b, len, FAMILY, r, 2, &e), 1);
     ck_assert_int_eq (taskstats_parse (b, len - 8, FAMILY, r, 2, &e), -1);
     /* version 11: ac_btime64 yes, ac_tgid not yet (its bytes are junk) */

@@ -1170,7 +1170,7 @@ START_TEST (test_cache_refresh)
     topo_destroy (t);
 
     /* a fingerprint from another machine: rediscovered and rewritten */
-    replace_in_file (path, "format=1;host=", "format=0;host=");
+    replace_in_file (path, "format=2;host=", "format=0;host=");
     t = load_cached_as (LIVE_B, path, &refreshed);
     ck_assert (refreshed);
     ck_assert_uint_eq (topo_npus (t), 3);

@@ -4,6 +4,7 @@
 #endif
 #include <check.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "libtest/tap.h"
@@ -158,6 +159,46 @@ START_TEST (test_bounds)
 }
 END_TEST
 
+/* text_json_ascii(): every character outside ASCII a \u escape (a pair
+ * above U+FFFF), every invalid byte \ufffd, ASCII as it is. */
+static const struct {
+    const char *in, *want;
+} json_ascii[] = {
+    {"{\"a\":\"plain \\n\"}", "{\"a\":\"plain \\n\"}"},
+    {"\"caf\xc3\xa9\"", "\"caf\\u00e9\""},
+    {"\"\xef\xbf\xbd\"", "\"\\ufffd\""},
+    {"\"\xe2\x80\xa8\"", "\"\\u2028\""},
+    {"\"\xf0\x9f\x98\x80!\"", "\"\\ud83d\\ude00!\""},
+    {"\"\xf4\x8f\xbf\xbf\"", "\"\\udbff\\udfff\""},
+    {"\"\xff\xc3\"", "\"\\ufffd\\ufffd\""},
+    {"\"\xed\xa0\x80\"", "\"\\ufffd\\ufffd\\ufffd\""},
+    {"", ""},
+};
+
+START_TEST (test_json_ascii)
+{
+    char *out = text_json_ascii (json_ascii[_i].in);
+
+    ck_assert_ptr_nonnull (out);
+    ck_assert_str_eq (out, json_ascii[_i].want);
+    free (out);
+}
+END_TEST
+
+/* The worst case of the length bound: 4-byte characters only. */
+START_TEST (test_json_ascii_worst)
+{
+    char in[4 * 64 + 1], *out;
+
+    for (int i = 0; i < 64; i++)
+        memcpy (in + 4 * i, "\xf0\x9f\x98\x80", 4);
+    in[4 * 64] = '\0';
+    ck_assert_ptr_nonnull (out = text_json_ascii (in));
+    ck_assert_uint_eq (strlen (out), 12 * 64);
+    free (out);
+}
+END_TEST
+
 int main (void)
 {
     Suite *s = suite_create ("text");
@@ -166,6 +207,11 @@ int main (void)
     tcase_add_test (tc, test_table);
     tcase_add_test (tc, test_every_byte);
     tcase_add_test (tc, test_bounds);
+    tcase_add_loop_test (tc,
+                         test_json_ascii,
+                         0,
+                         (int)(sizeof (json_ascii) / sizeof (json_ascii[0])));
+    tcase_add_test (tc, test_json_ascii_worst);
     suite_add_tcase (s, tc);
     return tap_run (s, NULL, 0);
 }
