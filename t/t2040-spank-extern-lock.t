@@ -7,8 +7,8 @@ double-forks a process (setsid, reparented to init): proctrack/linuxproc
 loses it, so it outlives the step and the job, and it stays in the task
 cgroup of the plugin'"'"'s tree.  When A ends, its extern step tries to
 remove that tree and cannot while the process lives (EBUSY, retried for
-10 s).  Meanwhile a step of job B, another user'"'"'s (nobody, through
---uid), starts: it takes the node lock of the plugin, and must get it at
+10 s).  Meanwhile a step of job B, another user'"'"'s (nobody; the client
+runs as nobody), starts: it takes the node lock of the plugin, and must get it at
 once, not after the extern step gave up (10 s, also the lock timeout).
 The leftover is logged; once the process is killed it can be removed and
 nothing else is left.  Needs at least 2 CPUs (A and B run side by side)
@@ -99,7 +99,7 @@ test_expect_success $ALL 'a process of job A escapes its step and stays in our t
 '
 
 test_expect_success $ALL 'job B of another user runs beside A' '
-    b=$(sbatch --parsable --uid=nobody -n1 -c1 -D "$OUT" -o /dev/null \
+    b=$(as_user nobody sbatch --parsable -n1 -c1 -D "$OUT" -o /dev/null \
         --wrap "sleep 600") &&
     echo "$b" >b.id &&
     wait_until "$PIN_SLURM_TIMEOUT" job_running "$b"
@@ -116,7 +116,7 @@ test_expect_success $ALL 'while A ends, a step of B starts at once' '
     ext=$(stepd "$a.extern") &&
     test -n "$ext" &&
     t0=$(date +%s.%N) &&
-    srun --jobid="$b" --uid=nobody -n1 -c1 --pin-policy=numa-local \
+    as_user nobody srun --jobid="$b" -n1 -c1 --pin-policy=numa-local \
         sh -c "date +%s.%N; id -u" >b.out &&
     t1=$(head -n 1 b.out) &&
     test "$(sed -n 2p b.out)" = "$(id -u nobody)" &&

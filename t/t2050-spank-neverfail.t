@@ -11,6 +11,12 @@ a third concurrent --overlap step in a 2-CPU job run on busy CPUs
 (shared-with-step).  With Oversubscribe=refuse and ShareWithSteps=refuse
 they fail with one clear line.  Nothing is left in the claims directory.
 Needs at least 2 CPUs.
+
+Which overcommitted steps Slurm runs depends on its release: 22.05 runs
+srun -O -n 3 -c 1 on a 2-CPU node, 24.11 and 26.05 leave it pending for
+ever (an explicit -c counts every task'"'"'s CPU), while srun -O -n 3 runs
+on all of them.  So the file first asks Slurm alone (no plugstack) which
+forms it runs, and pin.so must then run each of those the same way.
 '
 
 . "$(dirname "$0")/sharness.sh"
@@ -121,6 +127,26 @@ wait_file () {
     test -e "$1"
 }
 
+# The overcommitted forms probed, one per line: each runs NCPUS + 1 tasks.
+printf '%s\n' "-O -n $((NCPUS + 1)) -c 1" "-O -n $((NCPUS + 1))" >forms.all
+
+test_expect_success TWO_CPUS 'Slurm alone (no plugstack): which srun -O forms run' '
+    slurm_start &&
+    test_when_finished slurm_stop &&
+    : >forms.ok &&
+    while read -r form; do
+        # a form Slurm leaves pending is cut short (PIN_CLIENT_TIMEOUT)
+        if PIN_CLIENT_TIMEOUT=20 srun $form sh -c \
+            "grep Cpus_allowed_list /proc/self/status; exit 3" \
+            </dev/null >alone.out 2>alone.err; then rc=0; else rc=$?; fi &&
+        say "Slurm alone: srun $form: exit $rc, $(grep -c ^Cpus_allowed_list alone.out) tasks" &&
+        if test $rc = 3; then echo "$form" >>forms.ok; fi || return 1
+    done <forms.all &&
+    cat forms.ok &&
+    # srun -O -n NCPUS+1 runs on every release: the test needs one form
+    grep -x -- "-O -n $((NCPUS + 1))" forms.ok
+'
+
 test_expect_success PIN_SO,TWO_CPUS 'start a cluster: DefaultPolicy=numa-local, defaults allow' '
     start_cluster allow
 '
@@ -128,18 +154,22 @@ test_expect_success PIN_SO,TWO_CPUS 'start a cluster: DefaultPolicy=numa-local, 
 for how in user site; do
     if test $how = user; then POL=--pin-policy=numa-local; else POL=; fi
 
-    test_expect_success SLURM,PIN_SO,TWO_CPUS "$how policy: srun -O -n $((NCPUS + 1)) runs oversubscribed, exit code kept" "
-        test_expect_code 3 srun -O -n $((NCPUS + 1)) -c 1 $POL sh -c \
-            'grep Cpus_allowed_list /proc/self/status; exit 3' \
-            >over-$how.out 2>over-$how.err &&
-        cat over-$how.err &&
-        test \$(grep -c ^Cpus_allowed_list over-$how.out) -eq $((NCPUS + 1)) &&
-        for c in \$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' over-$how.out); do
-            test \"\$(count_cpus \"\$c\")\" -eq 1 &&
-            inside_node \"\$c\" || return 1
-        done &&
-        grep \"^pin: task [0-9]* on .*: policy=numa-local cpus=.* fallback=oversubscribed\" over-$how.err &&
-        ! grep \"^pin: error\" over-$how.err
+    test_expect_success SLURM,PIN_SO,TWO_CPUS "$how policy: each srun -O form Slurm alone runs runs oversubscribed, exit code kept" "
+        test -s forms.ok &&
+        while read -r form; do
+            echo \"srun \$form $POL\" &&
+            test_expect_code 3 srun \$form $POL sh -c \
+                'grep Cpus_allowed_list /proc/self/status; exit 3' \
+                </dev/null >over-$how.out 2>over-$how.err &&
+            cat over-$how.err &&
+            test \$(grep -c ^Cpus_allowed_list over-$how.out) -eq $((NCPUS + 1)) &&
+            for c in \$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' over-$how.out); do
+                test \"\$(count_cpus \"\$c\")\" -eq 1 &&
+                inside_node \"\$c\" || return 1
+            done &&
+            grep \"^pin: task [0-9]* on .*: policy=numa-local cpus=.* fallback=oversubscribed\" over-$how.err &&
+            ! grep \"^pin: error\" over-$how.err || return 1
+        done <forms.ok
     "
 
     test_expect_success SLURM,PIN_SO,TWO_CPUS "$how policy: a third --overlap step beside steps holding every CPU runs" "
@@ -187,7 +217,7 @@ for how in user site; do
     if test $how = user; then POL=--pin-policy=numa-local; else POL=; fi
 
     test_expect_success SLURM,PIN_SO,TWO_CPUS "$how policy: Oversubscribe=refuse fails srun -O with one line" "
-        ! srun -O -n $((NCPUS + 1)) -c 1 $POL sh -c 'touch ran-$how; exit 3' \
+        ! srun -O -n $((NCPUS + 1)) $POL sh -c 'touch ran-$how; exit 3' \
             >rover-$how.out 2>rover-$how.err &&
         cat rover-$how.err &&
         ! test -e ran-$how &&

@@ -248,7 +248,7 @@ test_expect_success $ALL 'a bad --pin-profile: srun and sbatch exit non-zero, na
 '
 
 test_expect_success $ALL,USERS 'a job of nobody: its profile is root'"'"'s (0640: the ACL mask), a new file' '
-    job=$(sbatch --parsable --uid=nobody --pin-profile=200ms -n1 -D / \
+    job=$(as_user nobody sbatch --parsable --pin-profile=200ms -n1 -D / \
           -o /dev/null --wrap "for i in 1 2 3; do /bin/true; done") &&
     echo "$job" >nobody.id &&
     slurm_wait_job "$job" &&

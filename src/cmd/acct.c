@@ -436,6 +436,22 @@ static int run_deliver (const char *journal, const char *job, bool verbose)
 
 /* ---- main ------------------------------------------------------------- */
 
+/* libslurm's own date formatter (exported, not in slurm.h), which sacct
+ * prints Start and End with, into a buffer of the column's width + 1. */
+extern void slurm_make_time_str (time_t *time, char *string, int size);
+
+/* Does the installed Slurm fill a date too wide for its column with '#'
+ * (23.11 on) rather than cut it?  Asked of its libslurm, not of its
+ * version: a 1-character buffer is too small for any date. */
+static bool slurm_fills_dates (void)
+{
+    char b[2] = "";
+    time_t t = 1700000000;
+
+    slurm_make_time_str (&t, b, (int)sizeof (b));
+    return b[0] == '#';
+}
+
 int cmd_acct (int argc, char **argv)
 {
     struct acct_query q = {0};
@@ -443,7 +459,8 @@ int cmd_acct (int argc, char **argv)
     struct acct_out out = {ACCT_OUT_FIXED,
                            NULL,
                            false,
-                           acct_time_format (getenv ("SLURM_TIME_FORMAT"))};
+                           acct_time_format (getenv ("SLURM_TIME_FORMAT")),
+                           false};
     struct acct_table t;
     struct cmdopt_parser p;
     const char *deliver_job = NULL, *arg;
@@ -453,6 +470,7 @@ int cmd_acct (int argc, char **argv)
     int c, rc = 1;
 
     acct_table_init (&t);
+    out.date_hash = slurm_fills_dates ();
     if (cmdopt_init (&p, &spec, argc, argv) < 0) {
         cmd_error (NAME, "out of memory");
         return 1;

@@ -27,10 +27,36 @@
 #                      local Slurm skip (make distcheck sets it: the Slurm
 #                      tier runs once, in the main build); it wins over
 #                      PIN_REQUIRE_SLURM and CI
+#   PIN_CLIENT_TIMEOUT seconds a Slurm client command of a test (srun,
+#                      sbatch, salloc, scontrol, squeue, sacct, sacctmgr,
+#                      scancel, sinfo, sstat) may run before it is killed
+#                      and fails (default 3 x PIN_SLURM_TIMEOUT)
 
 LOCAL_SLURM="$PIN_SRCDIR/contrib/local-slurm.sh"
 : "${PIN_SLURM_TIMEOUT:=60}"
-export PIN_SLURM_TIMEOUT
+: "${PIN_CLIENT_TIMEOUT:=$((3 * PIN_SLURM_TIMEOUT))}"
+export PIN_SLURM_TIMEOUT PIN_CLIENT_TIMEOUT
+
+# Every Slurm client a test runs, in its own shell, a batch script, under
+# setpriv or env, goes through t/slurm-bin/ (first in PATH), which runs
+# the real one under timeout(1): a client that waits forever is a failed
+# test that says so ("timeout: sending signal TERM to command 'srun'",
+# exit 124), never a stuck suite.
+if test -x "$PIN_SRCDIR/t/slurm-bin/client.sh"; then
+    PATH="$PIN_SRCDIR/t/slurm-bin:$PATH"
+    export PATH
+fi
+
+# as_user USER COMMAND...: run COMMAND as USER (its uid, primary group
+# and groups), with this environment (SLURM_CONF, PATH, ...) unchanged:
+# what `srun --uid=USER` and `sbatch --uid=USER` did as root.  srun 24.11
+# has no --uid, and sbatch 26.05 refuses a user name for it.
+as_user () {
+    _au_user=$1
+    shift
+    _au_gid=$(id -g "$_au_user") || return 1
+    setpriv --reuid="$_au_user" --regid="$_au_gid" --init-groups -- "$@"
+}
 
 # The directories of the instances this test started, one per line.
 _slurm_dirs=""
@@ -42,7 +68,7 @@ slurm_missing () {
         echo "not root (slurmd must run as root)"
         return 0
     fi
-    for _b in slurmctld slurmd munged srun sbatch scontrol sinfo squeue scancel runuser; do
+    for _b in slurmctld slurmd munged srun sbatch scontrol sinfo squeue scancel runuser setpriv timeout; do
         if ! command -v "$_b" >/dev/null 2>&1 && ! test -x "/usr/sbin/$_b"; then
             echo "$_b not found (Debian packages slurmctld slurmd slurm-client munge: contrib/install-deps.sh)"
             return 0
@@ -136,6 +162,18 @@ _slurm_rm_cgroups () {
 _slurm_on_exit () {
     _slurm_exit_code=$?
     _slurm_stop_all
+    # sharness runs the commands given to `cleanup` only when every test
+    # passed (test_done); a failed or dead file must leave the machine as
+    # it found it too (processes, cgroup directories, /tmp), so they run
+    # here, once, after Slurm stopped.  PIN_SLURM_KEEP keeps everything.
+    if test "$_slurm_exit_code" != 0 && test -n "$final_cleanup" &&
+       test -z "${PIN_SLURM_KEEP:-}"; then
+        _fc=$final_cleanup
+        final_cleanup=
+        eval_ret=0
+        eval "$_fc" </dev/null >&2 ||
+            echo "# cleanup after the failure failed (exit $?)" >&2
+    fi
     (exit $_slurm_exit_code)
     die
 }

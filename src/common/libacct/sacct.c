@@ -557,6 +557,12 @@ void acct_print_row (FILE *f,
                     buf[aw - 1] = '+';
                 /* fall through */
             case K_DATE:
+                if (fields[id].kind == K_DATE && out->date_hash
+                    && (id == ACCT_F_START ? row->start_us : row->end_us) > 0
+                    && (int)strlen (buf) > aw) {
+                    memset (buf, '#', (size_t)aw);
+                    buf[aw] = '\0';
+                }
                 if (w < 0)
                     fprintf (f, "%-*.*s ", aw, aw, buf);
                 else

@@ -214,6 +214,8 @@ struct acct_out {
     const char *delim;    /* NULL: "|" */
     bool noheader;        /* -n */
     const char *date_fmt; /* Start, End: NULL "%FT%T" */
+    bool date_hash; /* a date wider than its column: '#'s (Slurm >= 23.11's
+                     * sacct), not cut (before) */
 };
 
 /* Header (and, fixed width, the dashes line) unless out->noheader. */
