@@ -301,11 +301,11 @@ static const struct {
     {"\x01\x02 binary \xff\xfe", "\x01\x02 binary \xff\xfe", 0},
     {"slurm-pin/1", "slurm-pin/1", 0},
     {"{~}", "", 1},
-    {"{~}!!#", "", 1},                  /* odd length */
-    {"{~}!!AB", "", 1},                 /* not a digit */
-    {"{~}!#()", "", 1},                 /* base 16, not gzip */
+    {"{~}!!#", "", 1},                     /* odd length */
+    {"{~}!!AB", "", 1},                    /* not a digit */
+    {"{~}!#()", "", 1},                    /* base 16, not gzip */
     {"note {~}?^#! tail", "note tail", 1}, /* not gzip */
-    {"x{~}!!", "x{~}!!", 0},            /* not at a word start */
+    {"x{~}!!", "x{~}!!", 0},               /* not at a word start */
     {"{\"nodes\":{}}", "{\"nodes\":{}}", 0},
 };
 
@@ -434,10 +434,12 @@ START_TEST (test_old_form_read)
 
     make_recs (&a, 12, "vm", 2);
     make_recs (&b, 12, "vm-2", 1);
-    alone = acct_summary_merge (NULL, "vm", R (&a), a.n, ACCT_SUMMARY_MAX, &err);
+    alone =
+        acct_summary_merge (NULL, "vm", R (&a), a.n, ACCT_SUMMARY_MAX, &err);
     ck_assert_msg (alone != NULL, "%s", err.text);
-    ck_assert (strncmp (alone, ACCT_SUMMARY_PREFIX, strlen (ACCT_SUMMARY_PREFIX))
-               == 0);
+    ck_assert (
+        strncmp (alone, ACCT_SUMMARY_PREFIX, strlen (ACCT_SUMMARY_PREFIX))
+        == 0);
     ck_assert_int_gt (asprintf (&old, "%s%s%s", o, ACCT_SUMMARY_GUARD, alone),
                       0);
     ck_assert_int_eq (acct_summary_parse (old, &other, &s, &err), 0);
@@ -480,18 +482,20 @@ START_TEST (test_size_b16)
     size_t max, n = 0;
 
     make_recs (&a, 100, "vm", 100);
-    alone = acct_summary_merge (NULL, "vm", R (&a), a.n, ACCT_SUMMARY_MAX, &err);
+    alone =
+        acct_summary_merge (NULL, "vm", R (&a), a.n, ACCT_SUMMARY_MAX, &err);
     ck_assert_msg (alone != NULL, "%s", err.text);
     /* room for the other text and the base64 token, not for base 16 */
     max = strlen (o) + 1 + strlen (alone) + 16;
     f = acct_summary_merge (o, "vm", R (&a), a.n, max, &err);
     ck_assert_msg (f != NULL, "%s", err.text);
-    printf ("# 100-step job after %zu bytes of other text: base64 alone %zu "
-            "bytes, base 16 within %zu: %zu bytes\n",
-            strlen (o),
-            strlen (alone),
-            max,
-            strlen (f));
+    printf (
+        "# 100-step job after %zu bytes of other text: base64 alone %zu "
+        "bytes, base 16 within %zu: %zu bytes\n",
+        strlen (o),
+        strlen (alone),
+        max,
+        strlen (f));
     ck_assert_uint_le (strlen (f), max);
     ck_assert (strncmp (f, o, strlen (o)) == 0);
     ck_assert_int_eq (acct_summary_parse (f, &other, &s, &err), 0);
