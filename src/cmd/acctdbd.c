@@ -225,8 +225,7 @@ int acct_source_dbd (const uint32_t *jobs,
         struct ctx c = {job, cb, arg, bad, 0, false, NULL, 0, 0};
         int prc;
 
-        if (!job->admin_comment
-            || !strstr (job->admin_comment, ACCT_SUMMARY_PREFIX))
+        if (!acct_summary_present (job->admin_comment))
             continue;
         prc = acct_summary_parse (job->admin_comment, &other, &s, NULL);
         if (prc < 0) {

@@ -62,6 +62,7 @@ fuzz_netlink         fuzz_netlink.c   fuzz_netlink   4096  -                    
 fuzz_procfs          fuzz_procfs.c    fuzz_procfs    4096  -                     yes
 fuzz_series          fuzz_series.c    fuzz_series    16384 -                     yes
 fuzz_text            fuzz_text.c      fuzz_text      4096  -                     yes
+fuzz_summary         fuzz_summary.c   fuzz_summary   16384 -                     yes
 fuzz_topoxml_builtin fuzz_topoxml.c   fuzz_topoxml   65536 HWLOC_LIBXML_IMPORT=0 no
 "
 
@@ -90,6 +91,7 @@ src/common/libprof/taskstats.c
 src/common/libprof/procfs.c
 src/common/libprof/profile.c
 src/common/libprof/series.c
+src/common/libacct/summary.c
 "
 
 usage () {
@@ -173,7 +175,7 @@ fi
 
 # ---- build ---------------------------------------------------------------
 read -r -a hwloc_cflags <<<"$(pkg-config --cflags hwloc)"
-read -r -a hwloc_libs <<<"$(pkg-config --libs hwloc json-c) -lacl"
+read -r -a hwloc_libs <<<"$(pkg-config --libs hwloc json-c zlib) -lacl"
 # No config.h: the library sources include it only under HAVE_CONFIG_H,
 # and what it would give them is _GNU_SOURCE.
 CFLAGS=(-g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE

@@ -142,6 +142,62 @@ bad:
     return -1;
 }
 
+/* ---- base 16 over punctuation (summary.h) ------------------------------ */
+
+static const char b16chars[] = ACCT_SUMMARY_B16_DIGITS;
+
+static char *b16_encode (const unsigned char *in, size_t len)
+{
+    char *out = malloc (2 * len + 1);
+
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < len; i++) {
+        out[2 * i] = b16chars[in[i] >> 4];
+        out[2 * i + 1] = b16chars[in[i] & 15];
+    }
+    out[2 * len] = '\0';
+    return out;
+}
+
+static int b16_value (char c)
+{
+    const char *p = c ? strchr (b16chars, c) : NULL;
+
+    return p ? (int)(p - b16chars) : -1;
+}
+
+/* Strict: an even, non-zero length of digits only.  -1 (EINVAL) on
+ * anything else. */
+static int b16_decode (const char *in,
+                       size_t len,
+                       unsigned char **outp,
+                       size_t *outlen)
+{
+    unsigned char *out;
+
+    if (len == 0 || len % 2 != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (!(out = malloc (len / 2))) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = 0; i < len; i += 2) {
+        int hi = b16_value (in[i]), lo = b16_value (in[i + 1]);
+        if (hi < 0 || lo < 0) {
+            free (out);
+            errno = EINVAL;
+            return -1;
+        }
+        out[i / 2] = (unsigned char)(hi << 4 | lo);
+    }
+    *outp = out;
+    *outlen = len / 2;
+    return 0;
+}
+
 /* ---- gzip ------------------------------------------------------------ */
 
 /* gzip with an all-zero header time and no name: the same input always
@@ -249,22 +305,28 @@ bad_ended:
 /* Decode one token payload (after the prefix) into S (union: a node of
  * the token replaces the same node in S). */
 static int decode_payload (struct acct_summary *s,
-                           const char *b64,
+                           const char *prefix,
+                           const char *enc,
                            size_t len,
                            pin_error_t *errp)
 {
+    const bool b16 = strcmp (prefix, ACCT_SUMMARY_PREFIX_B16) == 0;
     unsigned char *gz = NULL;
     size_t gzlen;
     char *text = NULL;
     json_object *root = NULL, *nodes, *trunc, *v;
     int rc = -1;
 
-    if (b64_decode (b64, len, &gz, &gzlen) < 0) {
+    if ((b16 ? b16_decode (enc, len, &gz, &gzlen)
+             : b64_decode (enc, len, &gz, &gzlen))
+        < 0) {
         if (errno == ENOMEM)
             return -1;
         errprintf (errp,
-                   "AdminComment: %s token is not valid base64",
-                   ACCT_SUMMARY_PREFIX);
+                   "AdminComment: %s token is not valid %s",
+                   prefix,
+                   b16 ? "base 16 over \"" ACCT_SUMMARY_B16_DIGITS "\""
+                       : "base64");
         errno = EINVAL;
         return -1;
     }
@@ -273,7 +335,7 @@ static int decode_payload (struct acct_summary *s,
             errprintf (errp,
                        "AdminComment: %s token is not gzip data (or inflates "
                        "beyond %u bytes)",
-                       ACCT_SUMMARY_PREFIX,
+                       prefix,
                        SUMMARY_INFLATE_MAX);
         goto out;
     }
@@ -287,7 +349,7 @@ static int decode_payload (struct acct_summary *s,
         errprintf (errp,
                    "AdminComment: %s token does not hold a version %d summary "
                    "object",
-                   ACCT_SUMMARY_PREFIX,
+                   prefix,
                    ACCT_SUMMARY_VERSION);
         errno = EINVAL;
         goto out;
@@ -331,23 +393,44 @@ out:
     return rc;
 }
 
-/* Find the next token "slurm-pin/1:" at or after FROM that starts the
- * field or follows a space; its end is the next space or the end. */
+/* The prefixes of our token, either form (summary.h). */
+static const char *const prefixes[] = {
+    ACCT_SUMMARY_PREFIX,
+    ACCT_SUMMARY_PREFIX_B16,
+};
+
+/* Find the next token of ours at or after FROM: a prefix that starts the
+ * field or follows a space; its end is the next space or the end.  The
+ * prefix found is *prefix. */
 static const char *find_token (const char *from,
                                const char *field,
+                               const char **prefix,
                                const char **end)
 {
-    const size_t plen = strlen (ACCT_SUMMARY_PREFIX);
-    const char *p = from;
+    const char *best = NULL;
 
-    while ((p = strstr (p, ACCT_SUMMARY_PREFIX))) {
-        if (p == field || p[-1] == ' ') {
-            *end = p + plen + strcspn (p + plen, " ");
-            return p;
+    for (size_t k = 0; k < sizeof (prefixes) / sizeof (prefixes[0]); k++) {
+        const size_t plen = strlen (prefixes[k]);
+        const char *p = from;
+        while ((p = strstr (p, prefixes[k]))) {
+            if (p == field || p[-1] == ' ')
+                break;
+            p += plen;
         }
-        p += plen;
+        if (p && (!best || p < best)) {
+            best = p;
+            *prefix = prefixes[k];
+            *end = p + plen + strcspn (p + plen, " ");
+        }
     }
-    return NULL;
+    return best;
+}
+
+bool acct_summary_present (const char *field)
+{
+    const char *prefix, *end;
+
+    return field && find_token (field, field, &prefix, &end) != NULL;
 }
 
 int acct_summary_parse (const char *field,
@@ -355,10 +438,9 @@ int acct_summary_parse (const char *field,
                         struct acct_summary **sp,
                         pin_error_t *errp)
 {
-    const size_t plen = strlen (ACCT_SUMMARY_PREFIX);
     const size_t glen = strlen (ACCT_SUMMARY_GUARD);
     struct acct_summary *s;
-    const char *p, *tok, *end;
+    const char *p, *tok, *end, *prefix;
     char *out;
     size_t o = 0;
     int rc = 0;
@@ -373,17 +455,20 @@ int acct_summary_parse (const char *field,
         return -1;
     }
     p = field;
-    while ((tok = find_token (p, field, &end))) {
-        size_t keep = tok - p;
-        /* the separator this module puts before its token */
-        if (tok - field >= (ptrdiff_t)glen && tok - glen >= p
+    while ((tok = find_token (p, field, &prefix, &end))) {
+        size_t keep = tok - p, plen = strlen (prefix);
+        /* the separator this module puts before its token: one space, or
+         * " AA== " before a base64 token (written up to version 1 of this
+         * file's format, still read) */
+        if (prefix == prefixes[0] && tok - glen >= p
             && memcmp (tok - glen, ACCT_SUMMARY_GUARD, glen) == 0)
             keep -= glen;
         else if (tok > p && tok[-1] == ' ')
             keep -= 1;
         memcpy (out + o, p, keep);
         o += keep;
-        if (decode_payload (s, tok + plen, end - tok - plen, errp) < 0) {
+        if (decode_payload (s, prefix, tok + plen, end - tok - plen, errp)
+            < 0) {
             if (errno == ENOMEM) {
                 free (out);
                 acct_summary_destroy (s);
@@ -560,7 +645,10 @@ int acct_summary_foreach (const struct acct_summary *s,
 
 /* ---- format ---------------------------------------------------------- */
 
-/* The field for OTHER and the JSON ROOT; NULL ENOMEM. */
+/* The field for OTHER and the JSON ROOT; NULL ENOMEM.  Alone in the
+ * field, our token is PREFIX base64; after other tools' text, one space
+ * then PREFIX_B16 base 16, so that no base64 decoder reading the other
+ * text sees a character of ours (summary.h). */
 static char *field_text (const char *other, json_object *root)
 {
     const char *text =
@@ -571,26 +659,27 @@ static char *field_text (const char *other, json_object *root)
     char *json = text ? text_json_ascii (text) : NULL;
     unsigned char *gz = NULL;
     size_t gzlen, olen = other ? strlen (other) : 0;
-    char *b64 = NULL, *out = NULL;
+    char *enc = NULL, *out = NULL;
+    const char *prefix = olen ? ACCT_SUMMARY_PREFIX_B16 : ACCT_SUMMARY_PREFIX;
 
     if (!json || gz_compress (json, strlen (json), &gz, &gzlen) < 0)
         goto out;
-    if (!(b64 = b64_encode (gz, gzlen)))
+    if (!(enc = olen ? b16_encode (gz, gzlen) : b64_encode (gz, gzlen)))
         goto out;
-    if (!(out = malloc (olen + strlen (ACCT_SUMMARY_GUARD)
-                        + strlen (ACCT_SUMMARY_PREFIX) + strlen (b64) + 1)))
+    if (!(out = malloc (olen + 1 + strlen (prefix) + strlen (enc) + 1)))
         goto out;
     out[0] = '\0';
     if (olen) {
-        memcpy (out, other, olen + 1);
-        strcat (out, ACCT_SUMMARY_GUARD);
+        memcpy (out, other, olen);
+        out[olen] = ' ';
+        out[olen + 1] = '\0';
     }
-    strcat (out, ACCT_SUMMARY_PREFIX);
-    strcat (out, b64);
+    strcat (out, prefix);
+    strcat (out, enc);
 out:
     free (json);
     free (gz);
-    free (b64);
+    free (enc);
     if (!out)
         errno = ENOMEM;
     return out;

@@ -13,11 +13,22 @@
  * job records, which carry the node's sums, are always kept).
  *
  * Other tools' text in the field is kept byte for byte.  When there is
- * some, the token follows it after the six characters " AA== ": a base64
- * decoder that reads everything after its own prefix (jobstats' "JS1:"
- * does) stops at that padding, and the zero byte it decoded is dropped by
- * gzip readers (trailing zero padding), so jobstats still reads its data.
- * The field is: OTHER, or TOKEN, or OTHER " AA== " TOKEN.
+ * some, our token follows it after one space in a second form,
+ *
+ *     {~}<base 16 of the same gzip bytes, digits "!#()*,.:;<>?@[]^">
+ *
+ * in which no character is of the base64 alphabet (A-Z a-z 0-9 + / =, nor
+ * the URL-safe - _): a lenient base64 decoder that reads everything after
+ * its own prefix (jobstats decodes data[4:] after "JS1:" with Python's
+ * base64.b64decode) skips every character of ours, whatever its version,
+ * so jobstats still reads exactly its data.  (Earlier writers put the
+ * base64 token after " AA== ", which relied on Python <= 3.12 stopping at
+ * padding; Python 3.13 reads on.  That form is still read.)  Twice the
+ * gzip bytes instead of 4/3: the bound below applies to the whole field as
+ * written, so step records are left out sooner in that form.
+ *
+ * The field is: OTHER, or TOKEN, or OTHER " " TOKEN16; read also: OTHER
+ * " AA== " TOKEN (old).
  *
  * Pure: no I/O, no logging; errors through pin_error_t.
  */
@@ -32,6 +43,10 @@
 
 #define ACCT_SUMMARY_VERSION 1
 #define ACCT_SUMMARY_PREFIX "slurm-pin/1:"
+/* after other tools' text (base 16 over punctuation, digits 0 to 15) */
+#define ACCT_SUMMARY_PREFIX_B16 "{~}"
+#define ACCT_SUMMARY_B16_DIGITS "!#()*,.:;<>?@[]^"
+/* what the old form put between other text and a base64 token (read) */
 #define ACCT_SUMMARY_GUARD " AA== "
 
 /* slurmdbd keeps AdminComment in a MySQL TEXT column (65535 bytes). */
@@ -46,13 +61,16 @@ void acct_summary_destroy (struct acct_summary *s);
 /* Split FIELD (NULL or "" for an empty field) into other tools' text
  * (*other, malloc'd, the caller frees) and the slurm-pin summary (*sp, the
  * caller destroys; empty if the field has none).
- * Returns 0; 1 when a slurm-pin/1 token was there but did not decode
- * (it is dropped: *sp is what the other tokens held, errp says why); -1
- * with errno ENOMEM. */
+ * Returns 0; 1 when a token of ours (either form) was there but did not
+ * decode (it is dropped: *sp is what the other tokens held, errp says why);
+ * -1 with errno ENOMEM. */
 int acct_summary_parse (const char *field,
                         char **other,
                         struct acct_summary **sp,
                         pin_error_t *errp);
+
+/* True if FIELD holds a token of ours (either form; it may not decode). */
+bool acct_summary_present (const char *field);
 
 /* Replace NODE's records in S by RECORDS[0..n-1], each the JSON text of
  * one record (one journal line).  Records that are not JSON objects are

@@ -4,6 +4,7 @@
 #endif
 #include <check.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,7 +188,18 @@ static const char *const others[] = {
     "slurm-pin/2:from-a-future-version",
     "xslurm-pin/1:not-a-token-of-ours",
     "AA== looks like our guard",
+    "x{~}!! not at a word start",
 };
+
+/* True if TEXT has a character a base64 decoder could take (the standard
+ * alphabet, padding, and the URL-safe - _). */
+static bool has_b64_char (const char *text)
+{
+    return strpbrk (text,
+                    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                    "0123456789+/=-_")
+           != NULL;
+}
 
 START_TEST (test_other_text_kept)
 {
@@ -201,15 +213,20 @@ START_TEST (test_other_text_kept)
     make_recs (&b, 9, "vm-2", 1);
     f1 = acct_summary_merge (o, "vm", R (&a), a.n, ACCT_SUMMARY_MAX, &err);
     ck_assert_msg (f1 != NULL, "%s", err.text);
-    /* the other text comes first, unchanged, then the guard */
+    /* the other text comes first, unchanged, then one space and our
+     * base-16 token, in which a base64 decoder finds nothing to take */
     ck_assert (strncmp (f1, o, strlen (o)) == 0);
-    ck_assert (strncmp (f1 + strlen (o),
-                        ACCT_SUMMARY_GUARD,
-                        strlen (ACCT_SUMMARY_GUARD))
+    ck_assert_int_eq (f1[strlen (o)], ' ');
+    ck_assert (strncmp (f1 + strlen (o) + 1,
+                        ACCT_SUMMARY_PREFIX_B16,
+                        strlen (ACCT_SUMMARY_PREFIX_B16))
                == 0);
+    ck_assert (!has_b64_char (f1 + strlen (o)));
+    ck_assert_ptr_null (strchr (f1 + strlen (o) + 1, ' '));
     f2 = acct_summary_merge (f1, "vm-2", R (&b), b.n, ACCT_SUMMARY_MAX, &err);
     f3 = acct_summary_merge (f2, "vm", R (&a), a.n, ACCT_SUMMARY_MAX, &err);
     ck_assert_str_eq (f2, f3);
+    ck_assert (!has_b64_char (f3 + strlen (o)));
     ck_assert_int_eq (acct_summary_parse (f3, &other, &s, &err), 0);
     ck_assert_mem_eq (other, o, strlen (o) + 1);
     ck_assert_uint_eq (acct_summary_node_count (s), 2);
@@ -283,6 +300,12 @@ static const struct {
     {"note slurm-pin/1:H4sI tail", "note tail", 1}, /* truncated gzip */
     {"\x01\x02 binary \xff\xfe", "\x01\x02 binary \xff\xfe", 0},
     {"slurm-pin/1", "slurm-pin/1", 0},
+    {"{~}", "", 1},
+    {"{~}!!#", "", 1},                     /* odd length */
+    {"{~}!!AB", "", 1},                    /* not a digit */
+    {"{~}!#()", "", 1},                    /* base 16, not gzip */
+    {"note {~}?^#! tail", "note tail", 1}, /* not gzip */
+    {"x{~}!!", "x{~}!!", 0},               /* not at a word start */
     {"{\"nodes\":{}}", "{\"nodes\":{}}", 0},
 };
 
@@ -347,6 +370,154 @@ START_TEST (test_bad_records)
     ck_assert_int_eq (acct_summary_set_node (s, "", bad, 1, &err), -1);
     ck_assert_uint_eq (acct_summary_node_count (s), 0);
     acct_summary_destroy (s);
+}
+END_TEST
+
+/* A lenient base64 decoder as Python 3.13's b64decode (and coreutils'
+ * base64 -di): every character outside the alphabet is skipped, padding
+ * included, and decoding goes on after it.  Here: the alphabet characters
+ * of TEXT, in order. */
+static char *b64_chars_of (const char *text)
+{
+    char *out = malloc (strlen (text) + 1), *o = out;
+
+    ck_assert_ptr_nonnull (out);
+    for (const char *p = text; *p; p++)
+        if (strchr ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                    "0123456789+/",
+                    *p))
+            *o++ = *p;
+    *o = '\0';
+    return out;
+}
+
+/* jobstats' JS1 text before ours: what its decoder reads of the field
+ * (everything after "JS1:") is exactly what it reads of its own text. */
+START_TEST (test_jobstats_reads_its_own)
+{
+    const char *js[] = {others[0], others[1]};
+    struct recs a;
+    pin_error_t err = {""};
+
+    make_recs (&a, 11, "vm", 5);
+    for (size_t i = 0; i < 2; i++) {
+        char *f = acct_summary_merge (js[i],
+                                      "vm",
+                                      R (&a),
+                                      a.n,
+                                      ACCT_SUMMARY_MAX,
+                                      &err);
+        char *want, *got;
+        ck_assert_msg (f != NULL, "%s", err.text);
+        ck_assert (strncmp (f, "JS1:", 4) == 0);
+        want = b64_chars_of (js[i] + 4);
+        got = b64_chars_of (f + 4);
+        ck_assert_str_eq (got, want);
+        ck_assert (acct_summary_has_node (f, "vm", R (&a), a.n));
+        free (want);
+        free (got);
+        free (f);
+    }
+    free_recs (&a);
+}
+END_TEST
+
+/* The old form, OTHER " AA== " base64 token, is read, and rewritten in
+ * the new form on the next merge. */
+START_TEST (test_old_form_read)
+{
+    struct recs a, b;
+    pin_error_t err = {""};
+    char *alone, *old, *f, *other = NULL;
+    struct acct_summary *s = NULL;
+    const char *o = others[1];
+
+    make_recs (&a, 12, "vm", 2);
+    make_recs (&b, 12, "vm-2", 1);
+    alone =
+        acct_summary_merge (NULL, "vm", R (&a), a.n, ACCT_SUMMARY_MAX, &err);
+    ck_assert_msg (alone != NULL, "%s", err.text);
+    ck_assert (
+        strncmp (alone, ACCT_SUMMARY_PREFIX, strlen (ACCT_SUMMARY_PREFIX))
+        == 0);
+    ck_assert_int_gt (asprintf (&old, "%s%s%s", o, ACCT_SUMMARY_GUARD, alone),
+                      0);
+    ck_assert_int_eq (acct_summary_parse (old, &other, &s, &err), 0);
+    ck_assert_str_eq (other, o);
+    ck_assert_uint_eq (acct_summary_node_count (s), 1);
+    ck_assert (acct_summary_has_node (old, "vm", R (&a), a.n));
+    ck_assert (acct_summary_present (old));
+    acct_summary_destroy (s);
+    free (other);
+    f = acct_summary_merge (old, "vm-2", R (&b), b.n, ACCT_SUMMARY_MAX, &err);
+    ck_assert_msg (f != NULL, "%s", err.text);
+    ck_assert (strncmp (f, o, strlen (o)) == 0);
+    ck_assert (strncmp (f + strlen (o) + 1,
+                        ACCT_SUMMARY_PREFIX_B16,
+                        strlen (ACCT_SUMMARY_PREFIX_B16))
+               == 0);
+    ck_assert_ptr_null (strstr (f, ACCT_SUMMARY_GUARD));
+    ck_assert (acct_summary_has_node (f, "vm", R (&a), a.n));
+    ck_assert (acct_summary_has_node (f, "vm-2", R (&b), b.n));
+    ck_assert (acct_summary_present (f));
+    ck_assert (!acct_summary_present (o));
+    ck_assert (!acct_summary_present (NULL));
+    free (f);
+    free (old);
+    free (alone);
+    free_recs (&a);
+    free_recs (&b);
+}
+END_TEST
+
+/* The bound holds for the whole field in the base-16 form too: a summary
+ * that fits alone in base64 is cut to fit after other text. */
+START_TEST (test_size_b16)
+{
+    struct recs a;
+    pin_error_t err = {""};
+    const char *o = others[0];
+    char *alone, *f, *other = NULL;
+    struct acct_summary *s = NULL;
+    size_t max, n = 0;
+
+    make_recs (&a, 100, "vm", 100);
+    alone =
+        acct_summary_merge (NULL, "vm", R (&a), a.n, ACCT_SUMMARY_MAX, &err);
+    ck_assert_msg (alone != NULL, "%s", err.text);
+    /* room for the other text and the base64 token, not for base 16 */
+    max = strlen (o) + 1 + strlen (alone) + 16;
+    f = acct_summary_merge (o, "vm", R (&a), a.n, max, &err);
+    ck_assert_msg (f != NULL, "%s", err.text);
+    printf (
+        "# 100-step job after %zu bytes of other text: base64 alone %zu "
+        "bytes, base 16 within %zu: %zu bytes\n",
+        strlen (o),
+        strlen (alone),
+        max,
+        strlen (f));
+    ck_assert_uint_le (strlen (f), max);
+    ck_assert (strncmp (f, o, strlen (o)) == 0);
+    ck_assert_int_eq (acct_summary_parse (f, &other, &s, &err), 0);
+    ck_assert_str_eq (other, o);
+    ck_assert_uint_gt (acct_summary_truncated (s, "vm"), 0);
+    acct_summary_foreach (s, count_cb, &n);
+    ck_assert_uint_eq (n + acct_summary_truncated (s, "vm"), a.n);
+    ck_assert (acct_summary_has_node (f, "vm", R (&a), a.n));
+    acct_summary_destroy (s);
+    free (other);
+    free (f);
+    /* with the default bound nothing is left out */
+    f = acct_summary_merge (o, "vm", R (&a), a.n, ACCT_SUMMARY_MAX, &err);
+    ck_assert_msg (f != NULL, "%s", err.text);
+    ck_assert_int_eq (acct_summary_parse (f, &other, &s, &err), 0);
+    ck_assert_uint_eq (acct_summary_truncated (s, "vm"), 0);
+    ck_assert_uint_lt (strlen (f), 2 * strlen (alone) + strlen (o) + 16);
+    acct_summary_destroy (s);
+    free (other);
+    free (f);
+    free (alone);
+    free_recs (&a);
 }
 END_TEST
 
@@ -417,6 +588,9 @@ int main (void)
                          sizeof (garbage) / sizeof (garbage[0]));
     tcase_add_test (tc, test_bomb);
     tcase_add_test (tc, test_bad_records);
+    tcase_add_test (tc, test_jobstats_reads_its_own);
+    tcase_add_test (tc, test_old_form_read);
+    tcase_add_test (tc, test_size_b16);
     tcase_add_test (tc, test_size);
     suite_add_tcase (s, tc);
     return tap_run (s, NULL, 0);
