@@ -1,5 +1,6 @@
 #!/bin/bash
-# Show what slurm-pin does, from a fresh Debian 12 machine, as root.
+# Show what slurm-pin does, from a fresh Debian machine (12, 13 or
+# unstable: Slurm 22.05, 24.11 or 26.05), as root.
 #
 #   contrib/demo.sh
 #
@@ -138,10 +139,15 @@ step_slurm () {
         say "a whole-node pilot: two overlapping steps, disjoint CPUs"
         # Each step holds its CPU for 2 s, so the two really overlap.
         local pilot_step="srun --overlap -n 1 -c 1 --pin-policy=numa-local,verbose sh -c 'grep Cpus_allowed_list /proc/self/status; sleep 2'"
-        printf '$ sbatch --wait --parsable -Q -o %s -n 1 -c %s --wrap "..."\n' \
+        # (no -Q: from 24.11 'sbatch --wait --parsable -Q' prints no job id)
+        printf '$ sbatch --wait --parsable -o %s -n 1 -c %s --wrap "..."\n' \
             "$demo_dir/pilot.out" "$ncpus"
-        pilot_job=$(sbatch --wait --parsable -Q -o "$demo_dir/pilot.out" \
-            -n 1 -c "$ncpus" --wrap "$pilot_step & $pilot_step & wait")
+        pilot_job=$(sbatch --wait --parsable -o "$demo_dir/pilot.out" \
+            -n 1 -c "$ncpus" --wrap "$pilot_step & $pilot_step & wait" \
+            2>"$demo_dir/pilot.err") || { cat "$demo_dir/pilot.err" >&2; false; }
+        [[ $pilot_job =~ ^[0-9]+ ]] \
+            || { echo "demo: sbatch printed no job id: '$pilot_job'" >&2; cat "$demo_dir/pilot.err" >&2; false; }
+        pilot_job=${pilot_job%%;*}
         cat "$demo_dir/pilot.out"
     fi
     say "a bad policy is refused at submission"
