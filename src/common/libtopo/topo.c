@@ -429,7 +429,8 @@ static char *kind_signature (hwloc_topology_t hw, unsigned k)
         }
         nn++;
     }
-    qsort (names, nn, sizeof (*names), cmp_str);
+    if (nn) /* names is NULL for a kind with no info: qsort wants non-NULL */
+        qsort (names, nn, sizeof (*names), cmp_str);
     if (sig_add (&sig, &len, "") < 0)
         goto out;
     for (size_t i = 0; i < nn; i++)
