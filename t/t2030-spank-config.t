@@ -288,10 +288,25 @@ test_expect_success SLURM,PIN_SO,NOBODY 'StateDir through a symlink nobody plant
     { cat sticky.err; false; }
 '
 
+# The job of the srun above ends after srun: slurmd then runs pin.so'"'"'s
+# job epilog, which writes the job'"'"'s record in JournalDir (Accounting=yes,
+# even with no step record: src/common/libstep/account.c), so it makes
+# $STATE/sticky/victim/journal, and victim too once the link is gone.  Wait
+# until no job is left (squeue lists COMPLETING jobs; a job leaves
+# COMPLETING when its epilog has ended) before the link is replaced.
+no_job_left () {
+    _end=$(($(date +%s) + PIN_SLURM_TIMEOUT))
+    while test -n "$(timeout 10 squeue -h -o %i)"; do
+        test "$(date +%s)" -lt "$_end" || { squeue; return 1; }
+        sleep 0.2
+    done
+}
+
 test_expect_success SLURM,PIN_SO,NOBODY 'the same with a directory of nobody'"'"'s there: refused before anything is made in it' '
     rm -f ran &&
     chmod 0755 "$STATE" &&
     test_when_finished "chmod 0700 \"$STATE\"" &&
+    no_job_left &&
     rm "$STATE/sticky/victim" &&
     setpriv --reuid=nobody --regid=nogroup --clear-groups \
         mkdir -m 0777 "$STATE/sticky/victim" &&

@@ -377,6 +377,29 @@ int submit_decide (const struct pin_conf *conf,
     return 0;
 }
 
+void submit_tres_drop_cpu (char *tres)
+{
+    char *r = tres, *w = tres;
+
+    if (!tres)
+        return;
+    while (*r) {
+        size_t len = strcspn (r, ",");
+        bool cpu = strncmp (r, "cpu", 3) == 0 && (r[3] == '=' || r[3] == ':');
+
+        if (!cpu) {
+            if (w != tres)
+                *w++ = ',';
+            memmove (w, r, len);
+            w += len;
+        }
+        r += len;
+        if (*r == ',')
+            r++;
+    }
+    *w = '\0';
+}
+
 void submit_apply_fields (job_desc_msg_t *job, const struct submit_decision *d)
 {
     if (d->threads_per_core != NO_VAL16)
@@ -387,8 +410,10 @@ void submit_apply_fields (job_desc_msg_t *job, const struct submit_decision *d)
         job->num_tasks = d->num_tasks;
         job->bitflags |= JOB_NTASKS_SET;
     }
-    if (d->cpus_per_task != NO_VAL16)
+    if (d->cpus_per_task != NO_VAL16) {
         job->cpus_per_task = d->cpus_per_task;
+        submit_tres_drop_cpu (job->tres_per_task);
+    }
     if (d->ntasks_per_socket != NO_VAL16)
         job->ntasks_per_socket = d->ntasks_per_socket;
 }

@@ -101,9 +101,20 @@ int submit_decide_unruled (const job_desc_msg_t *job,
 
 /* Write d's allocation fields (threads_per_core, task_dist and the
  * reshape: num_tasks with JOB_NTASKS_SET, cpus_per_task,
- * ntasks_per_socket) into job; touches nothing else. */
+ * ntasks_per_socket) into job; touches nothing else but the "cpu" entry
+ * of job->tres_per_task, removed where cpus_per_task is set (see
+ * submit_tres_drop_cpu; the caller frees a tres_per_task left ""). */
 void submit_apply_fields (job_desc_msg_t *job,
                           const struct submit_decision *d);
+
+/* Remove the "cpu=N" (or "cpu:N") entries of a TRES list such as
+ * "cpu=2,gres/gpu:1", in place; NULL is left alone, "" may be left.
+ * srun from Slurm 23.11 sends -c N also as tres_per_task "cpu=N", and
+ * slurmctld rewrites that entry from cpus_per_task; srun from Slurm 25.05
+ * then takes the job's cpu count per task from it for the step of a job
+ * it created itself (srun_job.c, _set_step_opts), so a reshaped
+ * cpus_per_task would shrink the step the user asked for. */
+void submit_tres_drop_cpu (char *tres);
 
 /* Index of the entry NAME=... in a NULL-terminated or `size`-long string
  * array (NULL entries skipped), or -1.  For spank_job_env / environment. */

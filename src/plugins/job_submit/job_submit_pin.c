@@ -385,6 +385,8 @@ static int decide_and_apply (job_desc_msg_t *job,
     if (d.source == SUBMIT_NONE)
         return SLURM_SUCCESS;
     submit_apply_fields (job, &d);
+    if (job->tres_per_task && !job->tres_per_task[0])
+        xfree_str (&job->tres_per_task); /* its only entry was cpu= */
     if (d.write_value[0]) {
         env_set (&job->spank_job_env,
                  &job->spank_job_env_size,

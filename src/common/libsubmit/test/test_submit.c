@@ -1215,6 +1215,31 @@ END_TEST
 /* No rules (pin.conf broken, no last good copy): a job without
  * --pin-policy is left alone, one with it is refused naming the problem;
  * --pin-profile is still checked. */
+START_TEST (test_tres_drop_cpu)
+{
+    static const struct {
+        const char *in, *out;
+    } drops[] = {
+        {"cpu=2", ""},
+        {"cpu:2", ""},
+        {"cpu=2,gres/gpu:1", "gres/gpu:1"},
+        {"gres/gpu:1,cpu=2", "gres/gpu:1"},
+        {"gres/gpu:1,cpu=2,license/a=1", "gres/gpu:1,license/a=1"},
+        {"gres/gpu:1", "gres/gpu:1"},
+        {"cpuset=1", "cpuset=1"},
+        {"", ""},
+    };
+    char buf[64];
+
+    for (size_t i = 0; i < sizeof (drops) / sizeof (drops[0]); i++) {
+        snprintf (buf, sizeof (buf), "%s", drops[i].in);
+        submit_tres_drop_cpu (buf);
+        ck_assert_str_eq (buf, drops[i].out);
+    }
+    submit_tres_drop_cpu (NULL);
+}
+END_TEST
+
 START_TEST (test_unruled)
 {
     job_desc_msg_t job;
@@ -1273,6 +1298,7 @@ int main (void)
     tcase_add_test (tc, test_env_find);
     tcase_add_test (tc, test_policy_names);
     tcase_add_test (tc, test_unruled);
+    tcase_add_test (tc, test_tres_drop_cpu);
     suite_add_tcase (s, tc);
     return tap_run (s, NULL, 0);
 }
