@@ -49,7 +49,8 @@ test_expect_success SLURM,PIN_SO,PYTHON3 'no slurmdbd: a job end starts no deliv
     acct_wait_records "$J" kind=job job_id=$j -- state >rec &&
     test "$(wc -l <rec)" -eq 1 &&
     log="$SLURM_TEST_DIR/log/slurmd.log" &&
-    grep "Launching batch job $j " "$log" &&
+    # 26.05 logs "Launching batch JobId=N SLUID=...", before "job N"
+    grep -E "Launching batch (job |JobId=)$j " "$log" &&
     ! grep -E "DeliverCommand|accounting not sent" "$log"
 '
 
