@@ -95,22 +95,25 @@ test_expect_success KERNEL,CPIO 'mkinitramfs.sh packs init, busybox and the modu
     done
 '
 
+# The modules the guest needs (virtio's PCI transport, 9p over virtio,
+# overlay) and what they depend on, each after its dependencies (modinfo
+# of the packed module files; what a kernel builds in is no module and
+# no dependency).  The order itself differs between kernels.
 test_expect_success KERNEL,CPIO 'the modules load in dependency order' '
-    cat >expect <<-EOF &&
-	virtio_ring
-	virtio
-	virtio_pci_legacy_dev
-	virtio_pci_modern_dev
-	virtio_pci
-	netfs
-	fscache
-	9pnet
-	9pnet_virtio
-	9p
-	overlay
-	EOF
-    grep -x -F -f order expect >expect.present &&
-    test_cmp expect.present order
+    rm -rf unpacked && mkdir unpacked &&
+    (cd unpacked && gzip -dc ../initrd.gz | cpio -i -d --quiet) &&
+    for m in virtio_pci 9pnet_virtio 9p overlay; do
+        grep -x "$m" order || { echo "$m is not packed"; return 1; }
+    done &&
+    i=0 &&
+    for m in $(cat order); do
+        i=$((i + 1)) &&
+        for d in $(modinfo -F depends "unpacked/modules/$m.ko" | tr , " "); do
+            j=$(grep -n -x "$d" order | cut -d: -f1) &&
+            test -n "$j" && test "$j" -lt "$i" ||
+            { echo "$m (line $i) needs $d (line ${j:-none})"; return 1; }
+        done || return 1
+    done
 '
 
 test_expect_success KERNEL,CPIO 'an unchanged initramfs is not rebuilt' '
