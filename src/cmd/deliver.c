@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "acctsrc.h"
 #include "cmdopt.h"
 #include "libacct/acct.h"
 #include "libacct/summary.h"
@@ -698,7 +699,8 @@ static const struct cmdopt options[] = {
      'J',
      CMDOPT_REQUIRED,
      "DIR",
-     "the node journal (default " DEFAULT_JOURNAL ")",
+     "the node journal (default: pin.conf's JournalDir,\n"
+     "else " DEFAULT_JOURNAL ")",
      0},
     {"timeout",
      't',
@@ -732,7 +734,8 @@ static const struct cmdopt_spec spec = {
 
 int cmd_deliver (int argc, char **argv)
 {
-    const char *dir = DEFAULT_JOURNAL;
+    const char *dir = NULL;
+    char dirbuf[4096];
     uint64_t job = 0, timeout = 60;
     struct groups gs = {0};
     struct waiting waiting = {0};
@@ -783,6 +786,10 @@ int cmd_deliver (int argc, char **argv)
         return p.status;
     }
     cmdopt_fini (&p);
+    /* --journal, else pin.conf's JournalDir= (what pin.so writes to):
+     * the timer's slurm-pin-deliver.service gives no --journal */
+    if (!(dir = acct_query_journal_dir (prog, dir, dirbuf, sizeof (dirbuf))))
+        return 1;
     deadline = time (NULL) + (time_t)timeout;
     srand ((unsigned)time (NULL) ^ (unsigned)getpid ());
 

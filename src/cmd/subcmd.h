@@ -26,7 +26,11 @@ int cmd_eff (int argc, char **argv);
 int cmd_report (int argc, char **argv);
 int cmd_profile (int argc, char **argv);
 int cmd_deliver (int argc, char **argv);
+/* plot.c, in the program slurm-pin-plot only (it links PLplot) */
 int cmd_plot (int argc, char **argv);
+/* plotexec.c: `slurm-pin plot` runs slurm-pin-plot from the directory
+ * of the running executable */
+int cmd_plot_exec (int argc, char **argv);
 
 /* Print "slurm-pin SUBCMD: MESSAGE" as exactly one line on stderr:
  * control characters (from hostile or mistyped values) are shown as '?'

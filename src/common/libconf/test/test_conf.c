@@ -1154,28 +1154,6 @@ START_TEST (test_args_no_conf)
 }
 END_TEST
 
-/* etc/pin.conf.example loads, and says what the defaults say. */
-START_TEST (test_example_file)
-{
-    struct pin_conf c, d;
-    pin_error_t e = {""};
-    const char *path = PIN_SRCDIR "/etc/pin.conf.example";
-
-    pin_conf_defaults (&c);
-    pin_conf_defaults (&d);
-    ck_assert_msg (pin_conf_load_file (&c, path, true, &e) == 0, "%s", e.text);
-    ck_assert_str_eq (c.path, path);
-    /* every setting in it is the default */
-    ck_assert_int_eq (c.default_policy, d.default_policy);
-    ck_assert_uint_eq (c.allowed_policies, d.allowed_policies);
-    ck_assert_str_eq (c.cgroup_root, d.cgroup_root);
-    ck_assert_str_eq (c.cgroup_base, d.cgroup_base);
-    ck_assert_str_eq (c.topology_cache, d.topology_cache);
-    ck_assert_str_eq (c.state_dir, d.state_dir);
-    ck_assert (c.verbose == d.verbose);
-}
-END_TEST
-
 /* A UTF-8 byte order mark: accepted at the start of the file, named
  * anywhere else (never shown as an invisible part of a key). */
 START_TEST (test_bom)
@@ -1332,7 +1310,6 @@ static Suite *conf_suite (const char **skip)
                 "this host, so the case without it cannot run";
     else
         tcase_add_test (tc, test_args_no_conf);
-    tcase_add_test (tc, test_example_file);
     suite_add_tcase (s, tc);
     return s;
 }

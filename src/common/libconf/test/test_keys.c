@@ -5,7 +5,9 @@
  * written by hand.  These cases fail when a key is in one and not in the
  * other (or is documented with another kind of value), when a key may be
  * set per partition in one and not the other, and when a default in the
- * table is not a value its own parser takes.
+ * table is not a value its own parser takes.  The pin.conf the packages
+ * install (etc/pin.conf.in) lists every key, commented out, with the
+ * table's default, and loads with every line uncommented.
  */
 #if HAVE_CONFIG_H
 #include "config.h"
@@ -15,11 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "libconf/conf.h"
 #include "libtest/tap.h"
 
 #define MAN PIN_SRCDIR "/doc/man/pin.conf.5"
+#define SHIPPED PIN_SRCDIR "/etc/pin.conf.in"
 #define MAXKEYS 64
 #define WORD 128
 
@@ -286,6 +290,76 @@ START_TEST (test_defaults_parse)
 END_TEST
 
 /* The lists in messages are the table's names in its order. */
+/* etc/pin.conf.in: every key a pin.conf line may set is there once, as
+ * "#Key=VALUE" with the table's default (an example where the default is
+ * described, not a value); nothing is set as shipped; uncommenting every
+ * such line (and the PartitionName= examples) gives a file that loads. */
+START_TEST (test_shipped_conf)
+{
+    size_t n;
+    const struct pin_conf_key *k = pin_conf_keys (&n);
+    FILE *f = fopen (SHIPPED, "r");
+    char line[1024], tmpl[] = "/tmp/test_keys.XXXXXX";
+    char *text = calloc (1, 65536);
+    size_t len = 0;
+    int fd, count[MAXKEYS] = {0};
+    struct pin_conf c;
+    pin_error_t e = {""};
+
+    ck_assert_msg (f != NULL, "cannot open %s", SHIPPED);
+    ck_assert_ptr_nonnull (text);
+    ck_assert_uint_le (n, MAXKEYS);
+    while (fgets (line, sizeof (line), f)) {
+        char *p = line, *at;
+        line[strcspn (line, "\n")] = '\0';
+        /* what make substitutes */
+        if ((at = strstr (line, "@bindir@"))) {
+            char rest[1024];
+            snprintf (rest, sizeof (rest), "%s", at + strlen ("@bindir@"));
+            snprintf (at, sizeof (line) - (size_t)(at - line), "%s%s",
+                      PIN_BINDIR, rest);
+        }
+        while (isspace ((unsigned char)*p))
+            p++;
+        ck_assert_msg (*p == '\0' || *p == '#',
+                       "%s: '%s' is set; every line ships commented out",
+                       SHIPPED, line);
+        for (size_t i = 0; *p == '#' && i < n; i++) {
+            size_t l = strlen (k[i].name);
+            if (strncmp (p + 1, k[i].name, l) || p[1 + l] != '=')
+                continue;
+            count[i]++;
+            if ((k[i].where & PIN_CONF_KEY_GLOBAL)
+                && !(k[i].where & PIN_CONF_KEY_DESCRIBED))
+                ck_assert_msg (!strcmp (p + 2 + l, k[i].defval),
+                               "%s: '%s': the default is %s",
+                               SHIPPED, p, k[i].defval);
+            /* uncommented in the copy that must load */
+            len += (size_t)snprintf (text + len, 65536 - len, "%s\n", p + 1);
+        }
+    }
+    fclose (f);
+    for (size_t i = 0; i < n; i++) {
+        if (k[i].where & PIN_CONF_KEY_GLOBAL)
+            ck_assert_msg (count[i] == 1,
+                           "%s: #%s= appears %d times; want once",
+                           SHIPPED, k[i].name, count[i]);
+        else if (k[i].where & PIN_CONF_KEY_LINE)
+            ck_assert_msg (count[i] >= 1, "%s: no #%s= example",
+                           SHIPPED, k[i].name);
+    }
+    fd = mkstemp (tmpl);
+    ck_assert_int_ge (fd, 0);
+    ck_assert_int_eq (write (fd, text, len), (ssize_t)len);
+    close (fd);
+    pin_conf_defaults (&c);
+    ck_assert_msg (pin_conf_load_file (&c, tmpl, true, &e) == 0,
+                   "%s uncommented: %s", SHIPPED, e.text);
+    unlink (tmpl);
+    free (text);
+}
+END_TEST
+
 START_TEST (test_names)
 {
     char buf[1024];
@@ -310,6 +384,7 @@ int main (void)
     tcase_add_test (tc, test_partition_keys_in_man);
     tcase_add_test (tc, test_defaults_parse);
     tcase_add_test (tc, test_names);
+    tcase_add_test (tc, test_shipped_conf);
     suite_add_tcase (s, tc);
     return tap_run (s, NULL, 0);
 }
