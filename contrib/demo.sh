@@ -14,6 +14,17 @@
 # reports it (/proc/self/status), and stops the cluster again.  Each step
 # is a function called from main().
 #
+#   contrib/demo.sh --installed
+#
+# does the same with the installed packages instead of the build tree:
+# slurm-pin from /usr/bin, pin.so from Slurm's plugin directory, the
+# plugstack.conf line of the installed drop-in
+# (/etc/slurm/plugstack.conf.d/50-slurm-pin.conf, uncommented as an admin
+# would) and the installed /etc/slurm/pin.conf as it ships.  Where the
+# packages are not installed it builds and installs them first
+# (contrib/build-debs.sh --install: Debian only).  CI runs it after the
+# tests, on each release.
+#
 #   contrib/demo.sh --vm
 #
 # also shows the multi-NUMA case this machine cannot: it boots the qemu
@@ -38,7 +49,7 @@ jobs=${JOBS:-2}
 # Relative to the top of the repository, where the commands run.
 alice_xml=../shared/topologies/32em64t-2n8c2t-pci-noio.xml
 policies="numa-local numa-spread cache-shared random none"
-PATH=$top/build/src/cmd:$PATH
+installed=no
 
 say () {
     printf '\n==== %s ====\n' "$*"
@@ -56,6 +67,11 @@ step_deps () {
 }
 
 step_build () {
+    if test $installed = yes; then
+        step_install
+        return
+    fi
+    PATH=$top/build/src/cmd:$PATH
     say "building in build/"
     test -x configure || ./autogen.sh >autogen.log 2>&1 \
         || { cat autogen.log; return 1; }
@@ -65,6 +81,19 @@ step_build () {
     fi
     make -C build -s -j"$jobs" >/dev/null
     echo "built build/src/cmd/slurm-pin"
+}
+
+# --installed: the packages, built from this tree where none is installed.
+step_install () {
+    say "the installed packages"
+    if ! dpkg -s slurm-pin slurm-pin-spank >/dev/null 2>&1; then
+        echo "slurm-pin is not installed: building and installing the packages"
+        contrib/build-debs.sh --out build/deb --install
+    fi
+    dpkg-query -W -f '${Package} ${Version}\n' slurm-pin slurm-pin-spank \
+        slurm-pin-jobsubmit slurm-pin-plot 2>/dev/null || true
+    PATH=/usr/bin:$PATH
+    echo "slurm-pin: $(command -v slurm-pin) ($(slurm-pin --version))"
 }
 
 step_plan_alice () {
@@ -105,12 +134,33 @@ stop_cluster () {
     fi
 }
 
+journal=""
+profdir=""
+demo_start=""
 step_slurm () {
     local pin_so=$top/build/src/plugins/spank/.libs/pin.so
+    local dropin=/etc/slurm/plugstack.conf.d/50-slurm-pin.conf
     say "a local Slurm with pin.so (contrib/local-slurm.sh)"
     demo_dir=$(mktemp -d /tmp/slurm-pin-demo.XXXXXX)
     trap stop_cluster EXIT
-    cat >"$demo_dir/pin.conf" <<-EOF
+    # the records of this run only (the installed journal may hold others)
+    demo_start=$(date +%Y-%m-%dT%H:%M:%S)
+    if test $installed = yes; then
+        # the drop-in's line, uncommented as the admin guide says; pin.so
+        # then reads the installed /etc/slurm/pin.conf (all defaults)
+        sed -n 's/^#[[:space:]]*\(required[[:space:]].*pin\.so.*\)$/\1/p' \
+            "$dropin" >"$demo_dir/plugstack.conf"
+        test -s "$demo_dir/plugstack.conf" \
+            || { echo "demo: no commented-out pin.so line in $dropin" >&2; return 1; }
+        echo "plugstack.conf: the line of $dropin, uncommented:"
+        cat "$demo_dir/plugstack.conf"
+        echo "pin.conf: /etc/slurm/pin.conf as installed"
+        journal=/var/lib/slurm-pin/journal
+        profdir=/var/lib/slurm-pin/profile
+        contrib/local-slurm.sh start --dir "$demo_dir/slurm" \
+            --plugstack "$demo_dir/plugstack.conf" >"$demo_dir/env"
+    else
+        cat >"$demo_dir/pin.conf" <<-EOF
 	DefaultPolicy=none
 	StateDir=$demo_dir/pin-state
 	TopologyCache=$demo_dir/pin-state/topology.xml
@@ -118,11 +168,15 @@ step_slurm () {
 	DeliverCommand=none
 	ProfileDir=$demo_dir/profile
 	EOF
-    echo "required $pin_so conf=@PIN_CONF@" >"$demo_dir/plugstack.conf"
+        echo "required $pin_so conf=@PIN_CONF@" >"$demo_dir/plugstack.conf"
+        journal=$demo_dir/journal
+        profdir=$demo_dir/profile
+        contrib/local-slurm.sh start --dir "$demo_dir/slurm" \
+            --plugstack "$demo_dir/plugstack.conf" \
+            --pin-conf "$demo_dir/pin.conf" >"$demo_dir/env"
+    fi
     local env
-    env=$(contrib/local-slurm.sh start --dir "$demo_dir/slurm" \
-        --plugstack "$demo_dir/plugstack.conf" \
-        --pin-conf "$demo_dir/pin.conf")
+    env=$(cat "$demo_dir/env")
     demo_dir=$demo_dir/slurm
     eval "$env"
     echo "SLURM_CONF=$SLURM_CONF"
@@ -161,7 +215,7 @@ step_slurm () {
 # A profiled step: 20 short-lived processes at ~10 Hz, every one of them
 # seen by the kernel's proc connector, summarised by slurm-pin profile.
 step_profile () {
-    local prof=${demo_dir%/slurm}/profile job
+    local prof=$profdir job
     say "a profiled step (srun --pin-profile): every process, from the kernel"
     echo "\$ srun --pin-profile=200ms -n 1 -c 1 sh -c 'for i in \$(seq 20); do /bin/true; sleep 0.1; done'"
     job=$(srun --pin-profile=200ms -n 1 -c 1 \
@@ -173,7 +227,7 @@ step_profile () {
 # journal (JournalDir= in its pin.conf; no slurmdbd: MariaDB would cost
 # seconds and the journal holds the same records).
 step_acct () {
-    local journal=${demo_dir%/slurm}/journal jobs n=0
+    local jobs n=0
     say "accounting: slurm-pin acct and slurm-pin eff (the node journal)"
     # the job records come from the job epilog, which slurmd runs after
     # the job has ended: wait for them (5 s at most)
@@ -182,13 +236,13 @@ step_acct () {
         n=$((n + 1))
     done
     sleep 0.5
-    jobs=$(slurm-pin acct --journal "$journal" -S now-1hours -X -n -P \
+    jobs=$(slurm-pin acct --journal "$journal" -S "$demo_start" -X -n -P \
         -o JobID | paste -sd, -)
     if test -z "$jobs"; then
         echo "no records in $journal"
         return 1
     fi
-    show slurm-pin acct --journal "$journal" -j "$jobs" \
+    show slurm-pin acct --journal "$journal" -S "$demo_start" -j "$jobs" \
         -o JobID,JobName%12,AllocCPUS,Elapsed,State,PinPolicy,Cpuset,CPUEff
     show slurm-pin eff --journal "$journal" "${pilot_job:-${jobs##*,}}"
 }
@@ -238,7 +292,8 @@ main () {
     while test $# -gt 0; do
         case $1 in
             --vm) vm=yes; shift ;;
-            *) echo "demo.sh: '$1': unknown option; known: --vm" >&2; exit 2 ;;
+            --installed) installed=yes; shift ;;
+            *) echo "demo.sh: '$1': unknown option; known: --vm, --installed" >&2; exit 2 ;;
         esac
     done
     step_deps

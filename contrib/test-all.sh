@@ -5,19 +5,29 @@
 #   contrib/test-all.sh [--tiers LIST] [--vm-modes MODES]
 #
 # --tiers LIST runs only the named test stages after the build, LIST a
-# comma-separated subset of check,sanitize,distcheck,fuzz,vm (default: all
-# of them).  Install, autogen and build always run.  --vm-modes MODES
-# runs the qemu tier in those Slurm modes only ("cgroup", "affinity" or
-# both, the default; t/vm/run-tests.sh --modes).  With no option, every
-# stage in every mode: the README's test command.  CI runs that on one
-# Debian release and fewer stages on the others (doc/testing.md).
+# comma-separated subset of unit,t,check,packages,sanitize,distcheck,fuzz,vm
+# (default: unit,packages,sanitize,distcheck,fuzz,vm).  Install, autogen
+# and build always run.  --vm-modes MODES runs the qemu tier in those
+# Slurm modes only ("cgroup", "affinity" or both, the default;
+# t/vm/run-tests.sh --modes).  With no option, every stage in every mode:
+# the README's test command.  CI runs that on one Debian release and fewer
+# stages on the others (doc/testing.md).
 #
 # Stages, each announced by a "==== ... ====" header:
 #   1. install the Debian packages (contrib/install-deps.sh)
 #   2. ./autogen.sh
-#   3. build in build/ with --enable-werror (bench/ included, not run),
-#      then 'make check' there (unit tests of every library and the
-#      integration tests in t/)
+#   3. build in build/ with --enable-werror (bench/ included, not run)
+#   3a. unit: 'make check' in build/src (the unit tests of every library,
+#      the plugins' symbol checks)
+#   3b. t: 'make check' in build/t, the integration tests against the
+#      build tree (the developers' tier; check = unit,t)
+#   3c. packages: the Debian packages built from this tree
+#      (contrib/build-debs.sh: dpkg-buildpackage, lintian) and installed,
+#      then the integration tests of build/t against the INSTALLED files
+#      (PIN_INSTALLED=1: /usr/bin/slurm-pin, pin.so and job_submit_pin.so
+#      from Slurm's plugin directory; t/sharness.d/00-pin.sh).  This is
+#      what the default runs instead of 3b: the files a site installs are
+#      the ones tested.  It leaves the packages installed.
 #   4. build in build-sanitize/ with ASan+UBSan, run the unit tests
 #   4b. make distcheck in build/: the tarball alone builds, passes its unit
 #      tests and the sharness files that need no Slurm (the Slurm tier ran
@@ -48,8 +58,8 @@
 # instead of skipping them.
 set -uo pipefail
 
-all_tiers=check,sanitize,distcheck,fuzz,vm
-tiers=$all_tiers
+all_tiers=unit,t,check,packages,sanitize,distcheck,fuzz,vm
+tiers=unit,packages,sanitize,distcheck,fuzz,vm
 vm_modes=()
 while (($#)); do
     case $1 in
@@ -68,6 +78,8 @@ for t in "${wanted[@]}"; do
     [[ ,$all_tiers, == *,"$t",* ]] \
         || { echo "test-all: --tiers: '$t' is not a tier; known: $all_tiers" >&2; exit 2; }
 done
+# check is unit and t (the build tree's 'make check')
+[[ ,$tiers, == *,check,* ]] && tiers=$tiers,unit,t
 # want TIER: whether stage TIER runs in this run
 want () {
     [[ ,$tiers, == *,"$1",* ]]
@@ -266,12 +278,41 @@ echo "built: build/src/cmd/slurm-pin, build/bench/bench-plan, bench-step, bench-
 
 echo "tiers: $tiers${vm_modes[1]:+ (qemu modes: ${vm_modes[1]})}; $(grep -h '^PRETTY_NAME=' /etc/os-release 2>/dev/null | cut -d= -f2 | tr -d '"'); $(sinfo -V 2>/dev/null || echo 'no sinfo')"
 
-if want check; then
-header "check (make check in build/: unit tests and t/)"
+if want unit; then
+header "unit (make check in build/src: the unit tests)"
 before=$(failed_results)
-if ! make -C build -k -j"$jobs" check; then
-    show_failed_logs build
-    test_stage_failed "check" "$before"
+if ! make -C build/src -k -j"$jobs" check; then
+    show_failed_logs build/src
+    test_stage_failed "unit" "$before"
+fi
+fi
+
+if want t; then
+header "t (make check in build/t: integration tests, build tree)"
+before=$(failed_results)
+if ! make -C build/t -k -j"$jobs" check; then
+    show_failed_logs build/t
+    test_stage_failed "t" "$before"
+fi
+fi
+
+# The packages a site installs, built from this tree, installed, and the
+# integration tests run against the installed files.
+if want packages; then
+header "packages (contrib/build-debs.sh --install: dpkg-buildpackage, lintian, apt-get install)"
+if ! contrib/build-debs.sh --out build/deb --install; then
+    stage_failed "packages-build"
+else
+    # where the packages put slurm-pin and pin.so (dpkg's own list)
+    inst_bin=$(dpkg -L slurm-pin | sed -n 's|/slurm-pin$||p' | grep /bin | head -n 1)
+    inst_plugin=$(dpkg -L slurm-pin-spank | sed -n 's|/pin\.so$||p' | head -n 1)
+    header "t against the installed packages (make check in build/t, PIN_INSTALLED=1: $inst_bin, $inst_plugin)"
+    before=$(failed_results)
+    if ! PIN_INSTALLED=1 PIN_INST_BINDIR=$inst_bin PIN_INST_PLUGINDIR=$inst_plugin \
+            make -C build/t -k -j"$jobs" check; then
+        show_failed_logs build/t
+        test_stage_failed "packages-t" "$before"
+    fi
 fi
 fi
 

@@ -320,7 +320,7 @@ test_expect_success SLURM,PIN_SO,NOBODY 'the same with a directory of nobody'"'"
 # job_submit_pin.so reads DIR/etc/pin.conf beside slurm.conf, in
 # slurmctld: a file nobody owns is refused there too (the last good rules
 # stay), and a root-owned 0644 file is what it accepts.
-JS_DIR="$PIN_BUILDDIR/src/plugins/job_submit/.libs"
+JS_DIR="$PIN_JS_DIR"
 test -r "$JS_DIR/job_submit_pin.so" && test_set_prereq JS_SO
 SLURM_PLUGINDIR=$(dirname "$(find /usr/lib -name job_submit_lua.so -path '*slurm*' 2>/dev/null | head -1)")
 

@@ -22,7 +22,7 @@ pin_so_prereq
 PY=/usr/bin/python3
 test -x "$PY" && test_set_prereq PY
 id nobody >/dev/null 2>&1 && test_set_prereq NOBODY
-SLURM_PIN=$PIN_BUILDDIR/src/cmd/slurm-pin
+SLURM_PIN=$PIN_BIN/slurm-pin
 
 # The state directory: nobody must reach ProfileDir to read its profile.
 STATE=$(mktemp -d /tmp/pin-t2060.XXXXXX) || exit 1

@@ -19,7 +19,7 @@ cpu_heavy_exclusive || exit 1
 slurm_require
 
 pin_so_prereq
-JS_DIR="$PIN_BUILDDIR/src/plugins/job_submit/.libs"
+JS_DIR="$PIN_JS_DIR"
 test -r "$JS_DIR/job_submit_pin.so" && test_set_prereq JS_SO
 SLURM_PLUGINDIR=$(dirname "$(find /usr/lib -name job_submit_lua.so -path '*slurm*' 2>/dev/null | head -1)")
 

@@ -18,7 +18,7 @@ alive and answering, afterwards.
 slurm_require
 
 UPDATE="$PIN_BUILDDIR/t/helpers/update-job"
-JS_DIR="$PIN_BUILDDIR/src/plugins/job_submit/.libs"
+JS_DIR="$PIN_JS_DIR"
 test -r "$JS_DIR/job_submit_pin.so" && test -x "$UPDATE" && test_set_prereq JS_SO
 id nobody >/dev/null 2>&1 && command -v runuser >/dev/null 2>&1 &&
     test_set_prereq NOBODY

@@ -23,7 +23,7 @@ test -x $PY && test_set_prereq PYTHON3
 STATE=$(mktemp -d /tmp/pin-t4002.XXXXXX) || exit 1
 cleanup "rm -rf '$STATE'"
 J=$STATE/journal
-SP="$PIN_BUILDDIR/src/cmd/slurm-pin"
+SP="$PIN_BIN/slurm-pin"
 BASE=slurm-pin-t4002-$$
 CGROOT=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 # the step whose slurmstepd is killed leaves its task's cgroup (nobody is

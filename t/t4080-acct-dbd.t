@@ -101,7 +101,7 @@ while [ \$# -gt 0 ]; do
     *) shift ;;
     esac
 done
-exec "$PIN_BUILDDIR/src/cmd/slurm-pin" deliver -v --journal "$J/epilog" --job "\$job" --timeout "\$tmo" 2>>"$STATE/deliver.log"
+exec "$PIN_BIN/slurm-pin" deliver -v --journal "$J/epilog" --job "\$job" --timeout "\$tmo" 2>>"$STATE/deliver.log"
 EOF
 chmod 0755 "$STATE/deliver-wrapper"
 cat >pin.conf <<EOF

@@ -75,7 +75,7 @@ while [ "\$(ls "$STATE/barrier" | grep -c "^\$job\\.")" -lt 2 ] && [ \$i -lt 300
     sleep 0.01
     i=\$((i + 1))
 done
-"$PIN_BUILDDIR/src/cmd/slurm-pin" deliver -v --journal "\$nj" --job "\$job" --timeout "\$tmo" >"\$nj/out" 2>"\$nj/err"
+"$PIN_BIN/slurm-pin" deliver -v --journal "\$nj" --job "\$job" --timeout "\$tmo" >"\$nj/out" 2>"\$nj/err"
 echo \$? >"$STATE/done/\$job.\$node"
 EOF
 chmod 0755 "$STATE/deliver-barrier"
@@ -137,7 +137,7 @@ test_expect_success SLURM,PIN_SO,PYTHON3 "$NJOBS two-node jobs, both nodes deliv
                 mkdir -m 700 "$nj" &&
                 cat "$STATE/journal"/journal* | grep -F "\"job_id\":$job," |
                     grep -F "\"node\":\"$n\"" >"$nj/journal" &&
-                "$PIN_BUILDDIR/src/cmd/slurm-pin" deliver --journal "$nj" --job $job --timeout 60 ||
+                "$PIN_BIN/slurm-pin" deliver --journal "$nj" --job $job --timeout 60 ||
                 return 1
             fi
         done

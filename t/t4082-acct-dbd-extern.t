@@ -19,7 +19,7 @@ slurm_require_accounting
 pin_so_prereq
 PY=/usr/bin/python3
 test -x $PY && test_set_prereq PYTHON
-SLURM_PIN=$PIN_BUILDDIR/src/cmd/slurm-pin
+SLURM_PIN=$PIN_BIN/slurm-pin
 
 # pin.conf paths take no spaces; the trash directory has one
 STATE=$(mktemp -d /tmp/pin-t4082.XXXXXX) || exit 1

@@ -27,7 +27,7 @@ test -x $PY && test_set_prereq PYTHON3
 
 NJOBS=${PIN_CATCHUP_JOBS:-40}
 NLATE=10
-SP="$PIN_BUILDDIR/src/cmd/slurm-pin"
+SP="$PIN_BIN/slurm-pin"
 STATE=$(mktemp -d /tmp/pin-t4083.XXXXXX) || exit 1
 cleanup "rm -rf '$STATE'"
 BASE=slurm-pin-t4083-$$

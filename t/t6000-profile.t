@@ -78,7 +78,7 @@ if command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
 fi
 test_expect_success SETPRIV '--record as another user than root is refused' '
     test_expect_code 1 setpriv --reuid=nobody --regid=nogroup --clear-groups \
-        "$PIN_BUILDDIR/src/cmd/slurm-pin" profile --record /tmp/x.jsonl -- true \
+        "$PIN_BIN/slurm-pin" profile --record /tmp/x.jsonl -- true \
         2>r.err &&
     grep "needs root" r.err
 '

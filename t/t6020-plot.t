@@ -90,6 +90,26 @@ test_expect_success 'plot --help prints the usage on stdout, exit 0' '
 
 # --- crafted profiles ---------------------------------------------------
 
+# slurm-pin plot runs slurm-pin-plot from slurm-pin's own directory
+# (src/cmd/plotexec.c): where it is not installed (a compute node with
+# the slurm-pin package only), one line names the package.
+test_expect_success 'plot without slurm-pin-plot beside slurm-pin: one line naming the package' '
+    mkdir -p alone &&
+    cp "$PIN_BIN/slurm-pin" alone/ &&
+    test_must_fail alone/slurm-pin plot x.jsonl --kind cpu -o x.png 2>err &&
+    test "$(wc -l <err)" -eq 1 &&
+    grep -F "slurm-pin plot: $PWD/alone/slurm-pin-plot is not installed" err &&
+    grep -F "install the package slurm-pin-plot" err
+'
+
+test_expect_success 'slurm-pin plot and slurm-pin-plot are one program: the same usage' '
+    slurm-pin plot --help >via &&
+    "$PIN_BIN/slurm-pin-plot" --help >direct &&
+    test_cmp via direct &&
+    ldd "$PIN_BIN/slurm-pin" >ldd.out &&
+    ! grep -i plplot ldd.out
+'
+
 test_expect_success PY 'write the crafted profiles' '
     "$PY" "$MK" full.jsonl --cg --confine 5 --header-job >full.json &&
     "$PY" "$MK" plain.jsonl --cpus 3 --commands "sim:20,reco:10" >plain.json &&

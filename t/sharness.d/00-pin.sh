@@ -6,8 +6,27 @@
 : "${PIN_BUILDDIR:=$(cd "$SHARNESS_BUILD_DIRECTORY" && pwd)}"
 export PIN_SRCDIR PIN_BUILDDIR
 
-# The command under test.
-PATH="$PIN_BUILDDIR/src/cmd:$PATH"
+# What is under test: the build tree (default), or with PIN_INSTALLED
+# non-empty the installed files (contrib/test-all.sh's packages tier,
+# after installing the packages): slurm-pin from PIN_INST_BINDIR, pin.so
+# and job_submit_pin.so from Slurm's plugin directory PIN_INST_PLUGINDIR
+# (both from configure, as the packages use them; t/Makefile.am sets
+# them).  Tests name the files through these variables only:
+#   PIN_BIN        the directory of slurm-pin and slurm-pin-plot
+#   PIN_SO         pin.so
+#   PIN_JS_DIR     the directory of job_submit_pin.so (for PluginDir=)
+if test -n "${PIN_INSTALLED:-}"; then
+    PIN_BIN=${PIN_INST_BINDIR:-/usr/bin}
+    PIN_SO=${PIN_INST_PLUGINDIR:-/nonexistent}/pin.so
+    PIN_JS_DIR=${PIN_INST_PLUGINDIR:-/nonexistent}
+    test_set_prereq INSTALLED
+else
+    PIN_BIN=$PIN_BUILDDIR/src/cmd
+    PIN_SO=$PIN_BUILDDIR/src/plugins/spank/.libs/pin.so
+    PIN_JS_DIR=$PIN_BUILDDIR/src/plugins/job_submit/.libs
+fi
+export PIN_BIN PIN_SO PIN_JS_DIR
+PATH="$PIN_BIN:$PATH"
 export PATH
 
 # The shared fixtures sit beside the repository (../shared).
