@@ -244,14 +244,16 @@ test_expect_success CONNECTOR,PY 'every process line of the profile is a descend
 # into a 128 KiB receive buffer: the kernel must drop events, and the
 # profile must say so: ENOBUFS, sequence gaps covering every missing fork.
 test_expect_success CONNECTOR,PY 'events dropped by the kernel are counted, not ignored' '
-    rm -f started &&
+    rm -f started go &&
     { slurm-pin profile --record lossy.jsonl --rcvbuf 65536 --interval 0 -- \
-        sh -c "touch started; sleep 1; \"$PY\" \"$WORKLOAD\" burst 3000" \
+        sh -c "touch started; while ! test -e go; do sleep 0.05; done; \"$PY\" \"$WORKLOAD\" burst 3000" \
         >lossy-workload.json 2>lossy.err & } &&
     rec=$! &&
-    # stop the recorder once it runs the workload (before: nothing forks)
-    for i in $(seq 100); do test -e started && break; sleep 0.1; done &&
-    kill -STOP $rec && sleep 4 && kill -CONT $rec &&
+    # stop the recorder once it runs the workload, and only then let the
+    # workload fork (on a loaded machine a timed wait raced with it)
+    for i in $(seq 600); do test -e started && break; sleep 0.1; done &&
+    test -e started &&
+    kill -STOP $rec && touch go && sleep 4 && kill -CONT $rec &&
     wait $rec &&
     cat lossy.err &&
     grep "events were lost" lossy.err &&
