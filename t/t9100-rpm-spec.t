@@ -42,11 +42,12 @@ REL=$(realpath --relative-to="$PIN_BUILDDIR" "$WORK")
 RPMS=$TOP/RPMS/$(rpm --eval '%{_arch}' 2>/dev/null)
 LIBDIR=$(rpm --eval '%{_libdir}' 2>/dev/null)
 ISA=$(rpm --eval '%{?_isa}' 2>/dev/null)
-# make of the build directory, without what the make running this test
-# passes down (make check TESTS=t9100-rpm-spec.t would ship one test).
+# Nothing of the make that runs this test reaches the makes it runs
+# (make check TESTS=t9100-rpm-spec.t would ship only this test, and the
+# jobserver of make -j is not open in rpmbuild's scriptlets).
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 build_make () {
-    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES \
-        make -s -C "$PIN_BUILDDIR" "$@"
+    make -s -C "$PIN_BUILDDIR" "$@"
 }
 rpmq () {
     rpm -qp --nosignature "$@" 2>/dev/null
