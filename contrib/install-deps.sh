@@ -12,6 +12,8 @@
 # python3-pil.
 # pin.so makes each profile root's and lets its job's user read it through
 # a POSIX ACL: libacl1-dev.
+# t/t9100-rpm-spec.t builds contrib/slurm-pin.spec with rpmbuild and reads
+# the RPMs (rpm, rpm2cpio, cpio).
 set -eu
 
 PACKAGES="
@@ -26,6 +28,7 @@ PACKAGES="
   qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
   iproute2 procps util-linux
   strace
+  rpm rpm2cpio
 "
 
 missing=""
