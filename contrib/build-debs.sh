@@ -36,6 +36,7 @@ while (($#)); do
     case $1 in
         -o) (($# >= 2)) || usage; out=$2; shift 2 ;;
         -j) (($# >= 2)) || usage; jobs=$2; shift 2 ;;
+        -j?*) jobs=${1#-j}; shift ;;
         --no-deps) deps=0; shift ;;
         --install) install=1; shift ;;
         -h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
