@@ -88,7 +88,7 @@ step_install () {
     say "the installed packages"
     if ! dpkg -s slurm-pin slurm-pin-spank >/dev/null 2>&1; then
         echo "slurm-pin is not installed: building and installing the packages"
-        contrib/build-debs.sh --out build/deb --install
+        contrib/build-debs.sh -o build/deb --install
     fi
     dpkg-query -W -f '${Package} ${Version}\n' slurm-pin slurm-pin-spank \
         slurm-pin-jobsubmit slurm-pin-plot 2>/dev/null || true

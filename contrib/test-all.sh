@@ -300,7 +300,7 @@ fi
 # integration tests run against the installed files.
 if want packages; then
 header "packages (contrib/build-debs.sh --install: dpkg-buildpackage, lintian, apt-get install)"
-if ! contrib/build-debs.sh --out build/deb --install; then
+if ! contrib/build-debs.sh -o build/deb --install; then
     stage_failed "packages-build"
 else
     # where the packages put slurm-pin and pin.so (dpkg's own list)
