@@ -157,7 +157,11 @@ step_slurm () {
         echo "pin.conf: /etc/slurm/pin.conf as installed"
         journal=/var/lib/slurm-pin/journal
         profdir=/var/lib/slurm-pin/profile
+        # a cluster name of its own: the installed journal may hold records
+        # of other local clusters whose job ids start at 1 too (a job is
+        # its cluster and its id)
         contrib/local-slurm.sh start --dir "$demo_dir/slurm" \
+            --cluster "demo$(date +%s)" \
             --plugstack "$demo_dir/plugstack.conf" >"$demo_dir/env"
     else
         cat >"$demo_dir/pin.conf" <<-EOF

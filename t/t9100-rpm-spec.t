@@ -84,7 +84,9 @@ test_expect_success RPMBUILD 'rpmbuild -ta --nodeps builds the four packages' '
         --define "_topdir $TOP" --define "_tmppath $WORK/tmp" \
         "$WORK/slurm-pin-$VERSION.tar.gz" >rpmbuild.out 2>&1 || {
         tail -40 rpmbuild.out; false; } &&
-    (cd "$RPMS" && ls) >rpms &&
+    # rpm >= 4.20 (Debian 13) also writes -debuginfo (and -debugsource)
+    # packages, as RHEL does: not ours to check
+    (cd "$RPMS" && ls | grep -Ev -- "-debug(info|source)-") >rpms &&
     cat >expect <<-EOF &&
 	slurm-pin-$VERSION-1.$(rpm --eval %_arch).rpm
 	slurm-pin-jobsubmit-$VERSION-1.$(rpm --eval %_arch).rpm
