@@ -66,6 +66,13 @@ enum {
                                    machine with several NUMA nodes, but
                                    the allocation holds CPUs of one only
                                    (doc/job-submit.md) */
+    PLACE_FB_GPU_REMOTE = 2048,      /* "gpu-remote": a CPU of the task is
+                                   not local to the task's GPU(s): the
+                                   allocation had too few free CPUs there,
+                                   so the nearest by NUMA distance were
+                                   taken (place_request.near) */
+    PLACE_FB_NIC_REMOTE = 4096,      /* "nic-remote": the same for the NIC
+                                   (near_fallback names which bit) */
 };
 
 /* What place_compute() refuses instead of falling back (req.refuse). */
@@ -81,6 +88,18 @@ enum {
 /* Most tasks place_compute() accepts when it has to oversubscribe
  * (8 times Slurm's MAX_TASKS_PER_NODE). */
 #define PLACE_MAX_TASKS 4096
+
+/* A device the step's tasks are placed near (a GPU or a NIC): the PUs
+ * local to it (may hold PUs outside the allowed set) and its NUMA domain
+ * (topo_dev.numa; -1: unknown, then the domain holding most of `cpus`),
+ * from which "nearest" is measured with topo_numa_distance(). */
+struct place_near {
+    hwloc_const_bitmap_t cpus;
+    int numa;
+};
+
+/* Most devices in place_request.near (task_near is a 64-bit mask). */
+#define PLACE_MAX_NEAR 64
 
 struct place_request {
     enum place_policy policy;
@@ -99,12 +118,34 @@ struct place_request {
                                      PUs first); a PU outside busy holds
                                      none, one in busy at least one */
     unsigned nload;               /* entries in load */
+
+    /* Device locality (doc/policies.md, "GPUs and NICs").  With nnear > 0
+     * and a policy that pins, the tasks are split into groups of the same
+     * device(s); each group is placed by the policy's own rule on the
+     * allowed PUs local to its device(s) first; a group with too few free
+     * PUs there takes the nearest NUMA domains' allowed PUs, in order of
+     * topo_numa_distance() from the device's domain, and its tasks get
+     * `near_fallback`.  A request too large for allowed-minus-busy is
+     * placed as without devices, and every task not wholly local gets
+     * `near_fallback`.  PLACE_NONE and PLACE_DYNAMIC ignore devices. */
+    unsigned nnear;                 /* 0: no device; <= PLACE_MAX_NEAR */
+    const struct place_near *near;  /* nnear entries */
+    const uint64_t *task_near;      /* NULL: block-wise, task i near device
+                                       i * nnear / ntasks when ntasks >=
+                                       nnear, else near devices
+                                       [i * nnear / ntasks, (i + 1) * nnear
+                                       / ntasks); else ntasks masks, bit d:
+                                       near device d (0: any device) */
+    unsigned near_fallback;         /* PLACE_FB_GPU_REMOTE or
+                                       PLACE_FB_NIC_REMOTE */
 };
 
 struct place_task {
     hwloc_bitmap_t cpus; /* OS PU indexes */
     hwloc_bitmap_t mems; /* OS NUMA node indexes */
     unsigned fallback;   /* PLACE_FB_* mask, 0 if none */
+    uint64_t near;       /* bit d: placed near place_request.near[d]; 0
+                            when the request had no devices */
 };
 
 struct place_plan {

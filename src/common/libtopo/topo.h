@@ -161,4 +161,70 @@ int topo_list_parse (const char *s, hwloc_bitmap_t set, pin_error_t *errp);
  * frees.  NULL on ENOMEM, or EINVAL for an infinite set. */
 char *topo_list_format (hwloc_const_bitmap_t set);
 
+/* ---- I/O devices: GPUs and NICs (devices.c) ------------------------------ */
+
+/* hwloc's I/O objects, flattened: one entry per GPU (a PCI device of
+ * class 0x03xx display/3D, or any PCI device holding a GPU or co-processor
+ * OS device: CUDA, NVML, RSMI, OpenCL, LevelZero, DRM) and one per NIC
+ * (a network or OpenFabrics OS device).  GPUs come first, sorted by
+ * `index`; NICs after them in hwloc logical order.  They are kept in the
+ * XML and model caches, so a step never loads hwloc's topology to see them.
+ * Rules and examples: doc/topology.md ("I/O devices"). */
+enum topo_dev_kind {
+    TOPO_DEV_GPU = 0,
+    TOPO_DEV_NIC,
+};
+
+#define TOPO_DEV_NAME 32   /* "cuda0", "mlx5_0", "enp59s0f0" */
+#define TOPO_DEV_NAMES 128 /* all OS device names, ',' separated */
+#define TOPO_DEV_BUSID 16  /* "0000:3b:00.0" */
+
+struct topo_dev {
+    enum topo_dev_kind kind;
+    /* GPU: the N of its first OS device in this order of preference:
+     * cudaN, nvmlN, rsmiN, openclXdN (N = d), else its position among the
+     * machine's GPUs in PCI bus order.  NIC: its position among NICs. */
+    unsigned index;
+    bool fabric;                  /* NIC: an OpenFabrics device */
+    char name[TOPO_DEV_NAME];     /* the OS device named by `index`
+                                     ("cuda0"); for a GPU without OS
+                                     devices "pci" + busid */
+    char names[TOPO_DEV_NAMES];   /* every OS device name of it, ',' joined
+                                     (truncated at a whole name) */
+    char busid[TOPO_DEV_BUSID];   /* PCI domain:bus:dev.fn, "" if none */
+    /* Locality: the cpuset and nodeset of the first non-I/O ancestor, as
+     * hwloc_get_non_io_ancestor_obj() gives it, restricted to the PUs of
+     * the table (may be empty: a device under CPUs that are all absent)
+     * and the machine's NUMA nodes.  `numa` is the NUMA domain index
+     * (topo_ndomains (t, TOPO_NUMA)) whose cpuset holds most of `cpuset`,
+     * -1 if none. */
+    hwloc_bitmap_t cpuset;
+    hwloc_bitmap_t nodeset;
+    int numa;
+};
+
+/* Number of devices and device i (0 <= i < n).  Pointers live as long as
+ * t. */
+unsigned topo_ndevs (const topo_t *t);
+const struct topo_dev *topo_dev (const topo_t *t, unsigned i);
+
+/* Find a device of `kind` by `spec`: a decimal index ("0": the device of
+ * that `index`), a PCI bus id ("0000:3b:00.0", also "3b:00.0" for domain
+ * 0, case-insensitive), or an OS device name ("cuda1", "mlx5_0").  For
+ * TOPO_DEV_NIC a NULL or empty spec picks the default NIC: the first
+ * OpenFabrics device, else the first network device.  Returns the device
+ * position (for topo_dev), or -1 with errp naming the spec and what this
+ * machine has ("GPU '7': no such GPU; this topology has GPUs 0-3"). */
+int topo_dev_find (const topo_t *t,
+                   enum topo_dev_kind kind,
+                   const char *spec,
+                   pin_error_t *errp);
+
+/* Distance between NUMA domains a and b, from hwloc's latency matrix
+ * (HWLOC_DISTANCES_KIND_FROM_OS|MEANS_LATENCY, the ACPI SLIT: 10 local, larger
+ * is farther); where hwloc has no matrix: 10 for a == b, 20 within a
+ * package, 30 otherwise.  The model cache carries it.  a, b <
+ * topo_ndomains (t, TOPO_NUMA), else UINT_MAX. */
+unsigned topo_numa_distance (const topo_t *t, unsigned a, unsigned b);
+
 #endif /* !PIN_TOPO_H */
