@@ -605,6 +605,25 @@ static int parse_confine (const char *value,
     return 0;
 }
 
+/* GpuBinding=no|enforce */
+static int parse_gpu_binding (const char *value,
+                              void *dst,
+                              size_t size,
+                              char *why,
+                              size_t n)
+{
+    (void)size;
+    if (strcasecmp (value, "no") == 0)
+        *(int *)dst = PIN_GPU_BINDING_NO;
+    else if (strcasecmp (value, "enforce") == 0)
+        *(int *)dst = PIN_GPU_BINDING_ENFORCE;
+    else {
+        snprintf (why, n, "expected no or enforce");
+        return -1;
+    }
+    return 0;
+}
+
 /* SpreadSockets=N: 0 (off) or 2..64 sockets per node, into an int */
 static int parse_spread_sockets (const char *value,
                                  void *dst,
@@ -858,6 +877,27 @@ static const struct pin_conf_key keys[] = {
      "256M",
      "the largest profile of one step",
      GLOBAL (profile_max_size)},
+    {"GpuBinding",
+     "{no|enforce}",
+     G | P,
+     parse_gpu_binding,
+     "no",
+     "job_submit: enforce binding of a GPU job's cores to its GPUs",
+     OVERRIDABLE (gpu_binding, PIN_CONF_PART_GPU_BINDING)},
+    {"TestTopology",
+     "path",
+     G,
+     parse_path_or_none,
+     "none",
+     "test only: an hwloc XML used instead of the node's topology",
+     GLOBAL (test_topology)},
+    {"TestDeviceRoot",
+     "path",
+     G,
+     parse_path_or_none,
+     "none",
+     "test only: where sys/dev/char and proc/driver/nvidia are read",
+     GLOBAL (test_device_root)},
 };
 
 #undef G
