@@ -36,6 +36,7 @@ int pin_step_set_devices (pin_step_t *s,
     if (!s->topo)
         return errprintf (errp, "the step's devices: no topology loaded");
     s->nnear = 0;
+    s->near_is_nic = false;
     s->nic_cpus = NULL;
     s->rec_gpus[0] = s->rec_nic[0] = '\0';
     for (unsigned k = 0; k < d->ngpus && s->nnear < PLACE_MAX_NEAR; k++) {
@@ -49,6 +50,10 @@ int pin_step_set_devices (pin_step_t *s,
             const struct topo_dev *dev = topo_dev (s->topo, (unsigned)i);
             s->near[s->nnear].cpus = dev->cpuset;
             s->near[s->nnear].numa = dev->numa;
+            snprintf (s->near_label[s->nnear],
+                      sizeof (s->near_label[0]),
+                      "%s",
+                      dev->busid);
             s->nnear++;
             rec_add (s->rec_gpus, sizeof (s->rec_gpus), dev->busid);
             steplog (&s->log,
@@ -73,8 +78,12 @@ int pin_step_set_devices (pin_step_t *s,
                 s->near_own[s->nnear] = set;
                 s->near[s->nnear].cpus = set;
                 s->near[s->nnear].numa = -1;
-                s->nnear++;
                 snprintf (item, sizeof (item), "gres:%u", g->index);
+                snprintf (s->near_label[s->nnear],
+                          sizeof (s->near_label[0]),
+                          "%s",
+                          item);
+                s->nnear++;
                 rec_add (s->rec_gpus, sizeof (s->rec_gpus), item);
                 steplog (&s->log,
                          STEPLOG_INFO,
@@ -123,12 +132,44 @@ int pin_step_set_devices (pin_step_t *s,
                 s->near[0].cpus = dev->cpuset;
                 s->near[0].numa = dev->numa;
                 s->nnear = 1;
+                s->near_is_nic = true;
             }
         }
     }
     s->near_fallback = d->ngpus && s->rec_gpus[0] ? PLACE_FB_GPU_REMOTE
                                                   : PLACE_FB_NIC_REMOTE;
     return 0;
+}
+
+const char *pin_step_task_devices (const pin_step_t *s,
+                                   int id,
+                                   char *buf,
+                                   size_t n)
+{
+    size_t len = 0;
+    const struct place_task *t = pin_step_task (s, id);
+
+    if (n)
+        buf[0] = '\0';
+    if (!s || !n)
+        return buf;
+    if (s->nnear && !s->near_is_nic) {
+        len += (size_t)snprintf (buf, n, " gpus=");
+        bool first = true;
+        for (unsigned d = 0; d < s->nnear && len < n; d++) {
+            if (t && !((t->near >> d) & 1))
+                continue;
+            len += (size_t)snprintf (buf + len,
+                                     n - len,
+                                     "%s%s",
+                                     first ? "" : ",",
+                                     s->near_label[d]);
+            first = false;
+        }
+    }
+    if (s->rec_nic[0] && len < n)
+        snprintf (buf + len, n - len, " nic=%s", s->rec_nic);
+    return buf;
 }
 
 const char *pin_step_gpus_text (const pin_step_t *s)

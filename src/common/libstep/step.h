@@ -130,6 +130,14 @@ int pin_step_set_devices (pin_step_t *s,
  * placed near (',' joined; "gres:N" for one known by its Cores= only)
  * and the NIC's name; "" when none.  Owned by the step. */
 const char *pin_step_gpus_text (const pin_step_t *s);
+
+/* " gpus=BUSID[,BUSID] nic=NAME" for task id's verbose line (the GPUs of
+ * the task where the step was placed, every located GPU otherwise); ""
+ * without devices.  Into buf (size n), returned. */
+const char *pin_step_task_devices (const pin_step_t *s,
+                                   int id,
+                                   char *buf,
+                                   size_t n);
 const char *pin_step_nic_text (const pin_step_t *s);
 
 /* Decide the cgroup mode (cg2_mode_detect with this process's own

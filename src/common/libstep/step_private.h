@@ -73,6 +73,8 @@ struct pin_step {
     hwloc_bitmap_t near_own[PLACE_MAX_NEAR]; /* sets we made (Cores=) */
     unsigned near_fallback;                  /* PLACE_FB_GPU/NIC_REMOTE */
     hwloc_const_bitmap_t nic_cpus;           /* the NIC beside GPUs */
+    char near_label[PLACE_MAX_NEAR][32]; /* bus id, gres:N or NIC name */
+    bool near_is_nic;                    /* near[0] is the NIC */
     char rec_gpus[256];
     char rec_nic[64];
 
