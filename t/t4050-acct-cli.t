@@ -184,6 +184,23 @@ test_expect_success '-o Gpus,Nic: the GPUs and NIC of a step, - when none' '
     test_cmp expect out
 '
 
+test_expect_success PYTHON3 '--json: gpus and nic under slurm_pin, null when none' '
+    slurm-pin acct --journal=jgpu -S 2023-11-01 --json >out.json 2>err &&
+    cat >check.py <<-\EOF &&
+	import json, sys
+	d = json.load(open("out.json"))
+	j = {x["job_id"]: x for x in d["jobs"]}
+	s = j[401]["steps"]
+	assert j[401]["slurm_pin"]["gpus"] == "0000:3b:00.0,0000:86:00.0", j[401]
+	assert j[401]["slurm_pin"]["nic"] == "mlx5_0"
+	assert s[0]["slurm_pin"]["gpus"] == "0000:3b:00.0,0000:86:00.0"
+	assert s[1]["slurm_pin"]["gpus"] == "gres:1"
+	assert s[1]["slurm_pin"]["nic"] is None
+	assert j[402]["slurm_pin"]["gpus"] is None
+	EOF
+    python3 check.py
+'
+
 test_expect_success '-j: steps, array tasks, whole arrays' '
     $ACCT -j 101.0,102.batch -o JobID -P -n >out 2>/dev/null &&
     printf "101.0\n102.batch\n" >expect &&
