@@ -52,7 +52,8 @@ static int conf_dir (char *dir, size_t n, char *why, size_t wn)
         return -1;
     }
     snprintf (dir, n, "%s", slurm_conf.slurm_conf);
-    memmove (dir, dirname (dir), strlen (dirname (dir)) + 1);
+    const char *d = dirname (dir); /* dir itself, or a static "." or "/" */
+    memmove (dir, d, strlen (d) + 1);
     return 0;
 }
 
