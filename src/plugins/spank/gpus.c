@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "glue.h"
+#include "libcgroup2/mode.h"
 #include "libstep/gpus.h"
 #include "libtopo/topo.h"
 
@@ -43,15 +44,22 @@ static bool gres_gpu_configured (void)
     return false;
 }
 
-/* slurm.conf's directory into dir; -1 with why */
+/* slurm.conf's directory into dir: the path the Slurm process read
+ * (slurm_conf.slurm_conf; slurmstepd of Slurm 26.05 leaves it NULL),
+ * else this process's own SLURM_CONF (slurmd's, not the job's), else
+ * Slurm's default.  -1 with why. */
 static int conf_dir (char *dir, size_t n, char *why, size_t wn)
 {
-    if (!&slurm_conf || !slurm_conf.slurm_conf
-        || strlen (slurm_conf.slurm_conf) >= n) {
-        snprintf (why, wn, "slurm.conf's path is not known");
+    const char *conf = &slurm_conf ? slurm_conf.slurm_conf : NULL;
+    const char *env = getenv ("SLURM_CONF");
+
+    if (!conf || conf[0] != '/')
+        conf = env && env[0] == '/' ? env : CG2_SLURM_CONF_DEFAULT;
+    if (strlen (conf) >= n) {
+        snprintf (why, wn, "slurm.conf's path is too long");
         return -1;
     }
-    snprintf (dir, n, "%s", slurm_conf.slurm_conf);
+    snprintf (dir, n, "%s", conf);
     const char *d = dirname (dir); /* dir itself, or a static "." or "/" */
     memmove (dir, d, strlen (d) + 1);
     return 0;
