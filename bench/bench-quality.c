@@ -1221,6 +1221,15 @@ fail:
     return NULL;
 }
 
+static FILE *gout;
+
+/* Per plan, over the cases: sums for the summary. */
+static struct {
+    unsigned cases, ok, alllocal, coreshared, l2shared, nogpu, notheld, fb;
+    double local;
+    unsigned withlocal;
+} gsum[NGP];
+
 static void gprint (const char *fixture,
                     unsigned ngpu,
                     int gc,
@@ -1230,7 +1239,7 @@ static void gprint (const char *fixture,
                     int gp,
                     const struct gres *r)
 {
-    printf ("| %s | %u | %s | %u x %u, %u GPU%s | %s |",
+    fprintf (gout, "| %s | %u | %s | %u x %u, %u GPU%s | %s |",
             fixture,
             ngpu,
             gc_label[gc],
@@ -1239,9 +1248,21 @@ static void gprint (const char *fixture,
             held,
             held == 1 ? "" : "s",
             gp_name[gp]);
+    gsum[gp].cases++;
     if (!r->ok) {
-        printf (" %s | | | | | | |\n", r->why);
+        fprintf (gout, " %s | | | | | | |\n", r->why);
         return;
+    }
+    gsum[gp].ok++;
+    gsum[gp].alllocal += r->withgpu == n && r->remote == 0;
+    gsum[gp].coreshared += r->core_shared > 0;
+    gsum[gp].l2shared += r->l2_shared > 0;
+    gsum[gp].nogpu += r->nogpu > 0;
+    gsum[gp].notheld += r->notheld > 0;
+    gsum[gp].fb += r->fb > 0;
+    if (r->withgpu) {
+        gsum[gp].local += r->local_mean;
+        gsum[gp].withlocal++;
     }
     char fb[16];
     if (r->fb < 0)
@@ -1253,7 +1274,7 @@ static void gprint (const char *fixture,
         snprintf (mean, sizeof (mean), "%.0f %%", r->local_mean);
     else
         snprintf (mean, sizeof (mean), "-");
-    printf (" %s | %u | %u | %u | %u | %s | ",
+    fprintf (gout, " %s | %u | %u | %u | %u | %s | ",
             mean,
             r->remote,
             r->core_shared,
@@ -1262,16 +1283,16 @@ static void gprint (const char *fixture,
             fb);
     const char *sep = "";
     if (r->nogpu) {
-        printf ("%u task%s without a GPU", r->nogpu, r->nogpu == 1 ? "" : "s");
+        fprintf (gout, "%u task%s without a GPU", r->nogpu, r->nogpu == 1 ? "" : "s");
         sep = "; ";
     }
     if (r->notheld) {
-        printf ("%s%u given a GPU not held", sep, r->notheld);
+        fprintf (gout, "%s%u given a GPU not held", sep, r->notheld);
         sep = "; ";
     }
     if (r->note[0])
-        printf ("%s%s", sep, r->note);
-    printf (" |\n");
+        fprintf (gout, "%s%s", sep, r->note);
+    fprintf (gout, " |\n");
 }
 
 static int gpu_mode (const char *only)
@@ -1280,7 +1301,12 @@ static int gpu_mode (const char *only)
     size_t nfx;
     int status = 0;
 
+    char *tbl = NULL;
+    size_t tbllen = 0;
+
     if (mb.dl && mpibind_load_gpu () < 0)
+        return 1;
+    if (!(gout = open_memstream (&tbl, &tbllen)))
         return 1;
     if (fixtures_shared (&fx, &nfx) < 0) {
         fprintf (stderr,
@@ -1288,7 +1314,8 @@ static int gpu_mode (const char *only)
                  fixtures_dir ());
         return 1;
     }
-    printf (
+    fprintf (
+        gout,
         "| fixture | GPUs | case | tasks x CPUs, GPUs held | plan | "
         "GPU-local CPUs (mean) | tasks not wholly local | tasks sharing "
         "a core | tasks sharing an L2 | NUMA per task (max) | gpu-remote | "
@@ -1405,6 +1432,46 @@ static int gpu_mode (const char *only)
         topo_destroy (t);
     }
     fixtures_free (fx);
+    fclose (gout);
+    printf (
+        "### Summary\n\n"
+        "Cases (fixture x case) per plan: how many gave a plan (the rest: "
+        "short, crashed, not applicable); of those, how many put every "
+        "task's CPUs wholly local to its GPU(s), the mean GPU-local share "
+        "(over the cases where a task has a GPU), and in how many a task "
+        "shares a core or an L2 with another task, has no GPU, or got a "
+        "GPU the step does not hold; slurm-pin's cases with a gpu-remote "
+        "fallback.\n\n"
+        "| plan | cases | with a plan | all tasks wholly local | mean "
+        "GPU-local share | a task shares a core | a task shares an L2 | "
+        "a task without a GPU | a GPU not held | gpu-remote |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int gp = 0; gp < NGP; gp++) {
+        if (gp == GP_MPIBIND && !mb.dl)
+            continue;
+        char mean[16] = "-", fb[16] = "-";
+        if (gsum[gp].withlocal)
+            snprintf (mean,
+                      sizeof (mean),
+                      "%.0f %%",
+                      gsum[gp].local / gsum[gp].withlocal);
+        if (gp == GP_PIN)
+            snprintf (fb, sizeof (fb), "%u", gsum[gp].fb);
+        printf ("| %s | %u | %u | %u | %s | %u | %u | %u | %u | %s |\n",
+                gp_name[gp],
+                gsum[gp].cases,
+                gsum[gp].ok,
+                gsum[gp].alllocal,
+                mean,
+                gsum[gp].coreshared,
+                gsum[gp].l2shared,
+                gsum[gp].nogpu,
+                gsum[gp].notheld,
+                fb);
+    }
+    printf ("\n### Per fixture and case\n\n");
+    fwrite (tbl, 1, tbllen, stdout);
+    free (tbl);
     return status;
 }
 
