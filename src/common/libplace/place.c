@@ -2254,6 +2254,7 @@ static int place_group (const topo_t *topo,
                         const uint64_t *masks,
                         uint64_t mask,
                         unsigned ntasks,
+                        unsigned only, /* one task, or UINT_MAX: all */
                         unsigned g,
                         hwloc_const_bitmap_t region,
                         hwloc_bitmap_t taken,
@@ -2270,7 +2271,7 @@ static int place_group (const topo_t *topo,
         errno = ENOMEM;
         return errprintf (errp, "placement: out of memory");
     }
-    sub.ntasks = ntasks;
+    sub.ntasks = only == UINT_MAX ? ntasks : 1;
     sub.allowed = region;
     sub.busy = busy;
     sub.refuse = 0;
@@ -2279,22 +2280,27 @@ static int place_group (const topo_t *topo,
     sub.nnear = 0;
     sub.near = NULL;
     sub.task_near = NULL;
-    sub.seed = req->seed + 0x9e3779b97f4a7c15ull * g;
+    sub.seed = req->seed + 0x9e3779b97f4a7c15ull * g
+               + (only == UINT_MAX ? 0 : 0xbf58476d1ce4e5b9ull * only);
     p = place_plain (topo, &sub, errp);
     hwloc_bitmap_free (busy);
     if (!p)
         return -1;
     for (unsigned i = 0; i < req->ntasks; i++) {
         struct place_task *t = &plan->tasks[i];
-        if (masks[i] != mask)
+        if (masks[i] != mask || (only != UINT_MAX && i != only))
             continue;
         struct place_task *s = &p->tasks[j++];
-        hwloc_bitmap_copy (t->cpus, s->cpus);
-        hwloc_bitmap_copy (t->mems, s->mems);
+        if (hwloc_bitmap_copy (t->cpus, s->cpus) < 0
+            || hwloc_bitmap_copy (t->mems, s->mems) < 0
+            || hwloc_bitmap_or (taken, taken, t->cpus) < 0) {
+            place_plan_destroy (p);
+            errno = ENOMEM;
+            return errprintf (errp, "placement: out of memory");
+        }
         t->fallback = s->fallback
                       & ~(PLACE_FB_SHARED_WITH_STEP | PLACE_FB_OVERSUBSCRIBED);
         t->near = mask;
-        hwloc_bitmap_or (taken, taken, t->cpus);
     }
     place_plan_destroy (p);
     return 0;
@@ -2325,6 +2331,17 @@ struct place_plan *place_compute (const topo_t *topo,
                    PLACE_MAX_NEAR);
         return NULL;
     }
+    for (unsigned i = 0; req->task_near && i < req->ntasks; i++)
+        if (req->nnear < 64 && (req->task_near[i] >> req->nnear)) {
+            errno = EINVAL;
+            errprintf (errp,
+                       "task %u: near device bit %d, but the step has %u "
+                       "devices",
+                       i,
+                       63 - __builtin_clzll (req->task_near[i]),
+                       req->nnear);
+            return NULL;
+        }
     for (unsigned d = 0; d < req->nnear; d++)
         if (!req->near[d].cpus) {
             errno = EINVAL;
@@ -2374,80 +2391,117 @@ struct place_plan *place_compute (const topo_t *topo,
     if (!(plan = plan_create (req)))
         goto nomem;
 
-    /* 1: the groups that fit on the free PUs near their devices */
-    for (unsigned g = 0; g < ngroups; g++) {
-        uint64_t need = (uint64_t)gcount[g] * req->cpus_per_task;
-        if (mask_cpus (req, groups[g], local) < 0
+    /* 1: the groups that fit on the free PUs near their devices, the
+     * narrowest first (so a group whose devices are near a whole package
+     * does not take the PUs a one-domain group needs) */
+    for (;;) {
+        unsigned best = UINT_MAX;
+        int bestw = 0;
+        for (unsigned g = 0; g < ngroups; g++) {
+            uint64_t need = (uint64_t)gcount[g] * req->cpus_per_task;
+            int w;
+            if (placed[g])
+                continue;
+            if (mask_cpus (req, groups[g], local) < 0
+                || hwloc_bitmap_and (region, local, avail) < 0
+                || hwloc_bitmap_andnot (region, region, taken) < 0)
+                goto nomem;
+            w = hwloc_bitmap_weight (region);
+            if ((uint64_t)w < need)
+                continue;
+            if (best == UINT_MAX || w < bestw) {
+                best = g;
+                bestw = w;
+            }
+        }
+        if (best == UINT_MAX)
+            break;
+        if (mask_cpus (req, groups[best], local) < 0
             || hwloc_bitmap_and (region, local, avail) < 0
             || hwloc_bitmap_andnot (region, region, taken) < 0)
             goto nomem;
-        if ((uint64_t)hwloc_bitmap_weight (region) < need)
-            continue;
         if (place_group (topo,
                          req,
                          masks,
-                         groups[g],
-                         gcount[g],
-                         g,
+                         groups[best],
+                         gcount[best],
+                         UINT_MAX,
+                         best,
                          region,
                          taken,
                          plan,
                          errp)
             < 0)
             goto error;
-        placed[g] = true;
+        placed[best] = true;
     }
-    /* 2: the others widen to the nearest NUMA domains, one by one */
+    /* 2: the tasks of the other groups one by one: the free PUs near
+     * their devices first, widened to the nearest NUMA domains until the
+     * task fits (so a task that fits near its GPU stays there) */
     for (unsigned g = 0; g < ngroups; g++) {
-        uint64_t need = (uint64_t)gcount[g] * req->cpus_per_task;
         unsigned nd = topo_ndomains (topo, TOPO_NUMA);
         if (placed[g])
             continue;
-        if (mask_cpus (req, groups[g], local) < 0
-            || hwloc_bitmap_and (region, local, avail) < 0
-            || hwloc_bitmap_andnot (region, region, taken) < 0)
+        if (mask_cpus (req, groups[g], local) < 0)
             goto nomem;
-        bool *used = calloc (nd + 1, sizeof (*used));
-        if (!used)
-            goto nomem;
-        while ((uint64_t)hwloc_bitmap_weight (region) < need) {
-            unsigned best = UINT_MAX, bestd = UINT_MAX;
-            for (unsigned d = 0; d < nd; d++) {
-                unsigned v = used[d] ? UINT_MAX
-                                     : mask_distance (topo, req, groups[g], d);
-                if (!used[d] && (best == UINT_MAX || v < bestd)) {
-                    best = d;
-                    bestd = v;
+        for (unsigned i = 0; i < req->ntasks; i++) {
+            if (masks[i] != groups[g])
+                continue;
+            if (hwloc_bitmap_and (region, local, avail) < 0
+                || hwloc_bitmap_andnot (region, region, taken) < 0)
+                goto nomem;
+            bool *used = calloc (nd + 1, sizeof (*used));
+            if (!used)
+                goto nomem;
+            while ((unsigned)hwloc_bitmap_weight (region)
+                   < req->cpus_per_task) {
+                unsigned best = UINT_MAX, bestd = UINT_MAX;
+                for (unsigned d = 0; d < nd; d++) {
+                    if (used[d])
+                        continue;
+                    unsigned v = mask_distance (topo, req, groups[g], d);
+                    if (best == UINT_MAX || v < bestd) {
+                        best = d;
+                        bestd = v;
+                    }
+                }
+                if (best == UINT_MAX) {
+                    /* PUs of no NUMA domain: whatever is left */
+                    if (hwloc_bitmap_andnot (x, avail, taken) < 0
+                        || hwloc_bitmap_or (region, region, x) < 0) {
+                        free (used);
+                        goto nomem;
+                    }
+                    break;
+                }
+                used[best] = true;
+                if (hwloc_bitmap_and (x,
+                                      topo_domain_cpuset (topo, TOPO_NUMA, best),
+                                      avail)
+                        < 0
+                    || hwloc_bitmap_andnot (x, x, taken) < 0
+                    || hwloc_bitmap_or (region, region, x) < 0) {
+                    free (used);
+                    goto nomem;
                 }
             }
-            if (best == UINT_MAX) {
-                /* PUs of no NUMA domain: whatever is left */
-                hwloc_bitmap_andnot (x, avail, taken);
-                hwloc_bitmap_or (region, region, x);
-                break;
-            }
-            used[best] = true;
-            hwloc_bitmap_and (x, topo_domain_cpuset (topo, TOPO_NUMA, best), avail);
-            hwloc_bitmap_andnot (x, x, taken);
-            hwloc_bitmap_or (region, region, x);
-        }
-        free (used);
-        if (place_group (topo,
-                         req,
-                         masks,
-                         groups[g],
-                         gcount[g],
-                         g,
-                         region,
-                         taken,
-                         plan,
-                         errp)
-            < 0)
-            goto error;
-        for (unsigned i = 0; i < req->ntasks; i++)
-            if (masks[i] == groups[g]
-                && !hwloc_bitmap_isincluded (plan->tasks[i].cpus, local))
+            free (used);
+            if (place_group (topo,
+                             req,
+                             masks,
+                             groups[g],
+                             1,
+                             i,
+                             g,
+                             region,
+                             taken,
+                             plan,
+                             errp)
+                < 0)
+                goto error;
+            if (!hwloc_bitmap_isincluded (plan->tasks[i].cpus, local))
                 plan->tasks[i].fallback |= req->near_fallback;
+        }
     }
 done:
     free (masks);

@@ -120,6 +120,7 @@ int gpus_conf_parse (const char *text,
         size_t len = strcspn (p, "\n");
         char buf[1024], *save = NULL;
         char node[512] = "", name[64] = "", file[256] = "", cores[256] = "";
+        char count[32] = "";
         bool has_node = false;
 
         line++;
@@ -155,6 +156,8 @@ int gpus_conf_parse (const char *text,
                 snprintf (file, sizeof (file), "%s", v);
             } else if (!strcasecmp (tok, "Cores"))
                 snprintf (cores, sizeof (cores), "%s", v);
+            else if (!strcasecmp (tok, "Count"))
+                snprintf (count, sizeof (count), "%s", v);
             else if (!strcasecmp (tok, "AutoDetect") && strcasecmp (v, "off"))
                 out->autodetect = true;
         }
@@ -163,17 +166,35 @@ int gpus_conf_parse (const char *text,
         if (has_node && (!match || !match (node, arg)))
             continue;
         if (!file[0]) {
-            /* a count without devices: an index without a file */
-            if (out->n >= GPUS_MAX)
-                return errprintf (errp,
-                                  "gres.conf line %u: more than %d GPUs",
-                                  line,
-                                  GPUS_MAX);
-            snprintf (out->dev[out->n].cores,
-                      sizeof (out->dev[0].cores),
-                      "%s",
-                      cores);
-            out->n++;
+            /* a count without devices: Count= indexes without a file
+             * (Slurm's default count is 1) */
+            unsigned long k = 1;
+            if (count[0]) {
+                char *end;
+                errno = 0;
+                k = strtoul (count, &end, 10);
+                if (!isdigit ((unsigned char)count[0]) || *end || errno
+                    || k > GPUS_MAX)
+                    return errprintf (errp,
+                                      "gres.conf line %u: Count=%.20s: "
+                                      "expected a GPU count of 0 to %d",
+                                      line,
+                                      count,
+                                      GPUS_MAX);
+            }
+            for (; k > 0; k--) {
+                if (out->n >= GPUS_MAX)
+                    return errprintf (errp,
+                                      "gres.conf line %u: more than %d GPUs",
+                                      line,
+                                      GPUS_MAX);
+                out->dev[out->n].file[0] = '\0';
+                snprintf (out->dev[out->n].cores,
+                          sizeof (out->dev[0].cores),
+                          "%s",
+                          cores);
+                out->n++;
+            }
             continue;
         }
         if (expand_file (file, cores, out, line, errp) < 0)
