@@ -302,7 +302,10 @@ libtopo's device table or to mpibind.
   cores 0-11, with no fallback flag; without GPUs numa-local gives every
   task 6 whole cores. numa-local promises no core shared between tasks:
   this is a defect of the device placement, not a property of the
-  comparison.
+  comparison. The same on knl-snc4-flat *2/GPU* (2 x 136 on one GPU:
+  the two tasks share cores and one spans 3 NUMA domains; before
+  f381abb, "a widening group places task by task", they shared none),
+  where mpibind has no plan to compare.
 - **A GPU-blind plan is worse**: hwloc-distrib's tasks are 25 % local on
   eas-tioga and 0 % on ipa20, where slurm-pin and mpibind are 100 % and
   50 %; on the other fixtures it has the same locality or no plan
