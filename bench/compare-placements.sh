@@ -278,6 +278,13 @@ libtopo's device table or to mpibind.
   5 it sees no GPU (CUDA/OpenCL-only or OS-device-less GPUs) and maps
   CPUs only; on 5 (DRM \`card\`/\`renderD\` GPUs) it crashes. slurm-pin
   has a plan for all 45 cases.
+- **Not every "GPU" here is one.** Where a fixture has no compute GPU
+  OS device, libtopo's table counts its display adapters (PCI class
+  0x03xx): the BMC's VGA of 192em64t, 96em64t, knl-snc4-flat,
+  cts1-quartz and 64intel64, and on coral-ea and coral-rzansel
+  (DRM \`card\` devices) the VGA next to the 4 real GPUs. Those rows
+  exercise the mechanism (placement near a PCI device's locality), not a
+  GPU job; under Slurm only the devices gres.conf lists are ever chosen.
 - **Partial nodes: mpibind cannot do the case.** It knows the GPUs of the
   topology, not those of the step; restricted to the allowed CPUs it
   keeps the GPUs near them, held or not. On eas-tioga *half* it reaches
