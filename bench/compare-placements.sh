@@ -298,21 +298,18 @@ libtopo's device table or to mpibind.
   and sees the GPUs, its GPU-local share equals slurm-pin's (100 %, or
   50 % on ipa20, where each GPU's NUMA domain holds half of a task's
   share of the node).
-- **Where mpibind does better: tasks sharing cores.** slurm-pin's tasks
-  share cores (SMT siblings) with another task in 10 of those 14 cases
-  (coral-lassen, epyc-corona-p2, g4dnmetal: all three cases; eas-tioga
-  *half*); mpibind's in none. With \`place_request.near\`, libplace
-  places the tasks of each GPU as a group by numa-local's own rule (one PU
-  per core first), and groups whose GPUs have the same locality then
-  take the SMT siblings of each other's cores: g4dnmetal \`-n 8 -c 12\`
-  with GPUs 0-7 gives task 0 PUs 0-11 and task 2 PUs 48-59, the two PUs of
-  cores 0-11, with no fallback flag; without GPUs numa-local gives every
-  task 6 whole cores. numa-local promises no core shared between tasks:
-  this is a defect of the device placement, not a property of the
-  comparison. The same on knl-snc4-flat *2/GPU* (2 x 136 on one GPU:
-  the two tasks share cores and one spans 3 NUMA domains; before
-  f381abb, "a widening group places task by task", they shared none),
-  where mpibind has no plan to compare.
+- **Tasks sharing cores.** In the 14 cases where both have a plan and
+  mpibind sees the GPUs, slurm-pin's tasks share a core (SMT siblings)
+  with another task in one (eas-tioga *half*: 4 x 16 on 32 cores, which
+  numa-local shares without GPUs too), flagged \`shared-with-task\`;
+  mpibind's in none. (An earlier libplace placed each GPU's tasks apart,
+  so that GPUs of one NUMA node took each other's SMT siblings without a
+  flag: g4dnmetal, coral-lassen, epyc-corona-p2 in all three cases. Since
+  then devices of the same locality place as one request, and a later
+  group avoids the cores of earlier ones while whole cores are free.)
+  Elsewhere sharing remains where the tasks fill the node (24em64t,
+  arm64-ulna, coral-ea, coral-rzansel 1/GPU and 2/GPU, knl *2/GPU*),
+  always flagged.
 - **A GPU-blind plan is worse**: hwloc-distrib's tasks are 25 % local on
   eas-tioga and 0 % on ipa20, where slurm-pin and mpibind are 100 % and
   50 %; on the other fixtures it has the same locality or no plan
