@@ -7,7 +7,7 @@ A private Slurm on this 2-CPU machine told it has 2 sockets of one core
 File= two character devices made here with mknod, Cores= 0 and 1) and
 pin.so with the test-only pin.conf keys TestTopology= (t/fixtures/
 gres-2pkg.xml: the two CPUs as two packages, GPU 0000:3b:00.0 near CPU 0,
-GPU 0000:af:00.0 and the NIC enp216s0 near CPU 1) and TestSysfsRoot= (a
+GPU 0000:af:00.0 and the NIC enp216s0 near CPU 1) and TestDeviceRoot= (a
 fake sysfs whose dev/char/MAJ:MIN/device leads to the fixture'"'"'s bus
 ids).  Two steps of one job side by side, each with one GPU and
 --pin-policy=numa-local -c 1, land each on the CPU next to its GPU; the
@@ -50,7 +50,7 @@ sysfs_link 0 0000:3b:00.0 && sysfs_link 1 0000:af:00.0
 
 # Does this build know the test-only keys (helper "step" of issue 24)?
 # Until it does, only the Slurm side below runs; the rest is skipped.
-printf "TestTopology=%s\nTestSysfsRoot=%s\n" "$FIXTURE" "$STATE/sys" >"$STATE/probe.conf"
+printf "TestTopology=%s\nTestDeviceRoot=%s\n" "$FIXTURE" "$STATE" >"$STATE/probe.conf"
 "$SLURM_PIN" check --conf "$STATE/probe.conf" >"$STATE/probe.out" 2>&1
 grep -q "Test[A-Za-z]*: unknown key" "$STATE/probe.out" || test_set_prereq PIN_GPU
 ALL=PIN_SO,PY,MKNOD,TWO_CPUS
@@ -81,7 +81,7 @@ JournalDir=$J
 DeliverCommand=none
 EOF
 test_have_prereq PIN_GPU &&
-    printf "TestTopology=%s\nTestSysfsRoot=%s\n" "$FIXTURE" "$STATE/sys" >>pin.conf
+    printf "TestTopology=%s\nTestDeviceRoot=%s\n" "$FIXTURE" "$STATE" >>pin.conf
 
 # rec JOB STEP EXPR: a Python expression on the record r of step STEP of
 # job JOB in the node journal
