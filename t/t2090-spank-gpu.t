@@ -13,7 +13,7 @@ ids).  Two steps of one job side by side, each with one GPU and
 --pin-policy=numa-local -c 1, land each on the CPU next to its GPU; the
 record'"'"'s gpus field and slurm-pin acct -o Gpus,Nic name the GPU;
 numa-local,nic without GPUs lands next to the NIC; without the sysfs
-match gres.conf Cores= is used and said; a forged SLURM_STEP_GPUS or
+match gres.conf Cores= is used and said (gpus=gres:N); a forged SLURM_STEP_GPUS or
 CUDA_VISIBLE_DEVICES in a job without GPUs changes nothing; a hostile
 gres.conf line crashes nothing.
 '
@@ -95,6 +95,7 @@ rec () {
 	if len(found) != 1:
 	    sys.exit("job %s step %s: %d records" % (job, step, len(found)))
 	r = found[0]
+	r.setdefault("gpus", ""); r.setdefault("nic", "")
 	print(eval(expr))
 	PYEOF
 }
@@ -193,17 +194,15 @@ test_expect_success SLURM,PIN_GPU 'the record names the GPU; acct -o Gpus,Nic' '
     grep -F "0000:af:00.0|-" acct.out
 '
 
-test_expect_success SLURM,PIN_GPU 'numa-local,nic without GPUs lands next to the NIC' '
-    cat >nic.sh <<-EOF &&
-	#!/bin/sh
-	srun -n1 -c1 --pin-policy=numa-local,nic,verbose sh -c '"'"'$PRINT'"'"' >nic.out 2>nic.err
-	EOF
-    job=$(sbatch --parsable -n1 -c2 -o nic.batch nic.sh) &&
-    slurm_wait_job "$job" &&
-    cat nic.out nic.err nic.batch &&
-    test "$(sed -n "s/.* cpus=//p" nic.out)" = 1 &&
-    step=$(sed -n "s/.* step=\([0-9]*\) .*/\1/p" nic.out) &&
-    test "$(rec "$job" "$step" "r[\"nic\"]")" = enp216s0
+# Slurm binds task 0 of a 2-task step to CPU 0; the NIC is next to CPU 1.
+test_expect_success SLURM,PIN_GPU 'numa-local,nic without GPUs: task 0 lands next to the NIC' '
+    srun -n2 -c1 --pin-policy=numa-local,nic,verbose sh -c "$PRINT" >nic.out 2>nic.err &&
+    cat nic.out nic.err &&
+    test "$(cpu_of_rank nic.out 0)" = 1 &&
+    grep "^pin: task 1 on .* nic=enp216s0 fallback=nic-remote" nic.err &&
+    job=$(sed -n "s/^job=\([0-9]*\) .*/\1/p" nic.out | head -n1) &&
+    test "$(rec "$job" 0 "r[\"nic\"]")" = enp216s0 &&
+    test "$(rec "$job" 0 "r[\"gpus\"]")" = ""
 '
 
 test_expect_success SLURM,PIN_GPU 'without a sysfs match gres.conf Cores= decides, and says so' '
@@ -212,7 +211,11 @@ test_expect_success SLURM,PIN_GPU 'without a sysfs match gres.conf Cores= decide
     two_steps cores --pin-policy=numa-local,verbose &&
     near cores.a &&
     near cores.b &&
-    grep "gres.conf Cores" cores.a.err cores.b.err &&
+    grep "^pin: task 0 on .* gpus=gres:[01]$" cores.a.err &&
+    grep "^pin: task 0 on .* gpus=gres:[01]$" cores.b.err &&
+    test "$(rec "$(cat cores.job)" 0 "r[\"gpus\"]")" = "gres:$(sed -n "s/.* gpus=\([0-9]*\) .*/\1/p" cores.a)" &&
+    grep "pin: step [0-9.]*: GPU [01]: GPU device file .*: no PCI device in $STATE/sys/dev/char" \
+        "$SLURM_TEST_DIR/log/slurmd.log" &&
     srun -n2 -c1 --gres=gpu:2 --pin-policy=numa-local,verbose sh -c "$PRINT" >cores2.out 2>cores2.err &&
     cat cores2.out cores2.err &&
     test "$(cpu_of_rank cores2.out 0)" = "$(cpu_of 0)" &&

@@ -90,7 +90,9 @@ int ident_job_info (uint32_t job, struct step_ident *id)
         return -1;
     }
     t0 = now_us ();
-    if (pin_load_job (&msg, job, SHOW_ALL | SHOW_LOCAL) != 0 || !msg) {
+    /* SHOW_DETAIL: slurmctld packs gres_detail_str only then */
+    if (pin_load_job (&msg, job, SHOW_ALL | SHOW_LOCAL | SHOW_DETAIL) != 0
+        || !msg) {
         int e = errno;
         id->job_info_us = now_us () - t0;
         snprintf (id->job_info_error,
