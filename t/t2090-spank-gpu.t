@@ -27,7 +27,8 @@ PY=/usr/bin/python3
 test -x "$PY" && test_set_prereq PY
 test "$(nproc)" -ge 2 && test_set_prereq TWO_CPUS
 SLURM_PIN=$PIN_BIN/slurm-pin
-FIXTURE=$PIN_SRCDIR/t/fixtures/gres-2pkg.xml
+# pin.conf refuses ".." in paths: the fixture by its real path
+FIXTURE=$(cd "$PIN_SRCDIR/t/fixtures" && pwd -P)/gres-2pkg.xml
 
 # the device nodes, the fake sysfs and gres.conf: a path without blanks
 STATE=$(mktemp -d /tmp/pin-t2090.XXXXXX) || exit 1
