@@ -53,12 +53,19 @@ static char *read_gres_conf (char *path, size_t n, char *why, size_t wn)
     ssize_t len = 0, r;
     int fd;
 
-    if (!&slurm_conf || !slurm_conf.slurm_conf
-        || strlen (slurm_conf.slurm_conf) >= sizeof (dir)) {
+    /* slurmstepd of 24.11 and 26.05 leaves slurm_conf.slurm_conf unset;
+     * slurmd puts its slurm.conf into its own environment (setenv
+     * SLURM_CONF, slurmd.c), which slurmstepd inherits: the process's,
+     * not the job's (job->env), so not the user's. */
+    const char *sc = (&slurm_conf && slurm_conf.slurm_conf)
+                         ? slurm_conf.slurm_conf
+                         : getenv ("SLURM_CONF");
+
+    if (!sc || sc[0] != '/' || strlen (sc) >= sizeof (dir)) {
         snprintf (why, wn, "slurm.conf's path is not known");
         return NULL;
     }
-    snprintf (dir, sizeof (dir), "%s", slurm_conf.slurm_conf);
+    snprintf (dir, sizeof (dir), "%s", sc);
     if ((size_t)snprintf (path, n, "%s/gres.conf", dirname (dir)) >= n) {
         snprintf (why, wn, "gres.conf's path is too long");
         return NULL;
