@@ -45,9 +45,10 @@ static bool gres_gpu_configured (void)
 }
 
 /* slurm.conf's directory into dir: the path the Slurm process read
- * (slurm_conf.slurm_conf; slurmstepd of Slurm 26.05 leaves it NULL),
- * else this process's own SLURM_CONF (slurmd's, not the job's), else
- * Slurm's default.  -1 with why. */
+ * (slurm_conf.slurm_conf; slurmstepd of Slurm 24.11 and 26.05 leaves it
+ * NULL), else this process's own SLURM_CONF (slurmd sets it in its own
+ * environment and slurmstepd inherits it: not the job's, not the
+ * user's), else Slurm's default.  -1 with why. */
 static int conf_dir (char *dir, size_t n, char *why, size_t wn)
 {
     const char *conf = &slurm_conf ? slurm_conf.slurm_conf : NULL;
