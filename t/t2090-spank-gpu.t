@@ -211,6 +211,8 @@ test_expect_success SLURM,MKNOD 'without a sysfs match gres.conf Cores= decides,
     near cores.a &&
     near cores.b &&
     grep "gpus=gres:[01]" cores.a.err cores.b.err &&
+    grep "^pin: step [0-9.]* on .*: GPU [01] (gres:[01]) located by gres.conf Cores=" cores.a.err &&
+    grep "^pin: step [0-9.]* on .*: GPU [01] (gres:[01]) located by gres.conf Cores=" cores.b.err &&
     grep "located by gres.conf Cores=" "$SLURM_TEST_DIR/log/slurmd.log" &&
     srun -n2 -c1 --gres=gpu:2 --pin-policy=numa-local,verbose sh -c "$PRINT" >cores2.out 2>cores2.err &&
     cat cores2.out cores2.err &&
