@@ -80,7 +80,8 @@ static char *read_conf_file (const char *path, char *why, size_t wn)
         return NULL;
     }
     if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode)
-        || (st.st_uid != 0 && st.st_uid != slurm_conf.slurm_user_id)
+        || (st.st_uid != 0
+            && (!&slurm_conf || st.st_uid != slurm_conf.slurm_user_id))
         || (st.st_mode & S_IWOTH) || st.st_size > (off_t)GPUS_CONF_MAX) {
         snprintf (why,
                   wn,
