@@ -47,6 +47,16 @@ Usage: $0 start|stop|status|env|dbd-stop|dbd-start|ctld-restart [options]
   --plugstack FILE     plugstack.conf to use (copied; @PIN_CONF@ and
                        @LOCAL_SLURM_DIR@ in it are replaced)
   --pin-conf FILE      pin.conf copied to DIR/etc/pin.conf
+  --gres-conf FILE     gres.conf copied to DIR/etc/gres.conf (@LOCAL_SLURM_DIR@
+                       and @NODENAME@ in it are replaced); slurm.conf gets
+                       GresTypes=gpu.  Give AutoDetect=off and File= device
+                       nodes (a test may mknod them in its own directory);
+                       in --mode cgroup, ConstrainDevices stays no, so
+                       those nodes need not be real devices.  From Slurm
+                       24.11 a Cores= must cover whole sockets: with one
+                       GPU per core on a 2-core machine give --sockets 2
+  --node-gres GRES     Gres= of the node line(s), e.g. gpu:2 (with
+                       --gres-conf; default: none)
   --conf-extra K=V     line appended to slurm.conf (repeatable; later wins)
   --nodename NAME      node name (default: the short hostname)
   --nodes N            1 (default) or 2 slurmd on this machine (the second
@@ -86,6 +96,8 @@ opt_dir=""
 opt_mode=affinity
 opt_plugstack=""
 opt_pinconf=""
+opt_gresconf=""
+opt_nodegres=""
 opt_nodename=""
 opt_nodes=1
 opt_sockets=""
@@ -116,6 +128,8 @@ while [ $# -gt 0 ]; do
         --mode) need_arg "$@"; opt_mode=$2; shift 2 ;;
         --plugstack) need_arg "$@"; opt_plugstack=$2; shift 2 ;;
         --pin-conf) need_arg "$@"; opt_pinconf=$2; shift 2 ;;
+        --gres-conf) need_arg "$@"; opt_gresconf=$2; shift 2 ;;
+        --node-gres) need_arg "$@"; opt_nodegres=$2; shift 2 ;;
         --conf-extra) need_arg "$@"; conf_extra+=("$2"); shift 2 ;;
         --nodename) need_arg "$@"; opt_nodename=$2; shift 2 ;;
         --nodes) need_arg "$@"; opt_nodes=$2; shift 2 ;;
@@ -127,10 +141,19 @@ while [ $# -gt 0 ]; do
         --grace) need_arg "$@"; opt_grace=$2; shift 2 ;;
         --clean) opt_clean=yes; shift ;;
         -h|--help) usage; exit 0 ;;
-        *) die "'$1': unknown option; known: --dir, --mode, --plugstack, --pin-conf, --conf-extra, --nodename, --nodes, --sockets, --accounting, --acct-user, --cluster, --timeout, --grace, --clean" ;;
+        *) die "'$1': unknown option; known: --dir, --mode, --plugstack, --pin-conf, --gres-conf, --node-gres, --conf-extra, --nodename, --nodes, --sockets, --accounting, --acct-user, --cluster, --timeout, --grace, --clean" ;;
     esac
 done
 
+if [ -n "$opt_nodegres" ]; then
+    [[ "$opt_nodegres" =~ ^[a-z][a-z0-9_]*(:[A-Za-z0-9_.-]+)*(,[a-z][a-z0-9_]*(:[A-Za-z0-9_.-]+)*)*$ ]] \
+        || die "--node-gres=$opt_nodegres: not a Gres= value (e.g. gpu:2 or gpu:tesla:2)"
+    [ -n "$opt_gresconf" ] \
+        || die "--node-gres=$opt_nodegres: needs --gres-conf FILE (slurmd would look for the devices itself)"
+fi
+if [ -n "$opt_gresconf" ] && [ ! -r "$opt_gresconf" ]; then
+    die "--gres-conf=$opt_gresconf: no such readable file"
+fi
 case "$opt_sockets" in
     ""|[1-9]|[1-9][0-9]) ;;
     *) die "--sockets=$opt_sockets: a number of sockets, 1 to 99" ;;
@@ -697,6 +720,7 @@ write_slurm_conf () {
         echo "SelectType=select/cons_tres"
         echo "SelectTypeParameters=CR_Core"
         echo "SchedulerType=sched/backfill"
+        [ -n "$opt_gresconf" ] && echo "GresTypes=gpu"
         if [ "$opt_accounting" = yes ]; then
             echo "AccountingStorageType=accounting_storage/slurmdbd"
             echo "AccountingStorageHost=127.0.0.1"
@@ -726,9 +750,9 @@ write_slurm_conf () {
             # the first node listens on SlurmdPort, the others on the
             # ports after the pair (free_port_block reserved them)
             if [ $i -eq 0 ]; then
-                echo "NodeName=$n $nodeline"
+                echo "NodeName=$n $nodeline${opt_nodegres:+ Gres=$opt_nodegres}"
             else
-                echo "NodeName=$n Port=$((port + 1 + i)) $nodeline"
+                echo "NodeName=$n Port=$((port + 1 + i)) $nodeline${opt_nodegres:+ Gres=$opt_nodegres}"
             fi
             i=$((i + 1))
         done
@@ -782,6 +806,14 @@ EOF
     # is needed here.)
     if ! grep -qi '^[[:space:]]*JournalDir[[:space:]]*=' "$root/etc/pin.conf"; then
         echo "JournalDir=$jdir" >>"$root/etc/pin.conf"
+    fi
+    if [ -n "$opt_gresconf" ]; then
+        # $root and the node name only hold [A-Za-z0-9._/+-]: safe in sed.
+        sed -e "s|@LOCAL_SLURM_DIR@|$root|g" -e "s|@NODENAME@|$nodename|g" \
+            -- "$opt_gresconf" >"$root/etc/gres.conf" \
+            || die "--gres-conf=$opt_gresconf: cannot copy"
+    else
+        rm -f "$root/etc/gres.conf"
     fi
     if [ -n "$opt_plugstack" ]; then
         # $root only holds [A-Za-z0-9._/+-]: safe in a sed replacement.

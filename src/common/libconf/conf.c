@@ -630,6 +630,25 @@ static int parse_spread_sockets (const char *value,
     return 0;
 }
 
+/* GpuBinding=enforce|no, into a bool */
+static int parse_gpu_binding (const char *value,
+                              void *dst,
+                              size_t size,
+                              char *why,
+                              size_t n)
+{
+    (void)size;
+    if (strcasecmp (value, "enforce") == 0)
+        *(bool *)dst = true;
+    else if (strcasecmp (value, "no") == 0)
+        *(bool *)dst = false;
+    else {
+        snprintf (why, n, "expected enforce or no");
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- the keys -------------------------------------------------------------
  *
  * One descriptor per key (conf.h, struct pin_conf_key).  The order is that
@@ -837,6 +856,14 @@ static const struct pin_conf_key keys[] = {
      "0",
      "job_submit: sockets a one-task numa-spread srun job is spread over",
      OVERRIDABLE (spread_sockets, PIN_CONF_PART_SPREAD_SOCKETS)},
+    {"GpuBinding",
+     "{enforce|no}",
+     G | P,
+     parse_gpu_binding,
+     "no",
+     "job_submit: GPU jobs with a pinning policy get "
+     "--gres-flags=enforce-binding",
+     OVERRIDABLE (gpu_binding, PIN_CONF_PART_GPU_BINDING)},
     {"Profile",
      "{no|yes|interval}",
      G | P,

@@ -70,6 +70,7 @@ enum {
     PIN_CONF_PART_DYN_CONFINE = 64,     /* DynamicConfine= */
     PIN_CONF_PART_SPREAD_SOCKETS = 128, /* SpreadSockets= */
     PIN_CONF_PART_PROFILE = 256,        /* Profile= */
+    PIN_CONF_PART_GPU_BINDING = 512,    /* GpuBinding= */
 };
 
 /* One `PartitionName=NAME Key=Value ...` line. */
@@ -85,6 +86,7 @@ struct pin_conf_partition {
     int dynamic_confine;
     int spread_sockets;
     long long profile_us;
+    bool gpu_binding;
 };
 
 /* The rules for the jobs of one partition (pin_conf_rules_for()). */
@@ -104,6 +106,9 @@ struct pin_conf_rules {
     /* profiling (doc/profiling.md): the sampling interval of a step that
      * does not say --pin-profile; 0: not profiled */
     long long profile_us;
+    /* job_submit: GpuBinding=enforce: a GPU job with a pinning policy
+     * gets --gres-flags=enforce-binding (doc/job-submit.md) */
+    bool gpu_binding;
 };
 
 struct pin_conf {
@@ -144,6 +149,9 @@ struct pin_conf {
     int dynamic_confine;           /* DynamicConfine=cpuset (PIN_CONFINE_*) */
     int spread_sockets;            /* SpreadSockets=0 (off): job_submit's
                                       numa-spread reshape, doc/job-submit.md */
+    bool gpu_binding;              /* GpuBinding=no; enforce: job_submit adds
+                                      --gres-flags=enforce-binding to GPU
+                                      jobs with a pinning policy */
     /* profiling (doc/profiling.md) */
     long long profile_us;       /* Profile=no (0), yes (1 s) or an
                                    interval: steps profiled by default */

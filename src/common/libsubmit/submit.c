@@ -187,6 +187,82 @@ static void translate (const job_desc_msg_t *job,
     }
 }
 
+/* One TRES list: does an entry name gpu with a count other than 0? */
+static bool tres_has_gpu (const char *tres)
+{
+    const char *p = tres;
+
+    while (p && *p) {
+        size_t len = strcspn (p, ",;");
+        const char *e = p, *end = p + len, *cnt;
+
+        if (len > 5 && (!strncmp (e, "gres/", 5) || !strncmp (e, "gres:", 5)))
+            e += 5;
+        if (end - e >= 3 && !strncmp (e, "gpu", 3)
+            && (e + 3 == end || e[3] == ':' || e[3] == '=')) {
+            /* the count is the last ':'/'=' field; a type alone
+             * ("gpu:tesla") or no count ("gpu") is one GPU */
+            bool zero = false;
+
+            for (cnt = end; cnt > e && cnt[-1] != ':' && cnt[-1] != '=';
+                 cnt--)
+                ;
+            if (cnt > e + 3 && cnt < end
+                && strspn (cnt, "0") == (size_t)(end - cnt))
+                zero = true;
+            if (!zero)
+                return true;
+        }
+        p = end;
+        if (*p)
+            p++;
+    }
+    return false;
+}
+
+bool submit_requests_gpus (const job_desc_msg_t *job)
+{
+    return tres_has_gpu (job->tres_per_node) || tres_has_gpu (job->tres_per_job)
+           || tres_has_gpu (job->tres_per_task)
+           || tres_has_gpu (job->tres_per_socket);
+}
+
+bool submit_has_gres_flag (const job_desc_msg_t *job)
+{
+    uint64_t mask = GRES_ENFORCE_BIND | GRES_DISABLE_BIND;
+
+#ifdef GRES_ONE_TASK_PER_SHARING
+    mask |= GRES_ONE_TASK_PER_SHARING;
+#endif
+#ifdef GRES_MULT_TASKS_PER_SHARING
+    mask |= GRES_MULT_TASKS_PER_SHARING;
+#endif
+#ifdef GRES_ALLOW_TASK_SHARING
+    mask |= GRES_ALLOW_TASK_SHARING;
+#endif
+    return (job->bitflags & mask) != 0;
+}
+
+/* GpuBinding=enforce (doc/job-submit.md): a GPU job whose policy pins
+ * asks Slurm for cores next to its GPUs, unless it says otherwise. */
+static void gpu_binding (const job_desc_msg_t *job,
+                         bool enforce,
+                         struct submit_decision *d,
+                         char *added,
+                         size_t n)
+{
+    size_t o = strlen (added);
+
+    if (!enforce || d->policy == PLACE_NONE || d->policy == PLACE_DYNAMIC
+        || !submit_requests_gpus (job) || submit_has_gres_flag (job))
+        return;
+    d->gres_enforce_binding = true;
+    snprintf (added + o,
+              n - o,
+              "%sgres_flags=enforce-binding",
+              o ? "," : "");
+}
+
 /* --pin-profile's value, if the job gives one, must parse (it needs no
  * rules: pin.so applies it). */
 static int check_profile (const job_desc_msg_t *job, pin_error_t *errp)
@@ -263,7 +339,7 @@ int submit_decide (const struct pin_conf *conf,
     const struct pin_conf_rules *rules = &eff.rules;
     struct pin_option opt = {0, false};
     const char *value = NULL;
-    char shown[QUOTE + 8], allowed[256], part[QUOTE + 8], added[160];
+    char shown[QUOTE + 8], allowed[256], part[QUOTE + 8], added[200];
     const char *why = "";
 
     if (!conf || !job || !d) {
@@ -367,6 +443,7 @@ int submit_decide (const struct pin_conf *conf,
                   "%s",
                   place_policy_name ((enum place_policy)d->policy));
     translate (job, rules->spread_sockets, d, added, sizeof (added));
+    gpu_binding (job, rules->gpu_binding, d, added, sizeof (added));
     snprintf (d->note,
               sizeof (d->note),
               "pin: %s (%s)%s%s",
@@ -416,6 +493,8 @@ void submit_apply_fields (job_desc_msg_t *job, const struct submit_decision *d)
     }
     if (d->ntasks_per_socket != NO_VAL16)
         job->ntasks_per_socket = d->ntasks_per_socket;
+    if (d->gres_enforce_binding)
+        job->bitflags |= GRES_ENFORCE_BIND;
 }
 
 /* vi: ts=4 sw=4 expandtab

@@ -69,6 +69,10 @@ struct submit_decision {
     uint32_t num_tasks;
     uint16_t cpus_per_task;
     uint16_t ntasks_per_socket;
+    /* GpuBinding=enforce: add GRES_ENFORCE_BIND (--gres-flags=
+     * enforce-binding) to job->bitflags: the job asks for GPUs, its
+     * policy pins and it gives no --gres-flags of its own. */
+    bool gres_enforce_binding;
     /* What was decided, for the job's comment: "pin: numa-local
      * (partition default); added threads_per_core=1".  "" if nothing. */
     char note[SUBMIT_NOTE_MAX + 1];
@@ -99,9 +103,18 @@ int submit_decide_unruled (const job_desc_msg_t *job,
                            struct submit_decision *d,
                            pin_error_t *errp);
 
+/* Whether one of the job's TRES requests (tres_per_node, _job, _task,
+ * _socket; "gres/gpu:2", "gres:gpu:tesla:1", "gres/gpu=1", entries
+ * separated by ',' or ';') asks for at least one GPU. */
+bool submit_requests_gpus (const job_desc_msg_t *job);
+
+/* Whether the job gives a --gres-flags value of its own (any of the
+ * GRES_* binding and sharing bits of its bitflags this Slurm has). */
+bool submit_has_gres_flag (const job_desc_msg_t *job);
+
 /* Write d's allocation fields (threads_per_core, task_dist and the
  * reshape: num_tasks with JOB_NTASKS_SET, cpus_per_task,
- * ntasks_per_socket) into job; touches nothing else but the "cpu" entry
+ * ntasks_per_socket, GRES_ENFORCE_BIND) into job; touches nothing else but the "cpu" entry
  * of job->tres_per_task, removed where cpus_per_task is set (see
  * submit_tres_drop_cpu; the caller frees a tres_per_task left ""). */
 void submit_apply_fields (job_desc_msg_t *job,

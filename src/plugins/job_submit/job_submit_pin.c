@@ -407,6 +407,12 @@ static int decide_and_apply (job_desc_msg_t *job,
         }
     }
     append_comment (job, d.note);
+    if (d.gres_enforce_binding)
+        slurm_info ("pin: %s of uid %u asks for GPUs with policy %s: "
+                    "added --gres-flags=enforce-binding (GpuBinding=enforce)",
+                    what,
+                    uid,
+                    place_policy_name ((enum place_policy)d.policy));
     slurm_debug ("pin: %s of uid %u: %s", what, uid, d.note);
     return SLURM_SUCCESS;
 }

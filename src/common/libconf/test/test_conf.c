@@ -418,7 +418,8 @@ static const struct bad_case {
      "Verbose, Oversubscribe, ShareWithSteps, NoneUsers, NoneAccounts, "
      "PartitionName, DeliverCommand, Accounting, JournalDir, "
      "JournalMaxSize, DynamicOveruse, DynamicGrace, DynamicInterval, "
-     "DynamicConfine, SpreadSockets, Profile, ProfileDir, ProfileMaxSize"},
+     "DynamicConfine, SpreadSockets, GpuBinding, Profile, ProfileDir, "
+     "ProfileMaxSize"},
     {"Profile=sometimes\n",
      1,
      "Profile=sometimes: not a duration; give "
@@ -517,13 +518,13 @@ static const struct bad_case part_bad[] = {
      "PartitionName=p: no keys; give at least one "
      "of: DefaultPolicy, AllowedPolicies, ForcedPolicy, DynamicOveruse, "
      "DynamicGrace, DynamicInterval, DynamicConfine, SpreadSockets, "
-     "Profile"},
+     "GpuBinding, Profile"},
     {"PartitionName=p Bogus=1\n",
      1,
      "PartitionName=p: 'Bogus=1': not a "
      "per-partition Key=Value; valid here: DefaultPolicy, AllowedPolicies, "
      "ForcedPolicy, DynamicOveruse, DynamicGrace, DynamicInterval, "
-     "DynamicConfine, SpreadSockets, Profile"},
+     "DynamicConfine, SpreadSockets, GpuBinding, Profile"},
     {"PartitionName=p Profile=fast\n",
      1,
      "PartitionName=p: Profile=fast: not a duration"},
@@ -1047,7 +1048,7 @@ static const struct arg_bad_case {
      "StateDir, Verbose, Oversubscribe, ShareWithSteps, NoneUsers, "
      "NoneAccounts, PartitionName, DeliverCommand, Accounting, "
      "JournalDir, JournalMaxSize, DynamicOveruse, DynamicGrace, "
-     "DynamicInterval, DynamicConfine, SpreadSockets, Profile, ProfileDir, "
+     "DynamicInterval, DynamicConfine, SpreadSockets, GpuBinding, Profile, ProfileDir, "
      "ProfileMaxSize"},
     {{"verbose"},
      "plugstack.conf argument 'verbose': missing '='; use key=value (e.g. "

@@ -1240,6 +1240,131 @@ START_TEST (test_tres_drop_cpu)
 }
 END_TEST
 
+/* GpuBinding=enforce: GPU jobs with a pinning policy get
+ * GRES_ENFORCE_BIND; others, and jobs with their own gres flag, do not. */
+START_TEST (test_gpu_binding)
+{
+    static const struct {
+        const char *tres;
+        bool gpu;
+    } reqs[] = {
+        {"gres/gpu:1", true},
+        {"gres:gpu:1", true},
+        {"gres/gpu=2", true},
+        {"gres/gpu:tesla:1", true},
+        {"gres/gpu", true},
+        {"cpu=2,gres/gpu:1", true},
+        {"license/a=1;gres/gpu:1", true},
+        {"gres/gpu:0", false},
+        {"gres/gpu:tesla:0", false},
+        {"gres/gpus:1", false},
+        {"gres/mps:100", false},
+        {"gres/gpuX:1", false},
+        {"cpu=2", false},
+        {"", false},
+    };
+    char *envp[2] = {NULL, NULL};
+    struct submit_decision d;
+    pin_error_t e = {""};
+    struct pin_conf c;
+    job_desc_msg_t job;
+
+    for (size_t i = 0; i < sizeof (reqs) / sizeof (reqs[0]); i++) {
+        job_init (&job);
+        job.tres_per_node = (char *)reqs[i].tres;
+        ck_assert_msg (submit_requests_gpus (&job) == reqs[i].gpu,
+                       "%s",
+                       reqs[i].tres);
+        job_init (&job);
+        job.tres_per_task = (char *)reqs[i].tres;
+        ck_assert (submit_requests_gpus (&job) == reqs[i].gpu);
+    }
+    job_init (&job);
+    job.tres_per_job = "gres/gpu:2";
+    ck_assert (submit_requests_gpus (&job));
+    job_init (&job);
+    job.tres_per_socket = "gres/gpu:1";
+    ck_assert (submit_requests_gpus (&job));
+
+    /* the default: never */
+    conf_from (&c, site);
+    job_init (&job);
+    job.tres_per_node = "gres/gpu:1";
+    ck_assert_int_eq (submit_decide (&c, &job, "bob", &d, &e), 0);
+    ck_assert (!d.gres_enforce_binding);
+
+    conf_from (&c,
+               "DefaultPolicy=numa-local\nGpuBinding=enforce\n"
+               "PartitionName=free GpuBinding=no\n"
+               "PartitionName=open DefaultPolicy=none\n");
+    /* site default numa-local, GPUs: added, and written by apply */
+    job_init (&job);
+    job.tres_per_node = "gres/gpu:1";
+    ck_assert_int_eq (submit_decide (&c, &job, "bob", &d, &e), 0);
+    ck_assert (d.gres_enforce_binding);
+    ck_assert_msg (strstr (d.note, "gres_flags=enforce-binding"), "%s", d.note);
+    submit_apply_fields (&job, &d);
+    ck_assert (job.bitflags & GRES_ENFORCE_BIND);
+    /* no GPUs: nothing */
+    job_init (&job);
+    ck_assert_int_eq (submit_decide (&c, &job, "bob", &d, &e), 0);
+    ck_assert (!d.gres_enforce_binding);
+    /* the job's own flag is kept */
+    job_init (&job);
+    job.tres_per_node = "gres/gpu:1";
+    job.bitflags = GRES_DISABLE_BIND;
+    ck_assert_int_eq (submit_decide (&c, &job, "bob", &d, &e), 0);
+    ck_assert (!d.gres_enforce_binding);
+    submit_apply_fields (&job, &d);
+    ck_assert (!(job.bitflags & GRES_ENFORCE_BIND));
+    /* a partition that says no */
+    job_init (&job);
+    job.tres_per_node = "gres/gpu:1";
+    job.partition = "free";
+    ck_assert_int_eq (submit_decide (&c, &job, "bob", &d, &e), 0);
+    ck_assert (!d.gres_enforce_binding);
+    /* a policy that does not pin: none (partition default), dynamic */
+    job_init (&job);
+    job.tres_per_node = "gres/gpu:1";
+    job.partition = "open";
+    ck_assert_int_eq (submit_decide (&c, &job, "bob", &d, &e), 0);
+    ck_assert (!d.gres_enforce_binding);
+    job_init (&job);
+    job.tres_per_node = "gres/gpu:1";
+    envp[0] = ENV "dynamic";
+    job.spank_job_env = envp;
+    job.spank_job_env_size = 1;
+    ck_assert_int_eq (submit_decide (&c, &job, "bob", &d, &e), 0);
+    ck_assert (!d.gres_enforce_binding);
+    /* asked numa-spread with --gpus: added */
+    job_init (&job);
+    job.tres_per_job = "gres/gpu:2";
+    envp[0] = ENV "numa-spread";
+    job.spank_job_env = envp;
+    job.spank_job_env_size = 1;
+    ck_assert_int_eq (submit_decide (&c, &job, "bob", &d, &e), 0);
+    ck_assert (d.gres_enforce_binding);
+    /* bad values */
+    {
+        static const char *bad[] = {"GpuBinding=yes\n",
+                                    "GpuBinding=\n",
+                                    "PartitionName=p GpuBinding=always\n"};
+        for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
+            char path[] = "/tmp/test_submit.XXXXXX";
+            int fd = mkstemp (path);
+            ck_assert_int_ge (fd, 0);
+            ck_assert_int_eq (write (fd, bad[i], strlen (bad[i])),
+                              (int)strlen (bad[i]));
+            close (fd);
+            pin_conf_defaults (&c);
+            ck_assert_int_eq (pin_conf_load_file (&c, path, true, &e), -1);
+            ck_assert_msg (strstr (e.text, "GpuBinding"), "%s", e.text);
+            unlink (path);
+        }
+    }
+}
+END_TEST
+
 START_TEST (test_unruled)
 {
     job_desc_msg_t job;
@@ -1294,6 +1419,7 @@ int main (void)
                          0,
                          (int)(sizeof (rcases) / sizeof (rcases[0])));
     tcase_add_test (tc, test_spread_conf);
+    tcase_add_test (tc, test_gpu_binding);
     tcase_add_test (tc, test_hostile);
     tcase_add_test (tc, test_env_find);
     tcase_add_test (tc, test_policy_names);
