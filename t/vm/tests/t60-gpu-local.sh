@@ -16,8 +16,8 @@ the same step without a GPU lands on node 0'"'"'s, and its record names the
 card'"'"'s PCI bus id; --pin-policy=numa-local,nic lands on node 1 and
 records eth0.  In the plain guest (no such devices, no GresTypes) the same
 ,nic step lands where numa-local alone puts it and records no GPU and no
-NIC.  Each step holds the whole node (--exclusive --whole), so that the
-choice between the nodes is pin.so'"'"'s, not Slurm'"'"'s.'
+NIC.  Each step holds the whole node (salloc --exclusive, srun --whole),
+so that the choice between the nodes is pin.so'"'"'s, not Slurm'"'"'s.'
 
 SHARNESS_TEST_SRCDIR=${PIN_SRCDIR:-/nonexistent}/t
 SHARNESS_TEST_EXTENSION="sh"
@@ -36,13 +36,26 @@ other=0
 # gres.conf and the steps' files: no space in the path, readable by slurmd.
 W=$(mktemp -d /tmp/pin-t60.XXXXXX) && chmod 755 "$W" || exit 1
 
-# STEP: one task of 2 CPUs in a step holding the whole node; prints the
-# probe and the job id.
-STEP='srun --exclusive --whole -n 1 -c 2'
+# step OUT [--gres=gpu:1] --pin-policy=...: one task of 1 CPU in a step
+# holding the whole node: an exclusive allocation and srun --whole (srun
+# --exclusive alone gives the step only the CPUs it asks for, and implies
+# --exact, which excludes --whole, from 24.11; 24.11 ignores --whole when
+# -c is given).  OUT.out gets the probe and the job id, OUT.err srun's
+# stderr.  Returns srun's status.
+step ()
+{
+    _o=$1
+    shift
+    _g=""
+    case $1 in --gres=*) _g=$1 ;; esac
+    # shellcheck disable=SC2086  # _g is one word or none
+    salloc -Q --exclusive -n 1 $_g srun --whole -n 1 "$@" \
+        sh -c "$TASK" >"$_o.out" 2>"$_o.err"
+}
 TASK='echo "job=$SLURM_JOB_ID gpus=${SLURM_STEP_GPUS:-}"
 '$VM_PROBE
 
-# check_lands FILE NODE: the task of FILE runs on 2 CPUs of node NODE, with
+# check_lands FILE NODE: the task of FILE runs on 1 CPU of node NODE, with
 # its memory there, in /proc and in its cgroup.
 check_lands ()
 {
@@ -50,7 +63,7 @@ check_lands ()
     _cgc=$(vm_probe_field "$1" 0 cg_cpus) &&
     echo "task 0: cpus=$_cpus mems=$(vm_probe_field "$1" 0 mems)" &&
     test "$_cpus" = "$_cgc" &&
-    test "$(vm_cpulist_expand "$_cpus" | wc -l)" = 2 &&
+    test "$(vm_cpulist_expand "$_cpus" | wc -l)" = 1 &&
     vm_cpus_within "$_cpus" "$2" &&
     test "$(vm_probe_field "$1" 0 mems)" = "$2"
 }
@@ -134,8 +147,10 @@ test_expect_success "Slurm ($mode mode) with pin.so and gres gpu:1 = /dev/dri/ca
 '
 
 test_expect_success "without a GPU, numa-local puts the task on node $other (the control)" '
-    $STEP --pin-policy=numa-local,verbose sh -c "$TASK" >none.out 2>none.err &&
+    { step none --pin-policy=numa-local,verbose; rc=$?; } &&
     cat none.out none.err &&
+    test "$rc" = 0 &&
+    { test "$mode" != cgroup || test "$(vm_probe_field none.out 0 step_cpus)" = 0-15; } &&
     check_lands none.out $other &&
     record none.out gpus nic >rec &&
     cat rec &&
@@ -144,9 +159,10 @@ test_expect_success "without a GPU, numa-local puts the task on node $other (the
 
 test_expect_success "srun --gres=gpu:1 --pin-policy=numa-local lands on node $io, next to the card" '
     start=$(vm_now) &&
-    $STEP --gres=gpu:1 --pin-policy=numa-local,verbose sh -c "$TASK" >gpu.out 2>gpu.err &&
+    { step gpu --gres=gpu:1 --pin-policy=numa-local,verbose; rc=$?; } &&
     vm_record_time "t60: srun --gres=gpu:1 numa-local ($mode)" "$start" &&
     cat gpu.out gpu.err &&
+    test "$rc" = 0 &&
     grep "^job=[0-9]* gpus=0\$" gpu.out &&
     check_lands gpu.out $io
 '
@@ -158,8 +174,9 @@ test_expect_success 'its record names the card by its PCI bus id, and no NIC' '
 '
 
 test_expect_success "--pin-policy=numa-local,nic (no GPU) lands on node $io, next to eth0" '
-    $STEP --pin-policy=numa-local,nic,verbose sh -c "$TASK" >nic.out 2>nic.err &&
+    { step nic --pin-policy=numa-local,nic,verbose; rc=$?; } &&
     cat nic.out nic.err &&
+    test "$rc" = 0 &&
     check_lands nic.out $io &&
     record nic.out gpus nic >rec &&
     cat rec &&
@@ -179,8 +196,9 @@ test_expect_success "Slurm ($mode mode) with pin.so, no GresTypes" '
 '
 
 test_expect_success 'numa-local,nic without a NIC: placed as numa-local alone, records none' '
-    $STEP --pin-policy=numa-local,nic,verbose sh -c "$TASK" >plain.out 2>plain.err &&
+    { step plain --pin-policy=numa-local,nic,verbose; rc=$?; } &&
     cat plain.out plain.err &&
+    test "$rc" = 0 &&
     grep "^job=[0-9]* gpus=\$" plain.out &&
     check_lands plain.out $other &&
     record plain.out gpus nic >rec &&
