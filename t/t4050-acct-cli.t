@@ -153,6 +153,54 @@ test_expect_success '-X: job lines only' '
     test_cmp expect out
 '
 
+test_expect_success '-o Gpus,Nic: the GPUs and NIC of a step, - when none' '
+    mkdir -p jgpu &&
+    {
+        rec job 401 4294967294 node1 0 root 0 120 4 100 0 \
+            ",\"gpus\":\"0000:3b:00.0,0000:86:00.0\",\"nic\":\"mlx5_0\"" &&
+        rec step 401 0 node1 0 root 1 100 4 100 0 \
+            ",\"gpus\":\"0000:3b:00.0,0000:86:00.0\",\"nic\":\"mlx5_0\"" &&
+        rec step 401 1 node1 0 root 2 100 2 50 0 ",\"gpus\":\"gres:1\"" &&
+        rec step 402 0 node1 0 root 2 100 2 50 0
+    } >jgpu/journal &&
+    chmod 0700 jgpu && chmod 0600 jgpu/journal &&
+    slurm-pin acct --journal=jgpu -S 2023-11-01 -o JobID,Gpus,Nic -P >out 2>err &&
+    cat >expect <<-\EOF &&
+	JobID|Gpus|Nic
+	401|0000:3b:00.0,0000:86:00.0|mlx5_0
+	401.0|0000:3b:00.0,0000:86:00.0|mlx5_0
+	401.1|gres:1|-
+	402|-|-
+	402.0|-|-
+	EOF
+    test_cmp expect out &&
+    slurm-pin acct --journal=jgpu -S 2023-11-01 -j 401.1,402.0 -o JobID,Gpus,Nic >out 2>err &&
+    cat >expect <<-\EOF &&
+	JobID                  Gpus        Nic 
+	------------ -------------- ---------- 
+	401.1                gres:1          - 
+	402.0                     -          - 
+	EOF
+    test_cmp expect out
+'
+
+test_expect_success PYTHON3 '--json: gpus and nic under slurm_pin, null when none' '
+    slurm-pin acct --journal=jgpu -S 2023-11-01 --json >out.json 2>err &&
+    cat >check.py <<-\EOF &&
+	import json, sys
+	d = json.load(open("out.json"))
+	j = {x["job_id"]: x for x in d["jobs"]}
+	s = j[401]["steps"]
+	assert j[401]["slurm_pin"]["gpus"] == "0000:3b:00.0,0000:86:00.0", j[401]
+	assert j[401]["slurm_pin"]["nic"] == "mlx5_0"
+	assert s[0]["slurm_pin"]["gpus"] == "0000:3b:00.0,0000:86:00.0"
+	assert s[1]["slurm_pin"]["gpus"] == "gres:1"
+	assert s[1]["slurm_pin"]["nic"] is None
+	assert j[402]["slurm_pin"]["gpus"] is None
+	EOF
+    python3 check.py
+'
+
 test_expect_success '-j: steps, array tasks, whole arrays' '
     $ACCT -j 101.0,102.batch -o JobID -P -n >out 2>/dev/null &&
     printf "101.0\n102.batch\n" >expect &&

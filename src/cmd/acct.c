@@ -187,6 +187,16 @@ static json_object *row_json (const struct acct_row *row)
     cmd_json_add (sp, "fallback", jstr_or_null (row->fallback), true);
     cmd_json_add (sp, "cpus", jstr_or_null (acct_row_cpus (row)), true);
     cmd_json_add (sp, "mems", jstr_or_null (acct_row_mems (row)), true);
+    /* the GPUs (PCI bus ids, "gres:N") and NIC the tasks were placed
+     * near: null when none */
+    cmd_json_add (sp,
+                  "gpus",
+                  jstr_or_null (row->gpus && *row->gpus ? row->gpus : NULL),
+                  true);
+    cmd_json_add (sp,
+                  "nic",
+                  jstr_or_null (row->nic && *row->nic ? row->nic : NULL),
+                  true);
     cmd_json_add (sp,
                   "efficiency",
                   eff >= 0 ? json_object_new_double (eff) : NULL,

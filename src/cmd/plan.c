@@ -34,10 +34,13 @@ struct plan_opts {
     unsigned cpus_per_task;
     uint64_t seed;
     bool json;
-    bool strict; /* refuse what does not fit (as before) */
+    bool strict;      /* refuse what does not fit (as before) */
+    const char *gpus; /* --gpus LIST, NULL: none */
+    bool nic;         /* --nic[=NAME] given */
+    const char *nic_name; /* NULL or "": the default NIC */
 };
 
-enum { OPT_STRICT = CMDOPT_LONG };
+enum { OPT_STRICT = CMDOPT_LONG, OPT_GPUS, OPT_NIC };
 
 static const struct cmdopt options[] = {
     {"topology",
@@ -98,6 +101,24 @@ static const struct cmdopt options[] = {
      "the plugin does (oversubscribed,\n"
      "shared-with-step)",
      0},
+    {"gpus",
+     OPT_GPUS,
+     CMDOPT_REQUIRED,
+     "LIST",
+     "the step's GPUs, ',' separated: indexes as\n"
+     "hwloc numbers them (the N of cudaN, nvmlN,\n"
+     "rsmiN, openclXdN) or PCI bus ids\n"
+     "(0000:3b:00.0); tasks go near them",
+     0},
+    {"nic",
+     OPT_NIC,
+     CMDOPT_OPTIONAL,
+     "NAME",
+     "a NIC (--nic: the first OpenFabrics device,\n"
+     "else the first network device; --nic=NAME: by\n"
+     "name, index or PCI bus id): tasks go near it\n"
+     "without --gpus, else it is only checked",
+     0},
     CMDOPT_END,
 };
 
@@ -107,7 +128,8 @@ static void help_more (FILE *f)
              "Policies: %s\n"
              "\n"
              "Text output, one line per task:\n"
-             "  task 0: cpus=0-3 mems=0 [fallback=REASON,...]\n"
+             "  task 0: cpus=0-3 mems=0 [gpus=0(0000:3b:00.0)] [nic=mlx5_0]\n"
+             "          [fallback=REASON,...]\n"
              "See slurm-pin(1).\n",
              place_policy_list ());
 }
@@ -210,6 +232,13 @@ static int parse_args (int argc, char **argv, struct plan_opts *o, int *status)
             case OPT_STRICT:
                 o->strict = true;
                 break;
+            case OPT_GPUS:
+                o->gpus = arg;
+                break;
+            case OPT_NIC:
+                o->nic = true;
+                o->nic_name = arg;
+                break;
         }
     }
     if (c < 0) {
@@ -247,7 +276,40 @@ static hwloc_bitmap_t parse_cpus (const char *flag, const char *list)
     return set;
 }
 
-static int print_text (const struct place_plan *plan, FILE *f)
+/* The devices of a plan: GPU positions in the topology (gpu[d] is the
+ * topo_dev position of place_request.near[d]) and the NIC's (-1: none). */
+struct plan_devs {
+    unsigned ngpus;
+    int gpu[PLACE_MAX_NEAR];
+    int nic;
+};
+
+/* "0(0000:3b:00.0),1(0000:5e:00.0)" for the GPUs of mask */
+static void gpus_text (const topo_t *t,
+                       const struct plan_devs *dv,
+                       uint64_t mask,
+                       char *buf,
+                       size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (unsigned d = 0; d < dv->ngpus && len < n; d++) {
+        if (!((mask >> d) & 1))
+            continue;
+        const struct topo_dev *g = topo_dev (t, (unsigned)dv->gpu[d]);
+        len += (size_t)snprintf (buf + len,
+                                 n - len,
+                                 "%s%u(%s)",
+                                 len ? "," : "",
+                                 g->index,
+                                 g->busid[0] ? g->busid : g->name);
+    }
+}
+
+static int print_text (const topo_t *t,
+                       const struct plan_devs *dv,
+                       const struct place_plan *plan,
+                       FILE *f)
 {
     for (unsigned i = 0; i < plan->ntasks; i++) {
         const struct place_task *task = &plan->tasks[i];
@@ -262,6 +324,13 @@ static int print_text (const struct place_plan *plan, FILE *f)
             return -1;
         }
         fprintf (f, "task %u: cpus=%s mems=%s", i, cpus, mems);
+        if (dv->ngpus) {
+            char g[1024];
+            gpus_text (t, dv, task->near, g, sizeof (g));
+            fprintf (f, " gpus=%s", g);
+        }
+        if (dv->nic >= 0)
+            fprintf (f, " nic=%s", topo_dev (t, (unsigned)dv->nic)->name);
         if (task->fallback)
             fprintf (f,
                      " fallback=%s",
@@ -281,7 +350,27 @@ static json_object *json_set (hwloc_const_bitmap_t set)
     return o;
 }
 
-static json_object *plan_to_json (const struct place_plan *plan)
+static json_object *dev_json (const struct topo_dev *d)
+{
+    json_object *o = json_object_new_object ();
+    if (!o || cmd_json_add (o, "index", json_object_new_int64 (d->index), false) < 0
+        || cmd_json_add (o, "name", json_object_new_string (d->name), false) < 0
+        || cmd_json_add (o,
+                         "pci_busid",
+                         d->busid[0] ? json_object_new_string (d->busid)
+                                     : NULL,
+                         true)
+               < 0
+        || cmd_json_add (o, "cpus", json_set (d->cpuset), false) < 0) {
+        json_object_put (o);
+        return NULL;
+    }
+    return o;
+}
+
+static json_object *plan_to_json (const topo_t *t,
+                                  const struct plan_devs *dv,
+                                  const struct place_plan *plan)
 {
     json_object *root = json_object_new_object ();
     json_object *tasks = json_object_new_array ();
@@ -325,6 +414,29 @@ static json_object *plan_to_json (const struct place_plan *plan)
             || cmd_json_add (tj, "mems", json_set (task->mems), false) < 0
             || cmd_json_add (tj, "fallback", fbj, true) < 0)
             goto nomem;
+        if (dv->ngpus) {
+            json_object *ga = json_object_new_array ();
+            if (!ga || json_object_object_add (tj, "gpus", ga) < 0) {
+                json_object_put (ga);
+                goto nomem;
+            }
+            for (unsigned d = 0; d < dv->ngpus; d++)
+                if ((task->near >> d) & 1) {
+                    json_object *g =
+                        dev_json (topo_dev (t, (unsigned)dv->gpu[d]));
+                    if (!g || json_object_array_add (ga, g) < 0) {
+                        json_object_put (g);
+                        goto nomem;
+                    }
+                }
+        }
+        if (dv->nic >= 0
+            && cmd_json_add (tj,
+                             "nic",
+                             dev_json (topo_dev (t, (unsigned)dv->nic)),
+                             false)
+                   < 0)
+            goto nomem;
     }
     if (json_object_object_add (root, "tasks", tasks) < 0)
         goto nomem;
@@ -334,6 +446,65 @@ nomem:
     json_object_put (root);
     errno = ENOMEM;
     return NULL;
+}
+
+/* --gpus and --nic, resolved on t: near[] gets the GPUs (or the NIC when
+ * there are no GPUs). */
+static int parse_devs (const topo_t *t,
+                       const struct plan_opts *o,
+                       struct plan_devs *dv,
+                       struct place_near *near)
+{
+    pin_error_t err = {""};
+
+    if (o->gpus) {
+        char buf[1024], *save = NULL;
+        if (!*o->gpus || strlen (o->gpus) >= sizeof (buf)) {
+            cmd_error (NAME,
+                       "--gpus=%s: expected GPU indexes or PCI bus ids, ','"
+                       " separated",
+                       shown (o->gpus));
+            return -1;
+        }
+        strcpy (buf, o->gpus);
+        for (char *g = strtok_r (buf, ",", &save); g;
+             g = strtok_r (NULL, ",", &save)) {
+            int i = topo_dev_find (t, TOPO_DEV_GPU, g, &err);
+            if (i < 0) {
+                cmd_error (NAME, "--gpus: %s", err.text);
+                return -1;
+            }
+            for (unsigned k = 0; k < dv->ngpus; k++)
+                if (dv->gpu[k] == i) {
+                    cmd_error (NAME, "--gpus=%s: GPU '%s' given twice", o->gpus, g);
+                    return -1;
+                }
+            if (dv->ngpus == PLACE_MAX_NEAR) {
+                cmd_error (NAME, "--gpus: at most %d GPUs", PLACE_MAX_NEAR);
+                return -1;
+            }
+            near[dv->ngpus].cpus = topo_dev (t, (unsigned)i)->cpuset;
+            near[dv->ngpus].numa = topo_dev (t, (unsigned)i)->numa;
+            dv->gpu[dv->ngpus++] = i;
+        }
+        if (!dv->ngpus) {
+            cmd_error (NAME, "--gpus=%s: no GPU given", o->gpus);
+            return -1;
+        }
+    }
+    if (o->nic) {
+        int i = topo_dev_find (t, TOPO_DEV_NIC, o->nic_name, &err);
+        if (i < 0) {
+            cmd_error (NAME, "--nic: %s", err.text);
+            return -1;
+        }
+        dv->nic = i;
+        if (!dv->ngpus) {
+            near[0].cpus = topo_dev (t, (unsigned)i)->cpuset;
+            near[0].numa = topo_dev (t, (unsigned)i)->numa;
+        }
+    }
+    return 0;
 }
 
 int cmd_plan (int argc, char **argv)
@@ -346,6 +517,8 @@ int cmd_plan (int argc, char **argv)
     topo_t *t = NULL;
     hwloc_bitmap_t allowed = NULL;
     hwloc_bitmap_t busy = NULL;
+    struct plan_devs dv = {.nic = -1};
+    struct place_near near[PLACE_MAX_NEAR];
     int rc = 1;
 
     if (parse_args (argc, argv, &o, &rc) < 0)
@@ -395,12 +568,27 @@ int cmd_plan (int argc, char **argv)
     req.seed = o.seed;
     if (o.strict)
         req.refuse = PLACE_REFUSE_SHARE | PLACE_REFUSE_OVERSUBSCRIBE;
+    if (parse_devs (t, &o, &dv, near) < 0)
+        goto done;
+    if (dv.ngpus) {
+        req.nnear = dv.ngpus;
+        req.near = near;
+        req.near_fallback = PLACE_FB_GPU_REMOTE;
+    } else if (dv.nic >= 0) {
+        req.nnear = 1;
+        req.near = near;
+        req.near_fallback = PLACE_FB_NIC_REMOTE;
+    }
     if (!(plan = place_compute (t, &req, &err))) {
         cmd_error (NAME, "%s", err.text);
         goto done;
     }
-    if ((o.json ? cmd_print_json (NAME, plan_to_json (plan), stdout)
-                : print_text (plan, stdout))
+    if (dv.nic >= 0 && dv.ngpus)
+        place_mark_near (plan,
+                         topo_dev (t, (unsigned)dv.nic)->cpuset,
+                         PLACE_FB_NIC_REMOTE);
+    if ((o.json ? cmd_print_json (NAME, plan_to_json (t, &dv, plan), stdout)
+                : print_text (t, &dv, plan, stdout))
             < 0
         || cmd_flush_stdout (NAME) < 0)
         goto done;

@@ -65,6 +65,11 @@ struct acct_record {
     char job_name[ACCT_STR];  /* "job_name" */
     char policy[64];          /* "policy": none numa-local ... dynamic */
     char fallback[ACCT_STR];  /* "fallback": "" or comma list */
+    char gpus[ACCT_STR];      /* "gpus": PCI bus ids of the GPUs the
+                                 tasks were placed near, ',' joined
+                                 ("gres:N": known by gres.conf Cores=);
+                                 "" none (doc/policies.md) */
+    char nic[64];             /* "nic": the NIC's name, "" none */
     bool has_seed;            /* "seed" present (policy random) */
     uint64_t seed;            /* "seed" */
     char cpus[ACCT_STR];      /* "cpus": OS CPU list, hwloc list format */

@@ -194,6 +194,10 @@ char *acct_record_to_json (const struct acct_record *r, pin_error_t *errp)
     rc |= ADD_STR (o, "job_name", r->job_name);
     rc |= ADD_STR (o, "policy", r->policy);
     rc |= ADD_STR (o, "fallback", r->fallback);
+    if (r->gpus[0])
+        rc |= ADD_STR (o, "gpus", r->gpus);
+    if (r->nic[0])
+        rc |= ADD_STR (o, "nic", r->nic);
     if (r->has_seed)
         rc |= add (o, "seed", json_object_new_uint64 (r->seed));
     rc |= ADD_STR (o, "cpus", r->cpus);
@@ -431,6 +435,8 @@ int acct_record_from_json (const char *line,
     GET_STR (&p, "job_name", false, r->job_name);
     GET_STR (&p, "policy", false, r->policy);
     GET_STR (&p, "fallback", false, r->fallback);
+    GET_STR (&p, "gpus", false, r->gpus);
+    GET_STR (&p, "nic", false, r->nic);
     r->has_seed = get_u64 (&p, "seed", &r->seed) > 0;
     GET_STR (&p, "cpus", false, r->cpus);
     GET_STR (&p, "mems", false, r->mems);

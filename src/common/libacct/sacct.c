@@ -53,6 +53,8 @@ static const struct {
     [ACCT_F_CPUEFF] = {"CPUEff", 7, K_STR},
     [ACCT_F_PINPOLICY] = {"PinPolicy", 12, K_STR},
     [ACCT_F_FALLBACK] = {"Fallback", 10, K_STR},
+    [ACCT_F_GPUS] = {"Gpus", 14, K_STR},
+    [ACCT_F_NIC] = {"Nic", 10, K_STR},
     [ACCT_F_CPUSET] = {"Cpuset", 15, K_STR},
     [ACCT_F_MEMS] = {"Mems", 6, K_STR},
     [ACCT_F_THROTTLED] = {"Throttled", 10, K_STR},
@@ -458,6 +460,10 @@ static bool row_field (const struct acct_row *row, int id, char *buf, size_t n)
             return put (buf, n, row->policy);
         case ACCT_F_FALLBACK:
             return put (buf, n, row->fallback);
+        case ACCT_F_GPUS: /* "-": placed near no GPU (doc/policies.md) */
+            return put (buf, n, row->gpus && *row->gpus ? row->gpus : "-");
+        case ACCT_F_NIC:
+            return put (buf, n, row->nic && *row->nic ? row->nic : "-");
         case ACCT_F_CPUSET:
             return put (buf, n, acct_row_cpus (row));
         case ACCT_F_MEMS:
@@ -593,6 +599,8 @@ static void row_free (struct acct_row *row)
     free (row->nodelist);
     free (row->policy);
     free (row->fallback);
+    free (row->gpus);
+    free (row->nic);
     free (row->cpus);
     free (row->mems);
 }
@@ -697,6 +705,8 @@ static int row_merge (struct acct_row *row, const struct acct_record *r)
                < 0
         || (r->fallback[0]
             && add_item (&row->fallback, r->fallback, ',', true) < 0)
+        || (r->gpus[0] && add_item (&row->gpus, r->gpus, ',', true) < 0)
+        || (r->nic[0] && add_item (&row->nic, r->nic, ',', true) < 0)
         || (r->cpus[0] && add_node_value (&row->cpus, r->node, r->cpus) < 0)
         || (r->mems[0] && add_node_value (&row->mems, r->node, r->mems) < 0))
         return -1;
@@ -964,6 +974,10 @@ static int job_from_steps (struct acct_job *j)
         }
         if (s->fallback
             && add_item (&job->fallback, s->fallback, ',', true) < 0)
+            return -1;
+        if (s->gpus && add_item (&job->gpus, s->gpus, ',', true) < 0)
+            return -1;
+        if (s->nic && add_item (&job->nic, s->nic, ',', true) < 0)
             return -1;
         if (s->start_us > 0
             && (job->start_us <= 0 || s->start_us < job->start_us))

@@ -45,6 +45,8 @@ enum acct_fid {
     ACCT_F_CPUEFF,
     ACCT_F_PINPOLICY,
     ACCT_F_FALLBACK,
+    ACCT_F_GPUS,
+    ACCT_F_NIC,
     ACCT_F_CPUSET,
     ACCT_F_MEMS,
     ACCT_F_THROTTLED,
@@ -127,6 +129,8 @@ struct acct_row {
                        NULL: `nodes` is printed */
     char *policy;   /* distinct values, ',' joined */
     char *fallback; /* distinct non-empty values, ',' joined */
+    char *gpus;     /* distinct non-empty values, ',' joined */
+    char *nic;      /* likewise */
     char *cpus;     /* "n1:0-3;n2:4-7" (acct_row_cpus) */
     char *mems;     /* likewise (acct_row_mems) */
     unsigned nnodes;

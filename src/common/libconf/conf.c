@@ -605,6 +605,25 @@ static int parse_confine (const char *value,
     return 0;
 }
 
+/* GpuBinding=no|enforce */
+static int parse_gpu_binding (const char *value,
+                              void *dst,
+                              size_t size,
+                              char *why,
+                              size_t n)
+{
+    (void)size;
+    if (strcasecmp (value, "no") == 0)
+        *(int *)dst = PIN_GPU_BINDING_NO;
+    else if (strcasecmp (value, "enforce") == 0)
+        *(int *)dst = PIN_GPU_BINDING_ENFORCE;
+    else {
+        snprintf (why, n, "expected no or enforce");
+        return -1;
+    }
+    return 0;
+}
+
 /* SpreadSockets=N: 0 (off) or 2..64 sockets per node, into an int */
 static int parse_spread_sockets (const char *value,
                                  void *dst,
@@ -627,25 +646,6 @@ static int parse_spread_sockets (const char *value,
         return -1;
     }
     *(int *)dst = (int)v;
-    return 0;
-}
-
-/* GpuBinding=enforce|no, into a bool */
-static int parse_gpu_binding (const char *value,
-                              void *dst,
-                              size_t size,
-                              char *why,
-                              size_t n)
-{
-    (void)size;
-    if (strcasecmp (value, "enforce") == 0)
-        *(bool *)dst = true;
-    else if (strcasecmp (value, "no") == 0)
-        *(bool *)dst = false;
-    else {
-        snprintf (why, n, "expected enforce or no");
-        return -1;
-    }
     return 0;
 }
 
@@ -856,14 +856,6 @@ static const struct pin_conf_key keys[] = {
      "0",
      "job_submit: sockets a one-task numa-spread srun job is spread over",
      OVERRIDABLE (spread_sockets, PIN_CONF_PART_SPREAD_SOCKETS)},
-    {"GpuBinding",
-     "{enforce|no}",
-     G | P,
-     parse_gpu_binding,
-     "no",
-     "job_submit: GPU jobs with a pinning policy get "
-     "--gres-flags=enforce-binding",
-     OVERRIDABLE (gpu_binding, PIN_CONF_PART_GPU_BINDING)},
     {"Profile",
      "{no|yes|interval}",
      G | P,
@@ -885,6 +877,27 @@ static const struct pin_conf_key keys[] = {
      "256M",
      "the largest profile of one step",
      GLOBAL (profile_max_size)},
+    {"GpuBinding",
+     "{no|enforce}",
+     G | P,
+     parse_gpu_binding,
+     "no",
+     "job_submit: enforce binding of a GPU job's cores to its GPUs",
+     OVERRIDABLE (gpu_binding, PIN_CONF_PART_GPU_BINDING)},
+    {"TestTopology",
+     "path",
+     G,
+     parse_path_or_none,
+     "none",
+     "test only: an hwloc XML used instead of the node's topology",
+     GLOBAL (test_topology)},
+    {"TestDeviceRoot",
+     "path",
+     G,
+     parse_path_or_none,
+     "none",
+     "test only: where sys/dev/char and proc/driver/nvidia are read",
+     GLOBAL (test_device_root)},
 };
 
 #undef G

@@ -86,7 +86,7 @@ struct pin_conf_partition {
     int dynamic_confine;
     int spread_sockets;
     long long profile_us;
-    bool gpu_binding;
+    int gpu_binding;
 };
 
 /* The rules for the jobs of one partition (pin_conf_rules_for()). */
@@ -106,9 +106,8 @@ struct pin_conf_rules {
     /* profiling (doc/profiling.md): the sampling interval of a step that
      * does not say --pin-profile; 0: not profiled */
     long long profile_us;
-    /* job_submit: GpuBinding=enforce: a GPU job with a pinning policy
-     * gets --gres-flags=enforce-binding (doc/job-submit.md) */
-    bool gpu_binding;
+    /* job_submit: PIN_GPU_BINDING_* (doc/job-submit.md, "GPUs") */
+    int gpu_binding;
 };
 
 struct pin_conf {
@@ -149,15 +148,23 @@ struct pin_conf {
     int dynamic_confine;           /* DynamicConfine=cpuset (PIN_CONFINE_*) */
     int spread_sockets;            /* SpreadSockets=0 (off): job_submit's
                                       numa-spread reshape, doc/job-submit.md */
-    bool gpu_binding;              /* GpuBinding=no; enforce: job_submit adds
-                                      --gres-flags=enforce-binding to GPU
-                                      jobs with a pinning policy */
     /* profiling (doc/profiling.md) */
     long long profile_us;       /* Profile=no (0), yes (1 s) or an
                                    interval: steps profiled by default */
     char profile_dir[PATH_MAX]; /* ProfileDir=/var/lib/slurm-pin/profile */
     unsigned long long profile_max_size; /* ProfileMaxSize=256M per profile */
+    int gpu_binding; /* GpuBinding=no: job_submit adds
+                        --gres-flags=enforce-binding with enforce */
+    /* test only (doc/testing.md), never in production: the step uses
+     * this hwloc XML instead of the node's topology, and reads
+     * TestDeviceRoot/sys/dev/char and TestDeviceRoot/proc/driver/nvidia
+     * instead of /sys/... and /proc/...; "" (none) by default */
+    char test_topology[PATH_MAX];
+    char test_device_root[PATH_MAX];
 };
+
+/* GpuBinding= values */
+enum { PIN_GPU_BINDING_NO = 0, PIN_GPU_BINDING_ENFORCE = 1 };
 
 /* DynamicConfine= values */
 enum { PIN_CONFINE_CPUSET = 0, PIN_CONFINE_QUOTA = 1 };

@@ -56,7 +56,8 @@ int pinopt_parse (const char *value, struct pin_option *opt, pin_error_t *errp)
     char shown[QUOTE_MAX + 8];
     char tok[PINOPT_VALUE_MAX + 1];
     enum place_policy policy;
-    bool verbose = false;
+    bool verbose = false, nic = false;
+    char nic_name[PINOPT_NIC_MAX + 1] = "";
     size_t pos = 0, len;
 
     pinopt_quote (value, QUOTE_MAX, shown, sizeof (shown));
@@ -64,7 +65,7 @@ int pinopt_parse (const char *value, struct pin_option *opt, pin_error_t *errp)
         errno = EINVAL;
         return errprintf (errp,
                           "--pin-policy=%s: empty value; "
-                          "use POLICY[,verbose] with POLICY one of: %s",
+                          "use POLICY[,verbose][,nic[=NAME]] with POLICY one of: %s",
                           shown,
                           place_policy_list ());
     }
@@ -91,12 +92,33 @@ int pinopt_parse (const char *value, struct pin_option *opt, pin_error_t *errp)
     }
     while (pos < len) {
         char t[QUOTE_MAX + 8];
-        if (next_token (value, &pos, tok, sizeof (tok)) < 0
-            || strcmp (tok, "verbose") != 0) {
+        int tl = next_token (value, &pos, tok, sizeof (tok));
+        if (tl >= 0 && (!strcmp (tok, "nic") || !strncmp (tok, "nic=", 4))) {
+            const char *n = tok[3] ? tok + 4 : "";
+            size_t nl = strlen (n);
+            bool ok = tok[3] ? nl > 0 && nl <= PINOPT_NIC_MAX : true;
+            for (size_t i = 0; ok && i < nl; i++)
+                ok = isalnum ((unsigned char)n[i]) || strchr ("._:-", n[i]);
+            if (!ok) {
+                errno = EINVAL;
+                return errprintf (errp,
+                                  "--pin-policy=%s: bad NIC name '%s'; use "
+                                  "nic or nic=NAME with NAME a device name "
+                                  "(mlx5_0, eth0), index or PCI bus id of "
+                                  "at most %d characters [A-Za-z0-9._:-]",
+                                  shown,
+                                  pinopt_quote (n, QUOTE_MAX, t, sizeof (t)),
+                                  PINOPT_NIC_MAX);
+            }
+            nic = true;
+            snprintf (nic_name, sizeof (nic_name), "%s", n);
+            continue;
+        }
+        if (tl < 0 || strcmp (tok, "verbose") != 0) {
             errno = EINVAL;
             return errprintf (errp,
                               "--pin-policy=%s: unknown flag '%s'; "
-                              "use POLICY[,verbose] with POLICY one of: %s",
+                              "use POLICY[,verbose][,nic[=NAME]] with POLICY one of: %s",
                               shown,
                               pinopt_quote (tok, QUOTE_MAX, t, sizeof (t)),
                               place_policy_list ());
@@ -108,12 +130,14 @@ int pinopt_parse (const char *value, struct pin_option *opt, pin_error_t *errp)
         errno = EINVAL;
         return errprintf (errp,
                           "--pin-policy=%s: empty flag after ','; "
-                          "use POLICY[,verbose] with POLICY one of: %s",
+                          "use POLICY[,verbose][,nic[=NAME]] with POLICY one of: %s",
                           shown,
                           place_policy_list ());
     }
     opt->policy = (int)policy;
     opt->verbose = verbose;
+    opt->nic = nic;
+    memcpy (opt->nic_name, nic_name, sizeof (opt->nic_name));
     return 0;
 }
 

@@ -29,13 +29,20 @@
 #define PINOPT_SRUN_MARK_NAME "PIN_ALLOC_BY"
 #define PINOPT_SRUN_MARK_VALUE "srun"
 
+/* Longest NAME of ",nic=NAME". */
+#define PINOPT_NIC_MAX 31
+
 struct pin_option {
     int policy;   /* enum place_policy */
     bool verbose; /* ",verbose" was given */
+    bool nic;     /* ",nic" or ",nic=NAME" was given */
+    char nic_name[PINOPT_NIC_MAX + 1]; /* NAME, "" for the default NIC */
 };
 
-/* Parse an option value "POLICY[,verbose]" (the policy first, then flags
- * separated by ','; a flag may repeat).  On failure returns -1 with errno
+/* Parse an option value "POLICY[,verbose][,nic[=NAME]]" (the policy
+ * first, then flags separated by ','; a flag may repeat, the last nic
+ * wins).  NAME: [A-Za-z0-9._:-], at most PINOPT_NIC_MAX characters (a
+ * device name, index or PCI bus id: doc/policies.md, "GPUs and NICs").  On failure returns -1 with errno
  * EINVAL and one line in errp that names the value and what is valid:
  *   "--pin-policy=numa-locl: unknown policy 'numa-locl'; known: numa-local,
  * ..." `opt` is only written on success.  Nothing to free.

@@ -55,6 +55,8 @@ static const char *const fallback_names[] = {
     "oversubscribed",
     "shared-with-step",
     "alloc-one-numa",
+    "gpu-remote",
+    "nic-remote",
 };
 #define NFALLBACKS (sizeof (fallback_names) / sizeof (fallback_names[0]))
 
@@ -1992,9 +1994,9 @@ unsigned place_alloc_confines (const topo_t *topo,
     return 0;
 }
 
-struct place_plan *place_compute (const topo_t *topo,
-                                  const struct place_request *req,
-                                  pin_error_t *errp)
+static struct place_plan *place_plain (const topo_t *topo,
+                                       const struct place_request *req,
+                                       pin_error_t *errp)
 {
     hwloc_bitmap_t allowed = NULL, busy = NULL, avail = NULL;
     struct place_plan *plan = NULL;
@@ -2155,4 +2157,371 @@ error:
     hwloc_bitmap_free (avail);
     errno = saved_errno;
     return NULL;
+}
+
+/* ---- device locality (doc/policies.md, "GPUs and NICs") --------------- */
+
+/* Task i's device mask (place.h: task_near, or block-wise). */
+static uint64_t task_mask (const struct place_request *req, unsigned i)
+{
+    uint64_t all = req->nnear >= 64 ? ~0ull : (1ull << req->nnear) - 1;
+    uint64_t m = 0;
+
+    if (req->task_near) {
+        m = req->task_near[i] & all;
+        return m ? m : all;
+    }
+    if (req->ntasks >= req->nnear)
+        return 1ull << ((uint64_t)i * req->nnear / req->ntasks);
+    for (unsigned d = i * req->nnear / req->ntasks;
+         d < (i + 1) * req->nnear / req->ntasks;
+         d++)
+        m |= 1ull << d;
+    return m ? m : all;
+}
+
+/* The PUs local to the devices of `mask` (into `out`). */
+static int mask_cpus (const struct place_request *req,
+                      uint64_t mask,
+                      hwloc_bitmap_t out)
+{
+    hwloc_bitmap_zero (out);
+    for (unsigned d = 0; d < req->nnear; d++)
+        if ((mask >> d) & 1)
+            if (hwloc_bitmap_or (out, out, req->near[d].cpus) < 0)
+                return -1;
+    return 0;
+}
+
+/* The NUMA domain of device d: its own, else the one holding most of its
+ * PUs, else -1. */
+static int near_numa (const topo_t *topo, const struct place_near *n)
+{
+    int best = -1, bestw = 0;
+    hwloc_bitmap_t x;
+
+    if (n->numa >= 0 && (unsigned)n->numa < topo_ndomains (topo, TOPO_NUMA))
+        return n->numa;
+    if (!(x = hwloc_bitmap_alloc ()))
+        return -1;
+    for (unsigned d = 0; d < topo_ndomains (topo, TOPO_NUMA); d++) {
+        hwloc_bitmap_and (x, topo_domain_cpuset (topo, TOPO_NUMA, d), n->cpus);
+        int w = hwloc_bitmap_weight (x);
+        if (w > bestw) {
+            bestw = w;
+            best = (int)d;
+        }
+    }
+    hwloc_bitmap_free (x);
+    return best;
+}
+
+/* Distance from the devices of `mask` to NUMA domain d: the least over
+ * the devices (a device of unknown domain: every domain is as near). */
+static unsigned mask_distance (const topo_t *topo,
+                               const struct place_request *req,
+                               uint64_t mask,
+                               unsigned d)
+{
+    unsigned best = UINT_MAX;
+    for (unsigned k = 0; k < req->nnear; k++) {
+        if (!((mask >> k) & 1))
+            continue;
+        int n = near_numa (topo, &req->near[k]);
+        unsigned v = n < 0 ? 0 : topo_numa_distance (topo, (unsigned)n, d);
+        if (v < best)
+            best = v;
+    }
+    return best;
+}
+
+void place_mark_near (struct place_plan *plan,
+                      hwloc_const_bitmap_t cpus,
+                      unsigned bit)
+{
+    if (!plan || !cpus)
+        return;
+    for (unsigned i = 0; i < plan->ntasks; i++)
+        if (!hwloc_bitmap_isincluded (plan->tasks[i].cpus, cpus))
+            plan->tasks[i].fallback |= bit;
+}
+
+/* One group of tasks (the same devices) placed on `region`, with `taken`
+ * (earlier groups) and the request's busy PUs counted as busy; its tasks
+ * copied into plan->tasks at their positions. */
+static int place_group (const topo_t *topo,
+                        const struct place_request *req,
+                        const uint64_t *masks,
+                        uint64_t mask,
+                        unsigned ntasks,
+                        unsigned only, /* one task, or UINT_MAX: all */
+                        unsigned g,
+                        hwloc_const_bitmap_t region,
+                        hwloc_bitmap_t taken,
+                        struct place_plan *plan,
+                        pin_error_t *errp)
+{
+    struct place_request sub = *req;
+    hwloc_bitmap_t busy = hwloc_bitmap_dup (taken);
+    struct place_plan *p;
+    unsigned j = 0;
+
+    if (!busy || (req->busy && hwloc_bitmap_or (busy, busy, req->busy) < 0)) {
+        hwloc_bitmap_free (busy);
+        errno = ENOMEM;
+        return errprintf (errp, "placement: out of memory");
+    }
+    sub.ntasks = only == UINT_MAX ? ntasks : 1;
+    sub.allowed = region;
+    sub.busy = busy;
+    sub.refuse = 0;
+    sub.load = NULL;
+    sub.nload = 0;
+    sub.nnear = 0;
+    sub.near = NULL;
+    sub.task_near = NULL;
+    sub.seed = req->seed + 0x9e3779b97f4a7c15ull * g
+               + (only == UINT_MAX ? 0 : 0xbf58476d1ce4e5b9ull * only);
+    p = place_plain (topo, &sub, errp);
+    hwloc_bitmap_free (busy);
+    if (!p)
+        return -1;
+    for (unsigned i = 0; i < req->ntasks; i++) {
+        struct place_task *t = &plan->tasks[i];
+        if (masks[i] != mask || (only != UINT_MAX && i != only))
+            continue;
+        struct place_task *s = &p->tasks[j++];
+        if (hwloc_bitmap_copy (t->cpus, s->cpus) < 0
+            || hwloc_bitmap_copy (t->mems, s->mems) < 0
+            || hwloc_bitmap_or (taken, taken, t->cpus) < 0) {
+            place_plan_destroy (p);
+            errno = ENOMEM;
+            return errprintf (errp, "placement: out of memory");
+        }
+        t->fallback = s->fallback
+                      & ~(PLACE_FB_SHARED_WITH_STEP | PLACE_FB_OVERSUBSCRIBED);
+        t->near = mask;
+    }
+    place_plan_destroy (p);
+    return 0;
+}
+
+struct place_plan *place_compute (const topo_t *topo,
+                                  const struct place_request *req,
+                                  pin_error_t *errp)
+{
+    struct place_plan *plan = NULL;
+    hwloc_bitmap_t allowed = NULL, avail = NULL, taken = NULL, local = NULL,
+                   region = NULL, x = NULL;
+    uint64_t *masks = NULL, *groups = NULL;
+    unsigned *gcount = NULL;
+    bool *placed = NULL;
+    unsigned ngroups = 0;
+    int saved;
+
+    if (!topo || !req || req->nnear == 0 || req->policy == PLACE_NONE
+        || req->policy == PLACE_DYNAMIC || req->ntasks == 0
+        || req->cpus_per_task == 0 || (unsigned)req->policy >= NPOLICIES)
+        return place_plain (topo, req, errp);
+    if (req->nnear > PLACE_MAX_NEAR || !req->near) {
+        errno = EINVAL;
+        errprintf (errp,
+                   "%u devices: at most %d GPUs or NICs per step",
+                   req->nnear,
+                   PLACE_MAX_NEAR);
+        return NULL;
+    }
+    for (unsigned i = 0; req->task_near && i < req->ntasks; i++)
+        if (req->nnear < 64 && (req->task_near[i] >> req->nnear)) {
+            errno = EINVAL;
+            errprintf (errp,
+                       "task %u: near device bit %d, but the step has %u "
+                       "devices",
+                       i,
+                       63 - __builtin_clzll (req->task_near[i]),
+                       req->nnear);
+            return NULL;
+        }
+    for (unsigned d = 0; d < req->nnear; d++)
+        if (!req->near[d].cpus) {
+            errno = EINVAL;
+            errprintf (errp, "device %u: no CPU set", d);
+            return NULL;
+        }
+    if (!(allowed = hwloc_bitmap_dup (topo_cpuset (topo)))
+        || !(avail = hwloc_bitmap_alloc ()) || !(taken = hwloc_bitmap_alloc ())
+        || !(local = hwloc_bitmap_alloc ()) || !(region = hwloc_bitmap_alloc ())
+        || !(x = hwloc_bitmap_alloc ())
+        || !(masks = calloc (req->ntasks, sizeof (*masks)))
+        || !(groups = calloc (req->ntasks, sizeof (*groups)))
+        || !(gcount = calloc (req->ntasks, sizeof (*gcount)))
+        || !(placed = calloc (req->ntasks, sizeof (*placed))))
+        goto nomem;
+    if (req->allowed && hwloc_bitmap_and (allowed, allowed, req->allowed) < 0)
+        goto nomem;
+    hwloc_bitmap_copy (avail, allowed);
+    if (req->busy && hwloc_bitmap_andnot (avail, avail, req->busy) < 0)
+        goto nomem;
+    for (unsigned i = 0; i < req->ntasks; i++) {
+        unsigned g;
+        masks[i] = task_mask (req, i);
+        for (g = 0; g < ngroups && groups[g] != masks[i]; g++)
+            ;
+        if (g == ngroups)
+            groups[ngroups++] = masks[i];
+        gcount[g]++;
+    }
+
+    /* too large for the free PUs: the plain fallback, marked */
+    if ((uint64_t)req->ntasks * req->cpus_per_task
+        > (uint64_t)hwloc_bitmap_weight (avail)) {
+        struct place_request plain = *req;
+        plain.nnear = 0;
+        if (!(plan = place_plain (topo, &plain, errp)))
+            goto error;
+        for (unsigned i = 0; i < req->ntasks; i++) {
+            plan->tasks[i].near = masks[i];
+            if (mask_cpus (req, masks[i], local) < 0)
+                goto nomem;
+            if (!hwloc_bitmap_isincluded (plan->tasks[i].cpus, local))
+                plan->tasks[i].fallback |= req->near_fallback;
+        }
+        goto done;
+    }
+    if (!(plan = plan_create (req)))
+        goto nomem;
+
+    /* 1: the groups that fit on the free PUs near their devices, the
+     * narrowest first (so a group whose devices are near a whole package
+     * does not take the PUs a one-domain group needs) */
+    for (;;) {
+        unsigned best = UINT_MAX;
+        int bestw = 0;
+        for (unsigned g = 0; g < ngroups; g++) {
+            uint64_t need = (uint64_t)gcount[g] * req->cpus_per_task;
+            int w;
+            if (placed[g])
+                continue;
+            if (mask_cpus (req, groups[g], local) < 0
+                || hwloc_bitmap_and (region, local, avail) < 0
+                || hwloc_bitmap_andnot (region, region, taken) < 0)
+                goto nomem;
+            w = hwloc_bitmap_weight (region);
+            if ((uint64_t)w < need)
+                continue;
+            if (best == UINT_MAX || w < bestw) {
+                best = g;
+                bestw = w;
+            }
+        }
+        if (best == UINT_MAX)
+            break;
+        if (mask_cpus (req, groups[best], local) < 0
+            || hwloc_bitmap_and (region, local, avail) < 0
+            || hwloc_bitmap_andnot (region, region, taken) < 0)
+            goto nomem;
+        if (place_group (topo,
+                         req,
+                         masks,
+                         groups[best],
+                         gcount[best],
+                         UINT_MAX,
+                         best,
+                         region,
+                         taken,
+                         plan,
+                         errp)
+            < 0)
+            goto error;
+        placed[best] = true;
+    }
+    /* 2: the tasks of the other groups one by one: the free PUs near
+     * their devices first, widened to the nearest NUMA domains until the
+     * task fits (so a task that fits near its GPU stays there) */
+    for (unsigned g = 0; g < ngroups; g++) {
+        unsigned nd = topo_ndomains (topo, TOPO_NUMA);
+        if (placed[g])
+            continue;
+        if (mask_cpus (req, groups[g], local) < 0)
+            goto nomem;
+        for (unsigned i = 0; i < req->ntasks; i++) {
+            if (masks[i] != groups[g])
+                continue;
+            if (hwloc_bitmap_and (region, local, avail) < 0
+                || hwloc_bitmap_andnot (region, region, taken) < 0)
+                goto nomem;
+            bool *used = calloc (nd + 1, sizeof (*used));
+            if (!used)
+                goto nomem;
+            while ((unsigned)hwloc_bitmap_weight (region)
+                   < req->cpus_per_task) {
+                unsigned best = UINT_MAX, bestd = UINT_MAX;
+                for (unsigned d = 0; d < nd; d++) {
+                    if (used[d])
+                        continue;
+                    unsigned v = mask_distance (topo, req, groups[g], d);
+                    if (best == UINT_MAX || v < bestd) {
+                        best = d;
+                        bestd = v;
+                    }
+                }
+                if (best == UINT_MAX) {
+                    /* PUs of no NUMA domain: whatever is left */
+                    if (hwloc_bitmap_andnot (x, avail, taken) < 0
+                        || hwloc_bitmap_or (region, region, x) < 0) {
+                        free (used);
+                        goto nomem;
+                    }
+                    break;
+                }
+                used[best] = true;
+                if (hwloc_bitmap_and (x,
+                                      topo_domain_cpuset (topo, TOPO_NUMA, best),
+                                      avail)
+                        < 0
+                    || hwloc_bitmap_andnot (x, x, taken) < 0
+                    || hwloc_bitmap_or (region, region, x) < 0) {
+                    free (used);
+                    goto nomem;
+                }
+            }
+            free (used);
+            if (place_group (topo,
+                             req,
+                             masks,
+                             groups[g],
+                             1,
+                             i,
+                             g,
+                             region,
+                             taken,
+                             plan,
+                             errp)
+                < 0)
+                goto error;
+            if (!hwloc_bitmap_isincluded (plan->tasks[i].cpus, local))
+                plan->tasks[i].fallback |= req->near_fallback;
+        }
+    }
+done:
+    free (masks);
+    free (groups);
+    free (gcount);
+    free (placed);
+    hwloc_bitmap_free (allowed);
+    hwloc_bitmap_free (avail);
+    hwloc_bitmap_free (taken);
+    hwloc_bitmap_free (local);
+    hwloc_bitmap_free (region);
+    hwloc_bitmap_free (x);
+    return plan;
+nomem:
+    errno = ENOMEM;
+    errprintf (errp, "placement: out of memory");
+error:
+    saved = errno;
+    place_plan_destroy (plan);
+    plan = NULL;
+    errno = saved;
+    goto done;
 }

@@ -179,6 +179,13 @@ struct place_plan *place_compute (const topo_t *topo,
 /* Destroy; accepts NULL, preserves errno. */
 void place_plan_destroy (struct place_plan *plan);
 
+/* Add `bit` (PLACE_FB_NIC_REMOTE, say) to every task of `plan` whose CPUs
+ * are not all in `cpus`: a device that was recorded but did not place
+ * (the NIC when GPUs placed the step). */
+void place_mark_near (struct place_plan *plan,
+                      hwloc_const_bitmap_t cpus,
+                      unsigned bit);
+
 /* Fallback bits the allocation alone causes (the step's allowed PUs,
  * whatever is busy), for the caller to add to every task of a plan:
  * PLACE_FB_ALLOC_ONE_NUMA for numa-spread when the machine has several

@@ -244,6 +244,8 @@ void stepacct_end (struct stepacct *a, const struct stepacct_info *in)
               sizeof (r->fallback),
               "%s",
               in->fallback ? in->fallback : "");
+    snprintf (r->gpus, sizeof (r->gpus), "%s", in->gpus ? in->gpus : "");
+    snprintf (r->nic, sizeof (r->nic), "%s", in->nic ? in->nic : "");
     r->has_seed = in->has_seed;
     r->seed = in->seed;
     r->confined_us = in->confined_us;

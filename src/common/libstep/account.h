@@ -71,6 +71,8 @@ struct stepacct_info {
     const char *mode;    /* cg2_mode_name() */
     const char *policy;
     const char *fallback; /* "" or comma list */
+    const char *gpus;     /* "" or the GPUs' bus ids (pin_step_gpus_text) */
+    const char *nic;      /* "" or the NIC's name */
     bool has_seed;
     uint64_t seed;
     const char *cpus; /* NULL: the tasks' affinity, as seen */

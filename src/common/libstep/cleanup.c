@@ -273,6 +273,8 @@ void pin_step_destroy (pin_step_t *s)
     hwloc_bitmap_free (s->allowed);
     hwloc_bitmap_free (s->job_cpus);
     hwloc_bitmap_free (s->plan_cpus);
+    for (unsigned i = 0; i < PLACE_MAX_NEAR; i++)
+        hwloc_bitmap_free (s->near_own[i]);
     topo_destroy (s->topo);
     cg2_close (s->cg);
     free (s->task_dir_created);

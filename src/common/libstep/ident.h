@@ -28,6 +28,9 @@ struct step_ident {
     char partition[ACCT_STR]; /* "" unless have_job_info */
     char job_name[ACCT_STR];
     long long job_info_us;    /* wall time of slurm_load_job() */
+    bool have_gres;           /* gres_detail for this node was found */
+    char gres_detail[ACCT_STR]; /* slurmctld's GRES of the job on this
+                                   node: "gpu:2(IDX:0-1)" ("" none) */
     char job_info_error[256]; /* why not have_job_info, if asked */
 };
 

@@ -89,7 +89,11 @@ int pin_step_load_topology (pin_step_t *s, bool *refreshed, pin_error_t *errp)
     pin_error_t err = {""};
     bool r = false;
 
-    if (!(s->topo = topo_load_cached (s->conf->topology_cache, &r, &err)))
+    if (s->conf->test_topology[0])
+        s->topo = topo_load (s->conf->test_topology, TOPO_WHOLE_SYSTEM, &err);
+    else
+        s->topo = topo_load_cached (s->conf->topology_cache, &r, &err);
+    if (!s->topo)
         return errprintf (errp, "cannot load the topology: %s", err.text);
     if (refreshed)
         *refreshed = r;
@@ -409,6 +413,11 @@ static int plan_locked (pin_step_t *s,
                       | (s->conf->share_with_steps ? 0 : PLACE_REFUSE_SHARE),
             .load = load,
             .nload = nload,
+            /* device locality at start (a confinement is numa-local of
+             * the tasks' own PUs) */
+            .nnear = start ? s->nnear : 0,
+            .near = s->near,
+            .near_fallback = s->near_fallback,
         };
         /* The batch (or interactive) step is the allocation's shell: it
          * neither waits for other steps nor holds PUs against them. */
@@ -434,6 +443,8 @@ static int plan_locked (pin_step_t *s,
             goto out;
         }
         log_overflow (s, plan, allowed, busy);
+        if (start && s->nic_cpus)
+            place_mark_near (plan, s->nic_cpus, PLACE_FB_NIC_REMOTE);
         if (start) {
             /* a policy its allocation confines says so (alloc-one-numa) */
             unsigned fb = place_alloc_confines (s->topo, req.policy, allowed);

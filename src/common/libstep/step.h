@@ -86,7 +86,8 @@ int pin_step_set_tasks (pin_step_t *s,
 void pin_step_destroy (pin_step_t *s);
 
 /* The topology model from pin.conf's TopologyCache (rewritten when it
- * does not fit this machine: *refreshed).  -1 with errp. */
+ * does not fit this machine: *refreshed), or TestTopology's XML (tests
+ * only).  -1 with errp. */
 int pin_step_load_topology (pin_step_t *s, bool *refreshed, pin_error_t *errp);
 
 /* The job's and the step's PUs on this node from Slurm's abstract core
@@ -97,6 +98,47 @@ int pin_step_set_alloc (pin_step_t *s,
                         const char *job_cores,
                         const char *step_cores,
                         pin_error_t *errp);
+
+/* A GPU Slurm gave the step on this node (gpus.h says how the plugin
+ * finds them). */
+struct pin_step_gpu {
+    unsigned index;    /* Slurm's GPU index on this node */
+    const char *busid; /* its PCI bus id, NULL or "" if unknown */
+    const char *cores; /* gres.conf's Cores= of it (Slurm core ids), the
+                          fallback without a bus id; NULL or "" */
+};
+
+struct pin_step_devices {
+    unsigned ngpus;
+    const struct pin_step_gpu *gpus;
+    bool nic;             /* --pin-policy=...,nic[=NAME] */
+    const char *nic_name; /* NULL or "": the default NIC */
+};
+
+/* The step's GPUs and NIC (after pin_step_set_alloc): each GPU is found
+ * in the topology by bus id, else located by its Cores=, else left out;
+ * the NIC by name (topo_dev_find).  The plan then places tasks near them
+ * (place_request.near: GPUs, or the NIC when there is no GPU) and the
+ * record names them.  What was used and what was not found goes to the
+ * sink; -1 with errp only when nothing can be done at all (no topology,
+ * no memory). */
+int pin_step_set_devices (pin_step_t *s,
+                          const struct pin_step_devices *d,
+                          pin_error_t *errp);
+
+/* The record's text of them: PCI bus ids of the GPUs the tasks were
+ * placed near (',' joined; "gres:N" for one known by its Cores= only)
+ * and the NIC's name; "" when none.  Owned by the step. */
+const char *pin_step_gpus_text (const pin_step_t *s);
+
+/* " gpus=BUSID[,BUSID] nic=NAME" for task id's verbose line (the GPUs of
+ * the task where the step was placed, every located GPU otherwise); ""
+ * without devices.  Into buf (size n), returned. */
+const char *pin_step_task_devices (const pin_step_t *s,
+                                   int id,
+                                   char *buf,
+                                   size_t n);
+const char *pin_step_nic_text (const pin_step_t *s);
 
 /* Decide the cgroup mode (cg2_mode_detect with this process's own
  * cgroup).  The affinity-only reason, if any, in pin_step_warning. */

@@ -66,6 +66,18 @@ struct pin_step {
 
     struct stepacct *acct; /* NULL: not accounted */
 
+    /* GPUs and NIC (devices.c): where the tasks go, and the record's
+     * text */
+    unsigned nnear;
+    struct place_near near[PLACE_MAX_NEAR];
+    hwloc_bitmap_t near_own[PLACE_MAX_NEAR]; /* sets we made (Cores=) */
+    unsigned near_fallback;                  /* PLACE_FB_GPU/NIC_REMOTE */
+    hwloc_const_bitmap_t nic_cpus;           /* the NIC beside GPUs */
+    char near_label[PLACE_MAX_NEAR][32]; /* bus id, gres:N or NIC name */
+    bool near_is_nic;                    /* near[0] is the NIC */
+    char rec_gpus[256];
+    char rec_nic[64];
+
     /* the profile (profile.c), until the watcher takes it */
     struct prof_rec *prof_rec;
     char prof_path[PATH_MAX];

@@ -250,6 +250,8 @@ void pin_step_account (pin_step_t *s, const struct pin_step_account_in *in)
         .mode = cg2_mode_name (s ? s->mode : CG2_MODE_NONE),
         .policy = in->policy,
         .fallback = fb,
+        .gpus = s ? s->rec_gpus : "",
+        .nic = s ? s->rec_nic : "",
         .has_seed = in->has_seed,
         .seed = in->seed,
         .alloc_cpus = in->alloc_cpus,

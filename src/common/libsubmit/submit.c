@@ -337,7 +337,7 @@ int submit_decide (const struct pin_conf *conf,
     struct pin_conf_effective eff;
     struct pin_conf_request req = {NULL, false, 0, false, false, 0};
     const struct pin_conf_rules *rules = &eff.rules;
-    struct pin_option opt = {0, false};
+    struct pin_option opt = {.policy = 0};
     const char *value = NULL;
     char shown[QUOTE + 8], allowed[256], part[QUOTE + 8], added[200];
     const char *why = "";

@@ -27,7 +27,8 @@
 #include "topo_private.h"
 
 /* Bump when the cache's meaning changes (filters, flags, model). */
-#define TOPO_CACHE_FORMAT 2 /* 2: CPU kinds that differ in speed only are one */
+#define TOPO_CACHE_FORMAT 3 /* 2: CPU kinds that differ in speed only are
+                              one; 3: GPUs and NICs kept (devices.c) */
 
 /* Read the first line of a small file into buf (newline stripped);
  * "-" if it cannot be read. */

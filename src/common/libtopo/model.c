@@ -6,14 +6,17 @@
  * cache holds the flattened model itself and the fingerprint of the
  * machine it was made on, as JSON (json-c):
  *
- *   {"format": "slurm-pin topology model", "version": 2,
+ *   {"format": "slurm-pin topology model", "version": 5,
  *    "fingerprint": "...", "xml": [size, mtime_ns],
  *    "flags": 1, "slurm_cores": 192,
  *    "nodeset": "0x00ffffff",             hwloc's bitmap string
  *    "numa": [["0x00000001", true], ...], one per NUMA domain
  *    "npus": 384, "hexwidth": 3,
  *    "pus": {"os": COLUMN, "core": COLUMN, "l2": ..., "l3": ..., "numa": ...,
- *            "pkg": ..., "kind": ..., "slurm_core": ...}}
+ *            "pkg": ..., "kind": ..., "slurm_core": ...},
+ *    "devices": [[kind, index, fabric, "cuda0", "cuda0,nvml0",
+ *                 "0000:3b:00.0", "0x000000ff", "0x1", numa], ...],
+ *    "distances": [10, 21, 21, 10] or null}     NUMA domains, row-major
  *
  * A COLUMN is a string of npus values, "hexwidth" hexadecimal digits each
  * (1 to 8: as many as the largest value of the table needs), in PU table
@@ -45,7 +48,7 @@
 #include "topo_private.h"
 
 #define MODEL_FORMAT "slurm-pin topology model"
-#define MODEL_VERSION 4
+#define MODEL_VERSION 5 /* 5: "devices" and "distances" */
 #define MODEL_MAX (16u << 20)
 #define PU_FIELDS (3 + TOPO_NLEVELS) /* os, 5 domains, kind, slurm */
 #define HEX_MAX 8                    /* digits of a 32-bit value */
@@ -253,6 +256,16 @@ static json_object *model_to_json (const topo_t *t,
         || add (o, "npus", json_object_new_int ((int)t->npus)) < 0
         || add (o, "hexwidth", json_object_new_int (w)) < 0)
         goto error;
+    {
+        json_object *dv = topo_devices_to_json (t), *v;
+        if (!dv)
+            goto error;
+        json_object_object_get_ex (dv, "devices", &v);
+        json_object_object_add (o, "devices", json_object_get (v));
+        json_object_object_get_ex (dv, "distances", &v);
+        json_object_object_add (o, "distances", json_object_get (v));
+        json_object_put (dv);
+    }
     json_object_object_add (o, "numa", numa);
     numa = NULL;
     json_object_object_add (o, "pus", pus);
@@ -439,6 +452,11 @@ static topo_t *model_from_json (json_object *o,
                          path,
                          errp);
     table = NULL;
+    if (t && topo_devices_from_json (t, o) < 0) {
+        topo_destroy (t);
+        t = NULL;
+        goto invalid;
+    }
     goto out;
 invalid:
     errprintf (errp, "topology '%s': not a valid model cache", path);

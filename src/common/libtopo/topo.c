@@ -17,9 +17,11 @@
 #include "libutil/safeio.h"
 #include "topo_private.h"
 
-/* The model uses Core, L2, L3, NUMA and Package objects: everything
- * else that hwloc can leave out (I/O, instruction and L1 caches, Misc) is
- * left out, which makes loads and the cached XML faster and smaller. */
+/* The model uses Core, L2, L3, NUMA and Package objects and the I/O
+ * objects hwloc deems important (GPUs, NICs and the PCI devices and
+ * bridges above them: devices.c): everything else that hwloc can leave
+ * out (other I/O, instruction and L1 caches, Misc) is left out, which
+ * makes loads and the cached XML faster and smaller. */
 int topo_hw_init (hwloc_topology_t *hwp, int flags)
 {
     hwloc_topology_t hw;
@@ -34,7 +36,8 @@ int topo_hw_init (hwloc_topology_t *hwp, int flags)
     if ((flags & TOPO_WHOLE_SYSTEM))
         hwflags |= HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED;
     if (hwloc_topology_set_flags (hw, hwflags) < 0
-        || hwloc_topology_set_io_types_filter (hw, HWLOC_TYPE_FILTER_KEEP_NONE)
+        || hwloc_topology_set_io_types_filter (hw,
+                                              HWLOC_TYPE_FILTER_KEEP_IMPORTANT)
                < 0
         || hwloc_topology_set_icache_types_filter (hw,
                                                    HWLOC_TYPE_FILTER_KEEP_NONE)
@@ -73,6 +76,7 @@ void topo_destroy (topo_t *t)
             free (t->numa_nodesets);
         }
         free (t->numa_local);
+        topo_free_devices (t);
         free (t->pus);
         free (t->os_to_index);
         hwloc_bitmap_free (t->cpuset);
@@ -737,6 +741,8 @@ topo_t *topo_from_hw (hwloc_topology_t hw,
     if (check_nesting (t, src, errp) < 0)
         goto error;
     number_slurm_cores (&b);
+    if (topo_build_devices (t) < 0)
+        goto nomem;
     free (b.pu_obj);
     free (b.keys);
     return t;

@@ -35,7 +35,29 @@ struct topo {
      * objects in logical order, or PUs on a machine without cores.
      * Cores whose PUs are all outside the table still count. */
     unsigned nslurm_cores;
+
+    /* I/O devices (devices.c): GPUs first, then NICs */
+    unsigned ndevs;
+    struct topo_dev *devs;
+    /* NUMA domain distances, ndom[TOPO_NUMA]^2 entries, row-major; NULL:
+     * hwloc had no matrix (topo_numa_distance's fallback rule) */
+    unsigned *numa_dist;
 };
+
+/* Fill t->devs and t->numa_dist from t->hw (devices.c), once the domains
+ * are built.  -1 with errno ENOMEM only: a device hwloc describes oddly is
+ * left out, never an error. */
+int topo_build_devices (topo_t *t);
+
+/* Free t->devs and t->numa_dist (topo_destroy). */
+void topo_free_devices (topo_t *t);
+
+/* The model cache's "devices" and "distances" members (model.c), and
+ * reading them back into t (checked: bitmaps, ranges, sizes); -1 with
+ * errno EINVAL on anything inconsistent. */
+struct json_object;
+struct json_object *topo_devices_to_json (const topo_t *t);
+int topo_devices_from_json (topo_t *t, struct json_object *o);
 
 /* Build the model from its parts (the model cache, model.c): `pus` (npus
  * entries, taken over: freed on failure too) with dense domain indexes,

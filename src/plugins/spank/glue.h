@@ -85,4 +85,8 @@ void watcher_begin (spank_t sp);
 /* task.c */
 void step_account (spank_t sp);
 
+/* The step's GPUs (from Slurm) and --pin-policy's NIC into the step
+ * (gpus.c); after its topology and allocation are known. */
+void step_devices (spank_t sp);
+
 #endif /* !PIN_SPANK_GLUE_H */

@@ -23,6 +23,31 @@ extern slurm_conf_t slurm_conf __attribute__ ((weak));
 extern void slurm_free_job_info_msg (job_info_msg_t *msg)
     __attribute__ ((weak));
 extern char *slurm_strerror (int errnum) __attribute__ ((weak));
+#pragma weak slurm_hostlist_create
+#pragma weak slurm_hostlist_find
+#pragma weak slurm_hostlist_destroy
+
+/* The position of node in the hostlist expression nodes, -1 if absent
+ * (or without libslurm's hostlist in this process). */
+static int node_index (const char *nodes, const char *node)
+{
+    int i = -1;
+
+    if (!nodes || !node || !*node || !slurm_hostlist_create
+        || !slurm_hostlist_find || !slurm_hostlist_destroy)
+        return -1;
+    __typeof__ (slurm_hostlist_create (NULL)) hl = slurm_hostlist_create (nodes);
+    if (hl) {
+        i = slurm_hostlist_find (hl, node);
+        slurm_hostlist_destroy (hl);
+    }
+    return i;
+}
+
+bool ident_node_in (const char *expr, const char *node)
+{
+    return node_index (expr, node) >= 0;
+}
 
 static void copy (char *dst, size_t n, const char *src)
 {
@@ -84,6 +109,15 @@ int ident_job_info (uint32_t job, struct step_ident *id)
         copy (id->job_name, sizeof (id->job_name), j->name);
         set_array (id, j->array_job_id, j->array_task_id);
         id->have_job_info = true;
+        /* the job's GRES on this node (GPU indexes: doc/policies.md) */
+        int k = node_index (j->nodes, id->node);
+        if (k >= 0 && (uint32_t)k < j->gres_detail_cnt && j->gres_detail_str) {
+            copy (id->gres_detail,
+                  sizeof (id->gres_detail),
+                  j->gres_detail_str[k]);
+            id->have_gres = true;
+        } else if (k >= 0 && j->gres_detail_cnt == 0)
+            id->have_gres = true; /* a job without GRES */
         break;
     }
     if (!id->have_job_info)

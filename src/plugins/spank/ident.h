@@ -37,4 +37,8 @@ void ident_step (spank_t sp,
  * slurmctld (MessageTimeout). */
 int ident_job_info (uint32_t job, struct step_ident *id);
 
+/* Does the hostlist expression expr ("node[01-04],login1") name node?
+ * (libslurm's hostlist; false without it). */
+bool ident_node_in (const char *expr, const char *node);
+
 #endif /* !PIN_SPANK_IDENT_H */

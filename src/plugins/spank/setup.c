@@ -251,6 +251,7 @@ int step_setup (spank_t sp)
         if (get_alloc (sp) < 0)
             return -1;
         phase_mark (&g.ph, "alloc");
+        step_devices (sp);
     }
     pin_step_detect_mode (g.st);
     phase_mark (&g.ph, "mode");

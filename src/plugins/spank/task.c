@@ -234,12 +234,15 @@ int slurm_spank_task_init (spank_t sp, int ac, char **av)
                       sizeof (seed),
                       " seed=%llu",
                       (unsigned long long)g.seed);
-        task_say ("pin: task %d on %s: policy=%s cpus=%s mems=%s%s%s",
+        char dv[320];
+        pin_step_task_devices (g.st, id, dv, sizeof (dv));
+        task_say ("pin: task %d on %s: policy=%s cpus=%s mems=%s%s%s%s",
                   id,
                   node,
                   policy_name (g.policy),
                   c ? c : "?",
                   m ? m : "?",
+                  dv,
                   fb,
                   seed);
         if (id == 0 && pin_step_warning (g.st)[0] && g.policy != PLACE_NONE)

@@ -229,6 +229,8 @@ START_TEST (test_round_trip_all_fields)
     snprintf (r.partition, sizeof (r.partition), "debug");
     snprintf (r.job_name, sizeof (r.job_name), "name");
     snprintf (r.fallback, sizeof (r.fallback), "oversubscribed");
+    snprintf (r.gpus, sizeof (r.gpus), "0000:3b:00.0,gres:1");
+    snprintf (r.nic, sizeof (r.nic), "mlx5_0");
     r.has_seed = true;
     r.seed = UINT64_MAX;
     snprintf (r.cpus, sizeof (r.cpus), "0-3");
@@ -256,9 +258,13 @@ START_TEST (test_round_trip_all_fields)
                     && b.source == r.source && b.exit_status == 9
                     && b.throttled_usec == 3000 && b.confine_use == 1.5
                     && strcmp (b.confine_cpus, "0-1") == 0
-                    && strcmp (b.fallback, "oversubscribed") == 0),
+                    && strcmp (b.fallback, "oversubscribed") == 0
+                    && strcmp (b.gpus, "0000:3b:00.0,gres:1") == 0
+                    && strcmp (b.nic, "mlx5_0") == 0),
                    "fields differ after the round trip: %s",
                    line);
+    ck_assert_ptr_nonnull (strstr (line, "\"gpus\":\"0000:3b:00.0,gres:1\""));
+    ck_assert_ptr_nonnull (strstr (line, "\"nic\":\"mlx5_0\""));
     ck_assert_ptr_nonnull (strstr (line, "\"efficiency\":0.9375"));
     ck_assert_ptr_nonnull (strstr (line, "\"kind\":\"job\""));
     ck_assert_ptr_nonnull (strstr (line, "\"source\":\"step-records\""));
@@ -318,6 +324,12 @@ static const struct {
     {"{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\","
      "\"start_us\":1,\"end_us\":2} x",
      "after"},
+    {"{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\","
+     "\"start_us\":1,\"end_us\":2,\"gpus\":[1]}",
+     "\"gpus\""},
+    {"{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\","
+     "\"start_us\":1,\"end_us\":2,\"nic\":3}",
+     "\"nic\""},
 };
 
 START_TEST (test_parse_errors)
@@ -353,6 +365,15 @@ START_TEST (test_parse_minimal_and_unknown_keys)
     ck_assert_uint_eq (r.step_id, ACCT_NO_VAL);
     ck_assert_int_eq (r.exit_status, -1);
     ck_assert (!r.has_seed && !r.has_throttle && !r.has_mem_peak);
+    /* a record written before gpus/nic existed reads with both empty,
+     * and an empty pair is not written */
+    ck_assert_str_eq (r.gpus, "");
+    ck_assert_str_eq (r.nic, "");
+    char *line = acct_record_to_json (&r, &err);
+    ck_assert_ptr_nonnull (line);
+    ck_assert_ptr_null (strstr (line, "\"gpus\""));
+    ck_assert_ptr_null (strstr (line, "\"nic\""));
+    free (line);
 }
 END_TEST
 

@@ -418,8 +418,8 @@ static const struct bad_case {
      "Verbose, Oversubscribe, ShareWithSteps, NoneUsers, NoneAccounts, "
      "PartitionName, DeliverCommand, Accounting, JournalDir, "
      "JournalMaxSize, DynamicOveruse, DynamicGrace, DynamicInterval, "
-     "DynamicConfine, SpreadSockets, GpuBinding, Profile, ProfileDir, "
-     "ProfileMaxSize"},
+     "DynamicConfine, SpreadSockets, Profile, ProfileDir, "
+     "ProfileMaxSize, GpuBinding, TestTopology, TestDeviceRoot"},
     {"Profile=sometimes\n",
      1,
      "Profile=sometimes: not a duration; give "
@@ -518,13 +518,13 @@ static const struct bad_case part_bad[] = {
      "PartitionName=p: no keys; give at least one "
      "of: DefaultPolicy, AllowedPolicies, ForcedPolicy, DynamicOveruse, "
      "DynamicGrace, DynamicInterval, DynamicConfine, SpreadSockets, "
-     "GpuBinding, Profile"},
+     "Profile, GpuBinding"},
     {"PartitionName=p Bogus=1\n",
      1,
      "PartitionName=p: 'Bogus=1': not a "
      "per-partition Key=Value; valid here: DefaultPolicy, AllowedPolicies, "
      "ForcedPolicy, DynamicOveruse, DynamicGrace, DynamicInterval, "
-     "DynamicConfine, SpreadSockets, GpuBinding, Profile"},
+     "DynamicConfine, SpreadSockets, Profile, GpuBinding"},
     {"PartitionName=p Profile=fast\n",
      1,
      "PartitionName=p: Profile=fast: not a duration"},
@@ -1048,8 +1048,8 @@ static const struct arg_bad_case {
      "StateDir, Verbose, Oversubscribe, ShareWithSteps, NoneUsers, "
      "NoneAccounts, PartitionName, DeliverCommand, Accounting, "
      "JournalDir, JournalMaxSize, DynamicOveruse, DynamicGrace, "
-     "DynamicInterval, DynamicConfine, SpreadSockets, GpuBinding, Profile, ProfileDir, "
-     "ProfileMaxSize"},
+     "DynamicInterval, DynamicConfine, SpreadSockets, Profile, ProfileDir, "
+     "ProfileMaxSize, GpuBinding, TestTopology, TestDeviceRoot"},
     {{"verbose"},
      "plugstack.conf argument 'verbose': missing '='; use key=value (e.g. "
      "default_policy=numa-local)"},

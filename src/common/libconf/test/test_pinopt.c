@@ -28,7 +28,7 @@ static const struct {
 
 START_TEST (test_good)
 {
-    struct pin_option o = {-1, false};
+    struct pin_option o = {.policy = -1};
     pin_error_t e = {""};
 
     ck_assert_msg (pinopt_parse (good[_i].value, &o, &e) == 0,
@@ -37,6 +37,60 @@ START_TEST (test_good)
                    e.text);
     ck_assert_int_eq (o.policy, good[_i].policy);
     ck_assert (o.verbose == good[_i].verbose);
+    ck_assert (!o.nic);
+}
+END_TEST
+
+/* ,nic and ,nic=NAME (issue 24) */
+static const struct {
+    const char *value;
+    bool verbose;
+    const char *nic; /* NULL: no nic flag */
+} nics[] = {
+    {"numa-local,nic", false, ""},
+    {"numa-local,nic=mlx5_0", false, "mlx5_0"},
+    {"cache-shared,verbose,nic=0000:3b:00.0", true, "0000:3b:00.0"},
+    {"numa-local,nic=eth0,nic", false, ""},
+    {"numa-local,nic=1,verbose", true, "1"},
+    {"numa-local,verbose", true, NULL},
+};
+
+START_TEST (test_nic)
+{
+    struct pin_option o = {.policy = -1};
+    pin_error_t e = {""};
+
+    ck_assert_msg (pinopt_parse (nics[_i].value, &o, &e) == 0,
+                   "%s: %s",
+                   nics[_i].value,
+                   e.text);
+    ck_assert (o.verbose == nics[_i].verbose);
+    ck_assert (o.nic == (nics[_i].nic != NULL));
+    if (nics[_i].nic)
+        ck_assert_str_eq (o.nic_name, nics[_i].nic);
+}
+END_TEST
+
+static const char *const bad_nics[] = {
+    "numa-local,nic=",
+    "numa-local,nic=eth0;rm",
+    "numa-local,nic=../../etc",
+    "numa-local,nic=a b",
+    "numa-local,nic=0123456789012345678901234567890123",
+    "numa-local,nics",
+};
+
+START_TEST (test_bad_nic)
+{
+    struct pin_option o = {.policy = 42};
+    pin_error_t e = {""};
+
+    ck_assert_int_eq (pinopt_parse (bad_nics[_i], &o, &e), -1);
+    ck_assert_int_eq (o.policy, 42);
+    ck_assert_msg (strstr (e.text, bad_nics[_i]) && strstr (e.text, "nic")
+                       && !strchr (e.text, '\n'),
+                   "%s",
+                   e.text);
 }
 END_TEST
 
@@ -50,20 +104,20 @@ static const struct {
     {"numa-locl",
      "--pin-policy=numa-locl: unknown policy 'numa-locl'; known: " KNOWN},
     {"",
-     "--pin-policy=: empty value; use POLICY[,verbose] with POLICY one "
+     "--pin-policy=: empty value; use POLICY[,verbose][,nic[=NAME]] with POLICY one "
      "of: " KNOWN},
     {"NUMA-LOCAL",
      "--pin-policy=NUMA-LOCAL: unknown policy 'NUMA-LOCAL'; known: " KNOWN},
     {",verbose", "--pin-policy=,verbose: unknown policy ''; known: " KNOWN},
     {"numa-local,loud",
      "--pin-policy=numa-local,loud: unknown flag 'loud'; use "
-     "POLICY[,verbose] with POLICY one of: " KNOWN},
+     "POLICY[,verbose][,nic[=NAME]] with POLICY one of: " KNOWN},
     {"numa-local,",
-     "--pin-policy=numa-local,: empty flag after ','; use POLICY[,verbose] "
+     "--pin-policy=numa-local,: empty flag after ','; use POLICY[,verbose][,nic[=NAME]] "
      "with POLICY one of: " KNOWN},
     {"numa-local,,verbose",
      "--pin-policy=numa-local,,verbose: unknown flag ''; use "
-     "POLICY[,verbose] with POLICY one of: " KNOWN},
+     "POLICY[,verbose][,nic[=NAME]] with POLICY one of: " KNOWN},
     {"verbose,numa-local",
      "--pin-policy=verbose,numa-local: unknown policy 'verbose'; "
      "known: " KNOWN},
@@ -79,7 +133,7 @@ static const struct {
 
 START_TEST (test_bad)
 {
-    struct pin_option o = {42, true};
+    struct pin_option o = {.policy = 42, .verbose = true};
     pin_error_t e = {""};
 
     errno = 0;
@@ -220,6 +274,11 @@ int main (void)
     TCase *tc = tcase_create ("pinopt");
 
     tcase_add_loop_test (tc, test_good, 0, sizeof (good) / sizeof (good[0]));
+    tcase_add_loop_test (tc, test_nic, 0, (int)(sizeof (nics) / sizeof (nics[0])));
+    tcase_add_loop_test (tc,
+                         test_bad_nic,
+                         0,
+                         (int)(sizeof (bad_nics) / sizeof (bad_nics[0])));
     tcase_add_loop_test (tc, test_bad, 0, sizeof (bad) / sizeof (bad[0]));
     tcase_add_test (tc, test_null);
     tcase_add_test (tc, test_slurm_optarg);

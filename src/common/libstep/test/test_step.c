@@ -18,6 +18,7 @@
 #include "libconf/conf.h"
 #include "libplace/place.h"
 #include "libstep/step.h"
+#include "libstep/step_private.h"
 #include "libtest/tap.h"
 #include "libtest/tmptree.h"
 #include "libtopo/topo.h"
@@ -365,6 +366,91 @@ START_TEST (test_account)
 }
 END_TEST
 
+/* The device locality handed to the plan (step_private.h's near[]): the
+ * lent H100's topology (t/fixtures/gpu), GPU 0 by bus id, GPU 1 by
+ * gres.conf Cores= only, GPU 2 by nothing; then the NIC alone. */
+START_TEST (test_devices)
+{
+    pin_error_t e = {""};
+    struct pin_step_args a = {
+        .conf = &conf,
+        .job = 7,
+        .step = 0,
+        .stepname = "7.0",
+        .log = {sink, NULL},
+    };
+    struct pin_step_tasks t = {
+        .policy = PLACE_NUMA_LOCAL,
+        .ntasks = 1,
+        .cpus_per_task = 1,
+    };
+    const struct pin_step_gpu gpus[] = {
+        {0, "0000:00:06.0", "0-3"},
+        {1, "0000:99:00.0", "1"},
+        {2, NULL, NULL},
+    };
+    struct pin_step_devices d = {3, gpus, true, "eth0"};
+    char buf[256];
+    pin_step_t *s;
+    int gpu;
+
+    snprintf (conf.test_topology, sizeof (conf.test_topology), "%s",
+              PIN_GPU_FIXTURE);
+    ck_assert_ptr_nonnull (s = pin_step_create (&a, &e));
+    ck_assert_int_eq (pin_step_set_tasks (s, &t, &e), 0);
+    ck_assert_msg (pin_step_load_topology (s, NULL, &e) == 0, "%s", e.text);
+    /* TestTopology= replaced this node's topology, and no cache was made */
+    ck_assert_uint_eq (topo_npus (s->topo), 16);
+    ck_assert (!tmptree_exists ("topology.xml"));
+    ck_assert_int_eq (pin_step_set_alloc (s, "0-1", "0-1", &e), 0);
+    ck_assert_msg (pin_step_set_devices (s, &d, &e) == 0, "%s", e.text);
+    gpu = topo_dev_find (s->topo, TOPO_DEV_GPU, "0000:00:06.0", NULL);
+    ck_assert_int_ge (gpu, 0);
+    ck_assert_uint_eq (s->nnear, 2);
+    ck_assert_ptr_eq (s->near[0].cpus,
+                      topo_dev (s->topo, (unsigned)gpu)->cpuset);
+    ck_assert_str_eq (s->near_label[0], "0000:00:06.0");
+    ck_assert_int_eq (hwloc_bitmap_first (s->near[1].cpus), 1);
+    ck_assert_int_eq (hwloc_bitmap_weight (s->near[1].cpus), 1);
+    ck_assert_int_eq (s->near[1].numa, -1);
+    ck_assert_str_eq (s->near_label[1], "gres:1");
+    ck_assert (!s->near_is_nic);
+    ck_assert_ptr_nonnull (s->nic_cpus);
+    ck_assert_uint_eq (s->near_fallback, PLACE_FB_GPU_REMOTE);
+    ck_assert_str_eq (pin_step_gpus_text (s), "0000:00:06.0,gres:1");
+    ck_assert_str_eq (pin_step_nic_text (s), "eth0");
+    ck_assert_str_eq (pin_step_task_devices (s, 5, buf, sizeof (buf)),
+                      " gpus=0000:00:06.0,gres:1 nic=eth0");
+    bool said1 = false, said2 = false;
+    for (int i = 0; i < nlines; i++) {
+        said1 |= strstr (lines[i], "pin: step 7.0: GPU 1 located by gres.conf "
+                                   "Cores=1")
+                 != NULL;
+        said2 |= strstr (lines[i], "pin: step 7.0: GPU 2: not located") != NULL;
+    }
+    ck_assert_msg (said1 && said2, "log lines missing (%d lines)", nlines);
+
+    /* the NIC alone places; an unknown NIC is said and names nothing */
+    struct pin_step_devices nic = {0, NULL, true, NULL};
+    ck_assert_int_eq (pin_step_set_devices (s, &nic, &e), 0);
+    ck_assert_uint_eq (s->nnear, 1);
+    ck_assert (s->near_is_nic);
+    ck_assert_ptr_null (s->nic_cpus);
+    ck_assert_uint_eq (s->near_fallback, PLACE_FB_NIC_REMOTE);
+    ck_assert_str_eq (pin_step_gpus_text (s), "");
+    ck_assert_str_eq (pin_step_nic_text (s), "eth0");
+    ck_assert_str_eq (pin_step_task_devices (s, 0, buf, sizeof (buf)), " nic=eth0");
+    struct pin_step_devices bad = {0, NULL, true, "ib9"};
+    nlines = 0;
+    ck_assert_int_eq (pin_step_set_devices (s, &bad, &e), 0);
+    ck_assert_uint_eq (s->nnear, 0);
+    ck_assert_str_eq (pin_step_nic_text (s), "");
+    ck_assert_int_ge (nlines, 1);
+    ck_assert_ptr_nonnull (strstr (lines[0], "tasks are not placed near a NIC"));
+    pin_step_destroy (s);
+}
+END_TEST
+
 int main (void)
 {
     Suite *s = suite_create ("step");
@@ -375,6 +461,7 @@ int main (void)
     tcase_add_checked_fixture (tc, setup, teardown);
     tcase_set_timeout (tc, 60);
     tcase_add_test (tc, test_life);
+    tcase_add_test (tc, test_devices);
     if (cpus_here () >= 2) {
         tcase_add_test (tc, test_overlap);
         tcase_add_test (tc, test_confine_plan);

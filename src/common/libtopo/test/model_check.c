@@ -227,6 +227,26 @@ void model_check (const topo_t *t, const char *name)
 
 void model_same (const topo_t *a, const topo_t *b, const char *name)
 {
+    /* I/O devices and NUMA distances (devices.c) */
+    ck_assert_uint_eq (topo_ndevs (a), topo_ndevs (b));
+    for (unsigned i = 0; i < topo_ndevs (a); i++) {
+        const struct topo_dev *x = topo_dev (a, i), *y = topo_dev (b, i);
+        ck_assert_msg (x->kind == y->kind && x->index == y->index
+                           && x->fabric == y->fabric && x->numa == y->numa
+                           && !strcmp (x->name, y->name)
+                           && !strcmp (x->names, y->names)
+                           && !strcmp (x->busid, y->busid)
+                           && hwloc_bitmap_isequal (x->cpuset, y->cpuset)
+                           && hwloc_bitmap_isequal (x->nodeset, y->nodeset),
+                       "%s: device %u differs",
+                       name,
+                       i);
+    }
+    for (unsigned i = 0; i < topo_ndomains (a, TOPO_NUMA); i++)
+        for (unsigned j = 0; j < topo_ndomains (a, TOPO_NUMA); j++)
+            ck_assert_uint_eq (topo_numa_distance (a, i, j),
+                               topo_numa_distance (b, i, j));
+
     hwloc_bitmap_t ca = hwloc_bitmap_alloc ();
     hwloc_bitmap_t cb = hwloc_bitmap_alloc ();
     char id[16];

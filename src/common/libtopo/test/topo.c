@@ -1157,7 +1157,7 @@ START_TEST (test_cache_refresh)
 
     /* a damaged model: the XML is used (a topology with hwloc behind
      * it, which exports) and the model rewritten, used the next time */
-    replace_in_file (model, "\"version\":4", "\"version\":9");
+    replace_in_file (model, "\"version\":5", "\"version\":9");
     t = load_cached_as (LIVE_B, path, &refreshed);
     ck_assert (!refreshed);
     ck_assert_uint_eq (topo_npus (t), 16);
@@ -1170,7 +1170,7 @@ START_TEST (test_cache_refresh)
     topo_destroy (t);
 
     /* a fingerprint from another machine: rediscovered and rewritten */
-    replace_in_file (path, "format=2;host=", "format=0;host=");
+    replace_in_file (path, "format=3;host=", "format=0;host=");
     t = load_cached_as (LIVE_B, path, &refreshed);
     ck_assert (refreshed);
     ck_assert_uint_eq (topo_npus (t), 3);
@@ -1198,7 +1198,7 @@ static const struct {
     const char *from, *to;
 } bad_models[] = {
     {"\"format\":\"slurm-pin", "\"format\":\"slurm-pix"},
-    {"\"version\":4", "\"version\":3"},
+    {"\"version\":5", "\"version\":4"},
     {"\"os\":\"0", "\"os\":\"1"},               /* OS index twice */
     {"\"os\":\"0", "\"os\":\"g"},               /* not hexadecimal */
     {"\"core\":\"0", "\"core\":\"9"},           /* core 9 of 4 PUs */

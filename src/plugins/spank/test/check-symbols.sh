@@ -13,4 +13,4 @@ fi
 exec sh "$(dirname "$0")/../../../../config/check-plugin-symbols.sh" \
     "${1:-.libs/pin.so}" SPANK \
     "plugin_name plugin_type plugin_version slurm_spank_exit slurm_spank_init$mode slurm_spank_init_post_opt slurm_spank_job_epilog slurm_spank_task_exit slurm_spank_task_init slurm_spank_task_post_fork" \
-    'slurm_(error|info|debug|verbose|conf|load_job|free_job_info_msg|strerror)|spank_[a-z_]+|hwloc_[a-z0-9_]+'
+    'slurm_(error|info|debug|verbose|conf|load_job|free_job_info_msg|strerror|hostlist_(create|find|destroy))|spank_[a-z_]+|hwloc_[a-z0-9_]+'
