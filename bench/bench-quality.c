@@ -874,13 +874,608 @@ static void print_detail (struct row *rows, size_t nrows)
     }
 }
 
-/* ---- main --------------------------------------------------------------- */
-
 static bool is_xml (const char *name)
 {
     size_t l = strlen (name);
     return l > 4 && strcmp (name + l - 4, ".xml") == 0;
 }
+
+/* GPUs in libtopo's table (they come first). */
+static unsigned topo_ngpus_of (const topo_t *t)
+{
+    unsigned g = 0;
+    while (g < topo_ndevs (t) && topo_dev (t, g)->kind == TOPO_DEV_GPU)
+        g++;
+    return g;
+}
+
+/* ---- GPU locality (issue 24) ---------------------------------------------- */
+
+/* -G: on every fixture with GPUs (libtopo's device table), three cases:
+ *   1/GPU   n = G tasks on the whole node, c = PUs / n
+ *   2/GPU   n = 2G tasks on the whole node, c = PUs / n
+ *   half    the first half of the cores (PU table order, as Slurm's block
+ *           allocation from core 0), the first ceil(G/2) GPUs, one task
+ *           per GPU held, c = allowed PUs / n
+ * and three plans: slurm-pin (numa-local with place_request.near, the
+ * tasks' GPUs block-wise as libplace assigns them), mpibind (its own
+ * GPU assignment and CPUs; half: mpibind_set_restrict_ids to the
+ * allowed PUs, its restrict option) and hwloc-distrib (GPU-blind, whole
+ * node only, GPUs block-wise as slurm-pin's).  Measured per plan: share
+ * of a task's CPUs local to its GPU(s), tasks not wholly local, tasks
+ * sharing an L2 with another task, NUMA domains per task (max), tasks
+ * without a GPU, tasks given a GPU the step does not hold, slurm-pin's
+ * gpu-remote fallbacks. */
+enum { GC_ONE, GC_TWO, GC_HALF, NGC };
+static const char *gc_label[NGC] = {"1/GPU", "2/GPU", "half"};
+enum { GP_PIN, GP_MPIBIND, GP_DISTRIB, NGP };
+static const char *gp_name[NGP] = {"slurm-pin", "mpibind", "hwloc-distrib"};
+
+struct gres {
+    bool ok;
+    char why[300];
+    double local_mean; /* %, over tasks with a GPU */
+    unsigned remote;   /* tasks with a GPU, not wholly local */
+    unsigned core_shared; /* tasks holding a core with another task */
+    unsigned l2_shared;
+    unsigned numa_max;
+    unsigned withgpu; /* tasks with a GPU */
+    unsigned nogpu;   /* tasks without a GPU */
+    unsigned notheld; /* tasks given a GPU the step does not hold */
+    int fb;           /* slurm-pin: tasks with gpu-remote; -1 n/a */
+    char note[200];
+};
+
+/* Block-wise, as place.h: task i near device i * k / n when n >= k, else
+ * [i * k / n, (i + 1) * k / n).  Bits are positions in held[]. */
+static uint64_t blockwise (unsigned i, unsigned n, unsigned k)
+{
+    uint64_t m = 0;
+    if (n >= k)
+        return (uint64_t)1 << (i * k / n);
+    for (unsigned d = i * k / n; d < (i + 1) * k / n; d++)
+        m |= (uint64_t)1 << d;
+    return m;
+}
+
+/* gpus[i]: bit d = topo device position d. */
+static void gmeasure (const topo_t *t,
+                      const struct place_plan *plan,
+                      const uint64_t *gpus,
+                      uint64_t heldmask,
+                      struct gres *r)
+{
+    unsigned npu = topo_npus (t), nl2 = topo_ndomains (t, TOPO_L2);
+    unsigned nnuma = topo_ndomains (t, TOPO_NUMA);
+    unsigned ncore = topo_ndomains (t, TOPO_CORE);
+    int *l2owner = malloc ((nl2 ? nl2 : 1) * sizeof (int));
+    int *coreowner = malloc ((ncore ? ncore : 1) * sizeof (int));
+    bool *numa = calloc (nnuma ? nnuma : 1, sizeof (bool));
+    unsigned withgpu = 0;
+    hwloc_bitmap_t local = hwloc_bitmap_alloc ();
+    hwloc_bitmap_t tmp = hwloc_bitmap_alloc ();
+
+    for (unsigned k = 0; k < nl2; k++)
+        l2owner[k] = -1; /* -1 none, -2 several, else the task */
+    for (unsigned k = 0; k < ncore; k++)
+        coreowner[k] = -1;
+    r->local_mean = 0;
+    for (unsigned i = 0; i < plan->ntasks; i++) {
+        hwloc_const_bitmap_t cpus = plan->tasks[i].cpus;
+        unsigned nn = 0;
+        memset (numa, 0, (nnuma ? nnuma : 1) * sizeof (bool));
+        for (unsigned p = 0; p < npu; p++) {
+            const struct topo_pu *pu = topo_pu (t, p);
+            if (!hwloc_bitmap_isset (cpus, pu->os))
+                continue;
+            unsigned l2 = pu->dom[TOPO_L2];
+            if (l2owner[l2] == -1)
+                l2owner[l2] = (int)i;
+            else if (l2owner[l2] != (int)i)
+                l2owner[l2] = -2;
+            unsigned co = pu->dom[TOPO_CORE];
+            if (coreowner[co] == -1)
+                coreowner[co] = (int)i;
+            else if (coreowner[co] != (int)i)
+                coreowner[co] = -2;
+            if (!numa[pu->dom[TOPO_NUMA]]) {
+                numa[pu->dom[TOPO_NUMA]] = true;
+                nn++;
+            }
+        }
+        if (nn > r->numa_max)
+            r->numa_max = nn;
+        if (!gpus[i]) {
+            r->nogpu++;
+            continue;
+        }
+        if (gpus[i] & ~heldmask)
+            r->notheld++;
+        hwloc_bitmap_zero (local);
+        for (unsigned d = 0; d < 64; d++)
+            if (gpus[i] >> d & 1)
+                hwloc_bitmap_or (local, local, topo_dev (t, d)->cpuset);
+        hwloc_bitmap_and (tmp, cpus, local);
+        int w = hwloc_bitmap_weight (cpus), l = hwloc_bitmap_weight (tmp);
+        r->local_mean += w > 0 ? 100.0 * l / w : 0;
+        r->remote += l < w;
+        withgpu++;
+    }
+    if (withgpu)
+        r->local_mean /= withgpu;
+    r->withgpu = withgpu;
+    for (unsigned i = 0; i < plan->ntasks; i++) {
+        bool l2 = false, core = false;
+        for (unsigned p = 0; p < npu; p++) {
+            const struct topo_pu *pu = topo_pu (t, p);
+            if (!hwloc_bitmap_isset (plan->tasks[i].cpus, pu->os))
+                continue;
+            l2 |= l2owner[pu->dom[TOPO_L2]] == -2;
+            core |= coreowner[pu->dom[TOPO_CORE]] == -2;
+        }
+        r->l2_shared += l2;
+        r->core_shared += core;
+    }
+    r->ok = true;
+    hwloc_bitmap_free (local);
+    hwloc_bitmap_free (tmp);
+    free (l2owner);
+    free (coreowner);
+    free (numa);
+}
+
+/* mpibind's entry points for GPUs, resolved only in -G mode. */
+static struct {
+    int (*set_restrict_ids) (mpibind_t *handle, char *restr_set);
+    int (*set_gpu_ids) (mpibind_t *handle, int id_type);
+    char **(*get_gpus_ptask) (mpibind_t *handle, int taskid, int *ngpus);
+    int (*get_num_gpus) (mpibind_t *handle);
+} mbg;
+#define MB_ID_PCIBUS 4 /* mpibind.h: MPIBIND_ID_PCIBUS */
+
+static int mpibind_load_gpu (void)
+{
+    static const char *names[] = {
+        "mpibind_set_restrict_ids",
+        "mpibind_set_gpu_ids",
+        "mpibind_get_gpus_ptask",
+        "mpibind_get_num_gpus",
+    };
+    void *sym[4];
+    for (size_t i = 0; i < 4; i++)
+        if (!(sym[i] = dlsym (mb.dl, names[i]))) {
+            fprintf (stderr, "bench-quality: MPIBIND_LIB: no %s\n", names[i]);
+            return -1;
+        }
+    *(void **)&mbg.set_restrict_ids = sym[0];
+    *(void **)&mbg.set_gpu_ids = sym[1];
+    *(void **)&mbg.get_gpus_ptask = sym[2];
+    *(void **)&mbg.get_num_gpus = sym[3];
+    return 0;
+}
+
+/* In a child process (mpibind can crash on a topology it does not
+ * expect, e.g. a GPU OS device without GPUVendor info): run mpibind for
+ * n x c, restricted to restr (NULL: whole node), and write to fd
+ * "G <gpus mpibind sees>" then per task "<cpu list> <busid,...|->". */
+static void mpibind_gpu_child (const char *xml,
+                               unsigned n,
+                               unsigned c,
+                               char *restr,
+                               int fd)
+{
+    hwloc_topology_t topo;
+    mpibind_t *h = NULL;
+    hwloc_bitmap_t *cpus;
+    FILE *out = fdopen (fd, "w");
+
+    if (!out || hwloc_topology_init (&topo) < 0)
+        _exit (2);
+    /* mpibind finds GPUs among OS devices under PCI devices */
+    hwloc_topology_set_type_filter (topo,
+                                    HWLOC_OBJ_OS_DEVICE,
+                                    HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    hwloc_topology_set_type_filter (topo,
+                                    HWLOC_OBJ_PCI_DEVICE,
+                                    HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    if (hwloc_topology_set_xml (topo, xml) < 0
+        || hwloc_topology_load (topo) < 0 || mb.init (&h) != 0 || !h)
+        _exit (2);
+    if (mb.set_ntasks (h, (int)n) != 0 || mb.set_nthreads (h, (int)c) != 0
+        || mb.set_topology (h, topo) != 0
+        || (restr && mbg.set_restrict_ids (h, restr) != 0)
+        || mpibind_run_quiet (h) != 0 || !(cpus = mb.get_cpus (h))
+        || mbg.set_gpu_ids (h, MB_ID_PCIBUS) != 0)
+        _exit (3);
+    fprintf (out, "G %d\n", mbg.get_num_gpus (h));
+    for (unsigned i = 0; i < n; i++) {
+        int ng = 0;
+        char *l = NULL;
+        char **ids = mbg.get_gpus_ptask (h, (int)i, &ng);
+        if (hwloc_bitmap_list_asprintf (&l, cpus[i]) < 0)
+            _exit (2);
+        fprintf (out, "%s ", l[0] ? l : "none");
+        for (int k = 0; ids && k < ng; k++)
+            fprintf (out, "%s%s", k ? "," : "", ids[k]);
+        fprintf (out, "%s\n", ng > 0 ? "" : "-");
+        free (l);
+    }
+    fflush (out);
+    _exit (ferror (out) ? 2 : 0);
+}
+
+/* mpibind's plan and GPUs (gpus[i], topo device positions) for n x c,
+ * restricted to allowed (NULL: whole node).  NULL with r->why on
+ * failure (*fatal: mpibind failed to run at all, not on this fixture). */
+static struct place_plan *mpibind_gpu_plan (const topo_t *t,
+                                            const char *xml,
+                                            unsigned n,
+                                            unsigned c,
+                                            hwloc_const_bitmap_t allowed,
+                                            uint64_t *gpus,
+                                            struct gres *r,
+                                            bool *fatal)
+{
+    char *restr = NULL, line[8192];
+    struct place_plan *plan = calloc (1, sizeof (*plan));
+    hwloc_bitmap_t set = hwloc_bitmap_alloc ();
+    int fd[2], status, seen = -1;
+    unsigned got = 0;
+    FILE *in = NULL;
+    pid_t pid;
+
+    *fatal = false;
+    snprintf (r->why, sizeof (r->why), "mpibind failed");
+    if (!plan || !set || !(plan->tasks = calloc (n, sizeof (*plan->tasks))))
+        goto fail;
+    plan->policy = PLACE_RANDOM;
+    plan->ntasks = n;
+    plan->cpus_per_task = c;
+    if (allowed && hwloc_bitmap_list_asprintf (&restr, allowed) < 0)
+        goto fail;
+    if (pipe (fd) < 0)
+        goto fail;
+    fflush (stdout);
+    fflush (stderr);
+    if ((pid = fork ()) < 0) {
+        close (fd[0]);
+        close (fd[1]);
+        goto fail;
+    }
+    if (pid == 0) {
+        close (fd[0]);
+        mpibind_gpu_child (xml, n, c, restr, fd[1]);
+    }
+    close (fd[1]);
+    in = fdopen (fd[0], "r");
+    while (in && fgets (line, sizeof (line), in)) {
+        char cl[8192], ids[8192];
+        if (sscanf (line, "G %d", &seen) == 1)
+            continue;
+        if (got >= n || sscanf (line, "%8191s %8191s", cl, ids) != 2)
+            break;
+        hwloc_bitmap_zero (set);
+        if (strcmp (cl, "none") != 0)
+            hwloc_bitmap_list_sscanf (set, cl);
+        gpus[got] = 0;
+        for (char *sv = NULL, *id = strtok_r (ids, ",", &sv);
+             id && strcmp (id, "-") != 0;
+             id = strtok_r (NULL, ",", &sv)) {
+            pin_error_t err;
+            int d = topo_dev_find (t, TOPO_DEV_GPU, id, &err);
+            if (d >= 0 && d < 64)
+                gpus[got] |= (uint64_t)1 << d;
+        }
+        int w = hwloc_bitmap_weight (set);
+        if (w < (int)c) {
+            snprintf (r->why,
+                      sizeof (r->why),
+                      "short: task %u got %d PUs",
+                      got,
+                      w < 0 ? 0 : w);
+            goto drain;
+        }
+        plan->tasks[got].cpus = hwloc_bitmap_alloc ();
+        plan->tasks[got].mems = hwloc_bitmap_dup (topo_nodeset (t));
+        cut_one_per_core_first (t, set, c, plan->tasks[got].cpus);
+        got++;
+    }
+drain:
+    if (in)
+        fclose (in);
+    else
+        close (fd[0]);
+    while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFSIGNALED (status)) {
+        snprintf (r->why,
+                  sizeof (r->why),
+                  "mpibind crashed (signal %d) on this topology",
+                  WTERMSIG (status));
+        goto fail;
+    }
+    if (!WIFEXITED (status) || WEXITSTATUS (status) != 0) {
+        if (WIFEXITED (status) && WEXITSTATUS (status) == 2)
+            *fatal = true;
+        snprintf (r->why,
+                  sizeof (r->why),
+                  "mpibind failed (exit %d)",
+                  WIFEXITED (status) ? WEXITSTATUS (status) : -1);
+        goto fail;
+    }
+    if (got < n)
+        goto fail; /* why says short */
+    if (seen != (int)topo_ngpus_of (t))
+        snprintf (r->note,
+                  sizeof (r->note),
+                  "mpibind sees %d of %u GPUs",
+                  seen,
+                  topo_ngpus_of (t));
+    free (restr);
+    hwloc_bitmap_free (set);
+    return plan;
+fail:
+    free (restr);
+    hwloc_bitmap_free (set);
+    place_plan_destroy (plan);
+    return NULL;
+}
+
+static FILE *gout;
+
+/* Per plan, over the cases: sums for the summary. */
+static struct {
+    unsigned cases, ok, alllocal, coreshared, l2shared, nogpu, notheld, fb;
+    double local;
+    unsigned withlocal;
+} gsum[NGP];
+
+static void gprint (const char *fixture,
+                    unsigned ngpu,
+                    int gc,
+                    unsigned n,
+                    unsigned c,
+                    unsigned held,
+                    int gp,
+                    const struct gres *r)
+{
+    fprintf (gout, "| %s | %u | %s | %u x %u, %u GPU%s | %s |",
+            fixture,
+            ngpu,
+            gc_label[gc],
+            n,
+            c,
+            held,
+            held == 1 ? "" : "s",
+            gp_name[gp]);
+    gsum[gp].cases++;
+    if (!r->ok) {
+        fprintf (gout, " %s | | | | | | |\n", r->why);
+        return;
+    }
+    gsum[gp].ok++;
+    gsum[gp].alllocal += r->withgpu == n && r->remote == 0;
+    gsum[gp].coreshared += r->core_shared > 0;
+    gsum[gp].l2shared += r->l2_shared > 0;
+    gsum[gp].nogpu += r->nogpu > 0;
+    gsum[gp].notheld += r->notheld > 0;
+    gsum[gp].fb += r->fb > 0;
+    if (r->withgpu) {
+        gsum[gp].local += r->local_mean;
+        gsum[gp].withlocal++;
+    }
+    char fb[16];
+    if (r->fb < 0)
+        snprintf (fb, sizeof (fb), "-");
+    else
+        snprintf (fb, sizeof (fb), "%d", r->fb);
+    char mean[16];
+    if (r->withgpu)
+        snprintf (mean, sizeof (mean), "%.0f %%", r->local_mean);
+    else
+        snprintf (mean, sizeof (mean), "-");
+    fprintf (gout, " %s | %u | %u | %u | %u | %s | ",
+            mean,
+            r->remote,
+            r->core_shared,
+            r->l2_shared,
+            r->numa_max,
+            fb);
+    const char *sep = "";
+    if (r->nogpu) {
+        fprintf (gout, "%u task%s without a GPU", r->nogpu, r->nogpu == 1 ? "" : "s");
+        sep = "; ";
+    }
+    if (r->notheld) {
+        fprintf (gout, "%s%u given a GPU not held", sep, r->notheld);
+        sep = "; ";
+    }
+    if (r->note[0])
+        fprintf (gout, "%s%s", sep, r->note);
+    fprintf (gout, " |\n");
+}
+
+static int gpu_mode (const char *only)
+{
+    struct fixture *fx;
+    size_t nfx;
+    int status = 0;
+
+    char *tbl = NULL;
+    size_t tbllen = 0;
+
+    if (mb.dl && mpibind_load_gpu () < 0)
+        return 1;
+    if (!(gout = open_memstream (&tbl, &tbllen)))
+        return 1;
+    if (fixtures_shared (&fx, &nfx) < 0) {
+        fprintf (stderr,
+                 "bench-quality: %s not found; nothing compared\n",
+                 fixtures_dir ());
+        return 1;
+    }
+    fprintf (
+        gout,
+        "| fixture | GPUs | case | tasks x CPUs, GPUs held | plan | "
+        "GPU-local CPUs (mean) | tasks not wholly local | tasks sharing "
+        "a core | tasks sharing an L2 | NUMA per task (max) | gpu-remote | "
+        "note |\n"
+        "|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|---|\n");
+    for (size_t f = 0; f < nfx; f++) {
+        if (!is_xml (fx[f].name) || (only && strcmp (only, fx[f].name) != 0))
+            continue;
+        pin_error_t err;
+        topo_t *t = topo_load (fx[f].src, 0, &err);
+        if (!t) {
+            fprintf (stderr, "bench-quality: %s\n", err.text);
+            status = 1;
+            continue;
+        }
+        unsigned G = topo_ngpus_of (t);
+        if (G == 0 || G > 32) {
+            topo_destroy (t);
+            continue;
+        }
+        unsigned npu = topo_npus (t), ncores = topo_ndomains (t, TOPO_CORE);
+        for (int gc = 0; gc < NGC; gc++) {
+            unsigned held = gc == GC_HALF ? (G + 1) / 2 : G;
+            unsigned n = gc == GC_TWO ? 2 * G : held;
+            hwloc_bitmap_t allowed = hwloc_bitmap_alloc ();
+            for (unsigned p = 0; p < npu; p++)
+                if (gc != GC_HALF
+                    || topo_pu (t, p)->dom[TOPO_CORE] < (ncores + 1) / 2)
+                    hwloc_bitmap_set (allowed, topo_pu (t, p)->os);
+            unsigned c = (unsigned)hwloc_bitmap_weight (allowed) / n;
+            struct place_near near[64];
+            uint64_t heldmask = 0;
+            uint64_t *blk = calloc (n, sizeof (*blk));
+            uint64_t *mbgpus = calloc (n, sizeof (*mbgpus));
+            if (c == 0 || !blk || !mbgpus) {
+                hwloc_bitmap_free (allowed);
+                free (blk);
+                free (mbgpus);
+                continue;
+            }
+            for (unsigned d = 0; d < held; d++) {
+                near[d].cpus = topo_dev (t, d)->cpuset;
+                near[d].numa = topo_dev (t, d)->numa;
+                heldmask |= (uint64_t)1 << d;
+            }
+            for (unsigned i = 0; i < n; i++)
+                blk[i] = blockwise (i, n, held);
+            for (int gp = 0; gp < NGP; gp++) {
+                struct gres r = {.fb = -1};
+                struct place_plan *plan = NULL;
+                const uint64_t *gpus = blk;
+                bool fatal = false;
+                if (gp == GP_PIN) {
+                    struct place_request req = {
+                        .policy = PLACE_NUMA_LOCAL,
+                        .ntasks = n,
+                        .cpus_per_task = c,
+                        .allowed = allowed,
+                        .nnear = held,
+                        .near = near,
+                        .near_fallback = PLACE_FB_GPU_REMOTE,
+                    };
+                    plan = place_compute (t, &req, &err);
+                    if (!plan)
+                        snprintf (r.why, sizeof (r.why), "%.*s", (int)sizeof (r.why) - 1, err.text);
+                } else if (gp == GP_MPIBIND) {
+                    if (!mb.dl) {
+                        snprintf (r.why, sizeof (r.why), "not compared");
+                        continue;
+                    }
+                    plan = mpibind_gpu_plan (t,
+                                             fx[f].src,
+                                             n,
+                                             c,
+                                             gc == GC_HALF ? allowed : NULL,
+                                             mbgpus,
+                                             &r,
+                                             &fatal);
+                    gpus = mbgpus;
+                } else {
+                    if (gc == GC_HALF) {
+                        snprintf (r.why,
+                                  sizeof (r.why),
+                                  "n/a (whole node only)");
+                        gprint (fx[f].name, G, gc, n, c, held, gp, &r);
+                        continue;
+                    }
+                    plan = peer_plan (t,
+                                      fx[f].src,
+                                      n,
+                                      c,
+                                      r.why,
+                                      sizeof (r.why),
+                                      &fatal);
+                }
+                if (fatal)
+                    status = 1;
+                if (plan) {
+                    gmeasure (t, plan, gpus, heldmask, &r);
+                    if (gp == GP_PIN) {
+                        r.fb = 0;
+                        for (unsigned i = 0; i < n; i++)
+                            r.fb += !!(plan->tasks[i].fallback
+                                       & PLACE_FB_GPU_REMOTE);
+                    }
+                }
+                gprint (fx[f].name, G, gc, n, c, held, gp, &r);
+                place_plan_destroy (plan);
+            }
+            hwloc_bitmap_free (allowed);
+            free (blk);
+            free (mbgpus);
+        }
+        topo_destroy (t);
+    }
+    fixtures_free (fx);
+    fclose (gout);
+    printf (
+        "### Summary\n\n"
+        "Cases (fixture x case) per plan: how many gave a plan (the rest: "
+        "short, crashed, not applicable); of those, how many put every "
+        "task's CPUs wholly local to its GPU(s), the mean GPU-local share "
+        "(over the cases where a task has a GPU), and in how many a task "
+        "shares a core or an L2 with another task, has no GPU, or got a "
+        "GPU the step does not hold; slurm-pin's cases with a gpu-remote "
+        "fallback.\n\n"
+        "| plan | cases | with a plan | all tasks wholly local | mean "
+        "GPU-local share | a task shares a core | a task shares an L2 | "
+        "a task without a GPU | a GPU not held | gpu-remote |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int gp = 0; gp < NGP; gp++) {
+        if (gp == GP_MPIBIND && !mb.dl)
+            continue;
+        char mean[16] = "-", fb[16] = "-";
+        if (gsum[gp].withlocal)
+            snprintf (mean,
+                      sizeof (mean),
+                      "%.0f %%",
+                      gsum[gp].local / gsum[gp].withlocal);
+        if (gp == GP_PIN)
+            snprintf (fb, sizeof (fb), "%u", gsum[gp].fb);
+        printf ("| %s | %u | %u | %u | %s | %u | %u | %u | %u | %s |\n",
+                gp_name[gp],
+                gsum[gp].cases,
+                gsum[gp].ok,
+                gsum[gp].alllocal,
+                mean,
+                gsum[gp].coreshared,
+                gsum[gp].l2shared,
+                gsum[gp].nogpu,
+                gsum[gp].notheld,
+                fb);
+    }
+    printf ("\n### Per fixture and case\n\n");
+    fwrite (tbl, 1, tbllen, stdout);
+    free (tbl);
+    return status;
+}
+
+/* ---- main --------------------------------------------------------------- */
 
 int main (int argc, char **argv)
 {
@@ -890,8 +1485,9 @@ int main (int argc, char **argv)
     struct row *rows = NULL;
     size_t nrows = 0;
     int opt, status = 0;
+    bool gpu = false;
 
-    while ((opt = getopt (argc, argv, "D:r:f:h")) != -1) {
+    while ((opt = getopt (argc, argv, "D:r:f:Gh")) != -1) {
         switch (opt) {
             case 'D':
                 distrib = optarg;
@@ -902,10 +1498,13 @@ int main (int argc, char **argv)
             case 'f':
                 only = optarg;
                 break;
+            case 'G':
+                gpu = true;
+                break;
             default:
                 fprintf (stderr,
                          "Usage: bench-quality [-D HWLOC_DISTRIB] "
-                         "[-r REASONS] [-f FIXTURE]\n");
+                         "[-r REASONS] [-f FIXTURE] [-G]\n");
                 return opt == 'h' ? 0 : 1;
         }
     }
@@ -917,6 +1516,8 @@ int main (int argc, char **argv)
             return 1;
         ncol = NCOL;
     }
+    if (gpu)
+        return gpu_mode (only);
     if (fixtures_shared (&fx, &nfx) < 0) {
         fprintf (stderr,
                  "bench-quality: %s not found; nothing compared\n",

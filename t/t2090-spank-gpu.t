@@ -12,7 +12,7 @@ directory standing for /, whose sys/dev/char/MAJ:MIN/device leads to the
 fixture'"'"'s bus ids).  Two steps of one job side by side, each with one GPU and
 --pin-policy=numa-local -c 1, land each on the CPU next to its GPU; the
 record'"'"'s gpus field and slurm-pin acct -o Gpus,Nic name the GPU;
-numa-local,nic without GPUs lands next to the NIC; without the sysfs
+numa-local,nic without GPUs puts task 0 next to the NIC; without the sysfs
 match gres.conf Cores= is used and said; a forged SLURM_STEP_GPUS or
 CUDA_VISIBLE_DEVICES in a job without GPUs changes nothing; a hostile
 gres.conf line crashes nothing.
@@ -27,7 +27,8 @@ PY=/usr/bin/python3
 test -x "$PY" && test_set_prereq PY
 test "$(nproc)" -ge 2 && test_set_prereq TWO_CPUS
 SLURM_PIN=$PIN_BIN/slurm-pin
-FIXTURE=$PIN_SRCDIR/t/fixtures/gres-2pkg.xml
+# pin.conf takes paths without ".." components
+FIXTURE=$(cd "$PIN_SRCDIR/t/fixtures" && pwd)/gres-2pkg.xml
 
 # the device nodes, the fake sysfs and gres.conf: a path without blanks
 STATE=$(mktemp -d /tmp/pin-t2090.XXXXXX) || exit 1
@@ -187,17 +188,20 @@ test_expect_success SLURM,MKNOD 'the record names the GPU; acct -o Gpus,Nic' '
     grep -F "0000:af:00.0|-" acct.out
 '
 
-test_expect_success SLURM,MKNOD 'numa-local,nic without GPUs lands next to the NIC' '
-    cat >nic.sh <<-EOF &&
-	#!/bin/sh
-	srun -n1 -c1 --pin-policy=numa-local,nic,verbose sh -c '"'"'$PRINT'"'"' >nic.out 2>nic.err
-	EOF
-    job=$(sbatch --parsable -n1 -c2 -o nic.batch nic.sh) &&
-    slurm_wait_job "$job" &&
-    cat nic.out nic.err nic.batch &&
-    test "$(sed -n "s/.* cpus=//p" nic.out)" = 1 &&
-    step=$(sed -n "s/.* step=\([0-9]*\) .*/\1/p" nic.out) &&
-    test "$(rec "$job" "$step" "r[\"nic\"]")" = enp216s0
+test_expect_success SLURM,MKNOD 'numa-local,nic without GPUs: task 0 next to the NIC, the other nic-remote' '
+    srun -n2 -c1 --pin-policy=numa-local,verbose sh -c "$PRINT" >plain2.out 2>plain2.err &&
+    cat plain2.out plain2.err &&
+    test "$(cpu_of_rank plain2.out 0)" = 0 &&
+    srun -n2 -c1 --pin-policy=numa-local,nic,verbose sh -c "$PRINT" >nic.out 2>nic.err &&
+    cat nic.out nic.err &&
+    test "$(cpu_of_rank nic.out 0)" = 1 &&
+    test "$(cpu_of_rank nic.out 1)" = 0 &&
+    grep "pin: task 0 on .* cpus=1 .*nic=enp216s0$" nic.err &&
+    grep "pin: task 1 on .* cpus=0 .*nic=enp216s0 fallback=nic-remote" nic.err &&
+    job=$(sed -n "s/.*job=\([0-9]*\) .*/\1/p" nic.out | head -n1) &&
+    test "$(rec "$job" 0 "r[\"nic\"]")" = enp216s0 &&
+    "$SLURM_PIN" acct --journal="$J" -j "$job" -o JobID,Gpus,Nic -P -n >nicacct.out &&
+    grep -F "$job.0|-|enp216s0" nicacct.out
 '
 
 test_expect_success SLURM,MKNOD 'without a sysfs match gres.conf Cores= decides, and says so' '
@@ -225,7 +229,8 @@ test_expect_success SLURM,MKNOD 'a forged SLURM_STEP_GPUS / CUDA_VISIBLE_DEVICES
     cat plain.out forged.out forged.batch &&
     test "$(sed -n "s/.* cpus=//p" forged.out)" = "$(sed -n "s/.* cpus=//p" plain.out)" &&
     step=$(sed -n "s/.* step=\([0-9]*\) .*/\1/p" forged.out) &&
-    test -z "$(rec "$job" "$step" "r[\"gpus\"]")"
+    test -z "$(rec "$job" "$step" "r.get(\"gpus\", \"\")")" &&
+    test "$(rec "$job" "$step" "r[\"policy\"]")" = numa-local
 '
 
 test_expect_success SLURM,MKNOD 'a hostile gres.conf line for another node crashes nothing' '

@@ -2246,16 +2246,43 @@ void place_mark_near (struct place_plan *plan,
             plan->tasks[i].fallback |= bit;
 }
 
-/* One group of tasks (the same devices) placed on `region`, with `taken`
- * (earlier groups) and the request's busy PUs counted as busy; its tasks
- * copied into plan->tasks at their positions. */
+/* The PUs of the cores that hold a PU of `set` (into out). */
+static int cores_of (const topo_t *topo, hwloc_const_bitmap_t set, hwloc_bitmap_t out)
+{
+    int os;
+
+    hwloc_bitmap_zero (out);
+    hwloc_bitmap_foreach_begin (os, set)
+    {
+        int i = topo_pu_index (topo, (unsigned)os);
+        if (i >= 0
+            && hwloc_bitmap_or (out,
+                                out,
+                                topo_domain_cpuset (topo,
+                                                    TOPO_CORE,
+                                                    topo_pu (topo, (unsigned)i)
+                                                        ->dom[TOPO_CORE]))
+                   < 0)
+            return -1;
+    }
+    hwloc_bitmap_foreach_end ();
+    return 0;
+}
+
+/* The tasks of group g (tgroup[i] == g; or task `only` alone) placed on
+ * `region`, with the request's busy PUs and `taken` (earlier groups)
+ * counted as busy, and when the region has room without them, the other
+ * PUs of the cores earlier groups hold too, so that groups do not share
+ * cores (SMT siblings) while whole cores are free; a task that does share
+ * one gets shared-with-task.  Copied into plan->tasks at their positions,
+ * each with its own device mask. */
 static int place_group (const topo_t *topo,
                         const struct place_request *req,
+                        const unsigned *tgroup,
                         const uint64_t *masks,
-                        uint64_t mask,
+                        unsigned g,
                         unsigned ntasks,
                         unsigned only, /* one task, or UINT_MAX: all */
-                        unsigned g,
                         hwloc_const_bitmap_t region,
                         hwloc_bitmap_t taken,
                         struct place_plan *plan,
@@ -2263,15 +2290,24 @@ static int place_group (const topo_t *topo,
 {
     struct place_request sub = *req;
     hwloc_bitmap_t busy = hwloc_bitmap_dup (taken);
-    struct place_plan *p;
-    unsigned j = 0;
+    hwloc_bitmap_t cores = hwloc_bitmap_alloc ();
+    hwloc_bitmap_t room = hwloc_bitmap_alloc ();
+    struct place_plan *p = NULL;
+    unsigned j = 0, n = only == UINT_MAX ? ntasks : 1;
+    bool whole;
+    int rc = -1;
 
-    if (!busy || (req->busy && hwloc_bitmap_or (busy, busy, req->busy) < 0)) {
-        hwloc_bitmap_free (busy);
-        errno = ENOMEM;
-        return errprintf (errp, "placement: out of memory");
-    }
-    sub.ntasks = only == UINT_MAX ? ntasks : 1;
+    if (!busy || !cores || !room
+        || (req->busy && hwloc_bitmap_or (busy, busy, req->busy) < 0)
+        || cores_of (topo, taken, cores) < 0
+        || hwloc_bitmap_andnot (room, region, busy) < 0
+        || hwloc_bitmap_andnot (room, room, cores) < 0)
+        goto nomem;
+    whole = (uint64_t)hwloc_bitmap_weight (room)
+            >= (uint64_t)n * req->cpus_per_task;
+    if (whole && hwloc_bitmap_or (busy, busy, cores) < 0)
+        goto nomem;
+    sub.ntasks = n;
     sub.allowed = region;
     sub.busy = busy;
     sub.refuse = 0;
@@ -2280,30 +2316,87 @@ static int place_group (const topo_t *topo,
     sub.nnear = 0;
     sub.near = NULL;
     sub.task_near = NULL;
-    sub.seed = req->seed + 0x9e3779b97f4a7c15ull * g
+    sub.seed = req->seed + 0x9e3779b97f4a7c15ull * (g + 1)
                + (only == UINT_MAX ? 0 : 0xbf58476d1ce4e5b9ull * only);
-    p = place_plain (topo, &sub, errp);
-    hwloc_bitmap_free (busy);
-    if (!p)
-        return -1;
+    if (!(p = place_plain (topo, &sub, errp)))
+        goto out;
     for (unsigned i = 0; i < req->ntasks; i++) {
         struct place_task *t = &plan->tasks[i];
-        if (masks[i] != mask || (only != UINT_MAX && i != only))
+        if (tgroup[i] != g || (only != UINT_MAX && i != only))
             continue;
         struct place_task *s = &p->tasks[j++];
         if (hwloc_bitmap_copy (t->cpus, s->cpus) < 0
-            || hwloc_bitmap_copy (t->mems, s->mems) < 0
-            || hwloc_bitmap_or (taken, taken, t->cpus) < 0) {
-            place_plan_destroy (p);
-            errno = ENOMEM;
-            return errprintf (errp, "placement: out of memory");
-        }
+            || hwloc_bitmap_copy (t->mems, s->mems) < 0)
+            goto nomem;
         t->fallback = s->fallback
                       & ~(PLACE_FB_SHARED_WITH_STEP | PLACE_FB_OVERSUBSCRIBED);
-        t->near = mask;
+        if (!whole && hwloc_bitmap_intersects (t->cpus, cores))
+            t->fallback |= PLACE_FB_SHARED_WITH_TASK;
+        t->near = masks[i];
     }
+    for (unsigned i = 0; i < req->ntasks; i++)
+        if (tgroup[i] == g && (only == UINT_MAX || i == only)
+            && hwloc_bitmap_or (taken, taken, plan->tasks[i].cpus) < 0)
+            goto nomem;
+    rc = 0;
+    goto out;
+nomem:
+    errno = ENOMEM;
+    errprintf (errp, "placement: out of memory");
+out:
     place_plan_destroy (p);
-    return 0;
+    hwloc_bitmap_free (busy);
+    hwloc_bitmap_free (cores);
+    hwloc_bitmap_free (room);
+    return rc;
+}
+
+/* Widen `region` (the free PUs near the group's devices) by the nearest
+ * NUMA domains' free allowed PUs until it holds `need` PUs. */
+static int widen (const topo_t *topo,
+                  const struct place_request *req,
+                  uint64_t gmask,
+                  hwloc_const_bitmap_t avail,
+                  hwloc_const_bitmap_t taken,
+                  uint64_t need,
+                  hwloc_bitmap_t region,
+                  hwloc_bitmap_t x)
+{
+    unsigned nd = topo_ndomains (topo, TOPO_NUMA);
+    bool *used = calloc (nd + 1, sizeof (*used));
+    int rc = -1;
+
+    if (!used)
+        return -1;
+    while ((uint64_t)hwloc_bitmap_weight (region) < need) {
+        unsigned best = UINT_MAX, bestd = UINT_MAX;
+        for (unsigned d = 0; d < nd; d++) {
+            if (used[d])
+                continue;
+            unsigned v = mask_distance (topo, req, gmask, d);
+            if (best == UINT_MAX || v < bestd) {
+                best = d;
+                bestd = v;
+            }
+        }
+        if (best == UINT_MAX) {
+            /* PUs of no NUMA domain: whatever is left */
+            if (hwloc_bitmap_andnot (x, avail, taken) < 0
+                || hwloc_bitmap_or (region, region, x) < 0)
+                goto out;
+            break;
+        }
+        used[best] = true;
+        if (hwloc_bitmap_and (x, topo_domain_cpuset (topo, TOPO_NUMA, best), avail)
+                < 0
+            || hwloc_bitmap_andnot (x, x, taken) < 0
+            || hwloc_bitmap_or (region, region, x) < 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    free (used);
+    return rc;
 }
 
 struct place_plan *place_compute (const topo_t *topo,
@@ -2313,8 +2406,9 @@ struct place_plan *place_compute (const topo_t *topo,
     struct place_plan *plan = NULL;
     hwloc_bitmap_t allowed = NULL, avail = NULL, taken = NULL, local = NULL,
                    region = NULL, x = NULL;
-    uint64_t *masks = NULL, *groups = NULL;
-    unsigned *gcount = NULL;
+    hwloc_bitmap_t *gloc = NULL; /* per group: its devices' PUs */
+    uint64_t *masks = NULL, *gmask = NULL;
+    unsigned *gcount = NULL, *tgroup = NULL;
     bool *placed = NULL;
     unsigned ngroups = 0;
     int saved;
@@ -2353,23 +2447,31 @@ struct place_plan *place_compute (const topo_t *topo,
         || !(local = hwloc_bitmap_alloc ()) || !(region = hwloc_bitmap_alloc ())
         || !(x = hwloc_bitmap_alloc ())
         || !(masks = calloc (req->ntasks, sizeof (*masks)))
-        || !(groups = calloc (req->ntasks, sizeof (*groups)))
+        || !(gmask = calloc (req->ntasks, sizeof (*gmask)))
+        || !(gloc = calloc (req->ntasks, sizeof (*gloc)))
         || !(gcount = calloc (req->ntasks, sizeof (*gcount)))
+        || !(tgroup = calloc (req->ntasks, sizeof (*tgroup)))
         || !(placed = calloc (req->ntasks, sizeof (*placed))))
         goto nomem;
     if (req->allowed && hwloc_bitmap_and (allowed, allowed, req->allowed) < 0)
         goto nomem;
-    hwloc_bitmap_copy (avail, allowed);
-    if (req->busy && hwloc_bitmap_andnot (avail, avail, req->busy) < 0)
+    if (hwloc_bitmap_copy (avail, allowed) < 0
+        || (req->busy && hwloc_bitmap_andnot (avail, avail, req->busy) < 0))
         goto nomem;
+    /* groups: tasks whose devices have the same PUs (GPUs on one NUMA
+     * node place together, as one request would) */
     for (unsigned i = 0; i < req->ntasks; i++) {
         unsigned g;
         masks[i] = task_mask (req, i);
-        for (g = 0; g < ngroups && groups[g] != masks[i]; g++)
+        if (mask_cpus (req, masks[i], local) < 0)
+            goto nomem;
+        for (g = 0; g < ngroups && !hwloc_bitmap_isequal (gloc[g], local); g++)
             ;
-        if (g == ngroups)
-            groups[ngroups++] = masks[i];
+        if (g == ngroups && !(gloc[ngroups++] = hwloc_bitmap_dup (local)))
+            goto nomem;
+        gmask[g] |= masks[i];
         gcount[g]++;
+        tgroup[i] = g;
     }
 
     /* too large for the free PUs: the plain fallback, marked */
@@ -2381,9 +2483,7 @@ struct place_plan *place_compute (const topo_t *topo,
             goto error;
         for (unsigned i = 0; i < req->ntasks; i++) {
             plan->tasks[i].near = masks[i];
-            if (mask_cpus (req, masks[i], local) < 0)
-                goto nomem;
-            if (!hwloc_bitmap_isincluded (plan->tasks[i].cpus, local))
+            if (!hwloc_bitmap_isincluded (plan->tasks[i].cpus, gloc[tgroup[i]]))
                 plan->tasks[i].fallback |= req->near_fallback;
         }
         goto done;
@@ -2402,8 +2502,7 @@ struct place_plan *place_compute (const topo_t *topo,
             int w;
             if (placed[g])
                 continue;
-            if (mask_cpus (req, groups[g], local) < 0
-                || hwloc_bitmap_and (region, local, avail) < 0
+            if (hwloc_bitmap_and (region, gloc[g], avail) < 0
                 || hwloc_bitmap_andnot (region, region, taken) < 0)
                 goto nomem;
             w = hwloc_bitmap_weight (region);
@@ -2416,17 +2515,16 @@ struct place_plan *place_compute (const topo_t *topo,
         }
         if (best == UINT_MAX)
             break;
-        if (mask_cpus (req, groups[best], local) < 0
-            || hwloc_bitmap_and (region, local, avail) < 0
+        if (hwloc_bitmap_and (region, gloc[best], avail) < 0
             || hwloc_bitmap_andnot (region, region, taken) < 0)
             goto nomem;
         if (place_group (topo,
                          req,
+                         tgroup,
                          masks,
-                         groups[best],
+                         best,
                          gcount[best],
                          UINT_MAX,
-                         best,
                          region,
                          taken,
                          plan,
@@ -2439,74 +2537,48 @@ struct place_plan *place_compute (const topo_t *topo,
      * their devices first, widened to the nearest NUMA domains until the
      * task fits (so a task that fits near its GPU stays there) */
     for (unsigned g = 0; g < ngroups; g++) {
-        unsigned nd = topo_ndomains (topo, TOPO_NUMA);
         if (placed[g])
             continue;
-        if (mask_cpus (req, groups[g], local) < 0)
-            goto nomem;
         for (unsigned i = 0; i < req->ntasks; i++) {
-            if (masks[i] != groups[g])
+            if (tgroup[i] != g)
                 continue;
-            if (hwloc_bitmap_and (region, local, avail) < 0
-                || hwloc_bitmap_andnot (region, region, taken) < 0)
+            if (hwloc_bitmap_and (region, gloc[g], avail) < 0
+                || hwloc_bitmap_andnot (region, region, taken) < 0
+                || widen (topo,
+                          req,
+                          gmask[g],
+                          avail,
+                          taken,
+                          req->cpus_per_task,
+                          region,
+                          x)
+                       < 0)
                 goto nomem;
-            bool *used = calloc (nd + 1, sizeof (*used));
-            if (!used)
-                goto nomem;
-            while ((unsigned)hwloc_bitmap_weight (region)
-                   < req->cpus_per_task) {
-                unsigned best = UINT_MAX, bestd = UINT_MAX;
-                for (unsigned d = 0; d < nd; d++) {
-                    if (used[d])
-                        continue;
-                    unsigned v = mask_distance (topo, req, groups[g], d);
-                    if (best == UINT_MAX || v < bestd) {
-                        best = d;
-                        bestd = v;
-                    }
-                }
-                if (best == UINT_MAX) {
-                    /* PUs of no NUMA domain: whatever is left */
-                    if (hwloc_bitmap_andnot (x, avail, taken) < 0
-                        || hwloc_bitmap_or (region, region, x) < 0) {
-                        free (used);
-                        goto nomem;
-                    }
-                    break;
-                }
-                used[best] = true;
-                if (hwloc_bitmap_and (x,
-                                      topo_domain_cpuset (topo, TOPO_NUMA, best),
-                                      avail)
-                        < 0
-                    || hwloc_bitmap_andnot (x, x, taken) < 0
-                    || hwloc_bitmap_or (region, region, x) < 0) {
-                    free (used);
-                    goto nomem;
-                }
-            }
-            free (used);
             if (place_group (topo,
                              req,
+                             tgroup,
                              masks,
-                             groups[g],
+                             g,
                              1,
                              i,
-                             g,
                              region,
                              taken,
                              plan,
                              errp)
                 < 0)
                 goto error;
-            if (!hwloc_bitmap_isincluded (plan->tasks[i].cpus, local))
+            if (!hwloc_bitmap_isincluded (plan->tasks[i].cpus, gloc[g]))
                 plan->tasks[i].fallback |= req->near_fallback;
         }
     }
 done:
+    for (unsigned g = 0; gloc && g < ngroups; g++)
+        hwloc_bitmap_free (gloc[g]);
+    free (gloc);
     free (masks);
-    free (groups);
+    free (gmask);
     free (gcount);
+    free (tgroup);
     free (placed);
     hwloc_bitmap_free (allowed);
     hwloc_bitmap_free (avail);

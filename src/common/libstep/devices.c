@@ -11,10 +11,30 @@
 #include "config.h"
 #endif
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "step_private.h"
+
+/* "; "-joined into the step's device note (verbose output) */
+static void note_add (pin_step_t *s, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+static void note_add (pin_step_t *s, const char *fmt, ...)
+{
+    size_t len = strlen (s->dev_note);
+    va_list ap;
+
+    if (len + 3 >= sizeof (s->dev_note))
+        return;
+    if (len)
+        len += (size_t)snprintf (s->dev_note + len,
+                                 sizeof (s->dev_note) - len,
+                                 "; ");
+    va_start (ap, fmt);
+    vsnprintf (s->dev_note + len, sizeof (s->dev_note) - len, fmt, ap);
+    va_end (ap);
+}
 
 static void rec_add (char *buf, size_t n, const char *item)
 {
@@ -38,7 +58,7 @@ int pin_step_set_devices (pin_step_t *s,
     s->nnear = 0;
     s->near_is_nic = false;
     s->nic_cpus = NULL;
-    s->rec_gpus[0] = s->rec_nic[0] = '\0';
+    s->rec_gpus[0] = s->rec_nic[0] = s->dev_note[0] = '\0';
     for (unsigned k = 0; k < d->ngpus && s->nnear < PLACE_MAX_NEAR; k++) {
         const struct pin_step_gpu *g = &d->gpus[k];
         char item[32];
@@ -85,6 +105,11 @@ int pin_step_set_devices (pin_step_t *s,
                           item);
                 s->nnear++;
                 rec_add (s->rec_gpus, sizeof (s->rec_gpus), item);
+                note_add (s,
+                          "GPU %u (%s) located by gres.conf Cores=%.64s",
+                          g->index,
+                          item,
+                          g->cores);
                 steplog (&s->log,
                          STEPLOG_INFO,
                          "pin: step %s: GPU %u located by gres.conf "
@@ -105,6 +130,7 @@ int pin_step_set_devices (pin_step_t *s,
                      g->cores,
                      cerr.text);
         }
+        note_add (s, "GPU %u not located: placed without it", g->index);
         steplog (&s->log,
                  STEPLOG_ERROR,
                  "pin: step %s: GPU %u: not located (%s); its tasks are "
@@ -117,13 +143,14 @@ int pin_step_set_devices (pin_step_t *s,
     }
     if (d->nic) {
         nic = topo_dev_find (s->topo, TOPO_DEV_NIC, d->nic_name, &err);
-        if (nic < 0)
+        if (nic < 0) {
+            note_add (s, "%.200s: not placed near a NIC", err.text);
             steplog (&s->log,
                      STEPLOG_ERROR,
                      "pin: step %s: %s; tasks are not placed near a NIC",
                      s->stepname,
                      err.text);
-        else {
+        } else {
             const struct topo_dev *dev = topo_dev (s->topo, (unsigned)nic);
             snprintf (s->rec_nic, sizeof (s->rec_nic), "%s", dev->name);
             if (s->nnear)
@@ -175,6 +202,11 @@ const char *pin_step_task_devices (const pin_step_t *s,
 const char *pin_step_gpus_text (const pin_step_t *s)
 {
     return s ? s->rec_gpus : "";
+}
+
+const char *pin_step_devices_note (const pin_step_t *s)
+{
+    return s ? s->dev_note : "";
 }
 
 const char *pin_step_nic_text (const pin_step_t *s)

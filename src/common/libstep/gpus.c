@@ -27,6 +27,7 @@
 static int expand_file (const char *file,
                         const char *cores,
                         struct gpus_conf *out,
+                        const char *fname,
                         unsigned line,
                         pin_error_t *errp)
 {
@@ -36,7 +37,8 @@ static int expand_file (const char *file,
     if (!lb) {
         if (out->n >= GPUS_MAX)
             return errprintf (errp,
-                              "gres.conf line %u: more than %d GPUs",
+                              "%s line %u: more than %d GPUs",
+                              fname,
                               line,
                               GPUS_MAX);
         snprintf (out->dev[out->n].file, sizeof (out->dev[0].file), "%s", file);
@@ -49,8 +51,9 @@ static int expand_file (const char *file,
         || (size_t)(rb - lb - 1) >= sizeof (list)
         || strlen (rb + 1) >= sizeof (post))
         return errprintf (errp,
-                          "gres.conf line %u: File=%.64s: expected one "
+                          "%s line %u: File=%.64s: expected one "
                           "bracket range such as /dev/nvidia[0-3]",
+                          fname,
                           line,
                           file);
     snprintf (pre, sizeof (pre), "%.*s", (int)(lb - file), file);
@@ -76,7 +79,8 @@ static int expand_file (const char *file,
         for (unsigned long v = a; v <= b; v++) {
             if (out->n >= GPUS_MAX)
                 return errprintf (errp,
-                                  "gres.conf line %u: more than %d GPUs",
+                                  "%s line %u: more than %d GPUs",
+                                  fname,
                                   line,
                                   GPUS_MAX);
             /* a leading zero keeps the width ("[00-03]") */
@@ -100,22 +104,26 @@ static int expand_file (const char *file,
     return 0;
 bad:
     return errprintf (errp,
-                      "gres.conf line %u: File=%.64s: bad range; expected "
+                      "%s line %u: File=%.64s: bad range; expected "
                       "N or N-M items such as /dev/nvidia[0-1,3]",
+                      fname,
                       line,
                       file);
 }
 
-int gpus_conf_parse (const char *text,
-                     gpus_node_match_f match,
-                     void *arg,
-                     struct gpus_conf *out,
-                     pin_error_t *errp)
+/* The lines of one file (`fname` in errors); depth: Include nesting. */
+static int parse_text (const char *text,
+                       const char *fname,
+                       unsigned depth,
+                       const struct gpus_include *inc,
+                       gpus_node_match_f match,
+                       void *arg,
+                       struct gpus_conf *out,
+                       pin_error_t *errp)
 {
     unsigned line = 0;
     const char *p = text ? text : "";
 
-    memset (out, 0, sizeof (*out));
     while (*p) {
         size_t len = strcspn (p, "\n");
         char buf[1024], *save = NULL;
@@ -126,13 +134,45 @@ int gpus_conf_parse (const char *text,
         line++;
         if (len >= sizeof (buf))
             return errprintf (errp,
-                              "gres.conf line %u: longer than %zu bytes",
+                              "%s line %u: longer than %zu bytes",
+                              fname,
                               line,
                               sizeof (buf) - 1);
         memcpy (buf, p, len);
         buf[len] = '\0';
         p += len + (p[len] == '\n');
         buf[strcspn (buf, "#")] = '\0';
+        if (!strncasecmp (buf + strspn (buf, " \t"), "include", 7)
+            && (buf[strspn (buf, " \t") + 7] == ' '
+                || buf[strspn (buf, " \t") + 7] == '\t')) {
+            /* "Include PATH": Slurm's parser reads PATH in its place */
+            char *f = buf + strspn (buf, " \t") + 7, *sub = NULL;
+            f += strspn (f, " \t");
+            f[strcspn (f, " \t\r")] = '\0';
+            int rc;
+            if (!inc || !inc->read)
+                return errprintf (errp,
+                                  "%s line %u: Include is not read here",
+                                  fname,
+                                  line);
+            if (depth >= GPUS_INCLUDE_DEPTH)
+                return errprintf (errp,
+                                  "%s line %u: Include nested deeper than %d",
+                                  fname,
+                                  line,
+                                  GPUS_INCLUDE_DEPTH);
+            if (!*f || !(sub = inc->read (f, inc->arg, errp)))
+                return *f ? -1
+                          : errprintf (errp,
+                                       "%s line %u: Include without a file",
+                                       fname,
+                                       line);
+            rc = parse_text (sub, f, depth + 1, inc, match, arg, out, errp);
+            free (sub);
+            if (rc < 0)
+                return -1;
+            continue;
+        }
         for (char *tok = strtok_r (buf, " \t\r", &save); tok;
              tok = strtok_r (NULL, " \t\r", &save)) {
             char *eq = strchr (tok, '=');
@@ -149,8 +189,9 @@ int gpus_conf_parse (const char *text,
             else if (!strcasecmp (tok, "File")) {
                 if (strlen (v) >= sizeof (file))
                     return errprintf (errp,
-                                      "gres.conf line %u: File= longer "
+                                      "%s line %u: File= longer "
                                       "than %zu bytes",
+                                      fname,
                                       line,
                                       sizeof (file) - 1);
                 snprintf (file, sizeof (file), "%s", v);
@@ -176,8 +217,9 @@ int gpus_conf_parse (const char *text,
                 if (!isdigit ((unsigned char)count[0]) || *end || errno
                     || k > GPUS_MAX)
                     return errprintf (errp,
-                                      "gres.conf line %u: Count=%.20s: "
+                                      "%s line %u: Count=%.20s: "
                                       "expected a GPU count of 0 to %d",
+                                      fname,
                                       line,
                                       count,
                                       GPUS_MAX);
@@ -185,7 +227,8 @@ int gpus_conf_parse (const char *text,
             for (; k > 0; k--) {
                 if (out->n >= GPUS_MAX)
                     return errprintf (errp,
-                                      "gres.conf line %u: more than %d GPUs",
+                                      "%s line %u: more than %d GPUs",
+                                      fname,
                                       line,
                                       GPUS_MAX);
                 out->dev[out->n].file[0] = '\0';
@@ -197,10 +240,30 @@ int gpus_conf_parse (const char *text,
             }
             continue;
         }
-        if (expand_file (file, cores, out, line, errp) < 0)
+        if (expand_file (file, cores, out, fname, line, errp) < 0)
             return -1;
     }
     return 0;
+}
+
+int gpus_conf_parse_inc (const char *text,
+                         const struct gpus_include *inc,
+                         gpus_node_match_f match,
+                         void *arg,
+                         struct gpus_conf *out,
+                         pin_error_t *errp)
+{
+    memset (out, 0, sizeof (*out));
+    return parse_text (text, "gres.conf", 0, inc, match, arg, out, errp);
+}
+
+int gpus_conf_parse (const char *text,
+                     gpus_node_match_f match,
+                     void *arg,
+                     struct gpus_conf *out,
+                     pin_error_t *errp)
+{
+    return gpus_conf_parse_inc (text, NULL, match, arg, out, errp);
 }
 
 /* ---- slurmctld's gres_detail_str ---------------------------------------- */

@@ -51,6 +51,26 @@ int gpus_conf_parse (const char *text,
                      struct gpus_conf *out,
                      pin_error_t *errp);
 
+/* gres.conf's "Include PATH" lines: read(PATH) returns the file's text
+ * (malloc'd; the caller's checks: whose file, how large, where a relative
+ * PATH lies) or NULL with errp.  Included text is parsed in place of the
+ * line, to GPUS_INCLUDE_DEPTH levels. */
+#define GPUS_INCLUDE_DEPTH 4
+struct gpus_include {
+    char *(*read) (const char *path, void *arg, pin_error_t *errp);
+    void *arg;
+};
+
+/* gpus_conf_parse, with Include lines read by `inc` (NULL: an Include
+ * line is an error, as in gpus_conf_parse).  Errors name the file and
+ * line: "gres.conf line 3: ...", "/etc/slurm/gres.d/n1.conf line 2: ...". */
+int gpus_conf_parse_inc (const char *text,
+                         const struct gpus_include *inc,
+                         gpus_node_match_f match,
+                         void *arg,
+                         struct gpus_conf *out,
+                         pin_error_t *errp);
+
 /* The GPU indexes of slurmctld's gres_detail_str for this node
  * ("gpu:2(IDX:0-1)", "gpu:a100:1(IDX:3),shard:...", "gpu(CNT:0)",
  * "N/A"), OR-ed into idx.  Other GRES are ignored; a gpu entry without

@@ -131,6 +131,12 @@ int pin_step_set_devices (pin_step_t *s,
  * and the NIC's name; "" when none.  Owned by the step. */
 const char *pin_step_gpus_text (const pin_step_t *s);
 
+/* What the verbose output says once per node about the devices: GPUs
+ * located by gres.conf Cores= ("GPU 1 (gres:1) located by gres.conf
+ * Cores=0-7"), GPUs not located, a NIC not found; "; "-joined, "" when
+ * every device was found by its PCI bus id. */
+const char *pin_step_devices_note (const pin_step_t *s);
+
 /* " gpus=BUSID[,BUSID] nic=NAME" for task id's verbose line (the GPUs of
  * the task where the step was placed, every located GPU otherwise); ""
  * without devices.  Into buf (size n), returned. */

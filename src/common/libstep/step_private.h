@@ -77,6 +77,7 @@ struct pin_step {
     bool near_is_nic;                    /* near[0] is the NIC */
     char rec_gpus[256];
     char rec_nic[64];
+    char dev_note[512]; /* GPUs by Cores= or not located (verbose) */
 
     /* the profile (profile.c), until the watcher takes it */
     struct prof_rec *prof_rec;

@@ -443,7 +443,11 @@ int submit_decide (const struct pin_conf *conf,
                   "%s",
                   place_policy_name ((enum place_policy)d->policy));
     translate (job, rules->spread_sockets, d, added, sizeof (added));
-    gpu_binding (job, rules->gpu_binding, d, added, sizeof (added));
+    gpu_binding (job,
+                 rules->gpu_binding == PIN_GPU_BINDING_ENFORCE,
+                 d,
+                 added,
+                 sizeof (added));
     snprintf (d->note,
               sizeof (d->note),
               "pin: %s (%s)%s%s",

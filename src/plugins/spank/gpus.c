@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "glue.h"
+#include "libcgroup2/mode.h"
 #include "libstep/gpus.h"
 #include "libtopo/topo.h"
 
@@ -43,26 +44,37 @@ static bool gres_gpu_configured (void)
     return false;
 }
 
-/* gres.conf beside slurm.conf: root's (or SlurmUser's), not writable by
- * others, a regular file of at most GPUS_CONF_MAX bytes.  NULL with why. */
-static char *read_gres_conf (char *path, size_t n, char *why, size_t wn)
+/* slurm.conf's directory into dir: the path the Slurm process read
+ * (slurm_conf.slurm_conf; slurmstepd of Slurm 24.11 and 26.05 leaves it
+ * NULL), else this process's own SLURM_CONF (slurmd sets it in its own
+ * environment and slurmstepd inherits it: not the job's, not the
+ * user's), else Slurm's default.  -1 with why. */
+static int conf_dir (char *dir, size_t n, char *why, size_t wn)
 {
-    char dir[PATH_MAX];
+    const char *conf = &slurm_conf ? slurm_conf.slurm_conf : NULL;
+    const char *env = getenv ("SLURM_CONF");
+
+    if (!conf || conf[0] != '/')
+        conf = env && env[0] == '/' ? env : CG2_SLURM_CONF_DEFAULT;
+    if (strlen (conf) >= n) {
+        snprintf (why, wn, "slurm.conf's path is too long");
+        return -1;
+    }
+    snprintf (dir, n, "%s", conf);
+    const char *d = dirname (dir); /* dir itself, or a static "." or "/" */
+    memmove (dir, d, strlen (d) + 1);
+    return 0;
+}
+
+/* A configuration file: root's (or SlurmUser's), not writable by
+ * others, a regular file of at most GPUS_CONF_MAX bytes.  NULL with why. */
+static char *read_conf_file (const char *path, char *why, size_t wn)
+{
     struct stat st;
     char *buf = NULL;
     ssize_t len = 0, r;
     int fd;
 
-    if (!&slurm_conf || !slurm_conf.slurm_conf
-        || strlen (slurm_conf.slurm_conf) >= sizeof (dir)) {
-        snprintf (why, wn, "slurm.conf's path is not known");
-        return NULL;
-    }
-    snprintf (dir, sizeof (dir), "%s", slurm_conf.slurm_conf);
-    if ((size_t)snprintf (path, n, "%s/gres.conf", dirname (dir)) >= n) {
-        snprintf (why, wn, "gres.conf's path is too long");
-        return NULL;
-    }
     if ((fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0) {
         snprintf (why, wn, "%s: %s", path, strerror (errno));
         return NULL;
@@ -90,6 +102,43 @@ static char *read_gres_conf (char *path, size_t n, char *why, size_t wn)
     close (fd);
     buf[len] = '\0';
     return buf;
+}
+
+/* gres.conf beside slurm.conf (read_conf_file's rules); its path in path */
+static char *read_gres_conf (char *path, size_t n, char *why, size_t wn)
+{
+    char dir[PATH_MAX];
+
+    if (conf_dir (dir, sizeof (dir), why, wn) < 0)
+        return NULL;
+    if ((size_t)snprintf (path, n, "%s/gres.conf", dir) >= n) {
+        snprintf (why, wn, "gres.conf's path is too long");
+        return NULL;
+    }
+    return read_conf_file (path, why, wn);
+}
+
+/* gres.conf's "Include PATH": a relative PATH is in slurm.conf's
+ * directory, as Slurm's parser takes it; the same rules as gres.conf. */
+static char *read_include (const char *file, void *arg, pin_error_t *errp)
+{
+    char dir[PATH_MAX], path[PATH_MAX], why[PATH_MAX + 128];
+    char *text;
+
+    (void)arg;
+    if (file[0] == '/')
+        snprintf (path, sizeof (path), "%s", file);
+    else if (conf_dir (dir, sizeof (dir), why, sizeof (why)) < 0) {
+        errprintf (errp, "Include %.200s: %s", file, why);
+        return NULL;
+    } else if ((size_t)snprintf (path, sizeof (path), "%s/%s", dir, file)
+               >= sizeof (path)) {
+        errprintf (errp, "Include %.200s: path too long", file);
+        return NULL;
+    }
+    if (!(text = read_conf_file (path, why, sizeof (why))))
+        errprintf (errp, "Include: %s", why);
+    return text;
 }
 
 static bool node_match (const char *expr, void *arg)
@@ -163,7 +212,9 @@ void step_devices (spank_t sp)
                      why);
         goto apply;
     }
-    if (gpus_conf_parse (text, node_match, g.ident.node, &conf, &err) < 0) {
+    const struct gpus_include inc = {read_include, NULL};
+    if (gpus_conf_parse_inc (text, &inc, node_match, g.ident.node, &conf, &err)
+        < 0) {
         slurm_error ("pin: step %s: %s: %s; its GPUs are not used for "
                      "placement",
                      g.stepname,

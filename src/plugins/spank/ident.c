@@ -90,7 +90,7 @@ int ident_job_info (uint32_t job, struct step_ident *id)
         return -1;
     }
     t0 = now_us ();
-    if (pin_load_job (&msg, job, SHOW_ALL | SHOW_LOCAL) != 0 || !msg) {
+    if (pin_load_job (&msg, job, SHOW_ALL | SHOW_LOCAL | SHOW_DETAIL) != 0 || !msg) {
         int e = errno;
         id->job_info_us = now_us () - t0;
         snprintf (id->job_info_error,
@@ -109,7 +109,8 @@ int ident_job_info (uint32_t job, struct step_ident *id)
         copy (id->job_name, sizeof (id->job_name), j->name);
         set_array (id, j->array_job_id, j->array_task_id);
         id->have_job_info = true;
-        /* the job's GRES on this node (GPU indexes: doc/policies.md) */
+        /* the job's GRES on this node (GPU indexes: doc/policies.md);
+         * slurmctld fills gres_detail_str only for SHOW_DETAIL */
         int k = node_index (j->nodes, id->node);
         if (k >= 0 && (uint32_t)k < j->gres_detail_cnt && j->gres_detail_str) {
             copy (id->gres_detail,

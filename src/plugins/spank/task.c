@@ -214,6 +214,11 @@ int slurm_spank_task_init (spank_t sp, int ac, char **av)
               places ? ompenv_proc_bind (g.policy) : NULL);
     free (places);
 
+    if (g.verbose && id == 0 && pin_step_devices_note (g.st)[0])
+        task_say ("pin: step %s on %s: %s",
+                  g.stepname,
+                  node,
+                  pin_step_devices_note (g.st));
     if (g.verbose) {
         hwloc_const_bitmap_t cpus = t ? t->cpus : pin_step_allowed (g.st);
         hwloc_const_bitmap_t mems = t ? t->mems : pin_step_nodeset (g.st);

@@ -144,6 +144,31 @@ START_TEST (test_one_task_per_gpu)
     }
     place_plan_destroy (p);
 
+    /* 8 tasks x 12 PUs: the 4 GPUs of a socket are near the same PUs, so
+     * their tasks are placed together as one request would be: 6 whole
+     * cores each, no core shared between tasks (bench-quality -G found
+     * groups placed apart taking each other's SMT siblings) */
+    req.cpus_per_task = 12;
+    ck_assert_ptr_nonnull (p = place_compute (t, &req, &e));
+    check_plan (t, &req, p);
+    for (unsigned i = 0; i < 8; i++) {
+        ck_assert (hwloc_bitmap_isincluded (p->tasks[i].cpus, near[i].cpus));
+        ck_assert_uint_eq (p->tasks[i].fallback & PLACE_FB_SHARED_WITH_TASK, 0);
+        for (unsigned j = 0; j < i; j++)
+            for (unsigned c = 0; c < topo_ndomains (t, TOPO_CORE); c++) {
+                hwloc_const_bitmap_t core = topo_domain_cpuset (t, TOPO_CORE, c);
+                ck_assert_msg (!(hwloc_bitmap_intersects (core, p->tasks[i].cpus)
+                                 && hwloc_bitmap_intersects (core,
+                                                             p->tasks[j].cpus)),
+                               "tasks %u and %u share core %u",
+                               j,
+                               i,
+                               c);
+            }
+    }
+    place_plan_destroy (p);
+    req.cpus_per_task = 4;
+
     /* 2 tasks per GPU, GPUs 3 and 4 (one per socket) */
     unsigned two[2] = {3, 4};
     req.ntasks = 4;

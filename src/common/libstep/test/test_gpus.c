@@ -193,6 +193,70 @@ START_TEST (test_conf_long_line)
 }
 END_TEST
 
+/* Include: a table of files stands for the plugin's reader */
+static char *inc_read (const char *path, void *arg, pin_error_t *errp)
+{
+    (void)arg;
+    if (!strcmp (path, "/etc/slurm/gres.d/node1.conf"))
+        return strdup ("NodeName=node1 Name=gpu File=/dev/nvidia[2-3] Cores=4\n");
+    if (!strcmp (path, "gres.d/common.conf"))
+        return strdup ("Name=gpu File=/dev/nvidia9\n"
+                       "include /etc/slurm/gres.d/node1.conf\n");
+    if (!strcmp (path, "loop.conf"))
+        return strdup ("Include loop.conf\n");
+    if (!strcmp (path, "bad.conf"))
+        return strdup ("\nName=gpu File=/dev/x[1\n");
+    errprintf (errp, "%s: No such file or directory", path);
+    return NULL;
+}
+
+START_TEST (test_conf_include)
+{
+    struct gpus_conf c;
+    pin_error_t err = {""};
+    const struct gpus_include inc = {inc_read, NULL};
+
+    ck_assert_msg (gpus_conf_parse_inc ("Name=gpu File=/dev/nvidia0\n"
+                                        "Include gres.d/common.conf # all\n"
+                                        "Name=gpu File=/dev/nvidia1\n",
+                                        &inc,
+                                        match_node1,
+                                        NULL,
+                                        &c,
+                                        &err)
+                       == 0,
+                   "%s",
+                   err.text);
+    ck_assert_uint_eq (c.n, 5);
+    ck_assert_str_eq (c.dev[0].file, "/dev/nvidia0");
+    ck_assert_str_eq (c.dev[1].file, "/dev/nvidia9");
+    ck_assert_str_eq (c.dev[2].file, "/dev/nvidia2");
+    ck_assert_str_eq (c.dev[3].file, "/dev/nvidia3");
+    ck_assert_str_eq (c.dev[3].cores, "4");
+    ck_assert_str_eq (c.dev[4].file, "/dev/nvidia1");
+    /* a missing file, a loop, an error inside: one line naming it */
+    ck_assert_int_eq (gpus_conf_parse_inc ("Include /etc/slurm/none.conf\n", &inc, NULL, NULL, &c, &err),
+                      -1);
+    ck_assert_str_eq (err.text, "/etc/slurm/none.conf: No such file or directory");
+    ck_assert_int_eq (gpus_conf_parse_inc ("Include loop.conf\n", &inc, NULL, NULL, &c, &err),
+                      -1);
+    ck_assert_ptr_nonnull (strstr (err.text, "loop.conf line 1: Include nested deeper than"));
+    ck_assert_int_eq (gpus_conf_parse_inc ("Include bad.conf\n", &inc, NULL, NULL, &c, &err),
+                      -1);
+    ck_assert_ptr_nonnull (strstr (err.text, "bad.conf line 2: File=/dev/x[1"));
+    ck_assert_int_eq (gpus_conf_parse_inc ("Include\t \n", &inc, NULL, NULL, &c, &err), -1);
+    ck_assert_ptr_nonnull (strstr (err.text, "gres.conf line 1: Include without a file"));
+    /* without a reader an Include is an error, not a silent skip */
+    ck_assert_int_eq (gpus_conf_parse ("Include gres.d/common.conf\n", NULL, NULL, &c, &err),
+                      -1);
+    ck_assert_ptr_nonnull (strstr (err.text, "gres.conf line 1: Include is not read here"));
+    /* a key that merely starts with include is not an Include */
+    ck_assert_int_eq (gpus_conf_parse ("Includes=x Name=gpu File=/dev/n0\n", NULL, NULL, &c, &err),
+                      0);
+    ck_assert_uint_eq (c.n, 1);
+}
+END_TEST
+
 /* ---- device file -> PCI bus id ------------------------------------------ */
 
 /* /dev/null is a character device every test machine has: its MAJ:MIN
@@ -316,6 +380,7 @@ int main (void)
                          0,
                          (int)(sizeof (bad_confs) / sizeof (bad_confs[0])));
     tcase_add_test (tc, test_conf_long_line);
+    tcase_add_test (tc, test_conf_include);
     tcase_add_test (tc, test_busid_sysfs);
     tcase_add_test (tc, test_busid_nvidia);
     tcase_add_test (tc, test_busid_errors);

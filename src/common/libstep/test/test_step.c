@@ -429,6 +429,9 @@ START_TEST (test_devices)
         said2 |= strstr (lines[i], "pin: step 7.0: GPU 2: not located") != NULL;
     }
     ck_assert_msg (said1 && said2, "log lines missing (%d lines)", nlines);
+    ck_assert_str_eq (pin_step_devices_note (s),
+                      "GPU 1 (gres:1) located by gres.conf Cores=1; GPU 2 "
+                      "not located: placed without it");
 
     /* the NIC alone places; an unknown NIC is said and names nothing */
     struct pin_step_devices nic = {0, NULL, true, NULL};
@@ -440,6 +443,7 @@ START_TEST (test_devices)
     ck_assert_str_eq (pin_step_gpus_text (s), "");
     ck_assert_str_eq (pin_step_nic_text (s), "eth0");
     ck_assert_str_eq (pin_step_task_devices (s, 0, buf, sizeof (buf)), " nic=eth0");
+    ck_assert_str_eq (pin_step_devices_note (s), "");
     struct pin_step_devices bad = {0, NULL, true, "ib9"};
     nlines = 0;
     ck_assert_int_eq (pin_step_set_devices (s, &bad, &e), 0);
