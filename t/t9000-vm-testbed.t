@@ -63,6 +63,13 @@ test_expect_success '--numa must split the CPUs evenly' '
     grep -F -- "--numa 3" bail.out
 '
 
+test_expect_success '--io-numa must name one of the guest'"'"'s NUMA nodes' '
+    bails "$vm/run-guest.sh" --io-numa 2 script.sh &&
+    grep -F -- "--io-numa 2" bail.out &&
+    bails "$vm/run-guest.sh" --io-numa one script.sh &&
+    grep -F -- "--io-numa one" bail.out
+'
+
 test_expect_success 'unknown option: Bail out listing the known ones' '
     bails "$vm/run-guest.sh" --frobnicate script.sh &&
     grep -F -- "--frobnicate" bail.out &&
@@ -81,6 +88,22 @@ test_expect_success 'run-tests.sh: a missing test file is a Bail out' '
     grep -F "no-such-test.sh" bail.out
 '
 
+# Without qemu each boot bails, and the next one still runs: the plain
+# guest's boot first, then one per other set of guest options.
+test_expect_success 'run-tests.sh: one boot per set of guest options, the plain one first' '
+    printf "#!/bin/sh\n# vm-guest-options: --io-numa 1\n" >tio.sh &&
+    printf "#!/bin/sh\n# vm-guest-options: none\n# vm-guest-options: --io-numa 1\n" >tboth.sh &&
+    printf "#!/bin/sh\n" >tplain.sh &&
+    PIN_VM_QEMU=/nonexistent/qemu test_must_fail "$vm/run-tests.sh" tio.sh tboth.sh tplain.sh >tier.out 2>&1 &&
+    sed -n "s/^# vm tier: \(boot [0-9]*, .*\)/\1/p" tier.out >boots &&
+    cat >expect <<-EOF &&
+	boot 1, guest options: none, 2 test file(s)
+	boot 2, guest options: --io-numa 1, 2 test file(s)
+	EOF
+    test_cmp expect boots &&
+    test "$(grep -c "^Bail out! " tier.out)" = 2
+'
+
 # --- mkinitramfs.sh ---------------------------------------------------
 
 test_expect_success KERNEL,CPIO 'mkinitramfs.sh packs init, busybox and the modules' '
@@ -90,13 +113,16 @@ test_expect_success KERNEL,CPIO 'mkinitramfs.sh packs init, busybox and the modu
     grep -x "bin/busybox" list &&
     grep -x "bin/mount" list &&
     gzip -dc initrd.gz | cpio -i --quiet --to-stdout modules/order >order &&
-    for m in $(cat order); do
+    gzip -dc initrd.gz | cpio -i --quiet --to-stdout modules/order.io >order.io &&
+    for m in $(cat order order.io); do
         grep -x "modules/$m.ko" list || return 1
     done
 '
 
 # The modules the guest needs (virtio's PCI transport, 9p over virtio,
-# overlay) and what they depend on, each after its dependencies (modinfo
+# overlay; then, in order.io, the drivers of --io-numa's GPU and NIC,
+# whose files may spell _ as -: virtio-gpu.ko) and what they depend on,
+# each after its dependencies, order.io after order (modinfo
 # of the packed module files; what a kernel builds in is no module and
 # no dependency: Debian 13's 6.12 builds virtio_pci in, Debian 12's 6.1
 # has it as a module).  The order itself differs between kernels.
@@ -109,11 +135,19 @@ test_expect_success KERNEL,CPIO 'the modules load in dependency order' '
         grep "/$m\.ko\$" "/lib/modules/$kver/modules.builtin" ||
         { echo "$m is neither packed nor built into $kver"; return 1; }
     done &&
+    for m in virtio_gpu virtio_net; do
+        d=$(echo $m | tr _ -) &&
+        grep -x -e "$m" -e "$d" order.io ||
+        grep -e "/$m\.ko\$" -e "/$d\.ko\$" "/lib/modules/$kver/modules.builtin" ||
+        { echo "$m is neither packed nor built into $kver"; return 1; }
+    done &&
+    cat order order.io >all &&
+    test "$(sort all | uniq -d)" = "" &&
     i=0 &&
-    for m in $(cat order); do
+    for m in $(cat all); do
         i=$((i + 1)) &&
         for d in $(modinfo -F depends "unpacked/modules/$m.ko" | tr , " "); do
-            j=$(grep -n -x "$d" order | cut -d: -f1) &&
+            j=$(grep -n -x -e "$d" -e "$(echo "$d" | tr _ -)" all | cut -d: -f1) &&
             test -n "$j" && test "$j" -lt "$i" ||
             { echo "$m (line $i) needs $d (line ${j:-none})"; return 1; }
         done || return 1

@@ -19,6 +19,8 @@
 #   pin.timeout=SEC    guest watchdog: kill the script after SEC seconds
 #                      (default 600) and record a timeout
 #   pin.hostname=NAME  host name of the guest (default node1)
+#   pin.io=1           also load the drivers of the devices run-guest.sh
+#                      --io-numa adds (/modules/order.io)
 
 PATH=/bin
 export PATH
@@ -53,12 +55,14 @@ mount -t sysfs sysfs /sys
 script=""
 timeout=600
 hostname=node1
+io=0
 # shellcheck disable=SC2013  # the command line is words
 for arg in $(cat /proc/cmdline); do
     case $arg in
         pin.script=*) script=${arg#pin.script=} ;;
         pin.timeout=*) timeout=${arg#pin.timeout=} ;;
         pin.hostname=*) hostname=${arg#pin.hostname=} ;;
+        pin.io=*) io=${arg#pin.io=} ;;
     esac
 done
 test -n "$script" || fail "no pin.script= on the kernel command line"
@@ -66,8 +70,10 @@ case $timeout in
     ''|*[!0-9]*) fail "pin.timeout=$timeout: not a number of seconds" ;;
 esac
 
-# shellcheck disable=SC2013  # one module name per line
-for m in $(cat /modules/order); do
+orders=/modules/order
+test "$io" = 1 && orders="$orders /modules/order.io"
+# shellcheck disable=SC2013,SC2086  # one module name per line
+for m in $(cat $orders); do
     insmod "/modules/$m.ko" || fail "insmod $m failed (kernel $(uname -r), modules for $(cat /modules/kver))"
 done
 
@@ -96,7 +102,8 @@ mount -t 9p -o "$opts9p,rw" pinshare $R/share \
     || fail "cannot mount the results share (9p tag pinshare)"
 mkdir -p $R/share/out || fail "cannot write to the results share"
 
-# Loopback only (-nic none).  glibc's getaddrinfo(AI_ADDRCONFIG) refuses
+# Loopback only (-nic none; the NIC of --io-numa stays down, without an
+# address, so that names resolve as without it).  glibc's getaddrinfo(AI_ADDRCONFIG) refuses
 # every name when 127.0.0.1 is the only address: add 127.0.0.2.
 ip link set lo up
 ip addr show dev lo | grep -q 'inet 127.0.0.1/' || ip addr add 127.0.0.1/8 dev lo

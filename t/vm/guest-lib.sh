@@ -440,3 +440,32 @@ vm_pin_leftovers ()
         sleep 0.2
     done
 }
+
+# --- devices local to a NUMA node (run-guest.sh --io-numa, t60) -------------
+
+# vm_pci_busid SYSFS_PATH: the PCI bus id (0000:81:00.0) of the PCI device
+# SYSFS_PATH is or hangs below (a DRM card's device is the PCI function;
+# a virtio NIC's is virtioN, whose parent is): the last path component of
+# the resolved path that is a bus id.  Nothing when there is none.
+vm_pci_busid ()
+{
+    readlink -f "$1" | tr / '\n' \
+        | grep -E '^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$' | tail -n 1
+}
+
+# vm_cpulist_expand LIST: a kernel CPU list ("8-11,14") one CPU a line.
+vm_cpulist_expand ()
+{
+    echo "$1" | tr , '\n' | awk -F- 'NF { b = $1; e = (NF > 1) ? $2 : $1
+                                          for (i = b; i <= e; i++) print i }'
+}
+
+# vm_cpus_within LIST NODE: true if every CPU of LIST is one of NUMA node
+# NODE's, as the kernel lists them in /sys/devices/system/node/nodeNODE.
+vm_cpus_within ()
+{
+    vm_cpulist_expand "$(cat "/sys/devices/system/node/node$2/cpulist")" >"${TMPDIR:-/tmp}/vm_within.$$"
+    _out=$(vm_cpulist_expand "$1" | grep -v -x -F -f "${TMPDIR:-/tmp}/vm_within.$$")
+    rm -f "${TMPDIR:-/tmp}/vm_within.$$"
+    test -n "$1" && test -z "$_out"
+}

@@ -5,9 +5,11 @@
 #
 # OUT (a gzip'd newc cpio) holds busybox-static with its applet links, the
 # guest's /init (t/vm/guest-init.sh) and the kernel modules the guest needs
-# to mount the host's root over 9p with an overlay on top, copied from
-# /lib/modules/VER and decompressed (.ko.xz, .ko.zst, .ko.gz) so that
-# busybox insmod can load them whatever it was built with.
+# to mount the host's root over 9p with an overlay on top (modules/order),
+# and those of the devices run-guest.sh --io-numa adds (modules/order.io,
+# loaded only then), copied from /lib/modules/VER and decompressed (.ko.xz,
+# .ko.zst, .ko.gz) so that busybox insmod can load them whatever it was
+# built with.
 #
 # OUT is rebuilt only when an input changed: OUT.stamp records a checksum of
 # every input (busybox, init, this script, each module, VER).
@@ -19,6 +21,11 @@ set -eu
 # differs between kernels (6.1 has fscache.ko, 6.12 and 7.2 build fscache
 # into netfs.ko), so no list of dependencies is written here.
 MODULES="virtio_pci 9pnet_virtio 9p overlay"
+# The drivers of the devices run-guest.sh --io-numa puts behind a NUMA
+# node's host bridge: virtio-gpu-pci (DRM: /dev/dri/card0) and
+# virtio-net-pci.  Loaded after MODULES, only when the kernel command line
+# says pin.io=1; what MODULES already loads is not repeated.
+IO_MODULES="virtio_gpu virtio_net"
 
 here=$(cd "$(dirname "$0")" && pwd)
 prog=mkinitramfs
@@ -71,13 +78,17 @@ done
 
 # find_module NAME: print the path of NAME's module file, or nothing if it
 # is built into the kernel; fail if it is neither.
+# A module's file may spell '_' as '-' (virtio_gpu is virtio-gpu.ko).
 find_module ()
 {
-    f=$(find "$moddir/kernel" -name "$1.ko" -o -name "$1.ko.xz" \
-            -o -name "$1.ko.zst" -o -name "$1.ko.gz" | head -n 1)
+    _dash=$(echo "$1" | tr _ -)
+    f=$(find "$moddir/kernel" \( -name "$1.ko" -o -name "$1.ko.xz" \
+            -o -name "$1.ko.zst" -o -name "$1.ko.gz" -o -name "$_dash.ko" \
+            -o -name "$_dash.ko.xz" -o -name "$_dash.ko.zst" -o -name "$_dash.ko.gz" \) \
+            | head -n 1)
     if test -n "$f"; then
         echo "$f"
-    elif grep -q "/$1\\.ko\$" "$moddir/modules.builtin" 2>/dev/null; then
+    elif grep -q -e "/$1\\.ko\$" -e "/$_dash\\.ko\$" "$moddir/modules.builtin" 2>/dev/null; then
         :
     else
         die "module $1 is neither in $moddir/kernel nor built into kernel $kver"
@@ -104,6 +115,13 @@ for m in $MODULES; do
     add_module "$m"
 done
 test -n "$modfiles" || die "kernel $kver: every module in '$MODULES' is built in; nothing to load (is modinfo working?)"
+basefiles=$modfiles
+modfiles=""
+for m in $IO_MODULES; do
+    add_module "$m"
+done
+iofiles=$modfiles
+modfiles="$basefiles $iofiles"
 
 # Checksum of every input: rebuild only when it changes.
 stamp=$( {
@@ -128,17 +146,23 @@ done
 cp "$here/guest-init.sh" "$stage/init"
 chmod 755 "$stage/init"
 
-: >"$stage/modules/order"
-for f in $modfiles; do
-    name=$(basename "$f")
-    case $name in
-        *.ko) cp "$f" "$stage/modules/$name" ;;
-        *.ko.xz) xz -dc "$f" >"$stage/modules/${name%.xz}" ;;
-        *.ko.zst) zstd -qdc "$f" >"$stage/modules/${name%.zst}" ;;
-        *.ko.gz) gzip -dc "$f" >"$stage/modules/${name%.gz}" ;;
-    esac
-    echo "${name%.ko*}" >>"$stage/modules/order"
-done
+# pack FILES ORDER: the module files, decompressed, named in ORDER.
+pack ()
+{
+    : >"$stage/modules/$2"
+    for f in $1; do
+        name=$(basename "$f")
+        case $name in
+            *.ko) cp "$f" "$stage/modules/$name" ;;
+            *.ko.xz) xz -dc "$f" >"$stage/modules/${name%.xz}" ;;
+            *.ko.zst) zstd -qdc "$f" >"$stage/modules/${name%.zst}" ;;
+            *.ko.gz) gzip -dc "$f" >"$stage/modules/${name%.gz}" ;;
+        esac
+        echo "${name%.ko*}" >>"$stage/modules/$2"
+    done
+}
+pack "$basefiles" order
+pack "$iofiles" order.io
 echo "$kver" >"$stage/modules/kver"
 
 (cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) \

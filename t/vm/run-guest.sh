@@ -6,7 +6,8 @@
 #
 # The guest is the host's own root filesystem (read-only 9p, tmpfs overlay)
 # on the Debian kernel, with 2 sockets x 4 cores x 2 threads and 2 NUMA
-# nodes, a pure cgroup v2 hierarchy and no network but loopback.  SCRIPT is
+# nodes, a pure cgroup v2 hierarchy and no network but loopback (with
+# --io-numa, a NIC that stays down).  SCRIPT is
 # copied into a share directory and run there as root (as /share/run/NAME);
 # its stdout (TAP) and stderr are streamed here while it runs, and this
 # script exits with SCRIPT's exit status.  Any failure of the test bed
@@ -19,6 +20,10 @@
 #   --mem MB        guest memory, split evenly over the NUMA nodes (3072)
 #   --smp SPEC      qemu -smp (default 16,sockets=2,cores=4,threads=2)
 #   --numa N        NUMA nodes; CPUs are split into N equal blocks (2)
+#   --io-numa N     add a GPU (virtio-gpu-pci: /dev/dri/card0) and a NIC
+#                   (virtio-net-pci: eth0, on no host network) behind a
+#                   PCIe host bridge on NUMA node N, q35 machine (doc/vm.md
+#                   "Devices local to a NUMA node")
 #   --builddir DIR  the project's build directory, passed to the guest as
 #                   PIN_BUILDDIR (default: $PIN_BUILDDIR, else the current
 #                   directory if it holds config.status, else build/ in
@@ -62,6 +67,7 @@ timeout=900
 mem=3072
 smp=16,sockets=2,cores=4,threads=2
 numa=2
+io_numa=""
 builddir=${PIN_BUILDDIR:-}
 share=""
 shell=no
@@ -78,13 +84,14 @@ while test $# -gt 0; do
         --mem) need_arg "$1" $#; mem=$2; shift 2 ;;
         --smp) need_arg "$1" $#; smp=$2; shift 2 ;;
         --numa) need_arg "$1" $#; numa=$2; shift 2 ;;
+        --io-numa) need_arg "$1" $#; io_numa=$2; shift 2 ;;
         --builddir) need_arg "$1" $#; builddir=$2; shift 2 ;;
         --share) need_arg "$1" $#; share=$2; shift 2 ;;
         --shell) shell=yes; shift ;;
         -q|--quiet) quiet=yes; shift ;;
         -h|--help) help ;;
         --) shift; break ;;
-        -*) bail "unknown option '$1'; known: --timeout --mem --smp --numa --builddir --share --shell --quiet" ;;
+        -*) bail "unknown option '$1'; known: --timeout --mem --smp --numa --io-numa --builddir --share --shell --quiet" ;;
         *) break ;;
     esac
 done
@@ -99,6 +106,13 @@ if ! is_number "$mem" || test "$mem" -lt 512; then
     bail "--mem $mem: need a number of MB, at least 512"
 fi
 is_number "$numa" || bail "--numa $numa: need a positive number of NUMA nodes"
+if test -n "$io_numa"; then
+    case $io_numa in
+        ''|*[!0-9]*) bail "--io-numa $io_numa: need a NUMA node number, 0 to $((numa - 1))" ;;
+    esac
+    test "$io_numa" -lt "$numa" \
+        || bail "--io-numa $io_numa: the guest has NUMA nodes 0 to $((numa - 1)) (--numa $numa)"
+fi
 
 # -smp: N[,sockets=S,cores=C,threads=T]; the CPU count decides the NUMA split.
 ncpus=${smp%%,*}
@@ -195,6 +209,8 @@ mkdir -p "$share/run" "$share/out"
     printf 'export PIN_BUILDDIR=%q\n' "$builddir"
     printf 'export PIN_SHARED=%q\n' "$PIN_SHARED"
     printf 'export PIN_VM_SMP=%q PIN_VM_NUMA=%q PIN_VM_MEM=%q\n' "$smp" "$numa" "$mem"
+    # --io-numa N: the node the display device and the NIC are local to
+    printf 'export PIN_VM_IO_NUMA=%q\n' "$io_numa"
     # PIN_VM_VERBOSE=1: the guest runs each test with sharness --verbose
     printf 'export PIN_VM_VERBOSE=%q\n' "${PIN_VM_VERBOSE:-}"
     printf 'export PIN_VM_MODES=%q\n' "${PIN_VM_MODES:-}"
@@ -221,6 +237,7 @@ fi
 guest_timeout=$((timeout >= 90 ? timeout - 30 : timeout / 2))
 cmdline="console=ttyS0 panic=-1 quiet cgroup_no_v1=all systemd.unified_cgroup_hierarchy=1"
 cmdline="$cmdline pin.script=$guest_script pin.timeout=$guest_timeout pin.hostname=node1"
+test -z "$io_numa" || cmdline="$cmdline pin.io=1"
 
 # shellcheck disable=SC2054  # commas belong to qemu's option values
 args=(-accel "${PIN_VM_ACCEL:-tcg,thread=multi}" -nodefaults -no-reboot -display none
@@ -229,6 +246,21 @@ args=(-accel "${PIN_VM_ACCEL:-tcg,thread=multi}" -nodefaults -no-reboot -display
       -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
       -virtfs "local,path=$share,mount_tag=pinshare,security_model=none"
       -nic none)
+if test -n "$io_numa"; then
+    # A PCIe expander bridge (its own host bridge, bus 128) on node
+    # io_numa, which QEMU's ACPI tables give a _PXM: the guest kernel then
+    # reports every device below it local to that node.  Each device sits
+    # in a root port of its own.  The NIC's netdev is a hub port with
+    # nothing else on the hub: no host network, no slirp, no tap, no root.
+    # shellcheck disable=SC2054  # commas belong to qemu's option values
+    args+=(-machine q35
+           -device "pxb-pcie,id=pxb1,bus_nr=128,numa_node=$io_numa"
+           -device pcie-root-port,id=pin_rp1,bus=pxb1,chassis=1,addr=0
+           -device pcie-root-port,id=pin_rp2,bus=pxb1,chassis=2,addr=1
+           -device "virtio-gpu-pci,bus=pin_rp1"
+           -netdev hubport,id=pin_net1,hubid=0
+           -device virtio-net-pci,bus=pin_rp2,netdev=pin_net1)
+fi
 node_mb=$((mem / numa))
 per=$((ncpus / numa))
 for ((i = 0; i < numa; i++)); do

@@ -1,6 +1,12 @@
 #!/bin/bash
 # t/vm/run-tests.sh - the qemu tier: boot ONE guest that runs every
 # t/vm/tests/t*.sh (or the TESTs given) and print their combined TAP.
+# A test that needs another guest names the run-guest.sh options of each
+# guest it runs in, one line each ("none": the plain guest):
+#     # vm-guest-options: none
+#     # vm-guest-options: --io-numa 1
+# Each distinct set of options then gets a boot of its own, after the plain
+# one, running the tests that name it (its TAP plan follows the first).
 #
 # usage: run-tests.sh [--builddir DIR] [--modes LIST] [--timeout SEC]
 #                     [--share DIR] [TEST...]
@@ -18,6 +24,7 @@
 #   --timeout SEC   for the whole boot (default 1200: the tier's budget is
 #                   20 minutes on a 2-CPU machine; it takes about 12)
 #   --share DIR     keep the guest's results (logs, Slurm logs) in DIR
+#                   (a second boot's in DIR/boot-2, ...)
 # Options are passed on to run-guest.sh.  See doc/vm.md.
 set -u
 
@@ -25,9 +32,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 srcdir=$(cd "$here/../.." && pwd)
 
 opts=()
+share=""
 while test $# -gt 0; do
     case $1 in
-        --builddir|--timeout|--share|--mem)
+        --share)
+            test $# -ge 2 || { echo "Bail out! run-tests: $1 needs a value"; exit 1; }
+            share=$2; shift 2 ;;
+        --builddir|--timeout|--mem)
             test $# -ge 2 || { echo "Bail out! run-tests: $1 needs a value"; exit 1; }
             opts+=("$1" "$2"); shift 2 ;;
         --modes)
@@ -63,9 +74,57 @@ if test ${#tests[@]} -eq 0; then
         || { echo "Bail out! run-tests: no tests in $srcdir/t/vm/tests"; exit 1; }
 fi
 
+# guests_of TEST: the option sets TEST runs under, one a line ("none"
+# for the plain guest, the only one when the test names none).
+guests_of ()
+{
+    local g
+    g=$(sed -n 's/^# vm-guest-options:[[:space:]]*//p' "$1" | sed 's/[[:space:]]*$//')
+    if test -z "$g"; then echo none; else echo "$g"; fi
+}
+
+# The boots, the plain one first, then the others in the order tests name
+# them; boot_tests[i] holds the tests of boot i, one a line.
+boots=(none)
+boot_tests=("")
+for t in "${tests[@]}"; do
+    while IFS= read -r g; do
+        for ((i = 0; i < ${#boots[@]}; i++)); do
+            test "${boots[i]}" = "$g" && break
+        done
+        if test "$i" -eq ${#boots[@]}; then
+            boots+=("$g")
+            boot_tests+=("")
+        fi
+        boot_tests[i]+="$t"$'\n'
+    done < <(guests_of "$t")
+done
+
 start=$(date +%s)
-"$here/run-guest.sh" --timeout 1200 "${opts[@]}" "$here/guest-run.sh" "${tests[@]}"
-status=$?
+status=0
+nboots=0
+for ((i = 0; i < ${#boots[@]}; i++)); do
+    test -n "${boot_tests[i]}" || continue
+    mapfile -t these < <(printf '%s' "${boot_tests[i]}")
+    gopts=()
+    test "${boots[i]}" = none || read -r -a gopts <<<"${boots[i]}"
+    nboots=$((nboots + 1))
+    # --share DIR: the first boot's results in DIR, boot N's in DIR/boot-N
+    if test -n "$share"; then
+        if test $nboots -eq 1; then
+            gopts+=(--share "$share")
+        else
+            gopts+=(--share "$share/boot-$nboots")
+        fi
+    fi
+    bstart=$(date +%s)
+    echo "# vm tier: boot $nboots, guest options: ${boots[i]}, ${#these[@]} test file(s)"
+    "$here/run-guest.sh" --timeout 1200 "${opts[@]}" "${gopts[@]}" \
+        "$here/guest-run.sh" "${these[@]}"
+    s=$?
+    echo "# vm tier: boot $nboots (${boots[i]}): wall time $(($(date +%s) - bstart))s, exit status $s"
+    test "$s" -eq 0 || status=$s
+done
 end=$(date +%s)
-echo "# vm tier: ${#tests[@]} test file(s), wall time $((end - start))s, exit status $status"
+echo "# vm tier: ${#tests[@]} test file(s) in $nboots boot(s), wall time $((end - start))s, exit status $status"
 exit $status
