@@ -1,1 +1,0 @@
-job=5 step=1 rank=0 gpus=1 cuda=1 cpus=0
