@@ -55,6 +55,21 @@ int topo_hw_init (hwloc_topology_t *hwp, int flags)
         errno = saved_errno;
         return -1;
     }
+    /* PCI devices come from Linux's sysfs (hwloc's linux component): the
+     * pci plugin (libpciaccess) adds nothing we use and leaks
+     * (LeakSanitizer, trixie); gl opens X displays and opencl loads
+     * vendors' ICDs: neither belongs in a root process, and the GPUs stay,
+     * numbered by PCI order (doc/topology.md).  A hwloc without one of
+     * them has nothing to leave out: not an error. */
+    (void)hwloc_topology_set_components (hw,
+                                         HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST,
+                                         "pci");
+    (void)hwloc_topology_set_components (hw,
+                                         HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST,
+                                         "gl");
+    (void)hwloc_topology_set_components (hw,
+                                         HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST,
+                                         "opencl");
     *hwp = hw;
     return 0;
 }
