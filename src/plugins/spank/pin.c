@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "glue.h"
@@ -324,12 +325,36 @@ int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
     return 0;
 }
 
+/* Slurm 24.11's slurmstepd queues its X11 shutdown on a conmgr thread just
+ * before spank_fini() (mgr.c, _x11_signal_handler, every step, X11 or
+ * not), and that thread drops the whole process to the job's user for a
+ * moment (drop_privileges, seteuid), outside the auth_setuid_lock the
+ * step's own code takes: root work done by slurm_spank_exit in that moment
+ * fails with EACCES (seen once in CI: an extern step's journal lock and
+ * claims).  Wait, at most 2 s, until this process is root again. */
+static void wait_for_root (void)
+{
+    struct timespec ts = {0, 5 * 1000 * 1000};
+    int waited = 0;
+
+    while (geteuid () != 0 && waited < 400) {
+        nanosleep (&ts, NULL);
+        waited++;
+    }
+    if (waited)
+        slurm_debug ("pin: step %s: waited %d ms for slurmstepd to be root "
+                     "again",
+                     g.stepname,
+                     waited * 5);
+}
+
 int slurm_spank_exit (spank_t sp, int ac, char **av)
 {
     pin_error_t err = {""};
 
     if (spank_context () != S_CTX_REMOTE)
         return 0;
+    wait_for_root ();
     pin_step_watch_stop (g.st, g.exit_status); /* the confinement is final */
     /* the tasks never all forked: the profile ends unwatched */
     if (pin_step_profile_close (g.st, &err) < 0)
