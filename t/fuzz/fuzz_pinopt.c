@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <string.h>
 #include <strings.h>
 
@@ -31,7 +32,7 @@
 
 static void check_parse (const char *value)
 {
-    struct pin_option opt = {-12345, true};
+    struct pin_option opt = {.policy = -12345, .verbose = true};
     pin_error_t e;
     int rc;
 
@@ -68,17 +69,39 @@ static void check_parse (const char *value)
                      "'%s' parsed as %s",
                      value,
                      name);
-        FUZZ_ASSERT (opt.verbose == (*rest != '\0'),
-                     "'%s': verbose %d",
-                     value,
-                     opt.verbose);
+        /* the flags: ",verbose", ",nic" or ",nic=NAME" (NAME of
+         * [A-Za-z0-9._:-]), in any order; verbose iff one was ",verbose" */
+        bool seen_verbose = false;
         while (*rest) {
-            FUZZ_ASSERT (strncmp (rest, ",verbose", 8) == 0,
+            if (strncmp (rest, ",verbose", 8) == 0
+                && (rest[8] == '\0' || rest[8] == ',')) {
+                seen_verbose = true;
+                rest += 8;
+                continue;
+            }
+            FUZZ_ASSERT (strncmp (rest, ",nic", 4) == 0
+                             && (rest[4] == '\0' || rest[4] == ','
+                                 || rest[4] == '='),
                          "'%s' accepted with flags '%s'",
                          value,
                          rest);
-            rest += 8;
+            rest += 4;
+            if (*rest == '=') {
+                size_t n = strspn (rest + 1,
+                                   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
+                                   "qrstuvwxyz0123456789._:-");
+                FUZZ_ASSERT (n >= 1 && n <= PINOPT_NIC_MAX
+                                 && (rest[1 + n] == '\0' || rest[1 + n] == ','),
+                             "'%s' accepted a NIC name '%s'",
+                             value,
+                             rest);
+                rest += 1 + n;
+            }
         }
+        FUZZ_ASSERT (opt.verbose == seen_verbose,
+                     "'%s': verbose %d",
+                     value,
+                     opt.verbose);
     }
 }
 

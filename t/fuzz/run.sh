@@ -80,6 +80,7 @@ src/common/libtopo/list.c
 src/common/libtopo/slurm.c
 src/common/libtopo/cache.c
 src/common/libtopo/model.c
+src/common/libtopo/devices.c
 src/common/libplace/place.c
 src/common/libconf/conf.c
 src/common/libcgroup2/cg2.c
