@@ -70,6 +70,12 @@ struct acct_record {
                                  ("gres:N": known by gres.conf Cores=);
                                  "" none (doc/policies.md) */
     char nic[64];             /* "nic": the NIC's name, "" none */
+    /* policy experiments (doc/experiments.md): the job's enrolment as
+     * job_submit_pin.so wrote it into the job's AdminComment, read from
+     * slurmctld, never from the job's environment; "" when not enrolled */
+    char experiment[64]; /* "experiment": its name */
+    char arm[64];        /* "arm": the policy assigned */
+    char block[32];      /* "block": the block of like jobs (hex) */
     bool has_seed;            /* "seed" present (policy random) */
     uint64_t seed;            /* "seed" */
     char cpus[ACCT_STR];      /* "cpus": OS CPU list, hwloc list format */

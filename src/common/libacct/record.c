@@ -198,6 +198,11 @@ char *acct_record_to_json (const struct acct_record *r, pin_error_t *errp)
         rc |= ADD_STR (o, "gpus", r->gpus);
     if (r->nic[0])
         rc |= ADD_STR (o, "nic", r->nic);
+    if (r->experiment[0]) {
+        rc |= ADD_STR (o, "experiment", r->experiment);
+        rc |= ADD_STR (o, "arm", r->arm);
+        rc |= ADD_STR (o, "block", r->block);
+    }
     if (r->has_seed)
         rc |= add (o, "seed", json_object_new_uint64 (r->seed));
     rc |= ADD_STR (o, "cpus", r->cpus);
@@ -437,6 +442,9 @@ int acct_record_from_json (const char *line,
     GET_STR (&p, "fallback", false, r->fallback);
     GET_STR (&p, "gpus", false, r->gpus);
     GET_STR (&p, "nic", false, r->nic);
+    GET_STR (&p, "experiment", false, r->experiment);
+    GET_STR (&p, "arm", false, r->arm);
+    GET_STR (&p, "block", false, r->block);
     r->has_seed = get_u64 (&p, "seed", &r->seed) > 0;
     GET_STR (&p, "cpus", false, r->cpus);
     GET_STR (&p, "mems", false, r->mems);
