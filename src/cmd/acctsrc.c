@@ -216,6 +216,12 @@ static int on_record (const struct acct_record *r, void *arg)
     }
     if (!job_selected (q, r))
         return 0;
+    if (q->tap && q->tap (r, q->tap_arg) != 0) {
+        c->nomem = true;
+        return 1;
+    }
+    if (q->tap_only)
+        return 0;
     if (acct_table_add (c->t, r) < 0) {
         c->nomem = true;
         return 1;

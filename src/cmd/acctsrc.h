@@ -40,6 +40,12 @@ struct acct_query {
     char source[16];          /* set by acct_query_load: "journal" or
                                  "slurmdbd" */
     char why[512];            /* set by acct_query_load: why that source */
+    /* set by the caller, may be NULL: called with every record kept (as
+     * the table would have it); non-zero from it is out of memory.  With
+     * tap_only the records are not merged into the table. */
+    acct_record_cb tap;
+    void *tap_arg;
+    bool tap_only;
 };
 
 /* The options that select jobs and where their records are read, one
