@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "libexp/exp.h"
 
@@ -632,16 +633,26 @@ static const char **distinct (const struct ejob *const *jobs,
     return v;
 }
 
-static size_t distinct_steps (const struct ejob *j)
+static int cmp_u32 (const void *a, const void *b)
 {
-    size_t n = 0;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
 
-    for (size_t i = 0; i < j->nsn; i++) {
-        bool seen = false;
-        for (size_t k = 0; k < i && !seen; k++)
-            seen = j->sn[k].step_id == j->sn[i].step_id;
-        n += !seen;
-    }
+/* Distinct step ids of a job's records; -1 on ENOMEM. */
+static ssize_t distinct_steps (const struct ejob *j)
+{
+    uint32_t *ids = malloc ((j->nsn ? j->nsn : 1) * sizeof (*ids));
+    ssize_t n = 0;
+
+    if (!ids)
+        return -1;
+    for (size_t i = 0; i < j->nsn; i++)
+        ids[i] = j->sn[i].step_id;
+    qsort (ids, j->nsn, sizeof (*ids), cmp_u32);
+    for (size_t i = 0; i < j->nsn; i++)
+        n += (i == 0 || ids[i] != ids[i - 1]);
+    free (ids);
     return n;
 }
 
@@ -716,8 +727,11 @@ int exp_analyze (const struct exp *e,
             a->opted_out++;
             continue;
         }
+        ssize_t nsteps = distinct_steps (all[i]);
+        if (nsteps < 0)
+            goto nomem;
         a->jobs++;
-        a->steps += distinct_steps (all[i]);
+        a->steps += (size_t)nsteps;
         a->cpu_us += all[i]->cpu_us;
         a->system_us += all[i]->system_us;
         a->alloc_us += all[i]->alloc_us;
