@@ -200,10 +200,13 @@ test_expect_success PYTHON3 'text: the table per arm holds the numbers computed 
 	          hms(a["wall"] / 1e6 / a["jobs"]), hms(a["cpu"] / 1e6 / a["jobs"])))
 	EOF
 	python3 table.py >expect &&
-	sed -n "3,5p" out >table &&
+	sed -n "4,6p" out >table &&
 	test_cmp expect table &&
-	head -n 1 out >head &&
-	echo "Experiment exp1: 62 jobs, 1 left out (their records disagree); records from journal $PWD/j12" >expect &&
+	head -n 2 out >head &&
+	cat >expect <<-EOF &&
+	Experiment exp1: 62 jobs, 1 left out (their records disagree); records from journal $PWD/j12
+	Control arm: none (the arm none)
+	EOF
 	test_cmp expect head &&
 	grep -x "numa-local against none: 12 matched blocks, 30 + 30 jobs" out
 '
@@ -282,6 +285,30 @@ test_expect_success PYTHON3 '--control numa-local: the comparison turned round' 
 	    assert abs((1 + got["low"]) * (1 + w["high"]) - 1) < 1e-6
 	assert c["verdict"].startswith("none: +"), c["verdict"]
 	EOF
+'
+
+test_expect_success 'the control from pin.conf: its first ExperimentPolicies=' '
+	printf "Experiment=exp1\nExperimentPolicies=numa-local,none\n" >global.conf &&
+	slurm-pin experiment report exp1 --journal=j12 --conf=global.conf >out &&
+	grep -x "Control arm: numa-local (the first of pin.conf'"'"'s ExperimentPolicies=)" out &&
+	grep "^none: " out &&
+	# a partition line overrides the global experiment
+	printf "PartitionName=batch Experiment=exp1 ExperimentPolicies=none,numa-local\nExperiment=exp9\nExperimentPolicies=numa-spread,none\n" >part.conf &&
+	slurm-pin experiment report exp1 --journal=j12 --conf=part.conf -v >out 2>err &&
+	grep -x "Control arm: none (the first of pin.conf'"'"'s ExperimentPolicies=)" out &&
+	grep -x "slurm-pin experiment report: control arm none (the first of pin.conf'"'"'s ExperimentPolicies=)" err &&
+	# an arm without jobs yet: the rule without pin.conf
+	printf "Experiment=exp1\nExperimentPolicies=numa-spread,none\n" >spread.conf &&
+	slurm-pin experiment report exp1 --journal=j12 --conf=spread.conf >out &&
+	grep -x "Control arm: none (the arm none)" out &&
+	# --control wins over pin.conf
+	slurm-pin experiment report exp1 --journal=j12 --conf=global.conf --control=none >out &&
+	grep -x "Control arm: none (--control)" out &&
+	# a bad --conf: exit 1, its error
+	printf "Bogus=1\n" >bad.conf &&
+	test_expect_code 1 slurm-pin experiment report exp1 --journal=j12 --conf=bad.conf >out 2>err &&
+	test_must_be_empty out &&
+	grep -F "slurm-pin experiment report: --conf: bad.conf:1: Bogus: unknown key" err
 '
 
 test_expect_success 'too few matched blocks: the verdict says so' '

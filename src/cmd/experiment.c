@@ -22,21 +22,32 @@
 #include <unistd.h>
 
 #include "acctsrc.h"
+#include "libconf/conf.h"
 #include "libexp/exp.h"
+#include "libplace/place.h"
 #include "subcmd.h"
 
 #define NAME "experiment"
 #define REPORT "experiment report"
 
-enum { OPT_JSON = CMDOPT_LONG, OPT_CONTROL };
+enum { OPT_JSON = CMDOPT_LONG, OPT_CONTROL, OPT_CONF };
 
 static const struct cmdopt options[] = {
     {"control",
      OPT_CONTROL,
      CMDOPT_REQUIRED,
      "ARM",
-     "compare each arm with this one (default: the arm\n"
-     "none if there is one, else the first by name)",
+     "compare each arm with this one (default: the\n"
+     "first of the experiment's ExperimentPolicies= in\n"
+     "pin.conf, else the arm none, else the first by\n"
+     "name)",
+     0},
+    {"conf",
+     OPT_CONF,
+     CMDOPT_REQUIRED,
+     "FILE",
+     "the pin.conf that names the control (default\n" PIN_CONF_DEFAULT_PATH
+     " if it exists)",
      0},
     {"json", OPT_JSON, CMDOPT_NONE, NULL, "one JSON object", 0},
     CMDOPT_END,
@@ -79,6 +90,51 @@ static bool valid_name (const char *s)
             return false;
     }
     return true;
+}
+
+/* The control pin.conf gives experiment `name`: the first policy of its
+ * ExperimentPolicies= (the partition's line, else the global one), in
+ * buf.  1 found, 0 not named there (or the default file is absent or
+ * bad: the report works anywhere and falls back on exp.h's rule), -1
+ * after printing the error of a file given with --conf. */
+static int conf_control (const char *path,
+                         bool given,
+                         const char *name,
+                         char *buf,
+                         size_t n)
+{
+    struct pin_conf *conf = malloc (sizeof (*conf));
+    const struct pin_conf_arms *arms = NULL;
+    pin_error_t e = {""};
+    const char *pol;
+
+    if (!conf) {
+        cmd_error (REPORT, "out of memory");
+        return -1;
+    }
+    pin_conf_defaults (conf);
+    if (pin_conf_load_file (conf, path, given, &e) < 0) {
+        free (conf);
+        if (!given)
+            return 0;
+        cmd_error (REPORT, "--conf: %s", e.text);
+        return -1;
+    }
+    for (int i = 0; i < conf->npartitions && !arms; i++) {
+        const struct pin_conf_partition *p = &conf->partitions[i];
+        if ((p->set & PIN_CONF_PART_EXPERIMENT)
+            && strcmp (p->experiment, name) == 0)
+            arms = (p->set & PIN_CONF_PART_EXP_POLICIES)
+                       ? &p->experiment_policies
+                       : &conf->experiment_policies;
+    }
+    if (!arms && strcmp (conf->experiment, name) == 0)
+        arms = &conf->experiment_policies;
+    pol = arms && arms->n > 0 ? place_policy_name (arms->policy[0]) : NULL;
+    if (pol)
+        snprintf (buf, n, "%s", pol);
+    free (conf);
+    return pol ? 1 : 0;
 }
 
 static int on_record (const struct acct_record *r, void *arg)
@@ -260,7 +316,9 @@ static void rel (double v, char *buf, size_t n)
         snprintf (buf, n, "%+.1f%%", v * 100);
 }
 
-static void print_text (const struct acct_query *q, const struct exp_result *r)
+static void print_text (const struct acct_query *q,
+                        const struct exp_result *r,
+                        const char *why)
 {
     char count[32];
 
@@ -275,6 +333,8 @@ static void print_text (const struct acct_query *q, const struct exp_result *r)
             q->source,
             q->dir[0] ? " " : "",
             cmd_text (q->dir));
+    if (r->control[0])
+        printf ("Control arm: %s (%s)\n", cmd_text (r->control), why);
     printf ("\n%-16s %6s %6s %8s %9s %8s %9s %10s %10s\n",
             "Arm",
             "Jobs",
@@ -356,11 +416,12 @@ static int report (int argc, char **argv)
     struct exp_result res = {0};
     struct exp *e = NULL;
     struct cmdopt_parser p;
-    const char *arg, *name;
+    const char *arg, *name, *conf = NULL, *why = NULL;
+    char confctl[64];
     bool json = false;
     unsigned skipped;
     pin_error_t err = {""};
-    int c, rc = 1;
+    int c, rc = 1, arc = -1;
 
     acct_table_init (&t);
     if (cmdopt_init (&p, &spec, argc, argv) < 0) {
@@ -379,6 +440,10 @@ static int report (int argc, char **argv)
                 break;
             case OPT_CONTROL:
                 o.control = arg;
+                why = "--control";
+                break;
+            case OPT_CONF:
+                conf = arg;
                 break;
         }
     }
@@ -414,7 +479,27 @@ static int report (int argc, char **argv)
         goto done;
     o.start_us = q.starttime ? q.start_us : 0;
     o.end_us = q.end_us;
-    if (exp_analyze (e, &o, &res, &err) < 0) {
+    if (!o.control) {
+        int found = conf_control (conf ? conf : PIN_CONF_DEFAULT_PATH,
+                                  conf != NULL,
+                                  name,
+                                  confctl,
+                                  sizeof (confctl));
+        if (found < 0)
+            goto done;
+        o.control = found ? confctl : NULL;
+    }
+    if (o.control && o.control == confctl) {
+        why = "the first of pin.conf's ExperimentPolicies=";
+        arc = exp_analyze (e, &o, &res, &err);
+        if (arc < 0 && errno == EINVAL) { /* an arm without jobs */
+            o.control = NULL;
+            why = NULL;
+        }
+    }
+    if (o.control != confctl || !o.control)
+        arc = exp_analyze (e, &o, &res, &err);
+    if (arc < 0) {
         if (errno == ENOENT)
             cmd_error (REPORT,
                        "experiment %s: no step records%s%s in %s%s%s",
@@ -428,10 +513,19 @@ static int report (int argc, char **argv)
             cmd_error (REPORT, "%s", err.text);
         goto done;
     }
+    if (!why) /* neither --control nor pin.conf: exp.h's rule */
+        why = strcmp (res.control, "none") == 0 ? "the arm none"
+                                                : "the first arm by name";
+    if (q.verbose)
+        fprintf (stderr,
+                 "slurm-pin %s: control arm %s (%s)\n",
+                 REPORT,
+                 cmd_text (res.control),
+                 why);
     if (json)
         rc = print_json (&q, &res) < 0;
     else {
-        print_text (&q, &res);
+        print_text (&q, &res, why);
         rc = cmd_flush_stdout (REPORT) < 0;
     }
 done:
