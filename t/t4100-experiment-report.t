@@ -367,6 +367,19 @@ test_expect_success 'acct -o Experiment,Arm: the enrolment, blank when none' '
 	test_cmp expect out
 '
 
+test_expect_success PYTHON3 'acct --json: experiment, arm and block under slurm_pin' '
+	slurm-pin acct --journal=j12 -S 2023-11-01 -j 1004,9004 --json >out.json &&
+	python3 - <<-\EOF
+	import json
+	j = {x["job_id"]: x for x in json.load(open("out.json"))["jobs"]}
+	sp = j[1004]["slurm_pin"]
+	assert (sp["experiment"], sp["arm"], sp["block"]) == ("exp1", "numa-local", "0000000000abc000"), sp
+	assert j[1004]["steps"][0]["slurm_pin"]["arm"] == "numa-local"
+	sp = j[9004]["slurm_pin"]
+	assert sp["experiment"] is None and sp["arm"] is None and sp["block"] is None, sp
+	EOF
+'
+
 test_expect_success 'eff: an enrolled job says its experiment and arm; another does not' '
 	slurm-pin eff --journal=j12 1004 >out &&
 	grep -x "Experiment: exp1, arm numa-local (opt out with --pin-policy)" out &&
