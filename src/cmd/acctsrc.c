@@ -343,14 +343,15 @@ static int load_dbd (const char *subcmd,
         cmd_error (subcmd, "out of memory");
         return -1;
     }
-    rc = acct_source_dbd (ids,
-                          nids,
-                          (time_t)(q->start_us / 1000000),
-                          (time_t)(q->end_us / 1000000),
-                          on_record,
-                          c,
-                          skipped,
-                          &e);
+    rc = acct_source_dbd_records (ids,
+                                  nids,
+                                  (time_t)(q->start_us / 1000000),
+                                  (time_t)(q->end_us / 1000000),
+                                  q->raw,
+                                  on_record,
+                                  c,
+                                  skipped,
+                                  &e);
     free (ids);
     if (rc < 0) {
         cmd_error (subcmd,

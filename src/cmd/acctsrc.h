@@ -46,6 +46,9 @@ struct acct_query {
     acct_record_cb tap;
     void *tap_arg;
     bool tap_only;
+    /* slurmdbd: the records as the nodes wrote them, without slurmdbd's
+     * sacct fields over them (acct_source_dbd_records) */
+    bool raw;
 };
 
 /* The options that select jobs and where their records are read, one

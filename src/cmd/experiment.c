@@ -475,6 +475,7 @@ static int report (int argc, char **argv)
     q.tap = on_record;
     q.tap_arg = e;
     q.tap_only = true;
+    q.raw = true; /* slurmdbd: the nodes' own times, as in the journal */
     if (acct_query_load (REPORT, &q, &t, &skipped) < 0)
         goto done;
     o.start_us = q.starttime ? q.start_us : 0;
