@@ -80,7 +80,8 @@ submit () {
     _k=$1 _c=$2 _w=$3 _m=$4 _h=$5
     shift 5
     sbatch --parsable -p debug -J "$_k" -c "$_c" -o "$W/%j.out" "$@" \
-        --wrap "srun $W/expload $_w $_m 3 $_h" >>"jobs.$_k" || return 1
+        --wrap "srun $W/expload $_w $_m 3 $_h" >>"jobs.$_k" 2>>sbatch.err ||
+        return 1
     tail -n 1 "jobs.$_k" >>./jobs
 }
 
@@ -91,16 +92,17 @@ test_expect_success 'a batch of jobs of two kinds, one giving its own policy, on
     # opts its second step out with a policy of its own
     sbatch --parsable -p debug -J exp-mem -c 4 -o "$W/%j.out" --wrap \
         "srun $W/expload 2 160 3 10 && srun --pin-policy=cache-shared true" \
-        >>jobs.exp-mem &&
+        >>jobs.exp-mem 2>>sbatch.err &&
     tail -n 1 jobs.exp-mem >>jobs && tail -n 1 jobs.exp-mem >optout.job &&
     submit exp-fork 2 2 64 20 &&
     # never enrolled: a policy of its own at submission
     sbatch --parsable -p debug -J exp-fork -c 2 --pin-policy=numa-local \
-        -o "$W/%j.out" --wrap "srun $W/expload 2 64 3 20" >explicit.job &&
+        -o "$W/%j.out" --wrap "srun $W/expload 2 64 3 20" >explicit.job \
+        2>>sbatch.err &&
     submit exp-mem 4 2 160 10 &&
     # never enrolled: ExperimentJobNames=exp-* leaves it out
     sbatch --parsable -p debug -J other -c 2 -o "$W/%j.out" --wrap true \
-        >other.job &&
+        >other.job 2>>sbatch.err &&
     submit exp-fork 2 2 64 20 &&
     submit exp-mem 4 2 160 10 &&
     submit exp-fork 2 2 64 20 &&
@@ -120,6 +122,7 @@ test_expect_success 'a batch of jobs of two kinds, one giving its own policy, on
 '
 
 test_expect_success 'every enrolled job carries its arm in AdminComment and Comment' '
+    test "$(wc -l <jobs)" = 8 &&
     : >arms.ctl &&
     for j in $(cat jobs); do
         scontrol show job "$j" >job.$j &&
@@ -132,10 +135,12 @@ test_expect_success 'every enrolled job carries its arm in AdminComment and Comm
         grep "AdminComment=.*pin-experiment=$EXP/$arm/$block" job.$j &&
         grep "Comment=.*pin: $arm (experiment $EXP arm; opt out with --pin-policy)" job.$j &&
         echo "$j $arm $block" >>arms.ctl || return 1
-    done
+    done &&
+    test "$(wc -l <arms.ctl)" = 8
 '
 
 test_expect_success 'a job giving --pin-policy, and one the name filter leaves out: not enrolled' '
+    test -s explicit.job && test -s other.job &&
     for j in $(cat explicit.job other.job); do
         scontrol show job "$j" >job.$j &&
         ! grep "pin-experiment=" job.$j &&
@@ -163,6 +168,7 @@ test_expect_success 'the step records: read from the journal' '
 '
 
 test_expect_success 'every step record of an enrolled job carries the experiment and the job'"'"'s arm' '
+    test "$(wc -l <arms.ctl)" = 8 &&
     while read j arm block; do
         grep "^$j\." steps.out >s.$j &&
         test "$(wc -l <s.$j)" -ge 2 &&
@@ -246,9 +252,12 @@ if test -x "$W/expload"; then
     vm_note "t70: the guest cannot tell whether numa-local saves time: emulated NUMA has no real memory distance (node0 distance '${d0:-?}' is qemu's SLIT, but a load from node 0's memory took ${m0:-?} ns and from node 1's ${m1:-?} ns, on CPU 0: both are the host's same RAM), TCG models no L1/L2/L3, and the 16 vCPUs share the host's CPUs, so CPU and wall times measure the emulator and the host's load: the verdict here is about the machinery, not about placement"
 fi
 
-# what the jobs wrote, for the record
+# what the jobs wrote and what the commands said, for the record (and for
+# debugging a failure: run-tests.sh --share DIR keeps them)
 if test -d "${PIN_VM_OUT:-}"; then
-    mkdir -p "$PIN_VM_OUT/t70" && cp "$W"/*.out "$PIN_VM_OUT/t70/" 2>/dev/null
+    mkdir -p "$PIN_VM_OUT/t70" &&
+        cp "$W"/*.out ./*.out ./*.err ./job.* ./jobs* ./*.job ./arms.ctl \
+            ./report.json "$PIN_VM_OUT/t70/" 2>/dev/null
 fi
 rm -rf "$W"
 
