@@ -133,7 +133,7 @@ test_expect_success 'every enrolled job carries its arm in AdminComment and Comm
         case $arm in none|numa-local) ;; *) return 1 ;; esac &&
         test "${#block}" = 16 &&
         grep "AdminComment=.*pin-experiment=$EXP/$arm/$block" job.$j &&
-        grep "Comment=.*pin: $arm (experiment $EXP arm; opt out with --pin-policy)" job.$j &&
+        grep "Comment=.*pin: $arm (experiment $EXP, arm [12] of 2; opt out with --pin-policy)" job.$j &&
         echo "$j $arm $block" >>arms.ctl || return 1
     done &&
     test "$(wc -l <arms.ctl)" = 8
