@@ -112,6 +112,24 @@ struct acct_record {
     uint32_t nsteps; /* "steps": number of step records */
 };
 
+/* A policy experiment's enrolment in the job's AdminComment, written by
+ * job_submit_pin.so (only administrators and job_submit plugins can set
+ * that field): "pin-experiment=NAME/ARM/BLOCK", at the start of the field
+ * or after a blank.  NAME of [A-Za-z0-9_.-], ARM a policy name, BLOCK 16
+ * hex digits. */
+#define ACCT_EXP_TOKEN "pin-experiment="
+
+/* Find and check the token in `field` (NULL: none); true with the parts
+ * copied into the buffers (each at least 64 bytes; block 32) when one is
+ * there and well formed. */
+bool acct_exp_token_parse (const char *field,
+                           char *name,
+                           size_t nn,
+                           char *arm,
+                           size_t na,
+                           char *block,
+                           size_t nb);
+
 /* Fill with "unknown" values: ids ACCT_NO_VAL, exit_status -1, strings "". */
 void acct_record_init (struct acct_record *r);
 

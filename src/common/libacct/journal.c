@@ -680,6 +680,9 @@ static int sum_cb (const struct acct_record *r, void *arg)
     FILL (user);
     FILL (partition);
     FILL (job_name);
+    FILL (experiment);
+    FILL (arm);
+    FILL (block);
 #undef FILL
     if (j->array_job_id == ACCT_NO_VAL)
         j->array_job_id = r->array_job_id;

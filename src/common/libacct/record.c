@@ -9,6 +9,7 @@
 #if HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -506,4 +507,56 @@ bad:
     json_tokener_free (tok);
     errno = EINVAL;
     return -1;
+}
+
+/* One part of the token: [A-Za-z0-9_.-]{1,n-1} up to `stop`. */
+static const char *token_part (const char *p, char stop, char *buf, size_t n)
+{
+    size_t len = 0;
+
+    while (p[len] && p[len] != stop && p[len] != ' ') {
+        if (!isalnum ((unsigned char)p[len]) && !strchr ("_.-", p[len]))
+            return NULL;
+        len++;
+    }
+    if (len == 0 || len >= n || p[len] != stop)
+        return NULL;
+    memcpy (buf, p, len);
+    buf[len] = '\0';
+    return p + len + (stop ? 1 : 0);
+}
+
+bool acct_exp_token_parse (const char *field,
+                           char *name,
+                           size_t nn,
+                           char *arm,
+                           size_t na,
+                           char *block,
+                           size_t nb)
+{
+    const char *p = field;
+    size_t tl = strlen (ACCT_EXP_TOKEN);
+
+    while (p && (p = strstr (p, ACCT_EXP_TOKEN))) {
+        const char *q;
+        char bl[17];
+        size_t i;
+
+        if (p != field && p[-1] != ' ') {
+            p += tl;
+            continue;
+        }
+        q = p + tl;
+        if (!(q = token_part (q, '/', name, nn))
+            || !(q = token_part (q, '/', arm, na)))
+            return false;
+        for (i = 0; i < 16 && isxdigit ((unsigned char)q[i]); i++)
+            bl[i] = q[i];
+        if (i != 16 || (q[16] && q[16] != ' ') || nb < 17)
+            return false;
+        bl[16] = '\0';
+        memcpy (block, bl, 17);
+        return true;
+    }
+    return false;
 }

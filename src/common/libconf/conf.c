@@ -24,6 +24,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "conf.h"
@@ -624,6 +625,236 @@ static int parse_gpu_binding (const char *value,
     return 0;
 }
 
+/* ---- policy experiments (doc/experiments.md) ---- */
+
+/* Experiment={none|NAME}: NAME of [A-Za-z0-9][A-Za-z0-9_.-]{0,31};
+ * none: no experiment (a partition's line turns a global one off). */
+static int parse_exp_name (const char *value,
+                           void *dst,
+                           size_t size,
+                           char *why,
+                           size_t n)
+{
+    size_t len = strlen (value), i;
+    bool ok = len > 0 && len < size && len < PIN_CONF_EXP_NAME_MAX
+              && isalnum ((unsigned char)value[0]);
+
+    for (i = 0; ok && i < len; i++)
+        ok = isalnum ((unsigned char)value[i]) || strchr ("_.-", value[i]);
+    if (!ok) {
+        char v[SHOW_MAX + 4];
+        show (v, sizeof (v), value);
+        snprintf (why,
+                  n,
+                  "'%s' is not an experiment name; give none or up to "
+                  "%d characters of [A-Za-z0-9_.-], starting with a "
+                  "letter or digit",
+                  v,
+                  PIN_CONF_EXP_NAME_MAX - 1);
+        return -1;
+    }
+    if (strcasecmp (value, "none") == 0)
+        ((char *)dst)[0] = '\0';
+    else
+        memcpy (dst, value, len + 1);
+    return 0;
+}
+
+/* ExperimentPolicies=P1,P2[,...]: 2 to PIN_CONF_ARMS_MAX distinct
+ * policies, in order (the first is the control arm). */
+static int parse_exp_arms (const char *value,
+                           void *dst,
+                           size_t size,
+                           char *why,
+                           size_t n)
+{
+    struct pin_conf_arms a = {0};
+    char buf[256];
+    char *item, *save = NULL;
+    size_t len = strlen (value);
+
+    (void)size;
+    if (len >= sizeof (buf) || value[0] == ',' || value[len - 1] == ','
+        || strstr (value, ",,")) {
+        snprintf (why,
+                  n,
+                  "give a comma list of 2 to %d distinct policies of: %s",
+                  PIN_CONF_ARMS_MAX,
+                  place_policy_list ());
+        return -1;
+    }
+    memcpy (buf, value, len + 1);
+    for (item = strtok_r (buf, ",", &save); item;
+         item = strtok_r (NULL, ",", &save)) {
+        int p, i;
+        char *e;
+        while (isspace ((unsigned char)*item))
+            item++;
+        e = item + strlen (item);
+        while (e > item && isspace ((unsigned char)e[-1]))
+            *--e = '\0';
+        if (parse_policy (item, &p, sizeof (p), why, n) < 0)
+            return -1;
+        for (i = 0; i < a.n; i++)
+            if (a.policy[i] == p) {
+                snprintf (why,
+                          n,
+                          "%s is listed twice; each arm is a different "
+                          "policy",
+                          place_policy_name ((enum place_policy)p));
+                return -1;
+            }
+        if (a.n == PIN_CONF_ARMS_MAX) {
+            snprintf (why, n, "more than %d arms", PIN_CONF_ARMS_MAX);
+            return -1;
+        }
+        a.policy[a.n++] = p;
+    }
+    if (a.n < 2) {
+        snprintf (why,
+                  n,
+                  "an experiment needs at least 2 arms; give e.g. "
+                  "none,numa-local");
+        return -1;
+    }
+    memcpy (dst, &a, sizeof (a));
+    return 0;
+}
+
+/* ExperimentShare=F: 0 < F <= 1 (also "20%") */
+static int parse_exp_share (const char *value,
+                            void *dst,
+                            size_t size,
+                            char *why,
+                            size_t n)
+{
+    char *end = NULL;
+    double v;
+
+    (void)size;
+    errno = 0;
+    v = strtod (value, &end);
+    if (end != value && *end == '%' && end[1] == '\0') {
+        v /= 100;
+        end++;
+    }
+    if (end == value || *end || errno || !isdigit ((unsigned char)value[0])
+        || !(v > 0) || v > 1) {
+        snprintf (why,
+                  n,
+                  "not a share; give a fraction above 0 and at most 1 "
+                  "(0.2) or a percentage (20%%)");
+        return -1;
+    }
+    *(double *)dst = v;
+    return 0;
+}
+
+/* ExperimentUntil={none|YYYY-MM-DD[THH:MM[:SS]]}: local time, as Slurm
+ * writes times; into epoch seconds (0: none). */
+static int parse_exp_until (const char *value,
+                            void *dst,
+                            size_t size,
+                            char *why,
+                            size_t n)
+{
+    struct tm tm;
+    const char *end;
+    time_t t;
+
+    (void)size;
+    if (strcasecmp (value, "none") == 0) {
+        *(long long *)dst = 0;
+        return 0;
+    }
+    memset (&tm, 0, sizeof (tm));
+    end = strptime (value, "%Y-%m-%d", &tm);
+    if (end && *end == 'T') {
+        const char *e2 = strptime (end + 1, "%H:%M:%S", &tm);
+        if (!e2)
+            e2 = strptime (end + 1, "%H:%M", &tm);
+        end = e2;
+    }
+    tm.tm_isdst = -1;
+    if (!end || *end || strlen (value) < 10 || !isdigit ((unsigned char)value[0])
+        || (t = mktime (&tm)) == (time_t)-1 || t <= 0) {
+        char v[SHOW_MAX + 4];
+        show (v, sizeof (v), value);
+        snprintf (why,
+                  n,
+                  "'%s' is not a date; give none, YYYY-MM-DD or "
+                  "YYYY-MM-DDTHH:MM[:SS] (local time)",
+                  v);
+        return -1;
+    }
+    *(long long *)dst = (long long)t;
+    return 0;
+}
+
+/* ExperimentSeed={auto|N}: auto (-1) is a hash of the name */
+static int parse_exp_seed (const char *value,
+                           void *dst,
+                           size_t size,
+                           char *why,
+                           size_t n)
+{
+    char *end = NULL;
+    unsigned long long v;
+
+    (void)size;
+    if (strcasecmp (value, "auto") == 0) {
+        *(long long *)dst = -1;
+        return 0;
+    }
+    errno = 0;
+    v = strtoull (value, &end, 10);
+    if (end == value || *end || errno || !isdigit ((unsigned char)value[0])
+        || v > (unsigned long long)LLONG_MAX) {
+        snprintf (why,
+                  n,
+                  "not a seed; give auto or a number from 0 to %lld",
+                  LLONG_MAX);
+        return -1;
+    }
+    *(long long *)dst = (long long)v;
+    return 0;
+}
+
+/* ExperimentJobNames=GLOB,...: job name patterns (fnmatch(3): * ? [...]),
+ * no empty item, no blanks or ',' inside a pattern. */
+static int parse_exp_globs (const char *value,
+                            void *dst,
+                            size_t size,
+                            char *why,
+                            size_t n)
+{
+    size_t len = strlen (value);
+    const char *p;
+
+    if (len >= size) {
+        snprintf (why, n, "list longer than %zu characters", size - 1);
+        return -1;
+    }
+    if (value[0] == ',' || value[len - 1] == ',' || strstr (value, ",,")) {
+        snprintf (why,
+                  n,
+                  "empty item in the list; give a comma list of job "
+                  "name patterns");
+        return -1;
+    }
+    for (p = value; *p; p++) {
+        if (!isalnum ((unsigned char)*p) && !strchr (",._@+:=-*?[]!", *p)) {
+            snprintf (why,
+                      n,
+                      "not a comma list of job name patterns; use only "
+                      "[A-Za-z0-9._@+:=-], the wildcards * ? [] and ','");
+            return -1;
+        }
+    }
+    memcpy (dst, value, len + 1);
+    return 0;
+}
+
 /* SpreadSockets=N: 0 (off) or 2..64 sockets per node, into an int */
 static int parse_spread_sockets (const char *value,
                                  void *dst,
@@ -884,6 +1115,55 @@ static const struct pin_conf_key keys[] = {
      "no",
      "job_submit: enforce binding of a GPU job's cores to its GPUs",
      OVERRIDABLE (gpu_binding, PIN_CONF_PART_GPU_BINDING)},
+    {"Experiment",
+     "{none|name}",
+     G | P,
+     parse_exp_name,
+     "none",
+     "job_submit: a policy experiment's name (doc/experiments.md)",
+     OVERRIDABLE (experiment, PIN_CONF_PART_EXPERIMENT)},
+    {"ExperimentPolicies",
+     "list",
+     G | P | PIN_CONF_KEY_DESCRIBED,
+     parse_exp_arms,
+     "(none)",
+     "the experiment's arms, the control first",
+     OVERRIDABLE (experiment_policies, PIN_CONF_PART_EXP_POLICIES)},
+    {"ExperimentShare",
+     "fraction",
+     G | P,
+     parse_exp_share,
+     "1",
+     "the share of eligible jobs enrolled in the experiment",
+     OVERRIDABLE (experiment_share, PIN_CONF_PART_EXP_SHARE)},
+    {"ExperimentUntil",
+     "{none|date}",
+     G | P,
+     parse_exp_until,
+     "none",
+     "no job is enrolled after this time (local)",
+     OVERRIDABLE (experiment_until, PIN_CONF_PART_EXP_UNTIL)},
+    {"ExperimentSeed",
+     "{auto|N}",
+     G | P,
+     parse_exp_seed,
+     "auto",
+     "the seed of the assignment; auto: a hash of the name",
+     OVERRIDABLE (experiment_seed, PIN_CONF_PART_EXP_SEED)},
+    {"ExperimentJobNames",
+     "list",
+     G | P | PIN_CONF_KEY_DESCRIBED,
+     parse_exp_globs,
+     "(all)",
+     "only jobs whose name matches one of these patterns",
+     OVERRIDABLE (experiment_job_names, PIN_CONF_PART_EXP_NAMES)},
+    {"ExperimentAccounts",
+     "list",
+     G | P | PIN_CONF_KEY_DESCRIBED,
+     parse_names,
+     "(all)",
+     "only jobs of these accounts",
+     OVERRIDABLE (experiment_accounts, PIN_CONF_PART_EXP_ACCOUNTS)},
     {"TestTopology",
      "path",
      G,
@@ -937,7 +1217,7 @@ const char *pin_conf_key_names (unsigned where, char *buf, size_t n)
  * lines. */
 #define KNOWN_GLOBAL (PIN_CONF_KEY_GLOBAL | PIN_CONF_KEY_LINE)
 #define KNOWN_PARTITION PIN_CONF_KEY_PARTITION
-#define KNOWN_MAX 512
+#define KNOWN_MAX 1024
 
 /* The field at `off` of the struct at base (conf, partition, rules). */
 static void *field (void *base, long off)
@@ -1197,6 +1477,62 @@ static int apply (struct ctx *ctx,
     return 0;
 }
 
+/* One experiment's rules (global, or a partition's: `pname`) are whole:
+ * arms given, each allowed there, no forced policy. */
+static int check_experiment (const struct pin_conf_rules *r,
+                             const char *origin,
+                             const char *pname,
+                             bool line_sets,
+                             pin_error_t *errp)
+{
+    char where[PIN_CONF_PARTITION_NAME_MAX + 24] = "";
+    int i;
+
+    if (pname)
+        snprintf (where, sizeof (where), "PartitionName=%s: ", pname);
+    if (!r->experiment[0]) /* the other keys may wait for a partition's
+                              Experiment= */
+        return 0;
+    if (r->experiment_policies.n < 2) {
+        errno = EINVAL;
+        return errprintf (errp,
+                          "%s: %sExperiment=%s has no ExperimentPolicies=; "
+                          "give its arms, e.g. ExperimentPolicies=none,"
+                          "numa-local",
+                          origin,
+                          where,
+                          r->experiment);
+    }
+    if (r->forced_policy >= 0 && !line_sets) /* a global experiment does
+                                                not reach such jobs */
+        return 0;
+    if (r->forced_policy >= 0) {
+        errno = EINVAL;
+        return errprintf (errp,
+                          "%s: %sExperiment=%s in a partition with "
+                          "ForcedPolicy=%s; an experiment needs a choice "
+                          "of policy: remove one of them",
+                          origin,
+                          where,
+                          r->experiment,
+                          place_policy_name (
+                              (enum place_policy)r->forced_policy));
+    }
+    for (i = 0; i < r->experiment_policies.n; i++) {
+        int p = r->experiment_policies.policy[i];
+        if (p >= 0 && p < 32 && (r->allowed_policies & (1u << p)))
+            continue;
+        errno = EINVAL;
+        return errprintf (errp,
+                          "%s: %sExperimentPolicies: arm %s is not in "
+                          "AllowedPolicies; allow it or leave it out",
+                          origin,
+                          where,
+                          place_policy_name ((enum place_policy)p));
+    }
+    return 0;
+}
+
 /* DefaultPolicy must be one of AllowedPolicies, whatever set them. */
 static int check_default_allowed (struct ctx *ctx,
                                   const char *fallback,
@@ -1206,13 +1542,28 @@ static int check_default_allowed (struct ctx *ctx,
     const char *name =
         place_policy_name ((enum place_policy)c->default_policy);
     const char *origin = fallback;
+    struct pin_conf_rules gr;
     int i;
 
+    pin_conf_rules_for (c, NULL, &gr);
+    if (check_experiment (&gr, fallback, NULL, true, errp) < 0)
+        return -1;
     for (i = 0; i < c->npartitions; i++) {
         struct pin_conf_rules r;
         const char *pn;
 
         pin_conf_rules_for (c, c->partitions[i].name, &r);
+        if (check_experiment (&r,
+                              ctx->part_origin[i][0] ? ctx->part_origin[i]
+                                                     : fallback,
+                              c->partitions[i].name,
+                              (c->partitions[i].set
+                               & (PIN_CONF_PART_EXPERIMENT
+                                  | PIN_CONF_PART_EXP_POLICIES))
+                                  != 0,
+                              errp)
+            < 0)
+            return -1;
         if (r.forced_policy >= 0 || r.default_policy < 0
             || r.default_policy >= 32
             || (r.allowed_policies & (1u << r.default_policy)))

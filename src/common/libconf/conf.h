@@ -71,6 +71,26 @@ enum {
     PIN_CONF_PART_SPREAD_SOCKETS = 128, /* SpreadSockets= */
     PIN_CONF_PART_PROFILE = 256,        /* Profile= */
     PIN_CONF_PART_GPU_BINDING = 512,    /* GpuBinding= */
+    PIN_CONF_PART_EXPERIMENT = 1024,    /* Experiment= */
+    PIN_CONF_PART_EXP_POLICIES = 2048,  /* ExperimentPolicies= */
+    PIN_CONF_PART_EXP_SHARE = 4096,     /* ExperimentShare= */
+    PIN_CONF_PART_EXP_UNTIL = 8192,     /* ExperimentUntil= */
+    PIN_CONF_PART_EXP_SEED = 16384,     /* ExperimentSeed= */
+    PIN_CONF_PART_EXP_NAMES = 32768,    /* ExperimentJobNames= */
+    PIN_CONF_PART_EXP_ACCOUNTS = 65536, /* ExperimentAccounts= */
+};
+
+/* Policy experiments (doc/experiments.md): Experiment=NAME */
+#define PIN_CONF_EXP_NAME_MAX 33 /* 32 characters + NUL */
+/* ExperimentPolicies=: 2 to PIN_CONF_ARMS_MAX arms, the first the
+ * control */
+#define PIN_CONF_ARMS_MAX 5
+/* ExperimentJobNames= / ExperimentAccounts= text */
+#define PIN_CONF_EXP_LIST_MAX 256
+
+struct pin_conf_arms {
+    int n;                          /* 0: none given */
+    int policy[PIN_CONF_ARMS_MAX]; /* enum place_policy, in order */
 };
 
 /* One `PartitionName=NAME Key=Value ...` line. */
@@ -87,6 +107,14 @@ struct pin_conf_partition {
     int spread_sockets;
     long long profile_us;
     int gpu_binding;
+    /* policy experiment (doc/experiments.md); experiment "": none */
+    char experiment[PIN_CONF_EXP_NAME_MAX];
+    struct pin_conf_arms experiment_policies;
+    double experiment_share;       /* 0 < share <= 1 */
+    long long experiment_until;    /* epoch seconds; 0: no end */
+    long long experiment_seed;     /* -1: a hash of the name */
+    char experiment_job_names[PIN_CONF_EXP_LIST_MAX]; /* "" all */
+    char experiment_accounts[PIN_CONF_EXP_LIST_MAX];  /* "" all */
 };
 
 /* The rules for the jobs of one partition (pin_conf_rules_for()). */
@@ -108,6 +136,14 @@ struct pin_conf_rules {
     long long profile_us;
     /* job_submit: PIN_GPU_BINDING_* (doc/job-submit.md, "GPUs") */
     int gpu_binding;
+    /* policy experiment (doc/experiments.md); experiment "": none */
+    char experiment[PIN_CONF_EXP_NAME_MAX];
+    struct pin_conf_arms experiment_policies;
+    double experiment_share;       /* 0 < share <= 1 */
+    long long experiment_until;    /* epoch seconds; 0: no end */
+    long long experiment_seed;     /* -1: a hash of the name */
+    char experiment_job_names[PIN_CONF_EXP_LIST_MAX]; /* "" all */
+    char experiment_accounts[PIN_CONF_EXP_LIST_MAX];  /* "" all */
 };
 
 struct pin_conf {
@@ -155,6 +191,14 @@ struct pin_conf {
     unsigned long long profile_max_size; /* ProfileMaxSize=256M per profile */
     int gpu_binding; /* GpuBinding=no: job_submit adds
                         --gres-flags=enforce-binding with enforce */
+    /* policy experiment (doc/experiments.md); experiment "": none */
+    char experiment[PIN_CONF_EXP_NAME_MAX];
+    struct pin_conf_arms experiment_policies;
+    double experiment_share;       /* 0 < share <= 1 */
+    long long experiment_until;    /* epoch seconds; 0: no end */
+    long long experiment_seed;     /* -1: a hash of the name */
+    char experiment_job_names[PIN_CONF_EXP_LIST_MAX]; /* "" all */
+    char experiment_accounts[PIN_CONF_EXP_LIST_MAX];  /* "" all */
     /* test only (doc/testing.md), never in production: the step uses
      * this hwloc XML instead of the node's topology, and reads
      * TestDeviceRoot/sys/dev/char and TestDeviceRoot/proc/driver/nvidia

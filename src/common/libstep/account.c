@@ -230,6 +230,9 @@ void stepacct_end (struct stepacct *a, const struct stepacct_info *in)
         snprintf (r->user, sizeof (r->user), "%s", id->user);
         snprintf (r->partition, sizeof (r->partition), "%s", id->partition);
         snprintf (r->job_name, sizeof (r->job_name), "%s", id->job_name);
+        snprintf (r->experiment, sizeof (r->experiment), "%s", id->experiment);
+        snprintf (r->arm, sizeof (r->arm), "%s", id->arm);
+        snprintf (r->block, sizeof (r->block), "%s", id->block);
         r->array_job_id = id->array_job_id;
         r->array_task_id = id->array_task_id;
     }

@@ -32,6 +32,11 @@ struct step_ident {
     char gres_detail[ACCT_STR]; /* slurmctld's GRES of the job on this
                                    node: "gpu:2(IDX:0-1)" ("" none) */
     char job_info_error[256]; /* why not have_job_info, if asked */
+    /* the job's policy experiment, from the token job_submit_pin.so put
+     * into its AdminComment (acct.h); "" when not enrolled */
+    char experiment[64];
+    char arm[64];
+    char block[32];
 };
 
 /* The node name of this slurmstepd: the name part of its own listening

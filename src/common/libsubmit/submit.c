@@ -9,6 +9,7 @@
 #include "libconf/pinopt.h"
 #include "libplace/place.h"
 #include "submit.h"
+#include "libacct/acct.h"
 
 #define QUOTE 64
 
@@ -334,6 +335,17 @@ int submit_decide (const struct pin_conf *conf,
                    struct submit_decision *d,
                    pin_error_t *errp)
 {
+    return submit_decide_at (conf, job, user, NULL, d, errp);
+}
+
+int submit_decide_at (const struct pin_conf *conf,
+                      const job_desc_msg_t *job,
+                      const char *user,
+                      const struct submit_ctx *ctx,
+                      struct submit_decision *d,
+                      pin_error_t *errp)
+{
+    char whybuf[PIN_CONF_EXP_NAME_MAX + 64];
     struct pin_conf_effective eff;
     struct pin_conf_request req = {NULL, false, 0, false, false, 0};
     const struct pin_conf_rules *rules = &eff.rules;
@@ -429,13 +441,44 @@ int submit_decide (const struct pin_conf *conf,
                                                    allowed,
                                                    sizeof (allowed)));
         }
-        if (eff.policy == PLACE_NONE)
-            return 0; /* SUBMIT_NONE: the job is left alone */
-        d->source = SUBMIT_DEFAULT;
-        d->policy = eff.policy;
-        why = eff.source == PIN_CONF_FROM_PARTITION_DEFAULT ? "partition "
-                                                              "default"
-                                                            : "site default";
+        if (ctx && !(job->partition && strchr (job->partition, ','))) {
+            struct submit_enrolment en;
+            if (submit_exp_enrol (rules, job, ctx->uid, ctx->now, ctx->book, &en)
+                    == 0
+                && en.enrolled) {
+                d->source = SUBMIT_EXPERIMENT;
+                d->policy = en.arm;
+                snprintf (d->admin_token,
+                          sizeof (d->admin_token),
+                          "%s%s/%s/%s",
+                          ACCT_EXP_TOKEN,
+                          en.experiment,
+                          place_policy_name ((enum place_policy)en.arm),
+                          en.block);
+                snprintf (whybuf,
+                          sizeof (whybuf),
+                          "experiment %s, arm %d of %d; opt out with "
+                          "--pin-policy",
+                          en.experiment,
+                          en.arm_index + 1,
+                          en.narms);
+                why = whybuf;
+            } else if (en.experiment[0])
+                snprintf (d->exp_why,
+                          sizeof (d->exp_why),
+                          "not enrolled in experiment %s: %.80s",
+                          en.experiment,
+                          en.why[0] ? en.why : "out of memory");
+        }
+        if (d->source != SUBMIT_EXPERIMENT) {
+            if (eff.policy == PLACE_NONE)
+                return 0; /* SUBMIT_NONE: the job is left alone */
+            d->source = SUBMIT_DEFAULT;
+            d->policy = eff.policy;
+            why = eff.source == PIN_CONF_FROM_PARTITION_DEFAULT
+                      ? "partition default"
+                      : "site default";
+        }
     }
     if (d->source != SUBMIT_ASKED)
         snprintf (d->write_value,

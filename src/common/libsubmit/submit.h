@@ -18,9 +18,11 @@
 #include <slurm/slurm.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "libconf/conf.h"
 #include "libconf/pinopt.h"
+#include "experiment.h"
 #include "libutil/errprintf.h"
 
 /* The option as it arrives in job_desc->spank_job_env (FACTS.md). */
@@ -49,6 +51,7 @@ enum submit_source {
     SUBMIT_ASKED,    /* --pin-policy given and allowed */
     SUBMIT_DEFAULT,  /* DefaultPolicy (global or the partition's) */
     SUBMIT_FORCED,   /* the partition's ForcedPolicy */
+    SUBMIT_EXPERIMENT, /* an arm of the partition's Experiment= */
 };
 
 struct submit_decision {
@@ -76,6 +79,21 @@ struct submit_decision {
     /* What was decided, for the job's comment: "pin: numa-local
      * (partition default); added threads_per_core=1".  "" if nothing. */
     char note[SUBMIT_NOTE_MAX + 1];
+    /* SUBMIT_EXPERIMENT: the token for the job's AdminComment,
+     * "pin-experiment=NAME/ARM/BLOCK" (libacct/acct.h); else "" */
+    char admin_token[160];
+    /* an eligible job left out of the partition's experiment: why (for
+     * slurmctld's debug log); else "" */
+    char exp_why[160];
+};
+
+/* What submit_decide_at() needs beyond the job: the time, the submitting
+ * uid and the experiments' book (experiment.h; NULL: no experiment
+ * enrols anyone). */
+struct submit_ctx {
+    time_t now;
+    uint32_t uid;
+    struct submit_exp_book *book;
 };
 
 /* Decide for `job` submitted by `user` (a name; may be NULL, then
@@ -89,6 +107,18 @@ int submit_decide (const struct pin_conf *conf,
                    const char *user,
                    struct submit_decision *d,
                    pin_error_t *errp);
+
+/* submit_decide() with policy experiments (doc/experiments.md): a job
+ * that gives no --pin-policy, in a single partition (or none) that forces
+ * none, may be enrolled in the partition's experiment; then d->source is
+ * SUBMIT_EXPERIMENT, d->policy its arm and d->admin_token the token for
+ * its AdminComment.  `ctx` NULL: as submit_decide(). */
+int submit_decide_at (const struct pin_conf *conf,
+                      const job_desc_msg_t *job,
+                      const char *user,
+                      const struct submit_ctx *ctx,
+                      struct submit_decision *d,
+                      pin_error_t *errp);
 
 /* Decide for `job` when no rules can be read (pin.conf broken and no last
  * good copy of it; doc/job-submit.md).  A job that gives no --pin-policy

@@ -8,7 +8,7 @@
 #define PIN_ERRPRINTF_H
 
 typedef struct {
-    char text[512];
+    char text[1024];
 } pin_error_t;
 
 /* Format a message into errp (if non-NULL).  Preserves errno.

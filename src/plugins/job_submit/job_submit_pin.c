@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "libconf/conf.h"
@@ -97,6 +98,10 @@ static char saved_path[PATH_MAX]; /* the copy; "" if no StateSaveLocation */
 static struct stat seen;          /* the file last looked at */
 static bool seen_valid;           /* seen describes it (or ENOENT) */
 static bool seen_missing;
+/* policy experiments: the positions of the blocks (libsubmit/experiment.h)
+ * kept while slurmctld runs; NULL if it could not be had (then no job is
+ * enrolled) */
+static struct submit_exp_book *book;
 
 static void find_conf_path (void)
 {
@@ -259,6 +264,9 @@ int init (void)
     find_conf_path ();
     seen_valid = false;
     refresh ();
+    if (!book && !(book = submit_exp_book_create ()))
+        slurm_error ("pin: out of memory: no job is enrolled in a policy "
+                     "experiment");
     pthread_mutex_unlock (&lock);
     return SLURM_SUCCESS;
 }
@@ -269,6 +277,8 @@ int fini (void)
     free (rules);
     rules = NULL;
     rules_good = false;
+    submit_exp_book_destroy (book);
+    book = NULL;
     pthread_mutex_unlock (&lock);
     return SLURM_SUCCESS;
 }
@@ -351,6 +361,28 @@ static const char *user_name (uint32_t uid, char *buf, size_t n)
     return buf;
 }
 
+/* Add the experiment's token to the job's AdminComment (after an
+ * administrator's own text, with a blank). */
+static void append_admin_comment (job_desc_msg_t *job, const char *token)
+{
+    size_t len;
+    char *c;
+
+    if (!token[0])
+        return;
+    len = (job->admin_comment ? strlen (job->admin_comment) + 1 : 0)
+          + strlen (token) + 1;
+    c = slurm_xcalloc (1, len, true, false, __FILE__, __LINE__, __func__);
+    snprintf (c,
+              len,
+              "%s%s%s",
+              job->admin_comment ? job->admin_comment : "",
+              job->admin_comment && job->admin_comment[0] ? " " : "",
+              token);
+    xfree_str (&job->admin_comment);
+    job->admin_comment = c;
+}
+
 static int decide_and_apply (job_desc_msg_t *job,
                              uint32_t submit_uid,
                              char **err_msg,
@@ -364,10 +396,20 @@ static int decide_and_apply (job_desc_msg_t *job,
     const char *user = user_name (uid, name, sizeof (name));
     int rc;
 
+    /* submissions may be enrolled in an experiment, updates never */
+    struct submit_ctx ctx = {.now = time (NULL), .uid = uid, .book = book};
+    bool submission = strcmp (what, "submission") == 0;
+
     pthread_mutex_lock (&lock);
     refresh ();
+    ctx.book = book;
     if (rules)
-        rc = submit_decide (rules, job, user, &d, &e);
+        rc = submit_decide_at (rules,
+                               job,
+                               user,
+                               submission && book ? &ctx : NULL,
+                               &d,
+                               &e);
     else
         rc = submit_decide_unruled (job, problem, &d, &e);
     pthread_mutex_unlock (&lock);
@@ -382,6 +424,8 @@ static int decide_and_apply (job_desc_msg_t *job,
         }
         return SLURM_ERROR;
     }
+    if (d.exp_why[0])
+        slurm_debug ("pin: %s of uid %u: %s", what, uid, d.exp_why);
     if (d.source == SUBMIT_NONE)
         return SLURM_SUCCESS;
     submit_apply_fields (job, &d);
@@ -407,6 +451,9 @@ static int decide_and_apply (job_desc_msg_t *job,
         }
     }
     append_comment (job, d.note);
+    append_admin_comment (job, d.admin_token);
+    if (d.admin_token[0])
+        slurm_info ("pin: %s of uid %u enrolled: %s", what, uid, d.admin_token);
     if (d.gres_enforce_binding)
         slurm_info ("pin: %s of uid %u asks for GPUs with policy %s: "
                     "added --gres-flags=enforce-binding (GpuBinding=enforce)",

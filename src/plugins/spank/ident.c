@@ -109,6 +109,16 @@ int ident_job_info (uint32_t job, struct step_ident *id)
         copy (id->job_name, sizeof (id->job_name), j->name);
         set_array (id, j->array_job_id, j->array_task_id);
         id->have_job_info = true;
+        /* a policy experiment's arm: only administrators and job_submit
+         * plugins can set AdminComment (doc/experiments.md) */
+        if (!acct_exp_token_parse (j->admin_comment,
+                                   id->experiment,
+                                   sizeof (id->experiment),
+                                   id->arm,
+                                   sizeof (id->arm),
+                                   id->block,
+                                   sizeof (id->block)))
+            id->experiment[0] = id->arm[0] = id->block[0] = '\0';
         /* the job's GRES on this node (GPU indexes: doc/policies.md);
          * slurmctld fills gres_detail_str only for SHOW_DETAIL */
         int k = node_index (j->nodes, id->node);

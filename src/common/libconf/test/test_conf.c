@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -419,7 +420,9 @@ static const struct bad_case {
      "PartitionName, DeliverCommand, Accounting, JournalDir, "
      "JournalMaxSize, DynamicOveruse, DynamicGrace, DynamicInterval, "
      "DynamicConfine, SpreadSockets, Profile, ProfileDir, "
-     "ProfileMaxSize, GpuBinding, TestTopology, TestDeviceRoot"},
+     "ProfileMaxSize, GpuBinding, Experiment, ExperimentPolicies, "
+     "ExperimentShare, ExperimentUntil, ExperimentSeed, ExperimentJobNames, "
+     "ExperimentAccounts, TestTopology, TestDeviceRoot"},
     {"Profile=sometimes\n",
      1,
      "Profile=sometimes: not a duration; give "
@@ -524,7 +527,35 @@ static const struct bad_case part_bad[] = {
      "PartitionName=p: 'Bogus=1': not a "
      "per-partition Key=Value; valid here: DefaultPolicy, AllowedPolicies, "
      "ForcedPolicy, DynamicOveruse, DynamicGrace, DynamicInterval, "
-     "DynamicConfine, SpreadSockets, Profile, GpuBinding"},
+     "DynamicConfine, SpreadSockets, Profile, GpuBinding, Experiment, "
+     "ExperimentPolicies, ExperimentShare, ExperimentUntil, ExperimentSeed, "
+     "ExperimentJobNames, ExperimentAccounts"},
+    {"Experiment=-x\n", 1, "Experiment=-x: '-x' is not an experiment name"},
+    {"Experiment=abcdefghijabcdefghijabcdefghijabc\n",
+     1,
+     "is not an experiment name; give none or up to 32 characters"},
+    {"ExperimentPolicies=none\n", 1, "at least 2 arms"},
+    {"ExperimentPolicies=none,numa-local,none\n", 1, "none is listed twice"},
+    {"ExperimentPolicies=none,numa-locl\n", 1, "unknown policy 'numa-locl'"},
+    {"ExperimentShare=0\n", 1, "ExperimentShare=0: not a share"},
+    {"ExperimentShare=1.5\n", 1, "not a share"},
+    {"ExperimentShare=150%\n", 1, "not a share"},
+    {"ExperimentUntil=2027-13-01\n", 1, "'2027-13-01' is not a date"},
+    {"ExperimentUntil=tomorrow\n", 1, "is not a date; give none, YYYY-MM-DD"},
+    {"ExperimentSeed=-1\n", 1, "not a seed; give auto or a number"},
+    {"ExperimentJobNames=a b\n", 1, "not a comma list of job name patterns"},
+    {"ExperimentAccounts=a,,b\n", 1, "empty item"},
+    {"PartitionName=p Experiment=x\n",
+     1,
+     "PartitionName=p: Experiment=x has no ExperimentPolicies="},
+    {"PartitionName=p Experiment=x ExperimentPolicies=none,numa-local "
+     "AllowedPolicies=numa-local\n",
+     1,
+     "ExperimentPolicies: arm none is not in AllowedPolicies"},
+    {"PartitionName=p ForcedPolicy=none Experiment=x "
+     "ExperimentPolicies=none,numa-local\n",
+     1,
+     "in a partition with ForcedPolicy=none"},
     {"PartitionName=p Profile=fast\n",
      1,
      "PartitionName=p: Profile=fast: not a duration"},
@@ -735,6 +766,91 @@ START_TEST (test_part_good)
     ck_assert_msg (strstr (e.text, ":65: PartitionName=p64: more than 64"),
                    "%s",
                    e.text);
+}
+END_TEST
+
+/* Experiment keys: global values, a partition's line replacing them, a
+ * partition's Experiment=none, and the whole-experiment checks */
+START_TEST (test_experiment)
+{
+    struct pin_conf c;
+    struct pin_conf_rules r;
+    pin_error_t e = {""};
+    struct tm tm = {0};
+
+    pin_conf_defaults (&c);
+    ck_assert_str_eq (c.experiment, "");
+    ck_assert_int_eq (c.experiment_policies.n, 0);
+    ck_assert (c.experiment_share == 1.0);
+    ck_assert_int_eq (c.experiment_until, 0);
+    ck_assert_int_eq (c.experiment_seed, -1);
+    write_conf ("Experiment=pin-2027\n"
+                "ExperimentPolicies=none, numa-local,cache-shared\n"
+                "ExperimentShare=20%\n"
+                "ExperimentUntil=2027-01-31T18:30\n"
+                "ExperimentSeed=42\n"
+                "ExperimentJobNames=sim-*,reco\n"
+                "PartitionName=off Experiment=none\n"
+                "PartitionName=half ExperimentShare=0.5 "
+                "ExperimentPolicies=numa-local,none ExperimentAccounts=alice\n"
+                "PartitionName=forced ForcedPolicy=numa-local\n");
+    ck_assert_msg (pin_conf_load_file (&c, cfile, true, &e) == 0,
+                   "%s",
+                   e.text);
+    pin_conf_rules_for (&c, NULL, &r);
+    ck_assert_str_eq (r.experiment, "pin-2027");
+    ck_assert_int_eq (r.experiment_policies.n, 3);
+    ck_assert_int_eq (r.experiment_policies.policy[0], policy ("none"));
+    ck_assert_int_eq (r.experiment_policies.policy[2], policy ("cache-shared"));
+    ck_assert (r.experiment_share > 0.1999 && r.experiment_share < 0.2001);
+    tm.tm_year = 127;
+    tm.tm_mon = 0;
+    tm.tm_mday = 31;
+    tm.tm_hour = 18;
+    tm.tm_min = 30;
+    tm.tm_isdst = -1;
+    ck_assert_int_eq (r.experiment_until, (long long)mktime (&tm));
+    ck_assert_int_eq (r.experiment_seed, 42);
+    ck_assert_str_eq (r.experiment_job_names, "sim-*,reco");
+    ck_assert_str_eq (r.experiment_accounts, "");
+    pin_conf_rules_for (&c, "off", &r);
+    ck_assert_str_eq (r.experiment, "");
+    pin_conf_rules_for (&c, "half", &r);
+    ck_assert_str_eq (r.experiment, "pin-2027");
+    ck_assert_int_eq (r.experiment_policies.n, 2);
+    ck_assert_int_eq (r.experiment_policies.policy[0], policy ("numa-local"));
+    ck_assert (r.experiment_share == 0.5);
+    ck_assert_str_eq (r.experiment_accounts, "alice");
+    ck_assert_str_eq (r.experiment_job_names, "sim-*,reco");
+    /* a global experiment does not reach a forced partition: loads */
+    pin_conf_rules_for (&c, "forced", &r);
+    ck_assert_int_eq (r.forced_policy, policy ("numa-local"));
+
+    /* an experiment whose arm the site does not allow */
+    pin_conf_defaults (&c);
+    write_conf ("AllowedPolicies=numa-local,none\nExperiment=x\n"
+                "ExperimentPolicies=none,random\n");
+    ck_assert (pin_conf_load_file (&c, cfile, true, &e) < 0);
+    ck_assert_msg (strstr (e.text, "arm random is not in AllowedPolicies"),
+                   "%s",
+                   e.text);
+    /* an experiment without arms */
+    pin_conf_defaults (&c);
+    write_conf ("Experiment=x\n");
+    ck_assert (pin_conf_load_file (&c, cfile, true, &e) < 0);
+    ck_assert_msg (strstr (e.text, "Experiment=x has no ExperimentPolicies="),
+                   "%s",
+                   e.text);
+    /* arms alone wait for a partition's Experiment= */
+    pin_conf_defaults (&c);
+    write_conf ("ExperimentPolicies=none,numa-local\n"
+                "PartitionName=p Experiment=y\n");
+    ck_assert_msg (pin_conf_load_file (&c, cfile, true, &e) == 0,
+                   "%s",
+                   e.text);
+    pin_conf_rules_for (&c, "p", &r);
+    ck_assert_str_eq (r.experiment, "y");
+    ck_assert_int_eq (r.experiment_policies.n, 2);
 }
 END_TEST
 
@@ -1049,7 +1165,9 @@ static const struct arg_bad_case {
      "NoneAccounts, PartitionName, DeliverCommand, Accounting, "
      "JournalDir, JournalMaxSize, DynamicOveruse, DynamicGrace, "
      "DynamicInterval, DynamicConfine, SpreadSockets, Profile, ProfileDir, "
-     "ProfileMaxSize, GpuBinding, TestTopology, TestDeviceRoot"},
+     "ProfileMaxSize, GpuBinding, Experiment, ExperimentPolicies, "
+     "ExperimentShare, ExperimentUntil, ExperimentSeed, ExperimentJobNames, "
+     "ExperimentAccounts, TestTopology, TestDeviceRoot"},
     {{"verbose"},
      "plugstack.conf argument 'verbose': missing '='; use key=value (e.g. "
      "default_policy=numa-local)"},
@@ -1291,6 +1409,7 @@ static Suite *conf_suite (const char **skip)
                          0,
                          (int)(sizeof (part_bad) / sizeof (part_bad[0])));
     tcase_add_test (tc, test_part_good);
+    tcase_add_test (tc, test_experiment);
     tcase_add_test (tc, test_long_lines);
     tcase_add_test (tc, test_nul_byte);
     tcase_add_test (tc, test_bom);

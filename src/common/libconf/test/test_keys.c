@@ -368,7 +368,10 @@ START_TEST (test_names)
     ck_assert_str_eq (buf,
                       "DefaultPolicy, AllowedPolicies, ForcedPolicy, "
                       "DynamicOveruse, DynamicGrace, DynamicInterval, "
-                      "DynamicConfine, SpreadSockets, Profile, GpuBinding");
+                      "DynamicConfine, SpreadSockets, Profile, GpuBinding, "
+                      "Experiment, ExperimentPolicies, ExperimentShare, "
+                      "ExperimentUntil, ExperimentSeed, ExperimentJobNames, "
+                      "ExperimentAccounts");
     pin_conf_key_names (PIN_CONF_KEY_PARTITION, buf, 20);
     ck_assert_str_eq (buf, "DefaultPolicy");
 }
