@@ -43,7 +43,9 @@ W=$(mktemp -d /tmp/pin-t70.XXXXXX) && chmod 1777 "$W" || exit 1
 export W
 
 test_expect_success 'build the workload; it forks short-lived children and touches its memory' '
+    start=$(vm_now) &&
     cc -O1 -o "$W/expload" "$PIN_SRCDIR/t/vm/expload.c" &&
+    vm_record_time "t70: build the workload" "$start" &&
     "$W/expload" 2 16 1 20 >alone.out &&
     cat alone.out &&
     forks=$(sed -n "s/.* forks=\([0-9]*\) .*/\1/p" alone.out) &&
@@ -245,9 +247,11 @@ test_expect_success 'the experiment ends: pin.conf as it was' '
 # What the guest can and cannot tell: notes (TAP comments at the end of the
 # tier), never a pass.  A load from each NUMA node's memory, on CPU 0.
 if test -x "$W/expload"; then
+    start=$(vm_now)
     d0=$(cat /sys/devices/system/node/node0/distance 2>/dev/null)
     m0=$("$W/expload" --memwalk 0 32 2>&1 | sed -n "s/.*ns_per_load=\([0-9.]*\).*/\1/p")
     m1=$("$W/expload" --memwalk 1 32 2>&1 | sed -n "s/.*ns_per_load=\([0-9.]*\).*/\1/p")
+    vm_record_time "t70: two memory walks" "$start"
     vm_note "t70: the guest can tell: jobs enrolled, arms applied (numa-local on one node), recorded on every step and balanced per kind, the report computed from the journal"
     vm_note "t70: the guest cannot tell whether numa-local saves time: emulated NUMA has no real memory distance (node0 distance '${d0:-?}' is qemu's SLIT, but a load from node 0's memory took ${m0:-?} ns and from node 1's ${m1:-?} ns, on CPU 0: both are the host's same RAM), TCG models no L1/L2/L3, and the 16 vCPUs share the host's CPUs, so CPU and wall times measure the emulator and the host's load: the verdict here is about the machinery, not about placement"
 fi
