@@ -77,12 +77,13 @@ JS_CONF=$(dirname "${SLURM_CONF:-/nonexistent/x}")/pin.conf
 J=${LOCAL_SLURM_JOURNAL:-/nonexistent}
 
 # submit KIND CPUS WORKERS MB HZ [SBATCH OPTIONS...]: one job of the kind
-# (its job name), the workload for 3 s in one srun step; its id on jobs.
+# (its job name), the workload for 3 s in one srun step of all its CPUs
+# (srun 22.05 does not take -c from the job); its id on jobs.
 submit () {
     _k=$1 _c=$2 _w=$3 _m=$4 _h=$5
     shift 5
     sbatch --parsable -p debug -J "$_k" -c "$_c" -o "$W/%j.out" "$@" \
-        --wrap "srun $W/expload $_w $_m 3 $_h" >>"jobs.$_k" 2>>sbatch.err ||
+        --wrap "srun -c $_c $W/expload $_w $_m 3 $_h" >>"jobs.$_k" 2>>sbatch.err ||
         return 1
     tail -n 1 "jobs.$_k" >>./jobs
 }
@@ -93,13 +94,13 @@ test_expect_success 'a batch of jobs of two kinds, one giving its own policy, on
     submit exp-fork 2 2 64 20 &&
     # opts its second step out with a policy of its own
     sbatch --parsable -p debug -J exp-mem -c 4 -o "$W/%j.out" --wrap \
-        "srun $W/expload 2 160 3 10 && srun --pin-policy=cache-shared true" \
+        "srun -c 4 $W/expload 2 160 3 10 && srun --pin-policy=cache-shared true" \
         >>jobs.exp-mem 2>>sbatch.err &&
     tail -n 1 jobs.exp-mem >>jobs && tail -n 1 jobs.exp-mem >optout.job &&
     submit exp-fork 2 2 64 20 &&
     # never enrolled: a policy of its own at submission
     sbatch --parsable -p debug -J exp-fork -c 2 --pin-policy=numa-local \
-        -o "$W/%j.out" --wrap "srun $W/expload 2 64 3 20" >explicit.job \
+        -o "$W/%j.out" --wrap "srun -c 2 $W/expload 2 64 3 20" >explicit.job \
         2>>sbatch.err &&
     submit exp-mem 4 2 160 10 &&
     # never enrolled: ExperimentJobNames=exp-* leaves it out
