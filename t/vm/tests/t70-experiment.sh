@@ -182,14 +182,18 @@ test_expect_success 'every step record of an enrolled job carries the experiment
     done <arms.ctl
 '
 
-test_expect_success 'each step ran its arm, but the one that opted out; numa-local steps on one NUMA node' '
+test_expect_success 'each step ran its arm, but the one that opted out; numa-local steps on one NUMA node, none on both' '
     o=$(cat optout.job) &&
     grep "^$o\.1|exp-mem|cache-shared|$EXP|" steps.out &&
     grep -v "^$o\.1|" steps.out | grep "|$EXP|" >enrolled.steps &&
     awk -F"|" "\$3 != \$5 { print \"policy \" \$3 \" != arm \" \$5 \": \" \$0; bad = 1 } END { exit bad }" enrolled.steps &&
     grep "^[0-9]*\.0|[^|]*|numa-local|$EXP|numa-local|" enrolled.steps >nl.steps &&
     test -s nl.steps &&
-    awk -F"|" "\$6 !~ /^[0-9]+\$/ { print \"mems \" \$6 \": \" \$0; bad = 1 } END { exit bad }" nl.steps
+    awk -F"|" "\$6 !~ /^[0-9]+\$/ { print \"mems \" \$6 \": \" \$0; bad = 1 } END { exit bad }" nl.steps &&
+    # none places nothing: its steps keep every node (Slurm fences no memory)
+    grep "^[0-9]*\.0|[^|]*|none|$EXP|none|" enrolled.steps >none.steps &&
+    test -s none.steps &&
+    awk -F"|" "\$6 != \"0-1\" { print \"mems \" \$6 \": \" \$0; bad = 1 } END { exit bad }" none.steps
 '
 
 test_expect_success 'the step records of the job that gave --pin-policy carry no experiment' '
