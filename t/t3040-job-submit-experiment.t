@@ -131,7 +131,7 @@ test_expect_success JS_SO,PIN_SO,PYTHON3 'every step record carries the experime
 
 test_expect_success JS_SO,PIN_SO 'acct -o Experiment,Arm shows them' '
     j=$(head -1 jobs.a) &&
-    slurm-pin acct --journal "$JOURNAL" -j $j -n -P -o JobID,Policy,Experiment,Arm >acct.out &&
+    slurm-pin acct --journal "$JOURNAL" -j $j -n -P -o JobID,PinPolicy,Experiment,Arm >acct.out &&
     cat acct.out &&
     grep "^$j\.0|[a-z-]*|t3040|[a-z-]*$" acct.out
 '

@@ -197,6 +197,10 @@ static json_object *row_json (const struct acct_row *row)
                   "nic",
                   jstr_or_null (row->nic && *row->nic ? row->nic : NULL),
                   true);
+    /* a policy experiment's enrolment: null when not enrolled */
+    cmd_json_add (sp, "experiment", jstr_or_null (row->experiment), true);
+    cmd_json_add (sp, "arm", jstr_or_null (row->arm), true);
+    cmd_json_add (sp, "block", jstr_or_null (row->block), true);
     cmd_json_add (sp,
                   "efficiency",
                   eff >= 0 ? json_object_new_double (eff) : NULL,

@@ -77,6 +77,7 @@ struct ctx {
     bool job_seen;
     uint32_t *steps_seen;
     size_t nsteps_seen, capsteps_seen;
+    bool raw; /* the records as the nodes wrote them */
 };
 
 /* Is this the first record of step `id` in the summary?  -1: no memory. */
@@ -133,6 +134,8 @@ static int one_record (const char *node, json_object *rec, void *arg)
             (*c->bad)++;
         return 0;
     }
+    if (c->raw)
+        return c->cb (&r, c->arg);
     if (job->jobname)
         snprintf (r.job_name, sizeof (r.job_name), "%s", job->jobname);
     if (job->user)
@@ -179,6 +182,27 @@ int acct_source_dbd (const uint32_t *jobs,
                      unsigned *bad,
                      pin_error_t *errp)
 {
+    return acct_source_dbd_records (jobs,
+                                    njobs,
+                                    start,
+                                    end,
+                                    false,
+                                    cb,
+                                    arg,
+                                    bad,
+                                    errp);
+}
+
+int acct_source_dbd_records (const uint32_t *jobs,
+                             size_t njobs,
+                             time_t start,
+                             time_t end,
+                             bool raw,
+                             acct_record_cb cb,
+                             void *arg,
+                             unsigned *bad,
+                             pin_error_t *errp)
+{
     slurmdb_job_cond_t cond;
     void *db;
     list_t *list;
@@ -222,7 +246,7 @@ int acct_source_dbd (const uint32_t *jobs,
     while (rc == 0 && (job = slurm_list_next (it))) {
         struct acct_summary *s = NULL;
         char *other = NULL;
-        struct ctx c = {job, cb, arg, bad, 0, false, NULL, 0, 0};
+        struct ctx c = {job, cb, arg, bad, 0, false, NULL, 0, 0, raw};
         int prc;
 
         if (!acct_summary_present (job->admin_comment))

@@ -10,6 +10,7 @@
 #ifndef PIN_ACCTDBD_H
 #define PIN_ACCTDBD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -30,5 +31,20 @@ int acct_source_dbd (const uint32_t *jobs,
                      void *arg,
                      unsigned *bad,
                      pin_error_t *errp);
+
+/* The same, with `raw`: the records exactly as the nodes wrote them
+ * (times in microseconds, each node's CPUs), without slurmdbd's values
+ * put over the fields sacct prints: what statistics over the records
+ * want (slurm-pin experiment report), so that they come out the same as
+ * from the journals. */
+int acct_source_dbd_records (const uint32_t *jobs,
+                             size_t njobs,
+                             time_t start,
+                             time_t end,
+                             bool raw,
+                             acct_record_cb cb,
+                             void *arg,
+                             unsigned *bad,
+                             pin_error_t *errp);
 
 #endif /* !PIN_ACCTDBD_H */

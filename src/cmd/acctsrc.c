@@ -216,6 +216,12 @@ static int on_record (const struct acct_record *r, void *arg)
     }
     if (!job_selected (q, r))
         return 0;
+    if (q->tap && q->tap (r, q->tap_arg) != 0) {
+        c->nomem = true;
+        return 1;
+    }
+    if (q->tap_only)
+        return 0;
     if (acct_table_add (c->t, r) < 0) {
         c->nomem = true;
         return 1;
@@ -337,14 +343,15 @@ static int load_dbd (const char *subcmd,
         cmd_error (subcmd, "out of memory");
         return -1;
     }
-    rc = acct_source_dbd (ids,
-                          nids,
-                          (time_t)(q->start_us / 1000000),
-                          (time_t)(q->end_us / 1000000),
-                          on_record,
-                          c,
-                          skipped,
-                          &e);
+    rc = acct_source_dbd_records (ids,
+                                  nids,
+                                  (time_t)(q->start_us / 1000000),
+                                  (time_t)(q->end_us / 1000000),
+                                  q->raw,
+                                  on_record,
+                                  c,
+                                  skipped,
+                                  &e);
     free (ids);
     if (rc < 0) {
         cmd_error (subcmd,

@@ -40,6 +40,15 @@ struct acct_query {
     char source[16];          /* set by acct_query_load: "journal" or
                                  "slurmdbd" */
     char why[512];            /* set by acct_query_load: why that source */
+    /* set by the caller, may be NULL: called with every record kept (as
+     * the table would have it); non-zero from it is out of memory.  With
+     * tap_only the records are not merged into the table. */
+    acct_record_cb tap;
+    void *tap_arg;
+    bool tap_only;
+    /* slurmdbd: the records as the nodes wrote them, without slurmdbd's
+     * sacct fields over them (acct_source_dbd_records) */
+    bool raw;
 };
 
 /* The options that select jobs and where their records are read, one

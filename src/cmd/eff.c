@@ -188,6 +188,12 @@ int cmd_eff (int argc, char **argv)
                 cmd_text (orval (r->nodelist ? r->nodelist : r->nodes, "?")));
         printf ("CPUs: %u\n", r->alloc_cpus);
         printf ("Pin policy: %s\n", cmd_text (orval (r->policy, "none")));
+        /* enrolled in a policy experiment (doc/experiments.md): the arm
+         * is the job's default policy, a step's own --pin-policy wins */
+        if (r->experiment && r->experiment[0])
+            printf ("Experiment: %s, arm %s (opt out with --pin-policy)\n",
+                    cmd_text (r->experiment),
+                    cmd_text (orval (r->arm, "?")));
         acct_fmt_secs ((int64_t)((r->user_usec + r->system_usec) / 1000000),
                        buf,
                        sizeof (buf));

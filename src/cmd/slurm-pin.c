@@ -33,6 +33,9 @@ static const struct subcmd subcmds[] = {
     {"deliver",
      "send this node's records of ended jobs to slurmdbd (AdminComment)",
      cmd_deliver},
+    {"experiment",
+     "report a policy experiment: each arm against the control, a verdict",
+     cmd_experiment},
     {NULL, NULL, NULL},
 };
 
@@ -46,7 +49,7 @@ static void usage (FILE *f)
              "\n"
              "Commands:\n");
     for (const struct subcmd *c = subcmds; c->name; c++)
-        fprintf (f, "  %-8s %s\n", c->name, c->summary);
+        fprintf (f, "  %-10s %s\n", c->name, c->summary);
     fprintf (f,
              "\n"
              "Options:\n"

@@ -26,6 +26,7 @@ int cmd_eff (int argc, char **argv);
 int cmd_report (int argc, char **argv);
 int cmd_profile (int argc, char **argv);
 int cmd_deliver (int argc, char **argv);
+int cmd_experiment (int argc, char **argv);
 /* plot.c, in the program slurm-pin-plot only (it links PLplot) */
 int cmd_plot (int argc, char **argv);
 /* plotexec.c: `slurm-pin plot` runs slurm-pin-plot from the directory

@@ -60,6 +60,8 @@ static const struct {
     [ACCT_F_THROTTLED] = {"Throttled", 10, K_STR},
     [ACCT_F_MEMPEAK] = {"MemPeak", 10, K_STR},
     [ACCT_F_CONFINED] = {"Confined", 10, K_TIME},
+    [ACCT_F_EXPERIMENT] = {"Experiment", 12, K_STR},
+    [ACCT_F_ARM] = {"Arm", 12, K_STR},
 };
 
 const char *acct_field_name (int id)
@@ -464,6 +466,10 @@ static bool row_field (const struct acct_row *row, int id, char *buf, size_t n)
             return put (buf, n, row->gpus && *row->gpus ? row->gpus : "-");
         case ACCT_F_NIC:
             return put (buf, n, row->nic && *row->nic ? row->nic : "-");
+        case ACCT_F_EXPERIMENT: /* not enrolled: blank, as sacct */
+            return put (buf, n, row->experiment);
+        case ACCT_F_ARM:
+            return put (buf, n, row->arm);
         case ACCT_F_CPUSET:
             return put (buf, n, acct_row_cpus (row));
         case ACCT_F_MEMS:
@@ -601,6 +607,9 @@ static void row_free (struct acct_row *row)
     free (row->fallback);
     free (row->gpus);
     free (row->nic);
+    free (row->experiment);
+    free (row->arm);
+    free (row->block);
     free (row->cpus);
     free (row->mems);
 }
@@ -707,6 +716,10 @@ static int row_merge (struct acct_row *row, const struct acct_record *r)
             && add_item (&row->fallback, r->fallback, ',', true) < 0)
         || (r->gpus[0] && add_item (&row->gpus, r->gpus, ',', true) < 0)
         || (r->nic[0] && add_item (&row->nic, r->nic, ',', true) < 0)
+        || (r->experiment[0]
+            && add_item (&row->experiment, r->experiment, ',', true) < 0)
+        || (r->arm[0] && add_item (&row->arm, r->arm, ',', true) < 0)
+        || (r->block[0] && add_item (&row->block, r->block, ',', true) < 0)
         || (r->cpus[0] && add_node_value (&row->cpus, r->node, r->cpus) < 0)
         || (r->mems[0] && add_node_value (&row->mems, r->node, r->mems) < 0))
         return -1;
@@ -1041,12 +1054,46 @@ static int job_from_steps (struct acct_job *j)
     return 0;
 }
 
+/* Append each item of the ',' list `list` to *dst, once. */
+static int add_items (char **dst, const char *list)
+{
+    for (const char *p = list; p && *p;) {
+        const char *e = strchr (p, ',');
+        char item[ACCT_STR];
+        size_t len = e ? (size_t)(e - p) : strlen (p);
+        snprintf (item, sizeof (item), "%.*s", (int)len, p);
+        if (item[0] && add_item (dst, item, ',', true) < 0)
+            return -1;
+        p = e ? e + 1 : NULL;
+    }
+    return 0;
+}
+
+/* The job line's experiment, arm and block, when its records (job
+ * records, written at the job's end) carry none: its steps'. */
+static int job_enrolment (struct acct_job *j)
+{
+    struct acct_row *job = &j->job;
+    bool e = !job->experiment, a = !job->arm, b = !job->block;
+
+    for (size_t k = 0; k < j->nsteps; k++) {
+        const struct acct_row *s = &j->steps[k];
+        if ((e && add_items (&job->experiment, s->experiment) < 0)
+            || (a && add_items (&job->arm, s->arm) < 0)
+            || (b && add_items (&job->block, s->block) < 0))
+            return -1;
+    }
+    return 0;
+}
+
 int acct_table_sort (struct acct_table *t)
 {
     for (size_t i = 0; i < t->njobs; i++) {
         struct acct_job *j = &t->jobs[i];
 
         if (!j->has_job_record && job_from_steps (j) < 0)
+            return -1;
+        if (job_enrolment (j) < 0)
             return -1;
         if (j->nsteps > 1)
             qsort (j->steps, j->nsteps, sizeof (j->steps[0]), cmp_steps);

@@ -52,6 +52,8 @@ enum acct_fid {
     ACCT_F_THROTTLED,
     ACCT_F_MEMPEAK,
     ACCT_F_CONFINED,
+    ACCT_F_EXPERIMENT, /* policy experiments (doc/experiments.md) */
+    ACCT_F_ARM,
     ACCT_F_COUNT
 };
 
@@ -131,8 +133,14 @@ struct acct_row {
     char *fallback; /* distinct non-empty values, ',' joined */
     char *gpus;     /* distinct non-empty values, ',' joined */
     char *nic;      /* likewise */
-    char *cpus;     /* "n1:0-3;n2:4-7" (acct_row_cpus) */
-    char *mems;     /* likewise (acct_row_mems) */
+    /* a policy experiment's enrolment (acct.h), distinct non-empty
+     * values ',' joined; NULL when not enrolled.  A job line built from
+     * job records takes them from its steps. */
+    char *experiment;
+    char *arm;
+    char *block;
+    char *cpus; /* "n1:0-3;n2:4-7" (acct_row_cpus) */
+    char *mems; /* likewise (acct_row_mems) */
     unsigned nnodes;
     uint32_t alloc_cpus;      /* sum over nodes */
     int64_t start_us, end_us; /* min start, max end */
