@@ -228,16 +228,23 @@ test_expect_success 'slurm-pin eff names the experiment and the arm' '
     grep "$EXP" eff.out && grep -w -- "$arm" eff.out
 '
 
-test_expect_success 'slurm-pin experiment report: runs, shows both arms' '
-    slurm-pin experiment report "$EXP" --journal "$J" >report.out \
-        2>report.err ; rc=$? &&
+test_expect_success 'slurm-pin experiment report: runs, shows both arms, none the control' '
+    slurm-pin experiment report "$EXP" --conf "$JS_CONF" --journal "$J" \
+        >report.out 2>report.err ; rc=$? &&
     cat report.out report.err && test $rc = 0 &&
-    grep -w -- none report.out && grep -w -- numa-local report.out &&
-    slurm-pin experiment report "$EXP" --json --journal "$J" >report.json &&
+    # the table: each arm 4 jobs, compared (Jobs) or opted out (OptedOut)
+    awk "(\$1 == \"none\" || \$1 == \"numa-local\") && \$2 ~ /^[0-9]+\$/ {
+             n++; if (\$2 + \$4 != 4) bad = 1 }
+         END { exit bad || n != 2 }" report.out &&
+    grep "^Control arm: none" report.out &&
+    slurm-pin experiment report "$EXP" --conf "$JS_CONF" --json \
+        --journal "$J" >report.json &&
     /usr/bin/python3 -c "
 import json, sys
-text = json.dumps(json.load(open(\"report.json\")))
-sys.exit(not (\"\\\"none\\\"\" in text and \"\\\"numa-local\\\"\" in text))
+r = json.load(open(\"report.json\"))
+arms = sorted(a[\"arm\"] for a in r[\"arms\"])
+print(r[\"control\"], arms)
+sys.exit(not (r[\"control\"] == \"none\" and arms == [\"none\", \"numa-local\"]))
 " &&
     sed "s/^/t70: report: /" report.out >report.notes &&
     while IFS= read -r l; do vm_note "$l"; done <report.notes
