@@ -79,7 +79,7 @@ test_expect_success 'no command: one line, exit 1' '
 test_expect_success 'unknown command: one line naming it, exit 1' '
     test_expect_code 1 slurm-pin plna >out 2>err &&
     test_must_be_empty out &&
-    echo "slurm-pin: plna: unknown command; known: plan, check, acct, eff, report, profile, plot, deliver" >expected &&
+    echo "slurm-pin: plna: unknown command; known: plan, check, acct, eff, report, profile, plot, deliver, experiment" >expected &&
     test_cmp expected err
 '
 
