@@ -98,4 +98,38 @@ assert p[\"dyn\"][\"spread_sockets\"] == 2, p[\"dyn\"]
 "
 '
 
+test_expect_success PYTHON3 'experiment lines: the global rules and each partition that names one' '
+    cat >exp.conf <<-CONF &&
+	TopologyCache=$TRASH/cache/topology.xml
+	StateDir=$TRASH/state
+	AllowedPolicies=all
+	Experiment=numa2026
+	ExperimentPolicies=none,numa-local
+	ExperimentShare=20%
+	ExperimentUntil=2026-12-31
+	PartitionName=batch ExperimentJobNames=sim-* ExperimentSeed=7
+	PartitionName=off Experiment=none
+	PartitionName=pilot ForcedPolicy=numa-local
+	CONF
+    slurm-pin check --conf "$TRASH/exp.conf" >e.out 2>e.err
+    field experiment e.out >e.lines &&
+    cat >e.exp <<-\EXP &&
+	global rules, numa2026: arms none (control), numa-local; share 20%; until 2026-12-31T00:00:00; job names all; accounts all; seed auto
+	batch, numa2026: arms none (control), numa-local; share 20%; until 2026-12-31T00:00:00; job names sim-*; accounts all; seed 7
+	pilot, numa2026: arms none (control), numa-local; share 20%; until 2026-12-31T00:00:00; job names all; accounts all; seed auto; not enrolled here (forced policy)
+	EXP
+    test_cmp e.exp e.lines &&
+    slurm-pin check --conf "$TRASH/exp.conf" --json >e.json 2>/dev/null
+    python3 -c "import json,sys
+d = json.load(open(sys.argv[1]))
+print(\" \".join(\"%s=%s\" % (p[\"name\"], p[\"experiment\"]) for p in d[\"pin_conf\"][\"partitions\"]))" e.json >e.jlines &&
+    echo "batch=numa2026 off=None pilot=None" >e.jexp &&
+    test_cmp e.jexp e.jlines
+'
+
+test_expect_success 'no experiment: no experiment line' '
+    field experiment p.out >none.lines &&
+    test_must_be_empty none.lines
+'
+
 test_done

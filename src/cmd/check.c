@@ -29,6 +29,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmdopt.h"
@@ -306,6 +307,54 @@ static void partition_words (const struct report *r,
               eff.rules.dynamic_confine == PIN_CONFINE_QUOTA ? "quota"
                                                              : "cpuset",
               spread);
+}
+
+/* "t3040: arms none (control), numa-local; share 20%; until 2026-12-31
+ * 00:00:00; job names sim-*; accounts all; seed auto" for rules that name
+ * an experiment; "" otherwise. */
+static void experiment_words (const struct pin_conf_rules *r,
+                              char *buf,
+                              size_t n)
+{
+    char arms[160] = "", until[40] = "none", seed[32] = "auto";
+    size_t o = 0;
+
+    buf[0] = '\0';
+    if (!r->experiment[0])
+        return;
+    for (int i = 0; i < r->experiment_policies.n && o < sizeof (arms); i++) {
+        int len = snprintf (arms + o,
+                            sizeof (arms) - o,
+                            "%s%s%s",
+                            i ? ", " : "",
+                            place_policy_name (
+                                (enum place_policy)r->experiment_policies.policy[i]),
+                            i ? "" : " (control)");
+        if (len < 0)
+            break;
+        o += (size_t)len;
+    }
+    if (r->experiment_until) {
+        time_t t = (time_t)r->experiment_until;
+        struct tm tm;
+        if (localtime_r (&t, &tm))
+            strftime (until, sizeof (until), "%Y-%m-%dT%H:%M:%S", &tm);
+    }
+    if (r->experiment_seed >= 0)
+        snprintf (seed, sizeof (seed), "%lld", r->experiment_seed);
+    snprintf (buf,
+              n,
+              "%s: arms %s; share %g%%; until %s; job names %s; accounts %s; "
+              "seed %s%s",
+              r->experiment,
+              arms,
+              r->experiment_share * 100,
+              until,
+              r->experiment_job_names[0] ? r->experiment_job_names : "all",
+              r->experiment_accounts[0] ? r->experiment_accounts : "all",
+              seed,
+              r->forced_policy >= 0 ? "; not enrolled here (forced policy)"
+                                    : "");
 }
 
 static void check_conf (struct report *r, const char *path)
@@ -770,6 +819,23 @@ static void print_text (const struct report *r)
         partition_words (r, i, buf, sizeof (buf));
         print_line ("partition", "%s", buf);
     }
+    /* policy experiments (doc/experiments.md): the global one, then each
+     * partition's, as job_submit_pin.so enrols jobs */
+    for (int i = -1; r->conf_ok && i < r->conf.npartitions; i++) {
+        struct pin_conf_rules pr;
+        char words[1024];
+
+        pin_conf_rules_for (&r->conf,
+                            i < 0 ? NULL : r->conf.partitions[i].name,
+                            &pr);
+        experiment_words (&pr, words, sizeof (words));
+        if (words[0])
+            print_line ("experiment",
+                        "%s%s%s",
+                        i < 0 ? "global" : r->conf.partitions[i].name,
+                        i < 0 ? " rules, " : ", ",
+                        words);
+    }
 
     if (r->topo_ok)
         print_line ("topology",
@@ -935,6 +1001,11 @@ static json_object *partitions_to_json (const struct report *r)
         bad |= jadd (o,
                      "spread_sockets",
                      json_object_new_int (eff.rules.spread_sockets));
+        bad |= jadd (o,
+                     "experiment",
+                     eff.rules.experiment[0] && eff.rules.forced_policy < 0
+                         ? jstr (eff.rules.experiment)
+                         : NULL);
         if (bad || json_object_array_add (list, o) < 0) {
             json_object_put (o);
             goto nomem;
