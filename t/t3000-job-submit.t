@@ -204,7 +204,7 @@ test_expect_success SLURM,JS_SO 'a broken pin.conf keeps the last good rules and
     jobid=$(sbatch --parsable -p debug -n1 -c1 -o job5.out job.sh) &&
     slurm_wait_job "$jobid" &&
     grep "^env numa-local$" job5.out &&
-    grep -E "pin: bad configuration: .*pin.conf:[0-9]*: PartitionName=other: .Bogus=1.: not a per-partition Key=Value; valid here: DefaultPolicy, AllowedPolicies, ForcedPolicy, DynamicOveruse, DynamicGrace, DynamicInterval, DynamicConfine, SpreadSockets, Profile, GpuBinding; (keeping|using) the last good rules" \
+    grep -E "pin: bad configuration: .*pin.conf:[0-9]*: PartitionName=other: .Bogus=1.: not a per-partition Key=Value; valid here: DefaultPolicy, AllowedPolicies, ForcedPolicy, DynamicOveruse, DynamicGrace, DynamicInterval, DynamicConfine, SpreadSockets, Profile, GpuBinding, Experiment, ExperimentPolicies, ExperimentShare, ExperimentUntil, ExperimentSeed, ExperimentJobNames, ExperimentAccounts; (keeping|using) the last good rules" \
         "$LOCAL_SLURM_DIR/log/slurmctld.log" &&
     alive
 '

@@ -241,7 +241,7 @@ static void refresh (void)
     pin_conf_defaults (tmp);
     if (pin_conf_load_file (tmp, conf_path, true, &e) < 0) {
         free (tmp);
-        snprintf (why, sizeof (why), "bad configuration: %.480s", e.text);
+        snprintf (why, sizeof (why), "bad configuration: %.1000s", e.text);
         conf_unusable (why, false);
         return;
     }
