@@ -176,7 +176,14 @@ test_expect_success SLURM,PIN_SO 'plugstack.conf arguments override pin.conf' '
     grep "^pin: task 0 on $LOCAL_SLURM_NODE: policy=cache-shared cpus=" override.err
 '
 
+# srun returns before slurmstepd has done its exit work (from Slurm 24.11
+# that work first waits for slurmstepd to be root again): the steps above
+# must be gone before StateDir is made untrusted, or their exit, which
+# takes the node lock in StateDir, refuses it and leaves its job directory
+# (seen on 24.11, 1 run in 3)
 test_expect_success SLURM,PIN_SO 'a StateDir writable by others: the step fails and says why' '
+    wait_tree_empty >before.out &&
+    test_must_be_empty before.out &&
     mkdir -p "$STATE/state" &&
     chmod 0777 "$STATE/state" &&
     test_when_finished "chmod 0700 \"$STATE/state\"" &&
