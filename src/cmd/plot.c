@@ -490,7 +490,7 @@ int cmd_plot (int argc, char **argv)
     if (prof_chart_read_filter (path, o.kind, o.filter, &d, &e) < 0) {
         int err = errno;
         prof_chart_free (&d);
-        if (err == ENODATA) {
+        if (err == ENODATA && !o.filter) {
             char kinds[128];
             kinds_with_data (path, o.kind, kinds, sizeof (kinds));
             cmd_error (NAME,

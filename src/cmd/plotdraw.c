@@ -487,7 +487,7 @@ static void frame_heat (const struct prof_heat *h,
                         bool xlabels)
 {
     /* a label every `step` rows, as many as fit */
-    double fit = panel_px / (1.6 * l->text_px);
+    double fit = panel_px / (1.25 * l->text_px);
     double step = fit >= 1 ? ceil ((double)h->rows / fit) : (double)h->rows;
 
     plvpor (l->xl, l->xr, yb, yt);
