@@ -138,7 +138,7 @@ static void time_unit (struct layout *l, const struct prof_chart_data *d)
 
 /* ---- legend ------------------------------------------------------------ */
 
-#define LEGEND_MAX                                               \
+#define LEGEND_MAX                                                          \
     (PROF_SERIES_MAX + PROF_CONFINE_MAX + PROF_HEAT_LEVELS + PROF_NOTES_MAX \
      + 2)
 
@@ -583,7 +583,12 @@ static void build_legend (const struct prof_chart_data *d, struct legend *g)
     if (d->heat.rows) {
         int top = heat_top (&d->heat);
         for (int k = 0; k <= top; k++)
-            legend_add (g, PL_LEGEND_COLOR_BOX, C_HEAT + k, 1, 1, d->heat.level[k]);
+            legend_add (g,
+                        PL_LEGEND_COLOR_BOX,
+                        C_HEAT + k,
+                        1,
+                        1,
+                        d->heat.level[k]);
     }
     for (size_t i = 0; i < d->nnotes; i++)
         legend_add (g, PL_LEGEND_NONE, C_FG, 1, 1, d->note[i]);

@@ -46,7 +46,9 @@ static void check (const struct prof_chart_data *d, enum prof_chart k)
                            i,
                            j);
         if (s->nmarks > PROF_POINTS_MAX)
-            fuzz_fail ("%s: series %zu: too many marks", prof_chart_name (k), i);
+            fuzz_fail ("%s: series %zu: too many marks",
+                       prof_chart_name (k),
+                       i);
         for (size_t j = 0; j < s->nmarks; j++)
             if (!isfinite (s->mx[j]) || !isfinite (s->my[j]))
                 fuzz_fail ("%s: series %zu mark %zu not finite",
@@ -63,7 +65,9 @@ static void check (const struct prof_chart_data *d, enum prof_chart k)
             fuzz_fail ("%s: heat map malformed", prof_chart_name (k));
         for (size_t j = 0; j < d->heat.rows * d->heat.cols; j++)
             if (!isfinite (d->heat.v[j]) && !isnan (d->heat.v[j]))
-                fuzz_fail ("%s: heat cell %zu infinite", prof_chart_name (k), j);
+                fuzz_fail ("%s: heat cell %zu infinite",
+                           prof_chart_name (k),
+                           j);
         for (size_t r = 0; r < d->heat.rows; r++)
             if (!memchr (d->heat.label[r], '\0', sizeof (d->heat.label[r])))
                 fuzz_fail ("%s: heat label %zu not terminated",

@@ -667,8 +667,7 @@ static uint64_t memory_limit (struct prof_rec *r)
 
     for (int depth = 0; depth < 8 && fd >= 0; depth++) {
         int up;
-        if (procfs_read_at (fd, "memory.max", r->cgbuf, sizeof (r->cgbuf))
-            < 0)
+        if (procfs_read_at (fd, "memory.max", r->cgbuf, sizeof (r->cgbuf)) < 0)
             break; /* above the root, or no memory controller */
         if (strncmp (r->cgbuf, "max", 3) != 0) {
             char *end = NULL;

@@ -173,8 +173,16 @@ static void add_note (struct prof_chart_data *d, const char *fmt, ...)
 
 /* ---- reading ---------------------------------------------------------- */
 
-enum { MEM_RSS, MEM_PSS, MEM_CUR, MEM_ANON, MEM_FILE, MEM_SHMEM, MEM_MAX,
-       MEM_SERIES };
+enum {
+    MEM_RSS,
+    MEM_PSS,
+    MEM_CUR,
+    MEM_ANON,
+    MEM_FILE,
+    MEM_SHMEM,
+    MEM_MAX,
+    MEM_SERIES
+};
 
 struct cpu_slot {
     unsigned cpu;
@@ -520,7 +528,11 @@ static struct cpu_slot *find_slot (struct rd *r, unsigned cpu)
 
 /* Spread the value `val` of the interval (xa, xb] over the cells of
  * heat map row `row` it covers, weighted by the time covered. */
-static void heat_add (struct rd *r, size_t row, double xa, double xb, double val)
+static void heat_add (struct rd *r,
+                      size_t row,
+                      double xa,
+                      double xb,
+                      double val)
 {
     struct prof_heat *h = &r->d->heat;
     double c0 = (xa - h->x0) / h->dx, c1 = (xb - h->x0) / h->dx;
@@ -601,7 +613,11 @@ static int cpu_second_pass (json_object *o, int lineno, void *arg)
                 if (r->heat) {
                     /* an interval over missed samples stays white */
                     if (!(iv > 0 && x - s->prev_x > 2.1 * iv))
-                        heat_add (r, (size_t)(s - r->slots), s->prev_x, x, pct);
+                        heat_add (r,
+                                  (size_t)(s - r->slots),
+                                  s->prev_x,
+                                  x,
+                                  pct);
                 } else {
                     sum[s->series] += pct;
                     cnt[s->series]++;
@@ -651,8 +667,8 @@ static void cpu_label (struct rd *r,
  * (lowest number on top), columns of equal time.  -1 on ENOMEM. */
 static int cpu_heat_init (struct rd *r)
 {
-    static const double bound[PROF_HEAT_LEVELS + 1] = {0, 10, 30, 50, 70, 90,
-                                                       100.5};
+    static const double bound[PROF_HEAT_LEVELS + 1] =
+        {0, 10, 30, 50, 70, 90, 100.5};
     struct prof_chart_data *d = r->d;
     struct prof_heat *h = &d->heat;
     size_t cols = r->cpu_samples > 2 ? r->cpu_samples - 1 : 1;
@@ -667,8 +683,8 @@ static int cpu_heat_init (struct rd *r)
     h->rows = r->nslots;
     h->cols = cols;
     h->x0 = d->t_first;
-    h->dx = d->t_last > d->t_first ? (d->t_last - d->t_first) / (double)cols
-                                   : 1;
+    h->dx =
+        d->t_last > d->t_first ? (d->t_last - d->t_first) / (double)cols : 1;
     h->what = "CPU use";
     if (!(h->v = calloc (h->rows * cols, sizeof (*h->v)))
         || !(r->heat_w = calloc (h->rows * cols, sizeof (*r->heat_w)))

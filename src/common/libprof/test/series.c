@@ -439,9 +439,9 @@ START_TEST (test_hostile)
                        e.text);
         for (size_t i = 0; i < d.nseries; i++)
             for (size_t j = 0; j < d.series[i].n; j++)
-                ck_assert ((isfinite (d.series[i].y[j])
-                            || isnan (d.series[i].y[j]))
-                           && isfinite (d.series[i].x[j]));
+                ck_assert (
+                    (isfinite (d.series[i].y[j]) || isnan (d.series[i].y[j]))
+                    && isfinite (d.series[i].x[j]));
         ck_assert_str_eq (d.job, "");
         ck_assert_str_eq (d.cpus, "0-1000000000");
         prof_chart_free (&d);
