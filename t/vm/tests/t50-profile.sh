@@ -72,6 +72,19 @@ echo "\$SLURM_JOB_ID" >prof.job
 while read -r k v; do
     case \$k in Cpus_allowed_list:) echo "\$v" >prof.cpus ;; esac
 done </proc/\$\$/status
+# the memory limit the task lives under, as the recorder should see it:
+# the lowest memory.max from its cgroup up (builtins only, no fork)
+lim=
+while read -r l; do
+    case \$l in 0::*) d=/sys/fs/cgroup\${l#0::} ;; esac
+done </proc/\$\$/cgroup
+while test -n "\$d" && test "\$d" != /sys/fs; do
+    if read -r v <"\$d/memory.max" 2>/dev/null && test "\$v" != max; then
+        if test -z "\$lim" || test "\$v" -lt "\$lim"; then lim=\$v; fi
+    fi
+    d=\${d%/*}
+done
+echo "\${lim:-max}" >prof.memmax
 exec $PY $WORKLOAD forks 20 500 8
 EOF
 
@@ -165,7 +178,7 @@ test_expect_success 'the header: job, step, node, and the CPUs the task got' '
 
 test_expect_success 'samples: the step cgroup, its CPU time growing, its memory' '
     p=$(profile_of "$(cat job.id)" 0) &&
-    "$PY" - "$p" "$(vm_job_cgdir "$(cat job.id)")" <<-\EOF &&
+    "$PY" - "$p" "$(vm_job_cgdir "$(cat job.id)")" "$W/prof.memmax" <<-\EOF &&
 	import json, re, sys
 	lines = [json.loads(l) for l in open(sys.argv[1])]
 	h = lines[0]
@@ -190,11 +203,16 @@ test_expect_success 'samples: the step cgroup, its CPU time growing, its memory'
 	    assert all(k in c for c in cg), k
 	mem = [c["memory_current"] for c in cg]
 	print("memory_current KiB:", [m // 1024 for m in mem])
-	# ConstrainRAMSpace=yes: Slurm writes the job's memory.max, and every
-	# sample carries the limit the step lives under (issue 23)
+	# every sample carries the limit the step lives under (issue 23), as
+	# the task read it from its cgroup and those above; none when every
+	# level says max
+	want = open(sys.argv[3]).read().strip()
 	lim = [c.get("memory_max") for c in cg]
-	print("memory_max KiB:", sorted({m // 1024 for m in lim if m}))
-	assert all(m and m > 0 for m in lim), lim
+	print("memory.max above the task:", want, "in the samples:", sorted(set(map(str, lim))))
+	if want == "max":
+	    assert all(m is None for m in lim), lim
+	else:
+	    assert all(m == int(want) for m in lim), (want, lim)
 	assert max(mem) >= 1 << 20, mem
 	open("cg.note", "w").write("%d samples, cg usage_usec %d to %d, memory_current peak %d KiB\n"
 	                           % (len(cg), use[0], use[-1], max(mem) // 1024))
