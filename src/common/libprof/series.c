@@ -1281,7 +1281,7 @@ static unsigned merged_colour (const struct prof_chart_data *into,
     return next < PROF_SERIES_MAX ? next : PROF_SERIES_MAX;
 }
 
-/* The panel labels of one node: "NODE" or "NODE: LABEL". */
+/* The panel labels of one node: "NODE: LABEL" ("NODE" without one). */
 static void node_panels (struct prof_chart_data *d,
                          unsigned first,
                          unsigned np,
@@ -1289,7 +1289,7 @@ static void node_panels (struct prof_chart_data *d,
                          const char *node)
 {
     for (unsigned p = 0; p < np && first + p < PROF_PANELS_MAX; p++) {
-        if (np > 1 && labels[p])
+        if (labels[p])
             snprintf (d->panel_text[first + p],
                       PROF_LABEL,
                       "%.24s: %s",
@@ -1320,7 +1320,7 @@ int prof_chart_merge (struct prof_chart_data *into,
     if (into->nnodes == 0) { /* into becomes node 0 of the merge */
         const char *labels[PROF_PANELS_MAX] = {NULL};
         for (unsigned p = 0; p < np && p < PROF_PANELS_MAX; p++)
-            labels[p] = into->panel_label[p];
+            labels[p] = np > 1 ? into->panel_label[p] : into->ylabel;
         node_panels (into, 0, np, labels, into->node);
         into->nnodes = 1;
     }
@@ -1391,7 +1391,7 @@ int prof_chart_merge (struct prof_chart_data *into,
         }
         from->nseries = 0;
         for (unsigned p = 0; p < np && p < PROF_PANELS_MAX; p++)
-            labels[p] = from->panel_label[p];
+            labels[p] = np > 1 ? from->panel_label[p] : from->ylabel;
         node_panels (into, (unsigned)into->nnodes * np, np, labels, from->node);
     }
     if (from->t_first + shift < into->t_first)
