@@ -315,10 +315,11 @@ test_expect_success PY 'JOB of two nodes: one chart, a panel per node, a legend 
     check_image two.svg 1200 700 6 &&
     grep "\"n1: memory (MiB)\"" two.svg.json &&
     grep "\"n2: memory (MiB)\"" two.svg.json &&
-    grep "job 4242.0 on 2 nodes (one panel each)" two.svg.json &&
+    grep "job 4242.0 on 2 nodes (a panel each)" two.svg.json &&
     test "$(jget two.svg.json "j[\"texts\"].count(\"PSS\")")" -eq 1 &&
     slurm-pin plot --dir shared 4242.0 --kind gantt -o two-gantt.svg &&
     check_image two-gantt.svg 1200 700 9 41 &&
+    grep "job 4242.0 on 2 nodes (node after node)" two-gantt.svg.json &&
     slurm-pin plot --dir shared 4242 --node n2 --kind gantt -o n2-gantt.svg &&
     check_image n2-gantt.svg 1200 700 2 4 &&
     # four panels: too short for imgcheck.py to find the frame by its

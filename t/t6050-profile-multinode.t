@@ -120,7 +120,7 @@ test_expect_success SLURM,$ALL,PIL 'plot JOB: a panel per node, one legend line 
     cat forks.svg.json &&
     grep "\"$NODE1: events per second\"" forks.svg.json &&
     grep "\"$NODE2: events per second\"" forks.svg.json &&
-    grep "job $job.0 on 2 nodes (one panel each)" forks.svg.json &&
+    grep "job $job.0 on 2 nodes (a panel each)" forks.svg.json &&
     test "$(jget forks.svg.json "j[\"texts\"].count(\"process forks\")")" -eq 1
 '
 

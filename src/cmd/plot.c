@@ -335,7 +335,10 @@ static void describe (const struct prof_chart_data *d,
     else
         APPEND ("%s", base ? base + 1 : path);
     if (d->nnodes > 1)
-        APPEND (" on %zu nodes (one panel each)", d->nnodes);
+        APPEND (" on %zu nodes (%s)",
+                d->nnodes,
+                d->kind == PROF_CHART_GANTT ? "node after node"
+                                            : "a panel each");
     else if (d->node[0])
         APPEND (" on %s", d->node);
     if (d->policy[0])

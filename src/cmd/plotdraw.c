@@ -211,6 +211,9 @@ static void legend_draw (const struct legend *g)
 
 /* ---- drawing ------------------------------------------------------------ */
 
+/* The largest value over the panels (the width of the y axis' numbers). */
+static double panels_max (const struct prof_chart_data *d);
+
 /* The axes of a panel: y0 at the bottom, y1 at the top (the Gantt chart
  * counts its processes from the top: y0 > y1). */
 static void frame (const struct layout *l,
@@ -258,6 +261,17 @@ static void legend_confine (const struct prof_chart_data *d, struct legend *g)
                   d->confine[i].cpus);
         legend_add (g, PL_LEGEND_LINE, C_MARK, 2, 1.5, t);
     }
+}
+
+static double panel_max (const struct prof_chart_data *d, unsigned panel);
+
+static double panels_max (const struct prof_chart_data *d)
+{
+    double m = 0;
+
+    for (unsigned p = 0; p < (d->npanels ? d->npanels : 1); p++)
+        m = fmax (m, panel_max (d, p));
+    return m;
 }
 
 static double panel_max (const struct prof_chart_data *d, unsigned panel)
@@ -468,7 +482,7 @@ static void draw (const struct prof_chart_data *d,
     {
         double ymax = d->kind == PROF_CHART_GANTT
                           ? (double)d->nbars
-                          : fmax (panel_max (d, 0), panel_max (d, 1)) * 1.06;
+                          : panels_max (d) * 1.06;
         double digits = ymax >= 10 ? floor (log10 (ymax)) + 1 : 3;
         l->ylabel_off = fmax (3, digits) * 0.8 + 2.6;
     }
