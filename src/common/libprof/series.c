@@ -1304,6 +1304,30 @@ static void node_panels (struct prof_chart_data *d,
     }
 }
 
+/* The confinements of one node, marked with it ("0-1 on n2"): the marks
+ * of all nodes are drawn over every panel. */
+static void confine_add (struct prof_chart_data *d,
+                         const struct prof_confine *c,
+                         double shift,
+                         const char *node)
+{
+    struct prof_confine *t;
+    char cpus[sizeof (c->cpus)];
+
+    if (d->nconfine >= PROF_CONFINE_MAX)
+        return;
+    t = &d->confine[d->nconfine++];
+    snprintf (t->how, sizeof (t->how), "%s", c->how);
+    snprintf (cpus,
+              sizeof (cpus),
+              "%.23s%son %.20s",
+              c->cpus,
+              c->cpus[0] ? " " : "",
+              node[0] ? node : "?");
+    memcpy (t->cpus, cpus, sizeof (t->cpus));
+    t->t = c->t + shift;
+}
+
 int prof_chart_merge (struct prof_chart_data *into,
                       struct prof_chart_data *from,
                       pin_error_t *errp)
@@ -1322,6 +1346,14 @@ int prof_chart_merge (struct prof_chart_data *into,
         for (unsigned p = 0; p < np && p < PROF_PANELS_MAX; p++)
             labels[p] = np > 1 ? into->panel_label[p] : into->ylabel;
         node_panels (into, 0, np, labels, into->node);
+        {
+            struct prof_confine c[PROF_CONFINE_MAX];
+            size_t n = into->nconfine;
+            memcpy (c, into->confine, n * sizeof (c[0]));
+            into->nconfine = 0;
+            for (size_t i = 0; i < n; i++)
+                confine_add (into, &c[i], 0, into->node);
+        }
         into->nnodes = 1;
     }
     if (into->nnodes >= PROF_NODES_MAX
@@ -1398,6 +1430,8 @@ int prof_chart_merge (struct prof_chart_data *into,
         into->t_first = from->t_first + shift;
     if (from->t_last + shift > into->t_last)
         into->t_last = from->t_last + shift;
+    for (size_t i = 0; i < from->nconfine; i++)
+        confine_add (into, &from->confine[i], shift, from->node);
     into->skipped += from->skipped;
     into->nnodes++;
     into->npanels = into->kind == PROF_CHART_GANTT

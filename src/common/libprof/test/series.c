@@ -295,6 +295,8 @@ START_TEST (test_nodes)
         "\"pss_kb\":1024}\n";
     const char *b = HDR
         ",\"unix_t0\":1700000002.0,\"node\":\"n2\"}\n"
+        "{\"type\":\"confine\",\"t\":1500000000,\"how\":\"cpuset\","
+        "\"cpus\":\"0-1\"}\n"
         "{\"type\":\"sample\",\"t\":1000000000,\"rss_kb\":2048,"
         "\"pss_kb\":1024,\"cg\":{\"memory_current\":1048576}}\n";
     struct prof_chart_data d, o;
@@ -317,7 +319,11 @@ START_TEST (test_nodes)
     ck_assert_int_eq (d.series[4].colour, 2);
     /* one time axis: n2's sample at its 0 s is at 2 s of n1's */
     ck_assert_double_eq_tol (d.series[2].x[0], 2.0, 1e-9);
-    ck_assert_double_eq_tol (d.t_last, 2.0, 1e-9);
+    ck_assert_double_eq_tol (d.t_last, 2.5, 1e-9); /* n2's confine line */
+    /* n2's confinement, at its place on the axis, says its node */
+    ck_assert_int_eq (d.nconfine, 1);
+    ck_assert_str_eq (d.confine[0].cpus, "0-1 on n2");
+    ck_assert_double_eq_tol (d.confine[0].t, 2.5, 1e-9);
     prof_chart_free (&d);
 
     /* the Gantt chart: n2's processes after n1's, on the one axis */
