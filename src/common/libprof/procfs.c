@@ -364,9 +364,9 @@ int procfs_parse_iostat (const char *text, uint64_t sums[4], pin_error_t *errp)
 {
     static const char *const keys[4] = {"rbytes", "wbytes", "rios", "wios"};
     const char *p = text;
+    uint64_t v4[4] = {0, 0, 0, 0};
     int line = 0;
 
-    memset (sums, 0, 4 * sizeof (*sums));
     while (*p) {
         const char *eol = strchr (p, '\n');
         size_t len = eol ? (size_t)(eol - p) : strlen (p);
@@ -397,13 +397,14 @@ int procfs_parse_iostat (const char *text, uint64_t sums[4], pin_error_t *errp)
                 goto bad;
             for (int k = 0; k < 4; k++)
                 if (!strcmp (tok, keys[k]))
-                    sums[k] += v;
+                    v4[k] += v;
         }
     next:
         if (!eol)
             break;
         p = eol + 1;
     }
+    memcpy (sums, v4, sizeof (v4));
     return 0;
 bad:
     errno = EINVAL;
