@@ -59,14 +59,17 @@ test_expect_success PIN_SO 'start two slurmd whose pin.conf share one ProfileDir
 '
 read NODE1 NODE2 <nodes 2>/dev/null
 
-# Each task runs 3 + 2 * SLURM_NODEID true, reads and writes 1 MiB.
+# Each task forks 3 + 2 * SLURM_NODEID true, a head that reads and writes
+# 1 MiB and a sleep: 5 processes on the first node, 7 on the second (the
+# exit at the end: no shell runs its last command without a fork).
 test_expect_success SLURM,$ALL 'srun -N2 --pin-profile: a task on each node' '
     srun -N2 -n2 --ntasks-per-node=1 --pin-profile=200ms sh -c "
         test \$SLURM_PROCID = 0 && echo \$SLURM_JOB_ID >job.id
         i=0; while test \$i -lt \$((3 + 2 * SLURM_NODEID)); do
             /bin/true; i=\$((i + 1)); done
         head -c 1048576 /dev/zero >$STATE/io.\$SLURM_NODEID
-        sleep 1" &&
+        sleep 1
+        exit 0" &&
     test -s job.id
 '
 job=$(cat job.id 2>/dev/null)
@@ -99,12 +102,16 @@ test_expect_success SLURM,$ALL 'profile JOB: a section per node, then the total'
     echo "processes: $a + $b, lost $lost" &&
     test "$(jget sum.json "j[2][\"processes_created\"]")" -eq $((a + b)) &&
     test "$(jget sum.json "j[2][\"roots\"]")" -eq 2 &&
+    # the nodes are in name order, node 0 first
     if test "$lost" -eq 0; then
-        # node 1 ran two true more than node 0; the nodes are in name order
-        test "$(jget sum.json "sorted([[c[\"processes\"] for c in e[\"top_by_count\"] if c[\"command\"] == \"true\"][0] for e in j[:2]])")" = "[3, 5]" &&
-        test $((a > b ? a - b : b - a)) -eq 2
+        test "$a" -eq 5 && test "$b" -eq 7 &&
+        test "$(jget sum.json "[[c[\"processes\"] for c in e[\"top_by_count\"] if c[\"command\"] == \"true\"][0] for e in j[:2]]")" = "[3, 5]"
     else
-        say "events lost under load: $lost; counts not compared"
+        # events of the machine were lost (a busy machine): never more
+        # than made, and said
+        say "events lost under load: $lost; counts checked as bounds" &&
+        test "$a" -le 5 && test "$b" -le 7 &&
+        grep "^lost events  *[1-9]" sum.txt
     fi
 '
 
