@@ -38,7 +38,7 @@
 #define HEIGHT_DEFAULT 700
 
 struct opts {
-    const char *kind_name, *out, *size, *title, *dir, *node;
+    const char *kind_name, *out, *size, *title, *dir, *node, *filter;
     enum prof_chart kind;
     int width, height;
     const char *device;
@@ -96,6 +96,13 @@ static const struct cmdopt options[] =
          "draw only this node's profile of JOB[.STEP]\n"
          "(default: every node of the step, a panel each)",
          0},
+        {"filter",
+         'F',
+         CMDOPT_REQUIRED,
+         "COMMAND",
+         "gantt: the processes of COMMAND only (its name as\n"
+         "the kernel has it: 15 characters at most)",
+         0},
         CMDOPT_END,
 };
 
@@ -106,6 +113,7 @@ static const struct cmdopt_spec spec = {
         "OUT.png|OUT.svg\n"
         "                      [--force] [--size WxH] [--title TEXT] [--dir "
         "DIR] [--node NODE]\n"
+        "                      [--filter COMMAND]\n"
         "\n"
         "Draw a profile as a PNG or SVG image: a file recorded by 'slurm-pin\n"
         "profile --record', or the profile of a job step run with "
@@ -113,14 +121,18 @@ static const struct cmdopt_spec spec = {
         "\n"
         "Kinds:\n"
         "  cpu     use of each CPU sampled (%), the step's cgroup, "
-        "confinement\n"
+        "confinement;\n"
+        "          above 16 CPUs a heat map (CPU x time)\n"
         "  gantt   one bar per process, from its fork to its exit, by "
-        "command\n"
+        "command;\n"
+        "          above 200 processes one lane per command, shaded by "
+        "density\n"
         "  forks   process forks, thread creations, execs and exits per "
         "second\n"
         "  ctxsw   voluntary and involuntary context switches per second\n"
         "  states  processes and threads in states R, S, D, Z over time\n"
-        "  memory  summed RSS against PSS, the step cgroup's memory\n"
+        "  memory  summed RSS and PSS, the step cgroup's memory and "
+        "limit\n"
         "  io      the step cgroup's read and write bytes and operations\n"
         "          per second (io.stat)\n",
     .footer = "See slurm-pin-plot(1) and doc/profiling-guide.md.\n",
@@ -228,6 +240,9 @@ static int parse_opts (struct cmdopt_parser *p,
                 break;
             case 'N':
                 o->node = arg;
+                break;
+            case 'F':
+                o->filter = arg;
                 break;
         }
     }
@@ -337,8 +352,9 @@ static void describe (const struct prof_chart_data *d,
     if (d->nnodes > 1)
         APPEND (" on %zu nodes (%s)",
                 d->nnodes,
-                d->kind == PROF_CHART_GANTT ? "node after node"
-                                            : "a panel each");
+                d->kind != PROF_CHART_GANTT ? "a panel each"
+                : d->heat.rows              ? "their processes together"
+                                            : "node after node");
     else if (d->node[0])
         APPEND (" on %s", d->node);
     if (d->policy[0])
@@ -351,6 +367,8 @@ static void describe (const struct prof_chart_data *d,
         APPEND (", sums over the live tasks of each sample");
     if (nodata[0])
         APPEND ("; %s", nodata);
+    if (d->kind == PROF_CHART_GANTT && d->heat.rows)
+        APPEND (", %zu processes in lanes by command", d->nbars);
 #undef APPEND
 }
 
@@ -428,7 +446,7 @@ static int read_merged (const struct opts *o,
     memset (d, 0, sizeof (*d));
     for (size_t i = 0; i < n; i++) {
         struct prof_chart_data *t = have ? &one : d;
-        int rc = prof_chart_read (v[i].path, o->kind, t, &e);
+        int rc = prof_chart_read_filter (v[i].path, o->kind, o->filter, t, &e);
         if (rc < 0 && errno == ENODATA) {
             int len;
             if (!first.text[0]) {
@@ -457,6 +475,11 @@ static int read_merged (const struct opts *o,
             prof_chart_free (&one);
         have++;
     }
+    if (have == 0 && o->filter) {
+        cmd_error (NAME, "%s", first.text);
+        prof_chart_free (d);
+        return -1;
+    }
     if (have == 0) {
         char kinds[128];
         kinds_with_data (v[first_i].path, o->kind, kinds, sizeof (kinds));
@@ -471,6 +494,19 @@ static int read_merged (const struct opts *o,
     if (n == 1)
         nodata[0] = '\0';
     return 0;
+}
+
+/* A command name as the kernel keeps it: 1 to 15 printable bytes. */
+static bool filter_ok (const char *s)
+{
+    size_t n = strlen (s);
+
+    if (n < 1 || n > 15)
+        return false;
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return false;
+    return true;
 }
 
 int cmd_plot (int argc, char **argv)
@@ -510,6 +546,21 @@ int cmd_plot (int argc, char **argv)
                    o.device,
                    !strcmp (o.device, "svg") ? "libplplot17"
                                              : "plplot-driver-cairo");
+        return 1;
+    }
+    if (o.filter && o.kind != PROF_CHART_GANTT) {
+        cmd_error (NAME,
+                   "--filter=%s: only --kind gantt draws processes by "
+                   "command, not --kind %s",
+                   cmd_text (o.filter),
+                   o.kind_name);
+        return 1;
+    }
+    if (o.filter && !filter_ok (o.filter)) {
+        cmd_error (NAME,
+                   "--filter=%s: a command name is 1 to 15 printable "
+                   "characters (the kernel's comm)",
+                   cmd_text (o.filter));
         return 1;
     }
     if (plot_resolve (&o, src, &v, &nv) < 0)

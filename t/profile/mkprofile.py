@@ -25,6 +25,10 @@ Options:
   --io              with --cg: io.stat sums in "cg" (1 MiB/s read in 10
                     operations/s, 2 MiB/s written in 20 operations/s)
   --node NAME       with --header-job: node NAME, not n1
+  --mem-max MIB     "cg" carries memory_max (the step's memory limit)
+  --smaps-skipped K every K-th sample skipped smaps reads for time
+                    (smaps_skipped > 0): its rss_kb and pss_kb are low
+  --gap S           no sample from S to S + 1.6 seconds (missed ones)
 
 Prints one JSON line: what was written (processes, commands, cpus, ...).
 """
@@ -41,7 +45,8 @@ def main():
     opt = {"commands": "sim:12,reco:8,merge:5,true:4,python3:3,cat:2,"
                        "sort:1,gzip:1",
            "threads": "3", "cpus": "4", "duration": "10",
-           "interval": "500", "confine": None, "node": "n1"}
+           "interval": "500", "confine": None, "mem-max": None,
+           "smaps-skipped": "0", "gap": None, "node": "n1"}
     flags = set()
     while args:
         a = args.pop(0)
@@ -126,6 +131,12 @@ def main():
     usage = 0
     nv = niv = 0
     nsamples = 0
+    skipped_every = int(opt["smaps-skipped"])
+    nskipped = 0
+    gap = None
+    if opt["gap"] is not None:
+        gap = (T0 + int(float(opt["gap"]) * NS),
+               T0 + int((float(opt["gap"]) + 1.6) * NS))
     if interval > 0:
         k = 0
         t = T0
@@ -145,7 +156,13 @@ def main():
             if "--no-pss" not in flags:
                 s.update({"rss_kb": (100 + k) * 1024, "pss_kb": 40 * 1024,
                           "smaps_reads": 3, "smaps_failed": 0,
-                          "smaps_ns": 100000})
+                          "smaps_ns": 100000, "smaps_skipped": 0})
+                if skipped_every and k % skipped_every == skipped_every - 1:
+                    # 2 of 3 processes not read: RSS and PSS a third
+                    s.update({"rss_kb": (100 + k) * 1024 // 3,
+                              "pss_kb": 40 * 1024 // 3, "smaps_reads": 1,
+                              "smaps_skipped": 2})
+                    nskipped += 1
             if ncpus:
                 per = interval // 10   # ticks of 10 ms per interval
                 cpus = []
@@ -171,8 +188,14 @@ def main():
                                     "io_wbytes": int(sec * (2 << 20)),
                                     "io_rios": int(sec * 10),
                                     "io_wios": int(sec * 20)})
-            events.append((t, s))
-            nsamples += 1
+                if opt["mem-max"] is not None:
+                    s["cg"]["memory_max"] = int(opt["mem-max"]) << 20
+            if gap and gap[0] <= t < gap[1]:
+                # the recorder missed these samples: no line at all
+                pass
+            else:
+                events.append((t, s))
+                nsamples += 1
             k += 1
             t += interval * 1_000_000
     events.sort(key=lambda e: e[0])
@@ -196,7 +219,9 @@ def main():
                       "ncommands": len(counts), "cpus": ncpus,
                       "samples": nsamples, "threads": nthreads,
                       "cg": "--cg" in flags, "io": "--io" in flags,
-                      "pss": "--no-pss" not in flags}))
+                      "pss": "--no-pss" not in flags,
+                      "mem_max": opt["mem-max"] is not None,
+                      "smaps_skipped": nskipped}))
 
 
 main()
