@@ -463,8 +463,7 @@ static int read_merged (const struct opts *o,
                 off += (size_t)len;
             continue;
         }
-        if (rc < 0
-            || (have && prof_chart_merge (d, &one, &e) < 0)) {
+        if (rc < 0 || (have && prof_chart_merge (d, &one, &e) < 0)) {
             cmd_error (NAME, "%s", e.text);
             if (have)
                 prof_chart_free (&one);

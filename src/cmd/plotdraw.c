@@ -630,9 +630,8 @@ static void draw (const struct prof_chart_data *d,
                + 4 * l->text_px;
     /* room for the numbers of the y axis, then its label */
     {
-        double ymax = d->kind == PROF_CHART_GANTT
-                          ? (double)d->nbars
-                          : panels_max (d) * 1.06;
+        double ymax = d->kind == PROF_CHART_GANTT ? (double)d->nbars
+                                                  : panels_max (d) * 1.06;
         double digits = ymax >= 10 ? floor (log10 (ymax)) + 1 : 3;
         if (d->heat.rows)
             digits = fmax (digits, (double)heat_label_chars (&d->heat));

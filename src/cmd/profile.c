@@ -477,18 +477,20 @@ static void print_summary (const char *path,
                 s->io[3],
                 s->io_samples);
     else if (s->cg_samples)
-        printf ("I/O (cgroup)       not recorded: the step's cgroup has no "
-                "io.stat (no io controller delegated to it)\n");
+        printf (
+            "I/O (cgroup)       not recorded: the step's cgroup has no "
+            "io.stat (no io controller delegated to it)\n");
     else
         printf ("I/O (cgroup)       not recorded: no step cgroup sampled\n");
     if (s->have_task_io)
-        printf ("I/O (processes)    storage read %.1f MiB, written %.1f MiB; "
-                "read() %.1f MiB, write() %.1f MiB (taskstats, ended "
-                "tasks)\n",
-                (double)s->task_io[0] / 1048576,
-                (double)s->task_io[1] / 1048576,
-                (double)s->task_io[2] / 1048576,
-                (double)s->task_io[3] / 1048576);
+        printf (
+            "I/O (processes)    storage read %.1f MiB, written %.1f MiB; "
+            "read() %.1f MiB, write() %.1f MiB (taskstats, ended "
+            "tasks)\n",
+            (double)s->task_io[0] / 1048576,
+            (double)s->task_io[1] / 1048576,
+            (double)s->task_io[2] / 1048576,
+            (double)s->task_io[3] / 1048576);
     printf ("top commands by processes:\n");
     for (size_t i = 0; i < s->ncmds && i < top; i++)
         if (s->by_count[i].processes)
@@ -627,12 +629,13 @@ static void total_print (const struct profdir_entry *e, const struct total *t)
     else
         printf ("I/O (cgroup)       not recorded on any node\n");
     if (t->task_io_seen)
-        printf ("I/O (processes)    storage read %.1f MiB, written %.1f MiB; "
-                "read() %.1f MiB, write() %.1f MiB (taskstats)\n",
-                (double)t->task_io[0] / 1048576,
-                (double)t->task_io[1] / 1048576,
-                (double)t->task_io[2] / 1048576,
-                (double)t->task_io[3] / 1048576);
+        printf (
+            "I/O (processes)    storage read %.1f MiB, written %.1f MiB; "
+            "read() %.1f MiB, write() %.1f MiB (taskstats)\n",
+            (double)t->task_io[0] / 1048576,
+            (double)t->task_io[1] / 1048576,
+            (double)t->task_io[2] / 1048576,
+            (double)t->task_io[3] / 1048576);
     if (t->no_end)
         printf ("lost events        UNKNOWN on %" PRIu64
                 " nodes (no end line); %" PRIu64 " on the others\n",

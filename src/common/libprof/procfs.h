@@ -68,7 +68,9 @@ int procfs_parse_flat (const char *text,
  * wios into sums[0..3] (other keys ignored; a file of no line, no I/O
  * yet, is all 0).  -1 with errno EINVAL and errp ("io.stat line N: ...")
  * for a line that is not of that form, sums untouched. */
-int procfs_parse_iostat (const char *text, uint64_t sums[4], pin_error_t *errp);
+int procfs_parse_iostat (const char *text,
+                         uint64_t sums[4],
+                         pin_error_t *errp);
 
 /* /proc/stat: per-CPU cumulative ticks of the CPUs in `cpus`. */
 struct procfs_cpu {

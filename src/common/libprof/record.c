@@ -745,7 +745,8 @@ static json_object *cgroup_sample (struct prof_rec *r)
     }
     /* io.stat summed over the devices; none without the io controller
      * (the summary and the chart say so: not zeros) */
-    if (procfs_read_at (r->cg_fd, "io.stat", r->cgbuf, sizeof (r->cgbuf)) >= 0) {
+    if (procfs_read_at (r->cg_fd, "io.stat", r->cgbuf, sizeof (r->cgbuf))
+        >= 0) {
         static const char *const io_keys[4] = {"io_rbytes",
                                                "io_wbytes",
                                                "io_rios",

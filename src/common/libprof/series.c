@@ -1367,9 +1367,9 @@ static const char *const mem_labels[MEM_SERIES] = {
 static int io_sample (struct rd *r, json_object *o, double x)
 {
     static const char *const k[4] = {"io_rbytes",
-                                      "io_wbytes",
-                                      "io_rios",
-                                      "io_wios"};
+                                     "io_wbytes",
+                                     "io_rios",
+                                     "io_wios"};
     int64_t v[4];
 
     for (int i = 0; i < 4; i++)
@@ -1382,9 +1382,8 @@ static int io_sample (struct rd *r, json_object *o, double x)
         for (int i = 0; i < 4; i++) {
             /* a counter that went back (another cgroup of the same
              * name) is no negative rate */
-            double dv = v[i] > r->io_prev[i]
-                            ? (double)(v[i] - r->io_prev[i])
-                            : 0.0;
+            double dv =
+                v[i] > r->io_prev[i] ? (double)(v[i] - r->io_prev[i]) : 0.0;
             if (i < 2)
                 dv /= 1048576.0;
             if (series_push (&r->d->series[i], x, dv / (x - r->io_prev_x))
@@ -1564,12 +1563,13 @@ static int read_samples (struct rd *r, pin_error_t *errp)
         return errprintf (errp,
                           "%s: %s: nothing to draw for --kind io",
                           r->path,
-                          r->io_samples
-                              ? "fewer than 2 samples of the step "
-                                "cgroup's io.stat"
-                              : "no samples of the step cgroup's io.stat "
-                                "(no io controller delegated to it, or "
-                                "no cgroup recorded)");
+                          r->io_samples ? "fewer than 2 samples of the step "
+                                          "cgroup's io.stat"
+                                        : "no samples of the step cgroup's "
+                                          "io.stat "
+                                          "(no io controller delegated to it, "
+                                          "or "
+                                          "no cgroup recorded)");
     }
     if (d->kind == PROF_CHART_CTXSW && r->cs_samples < 2) {
         errno = ENODATA;
@@ -1772,7 +1772,8 @@ int prof_chart_merge (struct prof_chart_data *into,
         errno = EINVAL;
         return errprintf (errp, "merging charts of different kinds");
     }
-    if (into->kind != PROF_CHART_GANTT && (into->heat.rows || from->heat.rows)) {
+    if (into->kind != PROF_CHART_GANTT
+        && (into->heat.rows || from->heat.rows)) {
         errno = E2BIG;
         return errprintf (errp,
                           "more than %d CPUs on a node (a heat map): one "
@@ -1847,7 +1848,8 @@ int prof_chart_merge (struct prof_chart_data *into,
             bool noted = false;
             into->ylabel = "processes of each command";
             for (size_t k = 0; k < into->nnotes; k++)
-                noted = noted || !strcmp (into->note[k], "white: none running");
+                noted =
+                    noted || !strcmp (into->note[k], "white: none running");
             if (!noted)
                 add_note (into, "white: none running");
         }
@@ -1884,7 +1886,11 @@ int prof_chart_merge (struct prof_chart_data *into,
         from->nseries = 0;
         for (unsigned p = 0; p < np && p < PROF_PANELS_MAX; p++)
             labels[p] = np > 1 ? from->panel_label[p] : from->ylabel;
-        node_panels (into, (unsigned)into->nnodes * np, np, labels, from->node);
+        node_panels (into,
+                     (unsigned)into->nnodes * np,
+                     np,
+                     labels,
+                     from->node);
     }
     if (from->t_first + shift < into->t_first)
         into->t_first = from->t_first + shift;
@@ -1904,8 +1910,7 @@ int prof_chart_merge (struct prof_chart_data *into,
     into->incomplete += from->incomplete;
     into->skipped += from->skipped;
     into->nnodes++;
-    into->npanels = into->kind == PROF_CHART_GANTT
-                        ? 1
-                        : (unsigned)into->nnodes * np;
+    into->npanels =
+        into->kind == PROF_CHART_GANTT ? 1 : (unsigned)into->nnodes * np;
     return 0;
 }

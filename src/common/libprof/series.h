@@ -112,10 +112,10 @@ struct prof_heat {
 
 struct prof_chart_data {
     enum prof_chart kind;
-    const char *ylabel;         /* static text */
-    const char *panel_label[PROF_PANELS_MAX]; /* states: "processes",
-                                               * "threads"; merged:
-                                               * the nodes */
+    const char *ylabel;                           /* static text */
+    const char *panel_label[PROF_PANELS_MAX];     /* states: "processes",
+                                                   * "threads"; merged:
+                                                   * the nodes */
     char panel_text[PROF_PANELS_MAX][PROF_LABEL]; /* (merged) */
     unsigned npanels;
     bool steps; /* series are bins of width bin_s */

@@ -184,9 +184,11 @@ START_TEST (test_iostat)
     ck_assert_int_eq (procfs_parse_iostat ("8:0 rbytes=-1\n", v, &e), -1);
     ck_assert_int_eq (procfs_parse_iostat ("sda rbytes=1\n", v, &e), -1);
     ck_assert_int_eq (procfs_parse_iostat ("8:0 rbytes\n", v, &e), -1);
-    ck_assert_int_eq (
-        procfs_parse_iostat ("8:0 rbytes=99999999999999999999999\n", v, &e),
-        -1);
+    ck_assert_int_eq (procfs_parse_iostat ("8:0 "
+                                           "rbytes=99999999999999999999999\n",
+                                           v,
+                                           &e),
+                      -1);
 }
 END_TEST
 

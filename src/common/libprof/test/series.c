@@ -343,8 +343,7 @@ START_TEST (test_io)
 {
     /* a sample without io keys (the controller not there yet) is no
      * point: the rate is between samples that have them */
-    const char *p =
-        HDR
+    const char *p = HDR
         "}\n"
         "{\"type\":\"sample\",\"t\":1000000000,\"cg\":{\"io_rbytes\":0,"
         "\"io_wbytes\":0,\"io_rios\":0,\"io_wios\":0}}\n"
