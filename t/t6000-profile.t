@@ -221,6 +221,20 @@ test_expect_success CONNECTOR,TASKSTATS,PY 'taskstats: one record per ended task
     test "$(jget end.json "j[\"taskstats_missing\"]")" -eq 0
 '
 
+test_expect_success CONNECTOR,TASKSTATS,PY 'taskstats: the bytes each process read and wrote, summed' '
+    slurm-pin profile --record io.jsonl --interval 100 -- \
+        sh -c "head -c 4194304 /dev/zero >io.out" &&
+    slurm-pin profile --json io.jsonl >io.json &&
+    slurm-pin profile io.jsonl >io.txt &&
+    cat io.txt &&
+    test "$(jget io.json "j[\"io\"][\"taskstats_io\"]")" = True &&
+    test "$(jget io.json "j[\"io\"][\"rchar\"] >= 4194304")" = True &&
+    test "$(jget io.json "j[\"io\"][\"wchar\"] >= 4194304")" = True &&
+    grep "^I/O (processes)  *storage read .*; read() [4-9]\.[0-9] MiB, write() [4-9]\.[0-9] MiB (taskstats, ended tasks)$" io.txt &&
+    grep "^I/O (cgroup)  *not recorded: no step cgroup sampled$" io.txt &&
+    grep "\"type\":\"task\".*\"wchar\":" io.jsonl
+'
+
 test_expect_success CONNECTOR,PY 'every process line of the profile is a descendant of the root' '
     "$PY" - forks.jsonl <<-\EOF
 	import json, sys

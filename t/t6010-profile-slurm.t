@@ -161,7 +161,7 @@ test_expect_success $ALL,PIL 'every kind of chart of the step decodes' '
     done
 '
 
-test_expect_success $ALL 'slurm-pin plot of a job with several profiles asks for one' '
+test_expect_success $ALL 'slurm-pin plot of a job with several steps asks for one' '
     two=$(sbatch --parsable --pin-profile=200ms -n1 -o two.out \
           --wrap "srun -n1 true") &&
     slurm_wait_job "$two" &&
@@ -171,7 +171,7 @@ test_expect_success $ALL 'slurm-pin plot of a job with several profiles asks for
         -o x.png 2>two.err &&
     cat two.err &&
     test "$(wc -l <two.err)" -eq 1 &&
-    grep "^slurm-pin plot: job $two has 2 profiles ($two.0 on $(cat node), $two.batch on $(cat node)); name one with JOB.STEP and --node\$" two.err &&
+    grep "^slurm-pin plot: job $two has profiles of 2 steps ($two.0, $two.batch); name one with JOB.STEP\$" two.err &&
     slurm-pin plot --dir "$PROF" "$two.batch" --kind cpu -o two.png &&
     job=$(cat job.id) &&
     test_must_fail slurm-pin plot --dir "$PROF" "$job.0" --node nowhere \

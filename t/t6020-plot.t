@@ -25,7 +25,7 @@ MK="$PIN_SRCDIR/t/profile/mkprofile.py"
 CHECK="$PIN_SRCDIR/t/profile/imgcheck.py"
 MAN="$PIN_SRCDIR/doc/man/slurm-pin-plot.1"
 WORKLOAD="$PIN_SRCDIR/t/profile/workload.py"
-KINDS="cpu gantt forks ctxsw states memory"
+KINDS="cpu gantt forks ctxsw states memory"  # io: its own tests below
 
 if test -x "$PY" && "$PY" -c "import PIL" 2>/dev/null; then
     test_set_prereq PY
@@ -366,7 +366,7 @@ fails () {
 
 test_expect_success 'bad --kind: names it and the known kinds' '
     fails full.jsonl --kind pie -o e.png &&
-    grep "pie: unknown kind; known: cpu, gantt, forks, ctxsw, states, memory" err &&
+    grep "pie: unknown kind; known: cpu, gantt, forks, ctxsw, states, memory, io" err &&
     fails full.jsonl -o e.png &&
     grep "missing --kind; known: cpu" err &&
     test ! -e e.png
@@ -427,6 +427,98 @@ test_expect_success PY 'nothing to draw for the kind: says why and which kinds h
     fails nopss.jsonl --kind cpu -o e.png &&
     grep "has data for: gantt, forks, ctxsw, states$" err &&
     test ! -e e.png
+'
+
+# --- io: the step cgroup's io.stat ---------------------------------------
+
+test_expect_success PY 'io: the cgroup read and write rates, in MiB/s and operations/s' '
+    "$PY" "$MK" io.jsonl --cg --io --header-job >io.json &&
+    slurm-pin plot io.jsonl --kind io -o io.png &&
+    slurm-pin plot io.jsonl --kind io -o io.svg --size 1000x600 &&
+    check_image io.png 1200 700 4 &&
+    check_image io.svg 1000 600 4 &&
+    for t in "cgroup read (io.stat rbytes)" "cgroup write (io.stat wbytes)" \
+             "cgroup read operations (rios)" "cgroup write operations (wios)" \
+             "MiB per second" "operations per second"; do
+        grep "\"$t\"" io.svg.json || return 1
+    done
+'
+
+test_expect_success PY 'io: no io.stat in the samples is said, not drawn as zeros' '
+    fails full.jsonl --kind io -o e.png &&
+    grep "full.jsonl: no samples of the step cgroup.s io.stat (no io controller delegated to it, or no cgroup recorded): nothing to draw for --kind io; this profile has data for: cpu, gantt, forks, ctxsw, states, memory$" err &&
+    fails plain.jsonl --kind io -o e.png &&
+    test ! -e e.png
+'
+
+test_expect_success PY 'io: the summary gives the sums, or says io.stat is absent' '
+    slurm-pin profile io.jsonl >io.txt &&
+    grep "^I/O (cgroup)  *read 10.0 MiB in 100 operations, written 20.0 MiB in 200 (io.stat, 21 samples)$" io.txt &&
+    slurm-pin profile --json io.jsonl >io-sum.json &&
+    test "$(jget io-sum.json "j[\"io\"][\"cgroup_write_bytes\"]")" -eq $((20 << 20)) &&
+    slurm-pin profile full.jsonl >full.txt &&
+    grep "^I/O (cgroup)  *not recorded: the step.s cgroup has no io.stat (no io controller delegated to it)$" full.txt &&
+    slurm-pin profile --json full.jsonl >full-sum.json &&
+    test "$(jget full-sum.json "\"cgroup_read_bytes\" in j[\"io\"]")" = False &&
+    slurm-pin profile plain.jsonl >plain.txt &&
+    grep "^I/O (cgroup)  *not recorded: no step cgroup sampled$" plain.txt
+'
+
+# --- several nodes of one step (a shared ProfileDir) ----------------------
+
+test_expect_success PY 'JOB of two nodes: one chart, a panel per node, a legend line per series' '
+    mkdir -p shared &&
+    "$PY" "$MK" shared/4242.0.n1.jsonl --cg --io --header-job >/dev/null &&
+    "$PY" "$MK" shared/4242.0.n2.jsonl --cg --header-job --node n2 \
+        --commands "sim:3" >/dev/null &&
+    slurm-pin plot --dir shared 4242 --kind memory -o two.svg &&
+    check_image two.svg 1200 700 6 &&
+    grep "\"n1: memory (MiB)\"" two.svg.json &&
+    grep "\"n2: memory (MiB)\"" two.svg.json &&
+    grep "job 4242.0 on 2 nodes (a panel each)" two.svg.json &&
+    test "$(jget two.svg.json "j[\"texts\"].count(\"PSS summed over processes\")")" -eq 1 &&
+    slurm-pin plot --dir shared 4242.0 --kind gantt -o two-gantt.svg &&
+    check_image two-gantt.svg 1200 700 9 41 &&
+    grep "job 4242.0 on 2 nodes (node after node)" two-gantt.svg.json &&
+    # over PROF_GANTT_GROUP_MIN processes in all: lanes by command
+    mkdir -p two-lanes &&
+    "$PY" "$MK" two-lanes/4242.0.n1.jsonl --header-job --commands "sim:150" >/dev/null &&
+    "$PY" "$MK" two-lanes/4242.0.n2.jsonl --header-job --node n2 \
+        --commands "sim:100,reco:20" >/dev/null &&
+    slurm-pin plot --dir two-lanes 4242 --kind gantt -o two-lanes.svg &&
+    "$PY" "$CHECK" two-lanes.svg "$MAN" >two-lanes.svg.json &&
+    test "$(jget two-lanes.svg.json "j[\"heat_rows\"]")" -eq 3 &&
+    grep "\"sim (250)\"" two-lanes.svg.json &&
+    grep "on 2 nodes (their processes together)" two-lanes.svg.json &&
+    slurm-pin plot --dir shared 4242 --node n2 --kind gantt -o n2-gantt.svg &&
+    check_image n2-gantt.svg 1200 700 2 4 &&
+    # four panels: too short for imgcheck.py to find the frame by its
+    # axes; the panels are counted by their labels
+    slurm-pin plot --dir shared 4242 --kind states -o two-states.svg &&
+    "$PY" "$CHECK" two-states.svg "$MAN" >two-states.svg.json &&
+    for t in "n1: processes" "n1: threads" "n2: processes" "n2: threads"; do
+        grep "\"$t\"" two-states.svg.json || return 1
+    done
+'
+
+test_expect_success PY 'JOB of two nodes, io on one: drawn, the other node named as without data' '
+    slurm-pin plot --dir shared 4242 --kind io -o two-io.svg &&
+    check_image two-io.svg 1200 700 4 &&
+    grep "no data for this kind on n2" two-io.svg.json
+'
+
+test_expect_success PY 'profile JOB of two nodes: each node, then the total' '
+    slurm-pin profile --dir shared 4242 >two.txt &&
+    cat two.txt &&
+    grep "^step 4242.0 on n1$" two.txt &&
+    grep "^step 4242.0 on n2$" two.txt &&
+    grep "^step 4242.0, total over 2 nodes$" two.txt &&
+    grep "^processes created  39 (+2 roots)$" two.txt &&
+    grep "^I/O (cgroup)  *read 10.0 MiB in 100 operations, written 20.0 MiB in 200 (io.stat of 1 of 2 nodes)$" two.txt &&
+    slurm-pin profile --dir shared --json 4242 >two.json &&
+    test "$(jget two.json "len(j)")" -eq 3 &&
+    test "$(jget two.json "\" \".join(str(e.get(\"node\")) for e in j)")" = "n1 n2 None" &&
+    test "$(jget two.json "j[2][\"total\"], j[2][\"nodes\"], j[2][\"processes_created\"]")" = "(True, 2, 39)"
 '
 
 test_expect_success PY 'a failed plot leaves an existing image as it was' '

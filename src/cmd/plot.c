@@ -93,8 +93,8 @@ static const struct cmdopt options[] =
          'N',
          CMDOPT_REQUIRED,
          "NODE",
-         "the node whose profile of JOB[.STEP] to draw, when\n"
-         "the step ran on several here",
+         "draw only this node's profile of JOB[.STEP]\n"
+         "(default: every node of the step, a panel each)",
          0},
         {"filter",
          'F',
@@ -132,7 +132,9 @@ static const struct cmdopt_spec spec = {
         "  ctxsw   voluntary and involuntary context switches per second\n"
         "  states  processes and threads in states R, S, D, Z over time\n"
         "  memory  summed RSS and PSS, the step cgroup's memory and "
-        "limit\n",
+        "limit\n"
+        "  io      the step cgroup's read and write bytes and operations\n"
+        "          per second (io.stat)\n",
     .footer = "See slurm-pin-plot(1) and doc/profiling-guide.md.\n",
     .usage_status = 1,
     .tables = {options, NULL},
@@ -251,18 +253,18 @@ static int parse_opts (struct cmdopt_parser *p,
     return 0;
 }
 
-/* Map the positional argument to the path of one profile file: a FILE
- * as it is (reading it says when it is not a profile), or JOB[.STEP]
- * through profsrc.h (ProfileDir, owner-only files): it must name exactly
- * one profile, else the step or node to give is said.  0 with the path
- * in path[n]; -1 after printing one line. */
+/* Map the positional argument to the profiles to draw: a FILE as it is
+ * (reading it says when it is not a profile), or JOB[.STEP] through
+ * profsrc.h (ProfileDir, owner-only files): the profiles of one step,
+ * one per node (--node picks one), drawn merged.  0 with *v, *nv (free
+ * with profdir_free); -1 after printing one line. */
 static int plot_resolve (const struct opts *o,
                          const char *arg,
-                         char *path,
-                         size_t n)
+                         struct profdir_entry **out,
+                         size_t *nout)
 {
     struct profdir_entry *v;
-    size_t nv, match = 0, which = 0;
+    size_t nv, match = 0, steps = 0;
     bool is_job;
     char list[256] = "";
     size_t off = 0;
@@ -275,21 +277,25 @@ static int plot_resolve (const struct opts *o,
         return -1;
     for (size_t i = 0; i < nv; i++) {
         int len;
-        if (o->node && strcmp (o->node, v[i].node) != 0)
+        if (is_job && o->node && strcmp (o->node, v[i].node) != 0) {
+            free (v[i].path);
             continue;
-        if (match++ == 0)
-            which = i;
-        len = snprintf (list + off,
-                        sizeof (list) - off,
-                        "%s%u.%s on %s",
-                        off ? ", " : "",
-                        v[i].job,
-                        v[i].step,
-                        v[i].node);
-        if (len > 0 && (size_t)len < sizeof (list) - off)
-            off += (size_t)len;
+        }
+        /* the entries are sorted by step: a new step is a new name */
+        if (match == 0 || strcmp (v[match - 1].step, v[i].step) != 0) {
+            steps++;
+            len = snprintf (list + off,
+                            sizeof (list) - off,
+                            "%s%u.%s",
+                            off ? ", " : "",
+                            v[i].job,
+                            v[i].step);
+            if (len > 0 && (size_t)len < sizeof (list) - off)
+                off += (size_t)len;
+        }
+        v[match++] = v[i];
     }
-    if (is_job && match != 1) {
+    if (is_job && (match == 0 || steps > 1)) {
         if (match == 0)
             cmd_error (NAME,
                        "--node=%s: no profile of %s on that node",
@@ -297,25 +303,16 @@ static int plot_resolve (const struct opts *o,
                        arg);
         else
             cmd_error (NAME,
-                       "%s %s has %zu profiles (%s); name one with "
-                       "JOB.STEP and --node",
-                       strchr (arg, '.') ? "step" : "job",
+                       "job %s has profiles of %zu steps (%s); name one "
+                       "with JOB.STEP",
                        arg,
-                       match,
+                       steps,
                        list);
-        profdir_free (v, nv);
+        profdir_free (v, match);
         return -1;
     }
-    if (strlen (v[which].path) >= n) {
-        cmd_error (NAME,
-                   "%.64s...: path too long (more than %zu bytes)",
-                   v[which].path,
-                   n - 1);
-        profdir_free (v, nv);
-        return -1;
-    }
-    strcpy (path, v[which].path);
-    profdir_free (v, nv);
+    *out = v;
+    *nout = match;
     return 0;
 }
 
@@ -326,12 +323,14 @@ static const char *const chart_titles[PROF_CHART_COUNT] = {
     [PROF_CHART_CTXSW] = "Context switches per second",
     [PROF_CHART_STATES] = "Processes and threads by state",
     [PROF_CHART_MEMORY] = "Memory of the processes",
+    [PROF_CHART_IO] = "I/O of the step's cgroup",
 };
 
 /* "job 12.0 on node3, policy numa-local, CPUs 0-3", or the file's name
  * when the header names no job. */
 static void describe (const struct prof_chart_data *d,
                       const char *path,
+                      const char *nodata,
                       char *buf,
                       size_t n)
 {
@@ -350,7 +349,13 @@ static void describe (const struct prof_chart_data *d,
         APPEND ("job %s%s%s", d->job, d->step[0] ? "." : "", d->step);
     else
         APPEND ("%s", base ? base + 1 : path);
-    if (d->node[0])
+    if (d->nnodes > 1)
+        APPEND (" on %zu nodes (%s)",
+                d->nnodes,
+                d->kind != PROF_CHART_GANTT ? "a panel each"
+                : d->heat.rows              ? "their processes together"
+                                            : "node after node");
+    else if (d->node[0])
         APPEND (" on %s", d->node);
     if (d->policy[0])
         APPEND (", policy %s", d->policy);
@@ -360,6 +365,8 @@ static void describe (const struct prof_chart_data *d,
         APPEND (", bins of %g s", d->bin_s);
     if (d->kind == PROF_CHART_CTXSW)
         APPEND (", sums over the live tasks of each sample");
+    if (nodata[0])
+        APPEND ("; %s", nodata);
     if (d->kind == PROF_CHART_GANTT && d->heat.rows)
         APPEND (", %zu processes in lanes by command", d->nbars);
 #undef APPEND
@@ -420,6 +427,74 @@ static int write_file (const char *out,
     return 0;
 }
 
+/* Read the chart of each profile in v[0..n) (one: as it is; several: the
+ * nodes of one step, merged, prof_chart_merge).  A node whose profile
+ * has no data for the kind is left out and named in `nodata`; when none
+ * has, the first one's reason is said.  0 with *d (free with
+ * prof_chart_free); -1 after printing one line. */
+static int read_merged (const struct opts *o,
+                        const struct profdir_entry *v,
+                        size_t n,
+                        struct prof_chart_data *d,
+                        char *nodata,
+                        size_t nlen)
+{
+    struct prof_chart_data one;
+    pin_error_t e = {""}, first = {""};
+    size_t have = 0, off = 0, first_i = 0;
+
+    memset (d, 0, sizeof (*d));
+    for (size_t i = 0; i < n; i++) {
+        struct prof_chart_data *t = have ? &one : d;
+        int rc = prof_chart_read_filter (v[i].path, o->kind, o->filter, t, &e);
+        if (rc < 0 && errno == ENODATA) {
+            int len;
+            if (!first.text[0]) {
+                first = e;
+                first_i = i;
+            }
+            prof_chart_free (t);
+            len = snprintf (nodata + off,
+                            nlen - off,
+                            "%s%s",
+                            off ? ", " : "no data for this kind on ",
+                            v[i].node[0] ? v[i].node : v[i].path);
+            if (len > 0 && (size_t)len < nlen - off)
+                off += (size_t)len;
+            continue;
+        }
+        if (rc < 0 || (have && prof_chart_merge (d, &one, &e) < 0)) {
+            cmd_error (NAME, "%s", e.text);
+            if (have)
+                prof_chart_free (&one);
+            prof_chart_free (d);
+            return -1;
+        }
+        if (have)
+            prof_chart_free (&one);
+        have++;
+    }
+    if (have == 0 && o->filter) {
+        cmd_error (NAME, "%s", first.text);
+        prof_chart_free (d);
+        return -1;
+    }
+    if (have == 0) {
+        char kinds[128];
+        kinds_with_data (v[first_i].path, o->kind, kinds, sizeof (kinds));
+        cmd_error (NAME,
+                   "%s; %s has data for: %s",
+                   first.text,
+                   n > 1 ? "its first profile" : "this profile",
+                   kinds);
+        prof_chart_free (d);
+        return -1;
+    }
+    if (n == 1)
+        nodata[0] = '\0';
+    return 0;
+}
+
 /* A command name as the kernel keeps it: 1 to 15 printable bytes. */
 static bool filter_ok (const char *s)
 {
@@ -439,7 +514,9 @@ int cmd_plot (int argc, char **argv)
     struct prof_chart_data d;
     struct plot_opts po;
     pin_error_t e = {""};
-    char path[4096], sub[512], title[256];
+    char path[4096], sub[512], title[256], nodata[256] = "";
+    struct profdir_entry *v = NULL;
+    size_t nv = 0;
     char *buf = NULL;
     size_t len = 0;
     struct cmdopt_parser p;
@@ -485,24 +562,15 @@ int cmd_plot (int argc, char **argv)
                    cmd_text (o.filter));
         return 1;
     }
-    if (plot_resolve (&o, src, path, sizeof (path)) < 0)
+    if (plot_resolve (&o, src, &v, &nv) < 0)
         return 1;
-    if (prof_chart_read_filter (path, o.kind, o.filter, &d, &e) < 0) {
-        int err = errno;
-        prof_chart_free (&d);
-        if (err == ENODATA && !o.filter) {
-            char kinds[128];
-            kinds_with_data (path, o.kind, kinds, sizeof (kinds));
-            cmd_error (NAME,
-                       "%s; this profile has data for: %s",
-                       e.text,
-                       kinds);
-        } else {
-            cmd_error (NAME, "%s", e.text);
-        }
+    if (read_merged (&o, v, nv, &d, nodata, sizeof (nodata)) < 0) {
+        profdir_free (v, nv);
         return 1;
     }
-    describe (&d, path, sub, sizeof (sub));
+    snprintf (path, sizeof (path), "%s", v[0].path);
+    profdir_free (v, nv);
+    describe (&d, path, nodata, sub, sizeof (sub));
     snprintf (title,
               sizeof (title),
               "%s",

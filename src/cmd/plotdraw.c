@@ -226,6 +226,9 @@ static void legend_draw (const struct legend *g)
 
 /* ---- drawing ------------------------------------------------------------ */
 
+/* The largest value over the panels (the width of the y axis' numbers). */
+static double panels_max (const struct prof_chart_data *d);
+
 /* The axes of a panel: y0 at the bottom, y1 at the top (the Gantt chart
  * counts its processes from the top: y0 > y1). */
 static void frame (const struct layout *l,
@@ -273,6 +276,17 @@ static void legend_confine (const struct prof_chart_data *d, struct legend *g)
                   d->confine[i].cpus);
         legend_add (g, PL_LEGEND_LINE, C_MARK, 2, 1.5, t);
     }
+}
+
+static double panel_max (const struct prof_chart_data *d, unsigned panel);
+
+static double panels_max (const struct prof_chart_data *d)
+{
+    double m = 0;
+
+    for (unsigned p = 0; p < (d->npanels ? d->npanels : 1); p++)
+        m = fmax (m, panel_max (d, p));
+    return m;
 }
 
 static double panel_max (const struct prof_chart_data *d, unsigned panel)
@@ -616,9 +630,8 @@ static void draw (const struct prof_chart_data *d,
                + 4 * l->text_px;
     /* room for the numbers of the y axis, then its label */
     {
-        double ymax = d->kind == PROF_CHART_GANTT
-                          ? (double)d->nbars
-                          : fmax (panel_max (d, 0), panel_max (d, 1)) * 1.06;
+        double ymax = d->kind == PROF_CHART_GANTT ? (double)d->nbars
+                                                  : panels_max (d) * 1.06;
         double digits = ymax >= 10 ? floor (log10 (ymax)) + 1 : 3;
         if (d->heat.rows)
             digits = fmax (digits, (double)heat_label_chars (&d->heat));

@@ -467,6 +467,30 @@ static void print_summary (const char *path,
                 " process reads skipped over "
                 "the time budget (a tenth of the interval per sample)\n",
                 s->smaps_skipped);
+    if (s->io_samples)
+        printf ("I/O (cgroup)       read %.1f MiB in %" PRIu64
+                " operations, written %.1f MiB in %" PRIu64
+                " (io.stat, %" PRIu64 " samples)\n",
+                (double)s->io[0] / 1048576,
+                s->io[2],
+                (double)s->io[1] / 1048576,
+                s->io[3],
+                s->io_samples);
+    else if (s->cg_samples)
+        printf (
+            "I/O (cgroup)       not recorded: the step's cgroup has no "
+            "io.stat (no io controller delegated to it)\n");
+    else
+        printf ("I/O (cgroup)       not recorded: no step cgroup sampled\n");
+    if (s->have_task_io)
+        printf (
+            "I/O (processes)    storage read %.1f MiB, written %.1f MiB; "
+            "read() %.1f MiB, write() %.1f MiB (taskstats, ended "
+            "tasks)\n",
+            (double)s->task_io[0] / 1048576,
+            (double)s->task_io[1] / 1048576,
+            (double)s->task_io[2] / 1048576,
+            (double)s->task_io[3] / 1048576);
     printf ("top commands by processes:\n");
     for (size_t i = 0; i < s->ncmds && i < top; i++)
         if (s->by_count[i].processes)
@@ -526,16 +550,180 @@ static int summary (const struct opts *o, const char *path)
     return cmd_flush_stdout (NAME) < 0 ? 1 : 0;
 }
 
+/* The sums over the nodes of one step. */
+struct total {
+    size_t nodes;
+    double duration_s;
+    uint64_t processes, roots, threads, execs, task_records, task_missing;
+    uint64_t nvcsw, nivcsw, utime_us, stime_us, samples;
+    uint64_t io_nodes, io[4], task_io[4];
+    uint64_t lost, no_end;
+    bool taskstats, task_io_seen;
+};
+
+static void total_add (struct total *t, const struct prof_summary *s)
+{
+    uint64_t lost = s->lost_seq + s->enobufs + s->untracked + s->dropped_lines;
+
+    t->nodes++;
+    if (s->duration_s > t->duration_s)
+        t->duration_s = s->duration_s;
+    t->processes += s->processes;
+    t->roots += s->roots;
+    t->threads += s->threads;
+    t->execs += s->execs;
+    t->task_records += s->task_records;
+    t->task_missing += s->task_missing;
+    t->nvcsw += s->nvcsw;
+    t->nivcsw += s->nivcsw;
+    t->utime_us += s->utime_us;
+    t->stime_us += s->stime_us;
+    t->samples += s->samples;
+    t->taskstats = t->taskstats || s->have_taskstats;
+    if (s->io_samples) {
+        t->io_nodes++;
+        for (int i = 0; i < 4; i++)
+            t->io[i] += s->io[i];
+    }
+    if (s->have_task_io) {
+        t->task_io_seen = true;
+        for (int i = 0; i < 4; i++)
+            t->task_io[i] += s->task_io[i];
+    }
+    t->lost += lost;
+    t->no_end += !s->have_end;
+}
+
+static void total_print (const struct profdir_entry *e, const struct total *t)
+{
+    printf ("\nstep %u.%s, total over %zu nodes\n",
+            e->job,
+            cmd_text (e->step),
+            t->nodes);
+    printf ("longest duration   %.3f s\n", t->duration_s);
+    printf ("processes created  %" PRIu64 " (+%" PRIu64 " roots)\n",
+            t->processes,
+            t->roots);
+    printf ("threads created    %" PRIu64 "\n", t->threads);
+    printf ("execs              %" PRIu64 "\n", t->execs);
+    if (t->taskstats) {
+        printf ("context switches   %" PRIu64 " voluntary, %" PRIu64
+                " involuntary (taskstats, %" PRIu64 " ended tasks)\n",
+                t->nvcsw,
+                t->nivcsw,
+                t->task_records);
+        printf ("CPU time           user %.3f s, system %.3f s (taskstats)\n",
+                (double)t->utime_us / 1e6,
+                (double)t->stime_us / 1e6);
+    }
+    if (t->io_nodes)
+        printf ("I/O (cgroup)       read %.1f MiB in %" PRIu64
+                " operations, written %.1f MiB in %" PRIu64
+                " (io.stat of %" PRIu64 " of %zu nodes)\n",
+                (double)t->io[0] / 1048576,
+                t->io[2],
+                (double)t->io[1] / 1048576,
+                t->io[3],
+                t->io_nodes,
+                t->nodes);
+    else
+        printf ("I/O (cgroup)       not recorded on any node\n");
+    if (t->task_io_seen)
+        printf (
+            "I/O (processes)    storage read %.1f MiB, written %.1f MiB; "
+            "read() %.1f MiB, write() %.1f MiB (taskstats)\n",
+            (double)t->task_io[0] / 1048576,
+            (double)t->task_io[1] / 1048576,
+            (double)t->task_io[2] / 1048576,
+            (double)t->task_io[3] / 1048576);
+    if (t->no_end)
+        printf ("lost events        UNKNOWN on %" PRIu64
+                " nodes (no end line); %" PRIu64 " on the others\n",
+                t->no_end,
+                t->lost);
+    else
+        printf ("lost events        %" PRIu64 "\n", t->lost);
+}
+
+static json_object *total_json (const struct profdir_entry *e,
+                                const struct total *t)
+{
+    json_object *o = json_object_new_object ();
+    static const char *const ck[4] = {"cgroup_read_bytes",
+                                      "cgroup_write_bytes",
+                                      "cgroup_read_ios",
+                                      "cgroup_write_ios"};
+    static const char *const tk[4] = {"read_bytes",
+                                      "write_bytes",
+                                      "rchar",
+                                      "wchar"};
+
+    if (!o)
+        return NULL;
+#define I64(v) json_object_new_int64 ((int64_t)(v))
+    json_object_object_add (o, "total", json_object_new_boolean (1));
+    json_object_object_add (o, "job", I64 (e->job));
+    json_object_object_add (o, "step", json_object_new_string (e->step));
+    json_object_object_add (o, "nodes", I64 (t->nodes));
+    json_object_object_add (o,
+                            "duration_s",
+                            json_object_new_double (t->duration_s));
+    json_object_object_add (o, "roots", I64 (t->roots));
+    json_object_object_add (o, "processes_created", I64 (t->processes));
+    json_object_object_add (o, "threads_created", I64 (t->threads));
+    json_object_object_add (o, "execs", I64 (t->execs));
+    json_object_object_add (o, "task_records", I64 (t->task_records));
+    json_object_object_add (o, "voluntary_ctxsw", I64 (t->nvcsw));
+    json_object_object_add (o, "involuntary_ctxsw", I64 (t->nivcsw));
+    json_object_object_add (o, "utime_us", I64 (t->utime_us));
+    json_object_object_add (o, "stime_us", I64 (t->stime_us));
+    json_object_object_add (o, "io_stat_nodes", I64 (t->io_nodes));
+    for (int i = 0; i < 4 && t->io_nodes; i++)
+        json_object_object_add (o, ck[i], I64 (t->io[i]));
+    for (int i = 0; i < 4 && t->task_io_seen; i++)
+        json_object_object_add (o, tk[i], I64 (t->task_io[i]));
+    json_object_object_add (o, "lost_events", I64 (t->lost));
+    json_object_object_add (o, "nodes_without_end", I64 (t->no_end));
+#undef I64
+    return o;
+}
+
 /* FILE: one summary (an object with --json).  JOB[.STEP]: one per step
- * and node, each headed by its step and node (an array with --json). */
+ * and node, each headed by its step and node, and after the nodes of a
+ * step that ran on several, their total (an array with --json; a total
+ * is an element with "total": true). */
+/* After the nodes of one step: their total, when more than one. */
+static int flush_total (const struct opts *o,
+                        const struct profdir_entry *e,
+                        const struct total *t,
+                        json_object *all)
+{
+    json_object *j;
+
+    if (t->nodes < 2)
+        return 0;
+    if (!o->json) {
+        total_print (e, t);
+        return 0;
+    }
+    if (!(j = total_json (e, t)) || json_object_array_add (all, j) < 0) {
+        json_object_put (j);
+        cmd_error (NAME, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
 static int summaries (const struct opts *o, const char *arg)
 {
     struct profdir_entry *v;
     size_t n;
     bool is_job;
     json_object *all = NULL;
+    struct total tot;
     int rc = 0;
 
+    memset (&tot, 0, sizeof (tot));
     if (profsrc_resolve (NAME, arg, o->dir, &v, &n, &is_job) < 0)
         return 1;
     if (!is_job) {
@@ -552,6 +740,13 @@ static int summaries (const struct opts *o, const char *arg)
         struct prof_summary s;
         pin_error_t e = {""};
 
+        if (i > 0 && strcmp (v[i].step, v[i - 1].step) != 0) {
+            if (flush_total (o, &v[i - 1], &tot, all) < 0) {
+                rc = 1;
+                break;
+            }
+            memset (&tot, 0, sizeof (tot));
+        }
         if (prof_summary_read (v[i].path, &s, &e) < 0) {
             cmd_error (NAME, "%s", e.text);
             rc = 1;
@@ -590,8 +785,11 @@ static int summaries (const struct opts *o, const char *arg)
                     cmd_text (v[i].node));
             print_summary (v[i].path, &s, o->top);
         }
+        total_add (&tot, &s);
         prof_summary_free (&s);
     }
+    if (rc == 0 && n > 0 && flush_total (o, &v[n - 1], &tot, all) < 0)
+        rc = 1;
     if (o->json && rc == 0 && cmd_print_json (NAME, all, stdout) < 0)
         rc = 1;
     else if (o->json && rc != 0)

@@ -99,6 +99,25 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
                          "accepted without Rss and Pss");
     }
     {
+        uint64_t io[4], marker[4];
+        memset (io, 0xa5, sizeof (io));
+        memset (marker, 0xa5, sizeof (marker));
+        fuzz_error_reset (&e);
+        errno = 0;
+        rc = procfs_parse_iostat (s, io, &e);
+        if (rc < 0)
+            check_fail (rc,
+                        &e,
+                        io,
+                        marker,
+                        sizeof (io),
+                        "io.stat line ",
+                        false);
+        else
+            FUZZ_ASSERT (rc == 0 && (!strpbrk (s, "=") || strchr (s, ':')),
+                         "accepted a value without a device");
+    }
+    {
         hwloc_bitmap_t set = hwloc_bitmap_alloc ();
         struct procfs_cpu cpu[8];
         FUZZ_ASSERT (set, "out of memory");

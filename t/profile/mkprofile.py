@@ -22,6 +22,9 @@ Options:
   --no-pss          samples without rss_kb and pss_kb
   --header-job      the header names job 4242, step 0, node n1, policy
   --saturated       every CPU 100% busy (equal per-CPU lines)
+  --io              with --cg: io.stat sums in "cg" (1 MiB/s read in 10
+                    operations/s, 2 MiB/s written in 20 operations/s)
+  --node NAME       with --header-job: node NAME, not n1
   --mem-max MIB     "cg" carries memory_max (the step's memory limit)
   --smaps-skipped K every K-th sample skipped smaps reads for time
                     (smaps_skipped > 0): its rss_kb and pss_kb are low
@@ -43,11 +46,11 @@ def main():
                        "sort:1,gzip:1",
            "threads": "3", "cpus": "4", "duration": "10",
            "interval": "500", "confine": None, "mem-max": None,
-           "smaps-skipped": "0", "gap": None}
+           "smaps-skipped": "0", "gap": None, "node": "n1"}
     flags = set()
     while args:
         a = args.pop(0)
-        if a in ("--cg", "--no-pss", "--header-job", "--saturated"):
+        if a in ("--cg", "--no-pss", "--header-job", "--saturated", "--io"):
             flags.add(a)
         else:
             opt[a[2:]] = args.pop(0)
@@ -72,7 +75,7 @@ def main():
     if ncpus:
         header["cpus"] = "0-%d" % (ncpus - 1) if ncpus > 1 else "0"
     if "--header-job" in flags:
-        header.update({"job": 4242, "step": 0, "node": "n1", "uid": 1000,
+        header.update({"job": 4242, "step": 0, "node": opt["node"], "uid": 1000,
                        "policy": "numa-local"})
     lines.append(header)
     root = 1000
@@ -179,6 +182,12 @@ def main():
                            "memory_current": (200 + k) << 20,
                            "anon": (120 + k) << 20, "file": 60 << 20,
                            "shmem": 20 << 20}
+                if "--io" in flags:
+                    sec = (t - T0) / NS
+                    s["cg"].update({"io_rbytes": int(sec * (1 << 20)),
+                                    "io_wbytes": int(sec * (2 << 20)),
+                                    "io_rios": int(sec * 10),
+                                    "io_wios": int(sec * 20)})
                 if opt["mem-max"] is not None:
                     s["cg"]["memory_max"] = int(opt["mem-max"]) << 20
             if gap and gap[0] <= t < gap[1]:
@@ -209,7 +218,7 @@ def main():
     print(json.dumps({"processes": n + 1, "commands": counts,
                       "ncommands": len(counts), "cpus": ncpus,
                       "samples": nsamples, "threads": nthreads,
-                      "cg": "--cg" in flags,
+                      "cg": "--cg" in flags, "io": "--io" in flags,
                       "pss": "--no-pss" not in flags,
                       "mem_max": opt["mem-max"] is not None,
                       "smaps_skipped": nskipped}))

@@ -360,6 +360,59 @@ out:
     return rc;
 }
 
+int procfs_parse_iostat (const char *text, uint64_t sums[4], pin_error_t *errp)
+{
+    static const char *const keys[4] = {"rbytes", "wbytes", "rios", "wios"};
+    const char *p = text;
+    uint64_t v4[4] = {0, 0, 0, 0};
+    int line = 0;
+
+    while (*p) {
+        const char *eol = strchr (p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen (p);
+        char buf[512], *save = NULL, *tok;
+        unsigned maj, min;
+        int used = 0;
+
+        line++;
+        if (len == 0)
+            goto next;
+        if (len >= sizeof (buf))
+            goto bad;
+        memcpy (buf, p, len);
+        buf[len] = '\0';
+        if (sscanf (buf, "%u:%u%n", &maj, &min, &used) != 2 || used <= 0
+            || (buf[used] != ' ' && buf[used] != '\0'))
+            goto bad;
+        for (tok = strtok_r (buf + used, " ", &save); tok;
+             tok = strtok_r (NULL, " ", &save)) {
+            char *eq = strchr (tok, '='), *end;
+            unsigned long long v;
+            if (!eq)
+                goto bad;
+            *eq = '\0';
+            errno = 0;
+            v = strtoull (eq + 1, &end, 10);
+            if (errno || end == eq + 1 || *end || eq[1] == '-')
+                goto bad;
+            for (int k = 0; k < 4; k++)
+                if (!strcmp (tok, keys[k]))
+                    v4[k] += v;
+        }
+    next:
+        if (!eol)
+            break;
+        p = eol + 1;
+    }
+    memcpy (sums, v4, sizeof (v4));
+    return 0;
+bad:
+    errno = EINVAL;
+    return errprintf (errp,
+                      "io.stat line %d: expected MAJ:MIN KEY=NUMBER...",
+                      line);
+}
+
 ssize_t procfs_read (const char *path, char *buf, size_t size)
 {
     return procfs_read_at (AT_FDCWD, path, buf, size);

@@ -63,6 +63,15 @@ int procfs_parse_flat (const char *text,
                        const char *file,
                        pin_error_t *errp);
 
+/* A cgroup's io.stat ("MAJ:MIN rbytes=N wbytes=N rios=N wios=N ..." a
+ * line per device): the sums over the devices of rbytes, wbytes, rios,
+ * wios into sums[0..3] (other keys ignored; a file of no line, no I/O
+ * yet, is all 0).  -1 with errno EINVAL and errp ("io.stat line N: ...")
+ * for a line that is not of that form, sums untouched. */
+int procfs_parse_iostat (const char *text,
+                         uint64_t sums[4],
+                         pin_error_t *errp);
+
 /* /proc/stat: per-CPU cumulative ticks of the CPUs in `cpus`. */
 struct procfs_cpu {
     int cpu;

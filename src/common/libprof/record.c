@@ -63,7 +63,7 @@ struct prof_rec {
     bool failed;
     int cg_fd;              /* the step's cgroup directory, or -1 */
     uint64_t pss_budget_ns; /* smaps_rollup time per sample; 0: none */
-    char cgbuf[4096];
+    char cgbuf[16384];
     struct root *roots;
     size_t nroots;
 };
@@ -329,6 +329,10 @@ static int put_task (struct prof_rec *r,
     ADD (o, "hiwater_rss_kb", I64 (t->hiwater_rss_kb));
     ADD (o, "cpu_delay_ns", I64 (t->cpu_delay_ns));
     ADD (o, "blkio_delay_ns", I64 (t->blkio_delay_ns));
+    ADD (o, "read_bytes", I64 (t->read_bytes));
+    ADD (o, "write_bytes", I64 (t->write_bytes));
+    ADD (o, "rchar", I64 (t->rchar));
+    ADD (o, "wchar", I64 (t->wchar));
     return put (r, o, errp);
 }
 
@@ -738,6 +742,26 @@ static json_object *cgroup_sample (struct prof_rec *r)
         for (int i = 0; i < 3; i++)
             if (found & (1 << i))
                 ADD (o, mem_keys[i], I64 (v[i]));
+    }
+    /* io.stat summed over the devices; none without the io controller
+     * (the summary and the chart say so: not zeros) */
+    if (procfs_read_at (r->cg_fd, "io.stat", r->cgbuf, sizeof (r->cgbuf))
+        >= 0) {
+        static const char *const io_keys[4] = {"io_rbytes",
+                                               "io_wbytes",
+                                               "io_rios",
+                                               "io_wios"};
+        pin_error_t ie = {""};
+        uint64_t io[4];
+        if (procfs_parse_iostat (r->cgbuf, io, &ie) == 0)
+            for (int i = 0; i < 4; i++)
+                ADD (o, io_keys[i], I64 (io[i]));
+        else
+            ADD (o, "io_error", json_object_new_string (ie.text));
+    } else if (errno != ENOENT) {
+        char t[96];
+        snprintf (t, sizeof (t), "io.stat: %s", strerror (errno));
+        ADD (o, "io_error", json_object_new_string (t));
     }
     if (e.text[0])
         ADD (o, "error", json_object_new_string (e.text));

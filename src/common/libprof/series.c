@@ -21,6 +21,7 @@ static const char *const chart_names[PROF_CHART_COUNT] = {
     "ctxsw",
     "states",
     "memory",
+    "io",
 };
 
 const char *prof_chart_name (enum prof_chart kind)
@@ -236,6 +237,11 @@ struct rd {
     int64_t cs_prev[2];
     double cs_prev_x;
     size_t cs_samples;
+    /* io: read, write bytes and operations of the step cgroup */
+    bool io_have_prev;
+    int64_t io_prev[4];
+    double io_prev_x;
+    size_t io_samples;
     /* states, memory */
     size_t samples;
     bool mem_seen[MEM_SERIES];
@@ -336,6 +342,10 @@ static void on_header (struct rd *r, json_object *o)
         && json_object_is_type (v, json_type_int)) {
         r->t0 = json_object_get_int64 (v);
         r->have_t0 = true;
+        if (json_object_object_get_ex (o, "unix_t0", &v)
+            && (json_object_is_type (v, json_type_double)
+                || json_object_is_type (v, json_type_int)))
+            d->unix_t0 = json_object_get_double (v);
     }
     r->interval_ms = iv > 0 && iv <= 86400000 ? (uint64_t)iv : 0;
     copy_text (o, "job", d->job, sizeof (d->job));
@@ -1352,6 +1362,42 @@ static const char *const mem_labels[MEM_SERIES] = {
     "cgroup memory.max (limit)",
 };
 
+/* io: rates between samples of the step cgroup's io.stat sums; a sample
+ * without them (no io controller) is no point, not a zero. */
+static int io_sample (struct rd *r, json_object *o, double x)
+{
+    static const char *const k[4] = {"io_rbytes",
+                                     "io_wbytes",
+                                     "io_rios",
+                                     "io_wios"};
+    int64_t v[4];
+
+    for (int i = 0; i < 4; i++)
+        if ((v[i] = get_sub (o, "cg", k[i], -1)) < 0) {
+            r->io_have_prev = false;
+            return 0;
+        }
+    r->io_samples++;
+    if (r->io_have_prev && x > r->io_prev_x)
+        for (int i = 0; i < 4; i++) {
+            /* a counter that went back (another cgroup of the same
+             * name) is no negative rate */
+            double dv =
+                v[i] > r->io_prev[i] ? (double)(v[i] - r->io_prev[i]) : 0.0;
+            if (i < 2)
+                dv /= 1048576.0;
+            if (series_push (&r->d->series[i], x, dv / (x - r->io_prev_x))
+                < 0) {
+                r->nomem = true;
+                return -1;
+            }
+        }
+    memcpy (r->io_prev, v, sizeof (v));
+    r->io_prev_x = x;
+    r->io_have_prev = true;
+    return 0;
+}
+
 static int sample_line (json_object *o, int lineno, void *arg)
 {
     struct rd *r = arg;
@@ -1367,6 +1413,8 @@ static int sample_line (json_object *o, int lineno, void *arg)
     r->samples++;
     if (sample_gap (r, x) && gap_all (d, x) < 0)
         goto nomem;
+    if (d->kind == PROF_CHART_IO)
+        return io_sample (r, o, x);
     if (d->kind == PROF_CHART_CTXSW) {
         int64_t v[2] = {prof_get_int (o, "nvcsw", -1),
                         prof_get_int (o, "nivcsw", -1)};
@@ -1478,7 +1526,16 @@ static int read_samples (struct rd *r, pin_error_t *errp)
     };
     struct prof_chart_data *d = r->d;
 
-    if (d->kind == PROF_CHART_CTXSW) {
+    if (d->kind == PROF_CHART_IO) {
+        series_add (d, "cgroup read (io.stat rbytes)", 0, 0, false);
+        series_add (d, "cgroup write (io.stat wbytes)", 1, 0, false);
+        series_add (d, "cgroup read operations (rios)", 2, 1, false);
+        series_add (d, "cgroup write operations (wios)", 3, 1, false);
+        d->npanels = 2;
+        d->panel_label[0] = "MiB per second";
+        d->panel_label[1] = "operations per second";
+        d->ylabel = "I/O of the step's cgroup";
+    } else if (d->kind == PROF_CHART_CTXSW) {
         series_add (d, "voluntary", 0, 0, false);
         series_add (d, "involuntary", 1, 0, false);
         d->ylabel = "context switches per second";
@@ -1501,6 +1558,19 @@ static int read_samples (struct rd *r, pin_error_t *errp)
     if (prof_read (r->path, sample_line, r, errp) < 0)
         return r->nomem ? (errno = ENOMEM, errprintf (errp, "out of memory"))
                         : -1;
+    if (d->kind == PROF_CHART_IO && r->io_samples < 2) {
+        errno = ENODATA;
+        return errprintf (errp,
+                          "%s: %s: nothing to draw for --kind io",
+                          r->path,
+                          r->io_samples ? "fewer than 2 samples of the step "
+                                          "cgroup's io.stat"
+                                        : "no samples of the step cgroup's "
+                                          "io.stat "
+                                          "(no io controller delegated to it, "
+                                          "or "
+                                          "no cgroup recorded)");
+    }
     if (d->kind == PROF_CHART_CTXSW && r->cs_samples < 2) {
         errno = ENODATA;
         return errprintf (errp,
@@ -1623,4 +1693,224 @@ void prof_chart_free (struct prof_chart_data *d)
         d->nbars = 0;
     }
     errno = saved;
+}
+
+/* ---- several nodes of one step ---- */
+
+/* The colour of `label` in `into`: that of a series of the same label,
+ * else the next free one; PROF_SERIES_MAX when none is left. */
+static unsigned merged_colour (const struct prof_chart_data *into,
+                               size_t before,
+                               const char *label)
+{
+    unsigned next = 0;
+
+    for (size_t i = 0; i < before; i++) {
+        if (!strcmp (into->series[i].label, label))
+            return into->series[i].colour;
+        if (into->series[i].colour + 1 > next)
+            next = into->series[i].colour + 1;
+    }
+    return next < PROF_SERIES_MAX ? next : PROF_SERIES_MAX;
+}
+
+/* The panel labels of one node: "NODE: LABEL" ("NODE" without one). */
+static void node_panels (struct prof_chart_data *d,
+                         unsigned first,
+                         unsigned np,
+                         const char *const *labels,
+                         const char *node)
+{
+    for (unsigned p = 0; p < np && first + p < PROF_PANELS_MAX; p++) {
+        if (labels[p])
+            snprintf (d->panel_text[first + p],
+                      PROF_LABEL,
+                      "%.24s: %s",
+                      node[0] ? node : "?",
+                      labels[p]);
+        else
+            snprintf (d->panel_text[first + p],
+                      PROF_LABEL,
+                      "%s",
+                      node[0] ? node : "?");
+        d->panel_label[first + p] = d->panel_text[first + p];
+    }
+}
+
+/* The confinements of one node, marked with it ("0-1 on n2"): the marks
+ * of all nodes are drawn over every panel. */
+static void confine_add (struct prof_chart_data *d,
+                         const struct prof_confine *c,
+                         double shift,
+                         const char *node)
+{
+    struct prof_confine *t;
+    char cpus[sizeof (c->cpus)];
+
+    if (d->nconfine >= PROF_CONFINE_MAX)
+        return;
+    t = &d->confine[d->nconfine++];
+    snprintf (t->how, sizeof (t->how), "%s", c->how);
+    snprintf (cpus,
+              sizeof (cpus),
+              "%.23s%son %.20s",
+              c->cpus,
+              c->cpus[0] ? " " : "",
+              node[0] ? node : "?");
+    memcpy (t->cpus, cpus, sizeof (t->cpus));
+    t->t = c->t + shift;
+}
+
+int prof_chart_merge (struct prof_chart_data *into,
+                      struct prof_chart_data *from,
+                      pin_error_t *errp)
+{
+    unsigned np = from->npanels ? from->npanels : 1;
+    double shift = 0;
+
+    if (into->kind != from->kind) {
+        errno = EINVAL;
+        return errprintf (errp, "merging charts of different kinds");
+    }
+    if (into->kind != PROF_CHART_GANTT
+        && (into->heat.rows || from->heat.rows)) {
+        errno = E2BIG;
+        return errprintf (errp,
+                          "more than %d CPUs on a node (a heat map): one "
+                          "node at a time, give --node",
+                          PROF_CPU_SERIES_MAX);
+    }
+    if (into->unix_t0 > 0 && from->unix_t0 > 0)
+        shift = from->unix_t0 - into->unix_t0;
+    if (into->nnodes == 0) { /* into becomes node 0 of the merge */
+        const char *labels[PROF_PANELS_MAX] = {NULL};
+        for (unsigned p = 0; p < np && p < PROF_PANELS_MAX; p++)
+            labels[p] = np > 1 ? into->panel_label[p] : into->ylabel;
+        node_panels (into, 0, np, labels, into->node);
+        {
+            struct prof_confine c[PROF_CONFINE_MAX];
+            size_t n = into->nconfine;
+            memcpy (c, into->confine, n * sizeof (c[0]));
+            into->nconfine = 0;
+            for (size_t i = 0; i < n; i++)
+                confine_add (into, &c[i], 0, into->node);
+        }
+        into->nnodes = 1;
+    }
+    if (into->nnodes >= PROF_NODES_MAX
+        || (into->nnodes + 1) * np > PROF_PANELS_MAX) {
+        errno = E2BIG;
+        return errprintf (errp,
+                          "more than %d nodes to draw in one chart: "
+                          "give --node",
+                          PROF_NODES_MAX);
+    }
+    if (into->kind == PROF_CHART_GANTT) {
+        struct prof_bar *b;
+        if (into->nbars + from->nbars > PROF_BARS_MAX) {
+            errno = E2BIG;
+            return errprintf (errp,
+                              "more than %d processes: too many for "
+                              "one Gantt chart",
+                              PROF_BARS_MAX);
+        }
+        if (!(b = realloc (into->bars,
+                           (into->nbars + from->nbars + 1) * sizeof (*b)))) {
+            errno = ENOMEM;
+            return errprintf (errp, "out of memory");
+        }
+        into->bars = b;
+        for (size_t i = 0; i < from->nbars; i++) {
+            b[into->nbars + i] = from->bars[i];
+            b[into->nbars + i].start += shift;
+            b[into->nbars + i].end += shift;
+        }
+        into->nbars += from->nbars;
+        free (from->bars);
+        from->bars = NULL;
+        from->nbars = 0;
+        /* node after node: the colours of the commands over all; many
+         * processes: the lanes of the commands over all nodes */
+        free (into->heat.v);
+        free (into->heat.label);
+        into->heat.v = NULL;
+        into->heat.label = NULL;
+        into->heat.rows = 0;
+        if (from->t_last + shift > into->t_last)
+            into->t_last = from->t_last + shift;
+        if (from->t_first + shift < into->t_first)
+            into->t_first = from->t_first + shift;
+        if (gantt_colours (into, into->nbars > PROF_GANTT_GROUP_MIN) < 0) {
+            errno = ENOMEM;
+            return errprintf (errp, "out of memory");
+        }
+        if (into->heat.rows) {
+            bool noted = false;
+            into->ylabel = "processes of each command";
+            for (size_t k = 0; k < into->nnotes; k++)
+                noted =
+                    noted || !strcmp (into->note[k], "white: none running");
+            if (!noted)
+                add_note (into, "white: none running");
+        }
+    } else {
+        size_t before = into->nseries;
+        const char *labels[PROF_PANELS_MAX] = {NULL};
+        if (into->nseries + from->nseries
+            > sizeof (into->series) / sizeof (into->series[0])) {
+            errno = E2BIG;
+            return errprintf (errp, "too many series for one chart");
+        }
+        for (size_t i = 0; i < from->nseries; i++) {
+            struct prof_series *s = &into->series[into->nseries];
+            *s = from->series[i];
+            s->colour = merged_colour (into, before, s->label);
+            if (s->colour >= PROF_SERIES_MAX) {
+                errno = E2BIG;
+                return errprintf (errp,
+                                  "more than %d different series over "
+                                  "the nodes (CPUs of each node?): give "
+                                  "--node",
+                                  PROF_SERIES_MAX);
+            }
+            s->panel = (unsigned)into->nnodes * np + from->series[i].panel;
+            for (size_t k = 0; k < s->n; k++)
+                s->x[k] += shift;
+            for (size_t k = 0; k < s->nmarks; k++)
+                s->mx[k] += shift;
+            into->nseries++;
+            from->series[i].x = from->series[i].y = NULL;
+            from->series[i].mx = from->series[i].my = NULL;
+            from->series[i].n = from->series[i].nmarks = 0;
+        }
+        from->nseries = 0;
+        for (unsigned p = 0; p < np && p < PROF_PANELS_MAX; p++)
+            labels[p] = np > 1 ? from->panel_label[p] : from->ylabel;
+        node_panels (into,
+                     (unsigned)into->nnodes * np,
+                     np,
+                     labels,
+                     from->node);
+    }
+    if (from->t_first + shift < into->t_first)
+        into->t_first = from->t_first + shift;
+    if (from->t_last + shift > into->t_last)
+        into->t_last = from->t_last + shift;
+    for (size_t i = 0; i < from->nconfine; i++)
+        confine_add (into, &from->confine[i], shift, from->node);
+    /* the notes of each node, once each (the same on every node: once) */
+    for (size_t i = 0; i < from->nnotes; i++) {
+        bool dup = false;
+        for (size_t k = 0; k < into->nnotes; k++)
+            dup = dup || !strcmp (into->note[k], from->note[i]);
+        if (!dup)
+            add_note (into, "%s", from->note[i]);
+    }
+    into->gaps += from->gaps;
+    into->incomplete += from->incomplete;
+    into->skipped += from->skipped;
+    into->nnodes++;
+    into->npanels =
+        into->kind == PROF_CHART_GANTT ? 1 : (unsigned)into->nnodes * np;
+    return 0;
 }

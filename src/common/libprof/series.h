@@ -27,11 +27,12 @@ enum prof_chart {
     PROF_CHART_CTXSW,  /* context switches per second */
     PROF_CHART_STATES, /* processes and threads by state */
     PROF_CHART_MEMORY, /* summed RSS, PSS, the cgroup's memory */
+    PROF_CHART_IO,     /* the step cgroup's io.stat, per second */
     PROF_CHART_COUNT,
 };
 
-/* "cpu, gantt, forks, ctxsw, states, memory" */
-#define PROF_CHART_NAMES "cpu, gantt, forks, ctxsw, states, memory"
+/* "cpu, gantt, forks, ctxsw, states, memory, io" */
+#define PROF_CHART_NAMES "cpu, gantt, forks, ctxsw, states, memory, io"
 
 #define PROF_SERIES_MAX 17     /* 16 CPU series + the step's cgroup */
 #define PROF_CPU_SERIES_MAX 16 /* more CPUs than this are grouped */
@@ -42,6 +43,8 @@ enum prof_chart {
 #define PROF_CONFINE_MAX 16
 #define PROF_BINS_MAX 2000 /* forks: bins are widened to stay below */
 #define PROF_LABEL 64
+#define PROF_NODES_MAX 8 /* profiles of one step merged (panels) */
+#define PROF_PANELS_MAX (2 * PROF_NODES_MAX)
 /* more CPUs than PROF_CPU_SERIES_MAX: a heat map (CPU x time), one row
  * per CPU, of at most PROF_HEAT_COLS_MAX columns and PROF_HEAT_CELLS_MAX
  * cells */
@@ -109,12 +112,15 @@ struct prof_heat {
 
 struct prof_chart_data {
     enum prof_chart kind;
-    const char *ylabel;         /* static text */
-    const char *panel_label[2]; /* states: "processes", "threads" */
+    const char *ylabel;                           /* static text */
+    const char *panel_label[PROF_PANELS_MAX];     /* states: "processes",
+                                                   * "threads"; merged:
+                                                   * the nodes */
+    char panel_text[PROF_PANELS_MAX][PROF_LABEL]; /* (merged) */
     unsigned npanels;
     bool steps; /* series are bins of width bin_s */
     double bin_s;
-    struct prof_series series[PROF_SERIES_MAX];
+    struct prof_series series[PROF_SERIES_MAX * PROF_NODES_MAX];
     size_t nseries;
     /* Gantt: bars sorted by start (then pid) */
     struct prof_bar *bars;
@@ -139,6 +145,9 @@ struct prof_chart_data {
     /* from the header, when present ("" otherwise; not sanitised) */
     char job[32], step[32], node[64], policy[32], cpus[128];
     uint64_t skipped; /* malformed values ignored */
+    double unix_t0;   /* the time x = 0 stands for (header's unix_t0,
+                       * seconds since 1970; 0: not said) */
+    size_t nnodes;    /* profiles merged (prof_chart_merge), 0: one */
 };
 
 /* Read the profile at `path` into *d for chart `kind` (free with
@@ -152,6 +161,17 @@ int prof_chart_read (const char *path,
                      struct prof_chart_data *d,
                      pin_error_t *errp);
 
+/* Add the chart `from` (read from the profile of another node of the
+ * same step, same kind) to `into`: each node's series in panels of their
+ * own (labelled with the node), on one time axis (both t0 moved to the
+ * earlier one); series of the same label share a colour; the Gantt
+ * chart's bars follow those of `into`, node after node.  `from` is
+ * emptied (its arrays move to `into`; free it still).  -1 with errp:
+ * E2BIG when more than PROF_NODES_MAX nodes, more series than colours
+ * (per-CPU charts of different CPUs) or PROF_BARS_MAX bars; ENOMEM. */
+int prof_chart_merge (struct prof_chart_data *into,
+                      struct prof_chart_data *from,
+                      pin_error_t *errp);
 /* The same, the Gantt chart of the processes of command `filter` only
  * (their last comm, exactly; NULL: all); ENODATA when none ran it. */
 int prof_chart_read_filter (const char *path,

@@ -142,6 +142,33 @@ static int64_t get_sub (json_object *o, const char *obj, const char *key)
     return prof_get_int (v, key, 0);
 }
 
+/* The step cgroup's io.stat sums of a sample, when it has them. */
+static void io_sample (struct prof_summary *s, json_object *o)
+{
+    static const char *const k[4] = {"io_rbytes",
+                                     "io_wbytes",
+                                     "io_rios",
+                                     "io_wios"};
+    json_object *cg;
+    int64_t v[4];
+
+    if (!json_object_object_get_ex (o, "cg", &cg)
+        || !json_object_is_type (cg, json_type_object))
+        return;
+    s->cg_samples++;
+    for (int i = 0; i < 4; i++)
+        if ((v[i] = prof_get_int (cg, k[i], -1)) < 0)
+            return;
+    for (int i = 0; i < 4; i++) {
+        if (s->io_samples == 0)
+            s->io_first[i] = (uint64_t)v[i];
+        s->io[i] = (uint64_t)v[i] > s->io_first[i]
+                       ? (uint64_t)v[i] - s->io_first[i]
+                       : 0;
+    }
+    s->io_samples++;
+}
+
 static int on_line (json_object *o, int lineno, void *arg)
 {
     struct acc *a = arg;
@@ -261,6 +288,19 @@ static int on_line (json_object *o, int lineno, void *arg)
             json_object_object_del (a->unpaired, key);
         }
         s->task_records++;
+        {
+            static const char *const k[4] = {"read_bytes",
+                                             "write_bytes",
+                                             "rchar",
+                                             "wchar"};
+            for (int i = 0; i < 4; i++) {
+                int64_t v = prof_get_int (o, k[i], -1);
+                if (v >= 0) {
+                    s->have_task_io = true;
+                    s->task_io[i] += (uint64_t)v;
+                }
+            }
+        }
         s->nvcsw += (uint64_t)prof_get_int (o, "nvcsw", 0);
         s->nivcsw += (uint64_t)prof_get_int (o, "nivcsw", 0);
         s->utime_us += (uint64_t)(ut > 0 ? ut : 0);
@@ -277,6 +317,7 @@ static int on_line (json_object *o, int lineno, void *arg)
         int64_t rss = prof_get_int (o, "rss_kb", -1);
         int64_t pss = prof_get_int (o, "pss_kb", -1);
         s->samples++;
+        io_sample (s, o);
         if (d > 0) {
             s->d_state_s += (double)d * (double)a->interval_ns / 1e9;
             if ((uint64_t)d > s->peak_d_threads)
@@ -492,6 +533,27 @@ json_object *prof_summary_json (const struct prof_summary *s, size_t top)
                                                      / (double)s->smaps_reads
                                                : 0.0));
     json_object_object_add (o, "memory", mem);
+    {
+        json_object *io = json_object_new_object ();
+        static const char *const ck[4] = {"cgroup_read_bytes",
+                                          "cgroup_write_bytes",
+                                          "cgroup_read_ios",
+                                          "cgroup_write_ios"};
+        static const char *const tk[4] = {"read_bytes",
+                                          "write_bytes",
+                                          "rchar",
+                                          "wchar"};
+        json_object_object_add (io, "cgroup_samples", I64 (s->cg_samples));
+        json_object_object_add (io, "io_stat_samples", I64 (s->io_samples));
+        for (int i = 0; i < 4 && s->io_samples; i++)
+            json_object_object_add (io, ck[i], I64 (s->io[i]));
+        json_object_object_add (io,
+                                "taskstats_io",
+                                json_object_new_boolean (s->have_task_io));
+        for (int i = 0; i < 4 && s->have_task_io; i++)
+            json_object_object_add (io, tk[i], I64 (s->task_io[i]));
+        json_object_object_add (o, "io", io);
+    }
     json_object_object_add (o,
                             "top_by_count",
                             cmd_list (s->by_count, s->ncmds, top, false));

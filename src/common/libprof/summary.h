@@ -38,6 +38,14 @@ struct prof_summary {
     uint64_t smaps_reads;   /* smaps_rollup files read */
     uint64_t smaps_ns;      /* time spent reading them */
     uint64_t smaps_skipped; /* not read: over the time budget */
+    /* I/O: the step cgroup's io.stat sums (rbytes, wbytes, rios, wios),
+     * last sample less the first; io_samples 0 with cg_samples > 0: the
+     * cgroup had no io.stat (no io controller) */
+    uint64_t cg_samples, io_samples;
+    uint64_t io[4], io_first[4];
+    /* the ended tasks' read_bytes, write_bytes, rchar, wchar (taskstats) */
+    bool have_task_io;
+    uint64_t task_io[4];
     uint64_t lost_seq, enobufs, untracked, reordered, foreign;
     uint64_t socket_drops; /* the kernel's drop count of the socket */
     uint64_t dropped_lines;

@@ -50,6 +50,10 @@ static void fill (struct ts_record *r, const unsigned char *p, size_t n)
     r->hiwater_rss_kb = ts.hiwater_rss;
     r->cpu_delay_ns = ts.cpu_delay_total;
     r->blkio_delay_ns = ts.blkio_delay_total;
+    r->read_bytes = ts.read_bytes;
+    r->write_bytes = ts.write_bytes;
+    r->rchar = ts.read_char;
+    r->wchar = ts.write_char;
     if (HAS (n, ts.version, ac_tgid, 12))
         r->tgid = (int32_t)ts.ac_tgid;
 }

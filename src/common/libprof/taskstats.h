@@ -35,6 +35,9 @@ struct ts_record {
     uint64_t hiwater_rss_kb;
     uint64_t cpu_delay_ns; /* run-queue wait (delay accounting) */
     uint64_t blkio_delay_ns;
+    /* I/O accounting (0 without CONFIG_TASK_IO_ACCOUNTING): bytes the
+     * task made the storage read and write, bytes of read/write calls */
+    uint64_t read_bytes, write_bytes, rchar, wchar;
 };
 
 /* Parse one datagram from a taskstats socket of family `family`.

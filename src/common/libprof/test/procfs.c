@@ -161,6 +161,37 @@ START_TEST (test_rollup)
 }
 END_TEST
 
+START_TEST (test_iostat)
+{
+    uint64_t v[4] = {7, 7, 7, 7};
+    pin_error_t e = {""};
+    const char *two =
+        "8:0 rbytes=1048576 wbytes=4096 rios=3 wios=1 dbytes=0 dios=0\n"
+        "259:0 rbytes=1 wbytes=2 rios=4 wios=5 dbytes=9 dios=9\n";
+
+    ck_assert_int_eq (procfs_parse_iostat (two, v, &e), 0);
+    ck_assert_uint_eq (v[0], 1048577);
+    ck_assert_uint_eq (v[1], 4098);
+    ck_assert_uint_eq (v[2], 7);
+    ck_assert_uint_eq (v[3], 6);
+    /* no I/O yet: an empty file is zeros, not an error */
+    ck_assert_int_eq (procfs_parse_iostat ("", v, &e), 0);
+    ck_assert_uint_eq (v[0] + v[1] + v[2] + v[3], 0);
+    ck_assert_int_eq (procfs_parse_iostat ("8:0 rbytes=5\n", v, &e), 0);
+    ck_assert_uint_eq (v[0], 5);
+    ck_assert_int_eq (procfs_parse_iostat ("8:0 rbytes=x\n", v, &e), -1);
+    ck_assert_ptr_nonnull (strstr (e.text, "io.stat line 1"));
+    ck_assert_int_eq (procfs_parse_iostat ("8:0 rbytes=-1\n", v, &e), -1);
+    ck_assert_int_eq (procfs_parse_iostat ("sda rbytes=1\n", v, &e), -1);
+    ck_assert_int_eq (procfs_parse_iostat ("8:0 rbytes\n", v, &e), -1);
+    ck_assert_int_eq (procfs_parse_iostat ("8:0 "
+                                           "rbytes=99999999999999999999999\n",
+                                           v,
+                                           &e),
+                      -1);
+}
+END_TEST
+
 START_TEST (test_flat)
 {
     static const char *const keys[] = {"anon", "file", "shmem"};
@@ -275,6 +306,7 @@ int main (void)
     tcase_add_test (tc, test_status);
     tcase_add_test (tc, test_rollup);
     tcase_add_test (tc, test_flat);
+    tcase_add_test (tc, test_iostat);
     tcase_add_loop_test (tc,
                          test_cpustat,
                          0,

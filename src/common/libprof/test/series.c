@@ -339,6 +339,120 @@ START_TEST (test_forks)
 }
 END_TEST
 
+START_TEST (test_io)
+{
+    /* a sample without io keys (the controller not there yet) is no
+     * point: the rate is between samples that have them */
+    const char *p = HDR
+        "}\n"
+        "{\"type\":\"sample\",\"t\":1000000000,\"cg\":{\"io_rbytes\":0,"
+        "\"io_wbytes\":0,\"io_rios\":0,\"io_wios\":0}}\n"
+        "{\"type\":\"sample\",\"t\":3000000000,\"cg\":{\"io_rbytes\":4194304,"
+        "\"io_wbytes\":2097152,\"io_rios\":40,\"io_wios\":2}}\n"
+        "{\"type\":\"sample\",\"t\":4000000000,\"cg\":{\"anon\":1}}\n"
+        "{\"type\":\"sample\",\"t\":5000000000,\"cg\":{\"io_rbytes\":1,"
+        "\"io_wbytes\":1,\"io_rios\":1,\"io_wios\":1}}\n"
+        "{\"type\":\"sample\",\"t\":6000000000,\"cg\":{\"io_rbytes\":1048577,"
+        "\"io_wbytes\":1,\"io_rios\":11,\"io_wios\":1}}\n";
+    const char *none = HDR
+        "}\n"
+        "{\"type\":\"sample\",\"t\":1000000000,\"cg\":{\"anon\":1}}\n"
+        "{\"type\":\"sample\",\"t\":2000000000,\"cg\":{\"anon\":1}}\n";
+    struct prof_chart_data d;
+    pin_error_t e = {""};
+
+    ck_assert_msg (chart (p, PROF_CHART_IO, &d, &e) == 0, "%s", e.text);
+    ck_assert_int_eq (d.nseries, 4);
+    ck_assert_int_eq (d.npanels, 2);
+    ck_assert_int_eq (d.series[0].n, 2);
+    ck_assert_double_eq_tol (d.series[0].y[0], 2.0, 1e-9); /* MiB/s */
+    ck_assert_double_eq_tol (d.series[1].y[0], 1.0, 1e-9);
+    ck_assert_double_eq_tol (d.series[2].y[0], 20.0, 1e-9); /* ops/s */
+    ck_assert_int_eq (d.series[2].panel, 1);
+    ck_assert_double_eq_tol (d.series[0].x[1], 5.0, 1e-9);
+    ck_assert_double_eq_tol (d.series[0].y[1], 1.0, 1e-9);
+    prof_chart_free (&d);
+    ck_assert_int_eq (chart (none, PROF_CHART_IO, &d, &e), -1);
+    ck_assert_int_eq (errno, ENODATA);
+    ck_assert_ptr_nonnull (strstr (e.text, "no samples of the step cgroup"));
+    prof_chart_free (&d);
+}
+END_TEST
+
+START_TEST (test_nodes)
+{
+    /* two nodes, the second started 2 s later by the wall clock */
+    const char *a = HDR
+        ",\"unix_t0\":1700000000.0,\"node\":\"n1\"}\n"
+        "{\"type\":\"sample\",\"t\":1000000000,\"rss_kb\":1024,"
+        "\"pss_kb\":1024}\n"
+        "{\"type\":\"sample\",\"t\":2000000000,\"rss_kb\":1024,"
+        "\"pss_kb\":1024}\n";
+    const char *b = HDR
+        ",\"unix_t0\":1700000002.0,\"node\":\"n2\"}\n"
+        "{\"type\":\"confine\",\"t\":1500000000,\"how\":\"cpuset\","
+        "\"cpus\":\"0-1\"}\n"
+        "{\"type\":\"sample\",\"t\":1000000000,\"rss_kb\":2048,"
+        "\"pss_kb\":1024,\"cg\":{\"memory_current\":1048576}}\n";
+    struct prof_chart_data d, o;
+    pin_error_t e = {""};
+
+    ck_assert_msg (chart (a, PROF_CHART_MEMORY, &d, &e) == 0, "%s", e.text);
+    ck_assert_msg (chart (b, PROF_CHART_MEMORY, &o, &e) == 0, "%s", e.text);
+    ck_assert_msg (prof_chart_merge (&d, &o, &e) == 0, "%s", e.text);
+    prof_chart_free (&o);
+    ck_assert_int_eq (d.nnodes, 2);
+    ck_assert_int_eq (d.npanels, 2);
+    ck_assert_int_eq (d.nseries, 5);
+    ck_assert_str_eq (d.panel_label[0], "n1: memory (MiB)");
+    ck_assert_str_eq (d.panel_label[1], "n2: memory (MiB)");
+    /* the same names, the same colours; a new one, the next colour */
+    ck_assert_int_eq (d.series[2].panel, 1);
+    ck_assert_int_eq (d.series[2].colour, d.series[0].colour);
+    ck_assert_int_eq (d.series[3].colour, d.series[1].colour);
+    ck_assert_str_eq (d.series[4].label, "cgroup memory.current");
+    ck_assert_int_eq (d.series[4].colour, 2);
+    /* one time axis: n2's sample at its 0 s is at 2 s of n1's */
+    ck_assert_double_eq_tol (d.series[2].x[0], 2.0, 1e-9);
+    ck_assert_double_eq_tol (d.t_last, 2.5, 1e-9); /* n2's confine line */
+    /* n2's confinement, at its place on the axis, says its node */
+    ck_assert_int_eq (d.nconfine, 1);
+    ck_assert_str_eq (d.confine[0].cpus, "0-1 on n2");
+    ck_assert_double_eq_tol (d.confine[0].t, 2.5, 1e-9);
+    prof_chart_free (&d);
+
+    /* the Gantt chart: n2's processes after n1's, on the one axis */
+    {
+        const char *ga = HDR
+            ",\"unix_t0\":1700000000.0,\"node\":\"n1\"}\n"
+            "{\"type\":\"root\",\"t\":1000000000,\"pid\":10,"
+            "\"comm\":\"sh\"}\n"
+            "{\"type\":\"exit\",\"t\":2000000000,\"pid\":10,"
+            "\"tgid\":10,\"comm\":\"sh\"}\n";
+        const char *gb = HDR
+            ",\"unix_t0\":1700000001.0,\"node\":\"n2\"}\n"
+            "{\"type\":\"root\",\"t\":1000000000,\"pid\":10,"
+            "\"comm\":\"sim\"}\n"
+            "{\"type\":\"exit\",\"t\":1500000000,\"pid\":10,"
+            "\"tgid\":10,\"comm\":\"sim\"}\n";
+        ck_assert_msg (chart (ga, PROF_CHART_GANTT, &d, &e) == 0,
+                       "%s",
+                       e.text);
+        ck_assert_msg (chart (gb, PROF_CHART_GANTT, &o, &e) == 0,
+                       "%s",
+                       e.text);
+        ck_assert_msg (prof_chart_merge (&d, &o, &e) == 0, "%s", e.text);
+        prof_chart_free (&o);
+        ck_assert_int_eq (d.nbars, 2);
+        ck_assert_str_eq (d.bars[1].comm, "sim");
+        ck_assert_double_eq_tol (d.bars[1].start, 1.0, 1e-9);
+        ck_assert_double_eq_tol (d.bars[1].end, 1.5, 1e-9);
+        ck_assert_int_eq (d.ncmds, 2);
+        prof_chart_free (&d);
+    }
+}
+END_TEST
+
 START_TEST (test_samples)
 {
     const char *p = HDR
@@ -504,6 +618,8 @@ int main (void)
                          sizeof (empty) / sizeof (empty[0]));
     tcase_add_test (tc, test_hostile);
     tcase_add_test (tc, test_merge);
+    tcase_add_test (tc, test_io);
+    tcase_add_test (tc, test_nodes);
     suite_add_tcase (s, tc);
     return tap_run (s, NULL, 0);
 }
