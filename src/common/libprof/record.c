@@ -32,6 +32,18 @@
 /* how long a taskstats record waits for its exit (the exit's record
  * is in hand when the exit is settled: see taskstats.h) */
 #define TS_MATCH_AGE_NS (10ull * 1000000000ull)
+/* Busy: a prof_rec_process() that read at least HOLD_BUSY datagrams
+ * (a fork storm) makes the recorder leave its sockets alone for HOLD_NS
+ * (prof_rec_pollfds gives none, prof_rec_timeout_ms says when to come
+ * back), so that the next call reads a batch instead of being woken for
+ * every event: the wake-ups, not the events, were most of the cost.  The
+ * kernel queues the events meanwhile; only with a receive buffer of at
+ * least HOLD_RCVBUF bytes (a datagram takes about 1 KiB of it: 10 ms of
+ * 100,000 events/s fit many times), and a loss would still be counted
+ * (sequence gaps, ENOBUFS, the socket's drop counter). */
+#define HOLD_BUSY 32
+#define HOLD_NS (10ull * 1000000ull)
+#define HOLD_RCVBUF (4 << 20)
 /* roots remembered, to tell a root's exit from its reused pid's */
 #define MAX_ROOTS 4096
 
@@ -66,6 +78,9 @@ struct prof_rec {
     char cgbuf[4096];
     struct root *roots;
     size_t nroots;
+    uint64_t hold_ns;    /* HOLD_NS, or 0 with a small receive buffer */
+    uint64_t hold_until; /* sockets left alone until then */
+    uint64_t datagrams;  /* read in this prof_rec_process() */
 };
 
 static void on_exec (const struct tracker_exec *x, void *arg);
@@ -168,6 +183,7 @@ struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
     tracker_on_exec (r->tr, on_exec, r);
     if ((r->cn_fd = cnproc_open (o->rcvbuf, &got, errp)) < 0)
         goto fail;
+    r->hold_ns = got >= HOLD_RCVBUF ? HOLD_NS : 0;
     if (o->taskstats
         && (r->ts_fd =
                 taskstats_open (r->ncpus, o->rcvbuf, &r->ts_family, NULL))
@@ -285,6 +301,8 @@ int prof_rec_pollfds (struct prof_rec *r, struct pollfd *fds, int max)
 {
     int n = 0;
 
+    if (r->hold_until && now_ns () < r->hold_until)
+        return 0; /* a storm: read in batches (HOLD_NS) */
     if (n < max)
         fds[n++] = (struct pollfd){.fd = r->cn_fd, .events = POLLIN};
     if (r->ts_fd >= 0 && n < max)
@@ -294,23 +312,117 @@ int prof_rec_pollfds (struct prof_rec *r, struct pollfd *fds, int max)
 
 int prof_rec_timeout_ms (struct prof_rec *r)
 {
-    uint64_t now = now_ns ();
+    uint64_t now = now_ns (), until = 0;
 
-    if (!r->interval_ms)
+    if (r->interval_ms)
+        until = r->next_sample_ns;
+    if (r->hold_until > now && (!until || r->hold_until < until))
+        until = r->hold_until;
+    if (!until)
         return -1;
-    if (now >= r->next_sample_ns)
+    if (now >= until)
         return 0;
-    return (int)((r->next_sample_ns - now + 999999) / 1000000);
+    return (int)((until - now + 999999) / 1000000);
 }
 
-static int put_task (struct prof_rec *r,
-                     const struct ts_exit *x,
-                     const struct ts_record *t,
+/* ---- event lines, formatted here -------------------------------------
+ *
+ * A fork storm writes two or three lines per process: building each as
+ * a json-c object, printing it and escaping it to ASCII cost most of the
+ * recorder's CPU time.  These lines are formatted directly, byte for
+ * byte what json-c prints for them (the keys in the same order, no
+ * spaces); a command holding anything but printable ASCII goes the
+ * json-c way (its escapes). */
+struct line {
+    char b[768];
+    size_t n;
+    bool bad; /* a string to escape, or no room: use json-c */
+};
+
+static void l_raw (struct line *l, const char *s, size_t n)
+{
+    if (l->n + n >= sizeof (l->b)) {
+        l->bad = true;
+        return;
+    }
+    memcpy (l->b + l->n, s, n);
+    l->n += n;
+}
+
+#define L_LIT(l, s) l_raw ((l), (s), sizeof (s) - 1)
+
+static void l_key (struct line *l, const char *key)
+{
+    l_raw (l, l->n > 1 ? ",\"" : "\"", l->n > 1 ? 2 : 1);
+    l_raw (l, key, strlen (key));
+    L_LIT (l, "\":");
+}
+
+static void l_int (struct line *l, const char *key, int64_t v)
+{
+    char d[24], *p = d + sizeof (d);
+    uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+    l_key (l, key);
+    do
+        *--p = (char)('0' + u % 10);
+    while ((u /= 10));
+    if (v < 0)
+        *--p = '-';
+    l_raw (l, p, (size_t)(d + sizeof (d) - p));
+}
+
+static void l_bool (struct line *l, const char *key, bool v)
+{
+    l_key (l, key);
+    if (v)
+        L_LIT (l, "true");
+    else
+        L_LIT (l, "false");
+}
+
+static void l_str (struct line *l, const char *key, const char *v)
+{
+    l_key (l, key);
+    L_LIT (l, "\"");
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        if (*p < 0x20 || *p >= 0x7f) {
+            l->bad = true;
+            return;
+        }
+        if (*p == '"' || *p == '\\')
+            L_LIT (l, "\\");
+        l_raw (l, (const char *)p, 1);
+    }
+    L_LIT (l, "\"");
+}
+
+/* Write l, or o (the same line as a json-c object, built only when l
+ * could not be formatted) through json-c. */
+static int put_line (struct prof_rec *r,
+                     struct line *l,
+                     json_object *(*build) (const void *a, const void *b),
+                     const void *a,
+                     const void *b,
                      pin_error_t *errp)
 {
+    L_LIT (l, "}");
+    if (!l->bad) {
+        if (prof_writer_put_text (r->w, l->b, l->n, errp) < 0) {
+            r->failed = true;
+            return -1;
+        }
+        return 0;
+    }
+    return put (r, build (a, b), errp);
+}
+
+static json_object *task_object (const void *a, const void *b)
+{
+    const struct ts_exit *x = a;
+    const struct ts_record *t = b;
     json_object *o = json_object_new_object ();
 
-    r->st.ts_records++;
     ADD (o, "type", json_object_new_string ("task"));
     /* the exit it is paired with: its time and the task's start */
     ADD (o, "t", I64 (x->exit_ns));
@@ -329,34 +441,60 @@ static int put_task (struct prof_rec *r,
     ADD (o, "hiwater_rss_kb", I64 (t->hiwater_rss_kb));
     ADD (o, "cpu_delay_ns", I64 (t->cpu_delay_ns));
     ADD (o, "blkio_delay_ns", I64 (t->blkio_delay_ns));
-    return put (r, o, errp);
+    return o;
 }
 
-static int put_event (struct prof_rec *r,
-                      struct cnproc_event *e,
-                      uint64_t start,
-                      pin_error_t *errp)
+static int put_task (struct prof_rec *r,
+                     const struct ts_exit *x,
+                     const struct ts_record *t,
+                     pin_error_t *errp)
 {
-    json_object *o = json_object_new_object ();
-    const char *type = "other";
+    struct line l = {.n = 1, .b = "{"};
 
+    r->st.ts_records++;
+    l_str (&l, "type", "task");
+    l_int (&l, "t", (int64_t)x->exit_ns);
+    l_int (&l, "start", (int64_t)x->fork_ns);
+    l_int (&l, "pid", t->pid);
+    l_int (&l, "tgid", t->tgid);
+    l_int (&l, "ppid", t->ppid);
+    l_str (&l, "comm", t->comm);
+    l_int (&l, "exitcode", t->exitcode);
+    l_int (&l, "btime", (int64_t)t->btime);
+    l_int (&l, "etime_us", (int64_t)t->etime_us);
+    l_int (&l, "utime_us", (int64_t)t->utime_us);
+    l_int (&l, "stime_us", (int64_t)t->stime_us);
+    l_int (&l, "nvcsw", (int64_t)t->nvcsw);
+    l_int (&l, "nivcsw", (int64_t)t->nivcsw);
+    l_int (&l, "hiwater_rss_kb", (int64_t)t->hiwater_rss_kb);
+    l_int (&l, "cpu_delay_ns", (int64_t)t->cpu_delay_ns);
+    l_int (&l, "blkio_delay_ns", (int64_t)t->blkio_delay_ns);
+    return put_line (r, &l, task_object, x, t, errp);
+}
+
+static const char *event_type (const struct cnproc_event *e)
+{
     switch (e->type) {
         case CNPROC_FORK:
-            type = "fork";
-            break;
+            return "fork";
         case CNPROC_EXEC:
-            type = "exec";
-            break;
+            return "exec";
         case CNPROC_EXIT:
-            type = "exit";
-            break;
+            return "exit";
         case CNPROC_COMM:
-            type = "comm";
-            break;
+            return "comm";
         default:
-            break;
+            return "other";
     }
-    ADD (o, "type", json_object_new_string (type));
+}
+
+static json_object *event_object (const void *a, const void *b)
+{
+    const struct cnproc_event *e = a;
+    uint64_t start = *(const uint64_t *)b;
+    json_object *o = json_object_new_object ();
+
+    ADD (o, "type", json_object_new_string (event_type (e)));
     ADD (o, "t", I64 (e->ts_ns));
     ADD (o, "cpu", I64 (e->cpu));
     ADD (o, "pid", I64 (e->pid));
@@ -374,7 +512,35 @@ static int put_event (struct prof_rec *r,
     if (e->type == CNPROC_OTHER)
         ADD (o, "what", I64 (e->what));
     ADD (o, "comm", json_object_new_string (e->comm));
-    return put (r, o, errp);
+    return o;
+}
+
+static int put_event (struct prof_rec *r,
+                      struct cnproc_event *e,
+                      uint64_t start,
+                      pin_error_t *errp)
+{
+    struct line l = {.n = 1, .b = "{"};
+
+    l_str (&l, "type", event_type (e));
+    l_int (&l, "t", (int64_t)e->ts_ns);
+    l_int (&l, "cpu", e->cpu);
+    l_int (&l, "pid", e->pid);
+    l_int (&l, "tgid", e->tgid);
+    if (e->type == CNPROC_FORK || e->type == CNPROC_EXIT)
+        l_bool (&l, "thread", e->pid != e->tgid);
+    if (e->type == CNPROC_FORK) {
+        l_int (&l, "ppid", e->ppid);
+        l_int (&l, "ptgid", e->ptgid);
+    }
+    if (e->type == CNPROC_EXIT) {
+        l_int (&l, "status", e->exit_code);
+        l_int (&l, "start", (int64_t)start);
+    }
+    if (e->type == CNPROC_OTHER)
+        l_int (&l, "what", e->what);
+    l_str (&l, "comm", e->comm);
+    return put_line (r, &l, event_object, e, &start, errp);
 }
 
 struct settle {
@@ -436,6 +602,8 @@ static int drain_cn (struct prof_rec *r, pin_error_t *errp)
         ssize_t n = cnproc_recv (r->cn_fd, r->buf, RECV_SIZE, &r->st.foreign);
         int nev;
 
+        if (n != 0)
+            r->datagrams++;
         if (n == 0) { /* read empty: the records of the exits read
                        * before the last taskstats drain are in hand,
                        * and the commands read at execs are proven */
@@ -802,8 +970,15 @@ int prof_rec_process (struct prof_rec *r, pin_error_t *errp)
         errno = EIO;
         return errprintf (errp, "profile: an earlier write failed");
     }
+    if (r->hold_until && now_ns () < r->hold_until
+        && !(r->interval_ms && now_ns () >= r->next_sample_ns))
+        return 0; /* woken by another descriptor of the caller's */
+    r->datagrams = 0;
     if (drain_cn (r, errp) < 0 || drain_ts (r, errp) < 0)
         return -1;
+    r->hold_until = r->hold_ns && r->datagrams >= HOLD_BUSY
+                        ? now_ns () + r->hold_ns
+                        : 0;
     if (r->interval_ms && now_ns () >= r->next_sample_ns) {
         uint64_t step = (uint64_t)r->interval_ms * 1000000ull;
         if (take_sample (r, errp) < 0)
