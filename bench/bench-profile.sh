@@ -1,12 +1,15 @@
 #!/bin/bash
 # bench-profile.sh - what profiling costs a fork-heavy workload, next to strace
 #
-#   bench/bench-profile.sh [FORKS] [ROUNDS] [py|c]   (root: the proc connector)
+#   bench/bench-profile.sh [FORKS] [ROUNDS] [py|c|c10]   (root: the proc connector)
 #
 # Runs t/profile/workload.py burst FORKS (FORKS fork()s, reaped after the
 # last one; default 2000), or with "c" the same in a small C program built
-# here (no interpreter diluting the cost of a fork), ROUNDS times (default
-# 5) in each of three ways,
+# here (no interpreter diluting the cost of a fork), or with "c10" FORKS
+# short programs (/bin/true) started by that C program at about 10 per
+# second between slices of CPU work (ALICE's rate; the work per slice is
+# calibrated once, bare, so every mode does the same work), ROUNDS
+# times (default 5) in each of three ways,
 # interleaved so that a change of the machine's load hits all three:
 #   bare     the workload alone
 #   profile  under slurm-pin profile --record (proc connector, taskstats,
@@ -29,8 +32,8 @@ forks=${1:-2000}
 rounds=${2:-5}
 lang=${3:-py}
 case $lang in
-py|c) ;;
-*) echo "bench-profile: workload '$lang': give py or c" >&2; exit 1 ;;
+py|c|c10) ;;
+*) echo "bench-profile: workload '$lang': give py, c or c10" >&2; exit 1 ;;
 esac
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -51,12 +54,21 @@ if [ "$lang" = c ]; then
     "${CC:-cc}" -O2 -o "$tmp/burst" "$top/bench/burst.c"
     work=("$tmp/burst" "$forks")
     what="fork()s by a C program"
+elif [ "$lang" = c10 ]; then
+    "${CC:-cc}" -O2 -o "$tmp/burst" "$top/bench/burst.c"
+    # the work of 100 ms: 10 slices of a calibration run, scaled
+    cal=20000000
+    s=$("$tmp/burst" 10 "$cal" | "$py" -c 'import json,sys; print(json.load(sys.stdin)["burst_s"])')
+    spin=$(awk -v c="$cal" -v s="$s" 'BEGIN { printf "%d", c * 10 * 0.1 / s }')
+    work=("$tmp/burst" "$forks" "$spin")
+    what="programs started by a C program at ~10 Hz between CPU work"
 else
     work=("$py" "$workload" burst "$forks")
     what="fork()s by Python"
 fi
 
 declare -A times seen inner
+cpu=""
 for r in $(seq "$rounds"); do
     for mode in bare profile strace; do
         t0=$(now)
@@ -77,7 +89,9 @@ for r in $(seq "$rounds"); do
         bare) n=$forks ;;
         profile)
             "$slurmpin" profile --json "$tmp/p.jsonl" >"$tmp/p.json"
-            n=$("$py" -c 'import json,sys; j=json.load(open(sys.argv[1])); l=j["lost"]; print("%d lost=%d" % (j["processes_created"], l["sequence_gaps"]+l["enobufs"]+l["socket_drops"]+l["untracked"]))' "$tmp/p.json") ;;
+            n=$("$py" -c 'import json,sys; j=json.load(open(sys.argv[1])); l=j["lost"]; print("%d lost=%d" % (j["processes_created"], l["sequence_gaps"]+l["enobufs"]+l["socket_drops"]+l["untracked"]))' "$tmp/p.json")
+            cpu+="$("$py" -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlines()[-1]).get("recorder_cpu_us", -1))' "$tmp/p.jsonl") "
+            ;;
         strace)
             # a completed or resumed fork-like call returning a pid
             n=$(grep -E '(clone3?|v?fork)\(|<\.\.\. (clone3?|v?fork) resumed>' "$tmp/s.txt" |
@@ -102,7 +116,12 @@ for mode in bare profile strace; do
         "$(awk -v a="$m" -v b="$bare" 'BEGIN { print a / b }')" \
         "${seen[$mode]}"
 done
+c=$(echo "$cpu" | median)
+if [ "$c" -ge 0 ]; then
+    echo "recorder CPU time (the end line's recorder_cpu_us, median): $c us per run, $(awk -v c="$c" -v n="$forks" 'BEGIN { printf "%.1f", c / n }') us per process, $(awk -v c="$c" -v b="$bare" 'BEGIN { printf "%.1f", c / 1e4 / b }') % of the bare run's wall time"
+fi
 
+[ "$lang" = py ] || exit 0
 "$slurmpin" profile --record "$tmp/m.jsonl" --interval 100 -- \
     "$py" "$workload" shared 64 4 1 >/dev/null
 "$slurmpin" profile --json "$tmp/m.jsonl" >"$tmp/m.json"
