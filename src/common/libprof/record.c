@@ -23,6 +23,8 @@
 #include "tracker.h"
 
 #define RECV_SIZE 65536
+/* a proc connector datagram is under 128 bytes: 64 read per recvmmsg */
+#define RECV_SLOT 1024
 #define MAX_EVENTS (RECV_SIZE / 16)
 #define MAX_CPUS 4096
 /* /proc/stat of a large machine: its intr line alone can be long */
@@ -32,12 +34,17 @@
 /* how long a taskstats record waits for its exit (the exit's record
  * is in hand when the exit is settled: see taskstats.h) */
 #define TS_MATCH_AGE_NS (10ull * 1000000000ull)
-/* Busy: a prof_rec_process() that read at least HOLD_BUSY datagrams
- * (a fork storm) makes the recorder leave its sockets alone for HOLD_NS
- * (prof_rec_pollfds gives none, prof_rec_timeout_ms says when to come
- * back), so that the next call reads a batch instead of being woken for
- * every event: the wake-ups, not the events, were most of the cost.  The
- * kernel queues the events meanwhile; only with a receive buffer of at
+/* Busy: a prof_rec_process() that read at least HOLD_BUSY events of the
+ * step (the step's fork storm; not a storm of other processes beside it)
+ * and no exec of the step makes the recorder leave its sockets alone for
+ * HOLD_NS (prof_rec_pollfds gives none, prof_rec_timeout_ms says when to
+ * come back), so that the next call reads a batch instead of being woken
+ * for every event: the wake-ups, not the events, were most of the cost.
+ * Not after an exec: the command of an exec is read from /proc when its
+ * event is read, and proven by the task's later events (tracker.h); read
+ * late, it is proven less often, and the children forked before the read
+ * get the command before the exec.  The kernel queues the events
+ * meanwhile; only with a receive buffer of at
  * least HOLD_RCVBUF bytes (a datagram takes about 1 KiB of it: 10 ms of
  * 100,000 events/s fit many times), and a loss would still be counted
  * (sequence gaps, ENOBUFS, the socket's drop counter). */
@@ -81,7 +88,9 @@ struct prof_rec {
     uint64_t hold_ns;    /* HOLD_NS, or 0 with a small receive buffer */
     uint64_t hold_until; /* sockets left alone until then */
     uint64_t datagrams;  /* read in this prof_rec_process() */
+    bool saw_exec;       /* an exec of the step read in it */
     uint64_t cpu0_ns;    /* the recording thread's CPU time at start */
+    size_t lens[RECV_SIZE / RECV_SLOT];
 };
 
 static void on_exec (const struct tracker_exec *x, void *arg);
@@ -605,23 +614,90 @@ static bool is_root (const struct prof_rec *r, int32_t pid, uint64_t start)
     return false;
 }
 
+/* The events of one datagram of the proc connector.  0, or -1 with
+ * errp (a write error). */
+static int feed_datagram (struct prof_rec *r,
+                          const unsigned char *buf,
+                          size_t len,
+                          pin_error_t *errp)
+{
+    int nev;
+
+    if ((nev = cnproc_parse (buf, len, r->ev, MAX_EVENTS, NULL))
+        < 0) {
+        r->st.parse_errors++;
+        return 0;
+    }
+    for (int i = 0; i < nev; i++) {
+        struct cnproc_event *e = &r->ev[i];
+        uint64_t gap = cnproc_seq_note (r->seq, e), start = 0;
+        int in;
+
+        if (e->type == CNPROC_NONE)
+            continue;
+        r->st.events++;
+        if (gap) {
+            r->st.lost_seq += gap;
+            if (put_lost (r, "sequence", gap, errp) < 0)
+                return -1;
+        }
+        if ((in = tracker_feed (r->tr, e, &start)) < 0) {
+            r->st.untracked++;
+            continue;
+        }
+        if (in > 0 && e->type == CNPROC_EXEC) {
+            /* its command: read now, said once proven (tracker.h) */
+            r->saw_exec = true;
+            char comm[17] = "";
+            read_comm (e->pid, comm, sizeof (comm));
+            if (*comm
+                && tracker_exec_read (r->tr, e, comm, now_ns ()) == 0) {
+                r->st.step_events++;
+                continue;
+            }
+        }
+        if (r->ts_fd >= 0 && e->type == CNPROC_FORK)
+            tsmatch_fork (r->tsm, e->pid);
+        if (r->ts_fd >= 0 && e->type == CNPROC_EXIT) {
+            /* every exit of the machine claims its own record, so
+             * that none is left for a later holder of the pid */
+            struct ts_exit x = {.pid = e->pid,
+                                .tgid = e->tgid,
+                                .step = in > 0,
+                                .exit_ns = e->ts_ns,
+                                .fork_ns = in > 0 ? start : 0};
+            x.root = in > 0 && is_root (r, e->pid, start);
+            (void)tsmatch_exit (r->tsm, &x); /* ENOMEM: counted */
+        }
+        if (!in)
+            continue;
+        r->st.step_events++;
+        if (put_event (r, e, start, errp) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Read what is waiting, at most MAX_BATCH datagrams: 0 when the socket
  * is empty, 1 when more may be waiting, -1 with errp. */
 static int drain_cn (struct prof_rec *r, pin_error_t *errp)
 {
-    for (int batch = 0; batch < MAX_BATCH; batch++) {
-        ssize_t n = cnproc_recv (r->cn_fd, r->buf, RECV_SIZE, &r->st.foreign);
-        int nev;
+    for (int batch = 0; batch < MAX_BATCH;) {
+        int got = cnproc_recv_batch (r->cn_fd,
+                                     r->buf,
+                                     RECV_SLOT,
+                                     RECV_SIZE / RECV_SLOT,
+                                     r->lens,
+                                     &r->st.foreign);
 
-        if (n != 0)
-            r->datagrams++;
-        if (n == 0) { /* read empty: the records of the exits read
-                       * before the last taskstats drain are in hand,
-                       * and the commands read at execs are proven */
+        if (got == 0) { /* read empty: the records of the exits read
+                         * before the last taskstats drain are in hand,
+                         * and the commands read at execs are proven */
             tracker_exec_settle (r->tr, true);
             return settle (r, false, errp);
         }
-        if (n < 0) {
+        if (got < 0) {
+            batch++;
             if (errno == ENOBUFS) {
                 r->st.enobufs++;
                 if (put_lost (r, "enobufs", 1, errp) < 0)
@@ -632,57 +708,12 @@ static int drain_cn (struct prof_rec *r, pin_error_t *errp)
                               "proc connector: recv: %s",
                               strerror (errno));
         }
-        if ((nev = cnproc_parse (r->buf, (size_t)n, r->ev, MAX_EVENTS, NULL))
-            < 0) {
-            r->st.parse_errors++;
-            continue;
-        }
-        for (int i = 0; i < nev; i++) {
-            struct cnproc_event *e = &r->ev[i];
-            uint64_t gap = cnproc_seq_note (r->seq, e), start = 0;
-            int in;
-
-            if (e->type == CNPROC_NONE)
-                continue;
-            r->st.events++;
-            if (gap) {
-                r->st.lost_seq += gap;
-                if (put_lost (r, "sequence", gap, errp) < 0)
-                    return -1;
-            }
-            if ((in = tracker_feed (r->tr, e, &start)) < 0) {
-                r->st.untracked++;
-                continue;
-            }
-            if (in > 0 && e->type == CNPROC_EXEC) {
-                /* its command: read now, said once proven (tracker.h) */
-                char comm[17] = "";
-                read_comm (e->pid, comm, sizeof (comm));
-                if (*comm
-                    && tracker_exec_read (r->tr, e, comm, now_ns ()) == 0) {
-                    r->st.step_events++;
-                    continue;
-                }
-            }
-            if (r->ts_fd >= 0 && e->type == CNPROC_FORK)
-                tsmatch_fork (r->tsm, e->pid);
-            if (r->ts_fd >= 0 && e->type == CNPROC_EXIT) {
-                /* every exit of the machine claims its own record, so
-                 * that none is left for a later holder of the pid */
-                struct ts_exit x = {.pid = e->pid,
-                                    .tgid = e->tgid,
-                                    .step = in > 0,
-                                    .exit_ns = e->ts_ns,
-                                    .fork_ns = in > 0 ? start : 0};
-                x.root = in > 0 && is_root (r, e->pid, start);
-                (void)tsmatch_exit (r->tsm, &x); /* ENOMEM: counted */
-            }
-            if (!in)
-                continue;
-            r->st.step_events++;
-            if (put_event (r, e, start, errp) < 0)
+        batch += got;
+        r->datagrams += (uint64_t)got;
+        for (int d = 0; d < got; d++)
+            if (feed_datagram (r, r->buf + (size_t)d * RECV_SLOT, r->lens[d], errp)
+                < 0)
                 return -1;
-        }
     }
     return 1; /* more may be waiting */
 }
@@ -977,6 +1008,8 @@ static int take_sample (struct prof_rec *r, pin_error_t *errp)
 
 int prof_rec_process (struct prof_rec *r, pin_error_t *errp)
 {
+    uint64_t steps;
+
     if (r->failed) {
         errno = EIO;
         return errprintf (errp, "profile: an earlier write failed");
@@ -985,9 +1018,12 @@ int prof_rec_process (struct prof_rec *r, pin_error_t *errp)
         && !(r->interval_ms && now_ns () >= r->next_sample_ns))
         return 0; /* woken by another descriptor of the caller's */
     r->datagrams = 0;
+    r->saw_exec = false;
+    steps = r->st.step_events;
     if (drain_cn (r, errp) < 0 || drain_ts (r, errp) < 0)
         return -1;
-    r->hold_until = r->hold_ns && r->datagrams >= HOLD_BUSY
+    r->hold_until = r->hold_ns && r->st.step_events - steps >= HOLD_BUSY
+                            && !r->saw_exec
                         ? now_ns () + r->hold_ns
                         : 0;
     if (r->interval_ms && now_ns () >= r->next_sample_ns) {
