@@ -67,21 +67,29 @@ else
     what="fork()s by Python"
 fi
 
-declare -A times seen inner
+declare -A times seen inner cpus
 cpu=""
+# the CPU time (user + system) of the whole command: the workload, its
+# children and the recorder or strace (GNU time; a measure the load of a
+# shared machine moves far less than wall times)
+timer=""
+if [ -x /usr/bin/time ]; then
+    timer="/usr/bin/time -f %U+%S -o $tmp/time"
+fi
 for r in $(seq "$rounds"); do
     for mode in bare profile strace; do
         t0=$(now)
         case $mode in
         bare)
-            "${work[@]}" >"$tmp/w.json" ;;
+            $timer "${work[@]}" >"$tmp/w.json" ;;
         profile)
-            "$slurmpin" profile --record "$tmp/p.jsonl" -- \
+            $timer "$slurmpin" profile --record "$tmp/p.jsonl" -- \
                 "${work[@]}" >"$tmp/w.json" ;;
         strace)
-            strace -f -e trace=process -ttt -o "$tmp/s.txt" \
+            $timer strace -f -e trace=process -ttt -o "$tmp/s.txt" \
                 "${work[@]}" >"$tmp/w.json" ;;
         esac
+        [ -z "$timer" ] || cpus[$mode]+="$(cat "$tmp/time") "
         t1=$(now)
         times[$mode]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }') "
         inner[$mode]+="$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["burst_s"])' "$tmp/w.json") "
@@ -105,15 +113,19 @@ median () { tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[i
 
 echo "fork-heavy workload: $forks $what, $rounds rounds, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "forks_s: the workload's own time for its forks (what the job feels); wall_s: the whole command, the recorder's start and end included"
-printf '%-8s %9s %9s %9s %9s  %s\n' mode forks_s slowdown wall_s slowdown "processes recorded per round (of $forks)"
+echo "cpu_s: user + system CPU time of the whole command (workload, children, recorder or strace), when GNU time is there"
+printf '%-8s %9s %9s %9s %9s %9s %9s  %s\n' mode forks_s slowdown wall_s slowdown cpu_s ratio "processes recorded per round (of $forks)"
 bare=$(echo "${times[bare]}" | median)
 ibare=$(echo "${inner[bare]}" | median)
+cbare=$(for x in ${cpus[bare]:-0+0}; do awk -v x="$x" 'BEGIN { split(x, a, "+"); print a[1] + a[2] }'; done | tr '\n' ' ' | median)
 for mode in bare profile strace; do
     m=$(echo "${times[$mode]}" | median)
     i=$(echo "${inner[$mode]}" | median)
-    printf '%-8s %9.3f %8.2fx %9.3f %8.2fx  %s\n' "$mode" "$i" \
+    c=$(for x in ${cpus[$mode]:-0+0}; do awk -v x="$x" 'BEGIN { split(x, a, "+"); print a[1] + a[2] }'; done | tr '\n' ' ' | median)
+    printf '%-8s %9.3f %8.2fx %9.3f %8.2fx %9.3f %8.2fx  %s\n' "$mode" "$i" \
         "$(awk -v a="$i" -v b="$ibare" 'BEGIN { print a / b }')" "$m" \
         "$(awk -v a="$m" -v b="$bare" 'BEGIN { print a / b }')" \
+        "$c" "$(awk -v a="$c" -v b="$cbare" 'BEGIN { print (b > 0 ? a / b : 0) }')" \
         "${seen[$mode]}"
 done
 c=$(echo "$cpu" | median)
