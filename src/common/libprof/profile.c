@@ -219,7 +219,9 @@ static int room_for (struct prof_writer *w, size_t n, pin_error_t *errp)
     }
     json_object_object_add (note, "type", json_object_new_string ("note"));
     json_object_object_add (note, "text", json_object_new_string (text));
-    json_object_object_add (note, "bound_reached", json_object_new_boolean (1));
+    json_object_object_add (note,
+                            "bound_reached",
+                            json_object_new_boolean (1));
     rc = write_line (w, note, errp);
     json_object_put (note);
     w->full = true;
@@ -244,7 +246,8 @@ int prof_writer_put (struct prof_writer *w,
                           w->path);
     }
     n = strlen (s);
-    if ((rc = room_for (w, n + 1, errp)) == 1 && write_text (w, s, n, errp) < 0)
+    if ((rc = room_for (w, n + 1, errp)) == 1
+        && write_text (w, s, n, errp) < 0)
         rc = -1;
     free (s);
     return rc;

@@ -86,10 +86,10 @@ struct prof_rec {
     char cgbuf[4096];
     struct root *roots;
     size_t nroots;
-    uint64_t hold_ns;    /* HOLD_NS, or 0 with a small receive buffer */
-    uint64_t hold_until; /* sockets left alone until then */
-    uint64_t datagrams;  /* read in this prof_rec_process() */
-    bool saw_exec;       /* an exec of the step read in it */
+    uint64_t hold_ns;      /* HOLD_NS, or 0 with a small receive buffer */
+    uint64_t hold_until;   /* sockets left alone until then */
+    uint64_t datagrams;    /* read in this prof_rec_process() */
+    bool saw_exec;         /* an exec of the step read in it */
     uint64_t start_cpu_ns; /* CPU time prof_rec_start took */
     pid_t cpu_tid;         /* the thread of the first process() call */
     uint64_t cpu0_ns;      /* its CPU time then */
@@ -633,8 +633,7 @@ static int feed_datagram (struct prof_rec *r,
 {
     int nev;
 
-    if ((nev = cnproc_parse (buf, len, r->ev, MAX_EVENTS, NULL))
-        < 0) {
+    if ((nev = cnproc_parse (buf, len, r->ev, MAX_EVENTS, NULL)) < 0) {
         r->st.parse_errors++;
         return 0;
     }
@@ -660,8 +659,7 @@ static int feed_datagram (struct prof_rec *r,
             r->saw_exec = true;
             char comm[17] = "";
             read_comm (e->pid, comm, sizeof (comm));
-            if (*comm
-                && tracker_exec_read (r->tr, e, comm, now_ns ()) == 0) {
+            if (*comm && tracker_exec_read (r->tr, e, comm, now_ns ()) == 0) {
                 r->st.step_events++;
                 continue;
             }
@@ -721,7 +719,10 @@ static int drain_cn (struct prof_rec *r, pin_error_t *errp)
         batch += got;
         r->datagrams += (uint64_t)got;
         for (int d = 0; d < got; d++)
-            if (feed_datagram (r, r->buf + (size_t)d * RECV_SLOT, r->lens[d], errp)
+            if (feed_datagram (r,
+                               r->buf + (size_t)d * RECV_SLOT,
+                               r->lens[d],
+                               errp)
                 < 0)
                 return -1;
     }
@@ -1037,10 +1038,10 @@ int prof_rec_process (struct prof_rec *r, pin_error_t *errp)
     steps = r->st.step_events;
     if (drain_cn (r, errp) < 0 || drain_ts (r, errp) < 0)
         return -1;
-    r->hold_until = r->hold_ns && r->st.step_events - steps >= HOLD_BUSY
-                            && !r->saw_exec
-                        ? now_ns () + r->hold_ns
-                        : 0;
+    r->hold_until =
+        r->hold_ns && r->st.step_events - steps >= HOLD_BUSY && !r->saw_exec
+            ? now_ns () + r->hold_ns
+            : 0;
     if (r->interval_ms && now_ns () >= r->next_sample_ns) {
         uint64_t step = (uint64_t)r->interval_ms * 1000000ull;
         if (take_sample (r, errp) < 0)

@@ -165,8 +165,9 @@ END_TEST
 START_TEST (test_put_text)
 {
     char path[4096], buf[256];
-    static const char text[] = "{\"type\":\"exec\",\"t\":123456789,"
-                               "\"pid\":1234,\"comm\":\"0123456789abcdef\"}";
+    static const char text[] =
+        "{\"type\":\"exec\",\"t\":123456789,"
+        "\"pid\":1234,\"comm\":\"0123456789abcdef\"}";
     json_object *h = json_object_new_object (), *l = line (text);
     struct prof_writer *w;
     pin_error_t e = {""};
