@@ -35,9 +35,10 @@
 /* how long a taskstats record waits for its exit (the exit's record
  * is in hand when the exit is settled: see taskstats.h) */
 #define TS_MATCH_AGE_NS (10ull * 1000000000ull)
-/* Busy: a prof_rec_process() that read at least HOLD_BUSY events of the
- * step (the step's fork storm; not a storm of other processes beside it)
- * and no exec of the step makes the recorder leave its sockets alone for
+/* Busy: reading at least HOLD_BUSY events of the step within HOLD_NS
+ * (the step's fork storm, from about 800 forks a second; not a storm of
+ * other processes beside it), and no exec of the step among them, makes
+ * the recorder leave its sockets alone for
  * HOLD_NS (prof_rec_pollfds gives none, prof_rec_timeout_ms says when to
  * come back), so that the next call reads a batch instead of being woken
  * for every event: the wake-ups, not the events, were most of the cost.
@@ -49,7 +50,7 @@
  * least HOLD_RCVBUF bytes (a datagram takes about 1 KiB of it: 10 ms of
  * 100,000 events/s fit many times), and a loss would still be counted
  * (sequence gaps, ENOBUFS, the socket's drop counter). */
-#define HOLD_BUSY 32
+#define HOLD_BUSY 16
 #define HOLD_NS (10ull * 1000000ull)
 #define HOLD_RCVBUF (4 << 20)
 /* roots remembered, to tell a root's exit from its reused pid's */
@@ -90,6 +91,9 @@ struct prof_rec {
     uint64_t hold_until;   /* sockets left alone until then */
     uint64_t datagrams;    /* read in this prof_rec_process() */
     bool saw_exec;         /* an exec of the step read in it */
+    uint64_t win_start;    /* the current window of HOLD_NS: its start, */
+    uint64_t win_events;   /* the events of the step read in it, */
+    bool win_exec;         /* and whether one was an exec */
     uint64_t start_cpu_ns; /* CPU time prof_rec_start took */
     pid_t cpu_tid;         /* the thread of the first process() call */
     uint64_t cpu0_ns;      /* its CPU time then */
@@ -1038,10 +1042,22 @@ int prof_rec_process (struct prof_rec *r, pin_error_t *errp)
     steps = r->st.step_events;
     if (drain_cn (r, errp) < 0 || drain_ts (r, errp) < 0)
         return -1;
-    r->hold_until =
-        r->hold_ns && r->st.step_events - steps >= HOLD_BUSY && !r->saw_exec
-            ? now_ns () + r->hold_ns
-            : 0;
+    {
+        uint64_t now = now_ns ();
+        if (now - r->win_start > HOLD_NS) {
+            r->win_start = now;
+            r->win_events = 0;
+            r->win_exec = false;
+        }
+        r->win_events += r->st.step_events - steps;
+        r->win_exec = r->win_exec || r->saw_exec;
+        r->hold_until = 0;
+        if (r->hold_ns && r->win_events >= HOLD_BUSY && !r->win_exec) {
+            r->hold_until = now + r->hold_ns;
+            r->win_start = now; /* the next window starts after it */
+            r->win_events = 0;
+        }
+    }
     if (r->interval_ms && now_ns () >= r->next_sample_ns) {
         uint64_t step = (uint64_t)r->interval_ms * 1000000ull;
         if (take_sample (r, errp) < 0)
