@@ -299,8 +299,9 @@ test_expect_success CONNECTOR,PY 'PSS reads are bounded: a tenth of the interval
     echo "smaps_rollup reads $reads, skipped $skipped" &&
     test "$reads" -gt 0 && test "$skipped" -gt 0 &&
     slurm-pin profile budget.jsonl | grep "reads skipped over the time budget" &&
-    # a sample stops reading once it has spent its budget (200 us here):
-    # at most that plus one read (a few ms) per sample
+    # a sample skips only once it has spent its budget (200 us here) and
+    # after at least one read; how far one read overshoots it is load,
+    # not the rule, so no upper bound in time is asserted here
     "$PY" - budget.jsonl <<-\EOF
 	import json, sys
 	lines = [json.loads(l) for l in open(sys.argv[1])]
@@ -308,9 +309,12 @@ test_expect_success CONNECTOR,PY 'PSS reads are bounded: a tenth of the interval
 	assert budget == 200000, budget
 	over = [l["smaps_ns"] for l in lines if l["type"] == "sample"
 	        and l.get("smaps_skipped", 0) > 0]
-	print("samples that skipped:", len(over), "max time", max(over))
+	print("samples that skipped:", len(over), "min time", min(over))
 	assert len(over) > 0
-	assert max(over) < budget + 50000000, max(over)
+	assert min(over) >= budget, min(over)
+	assert all(l["smaps_reads"] + l["smaps_failed"] >= 1 for l in lines
+	           if l["type"] == "sample"
+	           and l.get("smaps_skipped", 0) > 0)
 	EOF
 '
 

@@ -65,12 +65,12 @@ check_image () {
 # slurm-pin-plot(1).
 want_series () {
     case $2 in
-    cpu)    jget "$1" "j[\"cpus\"] + (1 if j[\"cg\"] else 0)" ;;
+    cpu)    jget "$1" "(j[\"cpus\"] if j[\"cpus\"] <= 16 else 0) + (1 if j[\"cg\"] else 0)" ;;
     gantt)  jget "$1" "min(8, j[\"ncommands\"]) + (1 if j[\"ncommands\"] > 8 else 0)" ;;
     forks)  echo 4 ;;
     ctxsw)  echo 2 ;;
     states) echo 5 ;;
-    memory) jget "$1" "(2 if j[\"pss\"] else 0) + (4 if j[\"cg\"] else 0)" ;;
+    memory) jget "$1" "(2 if j[\"pss\"] else 0) + (4 if j[\"cg\"] else 0) + (1 if j.get(\"mem_max\") else 0)" ;;
     esac
 }
 
@@ -164,17 +164,177 @@ test_expect_success PY 'gantt: eleven commands are 8 colours and the grey of the
     grep "3 other commands (4)" many.svg.json
 '
 
-test_expect_success PY 'gantt: 100,000 processes, one bar each' '
+# Above 200 processes the Gantt chart has one lane per command, shaded
+# by the processes of that command running (slurm-pin-plot(1)): no bar
+# of a process, the heat map's shades, one row per command.
+test_expect_success PY 'gantt: 100,000 processes, one lane per command' '
     "$PY" "$MK" huge.jsonl --commands "w:60000,x:30000,y:9999" \
         --duration 100 --threads 0 >huge.json &&
     slurm-pin plot huge.jsonl --kind gantt -o huge.svg &&
     slurm-pin plot huge.jsonl --kind gantt -o huge.png &&
-    check_image huge.svg 1200 700 4 100000 &&
-    # a PNG has 550 rows of pixels for 100,000 bars: bars are 1 pixel
-    # high and overlap, the 3 commands of 99,999 of them show
-    "$PY" "$CHECK" huge.png "$MAN" >huge.png.json &&
-    test "$(jget huge.png.json "j[\"width\"], j[\"height\"]")" = "(1200, 700)" &&
-    test "$(jget huge.png.json "all(c in j[\"colours\"] for c in (\"#1F77B4\", \"#D62728\", \"#2CA02C\"))")" = True
+    check_image huge.svg 1200 700 0 0 &&
+    check_image huge.png 1200 700 0 0 &&
+    test "$(jget huge.svg.json "j[\"heat_rows\"]")" -eq 4 &&
+    test "$(jget huge.svg.json "len(j[\"heat\"]) >= 2")" = True &&
+    test "$(jget huge.png.json "len(j[\"heat\"]) >= 2")" = True &&
+    for t in "w (60000)" "x (30000)" "y (9999)" "bash (1)" "white: none running"; do
+        grep -F "\"$t\"" huge.svg.json || return 1
+    done
+'
+
+test_expect_success PY 'gantt: 200 processes are bars, 201 are lanes' '
+    "$PY" "$MK" g200.jsonl --commands "a:120,b:79" >g200.json &&
+    "$PY" "$MK" g201.jsonl --commands "a:120,b:80" >g201.json &&
+    test "$(jget g200.json "j[\"processes\"]")" -eq 200 &&
+    for e in svg png; do
+        slurm-pin plot g200.jsonl --kind gantt -o g200.$e &&
+        slurm-pin plot g201.jsonl --kind gantt -o g201.$e &&
+        check_image g200.$e 1200 700 3 &&
+        test "$(jget g200.$e.json "len(j[\"heat\"])")" -eq 0 &&
+        check_image g201.$e 1200 700 0 0 &&
+        test "$(jget g201.$e.json "len(j[\"heat\"]) >= 2")" = True ||
+        return 1
+    done &&
+    test "$(jget g200.svg.json "j[\"bars\"]")" -eq 200 &&
+    test "$(jget g201.svg.json "j[\"heat_rows\"]")" -eq 3
+'
+
+test_expect_success PY 'gantt: more commands than 24 lanes share the last one' '
+    spec=$(for i in $(seq 1 30); do printf "c%d:10," $i; done) &&
+    "$PY" "$MK" lanes.jsonl --commands "$spec" >lanes.json &&
+    slurm-pin plot lanes.jsonl --kind gantt -o lanes.svg &&
+    check_image lanes.svg 1200 700 0 0 &&
+    test "$(jget lanes.svg.json "j[\"heat_rows\"]")" -eq 24 &&
+    grep -F "\"8 others (71)\"" lanes.svg.json
+'
+
+test_expect_success PY 'gantt --filter COMMAND: the processes of one command, as bars' '
+    slurm-pin plot g201.jsonl --kind gantt --filter b -o fb.svg &&
+    slurm-pin plot g201.jsonl --kind gantt -F b -o fb.png &&
+    check_image fb.svg 1200 700 1 80 &&
+    check_image fb.png 1200 700 1 80 &&
+    slurm-pin plot huge.jsonl --kind gantt --filter y -o fy.svg &&
+    check_image fy.svg 1200 700 0 0 &&
+    test "$(jget fy.svg.json "j[\"heat_rows\"]")" -eq 1 &&
+    grep -F "\"y (9999)\"" fy.svg.json
+'
+
+test_expect_success PY 'gantt --filter: an unknown command, another kind, a bad name: one line' '
+    test_expect_code 1 slurm-pin plot g201.jsonl --kind gantt --filter zz \
+        -o e.svg 2>err &&
+    test "$(wc -l <err)" -eq 1 &&
+    grep "^slurm-pin plot: --filter=zz: no process of that command in g201.jsonl; its commands: a (120), b (80), bash (1)$" err &&
+    test_expect_code 1 slurm-pin plot g201.jsonl --kind cpu --filter a \
+        -o e.svg 2>err &&
+    grep "^slurm-pin plot: --filter=a: only --kind gantt draws processes by command, not --kind cpu$" err &&
+    test_expect_code 1 slurm-pin plot g201.jsonl --kind gantt \
+        --filter 0123456789abcdef -o e.svg 2>err &&
+    grep "^slurm-pin plot: --filter=0123456789abcdef: a command name is 1 to 15 printable characters" err &&
+    test ! -e e.svg
+'
+
+# More than 16 CPUs: a heat map, one row per CPU, instead of lines that
+# hide each other; the step cgroup stays a line, in a panel below.
+test_expect_success PY 'cpu: 16 CPUs are lines, 17 and 64 a heat map' '
+    "$PY" "$MK" c16.jsonl --cpus 16 --cg >c16.json &&
+    "$PY" "$MK" c17.jsonl --cpus 17 >c17.json &&
+    "$PY" "$MK" c64.jsonl --cpus 64 --cg >c64.json &&
+    for e in svg png; do
+        slurm-pin plot c16.jsonl --kind cpu -o c16.$e &&
+        slurm-pin plot c17.jsonl --kind cpu -o c17.$e &&
+        slurm-pin plot c64.jsonl --kind cpu -o c64.$e &&
+        check_image c16.$e 1200 700 17 &&
+        test "$(jget c16.$e.json "len(j[\"heat\"])")" -eq 0 &&
+        check_image c17.$e 1200 700 0 &&
+        test "$(jget c17.$e.json "len(j[\"heat\"]) >= 2")" = True &&
+        check_image c64.$e 1200 700 1 &&
+        test "$(jget c64.$e.json "len(j[\"heat\"]) >= 2")" = True ||
+        return 1
+    done &&
+    test "$(jget c17.svg.json "j[\"heat_rows\"]")" -eq 17 &&
+    test "$(jget c64.svg.json "j[\"heat_rows\"]")" -eq 64 &&
+    grep -F "\"90-100 % busy\"" c64.svg.json &&
+    grep -F "\"step cgroup, % of 64 CPUs\"" c64.svg.json
+'
+
+# --- samples drawn honestly ---------------------------------------------
+
+# A sample whose smaps_rollup reads were skipped for time has RSS and
+# PSS of the processes read only: a cross (a lower bound), never a
+# point of the line, which breaks there.
+test_expect_success PY 'memory: samples with skipped smaps reads are marks, not line points' '
+    "$PY" "$MK" skip.jsonl --cg --smaps-skipped 4 --mem-max 300 >skip.json &&
+    n=$(jget skip.json "j[\"smaps_skipped\"]") &&
+    test "$n" -ge 3 &&
+    slurm-pin plot skip.jsonl --kind memory -o skip.svg &&
+    slurm-pin plot skip.jsonl --kind memory -o skip.png &&
+    want=$(want_series skip.json memory) &&
+    test "$want" -eq 7 &&
+    check_image skip.svg 1200 700 7 &&
+    check_image skip.png 1200 700 7 &&
+    test "$(jget skip.svg.json "j[\"marks\"].get(\"#1F77B4\", 0)")" -eq "$n" &&
+    test "$(jget skip.svg.json "j[\"marks\"].get(\"#D62728\", 0)")" -eq "$n" &&
+    test "$(jget skip.svg.json "j[\"strokes\"][\"#1F77B4\"]")" -gt 1 &&
+    test "$(jget skip.svg.json "j[\"strokes\"][\"#D62728\"]")" -gt 1 &&
+    test "$(jget skip.svg.json "j[\"strokes\"][\"#2CA02C\"]")" -eq 1 &&
+    grep -F "\"x: RSS, PSS incomplete ($n samples)\"" skip.svg.json &&
+    grep -F "\"cgroup memory.max (limit)\"" skip.svg.json &&
+    # a profile without skipped reads: one line each, no mark
+    test "$(jget full-memory.svg.json "j[\"marks\"]")" = "{}" &&
+    test "$(jget full-memory.svg.json "j[\"strokes\"][\"#1F77B4\"]")" -eq 1
+'
+
+test_expect_success PY 'memory: every line is named; a missing cgroup or limit is said' '
+    "$PY" "$CHECK" full-memory.svg "$MAN" >fm.json &&
+    for t in "RSS summed over processes" "PSS summed over processes" \
+        "cgroup memory.current" "cgroup anon" "cgroup file (page cache)" \
+        "cgroup shmem" "no memory limit (memory.max)"; do
+        grep -F "\"$t\"" fm.json || return 1
+    done &&
+    "$PY" "$CHECK" plain-memory.svg "$MAN" >pm.json &&
+    grep -F "\"no step cgroup memory in this profile\"" pm.json
+'
+
+# Samples the recorder missed (more than 2.1 intervals apart) break the
+# lines of every chart drawn from samples, and the legend counts them.
+for kind in cpu ctxsw states memory; do
+    test_expect_success PY "$kind: missed samples are a gap in every line" '
+        test -e gap.json || "$PY" "$MK" gap.jsonl --cg --gap 4 >gap.json &&
+        slurm-pin plot gap.jsonl --kind '$kind' -o gap-'$kind'.svg &&
+        slurm-pin plot gap.jsonl --kind '$kind' -o gap-'$kind'.png &&
+        want=$(want_series gap.json '$kind') &&
+        check_image gap-'$kind'.svg 1200 700 $want &&
+        check_image gap-'$kind'.png 1200 700 $want &&
+        grep -F "\"gaps: 4 samples missed\"" gap-'$kind'.svg.json &&
+        # a line a panel without the gap, two with it
+        min=$(test '$kind' = states && echo 4 || echo 2) &&
+        "$PY" -c "import json, sys; j = json.load(open(sys.argv[1])); bad = [c for c in j[\"colours\"] if j[\"strokes\"].get(c, 0) < int(sys.argv[2])]; print(\"unbroken:\", bad); sys.exit(1 if bad else 0)" gap-'$kind'.svg.json $min &&
+        ! grep -F "gaps:" full-'$kind'.svg.json
+    '
+done
+
+test_expect_success PY 'cpu heat map: missed samples stay white, said' '
+    "$PY" "$MK" gap64.jsonl --cpus 64 --gap 4 >gap64.json &&
+    slurm-pin plot gap64.jsonl --kind cpu -o gap64.svg &&
+    check_image gap64.svg 1200 700 0 &&
+    grep -F "\"white: no sample\"" gap64.svg.json &&
+    grep -F "\"gaps: 4 samples missed\"" gap64.svg.json &&
+    "$PY" - gap64.svg <<-\EOF
+	# each CPU of mkprofile.py has one shade all along: one rectangle a
+	# row without the gap, two with it
+	import re, sys
+	import xml.etree.ElementTree as ET
+	ns = "{http://www.w3.org/2000/svg}"
+	root = ET.parse(sys.argv[1]).getroot()
+	xs = []
+	for el in root.iter(ns + "polyline"):
+	    if (el.get("fill") or "none").upper() not in ("#FFFFB2", "#FED976", "#FEB24C", "#FD8D3C", "#F03B20", "#BD0026"):
+	        continue
+	    nums = [float(v) for v in re.split(r"[ ,]+", el.get("points").strip()) if v]
+	    xs.append((min(nums[0::2]), max(nums[0::2])))
+	print(len(xs), "rectangles")
+	assert len(xs) >= 2 * 64, len(xs)
+	EOF
 '
 
 test_expect_success PY 'the title, the legend and the confinement are in the SVG text' '

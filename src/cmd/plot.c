@@ -38,7 +38,7 @@
 #define HEIGHT_DEFAULT 700
 
 struct opts {
-    const char *kind_name, *out, *size, *title, *dir, *node;
+    const char *kind_name, *out, *size, *title, *dir, *node, *filter;
     enum prof_chart kind;
     int width, height;
     const char *device;
@@ -96,6 +96,13 @@ static const struct cmdopt options[] =
          "the node whose profile of JOB[.STEP] to draw, when\n"
          "the step ran on several here",
          0},
+        {"filter",
+         'F',
+         CMDOPT_REQUIRED,
+         "COMMAND",
+         "gantt: the processes of COMMAND only (its name as\n"
+         "the kernel has it: 15 characters at most)",
+         0},
         CMDOPT_END,
 };
 
@@ -106,6 +113,7 @@ static const struct cmdopt_spec spec = {
         "OUT.png|OUT.svg\n"
         "                      [--force] [--size WxH] [--title TEXT] [--dir "
         "DIR] [--node NODE]\n"
+        "                      [--filter COMMAND]\n"
         "\n"
         "Draw a profile as a PNG or SVG image: a file recorded by 'slurm-pin\n"
         "profile --record', or the profile of a job step run with "
@@ -113,14 +121,18 @@ static const struct cmdopt_spec spec = {
         "\n"
         "Kinds:\n"
         "  cpu     use of each CPU sampled (%), the step's cgroup, "
-        "confinement\n"
+        "confinement;\n"
+        "          above 16 CPUs a heat map (CPU x time)\n"
         "  gantt   one bar per process, from its fork to its exit, by "
-        "command\n"
+        "command;\n"
+        "          above 200 processes one lane per command, shaded by "
+        "density\n"
         "  forks   process forks, thread creations, execs and exits per "
         "second\n"
         "  ctxsw   voluntary and involuntary context switches per second\n"
         "  states  processes and threads in states R, S, D, Z over time\n"
-        "  memory  summed RSS against PSS, the step cgroup's memory\n",
+        "  memory  summed RSS and PSS, the step cgroup's memory and "
+        "limit\n",
     .footer = "See slurm-pin-plot(1) and doc/profiling-guide.md.\n",
     .usage_status = 1,
     .tables = {options, NULL},
@@ -226,6 +238,9 @@ static int parse_opts (struct cmdopt_parser *p,
                 break;
             case 'N':
                 o->node = arg;
+                break;
+            case 'F':
+                o->filter = arg;
                 break;
         }
     }
@@ -345,6 +360,8 @@ static void describe (const struct prof_chart_data *d,
         APPEND (", bins of %g s", d->bin_s);
     if (d->kind == PROF_CHART_CTXSW)
         APPEND (", sums over the live tasks of each sample");
+    if (d->kind == PROF_CHART_GANTT && d->heat.rows)
+        APPEND (", %zu processes in lanes by command", d->nbars);
 #undef APPEND
 }
 
@@ -403,6 +420,19 @@ static int write_file (const char *out,
     return 0;
 }
 
+/* A command name as the kernel keeps it: 1 to 15 printable bytes. */
+static bool filter_ok (const char *s)
+{
+    size_t n = strlen (s);
+
+    if (n < 1 || n > 15)
+        return false;
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return false;
+    return true;
+}
+
 int cmd_plot (int argc, char **argv)
 {
     struct opts o;
@@ -440,12 +470,27 @@ int cmd_plot (int argc, char **argv)
                                              : "plplot-driver-cairo");
         return 1;
     }
+    if (o.filter && o.kind != PROF_CHART_GANTT) {
+        cmd_error (NAME,
+                   "--filter=%s: only --kind gantt draws processes by "
+                   "command, not --kind %s",
+                   cmd_text (o.filter),
+                   o.kind_name);
+        return 1;
+    }
+    if (o.filter && !filter_ok (o.filter)) {
+        cmd_error (NAME,
+                   "--filter=%s: a command name is 1 to 15 printable "
+                   "characters (the kernel's comm)",
+                   cmd_text (o.filter));
+        return 1;
+    }
     if (plot_resolve (&o, src, path, sizeof (path)) < 0)
         return 1;
-    if (prof_chart_read (path, o.kind, &d, &e) < 0) {
+    if (prof_chart_read_filter (path, o.kind, o.filter, &d, &e) < 0) {
         int err = errno;
         prof_chart_free (&d);
-        if (err == ENODATA) {
+        if (err == ENODATA && !o.filter) {
             char kinds[128];
             kinds_with_data (path, o.kind, kinds, sizeof (kinds));
             cmd_error (NAME,

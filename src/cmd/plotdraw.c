@@ -49,6 +49,17 @@ const unsigned char plot_palette[PLOT_PALETTE_SIZE][3] = {
     {0xA0, 0xA0, 0xA0}, /* grey: the Gantt chart's other commands */
 };
 #define C_OTHER (C_SERIES + PROF_SERIES_MAX)
+#define C_HEAT (C_SERIES + PLOT_PALETTE_SIZE)
+#define C_COUNT (C_HEAT + PROF_HEAT_LEVELS)
+
+const unsigned char plot_heat[PROF_HEAT_LEVELS][3] = {
+    {0xFF, 0xFF, 0xB2},
+    {0xFE, 0xD9, 0x76},
+    {0xFE, 0xB2, 0x4C},
+    {0xFD, 0x8D, 0x3C},
+    {0xF0, 0x3B, 0x20},
+    {0xBD, 0x00, 0x26},
+};
 
 #define LINE_WIDTH                                 \
     2.0 /* series; PNG lines are not anti-aliased: \
@@ -127,13 +138,15 @@ static void time_unit (struct layout *l, const struct prof_chart_data *d)
 
 /* ---- legend ------------------------------------------------------------ */
 
-#define LEGEND_MAX (PROF_SERIES_MAX + PROF_CONFINE_MAX + 2)
+#define LEGEND_MAX                                                          \
+    (PROF_SERIES_MAX + PROF_CONFINE_MAX + PROF_HEAT_LEVELS + PROF_NOTES_MAX \
+     + 2)
 
 struct legend {
     int n;
     PLINT opt[LEGEND_MAX], colour[LEGEND_MAX], style[LEGEND_MAX];
     PLFLT width[LEGEND_MAX];
-    char text[LEGEND_MAX][96];
+    char text[LEGEND_MAX][PROF_LABEL * 2];
 };
 
 static void legend_add (struct legend *g,
@@ -166,15 +179,17 @@ static size_t legend_chars (const struct legend *g)
 static void legend_draw (const struct legend *g)
 {
     const char *text[LEGEND_MAX];
-    PLINT tcol[LEGEND_MAX], ncol[LEGEND_MAX];
-    PLFLT scale[LEGEND_MAX];
+    PLINT tcol[LEGEND_MAX], ncol[LEGEND_MAX], pat[LEGEND_MAX];
+    PLFLT scale[LEGEND_MAX], bw[LEGEND_MAX];
     PLFLT w, h;
 
     for (int i = 0; i < g->n; i++) {
         text[i] = g->text[i];
         tcol[i] = C_FG;
         ncol[i] = 0;
+        pat[i] = 0;
         scale[i] = 1;
+        bw[i] = 1;
     }
     pllegend (&w,
               &h,
@@ -196,10 +211,10 @@ static void legend_draw (const struct legend *g)
               0.0,
               tcol,
               text,
-              NULL,
-              NULL,
-              NULL,
-              NULL,
+              g->colour,
+              pat,
+              scale,
+              bw,
               g->colour,
               g->style,
               g->width,
@@ -271,6 +286,9 @@ static double panel_max (const struct prof_chart_data *d, unsigned panel)
         for (size_t k = 0; k < s->n; k++)
             if (s->y[k] > m)
                 m = s->y[k];
+        for (size_t k = 0; k < s->nmarks; k++)
+            if (s->my[k] > m)
+                m = s->my[k];
     }
     return m;
 }
@@ -289,13 +307,9 @@ static size_t draw_order (const struct prof_chart_data *d,
     size_t n = 0;
 
     /* totals first: the widest, under their parts */
-    if (d->kind == PROF_CHART_STATES || d->kind == PROF_CHART_MEMORY)
-        for (size_t i = 0; i < d->nseries; i++)
-            if (d->series[i].panel == panel
-                && (!strcmp (d->series[i].label, "all")
-                    || !strcmp (d->series[i].label, "summed RSS")
-                    || !strncmp (d->series[i].label, "cgroup memory.", 14)))
-                order[n++] = i;
+    for (size_t i = 0; i < d->nseries; i++)
+        if (d->series[i].panel == panel && d->series[i].total)
+            order[n++] = i;
     for (size_t i = 0; i < d->nseries; i++) {
         bool done = false;
         if (d->series[i].panel != panel)
@@ -322,7 +336,17 @@ static double series_width (const struct prof_chart_data *d, size_t i)
     return LINE_WIDTH;
 }
 
-/* Steps for binned series: each bin drawn flat over its width. */
+/* One run of points of a series, between gaps. */
+static void draw_run (const struct layout *l, PLFLT *x, PLFLT *y, size_t m)
+{
+    if (m == 1) /* one point: a short flat line shows it */
+        pljoin (x[0], y[0], x[0] + (l->x1 - l->x0) / 200, y[0]);
+    else if (m > 1)
+        plline ((PLINT)m, x, y);
+}
+
+/* Steps for binned series: each bin drawn flat over its width.  A gap
+ * (NaN) breaks the line; the marks (incomplete values) are crosses. */
 static int draw_series (const struct prof_chart_data *d,
                         const struct layout *l,
                         unsigned panel)
@@ -332,38 +356,149 @@ static int draw_series (const struct prof_chart_data *d,
 
     for (size_t j = 0; j < n; j++) {
         const struct prof_series *s = &d->series[order[j]];
-        size_t m = d->steps ? 2 * s->n : s->n;
+        size_t m = d->steps ? 2 * s->n : s->n, run = 0;
+        size_t nx = m > s->nmarks ? m : s->nmarks;
         PLFLT *x, *y;
 
-        if (s->n == 0)
+        if (nx == 0)
             continue;
-        x = malloc (m * sizeof (*x));
-        y = malloc (m * sizeof (*y));
+        x = malloc (nx * sizeof (*x));
+        y = malloc (nx * sizeof (*y));
         if (!x || !y) {
             free (x);
             free (y);
             return -1;
         }
-        for (size_t k = 0; k < s->n; k++) {
-            if (d->steps) {
-                x[2 * k] = (s->x[k] - d->bin_s / 2) / l->unit;
-                x[2 * k + 1] = (s->x[k] + d->bin_s / 2) / l->unit;
-                y[2 * k] = y[2 * k + 1] = s->y[k];
-            } else {
-                x[k] = s->x[k] / l->unit;
-                y[k] = s->y[k];
-            }
-        }
         plcol0 (C_SERIES + (PLINT)s->colour);
         plwidth (series_width (d, order[j]));
-        if (m == 1) /* one point: a short flat line shows it */
-            pljoin (x[0], y[0], x[0] + (l->x1 - l->x0) / 200, y[0]);
-        else
-            plline ((PLINT)m, x, y);
+        pllsty (s->limit ? 2 : 1);
+        for (size_t k = 0; k < s->n; k++) {
+            if (isnan (s->y[k])) {
+                draw_run (l, x, y, run);
+                run = 0;
+            } else if (d->steps) {
+                x[run] = (s->x[k] - d->bin_s / 2) / l->unit;
+                x[run + 1] = (s->x[k] + d->bin_s / 2) / l->unit;
+                y[run] = y[run + 1] = s->y[k];
+                run += 2;
+            } else {
+                x[run] = s->x[k] / l->unit;
+                y[run++] = s->y[k];
+            }
+        }
+        draw_run (l, x, y, run);
+        pllsty (1);
+        if (s->nmarks) {
+            for (size_t k = 0; k < s->nmarks; k++) {
+                x[k] = s->mx[k] / l->unit;
+                y[k] = s->my[k];
+            }
+            plwidth (LINE_WIDTH);
+            plssym (0, 1.2);
+            plpoin ((PLINT)s->nmarks, x, y, 5); /* x */
+        }
         free (x);
         free (y);
     }
     return 0;
+}
+
+/* The shade of value v of heat map h: a level, or -1 (not drawn). */
+static int heat_level (const struct prof_heat *h, double v)
+{
+    if (isnan (v) || v < h->bound[0])
+        return -1;
+    for (int k = 0; k < PROF_HEAT_LEVELS; k++)
+        if (v <= h->bound[k + 1])
+            return k;
+    return PROF_HEAT_LEVELS - 1;
+}
+
+/* The highest level a cell of h has, or -1. */
+static int heat_top (const struct prof_heat *h)
+{
+    int top = -1;
+
+    for (size_t i = 0; i < h->rows * h->cols; i++) {
+        int k = heat_level (h, h->v[i]);
+        if (k > top)
+            top = k;
+    }
+    return top;
+}
+
+/* The heat map: row r from r - 0.5 to r + 0.5 (the window runs from
+ * rows - 0.5 at the bottom to -0.5 at the top); cells of one shade in a
+ * row are one rectangle. */
+static void draw_heat (const struct prof_heat *h,
+                       const struct layout *l,
+                       double half)
+{
+    plwidth (0);
+    for (size_t r = 0; r < h->rows; r++) {
+        size_t c = 0;
+        while (c < h->cols) {
+            int k = heat_level (h, h->v[r * h->cols + c]);
+            size_t e = c + 1;
+            PLFLT x[4], y[4];
+            while (e < h->cols && heat_level (h, h->v[r * h->cols + e]) == k)
+                e++;
+            if (k >= 0) {
+                x[0] = x[3] = (h->x0 + (double)c * h->dx) / l->unit;
+                x[1] = x[2] = (h->x0 + (double)e * h->dx) / l->unit;
+                y[0] = y[1] = (double)r + half;
+                y[2] = y[3] = (double)r - half;
+                plcol0 (C_HEAT + k);
+                plfill (4, x, y);
+            }
+            c = e;
+        }
+    }
+}
+
+/* The y axis of a heat map: row labels (PLplot's custom labels). */
+static void heat_label (PLINT axis, PLFLT v, char *buf, PLINT n, PLPointer p)
+{
+    const struct prof_heat *h = p;
+    double r = floor (v + 0.5);
+
+    buf[0] = '\0';
+    if (axis == PL_Y_AXIS && fabs (v - r) < 1e-6 && r >= 0
+        && r < (double)h->rows)
+        safe_text (buf, (size_t)n, h->label[(size_t)r]);
+}
+
+/* The longest row label of a heat map. */
+static size_t heat_label_chars (const struct prof_heat *h)
+{
+    size_t m = 0;
+
+    for (size_t r = 0; r < h->rows; r++)
+        if (strlen (h->label[r]) > m)
+            m = strlen (h->label[r]);
+    return m;
+}
+
+static void frame_heat (const struct prof_heat *h,
+                        const struct layout *l,
+                        double yb,
+                        double yt,
+                        double panel_px,
+                        bool xlabels)
+{
+    /* a label every `step` rows, as many as fit */
+    double fit = panel_px / (1.25 * l->text_px);
+    double step = fit >= 1 ? ceil ((double)h->rows / fit) : (double)h->rows;
+
+    plvpor (l->xl, l->xr, yb, yt);
+    plwind (l->x0, l->x1, (double)h->rows - 0.5, -0.5);
+    plcol0 (C_GRID);
+    plwidth (1);
+    plbox ("g", 0, 0, "", 0, 0);
+    plslabelfunc (heat_label, (PLPointer)h);
+    plcol0 (C_FG);
+    plbox (xlabels ? "bcnst" : "bcst", 0, 0, "bcnotv", step, 1);
+    plslabelfunc (NULL, NULL);
 }
 
 static void draw_gantt (const struct prof_chart_data *d,
@@ -427,7 +562,10 @@ static void build_legend (const struct prof_chart_data *d, struct legend *g)
                       (unsigned long long)d->other_procs);
             legend_add (g, PL_LEGEND_LINE, C_OTHER, 1, 8, t);
         }
-    } else {
+    }
+    if (d->kind == PROF_CHART_GANTT && d->heat.rows)
+        g->n = 0; /* lanes, not bars: the shades below say what is what */
+    if (d->kind != PROF_CHART_GANTT) {
         bool seen[PROF_SERIES_MAX] = {false};
         for (size_t i = 0; i < d->nseries; i++) {
             const struct prof_series *s = &d->series[i];
@@ -437,11 +575,23 @@ static void build_legend (const struct prof_chart_data *d, struct legend *g)
             legend_add (g,
                         PL_LEGEND_LINE,
                         C_SERIES + (PLINT)s->colour,
-                        1,
+                        s->limit ? 2 : 1,
                         series_width (d, i),
                         s->label);
         }
     }
+    if (d->heat.rows) {
+        int top = heat_top (&d->heat);
+        for (int k = 0; k <= top; k++)
+            legend_add (g,
+                        PL_LEGEND_COLOR_BOX,
+                        C_HEAT + k,
+                        1,
+                        1,
+                        d->heat.level[k]);
+    }
+    for (size_t i = 0; i < d->nnotes; i++)
+        legend_add (g, PL_LEGEND_NONE, C_FG, 1, 1, d->note[i]);
     legend_confine (d, g);
 }
 
@@ -470,6 +620,8 @@ static void draw (const struct prof_chart_data *d,
                           ? (double)d->nbars
                           : fmax (panel_max (d, 0), panel_max (d, 1)) * 1.06;
         double digits = ymax >= 10 ? floor (log10 (ymax)) + 1 : 3;
+        if (d->heat.rows)
+            digits = fmax (digits, (double)heat_label_chars (&d->heat));
         l->ylabel_off = fmax (3, digits) * 0.8 + 2.6;
     }
     l->xl = (l->ylabel_off + 1.5) * l->text_px / W;
@@ -489,7 +641,7 @@ static void draw (const struct prof_chart_data *d,
     pladv (0);
     plsxax (9, 0); /* numbers up to 9 digits, not "x10^5" */
     plsyax (9, 0);
-    if (d->kind == PROF_CHART_GANTT) {
+    if (d->kind == PROF_CHART_GANTT && !d->heat.rows) {
         double n = (double)d->nbars;
         double m = 0.01 * n + 0.3; /* the first and last bar clear of
                                     * the frame */
@@ -515,6 +667,24 @@ static void draw (const struct prof_chart_data *d,
         for (unsigned p = 0; p < np; p++) {
             double yt = l->yt - p * (ph + gap), yb = yt - ph;
             double ymax = panel_max (d, p);
+            if (p == 0 && d->heat.rows) {
+                frame_heat (&d->heat, l, yb, yt, ph * H, p == np - 1);
+                /* lanes of commands apart, rows of CPUs touching */
+                draw_heat (&d->heat,
+                           l,
+                           d->kind == PROF_CHART_GANTT ? 0.42 : 0.5);
+                confine_marks (d, l, (double)d->heat.rows - 0.5, -0.5);
+                plcol0 (C_FG);
+                plwidth (1);
+                plbox ("bc", 0, 0, "bc", 0, 0);
+                plmtex ("l",
+                        l->ylabel_off,
+                        0.5,
+                        0.5,
+                        np > 1 ? d->panel_label[p] : d->ylabel);
+                legend_draw (g);
+                continue;
+            }
             if (d->kind == PROF_CHART_CPU)
                 ymax = fmax (ymax, 100);
             ymax = ymax > 0 ? ymax * 1.06 : 1;
@@ -553,14 +723,13 @@ int plot_render (const struct prof_chart_data *d,
                  size_t *len,
                  pin_error_t *errp)
 {
-    PLINT colours[C_SERIES + PLOT_PALETTE_SIZE][3] = {
+    PLINT colours[C_COUNT][3] = {
         [C_BG] = {255, 255, 255},
         [C_FG] = {0, 0, 0},
         [C_GRID] = {0xDD, 0xDD, 0xDD},
         [C_MARK] = {0x55, 0x55, 0x55},
     };
-    PLINT r[C_SERIES + PLOT_PALETTE_SIZE], gr[C_SERIES + PLOT_PALETTE_SIZE],
-        b[C_SERIES + PLOT_PALETTE_SIZE];
+    PLINT r[C_COUNT], gr[C_COUNT], b[C_COUNT];
     PLINT plerr = 0;
     char plmsg[1024] = "";
     struct legend g = {0};
@@ -573,7 +742,10 @@ int plot_render (const struct prof_chart_data *d,
     for (int i = 0; i < PLOT_PALETTE_SIZE; i++)
         for (int k = 0; k < 3; k++)
             colours[C_SERIES + i][k] = plot_palette[i][k];
-    for (int i = 0; i < C_SERIES + PLOT_PALETTE_SIZE; i++) {
+    for (int i = 0; i < PROF_HEAT_LEVELS; i++)
+        for (int k = 0; k < 3; k++)
+            colours[C_HEAT + i][k] = plot_heat[i][k];
+    for (int i = 0; i < C_COUNT; i++) {
         r[i] = colours[i][0];
         gr[i] = colours[i][1];
         b[i] = colours[i][2];
@@ -585,7 +757,7 @@ int plot_render (const struct prof_chart_data *d,
     plsdev (o->device);
     plsfile (f); /* PLplot closes it at plend */
     plspage (0, 0, o->width, o->height, 0, 0);
-    plscmap0 (r, gr, b, C_SERIES + PLOT_PALETTE_SIZE);
+    plscmap0 (r, gr, b, C_COUNT);
     plsError (&plerr, plmsg);
     if (!strcmp (o->device, "pngcairo")) /* 1: CAIRO_ANTIALIAS_NONE */
         plsetopt ("drvopt", "graphics_anti_aliasing=1");

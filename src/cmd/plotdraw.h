@@ -21,6 +21,10 @@
 #define PLOT_PALETTE_SIZE (PROF_SERIES_MAX + 1)
 extern const unsigned char plot_palette[PLOT_PALETTE_SIZE][3];
 
+/* The shades of a heat map (many CPUs, the Gantt chart of many
+ * processes), lightest first: none of them a series colour. */
+extern const unsigned char plot_heat[PROF_HEAT_LEVELS][3];
+
 struct plot_opts {
     const char *device;   /* a PLplot device: "pngcairo", "svg" */
     int width, height;    /* of the image: pixels (PNG), points (SVG) */

@@ -6,7 +6,11 @@
  * (src/common/libprof/series.c, through prof_read()).
  * Invariants:
  *   - success: at most PROF_SERIES_MAX series of at most PROF_POINTS_MAX
- *     finite points, each colour a palette index, a panel below npanels;
+ *     points of finite time and a finite value or a gap (NaN), and as
+ *     many finite marks, each colour a palette index, a panel below
+ *     npanels; a heat map of at most PROF_HEAT_CELLS_MAX cells, finite
+ *     or NaN (no sample), its labels terminated; at most PROF_NOTES_MAX
+ *     notes;
  *     the Gantt chart: 1 to PROF_BARS_MAX bars sorted by start, each
  *     command index at most ncmds, within PROF_CMDS_COLOURED; at most
  *     PROF_CONFINE_MAX marks; the header texts NUL-terminated;
@@ -35,11 +39,40 @@ static void check (const struct prof_chart_data *d, enum prof_chart k)
             || !memchr (s->label, '\0', sizeof (s->label)))
             fuzz_fail ("%s: series %zu malformed", prof_chart_name (k), i);
         for (size_t j = 0; j < s->n; j++)
-            if (!isfinite (s->x[j]) || !isfinite (s->y[j]))
+            if (!isfinite (s->x[j])
+                || (!isfinite (s->y[j]) && !isnan (s->y[j])))
                 fuzz_fail ("%s: series %zu point %zu not finite",
                            prof_chart_name (k),
                            i,
                            j);
+        if (s->nmarks > PROF_POINTS_MAX)
+            fuzz_fail ("%s: series %zu: too many marks",
+                       prof_chart_name (k),
+                       i);
+        for (size_t j = 0; j < s->nmarks; j++)
+            if (!isfinite (s->mx[j]) || !isfinite (s->my[j]))
+                fuzz_fail ("%s: series %zu mark %zu not finite",
+                           prof_chart_name (k),
+                           i,
+                           j);
+    }
+    if (d->nnotes > PROF_NOTES_MAX)
+        fuzz_fail ("%s: too many notes", prof_chart_name (k));
+    if (d->heat.rows) {
+        if (d->heat.cols == 0
+            || d->heat.rows * d->heat.cols > PROF_HEAT_CELLS_MAX
+            || !isfinite (d->heat.x0) || !(d->heat.dx > 0))
+            fuzz_fail ("%s: heat map malformed", prof_chart_name (k));
+        for (size_t j = 0; j < d->heat.rows * d->heat.cols; j++)
+            if (!isfinite (d->heat.v[j]) && !isnan (d->heat.v[j]))
+                fuzz_fail ("%s: heat cell %zu infinite",
+                           prof_chart_name (k),
+                           j);
+        for (size_t r = 0; r < d->heat.rows; r++)
+            if (!memchr (d->heat.label[r], '\0', sizeof (d->heat.label[r])))
+                fuzz_fail ("%s: heat label %zu not terminated",
+                           prof_chart_name (k),
+                           r);
     }
     if (k == PROF_CHART_GANTT && d->nbars == 0)
         fuzz_fail ("gantt: success without a bar");

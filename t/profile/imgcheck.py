@@ -17,9 +17,19 @@ what is in it, found in the image itself:
                 have a bar colour (bars are apart when rows are 4 pixels
                 or more)
   texts         (SVG) the text of every <text> element
+  heat          the heat map shades present inside the plot area (the
+                chart of many CPUs, the Gantt chart of many processes)
+  heat_rows     (SVG) the rows of the heat map: distinct vertical
+                centres of its shaded rectangles
+  strokes       (SVG) for each palette colour, the lines of that colour
+                inside the plot area: a series broken by gaps is more
+                than one
+  marks         (SVG) for each palette colour, its marks (a cross, the
+                incomplete samples of the memory chart)
 The palette is read from MANPAGE (slurm-pin-plot(1)), between the
-comment lines 'palette-begin' and 'palette-end': the colours the
-command documents, so a drift between the code and its manual fails.
+comment lines 'palette-begin' and 'palette-end', the heat map's shades
+between 'heat-begin' and 'heat-end': the colours the command
+documents, so a drift between the code and its manual fails.
 A colour counts in a PNG when at least MIN_PIXELS pixels have exactly it.
 """
 import json
@@ -30,11 +40,11 @@ import xml.etree.ElementTree as ET
 MIN_PIXELS = 6
 
 
-def palette(manpage):
+def palette(manpage, what="palette"):
     text = open(manpage).read()
-    m = re.search(r"palette-begin(.*?)palette-end", text, re.S)
+    m = re.search(what + r"-begin(.*?)" + what + "-end", text, re.S)
     if not m:
-        sys.exit("imgcheck: no palette in " + manpage)
+        sys.exit("imgcheck: no %s in %s" % (what, manpage))
     return [c.upper() for c in re.findall(r"#[0-9A-Fa-f]{6}", m.group(1))]
 
 
@@ -51,7 +61,7 @@ def longest_run(flags):
     return best
 
 
-def png(path, pal):
+def png(path, pal, heat):
     from PIL import Image
     im = Image.open(path)
     im.load()
@@ -70,7 +80,7 @@ def png(path, pal):
         out.update({"frame": None, "colours": [], "bars": 0})
         return out
     x0, x1, y0, y1 = min(cols), max(cols), min(rows), max(rows)
-    index = {bytes.fromhex(c[1:]): c for c in pal}
+    index = {bytes.fromhex(c[1:]): c for c in pal + heat}
     count = {}
     bar_colours = {bytes.fromhex(c[1:]) for c in pal[:8] + pal[-1:]}
     bar_rows = []
@@ -85,7 +95,8 @@ def png(path, pal):
                if f and (i == 0 or not bar_rows[i - 1]))
     found = {index[p] for p, n in count.items() if n >= MIN_PIXELS}
     out.update({"frame": [x0, y0, x1, y1],
-                "colours": [c for c in pal if c in found], "bars": bars})
+                "colours": [c for c in pal if c in found], "bars": bars,
+                "heat": [c for c in heat if c in found]})
     return out
 
 
@@ -95,7 +106,7 @@ def points(el):
     return list(zip(nums[0::2], nums[1::2]))
 
 
-def svg(path, pal):
+def svg(path, pal, heat):
     root = ET.parse(path).getroot()
     ns = "{http://www.w3.org/2000/svg}"
     vb = [float(v) for v in root.get("viewBox").split()]
@@ -119,7 +130,7 @@ def svg(path, pal):
         out.update({"frame": None, "colours": [], "bars": 0})
         return out
     x0, x1, y0, y1 = min(vs), max(vs), min(hs), max(hs)
-    found, bars = set(), 0
+    found, bars, hfound, hrows, strokes = set(), 0, set(), set(), {}
     for el in lines:
         pts = points(el)
         if not pts or not all(x0 - 0.5 <= x <= x1 + 0.5
@@ -131,19 +142,34 @@ def svg(path, pal):
         if fill != "NONE" and fill in pal:
             found.add(fill)
             bars += 1
+        elif fill != "NONE" and fill in heat:
+            hfound.add(fill)
+            ys = [y for _, y in pts]
+            hrows.add(round((min(ys) + max(ys)) / 2, 1))
         elif stroke in pal:
             found.add(stroke)
+            strokes[stroke] = strokes.get(stroke, 0) + 1
+    marks = {}
+    for t in root.iter(ns + "text"):
+        fill = (t.get("fill") or "").upper()
+        if fill in pal and "".join(t.itertext()) == "\u00d7":
+            marks[fill] = marks.get(fill, 0) + 1
     out.update({"frame": [x0, y0, x1, y1],
-                "colours": [c for c in pal if c in found], "bars": bars})
+                "colours": [c for c in pal if c in found], "bars": bars,
+                "heat": [c for c in heat if c in hfound],
+                "heat_rows": len(hrows), "strokes": strokes,
+                "marks": marks})
     return out
 
 
 def main():
     path, manpage = sys.argv[1:3]
     pal = palette(manpage)
+    heat = palette(manpage, "heat")
     with open(path, "rb") as f:
         head = f.read(8)
-    out = png(path, pal) if head.startswith(b"\x89PNG") else svg(path, pal)
+    out = (png(path, pal, heat) if head.startswith(b"\x89PNG")
+           else svg(path, pal, heat))
     print(json.dumps(out))
 
 

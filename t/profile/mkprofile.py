@@ -22,6 +22,10 @@ Options:
   --no-pss          samples without rss_kb and pss_kb
   --header-job      the header names job 4242, step 0, node n1, policy
   --saturated       every CPU 100% busy (equal per-CPU lines)
+  --mem-max MIB     "cg" carries memory_max (the step's memory limit)
+  --smaps-skipped K every K-th sample skipped smaps reads for time
+                    (smaps_skipped > 0): its rss_kb and pss_kb are low
+  --gap S           no sample from S to S + 1.6 seconds (missed ones)
 
 Prints one JSON line: what was written (processes, commands, cpus, ...).
 """
@@ -38,7 +42,8 @@ def main():
     opt = {"commands": "sim:12,reco:8,merge:5,true:4,python3:3,cat:2,"
                        "sort:1,gzip:1",
            "threads": "3", "cpus": "4", "duration": "10",
-           "interval": "500", "confine": None}
+           "interval": "500", "confine": None, "mem-max": None,
+           "smaps-skipped": "0", "gap": None}
     flags = set()
     while args:
         a = args.pop(0)
@@ -123,6 +128,12 @@ def main():
     usage = 0
     nv = niv = 0
     nsamples = 0
+    skipped_every = int(opt["smaps-skipped"])
+    nskipped = 0
+    gap = None
+    if opt["gap"] is not None:
+        gap = (T0 + int(float(opt["gap"]) * NS),
+               T0 + int((float(opt["gap"]) + 1.6) * NS))
     if interval > 0:
         k = 0
         t = T0
@@ -142,7 +153,13 @@ def main():
             if "--no-pss" not in flags:
                 s.update({"rss_kb": (100 + k) * 1024, "pss_kb": 40 * 1024,
                           "smaps_reads": 3, "smaps_failed": 0,
-                          "smaps_ns": 100000})
+                          "smaps_ns": 100000, "smaps_skipped": 0})
+                if skipped_every and k % skipped_every == skipped_every - 1:
+                    # 2 of 3 processes not read: RSS and PSS a third
+                    s.update({"rss_kb": (100 + k) * 1024 // 3,
+                              "pss_kb": 40 * 1024 // 3, "smaps_reads": 1,
+                              "smaps_skipped": 2})
+                    nskipped += 1
             if ncpus:
                 per = interval // 10   # ticks of 10 ms per interval
                 cpus = []
@@ -162,8 +179,14 @@ def main():
                            "memory_current": (200 + k) << 20,
                            "anon": (120 + k) << 20, "file": 60 << 20,
                            "shmem": 20 << 20}
-            events.append((t, s))
-            nsamples += 1
+                if opt["mem-max"] is not None:
+                    s["cg"]["memory_max"] = int(opt["mem-max"]) << 20
+            if gap and gap[0] <= t < gap[1]:
+                # the recorder missed these samples: no line at all
+                pass
+            else:
+                events.append((t, s))
+                nsamples += 1
             k += 1
             t += interval * 1_000_000
     events.sort(key=lambda e: e[0])
@@ -187,7 +210,9 @@ def main():
                       "ncommands": len(counts), "cpus": ncpus,
                       "samples": nsamples, "threads": nthreads,
                       "cg": "--cg" in flags,
-                      "pss": "--no-pss" not in flags}))
+                      "pss": "--no-pss" not in flags,
+                      "mem_max": opt["mem-max"] is not None,
+                      "smaps_skipped": nskipped}))
 
 
 main()

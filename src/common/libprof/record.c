@@ -881,6 +881,38 @@ static json_object *states (const uint64_t *v)
     return o;
 }
 
+/* The memory limit the step's processes live under: the lowest
+ * memory.max of the step cgroup and its ancestors (Slurm writes it in
+ * the job's cgroup and the step's), at most 8 levels up; 0: none ("max"
+ * everywhere, or no memory controller). */
+static uint64_t memory_limit (struct prof_rec *r)
+{
+    uint64_t lim = 0;
+    int fd = r->cg_fd;
+
+    for (int depth = 0; depth < 8 && fd >= 0; depth++) {
+        int up;
+        if (procfs_read_at (fd, "memory.max", r->cgbuf, sizeof (r->cgbuf)) < 0)
+            break; /* above the root, or no memory controller */
+        if (strncmp (r->cgbuf, "max", 3) != 0) {
+            char *end = NULL;
+            unsigned long long v;
+            errno = 0;
+            v = strtoull (r->cgbuf, &end, 10);
+            if (end != r->cgbuf && !errno && (*end == '\n' || !*end) && v
+                && (!lim || v < lim))
+                lim = v;
+        }
+        up = openat (fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd != r->cg_fd)
+            close (fd);
+        fd = up;
+    }
+    if (fd >= 0 && fd != r->cg_fd)
+        close (fd);
+    return lim;
+}
+
 /* The step cgroup's CPU and memory: what exists of them (a cgroup
  * without the memory controller has no memory files). */
 static json_object *cgroup_sample (struct prof_rec *r)
@@ -913,6 +945,11 @@ static json_object *cgroup_sample (struct prof_rec *r)
         unsigned long long cur = strtoull (p, &end, 10);
         if (end != p && !errno && (*end == '\n' || !*end))
             ADD (o, "memory_current", I64 (cur));
+        {
+            uint64_t lim = memory_limit (r);
+            if (lim)
+                ADD (o, "memory_max", I64 (lim));
+        }
     }
     if (procfs_read_at (r->cg_fd, "memory.stat", r->cgbuf, sizeof (r->cgbuf))
             >= 0

@@ -6,6 +6,7 @@
 #include <hwloc.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,21 +64,39 @@ static struct prof_series *series_add (struct prof_chart_data *d,
     return s;
 }
 
-/* Append a point; beyond PROF_POINTS_MAX points, halve the series (each
- * two neighbours merged: mean time, mean or max value) and merge the
- * points to come `stride` at a time.  -1 on ENOMEM. */
+/* Merge two values of a series: the mean, or the maximum for memory;
+ * a gap (NaN) only where both are. */
+static double merge2 (const struct prof_series *s, double a, double b)
+{
+    if (isnan (a))
+        return b;
+    if (isnan (b))
+        return a;
+    return s->max ? fmax (a, b) : (a + b) / 2;
+}
+
+/* Append a point (y NaN: a gap); beyond PROF_POINTS_MAX points, halve
+ * the series (each two neighbours merged: mean time, merge2) and merge
+ * the points to come `stride` at a time.  -1 on ENOMEM. */
 static int series_push (struct prof_series *s, double x, double y)
 {
     if (s->stride > 1) {
         s->acc_x += x;
-        s->acc_y = s->acc_n == 0 ? y
-                   : s->max      ? fmax (s->acc_y, y)
-                                 : s->acc_y + y;
+        if (s->acc_n == 0)
+            s->acc_y = y;
+        else if (isnan (s->acc_y) || isnan (y))
+            s->acc_y = isnan (s->acc_y) ? y : s->acc_y;
+        else
+            s->acc_y = s->max ? fmax (s->acc_y, y) : s->acc_y + y;
+        if (!isnan (y))
+            s->acc_valid++;
         if (++s->acc_n < s->stride)
             return 0;
         x = s->acc_x / (double)s->acc_n;
-        y = s->max ? s->acc_y : s->acc_y / (double)s->acc_n;
-        s->acc_n = 0;
+        y = s->max || isnan (s->acc_y) || !s->acc_valid
+                ? s->acc_y
+                : s->acc_y / (double)s->acc_valid;
+        s->acc_n = s->acc_valid = 0;
         s->acc_x = s->acc_y = 0;
     }
     if (!s->x) {
@@ -91,8 +110,7 @@ static int series_push (struct prof_series *s, double x, double y)
     if (s->n == PROF_POINTS_MAX) {
         for (size_t i = 0; i < s->n / 2; i++) {
             s->x[i] = (s->x[2 * i] + s->x[2 * i + 1]) / 2;
-            s->y[i] = s->max ? fmax (s->y[2 * i], s->y[2 * i + 1])
-                             : (s->y[2 * i] + s->y[2 * i + 1]) / 2;
+            s->y[i] = merge2 (s, s->y[2 * i], s->y[2 * i + 1]);
         }
         s->n /= 2;
         s->stride *= 2;
@@ -103,7 +121,68 @@ static int series_push (struct prof_series *s, double x, double y)
     return 0;
 }
 
+/* A mark: an incomplete value at x (a lower bound).  Beyond
+ * PROF_POINTS_MAX marks, every other one is dropped.  -1 on ENOMEM. */
+static int series_mark (struct prof_series *s, double x, double y)
+{
+    if (!s->mx) {
+        s->mx = malloc (PROF_POINTS_MAX * sizeof (*s->mx));
+        s->my = malloc (PROF_POINTS_MAX * sizeof (*s->my));
+        if (!s->mx || !s->my) {
+            errno = ENOMEM;
+            return -1;
+        }
+    }
+    if (s->nmarks == PROF_POINTS_MAX) {
+        for (size_t i = 0; i < s->nmarks / 2; i++) {
+            s->mx[i] = s->mx[2 * i];
+            s->my[i] = fmax (s->my[2 * i], s->my[2 * i + 1]);
+        }
+        s->nmarks /= 2;
+    }
+    s->mx[s->nmarks] = x;
+    s->my[s->nmarks] = y;
+    s->nmarks++;
+    return 0;
+}
+
+static void series_release (struct prof_series *s)
+{
+    free (s->x);
+    free (s->y);
+    free (s->mx);
+    free (s->my);
+    s->x = s->y = s->mx = s->my = NULL;
+    s->n = s->nmarks = 0;
+}
+
+/* A legend line without a series. */
+static void add_note (struct prof_chart_data *d, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+static void add_note (struct prof_chart_data *d, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (d->nnotes >= PROF_NOTES_MAX)
+        return;
+    va_start (ap, fmt);
+    vsnprintf (d->note[d->nnotes], sizeof (d->note[0]), fmt, ap);
+    va_end (ap);
+    d->nnotes++;
+}
+
 /* ---- reading ---------------------------------------------------------- */
+
+enum {
+    MEM_RSS,
+    MEM_PSS,
+    MEM_CUR,
+    MEM_ANON,
+    MEM_FILE,
+    MEM_SHMEM,
+    MEM_MAX,
+    MEM_SERIES
+};
 
 struct cpu_slot {
     unsigned cpu;
@@ -112,6 +191,7 @@ struct cpu_slot {
     int64_t prev[8]; /* user nice system idle iowait irq softirq
                       * steal */
     size_t series;   /* index in d->series */
+    double prev_x;   /* of prev */
 };
 
 /* pid -> index of the last bar of that pid, open addressing */
@@ -136,12 +216,13 @@ struct rd {
     /* cpu, second pass */
     struct cpu_slot *slots;
     size_t nslots;
-    size_t per_group;
     struct prof_series *cg;
     int64_t cg_prev_usec;
     double cg_prev_x;
     bool cg_have_prev;
     unsigned nstep;
+    bool heat;      /* more than PROF_CPU_SERIES_MAX CPUs */
+    double *heat_w; /* the time covered of each cell */
     /* gantt */
     struct pidmap map;
     size_t capbars;
@@ -157,7 +238,13 @@ struct rd {
     size_t cs_samples;
     /* states, memory */
     size_t samples;
-    bool mem_seen[6];
+    bool mem_seen[MEM_SERIES];
+    /* samples missed (sample_gap) */
+    bool have_sample;
+    double last_sample_x;
+    /* gantt */
+    const char *filter;
+    uint64_t lost; /* events the recorder lost (its "end" line) */
 };
 
 static double xsec (struct rd *r, int64_t t)
@@ -297,6 +384,50 @@ static bool timed_line (struct rd *r,
     return true;
 }
 
+/* Whether the sample at x follows the one before by more than 2.1
+ * sampling intervals: the recorder missed one or more (it was late);
+ * they are counted in d->gaps and the lines break there. */
+static bool sample_gap (struct rd *r, double x)
+{
+    double iv = (double)r->interval_ms / 1e3;
+    bool gap = false;
+
+    if (r->have_sample && iv > 0 && x - r->last_sample_x > 2.1 * iv) {
+        double missed = floor ((x - r->last_sample_x) / iv + 0.5) - 1;
+        r->d->gaps += missed > 1 ? (size_t)fmin (missed, 1e9) : 1;
+        gap = true;
+    }
+    r->have_sample = true;
+    r->last_sample_x = x;
+    return gap;
+}
+
+/* The legend's notes of a chart drawn from samples. */
+static void sample_notes (struct rd *r)
+{
+    struct prof_chart_data *d = r->d;
+
+    if (d->incomplete)
+        add_note (d,
+                  "x: RSS, PSS incomplete (%zu sample%s)",
+                  d->incomplete,
+                  d->incomplete > 1 ? "s" : "");
+    if (d->gaps)
+        add_note (d,
+                  "gaps: %zu sample%s missed",
+                  d->gaps,
+                  d->gaps > 1 ? "s" : "");
+}
+
+/* Break every series of the chart at x (a gap). */
+static int gap_all (struct prof_chart_data *d, double x)
+{
+    for (size_t i = 0; i < d->nseries; i++)
+        if (series_push (&d->series[i], x, NAN) < 0)
+            return -1;
+    return 0;
+}
+
 /* The member `obj`.`key` as an integer, or dflt. */
 static int64_t get_sub (json_object *o,
                         const char *obj,
@@ -395,6 +526,29 @@ static struct cpu_slot *find_slot (struct rd *r, unsigned cpu)
     return NULL;
 }
 
+/* Spread the value `val` of the interval (xa, xb] over the cells of
+ * heat map row `row` it covers, weighted by the time covered. */
+static void heat_add (struct rd *r,
+                      size_t row,
+                      double xa,
+                      double xb,
+                      double val)
+{
+    struct prof_heat *h = &r->d->heat;
+    double c0 = (xa - h->x0) / h->dx, c1 = (xb - h->x0) / h->dx;
+
+    if (!(c1 > c0) || c1 <= 0 || c0 >= (double)h->cols)
+        return;
+    for (size_t c = c0 > 0 ? (size_t)c0 : 0; c < h->cols && (double)c < c1;
+         c++) {
+        double lo = fmax (c0, (double)c), hi = fmin (c1, (double)c + 1);
+        if (hi > lo) {
+            h->v[row * h->cols + c] += val * (hi - lo);
+            r->heat_w[row * h->cols + c] += hi - lo;
+        }
+    }
+}
+
 static int cpu_second_pass (json_object *o, int lineno, void *arg)
 {
     struct rd *r = arg;
@@ -402,14 +556,17 @@ static int cpu_second_pass (json_object *o, int lineno, void *arg)
     const char *type = prof_get_str (o, "type");
     json_object *cpus, *cg;
     int64_t t;
-    double x;
+    double x, iv = (double)r->interval_ms / 1e3;
     double sum[PROF_CPU_SERIES_MAX] = {0};
     unsigned cnt[PROF_CPU_SERIES_MAX] = {0};
+    size_t ncpu_series = r->heat ? 0 : d->nseries - (r->cg ? 1 : 0);
 
     (void)lineno;
     if (strcmp (type, "sample") || !get_t (o, &t))
         return 0;
     x = xsec (r, t);
+    if (sample_gap (r, x) && gap_all (d, x) < 0)
+        goto nomem;
     if (r->cg && json_object_object_get_ex (o, "cg", &cg)) {
         int64_t u = prof_get_int (cg, "usage_usec", -1);
         if (u >= 0 && r->cg_have_prev && x > r->cg_prev_x
@@ -427,8 +584,13 @@ static int cpu_second_pass (json_object *o, int lineno, void *arg)
         }
     }
     if (!json_object_object_get_ex (o, "cpus", &cpus)
-        || !json_object_is_type (cpus, json_type_array))
+        || !json_object_is_type (cpus, json_type_array)) {
+        /* a sample without per-CPU use (cpus_error): a gap */
+        for (size_t g = 0; g < ncpu_series; g++)
+            if (d->series[g].n && series_push (&d->series[g], x, NAN) < 0)
+                goto nomem;
         return 0;
+    }
     for (size_t i = 0; i < json_object_array_length (cpus); i++) {
         struct cpu_slot *s;
         unsigned cpu;
@@ -447,15 +609,26 @@ static int cpu_second_pass (json_object *o, int lineno, void *arg)
             }
             busy = total - (v[3] - s->prev[3]) - (v[4] - s->prev[4]);
             if (ok && total > 0) {
-                size_t g = s->series;
-                sum[g] += 100.0 * (double)busy / (double)total;
-                cnt[g]++;
+                double pct = 100.0 * (double)busy / (double)total;
+                if (r->heat) {
+                    /* an interval over missed samples stays white */
+                    if (!(iv > 0 && x - s->prev_x > 2.1 * iv))
+                        heat_add (r,
+                                  (size_t)(s - r->slots),
+                                  s->prev_x,
+                                  x,
+                                  pct);
+                } else {
+                    sum[s->series] += pct;
+                    cnt[s->series]++;
+                }
             }
         }
         memcpy (s->prev, v, sizeof (s->prev));
+        s->prev_x = x;
         s->have_prev = true;
     }
-    for (size_t g = 0; g < PROF_CPU_SERIES_MAX && g < d->nseries; g++)
+    for (size_t g = 0; g < ncpu_series; g++)
         if (cnt[g] && series_push (&d->series[g], x, sum[g] / cnt[g]) < 0)
             goto nomem;
     return 0;
@@ -490,6 +663,45 @@ static void cpu_label (struct rd *r,
                   step ? " (step)" : "");
 }
 
+/* More CPUs than lines can tell apart: a heat map, one row per CPU
+ * (lowest number on top), columns of equal time.  -1 on ENOMEM. */
+static int cpu_heat_init (struct rd *r)
+{
+    static const double bound[PROF_HEAT_LEVELS + 1] =
+        {0, 10, 30, 50, 70, 90, 100.5};
+    struct prof_chart_data *d = r->d;
+    struct prof_heat *h = &d->heat;
+    size_t cols = r->cpu_samples > 2 ? r->cpu_samples - 1 : 1;
+
+    if (cols > PROF_HEAT_COLS_MAX)
+        cols = PROF_HEAT_COLS_MAX;
+    if (cols > PROF_HEAT_CELLS_MAX / r->nslots)
+        cols = PROF_HEAT_CELLS_MAX / r->nslots;
+    if (cols < 1)
+        cols = 1;
+    r->heat = true;
+    h->rows = r->nslots;
+    h->cols = cols;
+    h->x0 = d->t_first;
+    h->dx =
+        d->t_last > d->t_first ? (d->t_last - d->t_first) / (double)cols : 1;
+    h->what = "CPU use";
+    if (!(h->v = calloc (h->rows * cols, sizeof (*h->v)))
+        || !(r->heat_w = calloc (h->rows * cols, sizeof (*r->heat_w)))
+        || !(h->label = calloc (h->rows, sizeof (*h->label))))
+        return -1;
+    for (size_t k = 0; k < r->nslots; k++)
+        snprintf (h->label[k], sizeof (h->label[k]), "%u", r->slots[k].cpu);
+    memcpy (h->bound, bound, sizeof (bound));
+    for (int k = 0; k < PROF_HEAT_LEVELS; k++)
+        snprintf (h->level[k],
+                  sizeof (h->level[k]),
+                  "%g-%g %% busy",
+                  bound[k],
+                  k == PROF_HEAT_LEVELS - 1 ? 100 : bound[k + 1]);
+    return 0;
+}
+
 static int read_cpu (struct rd *r, pin_error_t *errp)
 {
     struct prof_chart_data *d = r->d;
@@ -522,17 +734,16 @@ static int read_cpu (struct rd *r, pin_error_t *errp)
         }
         hwloc_bitmap_foreach_end ();
         r->nslots = i;
-        r->per_group =
-            (r->nslots + PROF_CPU_SERIES_MAX - 1) / PROF_CPU_SERIES_MAX;
-        for (size_t first = 0; first < r->nslots; first += r->per_group) {
-            size_t last = first + r->per_group - 1;
-            char label[PROF_LABEL];
-            if (last >= r->nslots)
-                last = r->nslots - 1;
-            cpu_label (r, first, last, label, sizeof (label));
-            for (size_t k = first; k <= last; k++)
+        if (r->nslots > PROF_CPU_SERIES_MAX) {
+            if (cpu_heat_init (r) < 0)
+                goto nomem;
+        } else {
+            for (size_t k = 0; k < r->nslots; k++) {
+                char label[PROF_LABEL];
+                cpu_label (r, k, k, label, sizeof (label));
                 r->slots[k].series = d->nseries;
-            series_add (d, label, (unsigned)d->nseries, 0, false);
+                series_add (d, label, (unsigned)d->nseries, 0, false);
+            }
         }
     }
     if (r->cg_cpu_samples >= 2) {
@@ -547,10 +758,24 @@ static int read_cpu (struct rd *r, pin_error_t *errp)
             snprintf (label, sizeof (label), "step cgroup, %% of 1 CPU");
         r->cg = series_add (d, label, (unsigned)d->nseries, 0, false);
     }
-    d->ylabel = "CPU use (%)";
+    d->ylabel = r->heat ? "CPU" : "CPU use (%)";
+    if (r->heat) {
+        d->npanels = r->cg ? 2 : 1;
+        d->panel_label[0] = "CPU";
+        d->panel_label[1] = "step cgroup (%)";
+        if (r->cg)
+            r->cg->panel = 1;
+    }
     if (prof_read (r->path, cpu_second_pass, r, errp) < 0)
         return r->nomem ? (errno = ENOMEM, errprintf (errp, "out of memory"))
                         : -1;
+    if (r->heat) {
+        struct prof_heat *h = &d->heat;
+        for (size_t c = 0; c < h->rows * h->cols; c++)
+            h->v[c] = r->heat_w[c] > 1e-9 ? h->v[c] / r->heat_w[c] : NAN;
+        add_note (d, "white: no sample");
+    }
+    sample_notes (r);
     return 0;
 nomem:
     errno = ENOMEM;
@@ -660,6 +885,19 @@ nomem:
     return -1;
 }
 
+/* The recorder's "end" line: the events it lost (doc/profiling.md). */
+static void end_line (struct rd *r, json_object *o)
+{
+    static const char *const keys[] = {"lost_seq", "enobufs", "socket_drops"};
+
+    r->lost = 0;
+    for (size_t k = 0; k < sizeof (keys) / sizeof (keys[0]); k++) {
+        int64_t v = prof_get_int (o, keys[k], 0);
+        if (v > 0 && (uint64_t)v < UINT64_MAX / 4)
+            r->lost += (uint64_t)v;
+    }
+}
+
 static int gantt_line (json_object *o, int lineno, void *arg)
 {
     struct rd *r = arg;
@@ -675,6 +913,8 @@ static int gantt_line (json_object *o, int lineno, void *arg)
         on_header (r, o);
         return 0;
     }
+    if (!strcmp (type, "end"))
+        end_line (r, o);
     pid = prof_get_int (o, "pid", -1);
     tgid = prof_get_int (o, "tgid", pid);
     if (!strcmp (type, "task")) {
@@ -772,9 +1012,97 @@ static int by_comm (const void *x, const void *y)
                    (*(const struct prof_bar *const *)y)->comm);
 }
 
+/* Many processes: one lane per command (the commands of c[], most
+ * processes first; beyond PROF_LANES_MAX, the last lane is the other
+ * commands'), shaded by the processes of that command running in each
+ * interval of time.  -1 on ENOMEM. */
+static int gantt_lanes (struct prof_chart_data *d,
+                        const struct cmd_count *c,
+                        size_t nc)
+{
+    struct prof_heat *h = &d->heat;
+    size_t rows = nc <= PROF_LANES_MAX ? nc : PROF_LANES_MAX;
+    size_t cols = PROF_HEAT_COLS_MAX;
+    double lo = d->t_first < 0 ? d->t_first : 0, maxv = 0, step;
+    int64_t *diff;
+
+    h->rows = rows;
+    h->cols = cols;
+    h->x0 = lo;
+    h->dx = d->t_last > lo ? (d->t_last - lo) / (double)cols : 1.0 / cols;
+    h->what = "processes";
+    if (!(h->v = calloc (rows * cols, sizeof (*h->v)))
+        || !(h->label = calloc (rows, sizeof (*h->label)))
+        || !(diff = calloc (rows * (cols + 1), sizeof (*diff)))) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t k = 0; k < rows; k++) {
+        if (k == rows - 1 && nc > rows) {
+            uint64_t n = 0;
+            for (size_t j = k; j < nc; j++)
+                n += c[j].n;
+            snprintf (h->label[k],
+                      sizeof (h->label[k]),
+                      "%zu others (%llu)",
+                      nc - k,
+                      (unsigned long long)n);
+        } else {
+            snprintf (h->label[k],
+                      sizeof (h->label[k]),
+                      "%.16s (%llu)",
+                      c[k].comm,
+                      (unsigned long long)c[k].n);
+        }
+    }
+    for (size_t i = 0; i < d->nbars; i++) {
+        const struct prof_bar *b = &d->bars[i];
+        size_t lane = rows - 1, c0, c1;
+        double f0 = (b->start - lo) / h->dx, f1 = (b->end - lo) / h->dx;
+        for (size_t k = 0; k < rows; k++)
+            if (!strcmp (b->comm, c[k].comm)) {
+                lane = k;
+                break;
+            }
+        c0 = f0 > 0 ? (size_t)fmin (f0, (double)cols - 1) : 0;
+        c1 = f1 > 0 ? (size_t)fmin (f1, (double)cols - 1) : 0;
+        if (c1 < c0)
+            c1 = c0;
+        diff[lane * (cols + 1) + c0]++;
+        diff[lane * (cols + 1) + c1 + 1]--;
+    }
+    for (size_t k = 0; k < rows; k++) {
+        int64_t run = 0;
+        for (size_t j = 0; j < cols; j++) {
+            run += diff[k * (cols + 1) + j];
+            h->v[k * cols + j] = (double)run;
+            maxv = fmax (maxv, (double)run);
+        }
+    }
+    free (diff);
+    /* shades of equal width in processes, the lightest from 1 on; no
+     * process: not drawn */
+    step = ceil (maxv / PROF_HEAT_LEVELS);
+    if (step < 1)
+        step = 1;
+    for (int k = 0; k <= PROF_HEAT_LEVELS; k++)
+        h->bound[k] = (double)k * step + 0.5;
+    for (int k = 0; k < PROF_HEAT_LEVELS; k++) {
+        if (step == 1)
+            snprintf (h->level[k], sizeof (h->level[k]), "%d running", k + 1);
+        else
+            snprintf (h->level[k],
+                      sizeof (h->level[k]),
+                      "%.0f-%.0f running",
+                      (double)k * step + 1,
+                      (double)(k + 1) * step);
+    }
+    return 0;
+}
+
 /* The commands with the most processes get colours 0..; the others
- * share PROF_CMDS_COLOURED ("other"). */
-static int gantt_colours (struct prof_chart_data *d)
+ * share PROF_CMDS_COLOURED ("other").  With `lanes`, the lanes too. */
+static int gantt_colours (struct prof_chart_data *d, bool lanes)
 {
     struct prof_bar **p = malloc (d->nbars * sizeof (*p));
     struct cmd_count *c = malloc (d->nbars * sizeof (*c));
@@ -797,6 +1125,7 @@ static int gantt_colours (struct prof_chart_data *d)
         c[nc - 1].n++;
     }
     qsort (c, nc, sizeof (*c), by_count);
+    d->other_procs = 0;
     d->ncmds = nc < PROF_CMDS_COLOURED ? nc : PROF_CMDS_COLOURED;
     for (size_t i = 0; i < d->ncmds; i++) {
         snprintf (d->cmds[i], sizeof (d->cmds[i]), "%s", c[i].comm);
@@ -811,6 +1140,11 @@ static int gantt_colours (struct prof_chart_data *d)
         for (size_t k = 0; k < d->ncmds; k++)
             if (!strcmp (b->comm, d->cmds[k]))
                 b->cmd = (unsigned)k;
+    }
+    if (lanes && gantt_lanes (d, c, nc) < 0) {
+        free (p);
+        free (c);
+        return -1;
     }
     free (p);
     free (c);
@@ -844,10 +1178,50 @@ static int read_gantt (struct rd *r, pin_error_t *errp)
     for (size_t i = 0; i < d->nbars; i++)
         if (d->bars[i].open)
             d->bars[i].end = d->t_last; /* still running at the end */
+    if (r->filter) {
+        size_t kept = 0;
+        for (size_t i = 0; i < d->nbars; i++)
+            if (!strcmp (d->bars[i].comm, r->filter))
+                d->bars[kept++] = d->bars[i];
+        if (kept == 0) {
+            char list[256] = "";
+            size_t off = 0;
+            if (gantt_colours (d, false) < 0)
+                goto nomem;
+            for (size_t k = 0; k < d->ncmds; k++) {
+                int n = snprintf (list + off,
+                                  sizeof (list) - off,
+                                  "%s%s (%llu)",
+                                  k ? ", " : "",
+                                  d->cmds[k],
+                                  (unsigned long long)d->cmd_procs[k]);
+                if (n > 0 && (size_t)n < sizeof (list) - off)
+                    off += (size_t)n;
+            }
+            errno = ENODATA;
+            return errprintf (errp,
+                              "--filter=%.32s: no process of that command "
+                              "in %s; its commands: %s%s",
+                              r->filter,
+                              r->path,
+                              list,
+                              d->other_cmds ? ", ..." : "");
+        }
+        d->nbars = kept;
+    }
     qsort (d->bars, d->nbars, sizeof (*d->bars), by_start);
-    if (gantt_colours (d) < 0)
+    if (gantt_colours (d, d->nbars > PROF_GANTT_GROUP_MIN) < 0)
         goto nomem;
-    d->ylabel = "processes, in order of start";
+    if (d->heat.rows) {
+        d->ylabel = "processes of each command";
+        add_note (d, "white: none running");
+    } else {
+        d->ylabel = "processes, in order of start";
+    }
+    if (r->lost)
+        add_note (d,
+                  "%llu events lost: processes missing",
+                  (unsigned long long)r->lost);
     return 0;
 nomem:
     errno = ENOMEM;
@@ -868,6 +1242,8 @@ static int forks_line (json_object *o, int lineno, void *arg)
     double x;
 
     (void)lineno;
+    if (!strcmp (type, "end"))
+        end_line (r, o);
     if (!timed_line (r, o, type, &x))
         return 0;
     thread = json_object_object_get_ex (o, "thread", &th)
@@ -952,6 +1328,10 @@ static int read_forks (struct rd *r, pin_error_t *errp)
         }
         free (count);
     }
+    if (r->lost)
+        add_note (d,
+                  "%llu events lost: rates too low",
+                  (unsigned long long)r->lost);
     return 0;
 nomem:
     errno = ENOMEM;
@@ -960,13 +1340,16 @@ nomem:
 
 /* ---- ctxsw, states, memory: from the samples ---- */
 
-static const char *const mem_labels[6] = {
-    "summed RSS",
-    "PSS",
+/* What each line of the memory chart is (doc/profiling-guide.md says
+ * more): short, they are the legend. */
+static const char *const mem_labels[MEM_SERIES] = {
+    "RSS summed over processes",
+    "PSS summed over processes",
     "cgroup memory.current",
     "cgroup anon",
-    "cgroup file",
+    "cgroup file (page cache)",
     "cgroup shmem",
+    "cgroup memory.max (limit)",
 };
 
 static int sample_line (json_object *o, int lineno, void *arg)
@@ -982,11 +1365,18 @@ static int sample_line (json_object *o, int lineno, void *arg)
     if (strcmp (type, "sample"))
         return 0;
     r->samples++;
+    if (sample_gap (r, x) && gap_all (d, x) < 0)
+        goto nomem;
     if (d->kind == PROF_CHART_CTXSW) {
         int64_t v[2] = {prof_get_int (o, "nvcsw", -1),
                         prof_get_int (o, "nivcsw", -1)};
-        if (v[0] < 0 || v[1] < 0)
+        if (v[0] < 0 || v[1] < 0) {
+            /* a sample without the counts: a gap, not a rate of 0 */
+            if (r->cs_have_prev && gap_all (d, x) < 0)
+                goto nomem;
+            r->cs_have_prev = false;
             return 0;
+        }
         r->cs_samples++;
         if (r->cs_have_prev && x > r->cs_prev_x) {
             for (int k = 0; k < 2; k++) {
@@ -1013,8 +1403,14 @@ static int sample_line (json_object *o, int lineno, void *arg)
         for (int p = 0; p < 2; p++) {
             int64_t all = 0, n;
             if (!json_object_object_get_ex (o, obj[p], &v)
-                || !json_object_is_type (v, json_type_object))
+                || !json_object_is_type (v, json_type_object)) {
+                /* not sampled: a gap in this panel's lines */
+                for (int k = 0; k < 5; k++)
+                    if (d->series[p * 5 + k].n
+                        && series_push (&d->series[p * 5 + k], x, NAN) < 0)
+                        goto nomem;
                 continue;
+            }
             for (int k = 0; k < 4; k++) {
                 n = get_sub (o, obj[p], st[k], 0);
                 n = n > 0 ? n : 0;
@@ -1030,22 +1426,38 @@ static int sample_line (json_object *o, int lineno, void *arg)
         return 0;
     }
     if (d->kind == PROF_CHART_MEMORY) {
-        static const char *const cgk[4] = {"memory_current",
-                                           "anon",
-                                           "file",
-                                           "shmem"};
-        int64_t v[6];
-        v[0] = prof_get_int (o, "rss_kb", -1);
-        v[1] = prof_get_int (o, "pss_kb", -1);
-        for (int k = 0; k < 4; k++)
-            v[2 + k] = get_sub (o, "cg", cgk[k], -1);
-        for (int k = 0; k < 6; k++) {
+        static const char *const cgk[] = {"memory_current",
+                                          "anon",
+                                          "file",
+                                          "shmem",
+                                          "memory_max"};
+        int64_t v[MEM_SERIES];
+        /* smaps_rollup reads skipped for time: RSS and PSS cover only
+         * the processes read, a lower bound, drawn as a mark, not as a
+         * point of the line */
+        bool partial = prof_get_int (o, "smaps_skipped", 0) > 0
+                       || prof_get_int (o, "smaps_failed", 0) > 0;
+        v[MEM_RSS] = prof_get_int (o, "rss_kb", -1);
+        v[MEM_PSS] = prof_get_int (o, "pss_kb", -1);
+        for (int k = 0; k < 5; k++)
+            v[MEM_CUR + k] = get_sub (o, "cg", cgk[k], -1);
+        if (partial && (v[MEM_RSS] >= 0 || v[MEM_PSS] >= 0))
+            d->incomplete++;
+        for (int k = 0; k < MEM_SERIES; k++) {
             double mib;
-            if (v[k] < 0)
+            if (v[k] < 0) {
+                /* absent in this sample: a gap */
+                if (series_push (&d->series[k], x, NAN) < 0)
+                    goto nomem;
                 continue;
+            }
             mib = k < 2 ? (double)v[k] / 1024 : (double)v[k] / 1048576;
             r->mem_seen[k] = true;
-            if (series_push (&d->series[k], x, mib) < 0)
+            if (k < 2 && partial) {
+                if (series_push (&d->series[k], x, NAN) < 0
+                    || series_mark (&d->series[k], x, mib) < 0)
+                    goto nomem;
+            } else if (series_push (&d->series[k], x, mib) < 0)
                 goto nomem;
         }
     }
@@ -1073,14 +1485,17 @@ static int read_samples (struct rd *r, pin_error_t *errp)
     } else if (d->kind == PROF_CHART_STATES) {
         for (unsigned p = 0; p < 2; p++)
             for (unsigned k = 0; k < 5; k++)
-                series_add (d, st_labels[k], k, p, false);
+                series_add (d, st_labels[k], k, p, false)->total = k == 4;
         d->npanels = 2;
         d->panel_label[0] = "processes";
         d->panel_label[1] = "threads";
         d->ylabel = "tasks by state";
     } else {
-        for (unsigned k = 0; k < 6; k++)
-            series_add (d, mem_labels[k], k, 0, true);
+        for (unsigned k = 0; k < MEM_SERIES; k++) {
+            struct prof_series *s = series_add (d, mem_labels[k], k, 0, true);
+            s->total = k == MEM_RSS || k == MEM_CUR;
+            s->limit = k == MEM_MAX;
+        }
         d->ylabel = "memory (MiB)";
     }
     if (prof_read (r->path, sample_line, r, errp) < 0)
@@ -1104,10 +1519,9 @@ static int read_samples (struct rd *r, pin_error_t *errp)
     }
     if (d->kind == PROF_CHART_MEMORY) {
         size_t kept = 0;
-        for (size_t k = 0; k < 6; k++) {
+        for (size_t k = 0; k < MEM_SERIES; k++) {
             if (!r->mem_seen[k]) {
-                free (d->series[k].x);
-                free (d->series[k].y);
+                series_release (&d->series[k]);
                 continue;
             }
             d->series[kept] = d->series[k];
@@ -1124,7 +1538,13 @@ static int read_samples (struct rd *r, pin_error_t *errp)
                               "for --kind memory",
                               r->path);
         }
+        /* the step cgroup's line is missing: say so, and why */
+        if (!r->mem_seen[MEM_CUR])
+            add_note (d, "no step cgroup memory in this profile");
+        else if (!r->mem_seen[MEM_MAX])
+            add_note (d, "no memory limit (memory.max)");
     }
+    sample_notes (r);
     return 0;
 }
 
@@ -1133,7 +1553,16 @@ int prof_chart_read (const char *path,
                      struct prof_chart_data *d,
                      pin_error_t *errp)
 {
-    struct rd r = {.d = d, .path = path, .errp = errp};
+    return prof_chart_read_filter (path, kind, NULL, d, errp);
+}
+
+int prof_chart_read_filter (const char *path,
+                            enum prof_chart kind,
+                            const char *filter,
+                            struct prof_chart_data *d,
+                            pin_error_t *errp)
+{
+    struct rd r = {.d = d, .path = path, .errp = errp, .filter = filter};
     int rc;
 
     memset (d, 0, sizeof (*d));
@@ -1166,6 +1595,7 @@ int prof_chart_read (const char *path,
         hwloc_bitmap_free (r.step_cpus);
         hwloc_bitmap_free (r.seen_cpus);
         free (r.slots);
+        free (r.heat_w);
         free (r.map.key);
         free (r.map.val);
         for (int k = 0; k < 4; k++)
@@ -1180,11 +1610,14 @@ void prof_chart_free (struct prof_chart_data *d)
     int saved = errno;
 
     if (d) {
-        for (size_t i = 0; i < d->nseries; i++) {
-            free (d->series[i].x);
-            free (d->series[i].y);
-        }
+        for (size_t i = 0; i < d->nseries; i++)
+            series_release (&d->series[i]);
         d->nseries = 0;
+        free (d->heat.v);
+        free (d->heat.label);
+        d->heat.v = NULL;
+        d->heat.label = NULL;
+        d->heat.rows = 0;
         free (d->bars);
         d->bars = NULL;
         d->nbars = 0;

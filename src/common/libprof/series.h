@@ -42,6 +42,16 @@ enum prof_chart {
 #define PROF_CONFINE_MAX 16
 #define PROF_BINS_MAX 2000 /* forks: bins are widened to stay below */
 #define PROF_LABEL 64
+/* more CPUs than PROF_CPU_SERIES_MAX: a heat map (CPU x time), one row
+ * per CPU, of at most PROF_HEAT_COLS_MAX columns and PROF_HEAT_CELLS_MAX
+ * cells */
+#define PROF_HEAT_COLS_MAX 600
+#define PROF_HEAT_CELLS_MAX (1 << 21)
+#define PROF_HEAT_LEVELS 6 /* shades of a heat map */
+/* a Gantt chart of more processes than this: one lane per command */
+#define PROF_GANTT_GROUP_MIN 200
+#define PROF_LANES_MAX 24 /* lanes; more commands share the last one */
+#define PROF_NOTES_MAX 4
 
 /* The name of a kind ("cpu"), or NULL. */
 const char *prof_chart_name (enum prof_chart kind);
@@ -55,11 +65,18 @@ struct prof_series {
                              * one (states: the same state in both
                              * panels) are one entry of the legend */
     unsigned panel;         /* 0, or 1 for the lower panel (states) */
+    bool total;             /* a sum of others: drawn first, widest */
+    bool limit;             /* a limit (memory.max): drawn dashed */
     size_t n;
-    double *x, *y; /* seconds since t0, value */
+    double *x, *y; /* seconds since t0, value; y NaN: a gap (no sample,
+                    * or an incomplete one: the line breaks there) */
+    /* incomplete values, drawn as marks: a lower bound (the memory
+     * chart's RSS and PSS of a sample whose smaps reads were skipped) */
+    size_t nmarks;
+    double *mx, *my;
     /* merging beyond PROF_POINTS_MAX points (private) */
     bool max;
-    size_t stride, acc_n;
+    size_t stride, acc_n, acc_valid;
     double acc_x, acc_y;
 };
 
@@ -74,6 +91,20 @@ struct prof_bar {
 struct prof_confine {
     double t;
     char how[16], cpus[48];
+};
+
+/* A heat map: rows x cols cells of a value, each column dx seconds from
+ * x0; v[row * cols + col] NaN where no sample covers the cell.  The
+ * shade of a value is the level whose (bound[k], bound[k+1]] holds it
+ * (level 0 from bound[0] on, included). */
+struct prof_heat {
+    size_t rows, cols;
+    double x0, dx;
+    double *v;
+    char (*label)[PROF_LABEL]; /* of each row */
+    double bound[PROF_HEAT_LEVELS + 1];
+    char level[PROF_HEAT_LEVELS][PROF_LABEL]; /* the legend of a shade */
+    const char *what;                         /* "CPU use", "processes" */
 };
 
 struct prof_chart_data {
@@ -93,6 +124,14 @@ struct prof_chart_data {
     size_t ncmds;
     uint64_t other_procs; /* processes of the other commands */
     size_t other_cmds;    /* how many other commands */
+    /* cpu of many CPUs, Gantt of many processes: panel 0 is a heat
+     * map (rows 0), the series go to panel 1 */
+    struct prof_heat heat;
+    /* legend lines without a series: what is missing or marked */
+    char note[PROF_NOTES_MAX][PROF_LABEL * 2];
+    size_t nnotes;
+    size_t gaps;       /* samples missing (line breaks) */
+    size_t incomplete; /* samples drawn as marks */
     /* the whole recording */
     double t_first, t_last; /* seconds since t0 */
     struct prof_confine confine[PROF_CONFINE_MAX];
@@ -112,6 +151,14 @@ int prof_chart_read (const char *path,
                      enum prof_chart kind,
                      struct prof_chart_data *d,
                      pin_error_t *errp);
+
+/* The same, the Gantt chart of the processes of command `filter` only
+ * (their last comm, exactly; NULL: all); ENODATA when none ran it. */
+int prof_chart_read_filter (const char *path,
+                            enum prof_chart kind,
+                            const char *filter,
+                            struct prof_chart_data *d,
+                            pin_error_t *errp);
 
 /* Free what *d holds (d itself is the caller's); keeps errno. */
 void prof_chart_free (struct prof_chart_data *d);

@@ -190,6 +190,11 @@ test_expect_success 'samples: the step cgroup, its CPU time growing, its memory'
 	    assert all(k in c for c in cg), k
 	mem = [c["memory_current"] for c in cg]
 	print("memory_current KiB:", [m // 1024 for m in mem])
+	# ConstrainRAMSpace=yes: Slurm writes the job's memory.max, and every
+	# sample carries the limit the step lives under (issue 23)
+	lim = [c.get("memory_max") for c in cg]
+	print("memory_max KiB:", sorted({m // 1024 for m in lim if m}))
+	assert all(m and m > 0 for m in lim), lim
 	assert max(mem) >= 1 << 20, mem
 	open("cg.note", "w").write("%d samples, cg usage_usec %d to %d, memory_current peak %d KiB\n"
 	                           % (len(cg), use[0], use[-1], max(mem) // 1024))

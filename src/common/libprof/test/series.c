@@ -89,8 +89,8 @@ START_TEST (test_cpu)
 }
 END_TEST
 
-/* 40 CPUs: 14 groups of 3 (the last of 1) are 16 series or fewer. */
-START_TEST (test_cpu_groups)
+/* 40 CPUs: more than 16, a heat map of one row per CPU, no line. */
+START_TEST (test_cpu_heat)
 {
     char *p = malloc (1 << 16);
     size_t n = 0;
@@ -113,13 +113,109 @@ START_TEST (test_cpu_groups)
         n += (size_t)sprintf (p + n, "]}\n");
     }
     ck_assert_msg (chart (p, PROF_CHART_CPU, &d, &e) == 0, "%s", e.text);
-    ck_assert_int_le (d.nseries, PROF_CPU_SERIES_MAX);
-    ck_assert_int_eq (d.nseries, 14);
-    ck_assert_str_eq (d.series[0].label, "CPUs 0-2 (step)");
-    ck_assert_str_eq (d.series[13].label, "CPU 39 (step)");
-    /* the mean of CPUs 0, 1, 2: 0%, 2.5%, 5% */
-    ck_assert_double_eq_tol (d.series[0].y[0], 2.5, 1e-9);
+    ck_assert_int_eq (d.nseries, 0);
+    ck_assert_int_eq (d.heat.rows, 40);
+    ck_assert_int_eq (d.heat.cols, 1);
+    ck_assert_str_eq (d.heat.label[39], "39");
+    /* CPU 2: 2 ticks busy of 40 */
+    ck_assert_double_eq_tol (d.heat.v[2 * d.heat.cols], 5.0, 1e-9);
+    ck_assert_double_eq_tol (d.heat.v[39 * d.heat.cols], 97.5, 1e-9);
     prof_chart_free (&d);
+    free (p);
+}
+END_TEST
+
+/* Samples drawn honestly: a sample whose smaps reads were skipped is a
+ * mark and a gap in RSS and PSS; samples missed (5 s after 2 s, every
+ * second) are a gap in every line; both are said in the notes. */
+START_TEST (test_honest)
+{
+    const char *p = HDR
+        "}\n"
+        "{\"type\":\"sample\",\"t\":1000000000,\"rss_kb\":2048,"
+        "\"pss_kb\":1024,\"smaps_skipped\":0,\"nvcsw\":1,\"nivcsw\":1}\n"
+        "{\"type\":\"sample\",\"t\":2000000000,\"rss_kb\":1024,"
+        "\"pss_kb\":512,\"smaps_skipped\":3,\"nvcsw\":2,\"nivcsw\":1}\n"
+        "{\"type\":\"sample\",\"t\":5000000000,\"rss_kb\":3072,"
+        "\"pss_kb\":1024,\"smaps_skipped\":0,\"nvcsw\":3,\"nivcsw\":1,"
+        "\"cg\":{\"memory_current\":10485760,\"memory_max\":20971520}}\n";
+    struct prof_chart_data d;
+    pin_error_t e = {""};
+
+    ck_assert_msg (chart (p, PROF_CHART_MEMORY, &d, &e) == 0, "%s", e.text);
+    ck_assert_int_eq (d.nseries, 4);
+    ck_assert_str_eq (d.series[3].label, "cgroup memory.max (limit)");
+    ck_assert (d.series[3].limit);
+    ck_assert (d.series[0].total && d.series[2].total);
+    ck_assert_int_eq (d.series[0].n, 4); /* 2, mark, gap, 3 */
+    ck_assert_double_eq_tol (d.series[0].y[0], 2.0, 1e-9);
+    ck_assert (isnan (d.series[0].y[1]) && isnan (d.series[0].y[2]));
+    ck_assert_double_eq_tol (d.series[0].y[3], 3.0, 1e-9);
+    ck_assert_int_eq (d.series[0].nmarks, 1);
+    ck_assert_double_eq_tol (d.series[0].mx[0], 1.0, 1e-9);
+    ck_assert_double_eq_tol (d.series[0].my[0], 1.0, 1e-9);
+    ck_assert_int_eq (d.series[1].nmarks, 1);
+    ck_assert_int_eq (d.series[2].nmarks, 0);
+    ck_assert_int_eq (d.incomplete, 1);
+    ck_assert_int_eq (d.gaps, 2);
+    ck_assert_int_eq (d.nnotes, 2);
+    ck_assert_str_eq (d.note[0], "x: RSS, PSS incomplete (1 sample)");
+    ck_assert_str_eq (d.note[1], "gaps: 2 samples missed");
+    prof_chart_free (&d);
+
+    ck_assert_msg (chart (p, PROF_CHART_CTXSW, &d, &e) == 0, "%s", e.text);
+    ck_assert_int_eq (d.series[0].n, 3); /* 1/s, gap, 1/3 s */
+    ck_assert (isnan (d.series[0].y[1]));
+    ck_assert_double_eq_tol (d.series[0].y[2], 1.0 / 3, 1e-9);
+    prof_chart_free (&d);
+}
+END_TEST
+
+/* More than 200 processes: lanes by command, the processes running in
+ * each interval; --filter keeps one command. */
+START_TEST (test_gantt_lanes)
+{
+    char *p = malloc (1 << 20);
+    size_t n = 0;
+    struct prof_chart_data d;
+    pin_error_t e = {""};
+
+    n += (size_t)sprintf (p + n, HDR "}\n");
+    for (int i = 0; i < 300; i++)
+        n += (size_t)sprintf (p + n,
+                              "{\"type\":\"exit\",\"t\":%lld,\"pid\":%d,"
+                              "\"tgid\":%d,\"start\":%lld,\"comm\":\"%s\"}\n",
+                              2 * S + i * 1000ll,
+                              100 + i,
+                              100 + i,
+                              1 * S + i * 1000ll,
+                              i % 3 ? "sim" : "reco");
+    ck_assert_msg (chart (p, PROF_CHART_GANTT, &d, &e) == 0, "%s", e.text);
+    ck_assert_int_eq (d.nbars, 300);
+    ck_assert_int_eq (d.heat.rows, 2);
+    ck_assert_str_eq (d.heat.label[0], "sim (200)");
+    ck_assert_str_eq (d.heat.label[1], "reco (100)");
+    /* all 200 sim processes run in the middle of the recording */
+    ck_assert_double_eq_tol (d.heat.v[d.heat.cols / 2], 200, 1e-9);
+    prof_chart_free (&d);
+    {
+        char path[4096];
+        int rc;
+        tmptree_setup ("test_series");
+        tmptree_put ("p.jsonl", p);
+        tmptree_path (path, sizeof (path), "p.jsonl");
+        rc = prof_chart_read_filter (path, PROF_CHART_GANTT, "reco", &d, &e);
+        ck_assert_msg (rc == 0, "%s", e.text);
+        ck_assert_int_eq (d.nbars, 100);
+        ck_assert_int_eq (d.heat.rows, 0); /* 100: bars */
+        prof_chart_free (&d);
+        rc = prof_chart_read_filter (path, PROF_CHART_GANTT, "none", &d, &e);
+        ck_assert_int_eq (rc, -1);
+        ck_assert_int_eq (errno, ENODATA);
+        ck_assert_msg (strstr (e.text, "sim (200), reco (100)"), "%s", e.text);
+        prof_chart_free (&d);
+        tmptree_teardown ();
+    }
     free (p);
 }
 END_TEST
@@ -279,7 +375,9 @@ START_TEST (test_samples)
     ck_assert_int_eq (d.nseries, 4); /* no file, no shmem */
     ck_assert_str_eq (d.series[2].label, "cgroup memory.current");
     ck_assert_double_eq_tol (d.series[0].y[1], 4.0, 1e-9);
-    ck_assert_double_eq_tol (d.series[3].y[0], 5.0, 1e-9);
+    /* the first sample has no cgroup memory: a gap, then 5 MiB */
+    ck_assert (isnan (d.series[3].y[0]));
+    ck_assert_double_eq_tol (d.series[3].y[1], 5.0, 1e-9);
     ck_assert_int_eq (d.series[3].colour, 3);
     prof_chart_free (&d);
 }
@@ -341,8 +439,9 @@ START_TEST (test_hostile)
                        e.text);
         for (size_t i = 0; i < d.nseries; i++)
             for (size_t j = 0; j < d.series[i].n; j++)
-                ck_assert (isfinite (d.series[i].y[j])
-                           && isfinite (d.series[i].x[j]));
+                ck_assert (
+                    (isfinite (d.series[i].y[j]) || isnan (d.series[i].y[j]))
+                    && isfinite (d.series[i].x[j]));
         ck_assert_str_eq (d.job, "");
         ck_assert_str_eq (d.cpus, "0-1000000000");
         prof_chart_free (&d);
@@ -392,7 +491,9 @@ int main (void)
     tcase_set_timeout (tc, 60);
     tcase_add_test (tc, test_names);
     tcase_add_test (tc, test_cpu);
-    tcase_add_test (tc, test_cpu_groups);
+    tcase_add_test (tc, test_cpu_heat);
+    tcase_add_test (tc, test_honest);
+    tcase_add_test (tc, test_gantt_lanes);
     tcase_add_test (tc, test_gantt);
     tcase_add_test (tc, test_gantt_other);
     tcase_add_test (tc, test_forks);
