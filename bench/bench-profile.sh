@@ -1,12 +1,15 @@
 #!/bin/bash
 # bench-profile.sh - what profiling costs a fork-heavy workload, next to strace
 #
-#   bench/bench-profile.sh [FORKS] [ROUNDS] [py|c]   (root: the proc connector)
+#   bench/bench-profile.sh [FORKS] [ROUNDS] [py|c|c10]   (root: the proc connector)
 #
 # Runs t/profile/workload.py burst FORKS (FORKS fork()s, reaped after the
 # last one; default 2000), or with "c" the same in a small C program built
-# here (no interpreter diluting the cost of a fork), ROUNDS times (default
-# 5) in each of three ways,
+# here (no interpreter diluting the cost of a fork), or with "c10" FORKS
+# short programs (/bin/true) started by that C program at about 10 per
+# second between slices of CPU work (ALICE's rate; the work per slice is
+# calibrated once, bare, so every mode does the same work), ROUNDS
+# times (default 5) in each of three ways,
 # interleaved so that a change of the machine's load hits all three:
 #   bare     the workload alone
 #   profile  under slurm-pin profile --record (proc connector, taskstats,
@@ -29,8 +32,8 @@ forks=${1:-2000}
 rounds=${2:-5}
 lang=${3:-py}
 case $lang in
-py|c) ;;
-*) echo "bench-profile: workload '$lang': give py or c" >&2; exit 1 ;;
+py|c|c10) ;;
+*) echo "bench-profile: workload '$lang': give py, c or c10" >&2; exit 1 ;;
 esac
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -51,25 +54,42 @@ if [ "$lang" = c ]; then
     "${CC:-cc}" -O2 -o "$tmp/burst" "$top/bench/burst.c"
     work=("$tmp/burst" "$forks")
     what="fork()s by a C program"
+elif [ "$lang" = c10 ]; then
+    "${CC:-cc}" -O2 -o "$tmp/burst" "$top/bench/burst.c"
+    # the work of 100 ms: 10 slices of a calibration run, scaled
+    cal=20000000
+    s=$("$tmp/burst" 10 "$cal" | "$py" -c 'import json,sys; print(json.load(sys.stdin)["burst_s"])')
+    spin=$(awk -v c="$cal" -v s="$s" 'BEGIN { printf "%d", c * 10 * 0.1 / s }')
+    work=("$tmp/burst" "$forks" "$spin")
+    what="programs started by a C program at ~10 Hz between CPU work"
 else
     work=("$py" "$workload" burst "$forks")
     what="fork()s by Python"
 fi
 
-declare -A times seen inner
+declare -A times seen inner cpus
+cpu=""
+# the CPU time (user + system) of the whole command: the workload, its
+# children and the recorder or strace (GNU time; a measure the load of a
+# shared machine moves far less than wall times)
+timer=""
+if [ -x /usr/bin/time ]; then
+    timer="/usr/bin/time -f %U+%S -o $tmp/time"
+fi
 for r in $(seq "$rounds"); do
     for mode in bare profile strace; do
         t0=$(now)
         case $mode in
         bare)
-            "${work[@]}" >"$tmp/w.json" ;;
+            $timer "${work[@]}" >"$tmp/w.json" ;;
         profile)
-            "$slurmpin" profile --record "$tmp/p.jsonl" -- \
+            $timer "$slurmpin" profile --record "$tmp/p.jsonl" -- \
                 "${work[@]}" >"$tmp/w.json" ;;
         strace)
-            strace -f -e trace=process -ttt -o "$tmp/s.txt" \
+            $timer strace -f -e trace=process -ttt -o "$tmp/s.txt" \
                 "${work[@]}" >"$tmp/w.json" ;;
         esac
+        [ -z "$timer" ] || cpus[$mode]+="$(cat "$tmp/time") "
         t1=$(now)
         times[$mode]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }') "
         inner[$mode]+="$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["burst_s"])' "$tmp/w.json") "
@@ -77,7 +97,9 @@ for r in $(seq "$rounds"); do
         bare) n=$forks ;;
         profile)
             "$slurmpin" profile --json "$tmp/p.jsonl" >"$tmp/p.json"
-            n=$("$py" -c 'import json,sys; j=json.load(open(sys.argv[1])); l=j["lost"]; print("%d lost=%d" % (j["processes_created"], l["sequence_gaps"]+l["enobufs"]+l["socket_drops"]+l["untracked"]))' "$tmp/p.json") ;;
+            n=$("$py" -c 'import json,sys; j=json.load(open(sys.argv[1])); l=j["lost"]; print("%d lost=%d" % (j["processes_created"], l["sequence_gaps"]+l["enobufs"]+l["socket_drops"]+l["untracked"]))' "$tmp/p.json")
+            cpu+="$("$py" -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlines()[-1]).get("recorder_cpu_us", -1))' "$tmp/p.jsonl") "
+            ;;
         strace)
             # a completed or resumed fork-like call returning a pid
             n=$(grep -E '(clone3?|v?fork)\(|<\.\.\. (clone3?|v?fork) resumed>' "$tmp/s.txt" |
@@ -91,18 +113,27 @@ median () { tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[i
 
 echo "fork-heavy workload: $forks $what, $rounds rounds, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "forks_s: the workload's own time for its forks (what the job feels); wall_s: the whole command, the recorder's start and end included"
-printf '%-8s %9s %9s %9s %9s  %s\n' mode forks_s slowdown wall_s slowdown "processes recorded per round (of $forks)"
+echo "cpu_s: user + system CPU time of the whole command (workload, children, recorder or strace), when GNU time is there"
+printf '%-8s %9s %9s %9s %9s %9s %9s  %s\n' mode forks_s slowdown wall_s slowdown cpu_s ratio "processes recorded per round (of $forks)"
 bare=$(echo "${times[bare]}" | median)
 ibare=$(echo "${inner[bare]}" | median)
+cbare=$(for x in ${cpus[bare]:-0+0}; do awk -v x="$x" 'BEGIN { split(x, a, "+"); print a[1] + a[2] }'; done | tr '\n' ' ' | median)
 for mode in bare profile strace; do
     m=$(echo "${times[$mode]}" | median)
     i=$(echo "${inner[$mode]}" | median)
-    printf '%-8s %9.3f %8.2fx %9.3f %8.2fx  %s\n' "$mode" "$i" \
+    c=$(for x in ${cpus[$mode]:-0+0}; do awk -v x="$x" 'BEGIN { split(x, a, "+"); print a[1] + a[2] }'; done | tr '\n' ' ' | median)
+    printf '%-8s %9.3f %8.2fx %9.3f %8.2fx %9.3f %8.2fx  %s\n' "$mode" "$i" \
         "$(awk -v a="$i" -v b="$ibare" 'BEGIN { print a / b }')" "$m" \
         "$(awk -v a="$m" -v b="$bare" 'BEGIN { print a / b }')" \
+        "$c" "$(awk -v a="$c" -v b="$cbare" 'BEGIN { print (b > 0 ? a / b : 0) }')" \
         "${seen[$mode]}"
 done
+c=$(echo "$cpu" | median)
+if [ "$c" -ge 0 ]; then
+    echo "recorder CPU time (the end line's recorder_cpu_us, median): $c us per run, $(awk -v c="$c" -v n="$forks" 'BEGIN { printf "%.1f", c / n }') us per process, $(awk -v c="$c" -v b="$bare" 'BEGIN { printf "%.1f", c / 1e4 / b }') % of the bare run's wall time"
+fi
 
+[ "$lang" = py ] || exit 0
 "$slurmpin" profile --record "$tmp/m.jsonl" --interval 100 -- \
     "$py" "$workload" shared 64 4 1 >/dev/null
 "$slurmpin" profile --json "$tmp/m.jsonl" >"$tmp/m.json"

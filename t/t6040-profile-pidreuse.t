@@ -131,8 +131,12 @@ check_thief () {
 	mine = [l for l in lines if l.get("pid") == c]
 	kinds = sorted(l["type"] for l in mine)
 	assert kinds in (["exec", "exit", "fork"], ["exec", "exit", "fork", "task"]), mine
+	# a recorder stopped before it read the root'"'"'s exec reads it after the
+	# child'"'"'s fork: the child then has the root'"'"'s command before its
+	# exec (doc/profiling.md, "Commands"), slurm-pin or slurmstepd
+	before = [l["comm"] for l in lines if l["type"] == "root"][0]
 	for l in mine:
-	    ok = ("stepchild",) if l["type"] == "task" else ("sh", "stepchild")
+	    ok = ("stepchild",) if l["type"] == "task" else ("sh", "stepchild", before)
 	    assert l["comm"] in ok, l
 	print("the child", c, [(l["type"], l["comm"]) for l in mine])
 	EOF
@@ -229,6 +233,43 @@ check_profile () {
 	    assert r["pid"] == root or r["etime_us"] * 1000 <= e["t"] - e["start"] + 10**9, (e, r)
 	assert len({(r["pid"], r["t"]) for r in tasks}) == len(tasks), "an exit paired twice"
 	print(len(tasks), "records,", len(exits), "exits, all of the step")
+	# every other count of the summary: the step is one shell starting
+	# its children one after another (no threads, at most 2 processes
+	# alive, one child each 5 ms at most); the storm beside it made
+	# threads and processes on the same pids thousands of times a second
+	execs = [l for l in lines if l["type"] == "exec"]
+	for x in execs:
+	    assert x["pid"] in known and x["comm"] in (rootcmd, "stepchild", "sh"), x
+	ts = summary["taskstats"]
+	print("threads", summary["threads_created"], "thread exits",
+	      summary["thread_exits"], "execs", summary["execs"], "peak",
+	      summary["peak_processes"], summary["peak_tasks"], "fork rate",
+	      summary["fork_rate_peak_per_s"], "ctxsw", ts["voluntary_ctxsw"],
+	      ts["involuntary_ctxsw"], "cpu", ts["user_s"], ts["system_s"],
+	      "duration", summary["duration_s"])
+	assert summary["threads_created"] == 0 and summary["thread_exits"] == 0
+	assert summary["execs"] == len(execs)
+	assert summary["peak_processes"] <= 2 and summary["peak_tasks"] <= 2
+	assert summary["fork_rate_peak_per_s"] <= 200
+	assert summary["alive_at_end_processes"] == 0
+	assert summary["alive_at_end_threads"] == 0
+	# context switches and CPU time: the sums of the step's records
+	assert ts["voluntary_ctxsw"] == sum(r["nvcsw"] for r in tasks)
+	assert ts["involuntary_ctxsw"] == sum(r["nivcsw"] for r in tasks)
+	cpu = sum(r["utime_us"] + r["stime_us"] for r in tasks)
+	assert abs(ts["user_s"] + ts["system_s"] - cpu / 1e6) < 1e-6
+	assert cpu / 1e6 <= summary["duration_s"] * 0.6, "more CPU than the step had"
+	bycpu = {c["command"] for c in summary["top_by_cpu"]}
+	assert bycpu <= {rootcmd, "stepchild"}, bycpu
+	if lost == 0:
+	    assert summary["execs"] in (n, n + 1), summary["execs"]
+	# the samples: the tasks followed at each one
+	for l in lines:
+	    if l["type"] == "sample":
+	        assert l["tracked_processes"] <= 2 and l["tracked_threads"] == 0, l
+	        assert sum(l["procs"].values()) <= 2, l
+	        assert sum(l["threads"].values()) <= 2, l
+	print("threads, execs, peaks, fork rate, context switches, CPU time, samples: the step's only")
 	EOF
 }
 

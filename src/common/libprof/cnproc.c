@@ -387,6 +387,62 @@ ssize_t cnproc_recv (int fd, void *buf, size_t size, uint64_t *foreign)
     }
 }
 
+#define BATCH_MAX 256
+
+int cnproc_recv_batch (int fd,
+                       void *buf,
+                       size_t slot,
+                       unsigned nslots,
+                       size_t *lens,
+                       uint64_t *foreign)
+{
+    struct mmsghdr mm[BATCH_MAX];
+    struct iovec iov[BATCH_MAX];
+    struct sockaddr_nl from[BATCH_MAX];
+    unsigned char *b = buf;
+
+    if (nslots > BATCH_MAX)
+        nslots = BATCH_MAX;
+    for (;;) {
+        int n, kept = 0;
+
+        memset (mm, 0, nslots * sizeof (mm[0]));
+        for (unsigned i = 0; i < nslots; i++) {
+            iov[i].iov_base = b + i * slot;
+            iov[i].iov_len = slot;
+            mm[i].msg_hdr.msg_iov = &iov[i];
+            mm[i].msg_hdr.msg_iovlen = 1;
+            mm[i].msg_hdr.msg_name = &from[i];
+            mm[i].msg_hdr.msg_namelen = sizeof (from[i]);
+        }
+        n = recvmmsg (fd, mm, nslots, MSG_DONTWAIT, NULL);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return 0;
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (n == 0)
+            return 0;
+        for (int i = 0; i < n; i++) {
+            if (mm[i].msg_hdr.msg_namelen < sizeof (from[i])
+                || from[i].nl_pid != 0) {
+                if (foreign)
+                    (*foreign)++;
+                continue;
+            }
+            if (kept != i)
+                memmove (b + (size_t)kept * slot,
+                         b + (size_t)i * slot,
+                         mm[i].msg_len);
+            lens[kept++] = mm[i].msg_len;
+        }
+        if (kept)
+            return kept;
+    }
+}
+
 int64_t cnproc_socket_drops (int fd)
 {
     uint32_t mem[SK_MEMINFO_VARS];

@@ -97,6 +97,21 @@ void cnproc_close (int fd);
  * counted in *foreign (may be NULL). */
 ssize_t cnproc_recv (int fd, void *buf, size_t size, uint64_t *foreign);
 
+/* The same for up to `nslots` datagrams in one system call (recvmmsg):
+ * datagram i is stored at buf + i * slot, its length in lens[i].
+ * Returns how many were stored (the kernel's only: the others are
+ * counted in *foreign), 0 if nothing is waiting, -1 with errno as
+ * cnproc_recv (an ENOBUFS after the first datagram is reported by the
+ * next call: the datagrams before it are returned first).  A datagram
+ * longer than `slot` is stored truncated (with its length field intact,
+ * so that cnproc_parse refuses it). */
+int cnproc_recv_batch (int fd,
+                       void *buf,
+                       size_t slot,
+                       unsigned nslots,
+                       size_t *lens,
+                       uint64_t *foreign);
+
 /* The kernel's count of messages dropped for this socket's full buffer
  * (SO_MEMINFO, SK_MEMINFO_DROPS), or -1 if the kernel does not say. */
 int64_t cnproc_socket_drops (int fd);

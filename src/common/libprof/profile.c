@@ -63,13 +63,35 @@ static bool short_of_room (struct prof_writer *w, size_t n)
 static const int json_flags =
     JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
 
+/* Write one formatted line s of n bytes (no newline) and its newline. */
+static int write_text (struct prof_writer *w,
+                       const char *s,
+                       size_t n,
+                       pin_error_t *errp)
+{
+    if (fwrite (s, 1, n, w->f) != n || fputc ('\n', w->f) == EOF) {
+        int e = errno;
+        w->failed = true;
+        return errprintf (errp, "%s: write: %s", w->path, strerror (e));
+    }
+    w->bytes += n + 1;
+    return 0;
+}
+
+/* The line of o, ASCII only (text.h), malloc'd; NULL: out of memory. */
+static char *format_line (json_object *o)
+{
+    const char *t = json_object_to_json_string_ext (o, json_flags);
+
+    return t ? text_json_ascii (t) : NULL;
+}
+
 static int write_line (struct prof_writer *w,
                        json_object *o,
                        pin_error_t *errp)
 {
-    const char *t = json_object_to_json_string_ext (o, json_flags);
-    char *s = t ? text_json_ascii (t) : NULL; /* ASCII only (text.h) */
-    size_t n;
+    char *s = format_line (o);
+    int rc;
 
     if (!s) {
         errno = ENOMEM;
@@ -77,23 +99,15 @@ static int write_line (struct prof_writer *w,
                           "%s: cannot format a line: out of memory",
                           w->path);
     }
-    n = strlen (s);
-    if (fwrite (s, 1, n, w->f) != n || fputc ('\n', w->f) == EOF) {
-        int e = errno;
-        free (s);
-        w->failed = true;
-        return errprintf (errp, "%s: write: %s", w->path, strerror (e));
-    }
+    rc = write_text (w, s, strlen (s), errp);
     free (s);
-    w->bytes += n + 1;
-    return 0;
+    return rc;
 }
 
 /* The bytes write_line() writes for O (0: out of memory). */
 static size_t line_size (json_object *o)
 {
-    const char *t = json_object_to_json_string_ext (o, json_flags);
-    char *s = t ? text_json_ascii (t) : NULL;
+    char *s = format_line (o);
     size_t n = s ? strlen (s) + 1 : 0;
 
     free (s);
@@ -167,11 +181,14 @@ struct prof_writer *prof_writer_open (const char *path,
     return w;
 }
 
-int prof_writer_put (struct prof_writer *w,
-                     json_object *line,
-                     pin_error_t *errp)
+/* The bound (or the room kept free) reached by a line of n bytes:
+ * write the note line once, count the line.  1 if the line may be
+ * written, 0 if dropped, -1 with errp. */
+static int room_for (struct prof_writer *w, size_t n, pin_error_t *errp)
 {
-    size_t n;
+    json_object *note;
+    char text[200];
+    int rc;
 
     if (w->failed) {
         errno = EIO;
@@ -181,41 +198,71 @@ int prof_writer_put (struct prof_writer *w,
         w->dropped++;
         return 0;
     }
-    n = line_size (line);
-    if (w->bytes + n + PROF_RESERVE > w->max || short_of_room (w, n)) {
-        json_object *note = json_object_new_object ();
-        char text[200];
-        int rc;
-        if (w->bytes + n + PROF_RESERVE > w->max)
-            snprintf (text,
-                      sizeof (text),
-                      "size bound of %llu bytes "
-                      "reached: later lines are not recorded (counted in "
-                      "the end line)",
-                      (unsigned long long)w->max);
-        else {
-            w->out_of_room = true;
-            snprintf (text,
-                      sizeof (text),
-                      "the file system keeps %llu "
-                      "bytes free for the accounting journal: later lines "
-                      "are not recorded (counted in the end line)",
-                      (unsigned long long)w->keep_free);
-        }
-        json_object_object_add (note, "type", json_object_new_string ("note"));
-        json_object_object_add (note, "text", json_object_new_string (text));
-        json_object_object_add (note,
-                                "bound_reached",
-                                json_object_new_boolean (1));
-        rc = write_line (w, note, errp);
-        json_object_put (note);
-        w->full = true;
-        w->dropped++;
-        return rc < 0 ? -1 : 0;
+    if (w->bytes + n + PROF_RESERVE <= w->max && !short_of_room (w, n))
+        return 1;
+    note = json_object_new_object ();
+    if (w->bytes + n + PROF_RESERVE > w->max)
+        snprintf (text,
+                  sizeof (text),
+                  "size bound of %llu bytes "
+                  "reached: later lines are not recorded (counted in "
+                  "the end line)",
+                  (unsigned long long)w->max);
+    else {
+        w->out_of_room = true;
+        snprintf (text,
+                  sizeof (text),
+                  "the file system keeps %llu "
+                  "bytes free for the accounting journal: later lines "
+                  "are not recorded (counted in the end line)",
+                  (unsigned long long)w->keep_free);
     }
-    if (write_line (w, line, errp) < 0)
+    json_object_object_add (note, "type", json_object_new_string ("note"));
+    json_object_object_add (note, "text", json_object_new_string (text));
+    json_object_object_add (note,
+                            "bound_reached",
+                            json_object_new_boolean (1));
+    rc = write_line (w, note, errp);
+    json_object_put (note);
+    w->full = true;
+    w->dropped++;
+    return rc < 0 ? -1 : 0;
+}
+
+int prof_writer_put (struct prof_writer *w,
+                     json_object *line,
+                     pin_error_t *errp)
+{
+    char *s;
+    size_t n;
+    int rc;
+
+    if (w->failed || w->full) /* said or counted by room_for */
+        return room_for (w, 0, errp);
+    if (!(s = format_line (line))) {
+        errno = ENOMEM;
+        return errprintf (errp,
+                          "%s: cannot format a line: out of memory",
+                          w->path);
+    }
+    n = strlen (s);
+    if ((rc = room_for (w, n + 1, errp)) == 1
+        && write_text (w, s, n, errp) < 0)
+        rc = -1;
+    free (s);
+    return rc;
+}
+
+int prof_writer_put_text (struct prof_writer *w,
+                          const char *line,
+                          size_t n,
+                          pin_error_t *errp)
+{
+    int rc = room_for (w, n + 1, errp);
+
+    if (rc == 1 && write_text (w, line, n, errp) < 0)
         return -1;
-    return 1;
+    return rc;
 }
 
 uint64_t prof_writer_dropped (const struct prof_writer *w)

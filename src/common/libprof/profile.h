@@ -47,6 +47,14 @@ int prof_writer_put (struct prof_writer *w,
                      json_object *line,
                      pin_error_t *errp);
 
+/* The same for a line formatted by the caller: `n` bytes of one JSON
+ * object in ASCII, without its newline (what prof_writer_put would write
+ * for it: the recorder's hot path formats its event lines itself). */
+int prof_writer_put_text (struct prof_writer *w,
+                          const char *line,
+                          size_t n,
+                          pin_error_t *errp);
+
 /* Let uid read the file, and nobody else but its owner (root in
  * slurmstepd): a POSIX ACL (u::rw, u:uid:r, g::-, m::r, o::-); the file
  * stays its creator's, so the reader can neither write it, nor chmod it,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +24,8 @@
 #include "tracker.h"
 
 #define RECV_SIZE 65536
+/* a proc connector datagram is under 128 bytes: 64 read per recvmmsg */
+#define RECV_SLOT 1024
 #define MAX_EVENTS (RECV_SIZE / 16)
 #define MAX_CPUS 4096
 /* /proc/stat of a large machine: its intr line alone can be long */
@@ -32,6 +35,24 @@
 /* how long a taskstats record waits for its exit (the exit's record
  * is in hand when the exit is settled: see taskstats.h) */
 #define TS_MATCH_AGE_NS (10ull * 1000000000ull)
+/* Busy: reading at least HOLD_BUSY events of the step within HOLD_NS
+ * (the step's fork storm, from about 800 forks a second; not a storm of
+ * other processes beside it), and no exec of the step among them, makes
+ * the recorder leave its sockets alone for
+ * HOLD_NS (prof_rec_pollfds gives none, prof_rec_timeout_ms says when to
+ * come back), so that the next call reads a batch instead of being woken
+ * for every event: the wake-ups, not the events, were most of the cost.
+ * Not after an exec: the command of an exec is read from /proc when its
+ * event is read, and proven by the task's later events (tracker.h); read
+ * late, it is proven less often, and the children forked before the read
+ * get the command before the exec.  The kernel queues the events
+ * meanwhile; only with a receive buffer of at
+ * least HOLD_RCVBUF bytes (a datagram takes about 1 KiB of it: 10 ms of
+ * 100,000 events/s fit many times), and a loss would still be counted
+ * (sequence gaps, ENOBUFS, the socket's drop counter). */
+#define HOLD_BUSY 16
+#define HOLD_NS (10ull * 1000000ull)
+#define HOLD_RCVBUF (4 << 20)
 /* roots remembered, to tell a root's exit from its reused pid's */
 #define MAX_ROOTS 4096
 
@@ -66,9 +87,34 @@ struct prof_rec {
     char cgbuf[16384];
     struct root *roots;
     size_t nroots;
+    uint64_t hold_ns;      /* HOLD_NS, or 0 with a small receive buffer */
+    uint64_t hold_until;   /* sockets left alone until then */
+    uint64_t datagrams;    /* read in this prof_rec_process() */
+    bool saw_exec;         /* an exec of the step read in it */
+    uint64_t win_start;    /* the current window of HOLD_NS: its start, */
+    uint64_t win_events;   /* the events of the step read in it, */
+    bool win_exec;         /* and whether one was an exec */
+    uint64_t start_cpu_ns; /* CPU time prof_rec_start took */
+    pid_t cpu_tid;         /* the thread of the first process() call */
+    uint64_t cpu0_ns;      /* its CPU time then */
+    size_t lens[RECV_SIZE / RECV_SLOT];
 };
 
 static void on_exec (const struct tracker_exec *x, void *arg);
+
+static pid_t this_tid (void)
+{
+    return (pid_t)syscall (SYS_gettid);
+}
+
+static uint64_t thread_cpu_ns (void)
+{
+    struct timespec ts;
+
+    if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static uint64_t now_ns (void)
 {
@@ -144,6 +190,7 @@ struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
         return NULL;
     }
     r->cn_fd = r->ts_fd = r->cg_fd = -1;
+    r->cpu0_ns = thread_cpu_ns ();
     r->interval_ms = o->interval_ms;
     r->pss = o->pss;
     /* reading smaps_rollup walks a process's page tables: at most a
@@ -168,6 +215,7 @@ struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
     tracker_on_exec (r->tr, on_exec, r);
     if ((r->cn_fd = cnproc_open (o->rcvbuf, &got, errp)) < 0)
         goto fail;
+    r->hold_ns = got >= HOLD_RCVBUF ? HOLD_NS : 0;
     if (o->taskstats
         && (r->ts_fd =
                 taskstats_open (r->ncpus, o->rcvbuf, &r->ts_family, NULL))
@@ -231,6 +279,8 @@ struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
     }
     prof_writer_keep_free (r->w, o->keep_free);
     json_object_put (h);
+    r->start_cpu_ns = thread_cpu_ns () - r->cpu0_ns;
+    r->cpu_tid = 0; /* the first prof_rec_process() says which thread */
     return r;
 fail:
     json_object_put (h);
@@ -285,6 +335,8 @@ int prof_rec_pollfds (struct prof_rec *r, struct pollfd *fds, int max)
 {
     int n = 0;
 
+    if (r->hold_until && now_ns () < r->hold_until)
+        return 0; /* a storm: read in batches (HOLD_NS) */
     if (n < max)
         fds[n++] = (struct pollfd){.fd = r->cn_fd, .events = POLLIN};
     if (r->ts_fd >= 0 && n < max)
@@ -294,23 +346,117 @@ int prof_rec_pollfds (struct prof_rec *r, struct pollfd *fds, int max)
 
 int prof_rec_timeout_ms (struct prof_rec *r)
 {
-    uint64_t now = now_ns ();
+    uint64_t now = now_ns (), until = 0;
 
-    if (!r->interval_ms)
+    if (r->interval_ms)
+        until = r->next_sample_ns;
+    if (r->hold_until > now && (!until || r->hold_until < until))
+        until = r->hold_until;
+    if (!until)
         return -1;
-    if (now >= r->next_sample_ns)
+    if (now >= until)
         return 0;
-    return (int)((r->next_sample_ns - now + 999999) / 1000000);
+    return (int)((until - now + 999999) / 1000000);
 }
 
-static int put_task (struct prof_rec *r,
-                     const struct ts_exit *x,
-                     const struct ts_record *t,
+/* ---- event lines, formatted here -------------------------------------
+ *
+ * A fork storm writes two or three lines per process: building each as
+ * a json-c object, printing it and escaping it to ASCII cost most of the
+ * recorder's CPU time.  These lines are formatted directly, byte for
+ * byte what json-c prints for them (the keys in the same order, no
+ * spaces); a command holding anything but printable ASCII goes the
+ * json-c way (its escapes). */
+struct line {
+    char b[768];
+    size_t n;
+    bool bad; /* a string to escape, or no room: use json-c */
+};
+
+static void l_raw (struct line *l, const char *s, size_t n)
+{
+    if (l->n + n >= sizeof (l->b)) {
+        l->bad = true;
+        return;
+    }
+    memcpy (l->b + l->n, s, n);
+    l->n += n;
+}
+
+#define L_LIT(l, s) l_raw ((l), (s), sizeof (s) - 1)
+
+static void l_key (struct line *l, const char *key)
+{
+    l_raw (l, l->n > 1 ? ",\"" : "\"", l->n > 1 ? 2 : 1);
+    l_raw (l, key, strlen (key));
+    L_LIT (l, "\":");
+}
+
+static void l_int (struct line *l, const char *key, int64_t v)
+{
+    char d[24], *p = d + sizeof (d);
+    uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+    l_key (l, key);
+    do
+        *--p = (char)('0' + u % 10);
+    while ((u /= 10));
+    if (v < 0)
+        *--p = '-';
+    l_raw (l, p, (size_t)(d + sizeof (d) - p));
+}
+
+static void l_bool (struct line *l, const char *key, bool v)
+{
+    l_key (l, key);
+    if (v)
+        L_LIT (l, "true");
+    else
+        L_LIT (l, "false");
+}
+
+static void l_str (struct line *l, const char *key, const char *v)
+{
+    l_key (l, key);
+    L_LIT (l, "\"");
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        if (*p < 0x20 || *p >= 0x7f) {
+            l->bad = true;
+            return;
+        }
+        if (*p == '"' || *p == '\\')
+            L_LIT (l, "\\");
+        l_raw (l, (const char *)p, 1);
+    }
+    L_LIT (l, "\"");
+}
+
+/* Write l, or o (the same line as a json-c object, built only when l
+ * could not be formatted) through json-c. */
+static int put_line (struct prof_rec *r,
+                     struct line *l,
+                     json_object *(*build) (const void *a, const void *b),
+                     const void *a,
+                     const void *b,
                      pin_error_t *errp)
 {
+    L_LIT (l, "}");
+    if (!l->bad) {
+        if (prof_writer_put_text (r->w, l->b, l->n, errp) < 0) {
+            r->failed = true;
+            return -1;
+        }
+        return 0;
+    }
+    return put (r, build (a, b), errp);
+}
+
+static json_object *task_object (const void *a, const void *b)
+{
+    const struct ts_exit *x = a;
+    const struct ts_record *t = b;
     json_object *o = json_object_new_object ();
 
-    r->st.ts_records++;
     ADD (o, "type", json_object_new_string ("task"));
     /* the exit it is paired with: its time and the task's start */
     ADD (o, "t", I64 (x->exit_ns));
@@ -333,34 +479,64 @@ static int put_task (struct prof_rec *r,
     ADD (o, "write_bytes", I64 (t->write_bytes));
     ADD (o, "rchar", I64 (t->rchar));
     ADD (o, "wchar", I64 (t->wchar));
-    return put (r, o, errp);
+    return o;
 }
 
-static int put_event (struct prof_rec *r,
-                      struct cnproc_event *e,
-                      uint64_t start,
-                      pin_error_t *errp)
+static int put_task (struct prof_rec *r,
+                     const struct ts_exit *x,
+                     const struct ts_record *t,
+                     pin_error_t *errp)
 {
-    json_object *o = json_object_new_object ();
-    const char *type = "other";
+    struct line l = {.n = 1, .b = "{"};
 
+    r->st.ts_records++;
+    l_str (&l, "type", "task");
+    l_int (&l, "t", (int64_t)x->exit_ns);
+    l_int (&l, "start", (int64_t)x->fork_ns);
+    l_int (&l, "pid", t->pid);
+    l_int (&l, "tgid", t->tgid);
+    l_int (&l, "ppid", t->ppid);
+    l_str (&l, "comm", t->comm);
+    l_int (&l, "exitcode", t->exitcode);
+    l_int (&l, "btime", (int64_t)t->btime);
+    l_int (&l, "etime_us", (int64_t)t->etime_us);
+    l_int (&l, "utime_us", (int64_t)t->utime_us);
+    l_int (&l, "stime_us", (int64_t)t->stime_us);
+    l_int (&l, "nvcsw", (int64_t)t->nvcsw);
+    l_int (&l, "nivcsw", (int64_t)t->nivcsw);
+    l_int (&l, "hiwater_rss_kb", (int64_t)t->hiwater_rss_kb);
+    l_int (&l, "cpu_delay_ns", (int64_t)t->cpu_delay_ns);
+    l_int (&l, "blkio_delay_ns", (int64_t)t->blkio_delay_ns);
+    l_int (&l, "read_bytes", (int64_t)t->read_bytes);
+    l_int (&l, "write_bytes", (int64_t)t->write_bytes);
+    l_int (&l, "rchar", (int64_t)t->rchar);
+    l_int (&l, "wchar", (int64_t)t->wchar);
+    return put_line (r, &l, task_object, x, t, errp);
+}
+
+static const char *event_type (const struct cnproc_event *e)
+{
     switch (e->type) {
         case CNPROC_FORK:
-            type = "fork";
-            break;
+            return "fork";
         case CNPROC_EXEC:
-            type = "exec";
-            break;
+            return "exec";
         case CNPROC_EXIT:
-            type = "exit";
-            break;
+            return "exit";
         case CNPROC_COMM:
-            type = "comm";
-            break;
+            return "comm";
         default:
-            break;
+            return "other";
     }
-    ADD (o, "type", json_object_new_string (type));
+}
+
+static json_object *event_object (const void *a, const void *b)
+{
+    const struct cnproc_event *e = a;
+    uint64_t start = *(const uint64_t *)b;
+    json_object *o = json_object_new_object ();
+
+    ADD (o, "type", json_object_new_string (event_type (e)));
     ADD (o, "t", I64 (e->ts_ns));
     ADD (o, "cpu", I64 (e->cpu));
     ADD (o, "pid", I64 (e->pid));
@@ -378,7 +554,35 @@ static int put_event (struct prof_rec *r,
     if (e->type == CNPROC_OTHER)
         ADD (o, "what", I64 (e->what));
     ADD (o, "comm", json_object_new_string (e->comm));
-    return put (r, o, errp);
+    return o;
+}
+
+static int put_event (struct prof_rec *r,
+                      struct cnproc_event *e,
+                      uint64_t start,
+                      pin_error_t *errp)
+{
+    struct line l = {.n = 1, .b = "{"};
+
+    l_str (&l, "type", event_type (e));
+    l_int (&l, "t", (int64_t)e->ts_ns);
+    l_int (&l, "cpu", e->cpu);
+    l_int (&l, "pid", e->pid);
+    l_int (&l, "tgid", e->tgid);
+    if (e->type == CNPROC_FORK || e->type == CNPROC_EXIT)
+        l_bool (&l, "thread", e->pid != e->tgid);
+    if (e->type == CNPROC_FORK) {
+        l_int (&l, "ppid", e->ppid);
+        l_int (&l, "ptgid", e->ptgid);
+    }
+    if (e->type == CNPROC_EXIT) {
+        l_int (&l, "status", e->exit_code);
+        l_int (&l, "start", (int64_t)start);
+    }
+    if (e->type == CNPROC_OTHER)
+        l_int (&l, "what", e->what);
+    l_str (&l, "comm", e->comm);
+    return put_line (r, &l, event_object, e, &start, errp);
 }
 
 struct settle {
@@ -432,21 +636,88 @@ static bool is_root (const struct prof_rec *r, int32_t pid, uint64_t start)
     return false;
 }
 
+/* The events of one datagram of the proc connector.  0, or -1 with
+ * errp (a write error). */
+static int feed_datagram (struct prof_rec *r,
+                          const unsigned char *buf,
+                          size_t len,
+                          pin_error_t *errp)
+{
+    int nev;
+
+    if ((nev = cnproc_parse (buf, len, r->ev, MAX_EVENTS, NULL)) < 0) {
+        r->st.parse_errors++;
+        return 0;
+    }
+    for (int i = 0; i < nev; i++) {
+        struct cnproc_event *e = &r->ev[i];
+        uint64_t gap = cnproc_seq_note (r->seq, e), start = 0;
+        int in;
+
+        if (e->type == CNPROC_NONE)
+            continue;
+        r->st.events++;
+        if (gap) {
+            r->st.lost_seq += gap;
+            if (put_lost (r, "sequence", gap, errp) < 0)
+                return -1;
+        }
+        if ((in = tracker_feed (r->tr, e, &start)) < 0) {
+            r->st.untracked++;
+            continue;
+        }
+        if (in > 0 && e->type == CNPROC_EXEC) {
+            /* its command: read now, said once proven (tracker.h) */
+            r->saw_exec = true;
+            char comm[17] = "";
+            read_comm (e->pid, comm, sizeof (comm));
+            if (*comm && tracker_exec_read (r->tr, e, comm, now_ns ()) == 0) {
+                r->st.step_events++;
+                continue;
+            }
+        }
+        if (r->ts_fd >= 0 && e->type == CNPROC_FORK)
+            tsmatch_fork (r->tsm, e->pid);
+        if (r->ts_fd >= 0 && e->type == CNPROC_EXIT) {
+            /* every exit of the machine claims its own record, so
+             * that none is left for a later holder of the pid */
+            struct ts_exit x = {.pid = e->pid,
+                                .tgid = e->tgid,
+                                .step = in > 0,
+                                .exit_ns = e->ts_ns,
+                                .fork_ns = in > 0 ? start : 0};
+            x.root = in > 0 && is_root (r, e->pid, start);
+            (void)tsmatch_exit (r->tsm, &x); /* ENOMEM: counted */
+        }
+        if (!in)
+            continue;
+        r->st.step_events++;
+        if (put_event (r, e, start, errp) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Read what is waiting, at most MAX_BATCH datagrams: 0 when the socket
  * is empty, 1 when more may be waiting, -1 with errp. */
 static int drain_cn (struct prof_rec *r, pin_error_t *errp)
 {
-    for (int batch = 0; batch < MAX_BATCH; batch++) {
-        ssize_t n = cnproc_recv (r->cn_fd, r->buf, RECV_SIZE, &r->st.foreign);
-        int nev;
+    for (int batch = 0; batch < MAX_BATCH;) {
+        int got = cnproc_recv_batch (r->cn_fd,
+                                     r->buf,
+                                     RECV_SLOT,
+                                     RECV_SIZE / RECV_SLOT,
+                                     r->lens,
+                                     &r->st.foreign);
 
-        if (n == 0) { /* read empty: the records of the exits read
-                       * before the last taskstats drain are in hand,
-                       * and the commands read at execs are proven */
+        if (got == 0) { /* read empty: the records of the exits read
+                         * before the last taskstats drain are in hand,
+                         * and the commands read at execs are proven */
             tracker_exec_settle (r->tr, true);
             return settle (r, false, errp);
         }
-        if (n < 0) {
+        if (got < 0) {
+            batch++;
             if (errno == ENOBUFS) {
                 r->st.enobufs++;
                 if (put_lost (r, "enobufs", 1, errp) < 0)
@@ -457,57 +728,15 @@ static int drain_cn (struct prof_rec *r, pin_error_t *errp)
                               "proc connector: recv: %s",
                               strerror (errno));
         }
-        if ((nev = cnproc_parse (r->buf, (size_t)n, r->ev, MAX_EVENTS, NULL))
-            < 0) {
-            r->st.parse_errors++;
-            continue;
-        }
-        for (int i = 0; i < nev; i++) {
-            struct cnproc_event *e = &r->ev[i];
-            uint64_t gap = cnproc_seq_note (r->seq, e), start = 0;
-            int in;
-
-            if (e->type == CNPROC_NONE)
-                continue;
-            r->st.events++;
-            if (gap) {
-                r->st.lost_seq += gap;
-                if (put_lost (r, "sequence", gap, errp) < 0)
-                    return -1;
-            }
-            if ((in = tracker_feed (r->tr, e, &start)) < 0) {
-                r->st.untracked++;
-                continue;
-            }
-            if (in > 0 && e->type == CNPROC_EXEC) {
-                /* its command: read now, said once proven (tracker.h) */
-                char comm[17] = "";
-                read_comm (e->pid, comm, sizeof (comm));
-                if (*comm
-                    && tracker_exec_read (r->tr, e, comm, now_ns ()) == 0) {
-                    r->st.step_events++;
-                    continue;
-                }
-            }
-            if (r->ts_fd >= 0 && e->type == CNPROC_FORK)
-                tsmatch_fork (r->tsm, e->pid);
-            if (r->ts_fd >= 0 && e->type == CNPROC_EXIT) {
-                /* every exit of the machine claims its own record, so
-                 * that none is left for a later holder of the pid */
-                struct ts_exit x = {.pid = e->pid,
-                                    .tgid = e->tgid,
-                                    .step = in > 0,
-                                    .exit_ns = e->ts_ns,
-                                    .fork_ns = in > 0 ? start : 0};
-                x.root = in > 0 && is_root (r, e->pid, start);
-                (void)tsmatch_exit (r->tsm, &x); /* ENOMEM: counted */
-            }
-            if (!in)
-                continue;
-            r->st.step_events++;
-            if (put_event (r, e, start, errp) < 0)
+        batch += got;
+        r->datagrams += (uint64_t)got;
+        for (int d = 0; d < got; d++)
+            if (feed_datagram (r,
+                               r->buf + (size_t)d * RECV_SLOT,
+                               r->lens[d],
+                               errp)
+                < 0)
                 return -1;
-        }
     }
     return 1; /* more may be waiting */
 }
@@ -859,12 +1088,41 @@ static int take_sample (struct prof_rec *r, pin_error_t *errp)
 
 int prof_rec_process (struct prof_rec *r, pin_error_t *errp)
 {
+    uint64_t steps;
+
+    if (!r->cpu_tid) { /* the thread that records from now on */
+        r->cpu_tid = this_tid ();
+        r->cpu0_ns = thread_cpu_ns ();
+    }
+
     if (r->failed) {
         errno = EIO;
         return errprintf (errp, "profile: an earlier write failed");
     }
+    if (r->hold_until && now_ns () < r->hold_until
+        && !(r->interval_ms && now_ns () >= r->next_sample_ns))
+        return 0; /* woken by another descriptor of the caller's */
+    r->datagrams = 0;
+    r->saw_exec = false;
+    steps = r->st.step_events;
     if (drain_cn (r, errp) < 0 || drain_ts (r, errp) < 0)
         return -1;
+    {
+        uint64_t now = now_ns ();
+        if (now - r->win_start > HOLD_NS) {
+            r->win_start = now;
+            r->win_events = 0;
+            r->win_exec = false;
+        }
+        r->win_events += r->st.step_events - steps;
+        r->win_exec = r->win_exec || r->saw_exec;
+        r->hold_until = 0;
+        if (r->hold_ns && r->win_events >= HOLD_BUSY && !r->win_exec) {
+            r->hold_until = now + r->hold_ns;
+            r->win_start = now; /* the next window starts after it */
+            r->win_events = 0;
+        }
+    }
     if (r->interval_ms && now_ns () >= r->next_sample_ns) {
         uint64_t step = (uint64_t)r->interval_ms * 1000000ull;
         if (take_sample (r, errp) < 0)
@@ -995,6 +1253,16 @@ int prof_rec_finish (struct prof_rec *r, int status, pin_error_t *errp)
     ADD (end, "samples", I64 (s.samples));
     ADD (end, "flushed_cpus", I64 (r->flushed_cpus));
     ADD (end, "socket_drops", I64 (cnproc_socket_drops (r->cn_fd)));
+    /* what recording cost: the CPU time of prof_rec_start, and of the
+     * thread that processed from its first prof_rec_process() to here
+     * (all of that thread's time: pin.so's watcher thread also runs
+     * policy dynamic's confinement) */
+    {
+        uint64_t ns = r->start_cpu_ns;
+        if (r->cpu_tid == this_tid ()) /* else: the start's only */
+            ns += thread_cpu_ns () - r->cpu0_ns;
+        ADD (end, "recorder_cpu_us", I64 (ns / 1000));
+    }
     {
         json_object *a = json_object_new_object ();
         ADD (a, "processes", I64 (s.alive_processes));

@@ -160,6 +160,52 @@ START_TEST (test_bound)
 }
 END_TEST
 
+/* prof_writer_put_text: the same bytes as prof_writer_put, the same
+ * bound (one note, the drops counted), mixed with prof_writer_put */
+START_TEST (test_put_text)
+{
+    char path[4096], buf[256];
+    static const char text[] =
+        "{\"type\":\"exec\",\"t\":123456789,"
+        "\"pid\":1234,\"comm\":\"0123456789abcdef\"}";
+    json_object *h = json_object_new_object (), *l = line (text);
+    struct prof_writer *w;
+    pin_error_t e = {""};
+    int n[3] = {0, 0, -1}, written = 0, dropped = 0;
+    FILE *f;
+
+    tmptree_setup ("test_profile");
+    tmptree_path (path, sizeof (path), "p.jsonl");
+    w = prof_writer_open (path, PROF_MIN_BYTES, h, &e);
+    ck_assert_ptr_nonnull (w);
+    for (int i = 0; i < 1000; i++) {
+        int rc = i % 2 ? prof_writer_put (w, l, &e)
+                       : prof_writer_put_text (w, text, strlen (text), &e);
+        ck_assert_int_ge (rc, 0);
+        rc ? written++ : dropped++;
+    }
+    ck_assert_int_gt (written, 10);
+    ck_assert_int_gt (dropped, 0);
+    ck_assert_uint_eq (prof_writer_dropped (w), (uint64_t)dropped);
+    ck_assert_int_eq (prof_writer_close (w, NULL, &e), 0);
+    ck_assert_int_eq (prof_read (path, count_cb, n, &e), 0);
+    ck_assert_int_eq (n[1], 1);
+    ck_assert_int_eq (n[0], 1 + written + 1);
+    /* every line of the pair is the same bytes */
+    ck_assert_ptr_nonnull (f = fopen (path, "r"));
+    ck_assert_ptr_nonnull (fgets (buf, sizeof (buf), f)); /* header */
+    for (int i = 0; i < written; i++) {
+        ck_assert_ptr_nonnull (fgets (buf, sizeof (buf), f));
+        buf[strcspn (buf, "\n")] = '\0';
+        ck_assert_str_eq (buf, text);
+    }
+    fclose (f);
+    json_object_put (l);
+    json_object_put (h);
+    tmptree_teardown ();
+}
+END_TEST
+
 static int none_cb (json_object *o, int lineno, void *arg)
 {
     (void)o;
@@ -578,6 +624,7 @@ int main (void)
     tcase_add_test (tc, test_non_ascii);
     tcase_add_test (tc, test_summary_paired);
     tcase_add_test (tc, test_bound);
+    tcase_add_test (tc, test_put_text);
     tcase_add_loop_test (tc,
                          test_bad_files,
                          0,
