@@ -236,7 +236,7 @@ test_expect_success '-u selects users' '
 test_expect_success 'a bad -o field is named, with the valid ones' '
     test_expect_code 1 $ACCT -o JobID,Bogus 2>err >out &&
     test_must_be_empty out &&
-    grep -F "invalid field requested: \"Bogus\"; valid fields: AllocCPUS," err
+    grep -F "invalid field requested: \"Bogus\"; valid fields: Account,AllocCPUS," err
 '
 
 # The journal is its owner's alone (0700, files 0600): a copy owned by
