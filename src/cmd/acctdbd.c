@@ -148,7 +148,11 @@ static void dbd_values (struct acct_record *r, const slurmdb_job_rec_t *job)
     if (!dbd_qos_read && dbd_conn) {
         slurmdb_qos_cond_t qc;
         memset (&qc, 0, sizeof (qc));
+#ifdef QOS_COND_FLAG_WITH_DELETED /* 23.02 on: a flag */
+        qc.flags |= QOS_COND_FLAG_WITH_DELETED;
+#else
         qc.with_deleted = 1;
+#endif
         dbd_qos = slurmdb_qos_get (dbd_conn, &qc);
         dbd_qos_read = true;
     }
