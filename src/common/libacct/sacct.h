@@ -81,10 +81,11 @@ struct acct_fmt {
     } f[ACCT_FMT_MAX];
 };
 
-/* sacct's default columns, less Account (slurm-pin has none), plus the
- * two of slurm-pin's a reader wants first. */
-#define ACCT_FMT_DEFAULT \
-    "JobID,JobName,Partition,AllocCPUS,State,ExitCode,CPUEff,PinPolicy"
+/* sacct's default columns, plus the two of slurm-pin's a reader wants
+ * first. */
+#define ACCT_FMT_DEFAULT                                                  \
+    "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode,CPUEff," \
+    "PinPolicy"
 
 /* Append the fields of `spec` ("JobID,jobn%20,Cpuset%-30") to `fmt`.
  * Names match case-insensitively by prefix, the first field of the table
