@@ -58,13 +58,23 @@ test_expect_success SLURM,PIN_SO 'run a batch job with steps, a failing job, a c
         && test "$(sacct -j $b,$f,$c -X -n -P -o State | wc -l)" = 3; do
         n=$((n - 1)) && test $n -gt 0 && sleep 0.5 || return 1
     done &&
-    # the epilogs write the job records: wait for those of all three
+    # the epilogs write the job records (a job line is made from its
+    # steps before that): wait for those of all three, which --deliver
+    # needs
     n=$((PIN_SLURM_TIMEOUT * 2)) &&
-    until test "$(slurm-pin acct --journal "$JOURNAL" -j $b,$f,$c -X -n -P -o JobID 2>/dev/null | wc -l)" = 3; do
-        n=$((n - 1)) && test $n -gt 0 && sleep 0.5 || return 1
+    for j in $b $f $c; do
+        until grep -q "\"kind\":\"job\",\"cluster\":\"[^\"]*\",\"job_id\":$j," "$JOURNAL"/journal*; do
+            n=$((n - 1)) && test $n -gt 0 && sleep 0.5 || return 1
+        done
     done &&
     slurm-pin acct --deliver --journal "$JOURNAL" -v >deliver.out &&
-    cat deliver.out
+    cat deliver.out &&
+    # slurmctld passes the summaries on to slurmdbd in its own time: wait
+    # until slurmdbd has all three
+    n=$((PIN_SLURM_TIMEOUT * 2)) &&
+    until test "$(slurm-pin acct -j $b,$f,$c -X -n -P -o JobID 2>/dev/null | wc -l)" = 3; do
+        n=$((n - 1)) && test $n -gt 0 && sleep 0.5 || return 1
+    done
 '
 
 # compare ARGS...: sacct and slurm-pin acct print the same, and something
