@@ -33,7 +33,7 @@ enum {
 
 /* sacct's -b and -l: -l's fields slurm-pin has, in sacct's order */
 #define ACCT_FMT_BRIEF "JobID,State,ExitCode"
-#define ACCT_FMT_LONG                                                   \
+#define ACCT_FMT_LONG                                                  \
     "JobID,JobIDRaw,JobName,Partition,MaxRSS,AllocCPUS,Elapsed,State," \
     "ExitCode,ReqMem"
 

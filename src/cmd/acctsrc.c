@@ -91,12 +91,7 @@ const struct cmdopt acct_opts_select[] = {
      "-S: none, as sacct: give -S and -E)",
      0},
     {"name", ACCT_OPT_NAME, CMDOPT_REQUIRED, "LIST", "jobs of these names", 0},
-    {"partition",
-     'r',
-     CMDOPT_REQUIRED,
-     "LIST",
-     "jobs of these partitions",
-     0},
+    {"partition", 'r', CMDOPT_REQUIRED, "LIST", "jobs of these partitions", 0},
     {"nodelist",
      'N',
      CMDOPT_REQUIRED,
@@ -124,14 +119,40 @@ const struct cmdopt acct_opts_select[] = {
 
 /* sacct's base job states: names and short forms (squeue's) */
 const char *const acct_state_names[] = {
-    "PENDING",   "RUNNING",   "SUSPENDED", "COMPLETED",     "CANCELLED",
-    "FAILED",    "TIMEOUT",   "NODE_FAIL", "PREEMPTED",     "BOOT_FAIL",
-    "DEADLINE",  "OUT_OF_MEMORY", "REQUEUED", "RESIZING",   "REVOKED",
+    "PENDING",
+    "RUNNING",
+    "SUSPENDED",
+    "COMPLETED",
+    "CANCELLED",
+    "FAILED",
+    "TIMEOUT",
+    "NODE_FAIL",
+    "PREEMPTED",
+    "BOOT_FAIL",
+    "DEADLINE",
+    "OUT_OF_MEMORY",
+    "REQUEUED",
+    "RESIZING",
+    "REVOKED",
     NULL,
 };
 static const char *const state_short[] = {
-    "PD", "R", "S", "CD", "CA", "F", "TO", "NF", "PR", "BF", "DL", "OOM",
-    "RQ", "RS", "RV", NULL,
+    "PD",
+    "R",
+    "S",
+    "CD",
+    "CA",
+    "F",
+    "TO",
+    "NF",
+    "PR",
+    "BF",
+    "DL",
+    "OOM",
+    "RQ",
+    "RS",
+    "RV",
+    NULL,
 };
 
 /* The bit of a state name ("ca", "CANCELLED", "CANCELLED by 0"), -1 when
@@ -282,7 +303,9 @@ int acct_query_opt (const char *subcmd,
             return 1;
         case 'N':
             if (q->nodes) {
-                cmd_error (subcmd, "-N: already asked for nodes '%s'", q->nodes);
+                cmd_error (subcmd,
+                           "-N: already asked for nodes '%s'",
+                           q->nodes);
                 return -1;
             }
             if (!(q->nodes = strdup (arg))) {
@@ -498,7 +521,10 @@ static void local_cluster (struct acct_query *q)
         return;
     slurm_init (NULL);
     if (slurm_conf.cluster_name)
-        snprintf (q->cluster, sizeof (q->cluster), "%s", slurm_conf.cluster_name);
+        snprintf (q->cluster,
+                  sizeof (q->cluster),
+                  "%s",
+                  slurm_conf.cluster_name);
 }
 
 /* Does the slurm.conf libslurm reads send accounting to slurmdbd?  `why`

@@ -50,18 +50,18 @@ struct acct_query {
      * sacct fields over them (acct_source_dbd_records) */
     bool raw;
     /* acct_opts_select (sacct's): NULL or 0 when not given */
-    uint32_t states;     /* -s: bits of acct_state_names[] */
-    char *names;         /* --name: ',' list */
-    char *partitions;    /* -r */
-    char *accounts;      /* -A */
-    char *clusters;      /* -M ("all": every cluster, as -L) */
-    char *nodes;         /* -N: a hostlist */
-    void *nodes_hl;      /* its hostlist_t, made by acct_query_window */
-    bool all_clusters;   /* -L */
-    bool duplicates;     /* -D */
-    char cluster[256];   /* set by acct_query_load: the cluster shown by
-                            default (slurm.conf's ClusterName), "" every
-                            cluster */
+    uint32_t states;   /* -s: bits of acct_state_names[] */
+    char *names;       /* --name: ',' list */
+    char *partitions;  /* -r */
+    char *accounts;    /* -A */
+    char *clusters;    /* -M ("all": every cluster, as -L) */
+    char *nodes;       /* -N: a hostlist */
+    void *nodes_hl;    /* its hostlist_t, made by acct_query_window */
+    bool all_clusters; /* -L */
+    bool duplicates;   /* -D */
+    char cluster[256]; /* set by acct_query_load: the cluster shown by
+                          default (slurm.conf's ClusterName), "" every
+                          cluster */
 };
 
 /* The options that select jobs and where their records are read, one

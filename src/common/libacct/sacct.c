@@ -548,7 +548,9 @@ static bool row_field (const struct acct_row *row, int id, char *buf, size_t n)
         case ACCT_F_ACCOUNT: /* sacct: the job's, on its steps too */
             return put (buf, n, row->account[0] ? row->account : NULL);
         case ACCT_F_QOS: /* sacct: job lines only */
-            return put (buf, n, !row->is_step && row->qos[0] ? row->qos : NULL);
+            return put (buf,
+                        n,
+                        !row->is_step && row->qos[0] ? row->qos : NULL);
         case ACCT_F_REASON:
             return put (buf,
                         n,
@@ -663,9 +665,8 @@ void acct_print_row (FILE *f,
         bool has = acct_row_field (row, id, buf, sizeof (buf));
 
         if (out->date_fmt
-            && (id == ACCT_F_START || id == ACCT_F_END
-                || id == ACCT_F_SUBMIT))
-            acct_fmt_date_fmt (id == ACCT_F_START  ? row->start_us
+            && (id == ACCT_F_START || id == ACCT_F_END || id == ACCT_F_SUBMIT))
+            acct_fmt_date_fmt (id == ACCT_F_START ? row->start_us
                                : id == ACCT_F_END ? row->end_us
                                : row->is_step     ? row->start_us
                                                   : row->submit_us,
@@ -701,7 +702,7 @@ void acct_print_row (FILE *f,
                 /* fall through */
             case K_DATE:
                 if (fields[id].kind == K_DATE && out->date_hash
-                    && (id == ACCT_F_START  ? row->start_us
+                    && (id == ACCT_F_START ? row->start_us
                         : id == ACCT_F_END ? row->end_us
                         : row->is_step     ? row->start_us
                                            : row->submit_us)
@@ -819,8 +820,7 @@ static bool worse_status (int32_t a, int32_t b) /* is a worse than b? */
     return a > b;
 }
 
-static void row_job_values (struct acct_row *row,
-                            const struct acct_record *r);
+static void row_job_values (struct acct_row *row, const struct acct_record *r);
 
 static void row_start (struct acct_row *row,
                        const struct acct_record *r,
@@ -872,7 +872,8 @@ uint32_t acct_row_nnodes (const struct acct_row *row)
 
     if (row->dbd_nnodes)
         return row->dbd_nnodes;
-    for (const char *p = row->nodes; p && *p; p = strchr (p, ','), p = p ? p + 1 : NULL)
+    for (const char *p = row->nodes; p && *p;
+         p = strchr (p, ','), p = p ? p + 1 : NULL)
         n++;
     return n;
 }

@@ -83,7 +83,7 @@ struct acct_fmt {
 
 /* sacct's default columns, plus the two of slurm-pin's a reader wants
  * first. */
-#define ACCT_FMT_DEFAULT                                                  \
+#define ACCT_FMT_DEFAULT                                               \
     "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode,CPUEff," \
     "PinPolicy"
 
