@@ -43,14 +43,18 @@ static const struct cmdopt options[] = {
      CMDOPT_REQUIRED,
      "LIST",
      "fields, e.g. JobID,CPUEff%8,Cpuset%-20\n"
-     "(default " ACCT_FMT_DEFAULT ")",
+     "(default: sacct's JobID,JobName,Partition,\n"
+     "Account,AllocCPUS,State,ExitCode, and\n"
+     "CPUEff,PinPolicy)",
      0},
     {"brief", 'b', CMDOPT_NONE, NULL, "-o " ACCT_FMT_BRIEF, 0},
     {"long",
      'l',
      CMDOPT_NONE,
      NULL,
-     "sacct's long listing, the fields slurm-pin has:\n" ACCT_FMT_LONG,
+     "sacct's long listing, the fields slurm-pin has:\n"
+     "JobID,JobIDRaw,JobName,Partition,MaxRSS,\n"
+     "AllocCPUS,Elapsed,State,ExitCode,ReqMem",
      0},
     {"helpformat", 'e', CMDOPT_NONE, NULL, "list the fields", 0},
     {"parsable", 'p', CMDOPT_NONE, NULL, "'|' after every field", 0},

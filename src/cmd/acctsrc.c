@@ -35,7 +35,8 @@ const struct cmdopt acct_opts_window[] = {
      CMDOPT_REQUIRED,
      "TIME",
      "jobs running at or after TIME (default: 00:00\n"
-     "today; none when acct -j selects jobs)",
+     "today; now with acct -s; none when acct -j\n"
+     "selects jobs)",
      0},
     {"endtime",
      'E',
