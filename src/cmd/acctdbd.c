@@ -110,6 +110,13 @@ static void set_times (struct acct_record *r,
     r->elapsed_us = (int64_t)elapsed * 1000000;
 }
 
+static bool dbd_duplicates;
+
+void acct_source_dbd_duplicates (bool on)
+{
+    dbd_duplicates = on;
+}
+
 /* slurmdbd's connection and QOS list while acct_source_dbd_records runs
  * (QOS: the names of the ids, read once, as sacct does) */
 static void *dbd_conn;
@@ -311,6 +318,8 @@ int acct_source_dbd_records (const uint32_t *jobs,
         return errprintf (errp, "cannot connect to slurmdbd");
     memset (&cond, 0, sizeof (cond));
     cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;
+    if (dbd_duplicates)
+        cond.flags |= JOBCOND_FLAG_DUP;
     if (njobs) {
         cond.step_list = slurm_list_create (free);
         for (size_t i = 0; i < njobs; i++) {

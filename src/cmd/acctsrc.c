@@ -587,6 +587,7 @@ static int load_dbd (const char *subcmd,
         cmd_error (subcmd, "out of memory");
         return -1;
     }
+    acct_source_dbd_duplicates (q->duplicates);
     rc = acct_source_dbd_records (ids,
                                   nids,
                                   (time_t)(q->start_us / 1000000),
