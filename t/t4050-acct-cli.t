@@ -441,6 +441,9 @@ test_expect_success '-b and -l: sacct'\''s brief and long listings' '
     printf "JobID|JobIDRaw|JobName|Partition|MaxRSS|AllocCPUS|Elapsed|State|ExitCode|ReqMem\n402|402|other|long||1|00:01:00|FAILED|1:0|\n" >expect &&
     test_cmp expect out &&
     test_expect_code 2 $SEL -l -o JobID 2>err &&
+    grep -F "mutually exclusive" err &&
+    # sacct says so before it looks at the fields
+    test_expect_code 2 $SEL -o Bogus -l 2>err &&
     grep -F "mutually exclusive" err
 '
 

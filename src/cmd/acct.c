@@ -547,6 +547,8 @@ int cmd_acct (int argc, char **argv)
     const char *deliver_job = NULL, *arg;
     bool json = false, allocations = false, have_fmt = false, deliver = false;
     bool brief = false, longfmt = false, truncate = false;
+    pin_error_t fmt_e = {""};
+    char fmt_err[sizeof (fmt_e.text)] = "";
     unsigned skipped = 0;
     pin_error_t e = {""};
     int c, rc = 1;
@@ -565,10 +567,11 @@ int cmd_acct (int argc, char **argv)
             continue;
         switch (c) {
             case 'o':
-                if (acct_fmt_parse (&fmt, arg, &e) < 0) {
-                    cmd_error (NAME, "-o: %s", e.text);
-                    goto done;
-                }
+                /* the first bad -o is told after the options, once -l
+                 * (sacct's first complaint) has had its say */
+                if (acct_fmt_parse (&fmt, arg, fmt_err[0] ? &e : &fmt_e) < 0
+                    && !fmt_err[0])
+                    snprintf (fmt_err, sizeof (fmt_err), "%s", fmt_e.text);
                 have_fmt = true;
                 break;
             case 'p':
@@ -627,15 +630,6 @@ int cmd_acct (int argc, char **argv)
         rc = p.status;
         goto done;
     }
-    if (deliver_job && !deliver) {
-        cmd_error (NAME, "--job goes with --deliver (use -j to list jobs)");
-        rc = 2;
-        goto done;
-    }
-    if (deliver) {
-        rc = run_deliver (q.journal, deliver_job, q.verbose);
-        goto done;
-    }
     /* sacct: -o and -l do not go together; -b and -l add their fields
      * after -o's */
     if (longfmt && have_fmt) {
@@ -643,6 +637,19 @@ int cmd_acct (int argc, char **argv)
                    "options -o (--format) and -l (--long) are mutually "
                    "exclusive");
         rc = 2;
+        goto done;
+    }
+    if (fmt_err[0]) {
+        cmd_error (NAME, "-o: %s", fmt_err);
+        goto done;
+    }
+    if (deliver_job && !deliver) {
+        cmd_error (NAME, "--job goes with --deliver (use -j to list jobs)");
+        rc = 2;
+        goto done;
+    }
+    if (deliver) {
+        rc = run_deliver (q.journal, deliver_job, q.verbose);
         goto done;
     }
     if ((brief && acct_fmt_parse (&fmt, ACCT_FMT_BRIEF, &e) < 0)
