@@ -15,6 +15,12 @@ pin_prereq_cmd PYTHON3 python3
 pin_prereq_cmd SETPRIV setpriv
 
 TZ=UTC
+# The records are of cluster c1: c1 is the local cluster (slurm.conf's
+# ClusterName, which acct, eff and report show by default), whatever
+# slurm.conf this machine has
+printf "ClusterName=c1\nSlurmctldHost=localhost\n" >slurm.conf
+SLURM_CONF=$PWD/slurm.conf
+export SLURM_CONF
 export TZ
 T0=1700000000          # 2023-11-14T22:13:20 UTC
 NOBODY=65534
@@ -388,8 +394,7 @@ test_expect_success 'set up a journal of two clusters, a reused job id, job valu
         rec job 7 4294967294 node1 0 root 1000 1050 1 20 0 \
             ",\"submit_us\":$((T0 + 990))000000,\"state\":\"TIMEOUT\",\"timelimit\":1"
     } >jsel/journal &&
-    chmod 0700 jsel && chmod 0600 jsel/journal &&
-    printf "ClusterName=c1\nSlurmctldHost=localhost\n" >slurm.conf
+    chmod 0700 jsel && chmod 0600 jsel/journal
 '
 
 SEL="slurm-pin acct --journal=jsel -S 2023-11-01"
@@ -501,6 +506,11 @@ test_expect_success '-M, -L: the local cluster by default, for acct, eff and rep
     printf "4|c1\n4|c2\n4.0|c2\n" >expect &&
     test_cmp expect out &&
     SLURM_CONF=$PWD/slurm.conf $SEL -j 4 -M all -o JobID,Cluster -P -n >out 2>err &&
+    test_cmp expect out &&
+    # no slurm.conf to read (a journal copied to a workstation): every
+    # cluster
+    SLURM_CONF=$PWD/nonexistent.conf $SEL -j 4 -X -o JobID,Cluster -P -n >out 2>err &&
+    printf "4|c1\n4|c2\n" >expect &&
     test_cmp expect out &&
     SLURM_CONF=$PWD/slurm.conf $SEL -j 4 --clusters=c2 -o JobID,Cluster -P -n >out 2>err &&
     printf "4|c2\n4.0|c2\n" >expect &&
