@@ -14,6 +14,10 @@ crafted profile (t/profile/mkprofile.py).
 pin_prereq_cmd PYTHON3 /usr/bin/python3
 
 TZ=UTC
+# the fixtures' cluster c1 is shown whatever slurm.conf this machine has:
+# none to read, every cluster (slurm-pin-acct(1), -M)
+SLURM_CONF=$PWD/no-slurm.conf
+export SLURM_CONF
 export TZ
 T0=1700000000
 

@@ -15,6 +15,12 @@ pin_prereq_cmd PYTHON3 python3
 pin_prereq_cmd SETPRIV setpriv
 
 TZ=UTC
+# The records are of cluster c1: c1 is the local cluster (slurm.conf's
+# ClusterName, which acct, eff and report show by default), whatever
+# slurm.conf this machine has
+printf "ClusterName=c1\nSlurmctldHost=localhost\n" >slurm.conf
+SLURM_CONF=$PWD/slurm.conf
+export SLURM_CONF
 export TZ
 T0=1700000000          # 2023-11-14T22:13:20 UTC
 NOBODY=65534
@@ -236,7 +242,7 @@ test_expect_success '-u selects users' '
 test_expect_success 'a bad -o field is named, with the valid ones' '
     test_expect_code 1 $ACCT -o JobID,Bogus 2>err >out &&
     test_must_be_empty out &&
-    grep -F "invalid field requested: \"Bogus\"; valid fields: AllocCPUS," err
+    grep -F "invalid field requested: \"Bogus\"; valid fields: Account,AllocCPUS," err
 '
 
 # The journal is its owner's alone (0700, files 0600): a copy owned by
@@ -362,6 +368,194 @@ test_expect_success 'a FIFO as the journal file: acct, eff, report refuse it at 
         grep "fjournal/journal: a FIFO, not a regular file; remove it$" err ||
         return 1
     done
+'
+
+# ---- issue 22 item 5: sacct's selection options and fields ----------------
+# jsel: job 401 on node1+node2 with the job values pin.so records (account,
+# qos, submit_us, timelimit, req_mem), 402 and 4 as older records without
+# them, 403 cancelled, job 4 of two clusters, job 7 submitted twice (a
+# reused job id).  SLURM_CONF names the local cluster c1.
+test_expect_success 'set up a journal of two clusters, a reused job id, job values' '
+    NEW=",\"account\":\"physics\",\"qos\":\"normal\",\"submit_us\":$((T0 - 60))000000,\"timelimit\":90,\"req_mem\":4096" &&
+    mkdir -p jsel &&
+    {
+        rec job 401 4294967294 node1 0 root 0 120 4 100 10 "$NEW" &&
+        rec job 401 4294967294 node2 0 root 0 120 4 100 10 "$NEW" &&
+        rec step 401 0 node1 0 root 1 119 4 100 10 "$NEW" &&
+        rec step 401 0 node2 0 root 1 119 4 100 10 "$NEW" &&
+        rec job 402 4294967294 node3 0 root 10 70 1 30 0 \
+            ",\"partition\":\"long\",\"job_name\":\"other\",\"state\":\"FAILED\",\"exit_status\":256" &&
+        rec job 403 4294967294 node3 0 root 20 80 1 30 0 \
+            ",\"account\":\"chem\",\"state\":\"CANCELLED by 0\",\"timelimit\":4294967295,\"req_mem\":4000" &&
+        rec job 4 4294967294 node1 0 root 30 90 1 30 0 &&
+        rec job 4 4294967294 node9 0 root 30 90 2 60 0 | sed "s/\"cluster\":\"c1\"/\"cluster\":\"c2\"/" &&
+        rec step 4 0 node9 0 root 30 90 2 60 0 | sed "s/\"cluster\":\"c1\"/\"cluster\":\"c2\"/" &&
+        rec job 7 4294967294 node1 0 root 100 150 1 10 0 ",\"submit_us\":$((T0 + 90))000000" &&
+        rec job 7 4294967294 node1 0 root 1000 1050 1 20 0 \
+            ",\"submit_us\":$((T0 + 990))000000,\"state\":\"TIMEOUT\",\"timelimit\":1"
+    } >jsel/journal &&
+    chmod 0700 jsel && chmod 0600 jsel/journal
+'
+
+SEL="slurm-pin acct --journal=jsel -S 2023-11-01"
+
+test_expect_success 'Account, QOS, Submit, Timelimit, ReqMem, NNodes, NodeList, Cluster; older records: unknown' '
+    SLURM_CONF=$PWD/slurm.conf $SEL -o JobID,Account,QOS,Submit,Timelimit,ReqMem,NNodes,NodeList,Cluster -P >out 2>err &&
+    cat >expect <<-\EOF &&
+	JobID|Account|QOS|Submit|Timelimit|ReqMem|NNodes|NodeList|Cluster
+	4|||Unknown|||1|node1|c1
+	7|||2023-11-14T22:29:50|00:01:00||1|node1|c1
+	401|physics|normal|2023-11-14T22:12:20|01:30:00|4G|2|node[1-2]|c1
+	401.0|physics||2023-11-14T22:13:21|||2|node[1-2]|c1
+	402|||Unknown|||1|node3|c1
+	403|chem||Unknown|UNLIMITED|4000M|1|node3|c1
+	EOF
+    test_cmp expect out &&
+    SLURM_CONF=$PWD/slurm.conf $SEL -j 401 -o Account,Submit,Timelimit,ReqMem,NNodes,MaxRSS,Reason,QOS >out 2>err &&
+    cat >expect <<-\EOF &&
+	   Account              Submit  Timelimit     ReqMem   NNodes     MaxRSS                 Reason        QOS 
+	---------- ------------------- ---------- ---------- -------- ---------- ---------------------- ---------- 
+	   physics 2023-11-14T22:12:20   01:30:00         4G        2                                       normal 
+	   physics 2023-11-14T22:13:21                              2                                              
+	EOF
+    test_cmp expect out
+'
+
+test_expect_success '--units and --noconvert: ReqMem in sacct'\''s units' '
+    SLURM_CONF=$PWD/slurm.conf $SEL -X -j 401,403 -o JobID,ReqMem -P -n --units=G >out 2>err &&
+    printf "401|4G\n403|3.91G\n" >expect &&
+    test_cmp expect out &&
+    SLURM_CONF=$PWD/slurm.conf $SEL -X -j 401,403 -o JobID,ReqMem -P -n --units=k >out 2>err &&
+    printf "401|4194304K\n403|4096000K\n" >expect &&
+    test_cmp expect out &&
+    SLURM_CONF=$PWD/slurm.conf $SEL -X -j 401 -o ReqMem -P -n --noconvert >out 2>err &&
+    printf "4096M\n" >expect &&
+    test_cmp expect out &&
+    test_expect_code 2 $SEL --units=Q 2>err &&
+    grep -F -- "--units: invalid unit type \"Q\": one of K, M, G, T, P" err
+'
+
+test_expect_success '-b and -l: sacct'\''s brief and long listings' '
+    SLURM_CONF=$PWD/slurm.conf $SEL -b -P -j 402 >out 2>err &&
+    printf "JobID|State|ExitCode\n402|FAILED|1:0\n" >expect &&
+    test_cmp expect out &&
+    SLURM_CONF=$PWD/slurm.conf $SEL --brief -P -n -X -j 403 >out 2>err &&
+    printf "403|CANCELLED by 0|0:0\n" >expect &&
+    test_cmp expect out &&
+    SLURM_CONF=$PWD/slurm.conf $SEL -l -P -j 402 >out 2>err &&
+    printf "JobID|JobIDRaw|JobName|Partition|MaxRSS|AllocCPUS|Elapsed|State|ExitCode|ReqMem\n402|402|other|long||1|00:01:00|FAILED|1:0|\n" >expect &&
+    test_cmp expect out &&
+    test_expect_code 2 $SEL -l -o JobID 2>err &&
+    grep -F "mutually exclusive" err &&
+    # sacct says so before it looks at the fields
+    test_expect_code 2 $SEL -o Bogus -l 2>err &&
+    grep -F "mutually exclusive" err
+'
+
+test_expect_success '-s: sacct'\''s states and window rule' '
+    # without -S: -S and -E are now, and no ended job ended now
+    SLURM_CONF=$PWD/slurm.conf slurm-pin acct --journal=jsel -s CA,TO -o JobID -P -n >out 2>err &&
+    test_must_be_empty out &&
+    # -S alone: -E is -S
+    SLURM_CONF=$PWD/slurm.conf $SEL -s ca -o JobID -P -n >out 2>err &&
+    test_must_be_empty out &&
+    SLURM_CONF=$PWD/slurm.conf $SEL -E 2023-11-30 -s ca,TIMEOUT -X -o JobID,State -P -n >out 2>err &&
+    printf "7|TIMEOUT\n403|CANCELLED by 0\n" >expect &&
+    test_cmp expect out &&
+    SLURM_CONF=$PWD/slurm.conf $SEL -E 2023-11-30 --state=completed,F -X -o JobID -P -n >out 2>err &&
+    printf "4\n401\n402\n" >expect &&
+    test_cmp expect out &&
+    # with -j and no -S: the state alone
+    SLURM_CONF=$PWD/slurm.conf slurm-pin acct --journal=jsel -j 402,403 -s CA -X -o JobID -P -n >out 2>err &&
+    printf "403\n" >expect &&
+    test_cmp expect out &&
+    # ended in the window: 403 ended at T0+80 (22:14:40)
+    SLURM_CONF=$PWD/slurm.conf $SEL -S 2023-11-14T22:14:00 -E 2023-11-14T22:14:39 -s CA -X -o JobID -P -n >out 2>err &&
+    test_must_be_empty out &&
+    test_expect_code 1 $SEL -s XX 2>err &&
+    grep -F -- "-s: unrecognized job state value \"XX\"; valid: PENDING (PD)," err
+'
+
+test_expect_success '--name, -r, -A, -N select jobs (case-insensitive lists)' '
+    SLURM_CONF=$PWD/slurm.conf $SEL --name other -o JobID -P -n >out 2>err &&
+    printf "402\n" >expect &&
+    test_cmp expect out &&
+    SLURM_CONF=$PWD/slurm.conf $SEL -r long,nothing -o JobID -P -n >out 2>err &&
+    test_cmp expect out &&
+    SLURM_CONF=$PWD/slurm.conf $SEL --partition=LONG -o JobID -P -n >out 2>err &&
+    test_cmp expect out &&
+    SLURM_CONF=$PWD/slurm.conf $SEL -A chem -A PHYSICS -o JobID -P -n >out 2>err &&
+    printf "401\n401.0\n403\n" >expect &&
+    test_cmp expect out &&
+    SLURM_CONF=$PWD/slurm.conf $SEL --accounts=physics -X -o JobID -P -n >out 2>err &&
+    printf "401\n" >expect &&
+    test_cmp expect out &&
+    SLURM_CONF=$PWD/slurm.conf $SEL -N "node[2-3]" -X -o JobID -P -n >out 2>err &&
+    printf "401\n402\n403\n" >expect &&
+    test_cmp expect out &&
+    SLURM_CONF=$PWD/slurm.conf $SEL --nodelist=node9 -L -X -o JobID,Cluster -P -n >out 2>err &&
+    printf "4|c2\n" >expect &&
+    test_cmp expect out
+'
+
+test_expect_success '-M, -L: the local cluster by default, for acct, eff and report' '
+    SLURM_CONF=$PWD/slurm.conf $SEL -j 4 -o JobID,Cluster,NodeList -P -n >out 2>err &&
+    printf "4|c1|node1\n" >expect &&
+    test_cmp expect out &&
+    SLURM_CONF=$PWD/slurm.conf $SEL -j 4 -L -o JobID,Cluster -P -n >out 2>err &&
+    printf "4|c1\n4|c2\n4.0|c2\n" >expect &&
+    test_cmp expect out &&
+    SLURM_CONF=$PWD/slurm.conf $SEL -j 4 -M all -o JobID,Cluster -P -n >out 2>err &&
+    test_cmp expect out &&
+    # no slurm.conf to read (a journal copied to a workstation): every
+    # cluster
+    SLURM_CONF=$PWD/nonexistent.conf $SEL -j 4 -X -o JobID,Cluster -P -n >out 2>err &&
+    printf "4|c1\n4|c2\n" >expect &&
+    test_cmp expect out &&
+    SLURM_CONF=$PWD/slurm.conf $SEL -j 4 --clusters=c2 -o JobID,Cluster -P -n >out 2>err &&
+    printf "4|c2\n4.0|c2\n" >expect &&
+    test_cmp expect out &&
+    SLURM_CONF=$PWD/slurm.conf slurm-pin eff --journal=jsel 4 >out 2>err &&
+    grep -c "^Job ID: 4$" out >count &&
+    echo 1 >expect &&
+    test_cmp expect count &&
+    grep "^Cluster: c1$" out &&
+    ! grep "c2" out &&
+    SLURM_CONF=$PWD/slurm.conf slurm-pin report --journal=jsel -S 2023-11-01 --by user --json >out.json 2>err &&
+    python3 -c "import json; d=json.load(open(\"out.json\")); print(sum(g[\"steps\"] for g in d[\"groups\"]))" >steps &&
+    echo 1 >expect &&
+    test_cmp expect steps
+'
+
+test_expect_success '-D: every job of a reused job id; without it the most recent' '
+    SLURM_CONF=$PWD/slurm.conf $SEL -j 7 -o JobID,Submit,State,Elapsed -P -n >out 2>err &&
+    printf "7|2023-11-14T22:29:50|TIMEOUT|00:00:50\n" >expect &&
+    test_cmp expect out &&
+    SLURM_CONF=$PWD/slurm.conf $SEL -j 7 -D -o JobID,Submit,State -P -n >out 2>err &&
+    printf "7|2023-11-14T22:14:50|COMPLETED\n7|2023-11-14T22:29:50|TIMEOUT\n" >expect &&
+    test_cmp expect out &&
+    SLURM_CONF=$PWD/slurm.conf $SEL --duplicates -j 7 -X -o JobID -P -n >out 2>err &&
+    printf "7\n7\n" >expect &&
+    test_cmp expect out
+'
+
+test_expect_success '-T: Start, End and Elapsed cut to the window' '
+    SLURM_CONF=$PWD/slurm.conf slurm-pin acct --journal=jsel -S 2023-11-14T22:14:00 -E 2023-11-14T22:14:30 -j 401 -T -o JobID,Start,End,Elapsed -P -n >out 2>err &&
+    printf "401|2023-11-14T22:14:00|2023-11-14T22:14:30|00:00:30\n401.0|2023-11-14T22:14:00|2023-11-14T22:14:30|00:00:30\n" >expect &&
+    test_cmp expect out &&
+    SLURM_CONF=$PWD/slurm.conf slurm-pin acct --journal=jsel -S 2023-11-14T22:14:00 -E 2023-11-14T22:14:30 -j 401 --truncate -X -o Start -P -n >out 2>err &&
+    printf "2023-11-14T22:14:00\n" >expect &&
+    test_cmp expect out &&
+    SLURM_CONF=$PWD/slurm.conf slurm-pin acct --journal=jsel -S 2023-11-14T22:14:00 -E 2023-11-14T22:14:30 -j 401 -X -o Start -P -n >out 2>err &&
+    printf "2023-11-14T22:13:20\n" >expect &&
+    test_cmp expect out
+'
+
+test_expect_success 'report: --by has no short letter (sacct'\''s -b is --brief)' '
+    test_expect_code 2 slurm-pin report --journal=jsel -b user 2>err &&
+    grep -F -- "-b: unknown option" err &&
+    slurm-pin report --journal=jsel -S 2023-11-01 --by user >out 2>err &&
+    grep "^User " out
 '
 
 test_done

@@ -19,6 +19,10 @@ table), and the tests compare them with the text and --json of
 pin_prereq_cmd PYTHON3 python3
 
 TZ=UTC
+# the fixtures' cluster c1 is shown whatever slurm.conf this machine has:
+# none to read, every cluster (slurm-pin-acct(1), -M)
+SLURM_CONF=$PWD/no-slurm.conf
+export SLURM_CONF
 export TZ
 
 test_expect_success PYTHON3 'set up: the generator and expected figures' '

@@ -22,7 +22,20 @@
 
 #define NAME "acct"
 
-enum { OPT_DELIM = CMDOPT_LONG, OPT_JSON, OPT_DELIVER, OPT_JOB };
+enum {
+    OPT_DELIM = CMDOPT_LONG,
+    OPT_JSON,
+    OPT_DELIVER,
+    OPT_JOB,
+    OPT_UNITS,
+    OPT_NOCONVERT
+};
+
+/* sacct's -b and -l: -l's fields slurm-pin has, in sacct's order */
+#define ACCT_FMT_BRIEF "JobID,State,ExitCode"
+#define ACCT_FMT_LONG                                                  \
+    "JobID,JobIDRaw,JobName,Partition,MaxRSS,AllocCPUS,Elapsed,State," \
+    "ExitCode,ReqMem"
 
 static const struct cmdopt options[] = {
     {"format",
@@ -30,7 +43,18 @@ static const struct cmdopt options[] = {
      CMDOPT_REQUIRED,
      "LIST",
      "fields, e.g. JobID,CPUEff%8,Cpuset%-20\n"
-     "(default " ACCT_FMT_DEFAULT ")",
+     "(default: sacct's JobID,JobName,Partition,\n"
+     "Account,AllocCPUS,State,ExitCode, and\n"
+     "CPUEff,PinPolicy)",
+     0},
+    {"brief", 'b', CMDOPT_NONE, NULL, "-o " ACCT_FMT_BRIEF, 0},
+    {"long",
+     'l',
+     CMDOPT_NONE,
+     NULL,
+     "sacct's long listing, the fields slurm-pin has:\n"
+     "JobID,JobIDRaw,JobName,Partition,MaxRSS,\n"
+     "AllocCPUS,Elapsed,State,ExitCode,ReqMem",
      0},
     {"helpformat", 'e', CMDOPT_NONE, NULL, "list the fields", 0},
     {"parsable", 'p', CMDOPT_NONE, NULL, "'|' after every field", 0},
@@ -43,6 +67,24 @@ static const struct cmdopt options[] = {
      0},
     {"noheader", 'n', CMDOPT_NONE, NULL, "no header", 0},
     {"allocations", 'X', CMDOPT_NONE, NULL, "job lines only", 0},
+    {"truncate",
+     'T',
+     CMDOPT_NONE,
+     NULL,
+     "Start and End (and Elapsed) cut to -S and -E",
+     0},
+    {"units",
+     OPT_UNITS,
+     CMDOPT_REQUIRED,
+     "[KMGTP]",
+     "MaxRSS and ReqMem in this unit",
+     0},
+    {"noconvert",
+     OPT_NOCONVERT,
+     CMDOPT_NONE,
+     NULL,
+     "MaxRSS and ReqMem in their own unit",
+     0},
     {"json",
      OPT_JSON,
      CMDOPT_NONE,
@@ -76,6 +118,7 @@ static const struct cmdopt_spec spec = {
     .usage_status = 2,
     .tables = {acct_opts_jobs,
                acct_opts_window,
+               acct_opts_select,
                options,
                acct_opts_source,
                deliver_options,
@@ -466,6 +509,28 @@ static bool slurm_fills_dates (void)
     return b[0] == '#';
 }
 
+/* A row, with -T its Start and End cut to the window (sacct's
+ * JOBCOND_FLAG_NO_TRUNC off: slurmdbd cuts them, and Elapsed follows). */
+static void print_row (const struct acct_query *q,
+                       const struct acct_fmt *fmt,
+                       const struct acct_out *out,
+                       const struct acct_row *row,
+                       bool truncate)
+{
+    struct acct_row r;
+
+    if (!truncate) {
+        acct_print_row (stdout, fmt, out, row);
+        return;
+    }
+    r = *row;
+    if (q->start_us && r.start_us > 0 && r.start_us < q->start_us)
+        r.start_us = q->start_us;
+    if (q->end_us && r.end_us > q->end_us)
+        r.end_us = q->end_us;
+    acct_print_row (stdout, fmt, out, &r);
+}
+
 int cmd_acct (int argc, char **argv)
 {
     struct acct_query q = {0};
@@ -474,11 +539,16 @@ int cmd_acct (int argc, char **argv)
                            NULL,
                            false,
                            acct_time_format (getenv ("SLURM_TIME_FORMAT")),
+                           false,
+                           0,
                            false};
     struct acct_table t;
     struct cmdopt_parser p;
     const char *deliver_job = NULL, *arg;
     bool json = false, allocations = false, have_fmt = false, deliver = false;
+    bool brief = false, longfmt = false, truncate = false;
+    pin_error_t fmt_e = {""};
+    char fmt_err[sizeof (fmt_e.text)] = "";
     unsigned skipped = 0;
     pin_error_t e = {""};
     int c, rc = 1;
@@ -497,10 +567,11 @@ int cmd_acct (int argc, char **argv)
             continue;
         switch (c) {
             case 'o':
-                if (acct_fmt_parse (&fmt, arg, &e) < 0) {
-                    cmd_error (NAME, "-o: %s", e.text);
-                    goto done;
-                }
+                /* the first bad -o is told after the options, once -l
+                 * (sacct's first complaint) has had its say */
+                if (acct_fmt_parse (&fmt, arg, fmt_err[0] ? &e : &fmt_e) < 0
+                    && !fmt_err[0])
+                    snprintf (fmt_err, sizeof (fmt_err), "%s", fmt_e.text);
                 have_fmt = true;
                 break;
             case 'p':
@@ -517,6 +588,28 @@ int cmd_acct (int argc, char **argv)
                 break;
             case 'X':
                 allocations = true;
+                break;
+            case 'b':
+                brief = true;
+                break;
+            case 'l':
+                longfmt = true;
+                break;
+            case 'T':
+                truncate = true;
+                break;
+            case OPT_UNITS:
+                if ((out.units = acct_units_parse (arg)) < 0) {
+                    cmd_error (NAME,
+                               "--units: invalid unit type \"%s\": one of "
+                               "K, M, G, T, P",
+                               arg);
+                    rc = 2;
+                    goto done;
+                }
+                break;
+            case OPT_NOCONVERT:
+                out.noconvert = true;
                 break;
             case OPT_JSON:
                 json = true;
@@ -537,6 +630,19 @@ int cmd_acct (int argc, char **argv)
         rc = p.status;
         goto done;
     }
+    /* sacct: -o and -l do not go together; -b and -l add their fields
+     * after -o's */
+    if (longfmt && have_fmt) {
+        cmd_error (NAME,
+                   "options -o (--format) and -l (--long) are mutually "
+                   "exclusive");
+        rc = 2;
+        goto done;
+    }
+    if (fmt_err[0]) {
+        cmd_error (NAME, "-o: %s", fmt_err);
+        goto done;
+    }
     if (deliver_job && !deliver) {
         cmd_error (NAME, "--job goes with --deliver (use -j to list jobs)");
         rc = 2;
@@ -546,6 +652,12 @@ int cmd_acct (int argc, char **argv)
         rc = run_deliver (q.journal, deliver_job, q.verbose);
         goto done;
     }
+    if ((brief && acct_fmt_parse (&fmt, ACCT_FMT_BRIEF, &e) < 0)
+        || (longfmt && acct_fmt_parse (&fmt, ACCT_FMT_LONG, &e) < 0)) {
+        cmd_error (NAME, "%s", e.text);
+        goto done;
+    }
+    have_fmt = have_fmt || brief || longfmt;
     if (!have_fmt && acct_fmt_parse (&fmt, ACCT_FMT_DEFAULT, &e) < 0) {
         cmd_error (NAME, "%s", e.text);
         goto done;
@@ -573,16 +685,15 @@ int cmd_acct (int argc, char **argv)
         if (!acct_query_in_window (&q, j))
             continue;
         if (acct_query_job_line (&q, j))
-            acct_print_row (stdout, &fmt, &out, &j->job);
+            print_row (&q, &fmt, &out, &j->job, truncate);
         for (size_t k = 0; !allocations && k < j->nsteps; k++)
             if (acct_query_step_line (&q, j, &j->steps[k]))
-                acct_print_row (stdout, &fmt, &out, &j->steps[k]);
+                print_row (&q, &fmt, &out, &j->steps[k], truncate);
     }
     rc = cmd_flush_stdout (NAME) < 0;
 done:
     cmdopt_fini (&p);
     acct_table_free (&t);
-    free (q.sel);
-    free (q.uids);
+    acct_query_fini (&q);
     return rc;
 }

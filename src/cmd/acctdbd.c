@@ -110,6 +110,108 @@ static void set_times (struct acct_record *r,
     r->elapsed_us = (int64_t)elapsed * 1000000;
 }
 
+static bool dbd_duplicates;
+
+void acct_source_dbd_duplicates (bool on)
+{
+    dbd_duplicates = on;
+}
+
+/* slurmdbd's connection and QOS list while acct_source_dbd_records runs
+ * (QOS: the names of the ids, read once, as sacct does) */
+static void *dbd_conn;
+static list_t *dbd_qos;
+static bool dbd_qos_read;
+
+/* TRES `id` (2 mem, 4 node) of slurmdbd's "1=4,2=1000,4=1"; 0 when it
+ * is not there or unknown (INFINITE64, NO_VAL64). */
+static uint64_t tres_of (const char *tres, unsigned long id)
+{
+    for (const char *p = tres; p && *p;) {
+        char *end;
+        unsigned long k = strtoul (p, &end, 10);
+        if (end != p && *end == '=' && k == id) {
+            unsigned long long v = strtoull (end + 1, NULL, 10);
+            return v >= (unsigned long long)NO_VAL64 ? 0 : (uint64_t)v;
+        }
+        p = strchr (p, ',');
+        if (p)
+            p++;
+    }
+    return 0;
+}
+
+/* libslurm's reason names, exported but in no header: the name changed
+ * in 23.02; whichever this libslurm has */
+extern char *slurm_job_reason_string (int inx) __attribute__ ((weak));
+extern char *slurm_job_state_reason_string (int inx) __attribute__ ((weak));
+
+/* Account, QOS, Reason, Submit, Timelimit, ReqMem, NNodes and a step's
+ * MaxRSS: slurmdbd's, read through libslurmdb as sacct reads them. */
+static void dbd_values (struct acct_record *r, const slurmdb_job_rec_t *job)
+{
+    if (job->account)
+        snprintf (r->account, sizeof (r->account), "%s", job->account);
+    if (!dbd_qos_read && dbd_conn) {
+        slurmdb_qos_cond_t qc;
+        memset (&qc, 0, sizeof (qc));
+#ifdef QOS_COND_FLAG_WITH_DELETED /* 23.02 on: a flag */
+        qc.flags |= QOS_COND_FLAG_WITH_DELETED;
+#else
+        qc.with_deleted = 1;
+#endif
+        dbd_qos = slurmdb_qos_get (dbd_conn, &qc);
+        dbd_qos_read = true;
+    }
+    r->qos[0] = '\0';
+    if (dbd_qos) {
+        list_itr_t *it = slurm_list_iterator_create (dbd_qos);
+        slurmdb_qos_rec_t *q;
+        while ((q = slurm_list_next (it)))
+            if (q->id == job->qosid && q->name) {
+                snprintf (r->qos, sizeof (r->qos), "%s", q->name);
+                break;
+            }
+        slurm_list_iterator_destroy (it);
+    }
+    r->reason[0] = '\0';
+    if (slurm_job_state_reason_string)
+        snprintf (r->reason,
+                  sizeof (r->reason),
+                  "%s",
+                  slurm_job_state_reason_string ((int)job->state_reason_prev));
+    else if (slurm_job_reason_string)
+        snprintf (r->reason,
+                  sizeof (r->reason),
+                  "%s",
+                  slurm_job_reason_string ((int)job->state_reason_prev));
+    r->submit_us = (int64_t)job->submit * 1000000;
+    r->has_timelimit = true;
+    r->timelimit = job->timelimit;
+    r->req_mem = tres_of (job->tres_req_str, 2);
+    r->nnodes = job->alloc_nodes;
+    if (!r->nnodes)
+        r->nnodes = (uint32_t)tres_of (job->tres_alloc_str, 4);
+    r->has_max_rss = false;
+    if (r->kind == ACCT_KIND_STEP && job->steps) {
+        list_itr_t *it = slurm_list_iterator_create (job->steps);
+        slurmdb_step_rec_t *st;
+        while ((st = slurm_list_next (it))) {
+            const char *max = st->stats.tres_usage_in_max;
+            if (st->step_id.step_id != r->step_id)
+                continue;
+            r->nnodes = st->nnodes;
+            /* "2=" present: a value, 0 included */
+            if (max && (strstr (max, ",2=") || strncmp (max, "2=", 2) == 0)) {
+                r->has_max_rss = true;
+                r->max_rss = tres_of (max, 2);
+            }
+            break;
+        }
+        slurm_list_iterator_destroy (it);
+    }
+}
+
 /* One record of the summary: parse it, put slurmdbd's values over the
  * fields sacct prints, pass it on. */
 static int one_record (const char *node, json_object *rec, void *arg)
@@ -144,6 +246,7 @@ static int one_record (const char *node, json_object *rec, void *arg)
         snprintf (r.partition, sizeof (r.partition), "%s", job->partition);
     if (job->cluster)
         snprintf (r.cluster, sizeof (r.cluster), "%s", job->cluster);
+    dbd_values (&r, job);
     if (r.kind == ACCT_KIND_JOB) {
         state_name (job->state, job->requid, r.state, sizeof (r.state));
         set_times (&r, job->start, job->end, job->elapsed);
@@ -215,6 +318,8 @@ int acct_source_dbd_records (const uint32_t *jobs,
         return errprintf (errp, "cannot connect to slurmdbd");
     memset (&cond, 0, sizeof (cond));
     cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;
+    if (dbd_duplicates)
+        cond.flags |= JOBCOND_FLAG_DUP;
     if (njobs) {
         cond.step_list = slurm_list_create (free);
         for (size_t i = 0; i < njobs; i++) {
@@ -242,6 +347,7 @@ int acct_source_dbd_records (const uint32_t *jobs,
         slurmdb_connection_close (&db);
         return errprintf (errp, "slurmdbd did not answer the job query");
     }
+    dbd_conn = db;
     it = slurm_list_iterator_create (list);
     while (rc == 0 && (job = slurm_list_next (it))) {
         struct acct_summary *s = NULL;
@@ -267,6 +373,11 @@ int acct_source_dbd_records (const uint32_t *jobs,
     }
     slurm_list_iterator_destroy (it);
     slurm_list_destroy (list);
+    if (dbd_qos)
+        slurm_list_destroy (dbd_qos);
+    dbd_qos = NULL;
+    dbd_qos_read = false;
+    dbd_conn = NULL;
     slurmdb_connection_close (&db);
     return rc;
 }

@@ -47,4 +47,8 @@ int acct_source_dbd_records (const uint32_t *jobs,
                              unsigned *bad,
                              pin_error_t *errp);
 
+/* sacct's -D for the queries above: every job of a reused job id, not
+ * only the most recent (JOBCOND_FLAG_DUP). */
+void acct_source_dbd_duplicates (bool on);
+
 #endif /* !PIN_ACCTDBD_H */

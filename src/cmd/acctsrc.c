@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "acctdbd.h"
@@ -34,7 +35,8 @@ const struct cmdopt acct_opts_window[] = {
      CMDOPT_REQUIRED,
      "TIME",
      "jobs running at or after TIME (default: 00:00\n"
-     "today; none when acct -j selects jobs)",
+     "today; now with acct -s; none when acct -j\n"
+     "selects jobs)",
      0},
     {"endtime",
      'E',
@@ -80,6 +82,177 @@ const struct cmdopt acct_opts_source[] = {
     CMDOPT_END,
 };
 
+const struct cmdopt acct_opts_select[] = {
+    {"state",
+     's',
+     CMDOPT_REQUIRED,
+     "LIST",
+     "jobs that ended in these states in the window\n"
+     "(CD, CA, F, TO, NF, OOM, ... or the names; without\n"
+     "-S: none, as sacct: give -S and -E)",
+     0},
+    {"name", ACCT_OPT_NAME, CMDOPT_REQUIRED, "LIST", "jobs of these names", 0},
+    {"partition", 'r', CMDOPT_REQUIRED, "LIST", "jobs of these partitions", 0},
+    {"nodelist",
+     'N',
+     CMDOPT_REQUIRED,
+     "NODES",
+     "jobs that ran on any of these nodes (n[1-4])",
+     0},
+    {"accounts", 'A', CMDOPT_REQUIRED, "LIST", "jobs of these accounts", 0},
+    {"clusters",
+     'M',
+     CMDOPT_REQUIRED,
+     "LIST",
+     "jobs of these clusters, \"all\": every cluster\n"
+     "(default: slurm.conf's ClusterName)",
+     0},
+    {"allclusters", 'L', CMDOPT_NONE, NULL, "jobs of every cluster", 0},
+    {"duplicates",
+     'D',
+     CMDOPT_NONE,
+     NULL,
+     "every job of a reused job id (default: the\n"
+     "most recently submitted)",
+     0},
+    CMDOPT_END,
+};
+
+/* sacct's base job states: names and short forms (squeue's) */
+const char *const acct_state_names[] = {
+    "PENDING",
+    "RUNNING",
+    "SUSPENDED",
+    "COMPLETED",
+    "CANCELLED",
+    "FAILED",
+    "TIMEOUT",
+    "NODE_FAIL",
+    "PREEMPTED",
+    "BOOT_FAIL",
+    "DEADLINE",
+    "OUT_OF_MEMORY",
+    "REQUEUED",
+    "RESIZING",
+    "REVOKED",
+    NULL,
+};
+static const char *const state_short[] = {
+    "PD",
+    "R",
+    "S",
+    "CD",
+    "CA",
+    "F",
+    "TO",
+    "NF",
+    "PR",
+    "BF",
+    "DL",
+    "OOM",
+    "RQ",
+    "RS",
+    "RV",
+    NULL,
+};
+
+/* The bit of a state name ("ca", "CANCELLED", "CANCELLED by 0"), -1 when
+ * it is none. */
+static int state_bit (const char *s, size_t len)
+{
+    for (int i = 0; acct_state_names[i]; i++)
+        if ((strlen (acct_state_names[i]) == len
+             && strncasecmp (acct_state_names[i], s, len) == 0)
+            || (strlen (state_short[i]) == len
+                && strncasecmp (state_short[i], s, len) == 0))
+            return i;
+    return -1;
+}
+
+/* Append the ',' list `arg` to *list (sacct: several -A add up). */
+static int add_list (const char *subcmd, char **list, const char *arg)
+{
+    size_t old = *list ? strlen (*list) : 0;
+    char *n = realloc (*list, old + strlen (arg) + 2);
+
+    if (!n) {
+        cmd_error (subcmd, "out of memory");
+        return -1;
+    }
+    if (old)
+        n[old++] = ',';
+    strcpy (n + old, arg);
+    *list = n;
+    return 1;
+}
+
+/* Is `value` one of the items of the ',' list (case-insensitive, as
+ * sacct's lists are)? */
+static bool in_list (const char *list, const char *value)
+{
+    size_t vl = strlen (value);
+
+    for (const char *p = list; p && *p;) {
+        const char *e = strchr (p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen (p);
+        if (len == vl && strncasecmp (p, value, len) == 0)
+            return true;
+        p = e ? e + 1 : NULL;
+    }
+    return false;
+}
+
+static int states_parse (const char *subcmd,
+                         struct acct_query *q,
+                         const char *arg)
+{
+    for (const char *p = arg; *p;) {
+        size_t len = strcspn (p, ",");
+        int b;
+        if (len && (b = state_bit (p, len)) < 0) {
+            char valid[512] = "";
+            size_t vl = 0;
+            for (int i = 0; acct_state_names[i] && vl < sizeof (valid); i++)
+                vl += (size_t)snprintf (valid + vl,
+                                        sizeof (valid) - vl,
+                                        "%s%s (%s)",
+                                        i ? ", " : "",
+                                        acct_state_names[i],
+                                        state_short[i]);
+            cmd_error (subcmd,
+                       "-s: unrecognized job state value \"%.*s\"; "
+                       "valid: %s",
+                       (int)(len > 64 ? 64 : len),
+                       p,
+                       valid);
+            return -1;
+        }
+        if (len)
+            q->states |= 1u << b;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return 1;
+}
+
+void acct_query_fini (struct acct_query *q)
+{
+    free (q->sel);
+    free (q->uids);
+    free (q->names);
+    free (q->partitions);
+    free (q->accounts);
+    free (q->clusters);
+    free (q->nodes);
+    if (q->nodes_hl)
+        slurm_hostlist_destroy ((pin_hostlist_t *)q->nodes_hl);
+    q->sel = NULL;
+    q->uids = NULL;
+    q->names = q->partitions = q->accounts = q->clusters = q->nodes = NULL;
+    q->nodes_hl = NULL;
+}
+
 int acct_query_opt (const char *subcmd,
                     struct acct_query *q,
                     int key,
@@ -111,6 +284,39 @@ int acct_query_opt (const char *subcmd,
         case 'v':
             q->verbose = true;
             return 1;
+        case 's':
+            return states_parse (subcmd, q, arg);
+        case ACCT_OPT_NAME:
+            return add_list (subcmd, &q->names, arg);
+        case 'r':
+            return add_list (subcmd, &q->partitions, arg);
+        case 'A':
+            return add_list (subcmd, &q->accounts, arg);
+        case 'M':
+            if (strcasecmp (arg, "all") == 0 || strcmp (arg, "-1") == 0) {
+                q->all_clusters = true;
+                return 1;
+            }
+            q->all_clusters = false;
+            return add_list (subcmd, &q->clusters, arg);
+        case 'L':
+            q->all_clusters = true;
+            return 1;
+        case 'N':
+            if (q->nodes) {
+                cmd_error (subcmd,
+                           "-N: already asked for nodes '%s'",
+                           q->nodes);
+                return -1;
+            }
+            if (!(q->nodes = strdup (arg))) {
+                cmd_error (subcmd, "out of memory");
+                return -1;
+            }
+            return 1;
+        case 'D':
+            q->duplicates = true;
+            return 1;
     }
     return 0;
 }
@@ -120,14 +326,25 @@ int acct_query_window (const char *subcmd, struct acct_query *q, time_t now)
     const char *start = q->starttime;
     pin_error_t e = {""};
 
+    /* sacct's defaults (slurmdb_job_cond_def_start_end): with -s, -S is
+     * now unless -j, and -E is -S; else -S is midnight unless -j */
     if (!start && !q->sel)
-        start = "midnight";
+        start = q->states ? "now" : "midnight";
     if (start && acct_parse_time (start, now, &q->start_us, &e) < 0) {
         cmd_error (subcmd, "-S: %s", e.text);
         return -1;
     }
     if (q->endtime && acct_parse_time (q->endtime, now, &q->end_us, &e) < 0) {
         cmd_error (subcmd, "-E: %s", e.text);
+        return -1;
+    }
+    if (q->states && start && !q->endtime)
+        q->end_us = q->start_us;
+    if (q->nodes && !(q->nodes_hl = slurm_hostlist_create (q->nodes))) {
+        cmd_error (subcmd,
+                   "-N: invalid node list \"%s\" (names or ranges: "
+                   "n1,n[3-5])",
+                   q->nodes);
         return -1;
     }
     return 0;
@@ -207,6 +424,12 @@ static int on_record (const struct acct_record *r, void *arg)
     /* sacct's rule: a user other than root sees only their own jobs */
     if (c->me != 0 && r->uid != c->me)
         return 0;
+    /* -M, -L; by default the local cluster's (records without a cluster
+     * name are kept) */
+    if (r->cluster[0] && !q->all_clusters
+        && (q->clusters ? !in_list (q->clusters, r->cluster)
+                        : (q->cluster[0] && strcmp (q->cluster, r->cluster))))
+        return 0;
     if (q->uids) {
         bool found = false;
         for (size_t i = 0; i < q->nuids && !found; i++)
@@ -284,6 +507,27 @@ extern slurm_conf_t slurm_conf;
 
 #define DBD_STORAGE "accounting_storage/slurmdbd"
 
+/* The local cluster, as sacct takes it: ClusterName of the slurm.conf
+ * libslurm reads; "" when there is none to read (every cluster shown). */
+static void local_cluster (struct acct_query *q)
+{
+    const char *path = getenv ("SLURM_CONF");
+
+    q->cluster[0] = '\0';
+    if (q->all_clusters || q->clusters)
+        return;
+    if (!path || !path[0])
+        path = "/etc/slurm/slurm.conf";
+    if (access (path, R_OK) != 0)
+        return;
+    slurm_init (NULL);
+    if (slurm_conf.cluster_name)
+        snprintf (q->cluster,
+                  sizeof (q->cluster),
+                  "%s",
+                  slurm_conf.cluster_name);
+}
+
 /* Does the slurm.conf libslurm reads send accounting to slurmdbd?  `why`
  * says what was found.  libslurm exits when it cannot read its
  * configuration, so an unreadable file is checked first. */
@@ -343,6 +587,7 @@ static int load_dbd (const char *subcmd,
         cmd_error (subcmd, "out of memory");
         return -1;
     }
+    acct_source_dbd_duplicates (q->duplicates);
     rc = acct_source_dbd_records (ids,
                                   nids,
                                   (time_t)(q->start_us / 1000000),
@@ -382,6 +627,7 @@ int acct_query_load (const char *subcmd,
 
     *skipped = 0;
     q->dir[0] = '\0';
+    local_cluster (q);
     if (q->journal)
         snprintf (q->why, sizeof (q->why), "--journal given");
     else if (dbd_configured (q->why, sizeof (q->why))) {
@@ -436,7 +682,8 @@ loaded:
                  q->dir[0] ? " " : "",
                  cmd_text (q->dir),
                  q->why);
-    if (c.nomem || acct_table_sort (t) < 0) {
+    if (c.nomem || acct_table_sort (t) < 0
+        || (!q->duplicates && acct_table_latest (t) < 0)) {
         cmd_error (subcmd, "out of memory");
         return -1;
     }
@@ -476,9 +723,53 @@ bool acct_query_step_line (const struct acct_query *q,
     return false;
 }
 
+/* -N: did the job run on one of the nodes? */
+static bool ran_on (const struct acct_query *q, const struct acct_job *j)
+{
+    for (const char *p = j->job.nodes; p && *p;) {
+        const char *e = strchr (p, ',');
+        char node[ACCT_STR];
+        size_t len = e ? (size_t)(e - p) : strlen (p);
+        snprintf (node, sizeof (node), "%.*s", (int)len, p);
+        if (slurm_hostlist_find ((pin_hostlist_t *)q->nodes_hl, node) >= 0)
+            return true;
+        p = e ? e + 1 : NULL;
+    }
+    return false;
+}
+
+/* -s: sacct's rule (slurmdbd's _state_time_string): a job in an end state
+ * ended in [-S, -E]; a running job started before -E and had not ended at
+ * -S; without -S and -E (-s with -j), the state alone. */
+static bool state_selected (const struct acct_query *q,
+                            const struct acct_job *j)
+{
+    const char *st = j->job.state;
+    int b = state_bit (st, strcspn (st, " "));
+    int64_t s = q->start_us / 1000000, e = q->end_us / 1000000;
+    int64_t start = j->job.start_us / 1000000, end = j->job.end_us / 1000000;
+
+    if (b < 0 || !(q->states & (1u << b)))
+        return false;
+    if (!q->start_us && !q->end_us)
+        return true;
+    if (b == 0) /* PENDING: never in records of jobs that ran */
+        return false;
+    if (b == 1 || b == 2) /* RUNNING, SUSPENDED */
+        return start && (s < end || !end) && e > start;
+    return end && end >= s && end <= e;
+}
+
 bool acct_query_in_window (const struct acct_query *q,
                            const struct acct_job *j)
 {
+    if ((q->names && !in_list (q->names, j->job.job_name))
+        || (q->partitions && !in_list (q->partitions, j->job.partition))
+        || (q->accounts && !in_list (q->accounts, j->job.account))
+        || (q->nodes_hl && !ran_on (q, j)))
+        return false;
+    if (q->states)
+        return state_selected (q, j);
     /* sacct: jobs that ran at some time in [start, end] */
     if (q->start_us && j->job.end_us > 0 && j->job.end_us < q->start_us)
         return false;

@@ -49,6 +49,19 @@ struct acct_query {
     /* slurmdbd: the records as the nodes wrote them, without slurmdbd's
      * sacct fields over them (acct_source_dbd_records) */
     bool raw;
+    /* acct_opts_select (sacct's): NULL or 0 when not given */
+    uint32_t states;   /* -s: bits of acct_state_names[] */
+    char *names;       /* --name: ',' list */
+    char *partitions;  /* -r */
+    char *accounts;    /* -A */
+    char *clusters;    /* -M ("all": every cluster, as -L) */
+    char *nodes;       /* -N: a hostlist */
+    void *nodes_hl;    /* its hostlist_t, made by acct_query_window */
+    bool all_clusters; /* -L */
+    bool duplicates;   /* -D */
+    char cluster[256]; /* set by acct_query_load: the cluster shown by
+                          default (slurm.conf's ClusterName), "" every
+                          cluster */
 };
 
 /* The options that select jobs and where their records are read, one
@@ -63,6 +76,17 @@ struct acct_query {
 extern const struct cmdopt acct_opts_jobs[];
 extern const struct cmdopt acct_opts_window[];
 extern const struct cmdopt acct_opts_source[];
+/* acct's own selection, sacct's options: -s, --state; --name; -r,
+ * --partition; -N, --nodelist; -A, --accounts; -M, --clusters; -L,
+ * --allclusters; -D, --duplicates */
+extern const struct cmdopt acct_opts_select[];
+#define ACCT_OPT_NAME (CMDOPT_LONG + 101)
+
+/* sacct's job state names, in acct_query's `states` bit order */
+extern const char *const acct_state_names[];
+
+/* Free what acct_query_opt() and acct_query_window() allocated. */
+void acct_query_fini (struct acct_query *q);
 
 /* Take option `key` (with `arg`) into q: 1 when it is one of the tables
  * above, 0 when it is not (the caller's own), -1 after printing the

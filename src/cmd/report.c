@@ -21,11 +21,13 @@
 
 #define NAME "report"
 
-enum { OPT_JSON = CMDOPT_LONG, OPT_EXTERN };
+enum { OPT_JSON = CMDOPT_LONG, OPT_EXTERN, OPT_BY };
 
 static const struct cmdopt options[] = {
+    /* no short letter: sacct's -b is --brief, and no letter of sacct's
+     * means something else here */
     {"by",
-     'b',
+     OPT_BY,
      CMDOPT_REQUIRED,
      "KEY",
      "policy (default), user or partition",
@@ -198,7 +200,7 @@ int cmd_report (int argc, char **argv)
         if (taken)
             continue;
         switch (c) {
-            case 'b':
+            case OPT_BY:
                 if (acct_by_parse (arg, &by, &e) < 0) {
                     cmd_error (NAME, "%s", e.text);
                     rc = 2;

@@ -110,6 +110,21 @@ struct acct_record {
     char confine_mems[64];       /* "confine_mems" */
     /* job records only: the steps they were built from ("steps") */
     uint32_t nsteps; /* "steps": number of step records */
+    /* the job's, from slurmctld's job info (or slurmdbd); written only
+     * when known, absent from older records (sacct's unknown value) */
+    char account[64];   /* "account" */
+    char qos[64];       /* "qos" */
+    char reason[64];    /* "reason": slurmdbd's only (job lines) */
+    int64_t submit_us;  /* "submit_us", 0 unknown */
+    bool has_timelimit; /* "timelimit" present */
+    uint32_t timelimit; /* "timelimit": minutes, 0xffffffff UNLIMITED,
+                           ACCT_NO_VAL + 0 (0xfffffffe) Partition_Limit */
+    uint64_t req_mem;   /* "req_mem": ReqMem in MB (the job's memory
+                           of ReqTRES), 0 unknown */
+    bool has_max_rss;   /* slurmdbd's only: MaxRSS of a step */
+    uint64_t max_rss;   /* bytes */
+    uint32_t nnodes;    /* slurmdbd's only: the job's AllocNodes or the
+                           step's node count, 0 unknown */
 };
 
 /* A policy experiment's enrolment in the job's AdminComment, written by

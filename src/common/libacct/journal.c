@@ -683,7 +683,17 @@ static int sum_cb (const struct acct_record *r, void *arg)
     FILL (experiment);
     FILL (arm);
     FILL (block);
+    FILL (account);
+    FILL (qos);
 #undef FILL
+    if (!j->submit_us)
+        j->submit_us = r->submit_us;
+    if (!j->has_timelimit && r->has_timelimit) {
+        j->has_timelimit = true;
+        j->timelimit = r->timelimit;
+    }
+    if (!j->req_mem)
+        j->req_mem = r->req_mem;
     if (j->array_job_id == ACCT_NO_VAL)
         j->array_job_id = r->array_job_id;
     if (j->array_task_id == ACCT_NO_VAL)

@@ -193,6 +193,16 @@ char *acct_record_to_json (const struct acct_record *r, pin_error_t *errp)
     rc |= ADD_STR (o, "user", r->user);
     rc |= ADD_STR (o, "partition", r->partition);
     rc |= ADD_STR (o, "job_name", r->job_name);
+    if (r->account[0])
+        rc |= ADD_STR (o, "account", r->account);
+    if (r->qos[0])
+        rc |= ADD_STR (o, "qos", r->qos);
+    if (r->submit_us > 0)
+        rc |= add (o, "submit_us", json_object_new_int64 (r->submit_us));
+    if (r->has_timelimit)
+        rc |= add (o, "timelimit", json_object_new_int64 (r->timelimit));
+    if (r->req_mem)
+        rc |= add (o, "req_mem", json_object_new_uint64 (r->req_mem));
     rc |= ADD_STR (o, "policy", r->policy);
     rc |= ADD_STR (o, "fallback", r->fallback);
     if (r->gpus[0])
@@ -439,6 +449,17 @@ int acct_record_from_json (const char *line,
     GET_STR (&p, "user", false, r->user);
     GET_STR (&p, "partition", false, r->partition);
     GET_STR (&p, "job_name", false, r->job_name);
+    GET_STR (&p, "account", false, r->account);
+    GET_STR (&p, "qos", false, r->qos);
+    get_int (&p, "submit_us", false, 0, INT64_MAX, &r->submit_us);
+    {
+        int64_t tl;
+        if (get_int (&p, "timelimit", false, 0, UINT32_MAX, &tl) > 0) {
+            r->has_timelimit = true;
+            r->timelimit = (uint32_t)tl;
+        }
+    }
+    get_u64 (&p, "req_mem", &r->req_mem);
     GET_STR (&p, "policy", false, r->policy);
     GET_STR (&p, "fallback", false, r->fallback);
     GET_STR (&p, "gpus", false, r->gpus);

@@ -50,6 +50,15 @@ static const struct {
     [ACCT_F_END] = {"End", 19, K_DATE},
     [ACCT_F_STATE] = {"State", 10, K_STR},
     [ACCT_F_EXITCODE] = {"ExitCode", 8, K_STR},
+    [ACCT_F_ACCOUNT] = {"Account", 10, K_STR},
+    [ACCT_F_MAXRSS] = {"MaxRSS", 10, K_STR},
+    [ACCT_F_SUBMIT] = {"Submit", 19, K_DATE},
+    [ACCT_F_TIMELIMIT] = {"Timelimit", 10, K_STR},
+    [ACCT_F_REQMEM] = {"ReqMem", 10, K_STR},
+    [ACCT_F_NNODES] = {"NNodes", 8, K_NUM},
+    [ACCT_F_QOS] = {"QOS", 10, K_STR},
+    [ACCT_F_REASON] = {"Reason", 22, K_STR},
+    [ACCT_F_CLUSTER] = {"Cluster", 10, K_STR},
     [ACCT_F_CPUEFF] = {"CPUEff", 7, K_STR},
     [ACCT_F_PINPOLICY] = {"PinPolicy", 12, K_STR},
     [ACCT_F_FALLBACK] = {"Fallback", 10, K_STR},
@@ -314,6 +323,82 @@ void acct_fmt_bytes (uint64_t bytes, char *buf, size_t n)
         snprintf (buf, n, "%.2f%c", v, units[u]);
 }
 
+void acct_fmt_units (double num,
+                     int orig,
+                     int units,
+                     bool noconvert,
+                     char *buf,
+                     size_t n)
+{
+    static const char unit[] = "\0KMGTP?";
+    uint64_t i;
+
+    /* Slurm's convert_num_unit2 with sacct's CONVERT_NUM_UNIT_EXACT */
+    if ((int64_t)num == 0) {
+        snprintf (buf, n, "0");
+        return;
+    }
+    if (units > 0) {
+        while (units < orig) {
+            num *= 1024;
+            orig--;
+        }
+        while (units > orig) {
+            num /= 1024;
+            orig++;
+        }
+    } else if (!noconvert) {
+        while (num >= 1024 && ((uint64_t)num % 512) == 0) {
+            num /= 1024;
+            orig++;
+        }
+    }
+    if (orig < 0 || orig > 5)
+        orig = 6;
+    i = (uint64_t)num;
+    if ((double)i == num) {
+        if (unit[orig])
+            snprintf (buf, n, "%" PRIu64 "%c", i, unit[orig]);
+        else
+            snprintf (buf, n, "%" PRIu64, i);
+    } else if (unit[orig])
+        snprintf (buf, n, "%.2f%c", num, unit[orig]);
+    else
+        snprintf (buf, n, "%.2f", num);
+}
+
+int acct_units_parse (const char *s)
+{
+    static const char letters[] = "KMGTP";
+    const char *c;
+
+    if (!s || !s[0] || s[1])
+        return -1;
+    c = strchr (letters, s[0] >= 'a' && s[0] <= 'z' ? s[0] - 32 : s[0]);
+    return c ? (int)(c - letters) + 1 : -1;
+}
+
+void acct_fmt_timelimit (uint32_t minutes, char *buf, size_t n)
+{
+    if (minutes == 0xffffffffu)
+        snprintf (buf, n, "UNLIMITED");
+    else if (minutes == ACCT_NO_VAL)
+        snprintf (buf, n, "Partition_Limit");
+    else if (minutes / 1440)
+        snprintf (buf,
+                  n,
+                  "%" PRIu32 "-%02" PRIu32 ":%02" PRIu32 ":00",
+                  minutes / 1440,
+                  minutes / 60 % 24,
+                  minutes % 60);
+    else
+        snprintf (buf,
+                  n,
+                  "%02" PRIu32 ":%02" PRIu32 ":00",
+                  minutes / 60 % 24,
+                  minutes % 60);
+}
+
 /* ---- rows -------------------------------------------------------------- */
 
 void acct_fmt_stepname (uint32_t step_id, char *buf, size_t n)
@@ -458,6 +543,41 @@ static bool row_field (const struct acct_row *row, int id, char *buf, size_t n)
             acct_fmt_eff (eff, buf, n);
             return eff >= 0;
         }
+        case ACCT_F_CLUSTER:
+            return put (buf, n, row->cluster[0] ? row->cluster : NULL);
+        case ACCT_F_ACCOUNT: /* sacct: the job's, on its steps too */
+            return put (buf, n, row->account[0] ? row->account : NULL);
+        case ACCT_F_QOS: /* sacct: job lines only */
+            return put (buf,
+                        n,
+                        !row->is_step && row->qos[0] ? row->qos : NULL);
+        case ACCT_F_REASON:
+            return put (buf,
+                        n,
+                        !row->is_step && row->reason[0] ? row->reason : NULL);
+        case ACCT_F_SUBMIT: /* sacct: a step's is its start */
+            acct_fmt_date (row->is_step ? row->start_us : row->submit_us,
+                           buf,
+                           n);
+            return true;
+        case ACCT_F_TIMELIMIT: /* job lines; 0: blank */
+            if (row->is_step || !row->has_timelimit || !row->timelimit)
+                return false;
+            acct_fmt_timelimit (row->timelimit, buf, n);
+            return true;
+        case ACCT_F_REQMEM: /* job lines */
+            if (row->is_step || !row->req_mem)
+                return false;
+            acct_fmt_units ((double)row->req_mem, 2, 0, false, buf, n);
+            return true;
+        case ACCT_F_MAXRSS: /* sacct: steps only */
+            if (!row->is_step || !row->has_max_rss)
+                return false;
+            acct_fmt_units ((double)row->max_rss, 0, 0, false, buf, n);
+            return true;
+        case ACCT_F_NNODES:
+            snprintf (buf, n, "%" PRIu32, acct_row_nnodes (row));
+            return true;
         case ACCT_F_PINPOLICY:
             return put (buf, n, row->policy);
         case ACCT_F_FALLBACK:
@@ -544,12 +664,24 @@ void acct_print_row (FILE *f,
         bool last = (i == fmt->n - 1);
         bool has = acct_row_field (row, id, buf, sizeof (buf));
 
-        if (out->date_fmt && (id == ACCT_F_START || id == ACCT_F_END))
+        if (out->date_fmt
+            && (id == ACCT_F_START || id == ACCT_F_END || id == ACCT_F_SUBMIT))
             acct_fmt_date_fmt (id == ACCT_F_START ? row->start_us
-                                                  : row->end_us,
+                               : id == ACCT_F_END ? row->end_us
+                               : row->is_step     ? row->start_us
+                                                  : row->submit_us,
                                out->date_fmt,
                                buf,
                                sizeof (buf));
+        if (has && (out->units || out->noconvert)
+            && (id == ACCT_F_MAXRSS || id == ACCT_F_REQMEM))
+            acct_fmt_units (id == ACCT_F_MAXRSS ? (double)row->max_rss
+                                                : (double)row->req_mem,
+                            id == ACCT_F_MAXRSS ? 0 : 2,
+                            out->units,
+                            out->noconvert,
+                            buf,
+                            sizeof (buf));
 
         if (out->mode == ACCT_OUT_PARSABLE2 && last) {
             fputs (has ? buf : "", f);
@@ -570,7 +702,11 @@ void acct_print_row (FILE *f,
                 /* fall through */
             case K_DATE:
                 if (fields[id].kind == K_DATE && out->date_hash
-                    && (id == ACCT_F_START ? row->start_us : row->end_us) > 0
+                    && (id == ACCT_F_START ? row->start_us
+                        : id == ACCT_F_END ? row->end_us
+                        : row->is_step     ? row->start_us
+                                           : row->submit_us)
+                           > 0
                     && (int)strlen (buf) > aw) {
                     memset (buf, '#', (size_t)aw);
                     buf[aw] = '\0';
@@ -684,6 +820,8 @@ static bool worse_status (int32_t a, int32_t b) /* is a worse than b? */
     return a > b;
 }
 
+static void row_job_values (struct acct_row *row, const struct acct_record *r);
+
 static void row_start (struct acct_row *row,
                        const struct acct_record *r,
                        bool is_step)
@@ -700,6 +838,44 @@ static void row_start (struct acct_row *row,
     snprintf (row->partition, sizeof (row->partition), "%s", r->partition);
     snprintf (row->job_name, sizeof (row->job_name), "%s", r->job_name);
     row->exit_status = -1;
+    row_job_values (row, r);
+}
+
+/* The job's values (acct.h) from the first record that has them. */
+static void row_job_values (struct acct_row *row, const struct acct_record *r)
+{
+    if (!row->account[0])
+        snprintf (row->account, sizeof (row->account), "%s", r->account);
+    if (!row->qos[0])
+        snprintf (row->qos, sizeof (row->qos), "%s", r->qos);
+    if (!row->reason[0])
+        snprintf (row->reason, sizeof (row->reason), "%s", r->reason);
+    if (!row->submit_us)
+        row->submit_us = r->submit_us;
+    if (!row->has_timelimit && r->has_timelimit) {
+        row->has_timelimit = true;
+        row->timelimit = r->timelimit;
+    }
+    if (!row->req_mem)
+        row->req_mem = r->req_mem;
+    if (r->has_max_rss && (!row->has_max_rss || r->max_rss > row->max_rss)) {
+        row->has_max_rss = true;
+        row->max_rss = r->max_rss;
+    }
+    if (!row->dbd_nnodes)
+        row->dbd_nnodes = r->nnodes;
+}
+
+uint32_t acct_row_nnodes (const struct acct_row *row)
+{
+    uint32_t n = 0;
+
+    if (row->dbd_nnodes)
+        return row->dbd_nnodes;
+    for (const char *p = row->nodes; p && *p;
+         p = strchr (p, ','), p = p ? p + 1 : NULL)
+        n++;
+    return n;
 }
 
 /* Merge one node's record (or one step row, for a job line built from
@@ -723,6 +899,7 @@ static int row_merge (struct acct_row *row, const struct acct_record *r)
         || (r->cpus[0] && add_node_value (&row->cpus, r->node, r->cpus) < 0)
         || (r->mems[0] && add_node_value (&row->mems, r->node, r->mems) < 0))
         return -1;
+    row_job_values (row, r);
     row->nnodes++;
     row->nrecords++;
     row->alloc_cpus += r->alloc_cpus;
@@ -806,8 +983,11 @@ static struct acct_job *find_job (struct acct_table *t,
     for (size_t s = hash_slot (t, r->job_id); t->hash[s];
          s = (s + 1) & (t->hashcap - 1)) {
         struct acct_job *j = &t->jobs[t->hash[s] - 1];
+        /* a reused job id: another job, told by its Submit */
         if (j->job.job_id == r->job_id
-            && strcmp (j->job.cluster, r->cluster) == 0)
+            && strcmp (j->job.cluster, r->cluster) == 0
+            && (!j->job.submit_us || !r->submit_us
+                || j->job.submit_us == r->submit_us))
             return j;
     }
     return NULL;
@@ -916,7 +1096,35 @@ static int cmp_jobs (const void *a, const void *b)
         return x->array_task_id < y->array_task_id ? -1 : 1;
     if (x->job_id != y->job_id)
         return x->job_id < y->job_id ? -1 : 1;
-    return strcmp (x->cluster, y->cluster);
+    if (strcmp (x->cluster, y->cluster))
+        return strcmp (x->cluster, y->cluster);
+    return x->submit_us < y->submit_us ? -1 : x->submit_us > y->submit_us;
+}
+
+int acct_table_latest (struct acct_table *t)
+{
+    size_t k = 0;
+
+    /* sorted: the jobs of one cluster and job id are together, the most
+     * recently submitted last */
+    for (size_t i = 0; i < t->njobs; i++) {
+        struct acct_job *j = &t->jobs[i];
+        if (i + 1 < t->njobs && t->jobs[i + 1].job.job_id == j->job.job_id
+            && strcmp (t->jobs[i + 1].job.cluster, j->job.cluster) == 0) {
+            row_free (&j->job);
+            for (size_t s = 0; s < j->nsteps; s++)
+                row_free (&j->steps[s]);
+            free (j->steps);
+            continue;
+        }
+        if (k != i)
+            t->jobs[k] = *j;
+        k++;
+    }
+    if (k == t->njobs)
+        return 0;
+    t->njobs = k;
+    return hash_rebuild (t);
 }
 
 /* "n1:0-3" alone: "0-3" (one node needs no name). */
@@ -959,6 +1167,13 @@ static int job_from_steps (struct acct_job *j)
     memcpy (job->user, id.user, sizeof (job->user));
     memcpy (job->partition, id.partition, sizeof (job->partition));
     memcpy (job->job_name, id.job_name, sizeof (job->job_name));
+    memcpy (job->account, id.account, sizeof (job->account));
+    memcpy (job->qos, id.qos, sizeof (job->qos));
+    memcpy (job->reason, id.reason, sizeof (job->reason));
+    job->submit_us = id.submit_us;
+    job->has_timelimit = id.has_timelimit;
+    job->timelimit = id.timelimit;
+    job->req_mem = id.req_mem;
     job->exit_status = -1;
     job->from_steps = true;
     for (size_t k = 0; k < j->nsteps; k++) {

@@ -41,6 +41,15 @@ enum acct_fid {
     ACCT_F_END,
     ACCT_F_STATE,
     ACCT_F_EXITCODE,
+    ACCT_F_ACCOUNT,
+    ACCT_F_MAXRSS,
+    ACCT_F_SUBMIT,
+    ACCT_F_TIMELIMIT,
+    ACCT_F_REQMEM,
+    ACCT_F_NNODES,
+    ACCT_F_QOS,
+    ACCT_F_REASON,
+    ACCT_F_CLUSTER,
     /* slurm-pin's */
     ACCT_F_CPUEFF,
     ACCT_F_PINPOLICY,
@@ -72,10 +81,11 @@ struct acct_fmt {
     } f[ACCT_FMT_MAX];
 };
 
-/* sacct's default columns, less Account (slurm-pin has none), plus the
- * two of slurm-pin's a reader wants first. */
-#define ACCT_FMT_DEFAULT \
-    "JobID,JobName,Partition,AllocCPUS,State,ExitCode,CPUEff,PinPolicy"
+/* sacct's default columns, plus the two of slurm-pin's a reader wants
+ * first. */
+#define ACCT_FMT_DEFAULT                                               \
+    "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode,CPUEff," \
+    "PinPolicy"
 
 /* Append the fields of `spec` ("JobID,jobn%20,Cpuset%-30") to `fmt`.
  * Names match case-insensitively by prefix, the first field of the table
@@ -111,6 +121,20 @@ void acct_fmt_exitcode (int32_t status, char *buf, size_t n);
 void acct_fmt_eff (double eff, char *buf, size_t n);
 /* MemPeak: bytes in sacct's MaxRSS style, 1024-based: "812K", "1.50G". */
 void acct_fmt_bytes (uint64_t bytes, char *buf, size_t n);
+/* sacct's convert_num_unit (MaxRSS from bytes: orig 0; ReqMem from MB:
+ * orig 2): `units` 1..5 for --units=[KMGTP] (1 K ... 5 P), 0 for none;
+ * without it, --noconvert keeps the original unit, else the value is
+ * divided by 1024 while it stays exact ("4000M", "4G", "1.50G"). */
+void acct_fmt_units (double num,
+                     int orig,
+                     int units,
+                     bool noconvert,
+                     char *buf,
+                     size_t n);
+/* --units's letter (K M G T P, either case) -> 1..5; -1 if not one. */
+int acct_units_parse (const char *s);
+/* Timelimit: "HH:MM:SS", "D-HH:MM:SS", "UNLIMITED", "Partition_Limit". */
+void acct_fmt_timelimit (uint32_t minutes, char *buf, size_t n);
 
 /* ---- rows ------------------------------------------------------------ */
 
@@ -158,6 +182,17 @@ struct acct_row {
     uint64_t seed;
     bool from_steps; /* job line built from step records */
     unsigned nrecords;
+    /* the job's (acct.h), the first record that has them */
+    char account[64];
+    char qos[64];
+    char reason[64];
+    int64_t submit_us;
+    bool has_timelimit;
+    uint32_t timelimit;
+    uint64_t req_mem;
+    bool has_max_rss; /* the largest over the records */
+    uint64_t max_rss;
+    uint32_t dbd_nnodes; /* slurmdbd's node count, 0: count `nodes` */
 };
 
 struct acct_job {
@@ -189,6 +224,11 @@ int acct_table_add (struct acct_table *t, const struct acct_record *r);
  * ties). */
 int acct_table_sort (struct acct_table *t);
 
+/* After acct_table_sort: keep only the most recently submitted job of
+ * each cluster and job id (sacct without -D), the jobs of a reused job id
+ * told apart by their Submit (records without one are one job). */
+int acct_table_latest (struct acct_table *t);
+
 /* Efficiency of a row: (user + system) / (elapsed * alloc_cpus), -1 when
  * elapsed or alloc_cpus is 0 (acct_efficiency's rule). */
 double acct_row_eff (const struct acct_row *row);
@@ -196,6 +236,9 @@ double acct_row_eff (const struct acct_row *row);
  * "n1:0-3;n2:4-7"; NULL when not recorded.  Point into the row. */
 const char *acct_row_cpus (const struct acct_row *row);
 const char *acct_row_mems (const struct acct_row *row);
+
+/* NNodes: slurmdbd's count, else the nodes the row's records came from. */
+uint32_t acct_row_nnodes (const struct acct_row *row);
 
 /* Elapsed seconds of a row (end - start, 0 if unknown or negative). */
 int64_t acct_row_elapsed_s (const struct acct_row *row);
@@ -228,6 +271,8 @@ struct acct_out {
     const char *date_fmt; /* Start, End: NULL "%FT%T" */
     bool date_hash; /* a date wider than its column: '#'s (Slurm >= 23.11's
                      * sacct), not cut (before) */
+    int units;      /* MaxRSS, ReqMem: --units (acct_fmt_units); 0 none */
+    bool noconvert; /* --noconvert */
 };
 
 /* Header (and, fixed width, the dashes line) unless out->noheader. */

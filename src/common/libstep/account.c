@@ -233,6 +233,12 @@ void stepacct_end (struct stepacct *a, const struct stepacct_info *in)
         snprintf (r->experiment, sizeof (r->experiment), "%s", id->experiment);
         snprintf (r->arm, sizeof (r->arm), "%s", id->arm);
         snprintf (r->block, sizeof (r->block), "%s", id->block);
+        snprintf (r->account, sizeof (r->account), "%s", id->account);
+        snprintf (r->qos, sizeof (r->qos), "%s", id->qos);
+        r->submit_us = id->submit_us;
+        r->has_timelimit = id->has_timelimit;
+        r->timelimit = id->timelimit;
+        r->req_mem = id->req_mem;
         r->array_job_id = id->array_job_id;
         r->array_task_id = id->array_task_id;
     }

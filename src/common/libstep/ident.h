@@ -37,6 +37,14 @@ struct step_ident {
     char experiment[64];
     char arm[64];
     char block[32];
+    /* sacct's Account, QOS, Submit, Timelimit, ReqMem of the job (acct.h),
+     * from slurmctld with the partition */
+    char account[64];
+    char qos[64];
+    int64_t submit_us;
+    bool has_timelimit;
+    uint32_t timelimit;
+    uint64_t req_mem; /* MB, 0 unknown */
 };
 
 /* The node name of this slurmstepd: the name part of its own listening

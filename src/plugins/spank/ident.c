@@ -75,6 +75,39 @@ static void set_array (struct step_ident *id,
         id->array_job_id = id->array_task_id = ACCT_NO_VAL;
 }
 
+/* The memory of slurmctld's ReqTRES text ("cpu=2,mem=2000M,node=1") in
+ * MB, as slurmdbd's ReqMem holds it; 0 when not there. */
+static uint64_t tres_mem_mb (const char *tres)
+{
+    const char *p = tres;
+
+    while (p && *p) {
+        if (strncmp (p, "mem=", 4) == 0) {
+            char *end;
+            double v = strtod (p + 4, &end);
+            switch (*end) {
+                case 'K':
+                    v /= 1024;
+                    break;
+                case 'G':
+                    v *= 1024;
+                    break;
+                case 'T':
+                    v *= 1024.0 * 1024;
+                    break;
+                case 'P':
+                    v *= 1024.0 * 1024 * 1024;
+                    break;
+            }
+            return v > 0 ? (uint64_t)(v + 0.5) : 0;
+        }
+        p = strchr (p, ',');
+        if (p)
+            p++;
+    }
+    return 0;
+}
+
 int ident_job_info (uint32_t job, struct step_ident *id)
 {
     job_info_msg_t *msg = NULL;
@@ -109,6 +142,12 @@ int ident_job_info (uint32_t job, struct step_ident *id)
         copy (id->job_name, sizeof (id->job_name), j->name);
         set_array (id, j->array_job_id, j->array_task_id);
         id->have_job_info = true;
+        copy (id->account, sizeof (id->account), j->account);
+        copy (id->qos, sizeof (id->qos), j->qos);
+        id->submit_us = (int64_t)j->submit_time * 1000000;
+        id->has_timelimit = true;
+        id->timelimit = j->time_limit;
+        id->req_mem = tres_mem_mb (j->tres_req_str);
         /* a policy experiment's arm: only administrators and job_submit
          * plugins can set AdminComment (doc/experiments.md) */
         if (!acct_exp_token_parse (j->admin_comment,

@@ -249,10 +249,22 @@ START_TEST (test_round_trip_all_fields)
     snprintf (r.confine_cpus, sizeof (r.confine_cpus), "0-1");
     snprintf (r.confine_mems, sizeof (r.confine_mems), "0");
     r.nsteps = 4;
+    snprintf (r.account, sizeof (r.account), "physics");
+    snprintf (r.qos, sizeof (r.qos), "normal");
+    r.submit_us = 1700000000000000;
+    r.has_timelimit = true;
+    r.timelimit = 0xffffffffu;
+    r.req_mem = 4096;
     ck_assert_ptr_nonnull (line = acct_record_to_json (&r, &err));
     ck_assert_msg (acct_record_from_json (line, &b, &err) == 0,
                    "%s",
                    err.text);
+    /* the job values sacct has (issue 22 item 5) */
+    ck_assert_str_eq (b.account, "physics");
+    ck_assert_str_eq (b.qos, "normal");
+    ck_assert_int_eq (b.submit_us, 1700000000000000);
+    ck_assert (b.has_timelimit && b.timelimit == 0xffffffffu);
+    ck_assert_int_eq (b.req_mem, 4096);
     ck_assert_msg ((b.kind == r.kind && b.array_job_id == 6 && b.seed == r.seed
                     && b.mem_peak == r.mem_peak && b.nsteps == 4
                     && b.source == r.source && b.exit_status == 9

@@ -175,6 +175,60 @@ START_TEST (test_bytes)
 }
 END_TEST
 
+/* MaxRSS (bytes, orig 0) and ReqMem (MB, orig 2) as sacct's
+ * convert_num_unit2 prints them (CONVERT_NUM_UNIT_EXACT, --units,
+ * --noconvert) */
+static const struct {
+    double num;
+    int orig, units;
+    bool noconvert;
+    const char *want;
+} units_cases[] = {
+    {0, 0, 0, false, "0"},
+    {1000, 0, 0, false, "1000"},
+    {41943040, 0, 0, false, "40M"},
+    {43290624, 0, 0, false, "42276K"},
+    {1610612736, 0, 3, false, "1.50G"},
+    {1610612736, 0, 0, true, "1610612736"},
+    {4000, 2, 0, false, "4000M"},
+    {4096, 2, 0, false, "4G"},
+    {4096, 2, 0, true, "4096M"},
+    {4096, 2, 1, false, "4194304K"},
+    {4000, 2, 3, false, "3.91G"},
+    {100, 2, 3, true, "0.10G"},
+};
+
+START_TEST (test_units)
+{
+    char buf[64];
+    acct_fmt_units (units_cases[_i].num,
+                    units_cases[_i].orig,
+                    units_cases[_i].units,
+                    units_cases[_i].noconvert,
+                    buf,
+                    sizeof (buf));
+    ck_assert_str_eq (buf, units_cases[_i].want);
+}
+END_TEST
+
+START_TEST (test_units_timelimit)
+{
+    char buf[64];
+    ck_assert_int_eq (acct_units_parse ("k"), 1);
+    ck_assert_int_eq (acct_units_parse ("P"), 5);
+    ck_assert_int_eq (acct_units_parse ("KB"), -1);
+    ck_assert_int_eq (acct_units_parse (""), -1);
+    acct_fmt_timelimit (90, buf, sizeof (buf));
+    ck_assert_str_eq (buf, "01:30:00");
+    acct_fmt_timelimit (2 * 1440 + 61, buf, sizeof (buf));
+    ck_assert_str_eq (buf, "2-01:01:00");
+    acct_fmt_timelimit (0xffffffffu, buf, sizeof (buf));
+    ck_assert_str_eq (buf, "UNLIMITED");
+    acct_fmt_timelimit (ACCT_NO_VAL, buf, sizeof (buf));
+    ck_assert_str_eq (buf, "Partition_Limit");
+}
+END_TEST
+
 /* ---- -o parsing ------------------------------------------------------ */
 
 static const struct {
@@ -236,7 +290,7 @@ START_TEST (test_fmt_bad)
     ck_assert_int_eq (acct_fmt_parse (&fmt, fmt_bad[_i].spec, &e), -1);
     ck_assert_msg (strstr (e.text, fmt_bad[_i].want), "%s", e.text);
     if (strstr (fmt_bad[_i].want, "field"))
-        ck_assert_msg (strstr (e.text, "valid fields: AllocCPUS,"),
+        ck_assert_msg (strstr (e.text, "valid fields: Account,AllocCPUS,"),
                        "%s",
                        e.text);
 }
@@ -854,6 +908,8 @@ static Suite *sacct_suite (void)
     tcase_add_loop_test (tc, test_exitcode, 0, N (exit_cases));
     tcase_add_loop_test (tc, test_eff, 0, N (eff_cases));
     tcase_add_loop_test (tc, test_bytes, 0, N (bytes_cases));
+    tcase_add_loop_test (tc, test_units, 0, N (units_cases));
+    tcase_add_test (tc, test_units_timelimit);
     tcase_add_loop_test (tc, test_fmt_parse, 0, N (fmt_cases));
     tcase_add_loop_test (tc, test_fmt_bad, 0, N (fmt_bad));
     tcase_add_loop_test (tc, test_print, 0, N (print_cases));
