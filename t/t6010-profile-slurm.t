@@ -138,16 +138,41 @@ imgcheck () {
 }
 "$PY" -c "import PIL" 2>/dev/null && test_set_prereq PIL
 
-test_expect_success $ALL,PIL 'slurm-pin plot JOB.STEP: a Gantt chart with one bar per process of the step' '
+# lanes: "COMMAND (N)" for each lane of a grouped Gantt chart, from the
+# texts imgcheck read in the SVG
+lanes () {
+    "$PY" -c "import json, re, sys
+for t in json.load(open(sys.argv[1]))[\"texts\"]:
+    m = re.fullmatch(r\"(\\S+) \\((\\d+)\\)\", t)
+    if m: print(m.group(1), m.group(2))" "$1"
+}
+
+test_expect_success $ALL,PIL 'slurm-pin plot JOB.STEP: the Gantt chart holds every process of the step' '
     job=$(cat job.id) &&
     slurm-pin plot --dir "$PROF" "$job.0" --kind gantt -o gantt.svg &&
     slurm-pin plot --dir "$PROF" "$job" --kind gantt -o gantt.png \
         --size 1000x600 &&
     imgcheck gantt.svg && imgcheck gantt.png &&
     n=$(($(jget summary.json "j[0][\"processes_created\"]") + 1)) &&
-    echo "bars: svg $(jget gantt.svg.json "j[\"bars\"]"), want $n" &&
-    test "$(jget gantt.svg.json "j[\"bars\"]")" -eq "$n" &&
-    test "$(jget gantt.png.json "j[\"width\"], j[\"height\"]")" = "(1000, 600)"
+    test "$(jget gantt.png.json "j[\"width\"], j[\"height\"]")" = "(1000, 600)" &&
+    # over 200 processes: one lane per command (slurm-pin-plot(1)), each
+    # labelled with its count, and no bars; the counts add up to the step
+    test "$n" -gt 200 &&
+    lanes gantt.svg.json >lanes &&
+    cat lanes &&
+    test "$(jget gantt.svg.json "j[\"bars\"]")" -eq 0 &&
+    test "$(jget gantt.svg.json "j[\"heat_rows\"]")" -eq "$(wc -l <lanes)" &&
+    test "$(awk "{ s += \$2 } END { print s }" lanes)" -eq "$n" &&
+    # --filter: one command, under 200 processes: a bar for each again
+    read -r cmd count <<-EOF &&
+	$(sort -k2n lanes | head -n 1)
+	EOF
+    test "$count" -le 200 &&
+    slurm-pin plot --dir "$PROF" "$job.0" --kind gantt --filter "$cmd" \
+        -o one.svg &&
+    imgcheck one.svg &&
+    echo "--filter $cmd: $(jget one.svg.json "j[\"bars\"]") bars, want $count" &&
+    test "$(jget one.svg.json "j[\"bars\"]")" -eq "$count"
 '
 
 test_expect_success $ALL,PIL 'every kind of chart of the step decodes' '
