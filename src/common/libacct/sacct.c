@@ -354,6 +354,8 @@ void acct_row_jobid (const struct acct_row *row, bool raw, char *buf, size_t n)
 
 int64_t acct_row_elapsed_s (const struct acct_row *row)
 {
+    if (row->dbd.valid) /* slurmdbd's, as sacct prints it */
+        return row->dbd.elapsed > 0 ? row->dbd.elapsed : 0;
     if (row->start_us <= 0 || row->end_us < row->start_us)
         return 0;
     return (row->end_us - row->start_us) / 1000000;
@@ -442,11 +444,17 @@ static bool row_field (const struct acct_row *row, int id, char *buf, size_t n)
                            buf,
                            n);
             return true;
-        case ACCT_F_START:
-            acct_fmt_date (row->start_us, buf, n);
+        case ACCT_F_START: /* slurmdbd's when read from it, as sacct */
+            acct_fmt_date (row->dbd.valid ? row->dbd.start * 1000000
+                                          : row->start_us,
+                           buf,
+                           n);
             return true;
         case ACCT_F_END:
-            acct_fmt_date (row->end_us, buf, n);
+            acct_fmt_date (row->dbd.valid ? row->dbd.end * 1000000
+                                          : row->end_us,
+                           buf,
+                           n);
             return true;
         case ACCT_F_STATE:
             return put (buf, n, row->state[0] ? row->state : NULL);
@@ -723,6 +731,8 @@ static int row_merge (struct acct_row *row, const struct acct_record *r)
         || (r->cpus[0] && add_node_value (&row->cpus, r->node, r->cpus) < 0)
         || (r->mems[0] && add_node_value (&row->mems, r->node, r->mems) < 0))
         return -1;
+    if (r->dbd.valid && !row->dbd.valid)
+        row->dbd = r->dbd;
     row->nnodes++;
     row->nrecords++;
     row->alloc_cpus += r->alloc_cpus;

@@ -157,6 +157,7 @@ struct acct_row {
     bool has_seed;          /* policy random: the first node's seed */
     uint64_t seed;
     bool from_steps; /* job line built from step records */
+    struct acct_dbd dbd; /* slurmdbd's own values (the first record's) */
     unsigned nrecords;
 };
 
