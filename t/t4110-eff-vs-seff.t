@@ -199,13 +199,32 @@ for j in completed failed timeout cancelled pending array; do
     "
 done
 
+# the job line's exit_code in --json: sacct's status and return_code
+json_exit () {
+    /usr/bin/python3 -c "import json, sys
+for j in json.load(open(sys.argv[1]))[\"jobs\"]:
+    e = j[\"exit_code\"]
+    print(j[\"job_id\"], e[\"status\"], e[\"return_code\"])" "$1"
+}
+
+test_expect_success SLURM,PIN_SO 'acct --json: exit_code of TIMEOUT and CANCELLED jobs as sacct --json' '
+    for j in timeout cancelled pending; do
+        sacct -j $(cat job.$j) --json >sacct.json &&
+        slurm-pin acct -j $(cat job.$j) --json >pin.json &&
+        json_exit sacct.json >exit.sacct &&
+        json_exit pin.json >exit.pin &&
+        cat exit.sacct &&
+        test_cmp exit.sacct exit.pin || return 1
+    done
+'
+
 # three steps of "true": slurmdbd has whole seconds, most such steps start
 # and end in the same one
 test_expect_success SLURM,PIN_SO 'steps under a second read from slurmdbd have a CPUEff' '
     c=$(cat job.completed) &&
     slurm-pin acct -j $c -n -P -o JobID,Elapsed,CPUEff >cpueff.out &&
     cat cpueff.out &&
-    test "$(grep -c "^$c\.[0-2]|00:00:0[01]|[0-9.]*%$" cpueff.out)" = 3
+    test "$(grep -c "^$c\.[0-2]|[0-9:-]*|[0-9.][0-9.]*%$" cpueff.out)" = 3
 '
 
 # CPU Efficiency = CPU Utilized / core-walltime, to the printed digits
