@@ -199,12 +199,19 @@ for j in completed failed timeout cancelled pending array; do
     "
 done
 
-# the job line's exit_code in --json: sacct's status and return_code
+# the job line's exit_code in --json: its status and return_code, as
+# values (the shape of each is issue 22 item 3's: 24.11's sacct has a
+# list and a {"set","number"} object where 22.05's has a string and a
+# number)
 json_exit () {
     /usr/bin/python3 -c "import json, sys
+def val(v):
+    if isinstance(v, list): return val(v[0]) if len(v) == 1 else v
+    if isinstance(v, dict) and \"number\" in v: return v[\"number\"]
+    return v
 for j in json.load(open(sys.argv[1]))[\"jobs\"]:
     e = j[\"exit_code\"]
-    print(j[\"job_id\"], e[\"status\"], e[\"return_code\"])" "$1"
+    print(j[\"job_id\"], val(e[\"status\"]), val(e[\"return_code\"]))" "$1"
 }
 
 test_expect_success SLURM,PIN_SO 'acct --json: exit_code of TIMEOUT and CANCELLED jobs as sacct --json' '
