@@ -268,4 +268,15 @@ test_expect_success SLURM,PIN_SO 'eff: no low-efficiency hint for a batch script
     ! grep -F "step $c.batch: CPU efficiency" eff.hint
 '
 
+test_expect_success SLURM,PIN_SO 'a job with no summary: acct lists it as sacct, report leaves it out' '
+    slurm-pin report >report.before &&
+    n=$(sbatch --parsable --wait -c 1 --wrap "srun -n1 true") &&
+    wait_db "$n" COMPLETED &&
+    compare -j $n -n -P -o JobID,State,ExitCode,AllocCPUS &&
+    grep "^$n\.0|" pin.out &&
+    slurm-pin report >report.after &&
+    cat report.after &&
+    test_cmp report.before report.after
+'
+
 test_done

@@ -287,6 +287,7 @@ static int job_from_dbd (const slurmdb_job_rec_t *job,
     r.system_usec = job->sys_cpu_sec * 1000000 + job->sys_cpu_usec;
     state_name (job->state, job->requid, r.state, sizeof (r.state));
     dbd_job (&r.dbd, job);
+    r.dbd.alone = true;
     r.exit_status = r.dbd.exit_code;
     if ((rc = cb (&r, arg)))
         return rc;
@@ -310,6 +311,7 @@ static int job_from_dbd (const slurmdb_job_rec_t *job,
         st.system_usec = s->sys_cpu_sec * 1000000 + s->sys_cpu_usec;
         state_name (s->state, (uint32_t)-1, st.state, sizeof (st.state));
         dbd_step (&st.dbd, s);
+        st.dbd.alone = true;
         st.exit_status = st.dbd.exit_code;
         rc = cb (&st, arg);
     }

@@ -55,6 +55,9 @@ enum acct_source {
  * and seff's numbers).  valid false: not read from slurmdbd. */
 struct acct_dbd {
     bool valid;
+    bool alone;              /* slurmdbd's record alone: slurm-pin had
+                                no summary of the job (no placement, no
+                                measurement of its own) */
     int64_t start, end;      /* seconds since the epoch, 0 unknown */
     int64_t elapsed;         /* seconds (sacct's Elapsed) */
     int32_t exit_code;       /* sacct's ExitCode, a wait(2) status */
