@@ -47,7 +47,9 @@ static void state_name (uint32_t state, uint32_t requid, char *buf, size_t n)
 
 /* The count of TRES `want` in a TRES string "1=4,2=1000,..." (ids: 1
  * cpu, 2 mem, 4 node); `none` when it is not there. */
-static uint64_t tres_count (const char *tres, unsigned long want, uint64_t none)
+static uint64_t tres_count (const char *tres,
+                            unsigned long want,
+                            uint64_t none)
 {
     const char *p = tres;
 
@@ -270,7 +272,10 @@ static int job_from_dbd (const slurmdb_job_rec_t *job,
         r.array_task_id = job->array_task_id;
     }
     r.uid = job->uid;
-    snprintf (r.cluster, sizeof (r.cluster), "%s", job->cluster ? job->cluster : "");
+    snprintf (r.cluster,
+              sizeof (r.cluster),
+              "%s",
+              job->cluster ? job->cluster : "");
     snprintf (r.user, sizeof (r.user), "%s", job->user ? job->user : "");
     snprintf (r.partition,
               sizeof (r.partition),

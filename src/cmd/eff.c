@@ -221,7 +221,8 @@ static void seff_head (const struct acct_job *j)
         printf ("Efficiency not available for jobs in the PENDING state.\n");
         return;
     }
-    eff = wall * ncpus != 0 ? (double)cput / (double)(wall * ncpus) * 100 : 0.0;
+    eff =
+        wall * ncpus != 0 ? (double)cput / (double)(wall * ncpus) * 100 : 0.0;
     seff_time ((int64_t)cput, buf, sizeof (buf));
     printf ("CPU Utilized: %s\n", buf);
     seff_time (wall * ncpus, buf, sizeof (buf));
@@ -267,16 +268,19 @@ static void seff_head (const struct acct_job *j)
                 pernode ? "node" : "core");
     }
     if (SEFF_TOT_MEM && maxmem != 0 && maxmem > avemem)
-        printf ("The task which had the largest memory consumption differs "
-                "by %.02f%% from the average task max memory consumption\n",
-                maxmem / avemem * 100);
+        printf (
+            "The task which had the largest memory consumption differs "
+            "by %.02f%% from the average task max memory consumption\n",
+            maxmem / avemem * 100);
     if (!strcmp (state, "RUNNING"))
-        printf (SEFF_TOT_MEM
-                    ? "WARNING: Efficiency statistics can only be obtained "
-                      "after the job has ended as seff tool is based on the "
-                      "accounting database data.\n"
-                    : "WARNING: Efficiency statistics may be misleading for "
-                      "RUNNING jobs.\n");
+        printf (SEFF_TOT_MEM ? "WARNING: Efficiency statistics can only be "
+                               "obtained "
+                               "after the job has ended as seff tool is based "
+                               "on the "
+                               "accounting database data.\n"
+                             : "WARNING: Efficiency statistics may be "
+                               "misleading for "
+                               "RUNNING jobs.\n");
 }
 
 int cmd_eff (int argc, char **argv)
