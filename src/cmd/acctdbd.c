@@ -287,7 +287,11 @@ static int job_from_dbd (const slurmdb_job_rec_t *job,
               job->jobname ? job->jobname : "");
     snprintf (r.node, sizeof (r.node), "%s", job->nodes ? job->nodes : "");
     r.alloc_cpus = tres_cpus (job->tres_alloc_str);
-    set_times (&r, job->start, job->end, job->elapsed);
+    /* NO_VAL: never started (dbd.start keeps it, Start prints None) */
+    set_times (&r,
+               job->start == (time_t)NO_VAL ? 0 : job->start,
+               job->end,
+               job->elapsed);
     r.user_usec = job->user_cpu_sec * 1000000 + job->user_cpu_usec;
     r.system_usec = job->sys_cpu_sec * 1000000 + job->sys_cpu_usec;
     state_name (job->state, job->requid, r.state, sizeof (r.state));
@@ -366,6 +370,10 @@ int acct_source_dbd_records (const uint32_t *jobs,
         return errprintf (errp, "cannot connect to slurmdbd");
     memset (&cond, 0, sizeof (cond));
     cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;
+    /* sacct's and seff's default (sacct -T truncates): the job's own
+     * start and end, not cut to the window, "None" for a job that never
+     * started */
+    cond.flags |= JOBCOND_FLAG_NO_TRUNC;
     if (njobs) {
         cond.step_list = slurm_list_create (free);
         for (size_t i = 0; i < njobs; i++) {

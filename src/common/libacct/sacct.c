@@ -241,7 +241,13 @@ void acct_fmt_date_fmt (int64_t us, const char *fmt, char *buf, size_t n)
 
     size_t len = 0;
 
-    if (us > 0 && localtime_r (&t, &tm)) {
+    /* slurm_make_time_str: NO_VAL is slurmdbd's start of a job that never
+     * started (sacct prints "None"), INFINITE an unknown time */
+    if (t == (time_t)ACCT_NO_VAL) {
+        snprintf (buf, n, "None");
+        return;
+    }
+    if (us > 0 && t != (time_t)0xffffffffu && localtime_r (&t, &tm)) {
         /* the user's SLURM_TIME_FORMAT, as sacct takes it */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
