@@ -166,12 +166,15 @@ static json_object *row_json (const struct acct_row *row)
                   json_object_new_int64 (acct_row_elapsed_s (row)),
                   false);
     cmd_json_add (t,
-                  "start",
-                  json_object_new_int64 (row->start_us / 1000000),
+                  "start", /* slurmdbd's when read from it, as sacct */
+                  json_object_new_int64 (row->dbd.valid
+                                             ? row->dbd.start
+                                             : row->start_us / 1000000),
                   false);
     cmd_json_add (t,
                   "end",
-                  json_object_new_int64 (row->end_us / 1000000),
+                  json_object_new_int64 (
+                      row->dbd.valid ? row->dbd.end : row->end_us / 1000000),
                   false);
     cmd_json_add (t, "user", jtime (row->user_usec), false);
     cmd_json_add (t, "system", jtime (row->system_usec), false);

@@ -45,8 +45,11 @@ static void state_name (uint32_t state, uint32_t requid, char *buf, size_t n)
         snprintf (buf, n, "%s", names[base]);
 }
 
-/* The CPU count in a TRES string "1=4,2=1000,..." (TRES id 1 is cpu). */
-static uint32_t tres_cpus (const char *tres)
+/* The count of TRES `want` in a TRES string "1=4,2=1000,..." (ids: 1
+ * cpu, 2 mem, 4 node); `none` when it is not there. */
+static uint64_t tres_count (const char *tres,
+                            unsigned long want,
+                            uint64_t none)
 {
     const char *p = tres;
 
@@ -55,14 +58,85 @@ static uint32_t tres_cpus (const char *tres)
         unsigned long id = strtoul (p, &end, 10);
         if (end != p && *end == '=') {
             unsigned long long v = strtoull (end + 1, &end, 10);
-            if (id == 1)
-                return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+            if (id == want)
+                return v;
         }
         p = strchr (p, ',');
         if (p)
             p++;
     }
-    return 0;
+    return none;
+}
+
+static uint32_t tres_cpus (const char *tres)
+{
+    uint64_t v = tres_count (tres, 1, 0);
+    return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* slurmdbd's own values of the job (dbd_job) and of a step (dbd_step) */
+static void dbd_job (struct acct_dbd *d, const slurmdb_job_rec_t *job)
+{
+    memset (d, 0, sizeof (*d));
+    d->valid = true;
+    d->start = job->start;
+    d->end = job->end;
+    d->elapsed = job->elapsed;
+    d->exit_code = (int32_t)job->exitcode;
+    d->gid = job->gid;
+    d->nnodes = job->alloc_nodes;
+    d->mem_per_cpu = (job->req_mem & MEM_PER_CPU) != 0;
+    d->req_mem = job->req_mem & ~MEM_PER_CPU;
+    d->req_tres_mem = tres_count (job->tres_req_str, 2, 0);
+    d->alloc_tres_mem = tres_count (job->tres_alloc_str, 2, 0);
+    if (job->steps) {
+        list_itr_t *it = slurm_list_iterator_create (job->steps);
+        slurmdb_step_rec_t *s;
+        while ((s = slurm_list_next (it))) {
+            const slurmdb_stats_t *st = &s->stats;
+            uint64_t v;
+            /* seff's loop: the first step of the largest value wins, an
+             * unknown value (INFINITE64) counts as 0 */
+            if (st->tres_usage_in_max) {
+                v = tres_count (st->tres_usage_in_max, 2, 0);
+                v = v == (uint64_t)INFINITE64 ? 0 : v;
+                if (v > d->rss_max) {
+                    d->rss_max = v;
+                    d->rss_ntasks = s->ntasks;
+                }
+            }
+            if (st->tres_usage_in_tot) {
+                v = tres_count (st->tres_usage_in_tot, 2, 0);
+                v = v == (uint64_t)INFINITE64 ? 0 : v;
+                if (v > d->rss_tot) {
+                    d->rss_tot = v;
+                    d->rss_tot_max = tres_count (st->tres_usage_in_max, 2, 0);
+                    if (d->rss_tot_max == (uint64_t)INFINITE64)
+                        d->rss_tot_max = 0;
+                    d->rss_tot_ave = tres_count (st->tres_usage_in_ave, 2, 0);
+                }
+            }
+        }
+        slurm_list_iterator_destroy (it);
+    }
+}
+
+static void dbd_step (struct acct_dbd *d, const slurmdb_step_rec_t *s)
+{
+    memset (d, 0, sizeof (*d));
+    d->valid = true;
+    d->start = s->start;
+    d->end = s->end;
+    d->elapsed = s->elapsed;
+    d->exit_code = s->exitcode;
+    d->ntasks = s->ntasks;
+    if (s->stats.tres_usage_in_max) {
+        uint64_t u = (uint64_t)INFINITE64;
+        d->max_rss = tres_count (s->stats.tres_usage_in_max, 2, u);
+        d->ave_rss = tres_count (s->stats.tres_usage_in_ave, 2, u);
+        d->tot_rss = tres_count (s->stats.tres_usage_in_tot, 2, u);
+        d->has_rss = true;
+    }
 }
 
 struct ctx {
@@ -249,7 +323,10 @@ static int one_record (const char *node, json_object *rec, void *arg)
     dbd_values (&r, job);
     if (r.kind == ACCT_KIND_JOB) {
         state_name (job->state, job->requid, r.state, sizeof (r.state));
-        set_times (&r, job->start, job->end, job->elapsed);
+        /* the record keeps its own microseconds (CPU efficiency);
+         * Start, End, Elapsed and ExitCode print slurmdbd's */
+        dbd_job (&r.dbd, job);
+        r.exit_status = r.dbd.exit_code;
         /* the job's AllocCPUS in sacct is the job's, all nodes */
         if (tres_cpus (job->tres_alloc_str))
             r.alloc_cpus = c->job_seen ? 0 : tres_cpus (job->tres_alloc_str);
@@ -264,7 +341,8 @@ static int one_record (const char *node, json_object *rec, void *arg)
             if (s->stepname)
                 snprintf (r.job_name, sizeof (r.job_name), "%s", s->stepname);
             state_name (s->state, (uint32_t)-1, r.state, sizeof (r.state));
-            set_times (&r, s->start, s->end, s->elapsed);
+            dbd_step (&r.dbd, s);
+            r.exit_status = r.dbd.exit_code;
             if (first < 0)
                 return -1;
             if (tres_cpus (s->tres_alloc_str))
@@ -274,6 +352,85 @@ static int one_record (const char *node, json_object *rec, void *arg)
         slurm_list_iterator_destroy (it);
     }
     return c->cb (&r, c->arg);
+}
+
+/* The records of a job slurm-pin has no summary of (cancelled while
+ * pending, still running, or run where pin.so is not): slurmdbd's own
+ * job and steps, as sacct lists them, with Slurm's CPU times (TotalCPU's
+ * parts) and no placement. */
+static int job_from_dbd (const slurmdb_job_rec_t *job,
+                         acct_record_cb cb,
+                         void *arg)
+{
+    struct acct_record r;
+    list_itr_t *it;
+    slurmdb_step_rec_t *s;
+    int rc;
+
+    acct_record_init (&r);
+    r.kind = ACCT_KIND_JOB;
+    r.job_id = job->jobid;
+    if (job->array_job_id) {
+        r.array_job_id = job->array_job_id;
+        r.array_task_id = job->array_task_id;
+    }
+    r.uid = job->uid;
+    snprintf (r.cluster,
+              sizeof (r.cluster),
+              "%s",
+              job->cluster ? job->cluster : "");
+    snprintf (r.user, sizeof (r.user), "%s", job->user ? job->user : "");
+    snprintf (r.partition,
+              sizeof (r.partition),
+              "%s",
+              job->partition ? job->partition : "");
+    snprintf (r.job_name,
+              sizeof (r.job_name),
+              "%s",
+              job->jobname ? job->jobname : "");
+    snprintf (r.node, sizeof (r.node), "%s", job->nodes ? job->nodes : "");
+    r.alloc_cpus = tres_cpus (job->tres_alloc_str);
+    /* NO_VAL: never started (dbd.start keeps it, Start prints None) */
+    set_times (&r,
+               job->start == (time_t)NO_VAL ? 0 : job->start,
+               job->end,
+               job->elapsed);
+    r.user_usec = job->user_cpu_sec * 1000000 + job->user_cpu_usec;
+    r.system_usec = job->sys_cpu_sec * 1000000 + job->sys_cpu_usec;
+    state_name (job->state, job->requid, r.state, sizeof (r.state));
+    dbd_job (&r.dbd, job);
+    r.dbd.alone = true;
+    r.exit_status = r.dbd.exit_code;
+    dbd_values (&r, job); /* Account, QOS, Submit, ... as sacct */
+    if ((rc = cb (&r, arg)))
+        return rc;
+    if (!job->steps)
+        return 0;
+    it = slurm_list_iterator_create (job->steps);
+    while (rc == 0 && (s = slurm_list_next (it))) {
+        struct acct_record st = r;
+
+        st.kind = ACCT_KIND_STEP;
+        st.step_id = s->step_id.step_id;
+        snprintf (st.job_name,
+                  sizeof (st.job_name),
+                  "%s",
+                  s->stepname ? s->stepname : "");
+        snprintf (st.node, sizeof (st.node), "%s", s->nodes ? s->nodes : "");
+        st.alloc_cpus = tres_cpus (s->tres_alloc_str);
+        st.start_us = st.end_us = st.elapsed_us = 0;
+        set_times (&st, s->start, s->end, s->elapsed);
+        st.user_usec = s->user_cpu_sec * 1000000 + s->user_cpu_usec;
+        st.system_usec = s->sys_cpu_sec * 1000000 + s->sys_cpu_usec;
+        state_name (s->state, (uint32_t)-1, st.state, sizeof (st.state));
+        dbd_step (&st.dbd, s);
+        st.dbd.alone = true;
+        st.exit_status = st.dbd.exit_code;
+        dbd_values (&st, job);
+        rc = cb (&st, arg);
+    }
+    slurm_list_iterator_destroy (it);
+    return rc;
 }
 
 int acct_source_dbd (const uint32_t *jobs,
@@ -320,6 +477,10 @@ int acct_source_dbd_records (const uint32_t *jobs,
     cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;
     if (dbd_duplicates)
         cond.flags |= JOBCOND_FLAG_DUP;
+    /* sacct's and seff's default (sacct -T truncates): the job's own
+     * start and end, not cut to the window, "None" for a job that never
+     * started */
+    cond.flags |= JOBCOND_FLAG_NO_TRUNC;
     if (njobs) {
         cond.step_list = slurm_list_create (free);
         for (size_t i = 0; i < njobs; i++) {
@@ -355,8 +516,11 @@ int acct_source_dbd_records (const uint32_t *jobs,
         struct ctx c = {job, cb, arg, bad, 0, false, NULL, 0, 0, raw};
         int prc;
 
-        if (!acct_summary_present (job->admin_comment))
+        if (!acct_summary_present (job->admin_comment)) {
+            if (!raw && job_from_dbd (job, cb, arg) < 0)
+                rc = errprintf (errp, "out of memory");
             continue;
+        }
         prc = acct_summary_parse (job->admin_comment, &other, &s, NULL);
         if (prc < 0) {
             rc = errprintf (errp, "out of memory");

@@ -51,6 +51,36 @@ enum acct_source {
 
 #define ACCT_STR 256 /* bound of the short strings below, NUL included */
 
+/* Slurm's own values of a job or step, as slurmdbd holds them (sacct's
+ * and seff's numbers).  valid false: not read from slurmdbd. */
+struct acct_dbd {
+    bool valid;
+    bool alone;              /* slurmdbd's record alone: slurm-pin had
+                                no summary of the job (no placement, no
+                                measurement of its own) */
+    int64_t start, end;      /* seconds since the epoch, 0 unknown */
+    int64_t elapsed;         /* seconds (sacct's Elapsed) */
+    int32_t exit_code;       /* sacct's ExitCode, a wait(2) status */
+    uint32_t gid;            /* job: the job's group */
+    uint32_t nnodes;         /* job: AllocNodes, 0 unknown */
+    uint32_t ntasks;         /* step: NTasks */
+    uint64_t req_mem;        /* job: ReqMem in MB (22.05's req_mem, the
+                                MEM_PER_CPU bit cleared) */
+    bool mem_per_cpu;        /* job: ReqMem is per CPU */
+    uint64_t req_tres_mem;   /* job: memory in ReqTRES, MB (0 none) */
+    uint64_t alloc_tres_mem; /* job: memory in AllocTRES, MB (0 none) */
+    bool has_rss;            /* step: the three below were recorded */
+    uint64_t max_rss;        /* step: TRESUsageInMax mem (MaxRSS), bytes */
+    uint64_t ave_rss;        /* step: TRESUsageInAve mem, bytes */
+    uint64_t tot_rss;        /* step: TRESUsageInTot mem, bytes */
+    /* job: seff's memory over all of slurmdbd's steps of the job: the
+     * step with the largest MaxRSS (its MaxRSS and NTasks), and the one
+     * with the largest TRESUsageInTot mem (that, its Max and Ave) */
+    uint64_t rss_max;
+    uint32_t rss_ntasks;
+    uint64_t rss_tot, rss_tot_max, rss_tot_ave;
+};
+
 struct acct_record {
     enum acct_kind kind;      /* "kind" */
     char cluster[ACCT_STR];   /* "cluster" */
@@ -125,6 +155,10 @@ struct acct_record {
     uint64_t max_rss;   /* bytes */
     uint32_t nnodes;    /* slurmdbd's only: the job's AllocNodes or the
                            step's node count, 0 unknown */
+    /* what only slurmdbd holds: the slurmdbd source (acctdbd.c) fills it
+     * from the job's and the step's own rows; never in the journal nor
+     * in the JSON */
+    struct acct_dbd dbd;
 };
 
 /* A policy experiment's enrolment in the job's AdminComment, written by

@@ -96,6 +96,10 @@ int acct_report_build (const struct acct_table *t,
 
             if (s->step_id == ACCT_STEP_EXTERN && !with_extern)
                 continue;
+            /* a job slurm-pin never placed (slurmdbd's record alone)
+             * compares no policy */
+            if (s->dbd.alone)
+                continue;
             key = by == ACCT_BY_POLICY ? (s->policy ? s->policy : "none")
                   : by == ACCT_BY_USER ? j->job.user
                                        : j->job.partition;

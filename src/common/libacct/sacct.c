@@ -250,7 +250,13 @@ void acct_fmt_date_fmt (int64_t us, const char *fmt, char *buf, size_t n)
 
     size_t len = 0;
 
-    if (us > 0 && localtime_r (&t, &tm)) {
+    /* slurm_make_time_str: NO_VAL is slurmdbd's start of a job that never
+     * started (sacct prints "None"), INFINITE an unknown time */
+    if (t == (time_t)ACCT_NO_VAL) {
+        snprintf (buf, n, "None");
+        return;
+    }
+    if (us > 0 && t != (time_t)0xffffffffu && localtime_r (&t, &tm)) {
         /* the user's SLURM_TIME_FORMAT, as sacct takes it */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
@@ -439,6 +445,8 @@ void acct_row_jobid (const struct acct_row *row, bool raw, char *buf, size_t n)
 
 int64_t acct_row_elapsed_s (const struct acct_row *row)
 {
+    if (row->dbd.valid) /* slurmdbd's, as sacct prints it */
+        return row->dbd.elapsed > 0 ? row->dbd.elapsed : 0;
     if (row->start_us <= 0 || row->end_us < row->start_us)
         return 0;
     return (row->end_us - row->start_us) / 1000000;
@@ -527,11 +535,17 @@ static bool row_field (const struct acct_row *row, int id, char *buf, size_t n)
                            buf,
                            n);
             return true;
-        case ACCT_F_START:
-            acct_fmt_date (row->start_us, buf, n);
+        case ACCT_F_START: /* slurmdbd's when read from it, as sacct */
+            acct_fmt_date (row->dbd.valid ? row->dbd.start * 1000000
+                                          : row->start_us,
+                           buf,
+                           n);
             return true;
         case ACCT_F_END:
-            acct_fmt_date (row->end_us, buf, n);
+            acct_fmt_date (row->dbd.valid ? row->dbd.end * 1000000
+                                          : row->end_us,
+                           buf,
+                           n);
             return true;
         case ACCT_F_STATE:
             return put (buf, n, row->state[0] ? row->state : NULL);
@@ -900,6 +914,8 @@ static int row_merge (struct acct_row *row, const struct acct_record *r)
         || (r->mems[0] && add_node_value (&row->mems, r->node, r->mems) < 0))
         return -1;
     row_job_values (row, r);
+    if (r->dbd.valid && !row->dbd.valid)
+        row->dbd = r->dbd;
     row->nnodes++;
     row->nrecords++;
     row->alloc_cpus += r->alloc_cpus;

@@ -180,7 +180,8 @@ struct acct_row {
     char confine_cpus[256]; /* the CPUs it was confined to (that node) */
     bool has_seed;          /* policy random: the first node's seed */
     uint64_t seed;
-    bool from_steps; /* job line built from step records */
+    bool from_steps;     /* job line built from step records */
+    struct acct_dbd dbd; /* slurmdbd's own values (the first record's) */
     unsigned nrecords;
     /* the job's (acct.h), the first record that has them */
     char account[64];
