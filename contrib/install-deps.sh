@@ -12,6 +12,9 @@
 # python3-pil.
 # pin.so makes each profile root's and lets its job's user read it through
 # a POSIX ACL: libacl1-dev.
+# t/t4110-eff-vs-seff.t runs SchedMD's seff, which needs Slurm's Perl API
+# (libslurm-perl, libslurmdb-perl); the script itself comes from the
+# Debian source package (contrib/get-seff.sh, run at the end).
 # t/t9100-rpm-spec.t builds contrib/slurm-pin.spec with rpmbuild and reads
 # the RPMs (rpm, rpm2cpio, cpio).
 set -eu
@@ -21,6 +24,7 @@ PACKAGES="
   libhwloc-dev libhwloc-plugins hwloc libjson-c-dev libcgroup-dev check
   libplplot-dev plplot-driver-cairo python3-pil
   libslurm-dev slurm-wlm slurmctld slurmd slurm-client munge
+  libslurm-perl libslurmdb-perl
   slurmdbd mariadb-server mariadb-client zlib1g-dev
   libacl1-dev
   sharness python3
@@ -36,7 +40,14 @@ for p in $PACKAGES; do
     dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "ok installed" \
         || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+here=$(dirname "$0")
+# seff: only where the archive has the source of the installed Slurm
+# (t4110 checks seff's documented format where it has not)
+get_seff () {
+    "$here/get-seff.sh" ||
+        echo "install-deps: no seff here; t4110 checks seff's format instead" >&2
+}
+[ -z "$missing" ] && { get_seff; exit 0; }
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "install-deps: need root to install:$missing" >&2
@@ -47,3 +58,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
+get_seff

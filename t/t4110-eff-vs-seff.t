@@ -114,9 +114,19 @@ ids () {
          "$(cat job.array)_2"
 }
 
+# One intended difference (doc/accounting-reports.md): where Slurm
+# allocated no memory (CR_Core: memory is not a consumable resource, as
+# on this test cluster), seff from 23.02 on multiplies TRES_MEM'"'"'s
+# "not found" (INFINITE64) by 1024 and prints it as "16.00 B"; eff says
+# "0.00 MB".  Only that artefact is rewritten before the exact compare.
+seff_artefact () {
+    sed "s#^\(Memory Efficiency: 0\.00% of \)16\.00 B (16\.00 B/\(node\|core\))\$#\10.00 MB (0.00 MB/\2)#"
+}
+
 test_expect_success SLURM,PIN_SO,SEFF 'eff prints seff'"'"'s lines, exactly, for every state' '
     for id in $(ids); do
-        "$SEFF" "$id" >seff.$id &&
+        "$SEFF" "$id" >seff.raw.$id &&
+        seff_artefact <seff.raw.$id >seff.$id &&
         slurm-pin eff "$id" >eff.$id &&
         cat seff.$id eff.$id &&
         head -n "$(wc -l <seff.$id)" eff.$id >head.$id &&

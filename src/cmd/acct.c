@@ -531,6 +531,15 @@ static void print_row (const struct acct_query *q,
         r.start_us = q->start_us;
     if (q->end_us && r.end_us > q->end_us)
         r.end_us = q->end_us;
+    if (r.dbd.valid) { /* read from slurmdbd: its seconds print */
+        int64_t s0 = q->start_us / 1000000, e0 = q->end_us / 1000000;
+        if (s0 && r.dbd.start > 0 && r.dbd.start < s0)
+            r.dbd.start = s0;
+        if (e0 && r.dbd.end > e0)
+            r.dbd.end = e0;
+        if (r.dbd.start > 0 && r.dbd.end >= r.dbd.start)
+            r.dbd.elapsed = r.dbd.end - r.dbd.start;
+    }
     acct_print_row (stdout, fmt, out, &r);
 }
 

@@ -479,6 +479,18 @@ static bool row_field (const struct acct_row *row,
  * (newline, escape sequence, C1, bidi control, bad UTF-8) becomes '?'
  * (text_sanitize), so that a row stays one line and a terminal shows
  * what is there. */
+/* The time Start, End or Submit prints: slurmdbd's (whole seconds) when
+ * the row was read from it, as sacct prints them, else the record's; a
+ * step's Submit is its start, as in sacct. */
+static int64_t shown_date_us (const struct acct_row *row, int id)
+{
+    if (id == ACCT_F_SUBMIT && !row->is_step)
+        return row->submit_us;
+    if (id == ACCT_F_END)
+        return row->dbd.valid ? row->dbd.end * 1000000 : row->end_us;
+    return row->dbd.valid ? row->dbd.start * 1000000 : row->start_us;
+}
+
 bool acct_row_field (const struct acct_row *row, int id, char *buf, size_t n)
 {
     bool has = row_field (row, id, buf, n);
@@ -536,16 +548,10 @@ static bool row_field (const struct acct_row *row, int id, char *buf, size_t n)
                            n);
             return true;
         case ACCT_F_START: /* slurmdbd's when read from it, as sacct */
-            acct_fmt_date (row->dbd.valid ? row->dbd.start * 1000000
-                                          : row->start_us,
-                           buf,
-                           n);
+            acct_fmt_date (shown_date_us (row, ACCT_F_START), buf, n);
             return true;
         case ACCT_F_END:
-            acct_fmt_date (row->dbd.valid ? row->dbd.end * 1000000
-                                          : row->end_us,
-                           buf,
-                           n);
+            acct_fmt_date (shown_date_us (row, ACCT_F_END), buf, n);
             return true;
         case ACCT_F_STATE:
             return put (buf, n, row->state[0] ? row->state : NULL);
@@ -570,9 +576,7 @@ static bool row_field (const struct acct_row *row, int id, char *buf, size_t n)
                         n,
                         !row->is_step && row->reason[0] ? row->reason : NULL);
         case ACCT_F_SUBMIT: /* sacct: a step's is its start */
-            acct_fmt_date (row->is_step ? row->start_us : row->submit_us,
-                           buf,
-                           n);
+            acct_fmt_date (shown_date_us (row, ACCT_F_SUBMIT), buf, n);
             return true;
         case ACCT_F_TIMELIMIT: /* job lines; 0: blank */
             if (row->is_step || !row->has_timelimit || !row->timelimit)
@@ -680,10 +684,7 @@ void acct_print_row (FILE *f,
 
         if (out->date_fmt
             && (id == ACCT_F_START || id == ACCT_F_END || id == ACCT_F_SUBMIT))
-            acct_fmt_date_fmt (id == ACCT_F_START ? row->start_us
-                               : id == ACCT_F_END ? row->end_us
-                               : row->is_step     ? row->start_us
-                                                  : row->submit_us,
+            acct_fmt_date_fmt (shown_date_us (row, id),
                                out->date_fmt,
                                buf,
                                sizeof (buf));
