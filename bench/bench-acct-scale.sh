@@ -139,10 +139,13 @@ cell () {
         "$(awk '$2 > m { m = $2 } END { print m / 1024 }' "$f")"
 }
 
-# ran_out NAME: true when a run of NAME timed out (not repeated)
-ran_out () { grep -q '^timeout' "$work/$1.m" 2>/dev/null; }
+# ran_out NAME: true when a run of NAME timed out or failed (not repeated)
+ran_out () { [ -f "$work/$1.m" ] && awk '$1 == "timeout" || $3 != 0 { f = 1 } END { exit !f }' "$work/$1.m"; }
 
+# jobs_in_json FILE: the jobs of a --json output ("?" when it does not
+# parse, "big" over 400 MB: Python would need several GB to count them)
 jobs_in_json () {
+    if [ "$(wc -c <"$1")" -gt $((400 << 20)) ]; then echo big; return; fi
     python3 -c 'import json,sys
 try:
     print(len(json.load(open(sys.argv[1]))["jobs"]))
