@@ -142,4 +142,6 @@ for mode in $modes; do
         "$(echo "${wrate[$mode]}" | median)" "$k" \
         "$(echo "${wlat[$mode]}" | median)" "$(echo "${wlat99[$mode]}" | median)"
 done
-echo "per round, work_cpu_s: off ${wcpu[off]}| profile ${wcpu[profile]}| strace ${wcpu[strace]}"
+for mode in $modes; do
+    echo "per round, $mode: work_cpu_s ${wcpu[$mode]}| rate ${wrate[$mode]}| forks_s ${inner[$mode]}"
+done
