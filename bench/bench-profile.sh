@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench-profile.sh - what profiling costs a fork-heavy workload, next to strace
 #
-#   bench/bench-profile.sh [FORKS] [ROUNDS] [py|c|c10]   (root: the proc connector)
+#   bench/bench-profile.sh [--rate R] [FORKS] [ROUNDS] [py|c|c10]   (root: the proc connector)
 #
 # Runs t/profile/workload.py burst FORKS (FORKS fork()s, reaped after the
 # last one; default 2000), or with "c" the same in a small C program built
@@ -9,17 +9,28 @@
 # short programs (/bin/true) started by that C program at about 10 per
 # second between slices of CPU work (ALICE's rate; the work per slice is
 # calibrated once, bare, so every mode does the same work), ROUNDS
-# times (default 5) in each of three ways,
-# interleaved so that a change of the machine's load hits all three:
+# times (default 5) in each of four ways,
+# interleaved so that a change of the machine's load hits all of them:
 #   bare     the workload alone
 #   profile  under slurm-pin profile --record (proc connector, taskstats,
 #            samples every 1000 ms with PSS)
+#   notask   the same without taskstats (slurm-pin profile --record
+#            --no-taskstats: no exact CPU time per command), to tell the
+#            kernel's taskstats work in the workload from the rest
 #   strace   under strace -f -e trace=process -ttt -o FILE
 # and prints the median wall time of each, the slowdown against bare, and
 # how many of the FORKS processes each recorded (profile: fork events in
 # the profile and the losses it reports; strace: fork/clone/vfork calls
 # that returned a pid without CLONE_THREAD).  Then the cost of one
 # smaps_rollup read (PSS) for workers sharing 64 MiB.
+# --rate R (with c): the C program forks on a clock-driven schedule, R
+# forks per second (bench/burst.c --rate), instead of as fast as it can;
+# then the wall times are the schedule's and the fair measures are the
+# second table's: whether each round kept the rate, the workload's own
+# CPU time (getrusage of it and its children: the kernel's work for the
+# proc connector and taskstats messages in the forking processes
+# included), its per-fork latency, and the recorder's CPU per process.
+# The C workloads always print that table.
 # Environment: PIN_BUILDDIR (default ./build), PY (default /usr/bin/python3).
 set -euo pipefail
 
@@ -28,6 +39,14 @@ build=${PIN_BUILDDIR:-$top/build}
 slurmpin=$build/src/cmd/slurm-pin
 py=${PY:-/usr/bin/python3}
 workload=$top/t/profile/workload.py
+rate=""
+if [ "${1:-}" = --rate ]; then
+    rate=${2:-}
+    shift 2 || true
+    case $rate in
+    ''|*[!0-9]*|0) echo "bench-profile: --rate '$rate': give forks per second, a whole number above 0" >&2; exit 1 ;;
+    esac
+fi
 forks=${1:-2000}
 rounds=${2:-5}
 lang=${3:-py}
@@ -35,6 +54,11 @@ case $lang in
 py|c|c10) ;;
 *) echo "bench-profile: workload '$lang': give py, c or c10" >&2; exit 1 ;;
 esac
+if [ -n "$rate" ] && [ "$lang" != c ]; then
+    echo "bench-profile: --rate $rate: only with the c workload (not $lang)" >&2
+    exit 1
+fi
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "bench-profile: needs root (proc connector)" >&2
@@ -52,8 +76,13 @@ now () { date +%s.%N; }
 # the workload: one command line
 if [ "$lang" = c ]; then
     "${CC:-cc}" -O2 -o "$tmp/burst" "$top/bench/burst.c"
-    work=("$tmp/burst" "$forks")
-    what="fork()s by a C program"
+    if [ -n "$rate" ]; then
+        work=("$tmp/burst" --rate "$rate" "$forks")
+        what="fork()s by a C program paced at $rate/s"
+    else
+        work=("$tmp/burst" "$forks")
+        what="fork()s by a C program (unpaced: as fast as it goes)"
+    fi
 elif [ "$lang" = c10 ]; then
     "${CC:-cc}" -O2 -o "$tmp/burst" "$top/bench/burst.c"
     # the work of 100 ms: 10 slices of a calibration run, scaled
@@ -67,8 +96,10 @@ else
     what="fork()s by Python"
 fi
 
-declare -A times seen inner cpus
+modes="bare profile notask strace"
+declare -A times seen inner cpus wcpu wrate wkept wlat wlat99
 cpu=""
+cpunt=""
 # the CPU time (user + system) of the whole command: the workload, its
 # children and the recorder or strace (GNU time; a measure the load of a
 # shared machine moves far less than wall times)
@@ -77,7 +108,7 @@ if [ -x /usr/bin/time ]; then
     timer="/usr/bin/time -f %U+%S -o $tmp/time"
 fi
 for r in $(seq "$rounds"); do
-    for mode in bare profile strace; do
+    for mode in $modes; do
         t0=$(now)
         case $mode in
         bare)
@@ -85,6 +116,9 @@ for r in $(seq "$rounds"); do
         profile)
             $timer "$slurmpin" profile --record "$tmp/p.jsonl" -- \
                 "${work[@]}" >"$tmp/w.json" ;;
+        notask)
+            $timer "$slurmpin" profile --record "$tmp/p.jsonl" \
+                --no-taskstats -- "${work[@]}" >"$tmp/w.json" ;;
         strace)
             $timer strace -f -e trace=process -ttt -o "$tmp/s.txt" \
                 "${work[@]}" >"$tmp/w.json" ;;
@@ -93,12 +127,21 @@ for r in $(seq "$rounds"); do
         t1=$(now)
         times[$mode]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }') "
         inner[$mode]+="$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["burst_s"])' "$tmp/w.json") "
+        if [ "$lang" != py ]; then
+            read -r a b c d e < <("$py" -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["cpu_s"], j["rate"], {True: "yes", False: "no", None: "-"}[j["kept"]], j["fork_us_p50"], j["fork_us_p99"])' "$tmp/w.json")
+            wcpu[$mode]+="$a "
+            wrate[$mode]+="$b "
+            wkept[$mode]+="$c "
+            wlat[$mode]+="$d "
+            wlat99[$mode]+="$e "
+        fi
         case $mode in
         bare) n=$forks ;;
-        profile)
+        profile|notask)
             "$slurmpin" profile --json "$tmp/p.jsonl" >"$tmp/p.json"
             n=$("$py" -c 'import json,sys; j=json.load(open(sys.argv[1])); l=j["lost"]; print("%d lost=%d" % (j["processes_created"], l["sequence_gaps"]+l["enobufs"]+l["socket_drops"]+l["untracked"]))' "$tmp/p.json")
-            cpu+="$("$py" -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlines()[-1]).get("recorder_cpu_us", -1))' "$tmp/p.jsonl") "
+            [ "$mode" = notask ] && v=cpunt || v=cpu
+            printf -v "$v" '%s%s ' "${!v}" "$("$py" -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlines()[-1]).get("recorder_cpu_us", -1))' "$tmp/p.jsonl")"
             ;;
         strace)
             # a completed or resumed fork-like call returning a pid
@@ -111,14 +154,14 @@ done
 
 median () { tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-echo "fork-heavy workload: $forks $what, $rounds rounds, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "fork-heavy workload: $forks $what, $rounds rounds, $(nproc) CPUs, load $load0 before, $(cut -d' ' -f1-3 /proc/loadavg) after"
 echo "forks_s: the workload's own time for its forks (what the job feels); wall_s: the whole command, the recorder's start and end included"
 echo "cpu_s: user + system CPU time of the whole command (workload, children, recorder or strace), when GNU time is there"
 printf '%-8s %9s %9s %9s %9s %9s %9s  %s\n' mode forks_s slowdown wall_s slowdown cpu_s ratio "processes recorded per round (of $forks)"
 bare=$(echo "${times[bare]}" | median)
 ibare=$(echo "${inner[bare]}" | median)
 cbare=$(for x in ${cpus[bare]:-0+0}; do awk -v x="$x" 'BEGIN { split(x, a, "+"); print a[1] + a[2] }'; done | tr '\n' ' ' | median)
-for mode in bare profile strace; do
+for mode in $modes; do
     m=$(echo "${times[$mode]}" | median)
     i=$(echo "${inner[$mode]}" | median)
     c=$(for x in ${cpus[$mode]:-0+0}; do awk -v x="$x" 'BEGIN { split(x, a, "+"); print a[1] + a[2] }'; done | tr '\n' ' ' | median)
@@ -128,12 +171,33 @@ for mode in bare profile strace; do
         "$c" "$(awk -v a="$c" -v b="$cbare" 'BEGIN { print (b > 0 ? a / b : 0) }')" \
         "${seen[$mode]}"
 done
-c=$(echo "$cpu" | median)
-if [ "$c" -ge 0 ]; then
-    echo "recorder CPU time (the end line's recorder_cpu_us, median): $c us per run, $(awk -v c="$c" -v n="$forks" 'BEGIN { printf "%.1f", c / n }') us per process, $(awk -v c="$c" -v b="$bare" 'BEGIN { printf "%.1f", c / 1e4 / b }') % of the bare run's wall time"
-fi
+for v in cpu cpunt; do
+    c=$(echo "${!v}" | median)
+    [ "$v" = cpu ] && how=profile || how=notask
+    if [ "$c" -ge 0 ]; then
+        echo "recorder CPU time, $how (the end line's recorder_cpu_us, median): $c us per run, $(awk -v c="$c" -v n="$forks" 'BEGIN { printf "%.1f", c / n }') us per process, $(awk -v c="$c" -v b="$bare" 'BEGIN { printf "%.1f", c / 1e4 / b }') % of the bare run's wall time; per round: ${!v}"
+    fi
+done
 
-[ "$lang" = py ] || exit 0
+if [ "$lang" != py ]; then
+    echo "the workload's own measures (bench/burst.c, medians of the rounds): work_cpu_s: its and its children's user + system CPU time (getrusage)"
+    echo "rate: forks (or programs) per second achieved; kept: rounds within 1 % of --rate; fork_us: one fork() call in the parent, median round's p50 and p99"
+    printf '%-8s %11s %9s %10s %8s %9s %9s\n' mode work_cpu_s ratio rate kept fork_p50 fork_p99
+    wb=$(echo "${wcpu[bare]}" | median)
+    for mode in $modes; do
+        c=$(echo "${wcpu[$mode]}" | median)
+        k=$(echo "${wkept[$mode]}" | tr ' ' '\n' | grep -c '^yes$' || true)
+        [ -n "$rate" ] && k="$k/$rounds" || k=-
+        printf '%-8s %11.3f %8.2fx %10.0f %8s %9.1f %9.1f\n' "$mode" "$c" \
+            "$(awk -v a="$c" -v b="$wb" 'BEGIN { print (b > 0 ? a / b : 0) }')" \
+            "$(echo "${wrate[$mode]}" | median)" "$k" \
+            "$(echo "${wlat[$mode]}" | median)" "$(echo "${wlat99[$mode]}" | median)"
+    done
+    for mode in $modes; do
+        echo "per round, $mode: work_cpu_s ${wcpu[$mode]}| rate ${wrate[$mode]}"
+    done
+    exit 0
+fi
 "$slurmpin" profile --record "$tmp/m.jsonl" --interval 100 -- \
     "$py" "$workload" shared 64 4 1 >/dev/null
 "$slurmpin" profile --json "$tmp/m.jsonl" >"$tmp/m.json"

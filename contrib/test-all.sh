@@ -34,7 +34,7 @@
 #      in stage 3 and skips there, saying why: PIN_SKIP_SLURM), installs,
 #      uninstalls and cleans (doc/testing.md)
 #   5. the fuzz harnesses, t/fuzz/run.sh: each built with clang and run for
-#      FUZZ_SECONDS (default 30) as a regression check (doc/fuzzing.md)
+#      FUZZ_SECONDS (default 20) as a regression check (doc/fuzzing.md)
 #   6. the qemu tier, t/vm/run-tests.sh (always: it fails if qemu cannot run)
 # A test failure does not stop the later stages; a failed build does.
 # For each failed 'make check' the test-suite.log files with failures are
@@ -52,7 +52,7 @@
 # one more failure, so "0 failed" always means everything worked.
 # Exit status: 0 only if nothing failed.
 #
-# Environment: JOBS (default 2) for make -j.  FUZZ_SECONDS (default 30)
+# Environment: JOBS (default 2) for make -j.  FUZZ_SECONDS (default 20)
 # for each fuzz harness.  PIN_REQUIRE_SLURM defaults
 # to 1: a machine where the local Slurm cannot start fails the Slurm tests
 # instead of skipping them.
@@ -359,7 +359,7 @@ fi
 # is in doc/fuzzing.md).  Its TAP (one line per harness) is kept in
 # build/fuzz.log; clang or libFuzzer missing fails the stage.
 if want fuzz; then
-header "fuzz (t/fuzz/run.sh, FUZZ_SECONDS=${FUZZ_SECONDS:-30} each)"
+header "fuzz (t/fuzz/run.sh, FUZZ_SECONDS=${FUZZ_SECONDS:-20} each)"
 run_tap_stage fuzz build/fuzz.log t/fuzz/run.sh
 fi
 

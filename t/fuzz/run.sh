@@ -22,7 +22,7 @@
 #                (fuzz_topoxml_builtin)
 #   HARNESS...   run only these (default: those run by default)
 # Environment:
-#   FUZZ_SECONDS  time per harness (default 30)
+#   FUZZ_SECONDS  time per harness (default 20)
 #   FUZZ_SEED     libFuzzer's -seed (default 1: a regression run explores
 #                 the same inputs each time, so that it fails for a change
 #                 of the code, not of luck; 0: a random seed, for the
@@ -36,7 +36,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd) || exit 1
 fuzzdir=$top/t/fuzz
-seconds=${FUZZ_SECONDS:-30}
+seconds=${FUZZ_SECONDS:-20}
 jobs=${FUZZ_JOBS:-1}
 seed=${FUZZ_SEED:-1}
 build=${FUZZ_BUILD:-$top/build/fuzz}
