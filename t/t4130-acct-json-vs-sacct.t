@@ -109,7 +109,7 @@ sacct = json.load(open(sys.argv[1]))
 pin = json.load(open(sys.argv[2]))
 listed = [l.split() for l in open(sys.argv[3]) if l.strip() and not l.startswith("#")]
 exits = dict(l.strip().split("|") for l in open(sys.argv[4]) if l.strip())
-mode = sys.argv[5]  # values: all below; ids: ids, states, exit codes
+mode = sys.argv[5]  # values: all below; ids: job and step ids
 values = mode == "values"
 bad = []
 used = set()
@@ -190,47 +190,54 @@ def cmp_exit(what, raw, se, pe):
     else:
         cmp(what + " exit_code.status", flag(se["status"]), flag(pe["status"]))
 
-if mode in ("values", "ids"):
-    pj = {j["job_id"]: j for j in pin["jobs"]}
-    cmp("job ids", sorted(pj), sorted(j["job_id"] for j in sacct["jobs"]))
-    for sj in sacct["jobs"]:
-        j = pj.get(sj["job_id"])
-        if not j:
-            continue
-        w = "job %d" % sj["job_id"]
-        for k in ("name", "user", "partition", "cluster", "account", "qos", "nodes", "allocation_nodes"):
+def compare_values():
+        pj = {j["job_id"]: j for j in pin["jobs"]}
+        cmp("job ids", sorted(pj), sorted(j["job_id"] for j in sacct["jobs"]))
+        for sj in sacct["jobs"]:
+            j = pj.get(sj["job_id"])
+            if not j:
+                continue
+            w = "job %d" % sj["job_id"]
+            for k in ("name", "user", "partition", "cluster", "account", "qos", "nodes", "allocation_nodes"):
+                if values:
+                    cmp(w + " " + k, sj[k], j[k])
+            cmp(w + " array.job_id", sj["array"]["job_id"], j["array"]["job_id"])
+            cmp(w + " array.task_id", num(sj["array"]["task_id"]), num(j["array"]["task_id"]))
             if values:
-                cmp(w + " " + k, sj[k], j[k])
-        cmp(w + " state", flag(sj["state"]["current"]), flag(j["state"]["current"]))
-        cmp(w + " array.job_id", sj["array"]["job_id"], j["array"]["job_id"])
-        cmp(w + " array.task_id", num(sj["array"]["task_id"]), num(j["array"]["task_id"]))
-        if values:
-            cmp(w + " kill_request_user", sj["kill_request_user"] or "", j["kill_request_user"] or "")
-            for k in ("start", "end", "elapsed", "submission", "limit"):
-                cmp(w + " time." + k, num(sj["time"][k]), num(j["time"][k]))
-            cmp(w + " required.CPUs", sj["required"]["CPUs"], j["required"]["CPUs"])
-            cmp(w + " tres.allocated cpu", cpus(sj["tres"]["allocated"]), cpus(j["tres"]["allocated"]))
-        cmp_exit(w, str(sj["job_id"]), sj["exit_code"], j["exit_code"])
-        ps = {step_id(j, s): s for s in j["steps"]}
-        cmp(w + " steps", sorted(ps), sorted(step_id(sj, s) for s in sj["steps"]))
-        for ss in sj["steps"]:
-            i = step_id(sj, ss)
-            s = ps.get(i)
-            if not s:
-                continue
-            w = "step " + i
-            cmp(w + " step.id", ss["step"]["id"], s["step"]["id"])
-            cmp(w + " step.name", ss["step"]["name"], s["step"]["name"])
-            cmp(w + " state", flag(ss["state"]), flag(s["state"]))
-            cmp_exit(w, i, ss["exit_code"], s["exit_code"])
-            if not values:
-                continue
-            for k in ("start", "end", "elapsed"):
-                cmp(w + " time." + k, num(ss["time"][k]), num(s["time"][k]))
-            cmp(w + " nodes.count", ss["nodes"]["count"], s["nodes"]["count"])
-            cmp(w + " nodes.range", ss["nodes"]["range"], s["nodes"]["range"])
-            cmp(w + " tasks.count", ss["tasks"]["count"], s["tasks"]["count"])
-            cmp(w + " tres.allocated cpu", cpus(ss["tres"]["allocated"]), cpus(s["tres"]["allocated"]))
+                cmp(w + " state", flag(sj["state"]["current"]), flag(j["state"]["current"]))
+                cmp(w + " kill_request_user", sj["kill_request_user"] or "", j["kill_request_user"] or "")
+                for k in ("start", "end", "elapsed", "submission", "limit"):
+                    cmp(w + " time." + k, num(sj["time"][k]), num(j["time"][k]))
+                cmp(w + " required.CPUs", sj["required"]["CPUs"], j["required"]["CPUs"])
+                cmp(w + " tres.allocated cpu", cpus(sj["tres"]["allocated"]), cpus(j["tres"]["allocated"]))
+            if values:
+                cmp_exit(w, str(sj["job_id"]), sj["exit_code"], j["exit_code"])
+            ps = {step_id(j, s): s for s in j["steps"]}
+            cmp(w + " steps", sorted(ps), sorted(step_id(sj, s) for s in sj["steps"]))
+            for ss in sj["steps"]:
+                i = step_id(sj, ss)
+                s = ps.get(i)
+                if not s:
+                    continue
+                w = "step " + i
+                cmp(w + " step.id", ss["step"]["id"], s["step"]["id"])
+                if not values:
+                    continue
+                cmp(w + " step.name", ss["step"]["name"], s["step"]["name"])
+                cmp(w + " state", flag(ss["state"]), flag(s["state"]))
+                cmp_exit(w, i, ss["exit_code"], s["exit_code"])
+                for k in ("start", "end", "elapsed"):
+                    cmp(w + " time." + k, num(ss["time"][k]), num(s["time"][k]))
+                cmp(w + " nodes.count", ss["nodes"]["count"], s["nodes"]["count"])
+                cmp(w + " nodes.range", ss["nodes"]["range"], s["nodes"]["range"])
+                cmp(w + " tasks.count", ss["tasks"]["count"], s["tasks"]["count"])
+                cmp(w + " tres.allocated cpu", cpus(ss["tres"]["allocated"]), cpus(s["tres"]["allocated"]))
+
+if mode in ("values", "ids"):
+    try:
+        compare_values()
+    except (KeyError, TypeError, IndexError) as e:
+        bad.append("values: a key sacct has is not there: %r" % (e,))
 
 for i, l in enumerate(listed):
     if i not in used and l[0] == "exit22" and values:
@@ -249,12 +256,8 @@ PY
 cat >intended <<'EOF2'
 # the scheduler's job flags (STARTED_ON_SCHEDULE, ...): slurmdbd's only
 missing .jobs[].flags[]
-# TRES slurm-pin does not account (billing, energy, fs/disk; a step's
-# consumed TRES and CPU usage in the step's requested TRES)
-missing .jobs[].tres.allocated[]
-missing .jobs[].tres.requested[]
-missing .jobs[].steps[].tres.allocated[]
-missing .jobs[].steps[].tres.requested
+# TRES slurm-pin does not account: a step's consumed TRES (energy,
+# fs/disk), which 22.05 lists even when 0
 missing .jobs[].steps[].tres.consumed
 # the CPU frequency governors a step may ask for
 missing .jobs[].steps[].CPU.governor[]
@@ -262,6 +265,20 @@ missing .jobs[].steps[].CPU.governor[]
 # read from it, not the rest)
 null .jobs[].comment.administrator
 EOF2
+# read from the journal, also: a step's requested TRES (MaxRSS etc.,
+# slurmdbd's) is [] unless pin.so recorded memory.peak; a job line's
+# exit code is its records' (a signal where slurmdbd has 0:0: the
+# journal's values are issue 22 item 1's), which 22.05's dbv0.0.38 shows
+# as a "signal" object
+{
+    cat intended &&
+    echo "missing .jobs[].steps[].tres.requested.average[]" &&
+    echo "missing .jobs[].steps[].tres.requested.total[]" &&
+    echo "missing .jobs[].steps[].tres.requested.max[]" &&
+    echo "missing .jobs[].steps[].tres.requested.min[]" &&
+    echo "extra .jobs[].exit_code.signal" &&
+    echo "null .jobs[].exit_code.return_code"
+} >intended-journal
 if test "$(sacct --json=list 2>/dev/null | grep -c data_parser)" = 0; then
     echo exit22 exit22 >>intended
     test_set_prereq DBV38
@@ -273,10 +290,13 @@ test_expect_success SLURM,PIN_SO,PYTHON3 'slurm-pin acct --json (slurmdbd): sacc
     python3 cmp.py sacct.json pin.json intended sacct.exit values
 '
 
-test_expect_success SLURM,PIN_SO,PYTHON3 'slurm-pin acct --json (the journal): sacct'"'"'s paths and types, ids, states, exit codes' '
+# The journal: the same shape, and the same jobs and steps.  Its values
+# are those of the records pin.so wrote (whether they are slurmdbd'"'"'s is
+# issue 22 item 1'"'"'s: the same jobs read both ways)
+test_expect_success SLURM,PIN_SO,PYTHON3 'slurm-pin acct --json (the journal): sacct'"'"'s paths and types, job and step ids' '
     slurm-pin acct --journal "$JOURNAL" -j $(cat jobs) --json >pin-journal.json &&
     if test -n "$PIN_T4130_SAVE"; then cp pin-journal.json "$PIN_T4130_SAVE.journal"; fi &&
-    python3 cmp.py sacct.json pin-journal.json intended sacct.exit ids
+    python3 cmp.py sacct.json pin-journal.json intended-journal sacct.exit ids
 '
 
 test_done

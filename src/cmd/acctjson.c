@@ -210,10 +210,11 @@ static json_object *jnum (const struct sh *s, bool set, bool inf, int64_t v)
 
     if (!s->dp)
         return set && !inf ? jint (v) : NULL;
+    /* data_parser: infinite is {set false, infinite true, number 0} */
     o = json_object_new_object ();
-    cmd_json_add (o, "set", json_object_new_boolean (set), false);
+    cmd_json_add (o, "set", json_object_new_boolean (set && !inf), false);
     cmd_json_add (o, "infinite", json_object_new_boolean (inf), false);
-    cmd_json_add (o, "number", jint (set ? v : 0), false);
+    cmd_json_add (o, "number", jint (set && !inf ? v : 0), false);
     return o;
 }
 
