@@ -7,12 +7,10 @@
 #if HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include <json-c/json.h>
 #include <slurm/slurm.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -359,8 +357,14 @@ int cmd_acct (int argc, char **argv)
     if (acct_query_load (NAME, &q, &t, &skipped) < 0)
         goto done;
     if (json) {
-        rc = acct_json_print (
-                 NAME, json_ver, &q, &t, allocations, skipped, argc, argv)
+        rc = acct_json_print (NAME,
+                              json_ver,
+                              &q,
+                              &t,
+                              allocations,
+                              skipped,
+                              argc,
+                              argv)
              < 0;
         goto done;
     }

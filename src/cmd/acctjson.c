@@ -230,9 +230,7 @@ static json_object *jflag (const struct sh *s, const char *v)
     return a;
 }
 
-static void put_cpu (json_object *o,
-                     const char *base,
-                     uint64_t usec)
+static void put_cpu (json_object *o, const char *base, uint64_t usec)
 {
     char p[64];
 
@@ -306,16 +304,16 @@ static const char *sig_abbrev (int sig)
     static const struct {
         int n;
         const char *s;
-    } t[] = {{SIGHUP, "HUP"},   {SIGINT, "INT"},   {SIGQUIT, "QUIT"},
-             {SIGILL, "ILL"},   {SIGTRAP, "TRAP"}, {SIGABRT, "ABRT"},
-             {SIGBUS, "BUS"},   {SIGFPE, "FPE"},   {SIGKILL, "KILL"},
-             {SIGUSR1, "USR1"}, {SIGSEGV, "SEGV"}, {SIGUSR2, "USR2"},
-             {SIGPIPE, "PIPE"}, {SIGALRM, "ALRM"}, {SIGTERM, "TERM"},
-             {SIGCHLD, "CHLD"}, {SIGCONT, "CONT"}, {SIGSTOP, "STOP"},
-             {SIGTSTP, "TSTP"}, {SIGTTIN, "TTIN"}, {SIGTTOU, "TTOU"},
-             {SIGURG, "URG"},   {SIGXCPU, "XCPU"}, {SIGXFSZ, "XFSZ"},
+    } t[] = {{SIGHUP, "HUP"},       {SIGINT, "INT"},   {SIGQUIT, "QUIT"},
+             {SIGILL, "ILL"},       {SIGTRAP, "TRAP"}, {SIGABRT, "ABRT"},
+             {SIGBUS, "BUS"},       {SIGFPE, "FPE"},   {SIGKILL, "KILL"},
+             {SIGUSR1, "USR1"},     {SIGSEGV, "SEGV"}, {SIGUSR2, "USR2"},
+             {SIGPIPE, "PIPE"},     {SIGALRM, "ALRM"}, {SIGTERM, "TERM"},
+             {SIGCHLD, "CHLD"},     {SIGCONT, "CONT"}, {SIGSTOP, "STOP"},
+             {SIGTSTP, "TSTP"},     {SIGTTIN, "TTIN"}, {SIGTTOU, "TTOU"},
+             {SIGURG, "URG"},       {SIGXCPU, "XCPU"}, {SIGXFSZ, "XFSZ"},
              {SIGVTALRM, "VTALRM"}, {SIGPROF, "PROF"}, {SIGWINCH, "WINCH"},
-             {SIGIO, "IO"},     {SIGSYS, "SYS"}};
+             {SIGIO, "IO"},         {SIGSYS, "SYS"}};
     for (size_t i = 0; i < sizeof (t) / sizeof (t[0]); i++)
         if (t[i].n == sig)
             return t[i].s;
@@ -337,11 +335,16 @@ static json_object *exit_json (const struct sh *s, int rc, int sig)
          * one: slurm-pin prints the code, doc/accounting-reports.md),
          * null for a signal; signal{signal_id, name} */
         cmd_json_add (o, "status", json_object_new_string (status), false);
-        cmd_json_add (o, "return_code", sig || rc < 0 ? NULL : jint (rc), true);
+        cmd_json_add (o,
+                      "return_code",
+                      sig || rc < 0 ? NULL : jint (rc),
+                      true);
         if (sig) {
             json_object *g = json_object_new_object ();
             cmd_json_add (g, "signal_id", jint (sig), false);
-            cmd_json_add (g, "name", json_object_new_string (strsignal (sig)),
+            cmd_json_add (g,
+                          "name",
+                          json_object_new_string (strsignal (sig)),
                           false);
             cmd_json_add (o, "signal", g, false);
         }
@@ -350,7 +353,9 @@ static json_object *exit_json (const struct sh *s, int rc, int sig)
     cmd_json_add (o, "status", jflag (s, status), false);
     put (o, "return_code", jnum (s, !sig && rc >= 0, false, rc < 0 ? 0 : rc));
     put (o, "signal/id", jnum (s, sig != 0, false, sig));
-    put (o, "signal/name", json_object_new_string (sig ? sig_abbrev (sig) : ""));
+    put (o,
+         "signal/name",
+         json_object_new_string (sig ? sig_abbrev (sig) : ""));
     return o;
 }
 
@@ -426,9 +431,13 @@ static json_object *pin_json (const struct acct_row *row)
                       "throttled_usec",
                       jint ((int64_t)row->throttled_usec),
                       false);
-        cmd_json_add (sp, "nr_throttled", jint ((int64_t)row->nr_throttled),
+        cmd_json_add (sp,
+                      "nr_throttled",
+                      jint ((int64_t)row->nr_throttled),
                       false);
-        cmd_json_add (sp, "nr_periods", jint ((int64_t)row->nr_periods),
+        cmd_json_add (sp,
+                      "nr_periods",
+                      jint ((int64_t)row->nr_periods),
                       false);
     }
     if (row->has_mem_peak)
@@ -448,8 +457,7 @@ static json_object *pin_json (const struct acct_row *row)
 
 /* ---- a step ----------------------------------------------------------- */
 
-static json_object *step_json (const struct sh *s,
-                               const struct acct_row *r)
+static json_object *step_json (const struct sh *s, const struct acct_row *r)
 {
     json_object *o = json_object_new_object (), *a;
     char buf[128], name[64];
@@ -460,8 +468,7 @@ static json_object *step_json (const struct sh *s,
     const char *first = r->nodes ? r->nodes : "";
     char node1[64];
 
-    snprintf (node1, sizeof (node1), "%.*s", (int)strcspn (first, ","),
-              first);
+    snprintf (node1, sizeof (node1), "%.*s", (int)strcspn (first, ","), first);
     put (o, "time/elapsed", jint (acct_row_elapsed_s (r)));
     put (o, "time/end", jnum (s, row_end (r) > 0, false, row_end (r)));
     put (o, "time/start", jnum (s, row_start (r) > 0, false, row_start (r)));
@@ -470,10 +477,9 @@ static json_object *step_json (const struct sh *s,
     put_cpu (o, "time/total", r->user_usec + r->system_usec);
     put_cpu (o, "time/user", r->user_usec);
     row_exit (r, &rc, &sig);
-    put (o, "exit_code", exit_json (s, r->exit_status < 0 && !r->dbd.valid
-                                           ? -1
-                                           : rc,
-                                    sig));
+    put (o,
+         "exit_code",
+         exit_json (s, r->exit_status < 0 && !r->dbd.valid ? -1 : rc, sig));
     put (o, "nodes/count", jint (acct_row_nnodes (r)));
     put (o, "nodes/range", json_object_new_string (nodes));
     put (o, "nodes/list", node_list (r->nodes));
@@ -492,14 +498,16 @@ static json_object *step_json (const struct sh *s,
     }
     put (o, "CPU/requested_frequency/min", jnum (s, !special, false, 0));
     put (o, "CPU/requested_frequency/max", jnum (s, !special, false, 0));
-    put (o, "CPU/governor",
+    put (o,
+         "CPU/governor",
          s->dp ? json_object_new_string ("") : json_object_new_array ());
     row_state (r, buf, sizeof (buf), &requid);
     put (o, "kill_request_user", jstr (s, NULL));
     put (o, "state", jflag (s, buf));
     put (o, "statistics/CPU/actual_frequency", jint (0));
-    put (o, "statistics/energy/consumed", s->dp ? jnum (s, true, false, 0)
-                                                : jint (0));
+    put (o,
+         "statistics/energy/consumed",
+         s->dp ? jnum (s, true, false, 0) : jint (0));
     acct_fmt_stepname (r->step_id, name, sizeof (name));
     if (s->dp) {
         acct_row_jobid (r, true, buf, sizeof (buf));
@@ -513,7 +521,8 @@ static json_object *step_json (const struct sh *s,
     }
     acct_row_field (r, ACCT_F_JOBNAME, buf, sizeof (buf));
     put (o, "step/name", json_object_new_string (buf));
-    put (o, "task/distribution",
+    put (o,
+         "task/distribution",
          json_object_new_string (special ? "Unknown" : "Cyclic"));
     /* TRES: slurmdbd's memory usage (MaxRSS etc.) where it has it */
     {
@@ -522,13 +531,17 @@ static json_object *step_json (const struct sh *s,
             char p[64];
             json_object *l = json_object_new_array ();
             if (r->dbd.valid && r->dbd.has_rss) {
-                uint64_t v = k == 0 ? r->dbd.max_rss
+                uint64_t v = k == 0   ? r->dbd.max_rss
                              : k == 1 ? r->dbd.max_rss
                              : k == 2 ? r->dbd.ave_rss
                                       : r->dbd.tot_rss;
                 if (v != (uint64_t)INFINITE64)
-                    json_object_array_add (
-                        l, tres (s, "mem", 2, (int64_t)v, k < 2 ? node1 : NULL));
+                    json_object_array_add (l,
+                                           tres (s,
+                                                 "mem",
+                                                 2,
+                                                 (int64_t)v,
+                                                 k < 2 ? node1 : NULL));
             }
             snprintf (p, sizeof (p), "tres/requested/%s", kinds[k]);
             put (o, p, l);
@@ -568,8 +581,11 @@ static json_object *job_json (const struct sh *s,
     put (o, "array/job_id", jint (array ? r->array_job_id : 0));
     put (o, "array/limits/max/running/tasks", jint (0));
     put (o, "array/task", jstr (s, NULL));
-    put (o, "array/task_id",
-         jnum (s, array && r->array_task_id != ACCT_NO_VAL, false,
+    put (o,
+         "array/task_id",
+         jnum (s,
+               array && r->array_task_id != ACCT_NO_VAL,
+               false,
                r->array_task_id));
     put (o, "association/account", jstr0 (r->account));
     put (o, "association/cluster", jstr0 (r->cluster));
@@ -593,7 +609,8 @@ static json_object *job_json (const struct sh *s,
         put (o, "stdout_expanded", jstr (s, NULL));
         put (o, "submit_line", jstr (s, NULL));
         put (o, "used_gres", jstr (s, NULL));
-        put (o, "time/planned",
+        put (o,
+             "time/planned",
              jnum (s, start > 0, false, start > submit ? start - submit : 0));
     }
     put (o, "cluster", jstr0 (r->cluster));
@@ -620,17 +637,18 @@ static json_object *job_json (const struct sh *s,
     put (o, "time/submission", jint (submit));
     put (o, "time/suspended", jint (0));
     put_cpu (o, "time/system", r->system_usec);
-    put (o, "time/limit",
-         jnum (s, r->has_timelimit && r->timelimit != ACCT_NO_VAL,
+    put (o,
+         "time/limit",
+         jnum (s,
+               r->has_timelimit && r->timelimit != ACCT_NO_VAL,
                r->has_timelimit && r->timelimit == 0xffffffffu,
                r->timelimit));
     put_cpu (o, "time/total", r->user_usec + r->system_usec);
     put_cpu (o, "time/user", r->user_usec);
     row_exit (r, &rc, &sig);
-    put (o, "exit_code", exit_json (s, r->exit_status < 0 && !r->dbd.valid
-                                           ? -1
-                                           : rc,
-                                    sig));
+    put (o,
+         "exit_code",
+         exit_json (s, r->exit_status < 0 && !r->dbd.valid ? -1 : rc, sig));
     put (o, "flags", json_object_new_array ());
     {
         struct group *g = r->dbd.valid ? getgrgid ((gid_t)r->dbd.gid) : NULL;
@@ -648,9 +666,11 @@ static json_object *job_json (const struct sh *s,
     put (o, "required/CPUs", jint (r->alloc_cpus));
     if (s->dp) {
         bool per_cpu = r->dbd.valid && r->dbd.mem_per_cpu;
-        put (o, "required/memory_per_cpu",
+        put (o,
+             "required/memory_per_cpu",
              jnum (s, per_cpu, false, (int64_t)r->req_mem));
-        put (o, "required/memory_per_node",
+        put (o,
+             "required/memory_per_node",
              jnum (s, !per_cpu, false, (int64_t)r->req_mem));
     } else {
         put (o, "required/memory", jint ((int64_t)r->req_mem));
@@ -661,7 +681,7 @@ static json_object *job_json (const struct sh *s,
         put (o,
              "kill_request_user",
              requid >= 0 ? json_object_new_string (
-                               user_name ((uint32_t)requid, who, sizeof (who)))
+                 user_name ((uint32_t)requid, who, sizeof (who)))
                          : jstr (s, NULL));
     }
     put (o, "reservation/id", jint (0));
@@ -686,14 +706,19 @@ static json_object *job_json (const struct sh *s,
     a = json_object_new_array ();
     json_object_array_add (a, tres (s, "cpu", 1, r->alloc_cpus, NULL));
     if (r->dbd.valid && r->dbd.alloc_tres_mem)
-        json_object_array_add (
-            a, tres (s, "mem", 2, (int64_t)r->dbd.alloc_tres_mem, NULL));
+        json_object_array_add (a,
+                               tres (s,
+                                     "mem",
+                                     2,
+                                     (int64_t)r->dbd.alloc_tres_mem,
+                                     NULL));
     json_object_array_add (a, tres (s, "node", 4, acct_row_nnodes (r), NULL));
     put (o, "tres/allocated", a);
     a = json_object_new_array ();
     json_object_array_add (a, tres (s, "cpu", 1, r->alloc_cpus, NULL));
     if (r->req_mem)
-        json_object_array_add (a, tres (s, "mem", 2, (int64_t)r->req_mem, NULL));
+        json_object_array_add (a,
+                               tres (s, "mem", 2, (int64_t)r->req_mem, NULL));
     json_object_array_add (a, tres (s, "node", 4, acct_row_nnodes (r), NULL));
     put (o, "tres/requested", a);
     put (o, "user", jstr0 (r->user));
@@ -747,13 +772,16 @@ int acct_json_print (const char *subcmd,
         put (meta, "plugin/type", json_object_new_string (""));
         put (meta, "plugin/name", json_object_new_string (""));
         put (meta, "plugin/data_parser", json_object_new_string (dp));
-        put (meta, "plugin/accounting_storage",
+        put (meta,
+             "plugin/accounting_storage",
              json_object_new_string (strcmp (q->source, "journal") == 0
                                          ? ""
                                          : "accounting_storage/slurmdbd"));
         put (meta, "client/source", json_object_new_string (""));
-        put (meta, "client/user",
-             json_object_new_string (user_name (getuid (), who, sizeof (who))));
+        put (meta,
+             "client/user",
+             json_object_new_string (
+                 user_name (getuid (), who, sizeof (who))));
         {
             struct group *g = getgrgid (getgid ());
             put (meta, "client/group", jstr0 (g ? g->gr_name : ""));
@@ -768,11 +796,15 @@ int acct_json_print (const char *subcmd,
         snprintf (dp, sizeof (dp), "%02ld", SLURM_VERSION_MINOR (v));
         put (meta, "slurm/version/minor", json_object_new_string (dp));
         put (meta, "slurm/release", json_object_new_string (msg));
-        put (meta, "slurm/cluster",
+        put (meta,
+             "slurm/cluster",
              jstr0 (t->njobs ? t->jobs[0].job.cluster : ""));
     } else {
-        put (meta, "plugin/type", json_object_new_string ("openapi/dbv0.0.38"));
-        put (meta, "plugin/name",
+        put (meta,
+             "plugin/type",
+             json_object_new_string ("openapi/dbv0.0.38"));
+        put (meta,
+             "plugin/name",
              json_object_new_string ("Slurm OpenAPI DB v0.0.38"));
         put (meta, "Slurm/version/major", jint (SLURM_VERSION_MAJOR (v)));
         put (meta, "Slurm/version/micro", jint (SLURM_VERSION_MICRO (v)));
@@ -780,7 +812,9 @@ int acct_json_print (const char *subcmd,
         put (meta, "Slurm/release", json_object_new_string (msg));
     }
     sp = json_object_new_object ();
-    cmd_json_add (sp, "version", json_object_new_string (PACKAGE_VERSION),
+    cmd_json_add (sp,
+                  "version",
+                  json_object_new_string (PACKAGE_VERSION),
                   false);
     cmd_json_add (sp, "source", json_object_new_string (q->source), false);
     cmd_json_add (sp,
