@@ -281,13 +281,38 @@ EOF2
 } >intended-journal
 if test "$(sacct --json=list 2>/dev/null | grep -c data_parser)" = 0; then
     echo exit22 exit22 >>intended
-    test_set_prereq DBV38
+else
+    test_set_prereq DATA_PARSER
 fi
 
 test_expect_success SLURM,PIN_SO,PYTHON3 'slurm-pin acct --json (slurmdbd): sacct'"'"'s paths and types, and values' '
     slurm-pin acct -j $(cat jobs) --json >pin.json &&
     if test -n "$PIN_T4130_SAVE"; then cp pin.json "$PIN_T4130_SAVE.pin" && cp sacct.exit "$PIN_T4130_SAVE.exit"; fi &&
     python3 cmp.py sacct.json pin.json intended sacct.exit values
+'
+
+# --json=VERSION, as sacct'"'"'s: every data_parser slurm-pin prints that the
+# installed sacct has (26.05: v0.0.42 to v0.0.45) against sacct --json=VERSION
+# (22.05'"'"'s sacct takes no VERSION: its one shape is the default'"'"'s, above)
+test_expect_success SLURM,PIN_SO,PYTHON3,DATA_PARSER 'slurm-pin acct --json=VERSION: sacct --json=VERSION'"'"'s paths, types and values' '
+    slurm-pin acct --json=list >versions &&
+    cat versions &&
+    test -s versions &&
+    for v in $(cat versions); do
+        sacct -j $(cat jobs) --json=${v#data_parser/} >sacct-v.json &&
+        slurm-pin acct -j $(cat jobs) --json=${v#data_parser/} >pin-v.json &&
+        for f in sacct-v.json pin-v.json; do
+            python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[\"meta\"][\"plugin\"][\"data_parser\"])" $f || return 1
+        done >parsers &&
+        printf "%s\n%s\n" $v $v >parsers.expect &&
+        test_cmp parsers.expect parsers &&
+        python3 cmp.py sacct-v.json pin-v.json intended sacct.exit values || return 1
+    done
+'
+
+test_expect_success '--json=VERSION: one slurm-pin does not print is refused' '
+    test_expect_code 2 slurm-pin acct --json=v0.0.1 2>err &&
+    grep "not an installed serializer slurm-pin prints: one of" err
 '
 
 # The journal: the same shape, and the same jobs and steps.  Its values
