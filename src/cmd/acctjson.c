@@ -486,8 +486,9 @@ static json_object *step_json (const struct sh *s, const struct acct_row *r)
     put (o, "tasks/count", jint (r->dbd.valid ? r->dbd.ntasks : 0));
     if (s->ver < 45) /* gone in v0.0.45 */
         put (o, "pid", jstr (s, NULL));
-    if (s->ver >= 43) {
+    if (s->ver >= 45)
         put (o, "submit_line", jstr (s, NULL));
+    if (s->ver >= 43) {
         put (o, "time/limit", jnum (s, false, true, 0));
         put (o, "step/stderr", jstr (s, NULL));
         put (o, "step/stdin", jstr (s, NULL));
