@@ -52,6 +52,8 @@ wait_db () {
     done
 }
 
+# PIN_T4130_SAVE=FILE (debugging): keep sacct'"'"'s JSON in FILE, slurm-pin'"'"'s
+# in FILE.pin and FILE.journal, sacct'"'"'s ExitCodes in FILE.exit
 test_expect_success PIN_SO 'start Slurm with slurmdbd and pin.so' '
     slurm_start --accounting --plugstack plugstack.conf --pin-conf pin.conf
 '
