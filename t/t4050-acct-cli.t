@@ -270,20 +270,30 @@ test_expect_success PYTHON3 '--json: sacct top-level shape, steps, slurm_pin' '
     python3 - <<-\EOF
 	import json
 	d = json.load(open("out.json"))
-	assert sorted(d) == ["errors", "jobs", "meta"], sorted(d)
+	# the installed sacct shape (t4130 compares it with sacct):
+	# dbv0.0.38 (22.05) or data_parser (23.02 on)
+	def val(v):
+	    if isinstance(v, list): return val(v[0]) if len(v) == 1 else v
+	    if isinstance(v, dict) and "number" in v: return v["number"]
+	    return v
+	dp = "warnings" in d
+	assert sorted(d) == ["errors", "jobs", "meta"] + (["warnings"] if dp else []), sorted(d)
 	assert d["errors"] == []
 	assert d["meta"]["slurm_pin"]["source"] == "journal"
 	assert "skipped 1 journal line" in d["meta"]["slurm_pin"]["warnings"][0]["description"]
 	(j,) = d["jobs"]
 	assert j["job_id"] == 101 and j["user"] == "root" and j["nodes"] == "node[1-2]"
-	assert j["state"]["current"] == "COMPLETED"
-	assert j["exit_code"] == {"status": "SUCCESS", "return_code": 0}
-	assert j["tres"]["allocated"][0] == {"type": "cpu", "id": 1, "count": 8}
+	assert val(j["state"]["current"]) == "COMPLETED"
+	assert val(j["exit_code"]["status"]) == "SUCCESS"
+	assert val(j["exit_code"]["return_code"]) == 0
+	cpu = j["tres"]["allocated"][0]
+	assert (cpu["type"], cpu["id"], cpu["count"]) == ("cpu", 1, 8), cpu
 	assert j["time"]["total"] == {"seconds": 301, "microseconds": 0}
 	ids = [s["step"]["id"] for s in j["steps"]]
-	assert ids == ["101.extern", "101.batch", "101.0"], ids
+	assert ids == (["101.extern", "101.batch", "101.0"] if dp else ["extern", "batch", 0]), ids
+	assert all(isinstance(val(s["state"]), str) for s in j["steps"])
 	s0 = j["steps"][2]
-	assert s0["nodes"] == {"count": 2, "range": "node[1-2]"}
+	assert (s0["nodes"]["count"], s0["nodes"]["range"], s0["nodes"]["list"]) == (2, "node[1-2]", ["node1", "node2"]), s0["nodes"]
 	assert abs(s0["slurm_pin"]["efficiency"] - 0.75) < 1e-9
 	assert s0["slurm_pin"]["throttled_usec"] == 1234000
 	assert s0["slurm_pin"]["cpus"] == "node1:0-1;node2:0-1"

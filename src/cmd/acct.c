@@ -7,15 +7,14 @@
 #if HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include <json-c/json.h>
 #include <slurm/slurm.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "acctjson.h"
 #include "acctsrc.h"
 #include "libacct/sacct.h"
 #include "subcmd.h"
@@ -87,9 +86,11 @@ static const struct cmdopt options[] = {
      0},
     {"json",
      OPT_JSON,
-     CMDOPT_NONE,
-     NULL,
-     "sacct's JSON shape, with a slurm_pin object",
+     CMDOPT_OPTIONAL,
+     "VERSION",
+     "sacct --json's shape (data_parser VERSION,\n"
+     "default the installed sacct's; \"list\": the\n"
+     "installed ones), with slurm_pin objects",
      0},
     CMDOPT_END,
 };
@@ -124,348 +125,6 @@ static const struct cmdopt_spec spec = {
                deliver_options,
                NULL},
 };
-
-/* ---- JSON ------------------------------------------------------------- */
-
-static json_object *jtime (uint64_t usec)
-{
-    json_object *o = json_object_new_object ();
-    if (o) {
-        cmd_json_add (o,
-                      "seconds",
-                      json_object_new_int64 ((int64_t)(usec / 1000000)),
-                      false);
-        cmd_json_add (o,
-                      "microseconds",
-                      json_object_new_int64 ((int64_t)(usec % 1000000)),
-                      false);
-    }
-    return o;
-}
-
-static json_object *jstr_or_null (const char *s)
-{
-    return s ? json_object_new_string (s) : NULL;
-}
-
-/* "time", "state", "exit_code", "nodes", "tres" as sacct --json (v0.0.38)
- * spells them, and slurm-pin's own numbers under "slurm_pin". */
-static json_object *row_json (const struct acct_row *row)
-{
-    json_object *o = json_object_new_object (), *t, *st, *ec, *tres, *alloc,
-                *cpu, *sp;
-    char buf[256];
-    double eff = acct_row_eff (row);
-    int32_t es = row->exit_status;
-
-    if (!o)
-        return NULL;
-    t = json_object_new_object ();
-    cmd_json_add (t,
-                  "elapsed",
-                  json_object_new_int64 (acct_row_elapsed_s (row)),
-                  false);
-    cmd_json_add (t,
-                  "start", /* slurmdbd's when read from it, as sacct */
-                  json_object_new_int64 (row->dbd.valid
-                                             ? row->dbd.start
-                                             : row->start_us / 1000000),
-                  false);
-    cmd_json_add (t,
-                  "end",
-                  json_object_new_int64 (
-                      row->dbd.valid ? row->dbd.end : row->end_us / 1000000),
-                  false);
-    cmd_json_add (t, "user", jtime (row->user_usec), false);
-    cmd_json_add (t, "system", jtime (row->system_usec), false);
-    cmd_json_add (t,
-                  "total",
-                  jtime (row->user_usec + row->system_usec),
-                  false);
-    cmd_json_add (o, "time", t, false);
-
-    st = json_object_new_object ();
-    cmd_json_add (st, "current", json_object_new_string (row->state), false);
-    cmd_json_add (st, "reason", json_object_new_string ("None"), false);
-    cmd_json_add (o, "state", st, false);
-
-    ec = json_object_new_object ();
-    if (es < 0) {
-        cmd_json_add (ec, "status", json_object_new_string ("PENDING"), false);
-    } else if (WIFSIGNALED (es)) {
-        cmd_json_add (ec,
-                      "status",
-                      json_object_new_string ("SIGNALED"),
-                      false);
-        cmd_json_add (ec, "return_code", json_object_new_int (0), false);
-        sp = json_object_new_object ();
-        cmd_json_add (sp,
-                      "signal_id",
-                      json_object_new_int (WTERMSIG (es)),
-                      false);
-        cmd_json_add (ec, "signal", sp, false);
-    } else {
-        int rc = WEXITSTATUS (es);
-        cmd_json_add (ec,
-                      "status",
-                      json_object_new_string (rc ? "FAILED" : "SUCCESS"),
-                      false);
-        cmd_json_add (ec, "return_code", json_object_new_int (rc), false);
-    }
-    cmd_json_add (o, "exit_code", ec, false);
-
-    tres = json_object_new_object ();
-    alloc = json_object_new_array ();
-    cpu = json_object_new_object ();
-    cmd_json_add (cpu, "type", json_object_new_string ("cpu"), false);
-    cmd_json_add (cpu, "id", json_object_new_int (1), false);
-    cmd_json_add (cpu,
-                  "count",
-                  json_object_new_int64 (row->alloc_cpus),
-                  false);
-    json_object_array_add (alloc, cpu);
-    cmd_json_add (tres, "allocated", alloc, false);
-    cmd_json_add (tres, "requested", json_object_new_array (), false);
-    cmd_json_add (o, "tres", tres, false);
-
-    sp = json_object_new_object ();
-    cmd_json_add (sp, "policy", jstr_or_null (row->policy), true);
-    cmd_json_add (sp, "fallback", jstr_or_null (row->fallback), true);
-    cmd_json_add (sp, "cpus", jstr_or_null (acct_row_cpus (row)), true);
-    cmd_json_add (sp, "mems", jstr_or_null (acct_row_mems (row)), true);
-    /* the GPUs (PCI bus ids, "gres:N") and NIC the tasks were placed
-     * near: null when none */
-    cmd_json_add (sp,
-                  "gpus",
-                  jstr_or_null (row->gpus && *row->gpus ? row->gpus : NULL),
-                  true);
-    cmd_json_add (sp,
-                  "nic",
-                  jstr_or_null (row->nic && *row->nic ? row->nic : NULL),
-                  true);
-    /* a policy experiment's enrolment: null when not enrolled */
-    cmd_json_add (sp, "experiment", jstr_or_null (row->experiment), true);
-    cmd_json_add (sp, "arm", jstr_or_null (row->arm), true);
-    cmd_json_add (sp, "block", jstr_or_null (row->block), true);
-    cmd_json_add (sp,
-                  "efficiency",
-                  eff >= 0 ? json_object_new_double (eff) : NULL,
-                  true);
-    acct_fmt_eff (eff, buf, sizeof (buf));
-    cmd_json_add (sp, "cpu_eff", json_object_new_string (buf), false);
-    cmd_json_add (sp,
-                  "user_usec",
-                  json_object_new_int64 ((int64_t)row->user_usec),
-                  false);
-    cmd_json_add (sp,
-                  "system_usec",
-                  json_object_new_int64 ((int64_t)row->system_usec),
-                  false);
-    if (row->has_throttle) {
-        cmd_json_add (sp,
-                      "throttled_usec",
-                      json_object_new_int64 ((int64_t)row->throttled_usec),
-                      false);
-        cmd_json_add (sp,
-                      "nr_throttled",
-                      json_object_new_int64 ((int64_t)row->nr_throttled),
-                      false);
-        cmd_json_add (sp,
-                      "nr_periods",
-                      json_object_new_int64 ((int64_t)row->nr_periods),
-                      false);
-    }
-    if (row->has_mem_peak)
-        cmd_json_add (sp,
-                      "mem_peak",
-                      json_object_new_int64 ((int64_t)row->mem_peak),
-                      false);
-    if (row->confined_us > 0)
-        cmd_json_add (sp,
-                      "confined_us",
-                      json_object_new_int64 (row->confined_us),
-                      false);
-    if (row->has_seed)
-        cmd_json_add (sp, "seed", json_object_new_uint64 (row->seed), false);
-    cmd_json_add (sp, "records", json_object_new_int64 (row->nrecords), false);
-    if (!row->is_step)
-        cmd_json_add (sp,
-                      "job_line_from_steps",
-                      json_object_new_boolean (row->from_steps),
-                      false);
-    cmd_json_add (o, "slurm_pin", sp, false);
-    return o;
-}
-
-static json_object *nodes_json (const struct acct_row *row)
-{
-    json_object *n = json_object_new_object ();
-    cmd_json_add (n, "count", json_object_new_int64 (row->nnodes), false);
-    cmd_json_add (n,
-                  "range",
-                  json_object_new_string (row->nodelist ? row->nodelist
-                                          : row->nodes  ? row->nodes
-                                                        : ""),
-                  false);
-    return n;
-}
-
-static json_object *job_json (const struct acct_query *q,
-                              const struct acct_job *j,
-                              bool allocations)
-{
-    const struct acct_row *r = &j->job;
-    json_object *o = row_json (r), *arr, *steps;
-    char buf[64];
-
-    if (!o)
-        return NULL;
-    cmd_json_add (o, "job_id", json_object_new_int64 (r->job_id), false);
-    cmd_json_add (o, "name", json_object_new_string (r->job_name), false);
-    cmd_json_add (o, "user", json_object_new_string (r->user), false);
-    cmd_json_add (o,
-                  "partition",
-                  json_object_new_string (r->partition),
-                  false);
-    cmd_json_add (o, "cluster", json_object_new_string (r->cluster), false);
-    cmd_json_add (o,
-                  "nodes",
-                  json_object_new_string (r->nodelist ? r->nodelist
-                                          : r->nodes  ? r->nodes
-                                                      : ""),
-                  false);
-    cmd_json_add (o,
-                  "allocation_nodes",
-                  json_object_new_int64 (r->nnodes),
-                  false);
-    arr = json_object_new_object ();
-    cmd_json_add (arr,
-                  "job_id",
-                  json_object_new_int64 (
-                      r->array_job_id == ACCT_NO_VAL ? 0 : r->array_job_id),
-                  false);
-    cmd_json_add (arr,
-                  "task_id",
-                  r->array_task_id == ACCT_NO_VAL
-                      ? NULL
-                      : json_object_new_int64 (r->array_task_id),
-                  true);
-    cmd_json_add (o, "array", arr, false);
-    steps = json_object_new_array ();
-    for (size_t k = 0; !allocations && k < j->nsteps; k++) {
-        const struct acct_row *s = &j->steps[k];
-        json_object *so, *id;
-        if (!acct_query_step_line (q, j, s))
-            continue;
-        if (!(so = row_json (s)))
-            continue;
-        id = json_object_new_object ();
-        acct_row_jobid (s, true, buf, sizeof (buf));
-        cmd_json_add (id, "job_id", json_object_new_int64 (s->job_id), false);
-        cmd_json_add (id, "id", json_object_new_string (buf), false);
-        acct_row_field (s, ACCT_F_JOBNAME, buf, sizeof (buf));
-        cmd_json_add (id, "name", json_object_new_string (buf), false);
-        cmd_json_add (so, "step", id, false);
-        cmd_json_add (so, "nodes", nodes_json (s), false);
-        json_object_array_add (steps, so);
-    }
-    cmd_json_add (o, "steps", steps, false);
-    return o;
-}
-
-static int print_json (const struct acct_query *q,
-                       const struct acct_table *t,
-                       bool allocations,
-                       unsigned skipped)
-{
-    json_object *root = json_object_new_object (), *jobs, *meta, *plugin,
-                *slurm, *ver, *sp, *warnings;
-    char msg[512];
-
-    if (!root)
-        return cmd_print_json (NAME, NULL, stdout);
-    jobs = json_object_new_array ();
-    for (size_t i = 0; i < t->njobs; i++) {
-        const struct acct_job *j = &t->jobs[i];
-        bool any = acct_query_job_line (q, j);
-        for (size_t k = 0; !any && k < j->nsteps; k++)
-            any = acct_query_step_line (q, j, &j->steps[k]);
-        if (any && acct_query_in_window (q, j))
-            json_object_array_add (jobs, job_json (q, j, allocations));
-    }
-    cmd_json_add (root, "jobs", jobs, false);
-    meta = json_object_new_object ();
-    plugin = json_object_new_object ();
-    cmd_json_add (plugin,
-                  "type",
-                  json_object_new_string ("slurm-pin/acct"),
-                  false);
-    cmd_json_add (plugin,
-                  "name",
-                  json_object_new_string ("slurm-pin acct"),
-                  false);
-    cmd_json_add (meta, "plugin", plugin, false);
-    slurm = json_object_new_object ();
-    ver = json_object_new_object ();
-    cmd_json_add (ver,
-                  "major",
-                  json_object_new_int (
-                      SLURM_VERSION_MAJOR (SLURM_VERSION_NUMBER)),
-                  false);
-    cmd_json_add (ver,
-                  "minor",
-                  json_object_new_int (
-                      SLURM_VERSION_MINOR (SLURM_VERSION_NUMBER)),
-                  false);
-    cmd_json_add (ver,
-                  "micro",
-                  json_object_new_int (
-                      SLURM_VERSION_MICRO (SLURM_VERSION_NUMBER)),
-                  false);
-    cmd_json_add (slurm, "version", ver, false);
-    cmd_json_add (meta, "Slurm", slurm, false);
-    sp = json_object_new_object ();
-    cmd_json_add (sp,
-                  "version",
-                  json_object_new_string (PACKAGE_VERSION),
-                  false);
-    cmd_json_add (sp, "source", json_object_new_string (q->source), false);
-    cmd_json_add (sp,
-                  "journal",
-                  q->dir[0] ? json_object_new_string (q->dir) : NULL,
-                  true);
-    cmd_json_add (sp, "skipped_lines", json_object_new_int64 (skipped), false);
-    /* sacct 22.05's top level is jobs, meta, errors: slurm-pin's warnings
-     * go under meta.slurm_pin */
-    warnings = json_object_new_array ();
-    if (skipped) {
-        json_object *w = json_object_new_object ();
-        snprintf (msg,
-                  sizeof (msg),
-                  "skipped %u %s that do%s not parse",
-                  skipped,
-                  strcmp (q->source, "journal") == 0
-                      ? (skipped == 1 ? "journal line" : "journal lines")
-                      : (skipped == 1 ? "summary or record"
-                                      : "summaries or records"),
-                  skipped == 1 ? "es" : "");
-        cmd_json_add (w, "description", json_object_new_string (msg), false);
-        cmd_json_add (w, "source", json_object_new_string (q->source), false);
-        json_object_array_add (warnings, w);
-    }
-#ifdef PIN_SACCT_JSON_WARNINGS
-    json_object *top_warnings = json_object_get (warnings);
-#endif
-    cmd_json_add (sp, "warnings", warnings, false);
-    cmd_json_add (meta, "slurm_pin", sp, false);
-    cmd_json_add (root, "meta", meta, false);
-    cmd_json_add (root, "errors", json_object_new_array (), false);
-#ifdef PIN_SACCT_JSON_WARNINGS
-    /* the installed sacct's shape (23.02+): the same warnings at the top */
-    cmd_json_add (root, "warnings", top_warnings, false);
-#endif
-    return cmd_print_json (NAME, root, stdout);
-}
 
 /* ---- --deliver -------------------------------------------------------- */
 
@@ -556,7 +215,8 @@ int cmd_acct (int argc, char **argv)
                            false};
     struct acct_table t;
     struct cmdopt_parser p;
-    const char *deliver_job = NULL, *arg;
+    const char *deliver_job = NULL, *arg, *json_want = NULL;
+    int json_ver = 0;
     bool json = false, allocations = false, have_fmt = false, deliver = false;
     bool brief = false, longfmt = false, truncate = false;
     pin_error_t fmt_e = {""};
@@ -625,6 +285,7 @@ int cmd_acct (int argc, char **argv)
                 break;
             case OPT_JSON:
                 json = true;
+                json_want = arg;
                 break;
             case OPT_DELIVER:
                 deliver = true;
@@ -674,6 +335,14 @@ int cmd_acct (int argc, char **argv)
         cmd_error (NAME, "%s", e.text);
         goto done;
     }
+    if (json && acct_json_shape (NAME, json_want, &json_ver) < 0) {
+        rc = 2;
+        goto done;
+    }
+    if (json && json_ver == 0) { /* --json=list */
+        rc = 0;
+        goto done;
+    }
     if (acct_query_window (NAME, &q, time (NULL)) < 0)
         goto done;
     if (getuid () != 0) {
@@ -688,7 +357,15 @@ int cmd_acct (int argc, char **argv)
     if (acct_query_load (NAME, &q, &t, &skipped) < 0)
         goto done;
     if (json) {
-        rc = print_json (&q, &t, allocations, skipped) < 0;
+        rc = acct_json_print (NAME,
+                              json_ver,
+                              &q,
+                              &t,
+                              allocations,
+                              skipped,
+                              argc,
+                              argv)
+             < 0;
         goto done;
     }
     acct_print_header (stdout, &fmt, &out);
