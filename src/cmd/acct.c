@@ -685,6 +685,7 @@ int cmd_acct (int argc, char **argv)
                        "only root sees other users' jobs: showing "
                        "yours");
     }
+    q.progress = !json && out.mode != ACCT_OUT_PARSABLE && out.mode != ACCT_OUT_PARSABLE2;
     if (acct_query_load (NAME, &q, &t, &skipped) < 0)
         goto done;
     if (json) {

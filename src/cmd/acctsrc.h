@@ -35,6 +35,10 @@ struct acct_query {
     const char *endtime;      /* -E as given, NULL: now */
     int64_t start_us, end_us; /* window (0: open), from acct_query_window */
     bool verbose;             /* -v: say on stderr which source */
+    bool progress;            /* may show progress on stderr (not -p, -P,
+                                 --json): acct_query_load shows it when
+                                 stderr is a terminal and stdout not a
+                                 pipe */
     char dir[4096];           /* set by acct_query_load: the journal read
                                  ("" when slurmdbd was read) */
     char source[16];          /* set by acct_query_load: "journal" or

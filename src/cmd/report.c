@@ -223,6 +223,7 @@ int cmd_report (int argc, char **argv)
         rc = 2;
         goto done;
     }
+    q.progress = !json;
     if (acct_query_load (NAME, &q, &t, &skipped) < 0)
         goto done;
     /* the jobs of the window: move them into a table of their own */
