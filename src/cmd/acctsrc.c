@@ -448,6 +448,37 @@ static void progress_end (struct load_ctx *c)
 
 /* Progress only on a terminal, never when stdout is a pipe (the output
  * of a script) nor for -p, -P, --json (q->progress false). */
+static void set_nodelist (struct acct_row *row);
+
+/* The end of a job id's records (acct_journal_read_sorted): its table
+ * handed to q->each, then emptied. */
+static int job_end (void *arg)
+{
+    struct load_ctx *c = arg;
+    const struct acct_query *q = c->q;
+    int rc;
+
+    if (c->nomem)
+        return 1;
+    if (c->t->njobs == 0)
+        return 0;
+    if (acct_table_sort (c->t) < 0
+        || (!q->duplicates && acct_table_latest (c->t) < 0)) {
+        c->nomem = true;
+        return 1;
+    }
+    for (size_t i = 0; i < c->t->njobs; i++) {
+        set_nodelist (&c->t->jobs[i].job);
+        for (size_t k = 0; k < c->t->jobs[i].nsteps; k++)
+            set_nodelist (&c->t->jobs[i].steps[k]);
+    }
+    progress_end (c);
+    rc = q->each (c->t, q->each_arg);
+    acct_table_free (c->t);
+    acct_table_init (c->t);
+    return rc;
+}
+
 static bool progress_wanted (const struct acct_query *q)
 {
     struct stat st;
@@ -730,7 +761,14 @@ int acct_query_load (const char *subcmd,
         cmd_error (subcmd, "out of memory");
         return -1;
     }
-    if (ids)
+    if (!ids && q->each)
+        rrc = acct_journal_read_sorted (dir,
+                                        on_record,
+                                        job_end,
+                                        &c,
+                                        skipped,
+                                        &e);
+    else if (ids)
         rrc = acct_journal_read_jobs (dir,
                                       ids,
                                       nids,
@@ -792,6 +830,13 @@ loaded:
         set_nodelist (&t->jobs[i].job);
         for (size_t k = 0; k < t->jobs[i].nsteps; k++)
             set_nodelist (&t->jobs[i].steps[k]);
+    }
+    if (q->each && t->njobs) {
+        int rc = q->each (t, q->each_arg);
+        acct_table_free (t);
+        acct_table_init (t);
+        if (rc)
+            return rc < 0 ? -1 : 0;
     }
     return 0;
 }

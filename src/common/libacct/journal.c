@@ -1152,6 +1152,247 @@ int acct_journal_read_jobs (const char *dir,
     return rc;
 }
 
+
+/* ---- every record, job by job, in listing order ---------------------------
+ *
+ * A compact array of where each line is (24 bytes a line), sorted in the
+ * order acct lists jobs (array job id or job id, array task id, job id),
+ * then each line read again (pread) and parsed: memory stays bounded by
+ * the number of lines times 24 bytes, whatever the records hold, and no
+ * parsed record is kept. */
+struct sref {
+    uint32_t key, task, job, len;
+    uint64_t pos; /* file number << 48 | offset */
+};
+
+static int sref_cmp (const struct sref *a, const struct sref *b)
+{
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    if (a->task != b->task)
+        return a->task < b->task ? -1 : 1;
+    if (a->job != b->job)
+        return a->job < b->job ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+static void sref_swap (struct sref *a, struct sref *b)
+{
+    struct sref t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* in place (qsort(3) may take a copy of the whole array) */
+static void sref_sort (struct sref *v, size_t n)
+{
+    while (n > 16) {
+        size_t i = 0, j = n - 1, m = n / 2;
+        struct sref pivot;
+
+        if (sref_cmp (&v[m], &v[0]) < 0)
+            sref_swap (&v[m], &v[0]);
+        if (sref_cmp (&v[j], &v[0]) < 0)
+            sref_swap (&v[j], &v[0]);
+        if (sref_cmp (&v[j], &v[m]) < 0)
+            sref_swap (&v[j], &v[m]);
+        pivot = v[m];
+        for (;;) {
+            while (sref_cmp (&v[i], &pivot) < 0)
+                i++;
+            while (sref_cmp (&pivot, &v[j]) < 0)
+                j--;
+            if (i >= j)
+                break;
+            sref_swap (&v[i], &v[j]);
+            i++;
+            j--;
+        }
+        /* [0, j] and [j + 1, n): recurse into the smaller one */
+        if (j + 1 < n - j - 1) {
+            sref_sort (v, j + 1);
+            v += j + 1;
+            n -= j + 1;
+        } else {
+            sref_sort (v + j + 1, n - j - 1);
+            n = j + 1;
+        }
+    }
+    for (size_t i = 1; i < n; i++)
+        for (size_t k = i; k > 0 && sref_cmp (&v[k], &v[k - 1]) < 0; k--)
+            sref_swap (&v[k], &v[k - 1]);
+}
+
+int acct_journal_read_sorted (const char *dir,
+                              acct_record_cb cb,
+                              int (*job_end) (void *arg),
+                              void *arg,
+                              unsigned *skipped,
+                              pin_error_t *errp)
+{
+    char path[PATH_MAX], name[32], *line = NULL;
+    unsigned long *list = NULL;
+    size_t count = 0, nref = 0, capref = 0, cap = 0;
+    struct sref *ref = NULL;
+    int *fds = NULL, lock, rc = -1;
+    unsigned bad = 0;
+
+    if (skipped)
+        *skipped = 0;
+    if (dir_ready (dir, false, errp) < 0)
+        return -1;
+    if ((lock = journal_lock (dir, false, errp)) == -1)
+        return -1;
+    if (rotated_list (dir, &list, &count, errp) < 0)
+        goto out;
+    if (count + 1 > (1u << 15)
+        || !(fds = malloc ((count + 1) * sizeof (*fds)))) {
+        errno = ENOMEM;
+        errprintf (errp, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i <= count; i++)
+        fds[i] = -1;
+    /* 1: where every line is */
+    for (size_t i = 0; i <= count; i++) {
+        FILE *f;
+        ssize_t n;
+        uint64_t off = 0;
+        int fd;
+
+        if (i < count)
+            snprintf (name, sizeof (name), "journal.%lu", list[i]);
+        else
+            snprintf (name, sizeof (name), "journal");
+        if (path_in (path, sizeof (path), dir, name, errp) < 0)
+            goto out;
+        fd = open (path,
+                   O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0) {
+            if (errno == ENOENT)
+                continue;
+            errprintf (errp, "cannot read %s: %s", path, strerror (errno));
+            goto out;
+        }
+        if (check_fd (fd, path, errp) < 0) {
+            close_keep_errno (fd);
+            goto out;
+        }
+        fds[i] = fd;
+        if ((fd = dup (fds[i])) < 0 || !(f = fdopen (fd, "r"))) {
+            close_keep_errno (fd);
+            errprintf (errp, "%s: %s", path, strerror (errno));
+            goto out;
+        }
+        posix_fadvise (fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+        while ((n = getline (&line, &cap, f)) >= 0) {
+            struct sref e = {.pos = (uint64_t)i << 48 | off};
+            size_t len = (size_t)n;
+            uint32_t ajob;
+
+            off += (uint64_t)n;
+            if (len > 0 && line[len - 1] == '\n')
+                line[--len] = '\0';
+            if (len == 0)
+                continue;
+            if (len > LINE_MAX_READ || strlen (line) != len) {
+                bad++;
+                continue;
+            }
+            if (!jidx_quick_ids (line, &e.job, &ajob)
+                || (ajob != ACCT_NO_VAL
+                    && !num_after (line, "\"array_task_id\":", &e.task))) {
+                struct acct_record r;
+                if (acct_record_from_json (line, &r, NULL) < 0) {
+                    bad++;
+                    continue;
+                }
+                e.job = r.job_id;
+                ajob = r.array_job_id;
+                e.task = r.array_task_id;
+            }
+            if (ajob == ACCT_NO_VAL) {
+                e.key = e.job;
+                e.task = ACCT_NO_VAL;
+            } else
+                e.key = ajob;
+            e.len = (uint32_t)len;
+            if (nref == capref) {
+                size_t nc = capref ? capref + capref / 2 : 4096;
+                struct sref *nr = realloc (ref, nc * sizeof (*nr));
+                if (!nr) {
+                    fclose (f);
+                    errno = ENOMEM;
+                    errprintf (errp, "out of memory");
+                    goto out;
+                }
+                ref = nr;
+                capref = nc;
+            }
+            ref[nref++] = e;
+        }
+        if (ferror (f)) {
+            errprintf (errp, "cannot read %s: %s", path, strerror (errno));
+            fclose (f);
+            goto out;
+        }
+        fclose (f);
+    }
+    /* 2: in listing order */
+    sref_sort (ref, nref);
+    /* 3: each line again, job by job */
+    for (size_t i = 0; i < nref; i++) {
+        struct sref *e = &ref[i];
+        struct acct_record r;
+        int fd = fds[e->pos >> 48];
+
+        if ((size_t)e->len + 1 > cap) {
+            char *nl = realloc (line, (cap = (size_t)e->len + 1));
+            if (!nl) {
+                errno = ENOMEM;
+                errprintf (errp, "out of memory");
+                goto out;
+            }
+            line = nl;
+        }
+        if (pread (fd,
+                   line,
+                   e->len,
+                   (off_t)(e->pos & ((UINT64_C (1) << 48) - 1)))
+            != (ssize_t)e->len) {
+            errprintf (errp, "cannot read the journal: %s", strerror (errno));
+            goto out;
+        }
+        line[e->len] = '\0';
+        if (acct_record_from_json (line, &r, NULL) < 0)
+            bad++;
+        else if (cb (&r, arg) != 0) {
+            rc = 0;
+            goto out;
+        }
+        if ((i + 1 == nref || ref[i + 1].job != e->job
+             || ref[i + 1].key != e->key || ref[i + 1].task != e->task)
+            && job_end && job_end (arg) != 0) {
+            rc = 0;
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    if (skipped)
+        *skipped = bad;
+    for (size_t i = 0; fds && i <= count; i++)
+        if (fds[i] >= 0)
+            close (fds[i]);
+    free (fds);
+    free (ref);
+    free (line);
+    free (list);
+    if (lock >= 0)
+        close_keep_errno (lock);
+    return rc;
+}
+
 /* ---- a job record from step records ----------------------------------------
  */
 
