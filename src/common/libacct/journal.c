@@ -488,7 +488,9 @@ static bool num_after (const char *line, const char *key, uint32_t *v)
 {
     const char *p = line;
     size_t kl = strlen (key);
+    bool found = false;
 
+    /* the last one, as json-c takes a key given twice */
     while ((p = strstr (p, key))) {
         if (p > line && (p[-1] == ',' || p[-1] == '{')) {
             const char *q = p + kl;
@@ -501,11 +503,11 @@ static bool num_after (const char *line, const char *key, uint32_t *v)
             if (errno || x > UINT32_MAX || (*end != ',' && *end != '}'))
                 return false;
             *v = (uint32_t)x;
-            return true;
+            found = true;
         }
         p += kl;
     }
-    return false;
+    return found;
 }
 
 static bool jidx_quick_ids (const char *line, uint32_t *job, uint32_t *ajob)
@@ -883,11 +885,38 @@ static int one_line (char *line, size_t n, struct reader *rd)
     return rd->cb (&r, rd->arg) != 0 ? 1 : 0;
 }
 
+/* One line through the index: read at e->off, must end where e says and
+ * be a record of the job e names.  0 with *r, -1 if not. */
+static int indexed_line (int fd,
+                         const struct jidx_ent *e,
+                         char **line,
+                         size_t *cap,
+                         struct acct_record *r)
+{
+    if ((size_t)e->len + 1 > *cap) {
+        char *nl = realloc (*line, (size_t)e->len + 1);
+        if (!nl)
+            return -1;
+        *line = nl;
+        *cap = (size_t)e->len + 1;
+    }
+    if (pread (fd, *line, (size_t)e->len + 1, (off_t)e->off)
+            != (ssize_t)e->len + 1
+        || (*line)[e->len] != '\n')
+        return -1;
+    (*line)[e->len] = '\0';
+    if (strlen (*line) != e->len || acct_record_from_json (*line, r, NULL) < 0
+        || r->job_id != e->job || r->array_job_id != e->ajob)
+        return -1;
+    return 0;
+}
+
 /* The records of the jobs asked for that the index of `fd` (the file at
  * `path`, stat st) points at, each checked against the journal line it
- * names.  *from: where the caller's scan must go on (what the index did
- * not cover); 1: cb asked to stop; 0; never an error (a bad index is
- * left for the scan). */
+ * names first: if one is not what the index says (a forged or stale
+ * index), none is taken from the index and the whole file is scanned.
+ * *from: where the caller's scan must start (what the index did not
+ * cover); 1: cb asked to stop; 0. */
 static int read_indexed (const char *path,
                          int fd,
                          const struct stat *st,
@@ -895,9 +924,10 @@ static int read_indexed (const char *path,
                          off_t *from)
 {
     struct jidx ix;
+    struct jidx_ent e, *hit = NULL;
+    size_t nhit = 0, caphit = 0, cap = 0;
     char *line = NULL;
-    size_t cap = 0;
-    int rc = 0;
+    int rc = 0, k;
 
     *from = 0;
     if (jidx_open (path, st, &ix) < 0) {
@@ -918,57 +948,50 @@ static int read_indexed (const char *path,
             return 0;
         }
     }
-    rd->st.files_indexed++;
-    for (;;) {
-        struct jidx_ent e;
-        int k = jidx_next (&ix, &e);
-        if (k <= 0)
-            break; /* the end, or an entry that does not follow on */
+    while ((k = jidx_next (&ix, &e)) > 0) {
         if (!in_ids (rd, e.job, e.ajob))
             continue;
-        if ((size_t)e.len + 1 > cap) {
-            char *nl = realloc (line, (cap = (size_t)e.len + 1));
-            if (!nl) {
-                cap = 0;
-                break; /* the scan takes it from here */
-            }
-            line = nl;
+        if (nhit == caphit) {
+            size_t nc = caphit ? 2 * caphit : 16;
+            struct jidx_ent *n = realloc (hit, nc * sizeof (*n));
+            if (!n)
+                goto scan_all;
+            hit = n;
+            caphit = nc;
         }
-        if (pread (fd, line, (size_t)e.len + 1, (off_t)e.off)
-                != (ssize_t)e.len + 1
-            || line[e.len] != '\n') {
+        hit[nhit++] = e;
+    }
+    /* every line first: all or nothing */
+    for (size_t i = 0; i < nhit; i++) {
+        struct acct_record r;
+        if (indexed_line (fd, &hit[i], &line, &cap, &r) < 0) {
             rd->st.lines_rejected++;
-            ix.bad = true; /* stale: scan from this line on */
-            ix.good_end = e.off;
-            break;
-        }
-        line[e.len] = '\0';
-        {
-            struct acct_record r;
-            if (strlen (line) != e.len
-                || acct_record_from_json (line, &r, NULL) < 0
-                || r.job_id != e.job
-                || (r.array_job_id != e.ajob)) {
-                /* not the line the index says: a forged or stale
-                 * index; the journal wins */
-                rd->st.lines_rejected++;
-                ix.bad = true;
-                ix.good_end = e.off;
-                break;
-            }
-            rd->st.lines_verified++;
-            rd->st.records++;
-            if (wanted (rd, &r) && rd->cb (&r, rd->arg) != 0) {
-                rc = 1;
-                break;
-            }
+            goto scan_all;
         }
     }
-    /* entries before the first bad one were checked line by line; the
-     * rest of the file (not covered, or after a bad entry) is scanned */
+    rd->st.files_indexed++;
+    for (size_t i = 0; i < nhit; i++) {
+        struct acct_record r;
+        if (indexed_line (fd, &hit[i], &line, &cap, &r) < 0)
+            continue; /* changed under us: cannot be (the lock) */
+        rd->st.lines_verified++;
+        rd->st.records++;
+        if (wanted (rd, &r) && rd->cb (&r, rd->arg) != 0) {
+            rc = 1;
+            break;
+        }
+    }
+    /* what the index does not cover (an entry that does not follow on,
+     * lines appended without one) is scanned */
     *from = (off_t)ix.good_end;
-    if (ix.bad)
+    if (ix.bad || ix.good_end < (uint64_t)st->st_size)
         rd->st.files_scanned++;
+    goto out;
+scan_all:
+    *from = 0;
+    rd->st.files_scanned++;
+out:
+    free (hit);
     free (line);
     jidx_close (&ix);
     return rc;
