@@ -260,11 +260,14 @@ def generate(n, d, seed, max_size):
     # six months, ending at a fixed date (reproducible)
     t_end = 1767225600 * 1000000  # 2026-01-01
     t = t_end - 183 * 86400 * 1000000
-    step_per = (t_end - t) / max(n / 6.0, 1)
     node = NODE % rnd.randrange(1, 65)
     array = None  # [array_job_id, next task, tasks left]
+    t0 = t
+    months = t_end - t0
     while written < n:
-        t += int(rnd.expovariate(1.0 / step_per)) + 1
+        # jobs end spread evenly over the six months, in record order (a
+        # node runs several at once: they overlap)
+        t = max(t, t0 + months * written // max(n, 1)) + rnd.randrange(1, 60000000)
         if array is None and rnd.random() < 0.08:
             array = [job_id + 1, 0, rnd.randrange(2, 40)]
         uname, uid = rnd.choice(USERS)
@@ -333,7 +336,6 @@ def generate(n, d, seed, max_size):
                 break
             w.put(encode(r))
             written += 1
-        t = end
     w.close()
 
 
