@@ -406,6 +406,7 @@ struct load_ctx {
     bool shown;
     uint64_t seen;
     int64_t t0_ms, last_ms;
+    int64_t after_ms; /* first shown after (1 s; PIN_PROGRESS_AFTER_MS) */
     const char *subcmd;
 };
 
@@ -422,10 +423,10 @@ static void progress (struct load_ctx *c)
 {
     int64_t now;
 
-    if (!c->show || (++c->seen & 4095) != 0)
+    if (!c->show || (++c->seen & 1023) != 0)
         return;
     now = mono_ms ();
-    if (now - c->t0_ms < 1000 || now - c->last_ms < 500)
+    if (now - c->t0_ms < c->after_ms || now - c->last_ms < 500)
         return;
     c->last_ms = now;
     c->shown = true;
@@ -754,7 +755,14 @@ int acct_query_load (const char *subcmd,
 
     c.show = progress_wanted (q);
     c.subcmd = subcmd;
-    c.t0_ms = c.last_ms = mono_ms ();
+    c.t0_ms = mono_ms ();
+    c.last_ms = 0;
+    c.after_ms = 1000;
+    {
+        const char *a = getenv ("PIN_PROGRESS_AFTER_MS");
+        if (a && *a >= '0' && *a <= '9')
+            c.after_ms = strtol (a, NULL, 10);
+    }
     /* -j: only the records of those jobs (and array jobs), through the
      * journal's index */
     if (q->sel && q->nsel && !(ids = sel_job_ids (q, &nids))) {
