@@ -1185,7 +1185,7 @@ int acct_journal_read_jobs (const char *dir,
  * parsed record is kept. */
 struct sref {
     uint32_t key, task, job, len;
-    uint64_t pos; /* file number << 48 | offset */
+    uint64_t pos; /* file number << 40 | offset */
 };
 
 static int sref_cmp (const struct sref *a, const struct sref *b)
@@ -1257,7 +1257,8 @@ int acct_journal_read_sorted (const char *dir,
     unsigned long *list = NULL;
     size_t count = 0, nref = 0, capref = 0, cap = 0;
     struct sref *ref = NULL;
-    int *fds = NULL, lock, rc = -1;
+    int lock, rc = -1, cur = -1;
+    size_t curfile = 0;
     unsigned bad = 0;
 
     if (skipped)
@@ -1268,14 +1269,7 @@ int acct_journal_read_sorted (const char *dir,
         return -1;
     if (rotated_list (dir, &list, &count, errp) < 0)
         goto out;
-    if (count + 1 > (1u << 15)
-        || !(fds = malloc ((count + 1) * sizeof (*fds)))) {
-        errno = ENOMEM;
-        errprintf (errp, "out of memory");
-        goto out;
-    }
-    for (size_t i = 0; i <= count; i++)
-        fds[i] = -1;
+    /* the files are opened one at a time (no limit on how many) */
     /* 1: where every line is */
     for (size_t i = 0; i <= count; i++) {
         FILE *f;
@@ -1301,19 +1295,24 @@ int acct_journal_read_sorted (const char *dir,
             close_keep_errno (fd);
             goto out;
         }
-        fds[i] = fd;
-        if ((fd = dup (fds[i])) < 0 || !(f = fdopen (fd, "r"))) {
+        if (!(f = fdopen (fd, "r"))) {
             close_keep_errno (fd);
             errprintf (errp, "%s: %s", path, strerror (errno));
             goto out;
         }
         posix_fadvise (fd, 0, 0, POSIX_FADV_SEQUENTIAL);
         while ((n = getline (&line, &cap, f)) >= 0) {
-            struct sref e = {.pos = (uint64_t)i << 48 | off};
+            struct sref e = {.pos = (uint64_t)i << 40 | off};
             size_t len = (size_t)n;
             uint32_t ajob;
 
             off += (uint64_t)n;
+            if (off >= UINT64_C (1) << 40) {
+                fclose (f);
+                errno = EFBIG;
+                errprintf (errp, "%s: larger than 1 TiB", path);
+                goto out;
+            }
             if (len > 0 && line[len - 1] == '\n')
                 line[--len] = '\0';
             if (len == 0)
@@ -1367,7 +1366,30 @@ int acct_journal_read_sorted (const char *dir,
     for (size_t i = 0; i < nref; i++) {
         struct sref *e = &ref[i];
         struct acct_record r;
-        int fd = fds[e->pos >> 48];
+        size_t file = (size_t)(e->pos >> 40);
+
+        if (cur < 0 || file != curfile) {
+            if (cur >= 0)
+                close (cur);
+            if (file < count)
+                snprintf (name, sizeof (name), "journal.%lu", list[file]);
+            else
+                snprintf (name, sizeof (name), "journal");
+            if (path_in (path, sizeof (path), dir, name, errp) < 0)
+                goto out;
+            cur = open (path,
+                        O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+                            | O_NOCTTY);
+            if (cur < 0 || check_fd (cur, path, errp) < 0) {
+                if (cur < 0)
+                    errprintf (errp,
+                               "cannot read %s: %s",
+                               path,
+                               strerror (errno));
+                goto out;
+            }
+            curfile = file;
+        }
 
         if ((size_t)e->len + 1 > cap) {
             char *nl = realloc (line, (cap = (size_t)e->len + 1));
@@ -1378,10 +1400,10 @@ int acct_journal_read_sorted (const char *dir,
             }
             line = nl;
         }
-        if (pread (fd,
+        if (pread (cur,
                    line,
                    e->len,
-                   (off_t)(e->pos & ((UINT64_C (1) << 48) - 1)))
+                   (off_t)(e->pos & ((UINT64_C (1) << 40) - 1)))
             != (ssize_t)e->len) {
             errprintf (errp, "cannot read the journal: %s", strerror (errno));
             goto out;
@@ -1404,10 +1426,8 @@ int acct_journal_read_sorted (const char *dir,
 out:
     if (skipped)
         *skipped = bad;
-    for (size_t i = 0; fds && i <= count; i++)
-        if (fds[i] >= 0)
-            close (fds[i]);
-    free (fds);
+    if (cur >= 0)
+        close (cur);
     free (ref);
     free (line);
     free (list);
