@@ -714,7 +714,8 @@ int cmd_acct (int argc, char **argv)
                        "only root sees other users' jobs: showing "
                        "yours");
     }
-    q.progress = !json && out.mode != ACCT_OUT_PARSABLE && out.mode != ACCT_OUT_PARSABLE2;
+    q.progress = !json && out.mode != ACCT_OUT_PARSABLE
+                 && out.mode != ACCT_OUT_PARSABLE2;
     /* text: job by job, never the whole journal in memory */
     struct listing l = {&q, &fmt, &out, allocations, truncate, false};
     if (!json) {

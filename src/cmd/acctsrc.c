@@ -486,8 +486,8 @@ static bool progress_wanted (const struct acct_query *q)
 
     if (!q->progress || !isatty (STDERR_FILENO))
         return false;
-    if (fstat (STDOUT_FILENO, &st) == 0 && (S_ISFIFO (st.st_mode)
-                                            || S_ISSOCK (st.st_mode)))
+    if (fstat (STDOUT_FILENO, &st) == 0
+        && (S_ISFIFO (st.st_mode) || S_ISSOCK (st.st_mode)))
         return false;
     return true;
 }

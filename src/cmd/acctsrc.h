@@ -43,15 +43,15 @@ struct acct_query {
      * with the whole table, which acct_query_load() then returns empty. */
     int (*each) (struct acct_table *t, void *arg);
     void *each_arg;
-    bool progress;            /* may show progress on stderr (not -p, -P,
-                                 --json): acct_query_load shows it when
-                                 stderr is a terminal and stdout not a
-                                 pipe */
-    char dir[4096];           /* set by acct_query_load: the journal read
-                                 ("" when slurmdbd was read) */
-    char source[16];          /* set by acct_query_load: "journal" or
-                                 "slurmdbd" */
-    char why[512];            /* set by acct_query_load: why that source */
+    bool progress;   /* may show progress on stderr (not -p, -P,
+                        --json): acct_query_load shows it when
+                        stderr is a terminal and stdout not a
+                        pipe */
+    char dir[4096];  /* set by acct_query_load: the journal read
+                        ("" when slurmdbd was read) */
+    char source[16]; /* set by acct_query_load: "journal" or
+                        "slurmdbd" */
+    char why[512];   /* set by acct_query_load: why that source */
     /* set by the caller, may be NULL: called with every record kept (as
      * the table would have it); non-zero from it is out of memory.  With
      * tap_only the records are not merged into the table. */

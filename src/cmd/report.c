@@ -189,7 +189,8 @@ static int add_jobs (struct acct_table *t, void *arg)
     struct acct_table win;
 
     acct_table_init (&win);
-    if (!(win.jobs = malloc ((t->njobs ? t->njobs : 1) * sizeof (*win.jobs)))) {
+    if (!(win.jobs =
+              malloc ((t->njobs ? t->njobs : 1) * sizeof (*win.jobs)))) {
         a->nomem = true;
         return 1;
     }

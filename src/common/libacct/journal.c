@@ -428,7 +428,6 @@ static int ends_in_newline (const char *dir,
     return 0;
 }
 
-
 /* ---- the sidecar index -----------------------------------------------------
  *
  * DIR/journal.idx, and DIR/journal.N.idx after a rotation: where each line
@@ -477,8 +476,8 @@ struct jidx {
     bool bad;
 };
 
-_Static_assert (sizeof (struct jidx_head) == 64, "index header");
-_Static_assert (sizeof (struct jidx_ent) == 24, "index entry");
+_Static_assert(sizeof (struct jidx_head) == 64, "index header");
+_Static_assert(sizeof (struct jidx_ent) == 24, "index entry");
 
 /* The job id and array job id of a line, without parsing it: the members
  * "job_id" and "array_job_id" (a key's quote is never preceded by a
@@ -529,7 +528,8 @@ static int jidx_open (const char *path, const struct stat *st, struct jidx *ix)
     int fd;
 
     memset (ix, 0, sizeof (*ix));
-    if (snprintf (ipath, sizeof (ipath), "%s.idx", path) >= (int)sizeof (ipath))
+    if (snprintf (ipath, sizeof (ipath), "%s.idx", path)
+        >= (int)sizeof (ipath))
         return -1;
     fd = open (ipath,
                O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
@@ -587,13 +587,15 @@ static int jidx_rebuild (const char *dir, const char *name, bool final)
     FILE *in = NULL, *out = NULL;
     int fd, rc = -1;
 
-    if (snprintf (path, sizeof (path), "%s/%s", dir, name) >= (int)sizeof (path)
+    if (snprintf (path, sizeof (path), "%s/%s", dir, name)
+            >= (int)sizeof (path)
         || snprintf (ipath, sizeof (ipath), "%s.idx", path)
                >= (int)sizeof (ipath)
         || snprintf (tmp, sizeof (tmp), "%s.idx.tmp", path)
                >= (int)sizeof (tmp))
         return -1;
-    fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    fd =
+        open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     if (fd < 0 || check_fd (fd, path, NULL) < 0 || fstat (fd, &st) < 0
         || !(in = fdopen (fd, "r"))) {
         close_keep_errno (fd);
@@ -628,8 +630,8 @@ static int jidx_rebuild (const char *dir, const char *name, bool final)
                 e.job = e.ajob = 0; /* not a record */
         }
         if (e.job) {
-            uint32_t lo = e.ajob != ACCT_NO_VAL && e.ajob < e.job ? e.ajob
-                                                                  : e.job;
+            uint32_t lo =
+                e.ajob != ACCT_NO_VAL && e.ajob < e.job ? e.ajob : e.job;
             if (lo < h.min_job)
                 h.min_job = lo;
             if (e.job > h.max_job)
@@ -672,10 +674,8 @@ static void jidx_append (const char *dir,
 {
     char ipath[PATH_MAX];
     struct jidx_head h;
-    struct jidx_ent last, e = {.job = job,
-                               .ajob = ajob,
-                               .off = lineoff,
-                               .len = (uint32_t)len};
+    struct jidx_ent last,
+        e = {.job = job, .ajob = ajob, .off = lineoff, .len = (uint32_t)len};
     struct stat jst, ist;
     uint64_t nent, end = 0;
     int fd;
@@ -939,8 +939,8 @@ static int read_indexed (const char *path,
         /* a rotated file: none of its lines is of these jobs? */
         bool any = false;
         for (size_t i = 0; i < rd->nids && !any; i++)
-            any = rd->ids[i] >= ix.head.min_job
-                  && rd->ids[i] <= ix.head.max_job;
+            any =
+                rd->ids[i] >= ix.head.min_job && rd->ids[i] <= ix.head.max_job;
         if (!any) {
             rd->st.files_skipped++;
             *from = st->st_size;
@@ -1174,7 +1174,6 @@ int acct_journal_read_jobs (const char *dir,
     free (sorted);
     return rc;
 }
-
 
 /* ---- every record, job by job, in listing order ---------------------------
  *

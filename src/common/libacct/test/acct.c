@@ -906,7 +906,6 @@ static const struct {
     {-1, false, "UNKNOWN"},
 };
 
-
 /* ---- the sidecar index (journal.c) ------------------------------------- */
 
 /* 10 jobs of 3 records each (job 5 an array task of array 3), rotated
@@ -935,10 +934,15 @@ static unsigned read_one (uint32_t job, struct acct_journal_stats *st)
     unsigned skipped = 0;
     pin_error_t err = {""};
 
-    ck_assert_msg (
-        acct_journal_read_job (dir, job, collect_cb, &c, &skipped, &err) == 0,
-        "%s",
-        err.text);
+    ck_assert_msg (acct_journal_read_job (dir,
+                                          job,
+                                          collect_cb,
+                                          &c,
+                                          &skipped,
+                                          &err)
+                       == 0,
+                   "%s",
+                   err.text);
     acct_journal_last_stats (st);
     for (unsigned i = 0; i < c.n; i++)
         ck_assert_uint_eq (c.jobs[i], job);
@@ -1145,10 +1149,13 @@ START_TEST (test_read_sorted)
     f = fopen (p, "a");
     fputs ("garbage\n", f);
     fclose (f);
-    ck_assert_int_eq (
-        acct_journal_read_sorted (dir, sorted_cb, sorted_end, &s, &skipped,
-                                  &err),
-        0);
+    ck_assert_int_eq (acct_journal_read_sorted (dir,
+                                                sorted_cb,
+                                                sorted_end,
+                                                &s,
+                                                &skipped,
+                                                &err),
+                      0);
     ck_assert_uint_eq (s.n, 6);
     ck_assert_uint_eq (s.ends, 4);
     ck_assert_uint_eq (skipped, 1);
