@@ -1168,6 +1168,127 @@ START_TEST (test_read_sorted)
 }
 END_TEST
 
+
+/* ---- the fast path of acct_record_from_json against json-c's -------------- */
+
+/* Both paths on `line`: the same verdict, the same record. */
+static void same_both_ways (const char *line)
+{
+    struct acct_record *a = malloc (sizeof (*a)), *b = malloc (sizeof (*b));
+    int ra, rb;
+
+    ck_assert_ptr_nonnull (a);
+    ck_assert_ptr_nonnull (b);
+    memset (a, 0xa5, sizeof (*a));
+    memset (b, 0xa5, sizeof (*b));
+    ra = acct_record_from_json (line, a, NULL);
+    rb = acct_record_from_json_slow (line, b, NULL);
+    ck_assert_msg (ra == rb, "verdicts differ (%d, %d) on %s", ra, rb, line);
+    if (ra == 0)
+        ck_assert_msg (memcmp (a, b, sizeof (*a)) == 0,
+                       "records differ on %s",
+                       line);
+    free (a);
+    free (b);
+}
+
+#define L0 "{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\","
+static const char *const fast_lines[] = {
+    L0 "\"start_us\":1,\"end_us\":5}",
+    L0 "\"start_us\":-1,\"end_us\":5,\"elapsed_us\":-7}",
+    L0 "\"start_us\":1,\"end_us\":5,\"efficiency\":0.5000,\"confine_use\":2.25}",
+    L0 "\"start_us\":1,\"end_us\":5,\"confine_use\":3}",
+    L0 "\"start_us\":1,\"end_us\":5,\"confine_use\":\"x\"}",
+    L0 "\"start_us\":1,\"end_us\":5,\"user_usec\":1.5}",
+    L0 "\"start_us\":1,\"end_us\":5,\"user_usec\":-3}",
+    L0 "\"start_us\":1,\"end_us\":5,\"user_usec\":18446744073709551615}",
+    L0 "\"start_us\":1,\"end_us\":5,\"seed\":9223372036854775807}",
+    L0 "\"start_us\":1,\"end_us\":5,\"seed\":922337203685477580}",
+    L0 "\"start_us\":1,\"end_us\":5,\"uid\":4294967296}",
+    L0 "\"start_us\":1,\"end_us\":5,\"uid\":4294967295}",
+    L0 "\"start_us\":1,\"end_us\":5,\"uid\":-0}",
+    L0 "\"start_us\":1,\"end_us\":5,\"uid\":007}",
+    L0 "\"start_us\":1,\"end_us\":5,\"job_id\":2}",
+    L0 "\"start_us\":1,\"end_us\":5,\"user\":\"a\\\"b\"}",
+    L0 "\"start_us\":1,\"end_us\":5,\"user\":\"\\u00e9t\\u00e9\"}",
+    L0 "\"start_us\":1,\"end_us\":5,\"user\":\"\xc3\xa9\"}",
+    L0 "\"start_us\":1,\"end_us\":5,\"user\":\"\xff\"}",
+    L0 "\"start_us\":1,\"end_us\":5,\"user\":7}",
+    L0 "\"start_us\":1,\"end_us\":5,\"user\":null}",
+    L0 "\"start_us\":1,\"end_us\":5,\"x\":true,\"y\":[1,{\"z\":2}]}",
+    L0 "\"start_us\":1,\"end_us\":5,\"Unknown-Key\":1}",
+    L0 "\"start_us\":1,\"end_us\":5} \t\r\n",
+    L0 "\"start_us\":1,\"end_us\":5} x",
+    L0 "\"start_us\": 1,\"end_us\":5}",
+    L0 "\"start_us\":1,\"end_us\":5,\"source\":\"job-cgroup\"}",
+    L0 "\"start_us\":1,\"end_us\":5,\"source\":\"nope\"}",
+    L0 "\"start_us\":1,\"end_us\":5,\"timelimit\":4294967295,\"exit_status\":-1}",
+    L0 "\"start_us\":1,\"end_us\":5,\"exit_status\":2147483648}",
+    L0 "\"start_us\":1,\"end_us\":5,\"steps\":3,\"kind\":\"job\"}",
+    L0 "\"start_us\":1,\"end_us\":5,\"confine_use\":1e3}",
+    L0 "\"start_us\":1,\"end_us\":5,\"confine_use\":1.}",
+    L0 "\"start_us\":1}",
+    "{\"v\":2,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\",\"start_us\":1,"
+    "\"end_us\":5}",
+    "{\"v\":1,\"kind\":\"task\",\"job_id\":1,\"node\":\"n\",\"start_us\":1,"
+    "\"end_us\":5}",
+    "{\"v\":1,\"kind\":\"step\",\"node\":\"n\",\"start_us\":1,\"end_us\":5}",
+    "{}",
+    "{\"v\":1}",
+    "",
+    "[]",
+};
+
+START_TEST (test_fast_path_same)
+{
+    struct acct_record r;
+    char *line;
+
+    for (size_t i = 0; i < NELEM (fast_lines); i++)
+        same_both_ways (fast_lines[i]);
+    /* records as record.c writes them, every field, hostile strings */
+    for (size_t i = 0; i < NELEM (hostile); i++) {
+        fill (&r, 40 + (uint32_t)i, (uint32_t)i);
+        r.kind = i % 2 ? ACCT_KIND_JOB : ACCT_KIND_STEP;
+        r.array_job_id = 39;
+        r.array_task_id = (uint32_t)i;
+        acct_utf8_copy (r.job_name,
+                        sizeof (r.job_name),
+                        hostile[i],
+                        strlen (hostile[i]));
+        snprintf (r.user, sizeof (r.user), "u%zu", i);
+        r.has_seed = true;
+        /* a seed over 18 digits is json-c's path's alone */
+        r.seed = i % 3 ? 12345678901ull * i : UINT64_MAX - i;
+        r.has_throttle = true;
+        r.nr_periods = 10 + i;
+        r.has_mem_peak = true;
+        r.mem_peak = 1ull << 40;
+        r.confined_us = 5;
+        r.confine_use = 1.0 / 3.0 + (double)i;
+        snprintf (r.confine_cpus, sizeof (r.confine_cpus), "0-1");
+        r.has_timelimit = true;
+        r.timelimit = 0xffffffffu;
+        r.submit_us = 1700000000000000 + i;
+        r.req_mem = 4000;
+        r.exit_status = (int32_t)(i * 256);
+        snprintf (r.experiment, sizeof (r.experiment), "e");
+        snprintf (r.arm, sizeof (r.arm), "none");
+        snprintf (r.block, sizeof (r.block), "0123456789abcdef");
+        line = acct_record_to_json (&r, NULL);
+        ck_assert_ptr_nonnull (line);
+        same_both_ways (line);
+        free (line);
+        /* and plain names, which the fast path takes */
+        snprintf (r.job_name, sizeof (r.job_name), "plain-%zu", i);
+        line = acct_record_to_json (&r, NULL);
+        ck_assert_ptr_nonnull (line);
+        same_both_ways (line);
+        free (line);
+    }
+}
+END_TEST
+
 START_TEST (test_state)
 {
     ck_assert_str_eq (acct_state_of_status (state_cases[_i].status,
@@ -1210,6 +1331,7 @@ int main (void)
     tcase_add_loop_test (tc, test_index_broken, 0, 7);
     tcase_add_test (tc, test_index_behind);
     tcase_add_test (tc, test_read_sorted);
+    tcase_add_test (tc, test_fast_path_same);
     tcase_add_loop_test (tc, test_state, 0, NELEM (state_cases));
     suite_add_tcase (s, tc);
     return tap_run (s, skips, nskips);
