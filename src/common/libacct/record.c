@@ -390,7 +390,8 @@ static void get_str (struct parse *p,
  * A listing parses every line of the journal; json-c's parse (a hash table
  * and a malloc'd object per member) is most of its time.  The lines
  * record.c writes are a flat object of plain members: keys of [a-z0-9_],
- * strings of printable ASCII without escapes, integers, and the two
+ * strings of printable ASCII without escapes, integers up to INT64_MAX
+ * in magnitude (19 digits at most), and the two
  * decimals "efficiency" and "confine_use".  fast_parse() takes exactly
  * such a line and fills the record as json-c's path would; anything else
  * (an escape, non-ASCII, blanks, another type, a key twice, a value out
@@ -408,14 +409,21 @@ struct fmember {
 
 #define FAST_MAX 80
 
+/* The members are looked up in about the order record.c writes them: the
+ * search starts after the last one found. */
+static __thread size_t fhint;
+
 static const struct fmember *fget (const struct fmember *m,
                                    size_t n,
                                    const char *key)
 {
-    size_t kl = strlen (key);
-    for (size_t i = 0; i < n; i++)
-        if (m[i].kl == kl && memcmp (m[i].k, key, kl) == 0)
+    size_t kl = strlen (key), i = fhint < n ? fhint : 0;
+
+    for (size_t k = 0; k < n; k++, i = i + 1 < n ? i + 1 : 0)
+        if (m[i].kl == kl && memcmp (m[i].k, key, kl) == 0) {
+            fhint = i + 1;
             return &m[i];
+        }
     return NULL;
 }
 
@@ -491,15 +499,17 @@ static int fast_parse (const char *line, struct acct_record *r)
             uint64_t u = 0;
             if (neg)
                 d = ++p;
-            if (*p < '0' || *p > '9' || (*p == '0' && p[1] >= '0'
-                                         && p[1] <= '9'))
+            if (*p < '0' || *p > '9'
+                || (*p == '0' && p[1] >= '0' && p[1] <= '9'))
                 return 0;
             while (*p >= '0' && *p <= '9') {
+                if (p - d >= 19)
+                    return 0; /* json-c's range rules: its own path */
                 u = u * 10 + (uint64_t)(*p - '0');
                 p++;
             }
-            if (p - d > 18)
-                return 0; /* json-c's range rules: its own path */
+            if (u > (uint64_t)INT64_MAX)
+                return 0;
             if (*p == '.') {
                 const char *fr = ++p;
                 while (*p >= '0' && *p <= '9')
@@ -533,11 +543,12 @@ static int fast_parse (const char *line, struct acct_record *r)
             return 0;
     /* a decimal is read only where json-c's path takes one */
     for (size_t i = 0; i < n; i++)
-        if (m[i].type == 'd' && !(m[i].kl == 10
-                                  && memcmp (m[i].k, "efficiency", 10) == 0)
+        if (m[i].type == 'd'
+            && !(m[i].kl == 10 && memcmp (m[i].k, "efficiency", 10) == 0)
             && !(m[i].kl == 11 && memcmp (m[i].k, "confine_use", 11) == 0))
             return 0;
 
+    fhint = 0;
     if (fint (m, n, "v", 1, INT32_MAX, &x) <= 0 || x > ACCT_RECORD_VERSION)
         return 0;
     acct_record_init (r);
@@ -550,28 +561,28 @@ static int fast_parse (const char *line, struct acct_record *r)
         r->kind = ACCT_KIND_JOB;
     else
         return 0;
-#define FSTR(key, field, req)                                          \
-    do {                                                               \
-        int k_ = fstr (m, n, key, field, sizeof (field));              \
-        if (k_ < 0 || (req && k_ == 0))                                \
-            return 0;                                                  \
+#define FSTR(key, field, req)                             \
+    do {                                                  \
+        int k_ = fstr (m, n, key, field, sizeof (field)); \
+        if (k_ < 0 || (req && k_ == 0))                   \
+            return 0;                                     \
     } while (0)
-#define FU32(key, field, req)                                          \
-    do {                                                               \
-        int k_ = fint (m, n, key, 0, UINT32_MAX, &x);                  \
-        if (k_ < 0 || (req && k_ == 0))                                \
-            return 0;                                                  \
-        if (k_ > 0)                                                    \
-            field = (uint32_t)x;                                       \
+#define FU32(key, field, req)                         \
+    do {                                              \
+        int k_ = fint (m, n, key, 0, UINT32_MAX, &x); \
+        if (k_ < 0 || (req && k_ == 0))               \
+            return 0;                                 \
+        if (k_ > 0)                                   \
+            field = (uint32_t)x;                      \
     } while (0)
-#define FU64(key, field, has)                                          \
-    do {                                                               \
-        int k_ = fint (m, n, key, 0, INT64_MAX, &x);                   \
-        if (k_ < 0)                                                    \
-            return 0;                                                  \
-        if (k_ > 0)                                                    \
-            field = (uint64_t)x;                                       \
-        has = k_ > 0;                                                  \
+#define FU64(key, field, has)                        \
+    do {                                             \
+        int k_ = fint (m, n, key, 0, INT64_MAX, &x); \
+        if (k_ < 0)                                  \
+            return 0;                                \
+        if (k_ > 0)                                  \
+            field = (uint64_t)x;                     \
+        has = k_ > 0;                                \
     } while (0)
     FSTR ("cluster", r->cluster, false);
     FU32 ("job_id", r->job_id, true);

@@ -1168,8 +1168,8 @@ START_TEST (test_read_sorted)
 }
 END_TEST
 
-
-/* ---- the fast path of acct_record_from_json against json-c's -------------- */
+/* ---- the fast path of acct_record_from_json against json-c's --------------
+ */
 
 /* Both paths on `line`: the same verdict, the same record. */
 static void same_both_ways (const char *line)
@@ -1196,7 +1196,8 @@ static void same_both_ways (const char *line)
 static const char *const fast_lines[] = {
     L0 "\"start_us\":1,\"end_us\":5}",
     L0 "\"start_us\":-1,\"end_us\":5,\"elapsed_us\":-7}",
-    L0 "\"start_us\":1,\"end_us\":5,\"efficiency\":0.5000,\"confine_use\":2.25}",
+    L0
+    "\"start_us\":1,\"end_us\":5,\"efficiency\":0.5000,\"confine_use\":2.25}",
     L0 "\"start_us\":1,\"end_us\":5,\"confine_use\":3}",
     L0 "\"start_us\":1,\"end_us\":5,\"confine_use\":\"x\"}",
     L0 "\"start_us\":1,\"end_us\":5,\"user_usec\":1.5}",
@@ -1204,6 +1205,11 @@ static const char *const fast_lines[] = {
     L0 "\"start_us\":1,\"end_us\":5,\"user_usec\":18446744073709551615}",
     L0 "\"start_us\":1,\"end_us\":5,\"seed\":9223372036854775807}",
     L0 "\"start_us\":1,\"end_us\":5,\"seed\":922337203685477580}",
+    L0 "\"start_us\":1,\"end_us\":5,\"seed\":9223372036854775808}",
+    L0 "\"start_us\":1,\"end_us\":5,\"start_us\":-9223372036854775807}",
+    L0 "\"start_us\":-9223372036854775808,\"end_us\":5}",
+    L0 "\"end_us\":5,\"start_us\":-9223372036854775807}",
+    L0 "\"start_us\":1,\"end_us\":5,\"seed\":12345678901234567890123}",
     L0 "\"start_us\":1,\"end_us\":5,\"uid\":4294967296}",
     L0 "\"start_us\":1,\"end_us\":5,\"uid\":4294967295}",
     L0 "\"start_us\":1,\"end_us\":5,\"uid\":-0}",
@@ -1222,7 +1228,8 @@ static const char *const fast_lines[] = {
     L0 "\"start_us\": 1,\"end_us\":5}",
     L0 "\"start_us\":1,\"end_us\":5,\"source\":\"job-cgroup\"}",
     L0 "\"start_us\":1,\"end_us\":5,\"source\":\"nope\"}",
-    L0 "\"start_us\":1,\"end_us\":5,\"timelimit\":4294967295,\"exit_status\":-1}",
+    L0
+    "\"start_us\":1,\"end_us\":5,\"timelimit\":4294967295,\"exit_status\":-1}",
     L0 "\"start_us\":1,\"end_us\":5,\"exit_status\":2147483648}",
     L0 "\"start_us\":1,\"end_us\":5,\"steps\":3,\"kind\":\"job\"}",
     L0 "\"start_us\":1,\"end_us\":5,\"confine_use\":1e3}",
