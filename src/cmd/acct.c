@@ -202,6 +202,35 @@ static void print_row (const struct acct_query *q,
     acct_print_row (stdout, fmt, out, &r);
 }
 
+struct listing {
+    const struct acct_query *q;
+    const struct acct_fmt *fmt;
+    const struct acct_out *out;
+    bool allocations, truncate, header;
+};
+
+/* The rows of the jobs of `t` (acct_query's each: a few jobs at a time). */
+static int list_jobs (struct acct_table *t, void *arg)
+{
+    struct listing *l = arg;
+
+    if (!l->header) {
+        acct_print_header (stdout, l->fmt, l->out);
+        l->header = true;
+    }
+    for (size_t i = 0; i < t->njobs; i++) {
+        const struct acct_job *j = &t->jobs[i];
+        if (!acct_query_in_window (l->q, j))
+            continue;
+        if (acct_query_job_line (l->q, j))
+            print_row (l->q, l->fmt, l->out, &j->job, l->truncate);
+        for (size_t k = 0; !l->allocations && k < j->nsteps; k++)
+            if (acct_query_step_line (l->q, j, &j->steps[k]))
+                print_row (l->q, l->fmt, l->out, &j->steps[k], l->truncate);
+    }
+    return ferror (stdout) ? 1 : 0;
+}
+
 int cmd_acct (int argc, char **argv)
 {
     struct acct_query q = {0};
@@ -354,6 +383,14 @@ int cmd_acct (int argc, char **argv)
                        "only root sees other users' jobs: showing "
                        "yours");
     }
+    q.progress = !json && out.mode != ACCT_OUT_PARSABLE
+                 && out.mode != ACCT_OUT_PARSABLE2;
+    /* text: job by job, never the whole journal in memory */
+    struct listing l = {&q, &fmt, &out, allocations, truncate, false};
+    if (!json) {
+        q.each = list_jobs;
+        q.each_arg = &l;
+    }
     if (acct_query_load (NAME, &q, &t, &skipped) < 0)
         goto done;
     if (json) {
@@ -368,17 +405,8 @@ int cmd_acct (int argc, char **argv)
              < 0;
         goto done;
     }
-    acct_print_header (stdout, &fmt, &out);
-    for (size_t i = 0; i < t.njobs; i++) {
-        const struct acct_job *j = &t.jobs[i];
-        if (!acct_query_in_window (&q, j))
-            continue;
-        if (acct_query_job_line (&q, j))
-            print_row (&q, &fmt, &out, &j->job, truncate);
-        for (size_t k = 0; !allocations && k < j->nsteps; k++)
-            if (acct_query_step_line (&q, j, &j->steps[k]))
-                print_row (&q, &fmt, &out, &j->steps[k], truncate);
-    }
+    if (!l.header)
+        acct_print_header (stdout, &fmt, &out);
     rc = cmd_flush_stdout (NAME) < 0;
 done:
     cmdopt_fini (&p);

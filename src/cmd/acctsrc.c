@@ -3,6 +3,7 @@
 #include "config.h"
 #endif
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pwd.h>
 #include <slurm/slurm.h>
@@ -10,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "acctdbd.h"
@@ -397,7 +400,97 @@ struct load_ctx {
     struct acct_table *t;
     uid_t me;
     bool nomem;
+    /* progress (item 8 of issue 22): records seen, when it started, when
+     * it last said so; show: stderr is a terminal */
+    bool show;
+    bool shown;
+    uint64_t seen;
+    int64_t t0_ms, last_ms;
+    int64_t after_ms; /* first shown after (1 s; PIN_PROGRESS_AFTER_MS) */
+    const char *subcmd;
 };
+
+static int64_t mono_ms (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* "slurm-pin acct: 123456 records read, 98765/s" on one line of stderr,
+ * redrawn at most twice a second, after the first second. */
+static void progress (struct load_ctx *c)
+{
+    int64_t now;
+
+    if (!c->show || (++c->seen & 1023) != 0)
+        return;
+    now = mono_ms ();
+    if (now - c->t0_ms < c->after_ms || now - c->last_ms < 500)
+        return;
+    c->last_ms = now;
+    c->shown = true;
+    fprintf (stderr,
+             "\rslurm-pin %s: %" PRIu64 " records read, %.0f/s\033[K",
+             c->subcmd,
+             c->seen,
+             (double)c->seen * 1000.0 / (double)(now - c->t0_ms));
+    fflush (stderr);
+}
+
+static void progress_end (struct load_ctx *c)
+{
+    if (c->shown) {
+        fputs ("\r\033[K", stderr); /* the line goes away */
+        fflush (stderr);
+    }
+    c->shown = false;
+}
+
+/* Progress only on a terminal, never when stdout is a pipe (the output
+ * of a script) nor for -p, -P, --json (q->progress false). */
+static void set_nodelist (struct acct_row *row);
+
+/* The end of a job id's records (acct_journal_read_sorted): its table
+ * handed to q->each, then emptied. */
+static int job_end (void *arg)
+{
+    struct load_ctx *c = arg;
+    const struct acct_query *q = c->q;
+    int rc;
+
+    if (c->nomem)
+        return 1;
+    if (c->t->njobs == 0)
+        return 0;
+    if (acct_table_sort (c->t) < 0
+        || (!q->duplicates && acct_table_latest (c->t) < 0)) {
+        c->nomem = true;
+        return 1;
+    }
+    for (size_t i = 0; i < c->t->njobs; i++) {
+        set_nodelist (&c->t->jobs[i].job);
+        for (size_t k = 0; k < c->t->jobs[i].nsteps; k++)
+            set_nodelist (&c->t->jobs[i].steps[k]);
+    }
+    progress_end (c);
+    rc = q->each (c->t, q->each_arg);
+    acct_table_free (c->t);
+    acct_table_init (c->t);
+    return rc;
+}
+
+static bool progress_wanted (const struct acct_query *q)
+{
+    struct stat st;
+
+    if (!q->progress || !isatty (STDERR_FILENO))
+        return false;
+    if (fstat (STDOUT_FILENO, &st) == 0
+        && (S_ISFIFO (st.st_mode) || S_ISSOCK (st.st_mode)))
+        return false;
+    return true;
+}
 
 static bool job_selected (const struct acct_query *q,
                           const struct acct_record *r)
@@ -421,6 +514,7 @@ static int on_record (const struct acct_record *r, void *arg)
     struct load_ctx *c = arg;
     const struct acct_query *q = c->q;
 
+    progress (c);
     /* sacct's rule: a user other than root sees only their own jobs */
     if (c->me != 0 && r->uid != c->me)
         return 0;
@@ -619,7 +713,10 @@ int acct_query_load (const char *subcmd,
                      struct acct_table *t,
                      unsigned *skipped)
 {
-    struct load_ctx c = {q, t, getuid (), false};
+    struct load_ctx c = {.q = q, .t = t, .me = getuid ()};
+    int rrc;
+    uint32_t *ids = NULL;
+    size_t nids = 0;
     char buf[4096];
     const char *dir;
     pin_error_t e = {""};
@@ -656,7 +753,57 @@ int acct_query_load (const char *subcmd,
         dir = abs;
     snprintf (q->dir, sizeof (q->dir), "%s", dir);
 
-    if (acct_journal_read (dir, on_record, &c, skipped, &e) < 0) {
+    c.show = progress_wanted (q);
+    c.subcmd = subcmd;
+    c.t0_ms = mono_ms ();
+    c.last_ms = 0;
+    c.after_ms = 1000;
+    {
+        const char *a = getenv ("PIN_PROGRESS_AFTER_MS");
+        if (a && *a >= '0' && *a <= '9')
+            c.after_ms = strtol (a, NULL, 10);
+    }
+    /* -j: only the records of those jobs (and array jobs), through the
+     * journal's index */
+    if (q->sel && q->nsel && !(ids = sel_job_ids (q, &nids))) {
+        cmd_error (subcmd, "out of memory");
+        return -1;
+    }
+    if (!ids && q->each)
+        rrc = acct_journal_read_sorted (dir,
+                                        on_record,
+                                        job_end,
+                                        &c,
+                                        skipped,
+                                        &e);
+    else if (ids)
+        rrc = acct_journal_read_jobs (dir,
+                                      ids,
+                                      nids,
+                                      on_record,
+                                      &c,
+                                      skipped,
+                                      &e);
+    else
+        rrc = acct_journal_read (dir, on_record, &c, skipped, &e);
+    free (ids);
+    progress_end (&c);
+    if (q->verbose) {
+        struct acct_journal_stats js;
+        acct_journal_last_stats (&js);
+        fprintf (stderr,
+                 "slurm-pin %s: journal: %u file%s through the index, %u "
+                 "passed over, %u scanned; %lu lines checked against "
+                 "the index, %lu rejected\n",
+                 subcmd,
+                 js.files_indexed,
+                 js.files_indexed == 1 ? "" : "s",
+                 js.files_skipped,
+                 js.files_scanned,
+                 js.lines_verified,
+                 js.lines_rejected);
+    }
+    if (rrc < 0) {
         cmd_error (subcmd,
                    "cannot read the journal: %s%s",
                    e.text,
@@ -691,6 +838,13 @@ loaded:
         set_nodelist (&t->jobs[i].job);
         for (size_t k = 0; k < t->jobs[i].nsteps; k++)
             set_nodelist (&t->jobs[i].steps[k]);
+    }
+    if (q->each && t->njobs) {
+        int rc = q->each (t, q->each_arg);
+        acct_table_free (t);
+        acct_table_init (t);
+        if (rc)
+            return rc < 0 ? -1 : 0;
     }
     return 0;
 }

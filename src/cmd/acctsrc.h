@@ -35,11 +35,23 @@ struct acct_query {
     const char *endtime;      /* -E as given, NULL: now */
     int64_t start_us, end_us; /* window (0: open), from acct_query_window */
     bool verbose;             /* -v: say on stderr which source */
-    char dir[4096];           /* set by acct_query_load: the journal read
-                                 ("" when slurmdbd was read) */
-    char source[16];          /* set by acct_query_load: "journal" or
-                                 "slurmdbd" */
-    char why[512];            /* set by acct_query_load: why that source */
+    /* set by the caller, may be NULL: the journal is read job by job in
+     * listing order and each(t) called with a table of one job id at a
+     * time (sorted, NodeList set; freed after), so that no more than one
+     * job is held; non-zero from it stops.  The table acct_query_load()
+     * returns is then empty.  With slurmdbd, or -j, each() is called once
+     * with the whole table, which acct_query_load() then returns empty. */
+    int (*each) (struct acct_table *t, void *arg);
+    void *each_arg;
+    bool progress;   /* may show progress on stderr (not -p, -P,
+                        --json): acct_query_load shows it when
+                        stderr is a terminal and stdout not a
+                        pipe */
+    char dir[4096];  /* set by acct_query_load: the journal read
+                        ("" when slurmdbd was read) */
+    char source[16]; /* set by acct_query_load: "journal" or
+                        "slurmdbd" */
+    char why[512];   /* set by acct_query_load: why that source */
     /* set by the caller, may be NULL: called with every record kept (as
      * the table would have it); non-zero from it is out of memory.  With
      * tap_only the records are not merged into the table. */

@@ -315,6 +315,7 @@ int cmd_eff (int argc, char **argv)
         rc = 2;
         goto done;
     }
+    q.progress = true;
     if (acct_query_load (NAME, &q, &t, &skipped) < 0)
         goto done;
     if (t.njobs == 0) {

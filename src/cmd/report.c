@@ -175,10 +175,38 @@ static void print_text (enum acct_by by, const struct acct_report *rep)
     }
 }
 
+struct adding {
+    const struct acct_query *q;
+    struct acct_report *rep;
+    enum acct_by by;
+    bool with_extern, nomem;
+};
+
+/* The jobs of `t` in the window into the report (acct_query's each). */
+static int add_jobs (struct acct_table *t, void *arg)
+{
+    struct adding *a = arg;
+    struct acct_table win;
+
+    acct_table_init (&win);
+    if (!(win.jobs =
+              malloc ((t->njobs ? t->njobs : 1) * sizeof (*win.jobs)))) {
+        a->nomem = true;
+        return 1;
+    }
+    for (size_t i = 0; i < t->njobs; i++)
+        if (acct_query_in_window (a->q, &t->jobs[i]))
+            win.jobs[win.njobs++] = t->jobs[i];
+    if (acct_report_add (&win, a->by, a->with_extern, a->rep) < 0)
+        a->nomem = true;
+    free (win.jobs); /* the rows are t's */
+    return a->nomem ? 1 : 0;
+}
+
 int cmd_report (int argc, char **argv)
 {
     struct acct_query q = {0};
-    struct acct_table t, win;
+    struct acct_table t;
     struct acct_report rep = {0};
     enum acct_by by = ACCT_BY_POLICY;
     struct cmdopt_parser p;
@@ -223,33 +251,19 @@ int cmd_report (int argc, char **argv)
         rc = 2;
         goto done;
     }
+    q.progress = !json;
+    /* job by job: the window's steps into the groups, nothing kept but
+     * the groups and their efficiencies */
+    struct adding add = {&q, &rep, by, with_extern, false};
+    q.each = add_jobs;
+    q.each_arg = &add;
     if (acct_query_load (NAME, &q, &t, &skipped) < 0)
         goto done;
-    /* the jobs of the window: move them into a table of their own */
-    acct_table_init (&win);
-    for (size_t i = 0; i < t.njobs; i++) {
-        if (!acct_query_in_window (&q, &t.jobs[i]))
-            continue;
-        if (win.njobs == win.capjobs) {
-            size_t cap = win.capjobs ? 2 * win.capjobs : 16;
-            struct acct_job *n = realloc (win.jobs, cap * sizeof (*n));
-            if (!n) {
-                cmd_error (NAME, "out of memory");
-                acct_table_free (&win);
-                goto done;
-            }
-            win.jobs = n;
-            win.capjobs = cap;
-        }
-        win.jobs[win.njobs++] = t.jobs[i];
-        memset (&t.jobs[i], 0, sizeof (t.jobs[i]));
-    }
-    if (acct_report_build (&win, by, with_extern, &rep) < 0) {
+    if (add.nomem) {
         cmd_error (NAME, "out of memory");
-        acct_table_free (&win);
         goto done;
     }
-    acct_table_free (&win);
+    acct_report_finish (&rep);
     if (json)
         rc = print_json (by, &q, &rep) < 0;
     else {

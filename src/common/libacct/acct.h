@@ -195,6 +195,11 @@ char *acct_record_to_json (const struct acct_record *r, pin_error_t *errp);
 int acct_record_from_json (const char *line,
                            struct acct_record *r,
                            pin_error_t *errp);
+/* The same through json-c alone (acct_record_from_json takes a fast path
+ * for the plain lines record.c writes; the unit tests compare the two). */
+int acct_record_from_json_slow (const char *line,
+                                struct acct_record *r,
+                                pin_error_t *errp);
 
 /* ---- the node journal (journal.c) ----------------------------------
  * DIR (pin.conf JournalDir=, default /var/lib/slurm-pin/journal) is
@@ -240,6 +245,44 @@ int acct_journal_read_job (const char *dir,
                            void *arg,
                            unsigned *skipped,
                            pin_error_t *errp);
+
+/* acct_journal_read() of the records whose job_id, or array_job_id, is
+ * one of ids[0..nids-1] (acct -j).  Both this and acct_journal_read_job()
+ * go through the sidecar index of each journal file (DIR/journal.idx,
+ * DIR/journal.N.idx; journal.c) where there is a valid one: the lines of
+ * other jobs are then not read at all; every line reached through the
+ * index is checked against the journal, and what it does not cover is
+ * scanned. */
+int acct_journal_read_jobs (const char *dir,
+                            const uint32_t *ids,
+                            size_t nids,
+                            acct_record_cb cb,
+                            void *arg,
+                            unsigned *skipped,
+                            pin_error_t *errp);
+
+/* Every record of DIR, as acct_journal_read(), but in the order acct
+ * lists jobs (array job id or job id, array task id, job id; within a job
+ * in journal order), job_end(arg) (may be NULL) after the last record of
+ * each job; either returning non-zero stops.  Memory: 24 bytes a line,
+ * no record kept. */
+int acct_journal_read_sorted (const char *dir,
+                              acct_record_cb cb,
+                              int (*job_end) (void *arg),
+                              void *arg,
+                              unsigned *skipped,
+                              pin_error_t *errp);
+
+/* What the last read of this thread did (tests, slurm-pin acct -v). */
+struct acct_journal_stats {
+    unsigned files_indexed; /* files read through their index */
+    unsigned files_skipped; /* rotated files whose index says: none */
+    unsigned files_scanned; /* files (or their rest) read line by line */
+    unsigned long lines_verified; /* lines reached through an index */
+    unsigned long lines_rejected; /* index entries the journal belied */
+    unsigned long records;        /* records parsed */
+};
+void acct_journal_last_stats (struct acct_journal_stats *out);
 
 /* Copy at most srclen bytes of src into dst (size n >= 4) as valid UTF-8:
  * each invalid byte becomes U+FFFD, NUL bytes end the text; stops before

@@ -349,6 +349,8 @@ static int spare_ready (const char *dir, uint64_t max)
     return rc;
 }
 
+static int jidx_rebuild (const char *dir, const char *name, bool final);
+
 /* Rename `journal` to journal.<highest + 1>, and journal.spare (its room
  * preallocated) to `journal`. */
 static int rotate (const char *dir, pin_error_t *errp)
@@ -374,12 +376,26 @@ static int rotate (const char *dir, pin_error_t *errp)
     if (path_in (from, sizeof (from), dir, "journal", errp) < 0
         || path_in (to, sizeof (to), dir, name, errp) < 0)
         return -1;
+    /* the file's index, whole and final, goes with it (best effort) */
+    {
+        char ifrom[PATH_MAX];
+        if (jidx_rebuild (dir, "journal", true) < 0
+            && path_in (ifrom, sizeof (ifrom), dir, "journal.idx", NULL) == 0)
+            (void)unlink (ifrom);
+    }
     if (rename (from, to) < 0)
         return errprintf (errp,
                           "cannot rotate %s to %s: %s",
                           from,
                           name,
                           strerror (errno));
+    {
+        char ifrom[PATH_MAX], ito[PATH_MAX];
+        if (snprintf (ifrom, sizeof (ifrom), "%s.idx", from)
+                < (int)sizeof (ifrom)
+            && snprintf (ito, sizeof (ito), "%s.idx", to) < (int)sizeof (ito))
+            (void)rename (ifrom, ito);
+    }
     /* the spare, if there: open_current checks it as any journal */
     if (path_in (to, sizeof (to), dir, "journal.spare", NULL) == 0)
         (void)!rename (to, from);
@@ -410,6 +426,299 @@ static int ends_in_newline (const char *dir,
     close (fd);
     *yes = c == '\n';
     return 0;
+}
+
+/* ---- the sidecar index -----------------------------------------------------
+ *
+ * DIR/journal.idx, and DIR/journal.N.idx after a rotation: where each line
+ * of the journal file of that name starts, how long it is, and the job (and
+ * array job) of its record, so that the records of one job are found
+ * without reading the others.  Written by the appender only (root, under
+ * DIR/lock); a reader never writes it.  Never trusted over the journal:
+ *   - the header pins it to its journal file (inode); another file's
+ *     index, or none, or a torn one: the journal is scanned;
+ *   - the entries must follow each other line after line from offset 0,
+ *     each inside the file; where one does not, the rest is scanned;
+ *   - every line reached through it is read and parsed, and must end
+ *     where the entry says and be a record of the job the entry names;
+ *     if not (a forged or stale entry), the rest of the file is scanned;
+ *   - what the index does not cover (lines appended by an older
+ *     slurm-pin, a crash between the two writes) is scanned.
+ * A rotated file's index is rebuilt from the file when it is rotated
+ * ("final": it covers the whole file, with the smallest and largest job
+ * ids, so that a reader passes over a file that holds none of its jobs).
+ */
+#define JIDX_MAGIC "PINJIX1\n"
+
+struct jidx_head {
+    char magic[8];
+    uint64_t ino;     /* the journal file's inode */
+    uint64_t covered; /* final: the file's size */
+    uint32_t final;   /* 1: a rotated file's, min/max valid */
+    uint32_t min_job; /* smallest job id or array job id */
+    uint32_t max_job; /* largest */
+    uint32_t pad0;
+    uint64_t pad[3];
+};
+
+struct jidx_ent {
+    uint32_t job, ajob; /* job_id, array_job_id (0, 0: not a record) */
+    uint64_t off;       /* the line's first byte */
+    uint32_t len;       /* its length, without the newline */
+    uint32_t pad;
+};
+
+struct jidx {
+    FILE *f;
+    struct jidx_head head;
+    uint64_t size;     /* the journal file's */
+    uint64_t good_end; /* end of the last entry that followed on */
+    bool bad;
+};
+
+_Static_assert(sizeof (struct jidx_head) == 64, "index header");
+_Static_assert(sizeof (struct jidx_ent) == 24, "index entry");
+
+/* The job id and array job id of a line, without parsing it: the members
+ * "job_id" and "array_job_id" (a key's quote is never preceded by a
+ * backslash, a quote inside a string always is).  false when the line
+ * does not say (then it must be parsed). */
+static bool num_after (const char *line, const char *key, uint32_t *v)
+{
+    const char *p = line;
+    size_t kl = strlen (key);
+    bool found = false;
+
+    /* the last one, as json-c takes a key given twice */
+    while ((p = strstr (p, key))) {
+        if (p > line && (p[-1] == ',' || p[-1] == '{')) {
+            const char *q = p + kl;
+            char *end;
+            unsigned long long x;
+            if (*q < '0' || *q > '9')
+                return false;
+            errno = 0;
+            x = strtoull (q, &end, 10);
+            if (errno || x > UINT32_MAX || (*end != ',' && *end != '}'))
+                return false;
+            *v = (uint32_t)x;
+            found = true;
+        }
+        p += kl;
+    }
+    return found;
+}
+
+static bool jidx_quick_ids (const char *line, uint32_t *job, uint32_t *ajob)
+{
+    if (!num_after (line, "\"job_id\":", job))
+        return false;
+    if (!num_after (line, "\"array_job_id\":", ajob)) {
+        if (strstr (line, "\"array_job_id\""))
+            return false;
+        *ajob = ACCT_NO_VAL;
+    }
+    return true;
+}
+
+static int jidx_open (const char *path, const struct stat *st, struct jidx *ix)
+{
+    char ipath[PATH_MAX];
+    struct stat ist;
+    int fd;
+
+    memset (ix, 0, sizeof (*ix));
+    if (snprintf (ipath, sizeof (ipath), "%s.idx", path)
+        >= (int)sizeof (ipath))
+        return -1;
+    fd = open (ipath,
+               O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return -1;
+    if (check_fd (fd, ipath, NULL) < 0 || fstat (fd, &ist) < 0
+        || ist.st_size < (off_t)sizeof (struct jidx_head)
+        || !(ix->f = fdopen (fd, "r"))) {
+        close_keep_errno (fd);
+        return -1;
+    }
+    if (fread (&ix->head, sizeof (ix->head), 1, ix->f) != 1
+        || memcmp (ix->head.magic, JIDX_MAGIC, 8) != 0
+        || ix->head.ino != (uint64_t)st->st_ino) {
+        fclose (ix->f);
+        ix->f = NULL;
+        return -1;
+    }
+    ix->size = (uint64_t)st->st_size;
+    return 0;
+}
+
+/* 1: the next entry, in *e; 0: no more; -1: one that does not follow on
+ * (ix->bad). */
+static int jidx_next (struct jidx *ix, struct jidx_ent *e)
+{
+    if (ix->bad || fread (e, sizeof (*e), 1, ix->f) != 1)
+        return ix->bad ? -1 : 0;
+    if (e->off != ix->good_end || e->off + e->len + 1 > ix->size) {
+        ix->bad = true;
+        return -1;
+    }
+    ix->good_end = e->off + e->len + 1;
+    return 1;
+}
+
+static void jidx_close (struct jidx *ix)
+{
+    if (ix->f)
+        fclose (ix->f);
+    ix->f = NULL;
+}
+
+/* Write DIR/NAME.idx anew from the journal file DIR/NAME (its whole
+ * lines), through NAME.idx.tmp (O_EXCL) and rename(2).  Best effort: the
+ * index is only a help; -1 leaves none (readers scan). */
+static int jidx_rebuild (const char *dir, const char *name, bool final)
+{
+    char path[PATH_MAX], ipath[PATH_MAX], tmp[PATH_MAX], *line = NULL;
+    struct jidx_head h;
+    struct stat st;
+    size_t cap = 0;
+    ssize_t n;
+    uint64_t off = 0;
+    FILE *in = NULL, *out = NULL;
+    int fd, rc = -1;
+
+    if (snprintf (path, sizeof (path), "%s/%s", dir, name)
+            >= (int)sizeof (path)
+        || snprintf (ipath, sizeof (ipath), "%s.idx", path)
+               >= (int)sizeof (ipath)
+        || snprintf (tmp, sizeof (tmp), "%s.idx.tmp", path)
+               >= (int)sizeof (tmp))
+        return -1;
+    fd =
+        open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0 || check_fd (fd, path, NULL) < 0 || fstat (fd, &st) < 0
+        || !(in = fdopen (fd, "r"))) {
+        close_keep_errno (fd);
+        goto fail;
+    }
+    if (unlink (tmp) < 0 && errno != ENOENT)
+        goto fail;
+    fd = open (tmp,
+               O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
+               0600);
+    if (fd < 0 || !(out = fdopen (fd, "w"))) {
+        close_keep_errno (fd);
+        goto fail;
+    }
+    memset (&h, 0, sizeof (h));
+    memcpy (h.magic, JIDX_MAGIC, 8);
+    h.ino = (uint64_t)st.st_ino;
+    h.min_job = UINT32_MAX;
+    if (fwrite (&h, sizeof (h), 1, out) != 1)
+        goto fail;
+    while ((n = getline (&line, &cap, in)) > 0) {
+        struct jidx_ent e = {.off = off, .len = (uint32_t)(n - 1)};
+        if (line[n - 1] != '\n' || n - 1 > LINE_MAX_READ)
+            break; /* a torn last line, or garbage: not covered */
+        line[n - 1] = '\0';
+        if (!jidx_quick_ids (line, &e.job, &e.ajob)) {
+            struct acct_record r;
+            if (n > 1 && acct_record_from_json (line, &r, NULL) == 0) {
+                e.job = r.job_id;
+                e.ajob = r.array_job_id;
+            } else
+                e.job = e.ajob = 0; /* not a record */
+        }
+        if (e.job) {
+            uint32_t lo =
+                e.ajob != ACCT_NO_VAL && e.ajob < e.job ? e.ajob : e.job;
+            if (lo < h.min_job)
+                h.min_job = lo;
+            if (e.job > h.max_job)
+                h.max_job = e.job;
+            if (e.ajob != ACCT_NO_VAL && e.ajob > h.max_job)
+                h.max_job = e.ajob;
+        }
+        if (fwrite (&e, sizeof (e), 1, out) != 1)
+            goto fail;
+        off += (uint64_t)n;
+    }
+    h.final = final && off == (uint64_t)st.st_size;
+    h.covered = off;
+    if (fseek (out, 0, SEEK_SET) < 0 || fwrite (&h, sizeof (h), 1, out) != 1
+        || fflush (out) != 0)
+        goto fail;
+    if (rename (tmp, ipath) < 0)
+        goto fail;
+    rc = 0;
+fail:
+    if (rc < 0)
+        (void)unlink (tmp);
+    if (in)
+        fclose (in);
+    if (out)
+        fclose (out);
+    free (line);
+    return rc;
+}
+
+/* After a record of job/ajob was appended at `lineoff` (len bytes and a
+ * newline) to DIR/journal (jfd): its entry at the end of journal.idx, or
+ * journal.idx rebuilt when it does not end where this line starts. */
+static void jidx_append (const char *dir,
+                         int jfd,
+                         uint64_t lineoff,
+                         size_t len,
+                         uint32_t job,
+                         uint32_t ajob)
+{
+    char ipath[PATH_MAX];
+    struct jidx_head h;
+    struct jidx_ent last,
+        e = {.job = job, .ajob = ajob, .off = lineoff, .len = (uint32_t)len};
+    struct stat jst, ist;
+    uint64_t nent, end = 0;
+    int fd;
+
+    if (fstat (jfd, &jst) < 0
+        || path_in (ipath, sizeof (ipath), dir, "journal.idx", NULL) < 0)
+        return;
+    fd = open (ipath,
+               O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY
+                   | O_NONBLOCK,
+               0600);
+    if (fd < 0)
+        return;
+    if (check_fd (fd, ipath, NULL) < 0 || fstat (fd, &ist) < 0
+        || ist.st_nlink != 1) {
+        close (fd);
+        return; /* not ours to fix: readers scan */
+    }
+    if (ist.st_size < (off_t)sizeof (h)
+        || pread (fd, &h, sizeof (h), 0) != (ssize_t)sizeof (h)
+        || memcmp (h.magic, JIDX_MAGIC, 8) != 0 || h.ino != jst.st_ino
+        || h.final)
+        goto rebuild;
+    nent = ((uint64_t)ist.st_size - sizeof (h)) / sizeof (e);
+    if (nent) {
+        if (pread (fd,
+                   &last,
+                   sizeof (last),
+                   (off_t)(sizeof (h) + (nent - 1) * sizeof (e)))
+            != (ssize_t)sizeof (last))
+            goto rebuild;
+        end = last.off + last.len + 1;
+    }
+    if (end != lineoff)
+        goto rebuild;
+    if (pwrite (fd, &e, sizeof (e), (off_t)(sizeof (h) + nent * sizeof (e)))
+        != (ssize_t)sizeof (e))
+        goto rebuild;
+    close (fd);
+    return;
+rebuild:
+    close (fd);
+    (void)jidx_rebuild (dir, "journal", false);
 }
 
 int acct_journal_append_max (const char *dir,
@@ -477,6 +786,12 @@ int acct_journal_append_max (const char *dir,
     }
     if (st.st_size == 0)
         fsync_dir (dir); /* a new file: make its name durable too */
+    jidx_append (dir,
+                 fd,
+                 (uint64_t)st.st_size + (nl ? 0 : 1),
+                 len,
+                 r->job_id,
+                 r->array_job_id);
     (void)spare_ready (dir, max_size);
     rc = 0;
 out:
@@ -503,11 +818,204 @@ struct reader {
     unsigned skipped;
     bool filter;
     char needle[48];
+    /* a set of jobs (acct_journal_read_jobs): sorted, records whose
+     * job_id, or array_job_id when `arrays`, is in it */
+    const uint32_t *ids;
+    size_t nids;
+    bool arrays;
+    struct acct_journal_stats st;
 };
 
-/* 1: cb asked to stop; 0: done; -1 error */
-static int read_file (const char *path, struct reader *rd, pin_error_t *errp)
+static __thread struct acct_journal_stats last_stats;
+
+void acct_journal_last_stats (struct acct_journal_stats *out)
 {
+    *out = last_stats;
+}
+
+static int cmp_u32 (const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static bool in_ids (const struct reader *rd, uint32_t job, uint32_t ajob)
+{
+    if (bsearch (&job, rd->ids, rd->nids, sizeof (*rd->ids), cmp_u32))
+        return true;
+    return rd->arrays && ajob != ACCT_NO_VAL
+           && bsearch (&ajob, rd->ids, rd->nids, sizeof (*rd->ids), cmp_u32);
+}
+
+/* Does the record belong to what the reader looks for? */
+static bool wanted (const struct reader *rd, const struct acct_record *r)
+{
+    if (rd->ids)
+        return in_ids (rd, r->job_id, r->array_job_id);
+    if (rd->filter)
+        return r->job_id == strtoul (rd->needle + 9, NULL, 10);
+    return true;
+}
+
+/* The line (n bytes, NUL-terminated) -> cb.  1: cb asked to stop. */
+static int one_line (char *line, size_t n, struct reader *rd)
+{
+    struct acct_record r;
+
+    if (n == 0)
+        return 0; /* the newline ending a torn line */
+    if (n > LINE_MAX_READ || strlen (line) != n) {
+        rd->skipped++; /* too long, or a NUL inside */
+        return 0;
+    }
+    if (rd->filter && !strstr (line, rd->needle))
+        return 0;
+    if (rd->ids) {
+        uint32_t job, ajob;
+        if (jidx_quick_ids (line, &job, &ajob) && !in_ids (rd, job, ajob))
+            return 0;
+    }
+    if (acct_record_from_json (line, &r, NULL) < 0) {
+        rd->skipped++;
+        return 0;
+    }
+    rd->st.records++;
+    if (!wanted (rd, &r))
+        return 0;
+    return rd->cb (&r, rd->arg) != 0 ? 1 : 0;
+}
+
+/* One line through the index: read at e->off, must end where e says and
+ * be a record of the job e names.  0 with *r, -1 if not. */
+static int indexed_line (int fd,
+                         const struct jidx_ent *e,
+                         char **line,
+                         size_t *cap,
+                         struct acct_record *r)
+{
+    if ((size_t)e->len + 1 > *cap) {
+        char *nl = realloc (*line, (size_t)e->len + 1);
+        if (!nl)
+            return -1;
+        *line = nl;
+        *cap = (size_t)e->len + 1;
+    }
+    if (pread (fd, *line, (size_t)e->len + 1, (off_t)e->off)
+            != (ssize_t)e->len + 1
+        || (*line)[e->len] != '\n')
+        return -1;
+    (*line)[e->len] = '\0';
+    if (strlen (*line) != e->len || acct_record_from_json (*line, r, NULL) < 0
+        || r->job_id != e->job || r->array_job_id != e->ajob)
+        return -1;
+    return 0;
+}
+
+/* The records of the jobs asked for that the index of `fd` (the file at
+ * `path`, stat st) points at, each checked against the journal line it
+ * names first: if one is not what the index says (a forged or stale
+ * index), none is taken from the index and the whole file is scanned.
+ * *from: where the caller's scan must start (what the index did not
+ * cover); 1: cb asked to stop; 0. */
+static int read_indexed (const char *path,
+                         int fd,
+                         const struct stat *st,
+                         struct reader *rd,
+                         off_t *from)
+{
+    struct jidx ix;
+    struct jidx_ent e, *hit = NULL;
+    size_t nhit = 0, caphit = 0, cap = 0;
+    char *line = NULL;
+    int rc = 0, k;
+
+    *from = 0;
+    if (jidx_open (path, st, &ix) < 0) {
+        rd->st.files_scanned++;
+        return 0;
+    }
+    if (ix.head.final && ix.head.covered == (uint64_t)st->st_size
+        && ix.head.max_job >= ix.head.min_job) {
+        /* a rotated file: none of its lines is of these jobs? */
+        bool any = false;
+        for (size_t i = 0; i < rd->nids && !any; i++)
+            any =
+                rd->ids[i] >= ix.head.min_job && rd->ids[i] <= ix.head.max_job;
+        if (!any) {
+            rd->st.files_skipped++;
+            *from = st->st_size;
+            jidx_close (&ix);
+            return 0;
+        }
+    }
+    while ((k = jidx_next (&ix, &e)) > 0) {
+        if (!in_ids (rd, e.job, e.ajob))
+            continue;
+        if (nhit == caphit) {
+            size_t nc = caphit ? 2 * caphit : 16;
+            struct jidx_ent *n = realloc (hit, nc * sizeof (*n));
+            if (!n)
+                goto scan_all;
+            hit = n;
+            caphit = nc;
+        }
+        hit[nhit++] = e;
+    }
+    /* every line first: all or nothing */
+    for (size_t i = 0; i < nhit; i++) {
+        struct acct_record r;
+        if (indexed_line (fd, &hit[i], &line, &cap, &r) < 0) {
+            rd->st.lines_rejected++;
+            goto scan_all;
+        }
+    }
+    rd->st.files_indexed++;
+    for (size_t i = 0; i < nhit; i++) {
+        struct acct_record r;
+        if (indexed_line (fd, &hit[i], &line, &cap, &r) < 0)
+            continue; /* changed under us: cannot be (the lock) */
+        rd->st.lines_verified++;
+        rd->st.records++;
+        if (wanted (rd, &r) && rd->cb (&r, rd->arg) != 0) {
+            rc = 1;
+            break;
+        }
+    }
+    /* what the index does not cover (an entry that does not follow on,
+     * lines appended without one) is scanned */
+    *from = (off_t)ix.good_end;
+    if (ix.bad || ix.good_end < (uint64_t)st->st_size)
+        rd->st.files_scanned++;
+    goto out;
+scan_all:
+    *from = 0;
+    rd->st.files_scanned++;
+out:
+    free (hit);
+    free (line);
+    jidx_close (&ix);
+    return rc;
+}
+
+/* Is the index of the file at `path` (stat st) missing or not its own? */
+static bool jidx_missing (const char *path, const struct stat *st)
+{
+    struct jidx ix;
+
+    if (jidx_open (path, st, &ix) < 0)
+        return true;
+    jidx_close (&ix);
+    return false;
+}
+
+/* 1: cb asked to stop; 0: done; -1 error.  The file is DIR/NAME. */
+static int read_file (const char *dir,
+                      const char *name,
+                      const char *path,
+                      struct reader *rd,
+                      pin_error_t *errp)
+{
+    bool reindex;
     int fd =
         open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     FILE *f;
@@ -515,41 +1023,57 @@ static int read_file (const char *path, struct reader *rd, pin_error_t *errp)
     size_t cap = 0;
     ssize_t n;
     int rc = 0;
+    struct stat st;
+    off_t from = 0;
 
     if (fd < 0) {
         if (errno == ENOENT)
             return 0;
         return errprintf (errp, "cannot read %s: %s", path, strerror (errno));
     }
-    if (check_fd (fd, path, errp) < 0 || !(f = fdopen (fd, "r"))) {
+    if (check_fd (fd, path, errp) < 0 || fstat (fd, &st) < 0) {
+        close_keep_errno (fd);
+        return -1;
+    }
+    /* root (the journal's owner: check_fd) writes a missing index; under
+     * the shared lock no appender runs, and the index is checked anyway */
+    reindex = geteuid () == 0 && jidx_missing (path, &st);
+    if (reindex) {
+        close (fd);
+        (void)jidx_rebuild (dir, name, strcmp (name, "journal") != 0);
+        fd = open (path,
+                   O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0 || check_fd (fd, path, errp) < 0 || fstat (fd, &st) < 0) {
+            close_keep_errno (fd);
+            return errno == ENOENT ? 0 : -1;
+        }
+    }
+    if (rd->ids) {
+        if ((rc = read_indexed (path, fd, &st, rd, &from)) != 0) {
+            close (fd);
+            return rc;
+        }
+        if (from >= st.st_size) {
+            close (fd);
+            return 0;
+        }
+        if (lseek (fd, from, SEEK_SET) < 0) {
+            close_keep_errno (fd);
+            return errprintf (errp, "%s: %s", path, strerror (errno));
+        }
+    } else
+        rd->st.files_scanned++;
+    if (!(f = fdopen (fd, "r"))) {
         if (errno == ENOMEM)
             errprintf (errp, "out of memory");
         close_keep_errno (fd);
         return -1;
     }
     while ((n = getline (&line, &cap, f)) >= 0) {
-        struct acct_record r;
-
         if (n > 0 && line[n - 1] == '\n')
             line[--n] = '\0';
-        if (n == 0)
-            continue; /* the newline ending a torn line */
-        if (n > LINE_MAX_READ || strlen (line) != (size_t)n) {
-            rd->skipped++; /* too long, or a NUL inside */
-            continue;
-        }
-        if (rd->filter && !strstr (line, rd->needle))
-            continue;
-        if (acct_record_from_json (line, &r, NULL) < 0) {
-            rd->skipped++;
-            continue;
-        }
-        if (rd->filter && r.job_id != strtoul (rd->needle + 9, NULL, 10))
-            continue;
-        if (rd->cb (&r, rd->arg) != 0) {
-            rc = 1;
+        if ((rc = one_line (line, (size_t)n, rd)) != 0)
             break;
-        }
     }
     if (rc == 0 && ferror (f))
         rc = errprintf (errp, "cannot read %s: %s", path, strerror (errno));
@@ -582,7 +1106,7 @@ static int journal_read (const char *dir,
             snprintf (name, sizeof (name), "journal");
         if (path_in (path, sizeof (path), dir, name, errp) < 0)
             goto out;
-        if ((r = read_file (path, rd, errp)) < 0)
+        if ((r = read_file (dir, name, path, rd, errp)) < 0)
             goto out;
         if (r > 0)
             break;
@@ -591,6 +1115,7 @@ static int journal_read (const char *dir,
 out:
     if (skipped)
         *skipped = rd->skipped;
+    last_stats = rd->st;
     free (list);
     if (lock >= 0)
         close_keep_errno (lock);
@@ -619,7 +1144,295 @@ int acct_journal_read_job (const char *dir,
               sizeof (rd.needle),
               "\"job_id\":%" PRIu32 ",",
               job_id);
+    rd.ids = &job_id;
+    rd.nids = 1;
     return journal_read (dir, &rd, skipped, errp);
+}
+
+int acct_journal_read_jobs (const char *dir,
+                            const uint32_t *ids,
+                            size_t nids,
+                            acct_record_cb cb,
+                            void *arg,
+                            unsigned *skipped,
+                            pin_error_t *errp)
+{
+    struct reader rd = {.cb = cb, .arg = arg, .arrays = true};
+    uint32_t *sorted = malloc ((nids ? nids : 1) * sizeof (*sorted));
+    int rc;
+
+    if (!sorted) {
+        errno = ENOMEM;
+        return errprintf (errp, "out of memory");
+    }
+    if (nids)
+        memcpy (sorted, ids, nids * sizeof (*ids));
+    qsort (sorted, nids, sizeof (*sorted), cmp_u32);
+    rd.ids = sorted;
+    rd.nids = nids;
+    rc = journal_read (dir, &rd, skipped, errp);
+    free (sorted);
+    return rc;
+}
+
+/* ---- every record, job by job, in listing order ---------------------------
+ *
+ * A compact array of where each line is (24 bytes a line), sorted in the
+ * order acct lists jobs (array job id or job id, array task id, job id),
+ * then each line read again (pread) and parsed: memory stays bounded by
+ * the number of lines times 24 bytes, whatever the records hold, and no
+ * parsed record is kept. */
+struct sref {
+    uint32_t key, task, job, len;
+    uint64_t pos; /* file number << 40 | offset */
+};
+
+static int sref_cmp (const struct sref *a, const struct sref *b)
+{
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    if (a->task != b->task)
+        return a->task < b->task ? -1 : 1;
+    if (a->job != b->job)
+        return a->job < b->job ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+static void sref_swap (struct sref *a, struct sref *b)
+{
+    struct sref t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* in place (qsort(3) may take a copy of the whole array) */
+static void sref_sort (struct sref *v, size_t n)
+{
+    while (n > 16) {
+        size_t i = 0, j = n - 1, m = n / 2;
+        struct sref pivot;
+
+        if (sref_cmp (&v[m], &v[0]) < 0)
+            sref_swap (&v[m], &v[0]);
+        if (sref_cmp (&v[j], &v[0]) < 0)
+            sref_swap (&v[j], &v[0]);
+        if (sref_cmp (&v[j], &v[m]) < 0)
+            sref_swap (&v[j], &v[m]);
+        pivot = v[m];
+        for (;;) {
+            while (sref_cmp (&v[i], &pivot) < 0)
+                i++;
+            while (sref_cmp (&pivot, &v[j]) < 0)
+                j--;
+            if (i >= j)
+                break;
+            sref_swap (&v[i], &v[j]);
+            i++;
+            j--;
+        }
+        /* [0, j] and [j + 1, n): recurse into the smaller one */
+        if (j + 1 < n - j - 1) {
+            sref_sort (v, j + 1);
+            v += j + 1;
+            n -= j + 1;
+        } else {
+            sref_sort (v + j + 1, n - j - 1);
+            n = j + 1;
+        }
+    }
+    for (size_t i = 1; i < n; i++)
+        for (size_t k = i; k > 0 && sref_cmp (&v[k], &v[k - 1]) < 0; k--)
+            sref_swap (&v[k], &v[k - 1]);
+}
+
+int acct_journal_read_sorted (const char *dir,
+                              acct_record_cb cb,
+                              int (*job_end) (void *arg),
+                              void *arg,
+                              unsigned *skipped,
+                              pin_error_t *errp)
+{
+    char path[PATH_MAX], name[32], *line = NULL;
+    unsigned long *list = NULL;
+    size_t count = 0, nref = 0, capref = 0, cap = 0;
+    struct sref *ref = NULL;
+    int lock, rc = -1, cur = -1;
+    size_t curfile = 0;
+    unsigned bad = 0;
+
+    if (skipped)
+        *skipped = 0;
+    if (dir_ready (dir, false, errp) < 0)
+        return -1;
+    if ((lock = journal_lock (dir, false, errp)) == -1)
+        return -1;
+    if (rotated_list (dir, &list, &count, errp) < 0)
+        goto out;
+    /* the files are opened one at a time (no limit on how many) */
+    /* 1: where every line is */
+    for (size_t i = 0; i <= count; i++) {
+        FILE *f;
+        ssize_t n;
+        uint64_t off = 0;
+        int fd;
+
+        if (i < count)
+            snprintf (name, sizeof (name), "journal.%lu", list[i]);
+        else
+            snprintf (name, sizeof (name), "journal");
+        if (path_in (path, sizeof (path), dir, name, errp) < 0)
+            goto out;
+        fd = open (path,
+                   O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0) {
+            if (errno == ENOENT)
+                continue;
+            errprintf (errp, "cannot read %s: %s", path, strerror (errno));
+            goto out;
+        }
+        if (check_fd (fd, path, errp) < 0) {
+            close_keep_errno (fd);
+            goto out;
+        }
+        if (!(f = fdopen (fd, "r"))) {
+            close_keep_errno (fd);
+            errprintf (errp, "%s: %s", path, strerror (errno));
+            goto out;
+        }
+        posix_fadvise (fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+        while ((n = getline (&line, &cap, f)) >= 0) {
+            struct sref e = {.pos = (uint64_t)i << 40 | off};
+            size_t len = (size_t)n;
+            uint32_t ajob;
+
+            off += (uint64_t)n;
+            if (off >= UINT64_C (1) << 40) {
+                fclose (f);
+                errno = EFBIG;
+                errprintf (errp, "%s: larger than 1 TiB", path);
+                goto out;
+            }
+            if (len > 0 && line[len - 1] == '\n')
+                line[--len] = '\0';
+            if (len == 0)
+                continue;
+            if (len > LINE_MAX_READ || strlen (line) != len) {
+                bad++;
+                continue;
+            }
+            if (!jidx_quick_ids (line, &e.job, &ajob)
+                || (ajob != ACCT_NO_VAL
+                    && !num_after (line, "\"array_task_id\":", &e.task))) {
+                struct acct_record r;
+                if (acct_record_from_json (line, &r, NULL) < 0) {
+                    bad++;
+                    continue;
+                }
+                e.job = r.job_id;
+                ajob = r.array_job_id;
+                e.task = r.array_task_id;
+            }
+            if (ajob == ACCT_NO_VAL) {
+                e.key = e.job;
+                e.task = ACCT_NO_VAL;
+            } else
+                e.key = ajob;
+            e.len = (uint32_t)len;
+            if (nref == capref) {
+                size_t nc = capref ? capref + capref / 2 : 4096;
+                struct sref *nr = realloc (ref, nc * sizeof (*nr));
+                if (!nr) {
+                    fclose (f);
+                    errno = ENOMEM;
+                    errprintf (errp, "out of memory");
+                    goto out;
+                }
+                ref = nr;
+                capref = nc;
+            }
+            ref[nref++] = e;
+        }
+        if (ferror (f)) {
+            errprintf (errp, "cannot read %s: %s", path, strerror (errno));
+            fclose (f);
+            goto out;
+        }
+        fclose (f);
+    }
+    /* 2: in listing order */
+    sref_sort (ref, nref);
+    /* 3: each line again, job by job */
+    for (size_t i = 0; i < nref; i++) {
+        struct sref *e = &ref[i];
+        struct acct_record r;
+        size_t file = (size_t)(e->pos >> 40);
+
+        if (cur < 0 || file != curfile) {
+            if (cur >= 0)
+                close (cur);
+            if (file < count)
+                snprintf (name, sizeof (name), "journal.%lu", list[file]);
+            else
+                snprintf (name, sizeof (name), "journal");
+            if (path_in (path, sizeof (path), dir, name, errp) < 0)
+                goto out;
+            cur = open (path,
+                        O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+                            | O_NOCTTY);
+            if (cur < 0 || check_fd (cur, path, errp) < 0) {
+                if (cur < 0)
+                    errprintf (errp,
+                               "cannot read %s: %s",
+                               path,
+                               strerror (errno));
+                goto out;
+            }
+            curfile = file;
+        }
+
+        if ((size_t)e->len + 1 > cap) {
+            char *nl = realloc (line, (cap = (size_t)e->len + 1));
+            if (!nl) {
+                errno = ENOMEM;
+                errprintf (errp, "out of memory");
+                goto out;
+            }
+            line = nl;
+        }
+        if (pread (cur,
+                   line,
+                   e->len,
+                   (off_t)(e->pos & ((UINT64_C (1) << 40) - 1)))
+            != (ssize_t)e->len) {
+            errprintf (errp, "cannot read the journal: %s", strerror (errno));
+            goto out;
+        }
+        line[e->len] = '\0';
+        if (acct_record_from_json (line, &r, NULL) < 0)
+            bad++;
+        else if (cb (&r, arg) != 0) {
+            rc = 0;
+            goto out;
+        }
+        if ((i + 1 == nref || ref[i + 1].job != e->job
+             || ref[i + 1].key != e->key || ref[i + 1].task != e->task)
+            && job_end && job_end (arg) != 0) {
+            rc = 0;
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    if (skipped)
+        *skipped = bad;
+    if (cur >= 0)
+        close (cur);
+    free (ref);
+    free (line);
+    free (list);
+    if (lock >= 0)
+        close_keep_errno (lock);
+    return rc;
 }
 
 /* ---- a job record from step records ----------------------------------------

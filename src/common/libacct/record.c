@@ -385,9 +385,318 @@ static void get_str (struct parse *p,
 #define GET_STR(p, key, req, field) \
     get_str (p, key, req, field, sizeof (field))
 
+/* ---- the fast path ------------------------------------------------------
+ *
+ * A listing parses every line of the journal; json-c's parse (a hash table
+ * and a malloc'd object per member) is most of its time.  The lines
+ * record.c writes are a flat object of plain members: keys of [a-z0-9_],
+ * strings of printable ASCII without escapes, integers up to INT64_MAX
+ * in magnitude (19 digits at most), and the two
+ * decimals "efficiency" and "confine_use".  fast_parse() takes exactly
+ * such a line and fills the record as json-c's path would; anything else
+ * (an escape, non-ASCII, blanks, another type, a key twice, a value out
+ * of range, an error of any kind) and it gives up, and the json-c path
+ * below parses the line (and says what is wrong with it).  The unit
+ * tests compare both paths on every kind of line. */
+struct fmember {
+    const char *k;
+    size_t kl;
+    char type; /* 's' string, 'i' integer, 'd' decimal */
+    const char *v;
+    size_t vl;
+    int64_t i;
+};
+
+#define FAST_MAX 80
+
+/* The members are looked up in about the order record.c writes them: the
+ * search starts after the last one found. */
+static __thread size_t fhint;
+
+static const struct fmember *fget (const struct fmember *m,
+                                   size_t n,
+                                   const char *key)
+{
+    size_t kl = strlen (key), i = fhint < n ? fhint : 0;
+
+    for (size_t k = 0; k < n; k++, i = i + 1 < n ? i + 1 : 0)
+        if (m[i].kl == kl && memcmp (m[i].k, key, kl) == 0) {
+            fhint = i + 1;
+            return &m[i];
+        }
+    return NULL;
+}
+
+/* 1 set, 0 absent, -1 give up */
+static int fint (const struct fmember *m,
+                 size_t n,
+                 const char *key,
+                 int64_t min,
+                 int64_t max,
+                 int64_t *v)
+{
+    const struct fmember *f = fget (m, n, key);
+    if (!f)
+        return 0;
+    if (f->type != 'i' || f->i < min || f->i > max)
+        return -1;
+    *v = f->i;
+    return 1;
+}
+
+static int fstr (const struct fmember *m,
+                 size_t n,
+                 const char *key,
+                 char *buf,
+                 size_t size)
+{
+    const struct fmember *f = fget (m, n, key);
+    if (!f)
+        return 0;
+    if (f->type != 's')
+        return -1;
+    acct_utf8_copy (buf, size, f->v, f->vl);
+    return 1;
+}
+
+static int fast_parse (const char *line, struct acct_record *r)
+{
+    struct fmember m[FAST_MAX];
+    size_t n = 0;
+    const char *p = line;
+    int64_t x;
+    char name[32];
+    int rc = 0;
+
+    if (*p++ != '{')
+        return 0;
+    if (*p == '}')
+        return 0;
+    for (;;) {
+        struct fmember *f;
+        if (n == FAST_MAX || *p++ != '"')
+            return 0;
+        f = &m[n];
+        f->k = p;
+        while ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')
+               || *p == '_')
+            p++;
+        f->kl = (size_t)(p - f->k);
+        if (!f->kl || *p++ != '"' || *p++ != ':')
+            return 0;
+        if (*p == '"') {
+            f->type = 's';
+            f->v = ++p;
+            while (*p >= 0x20 && *p <= 0x7e && *p != '"' && *p != '\\')
+                p++;
+            if (*p != '"')
+                return 0;
+            f->vl = (size_t)(p - f->v);
+            p++;
+        } else {
+            const char *d = p;
+            bool neg = *p == '-';
+            uint64_t u = 0;
+            if (neg)
+                d = ++p;
+            if (*p < '0' || *p > '9'
+                || (*p == '0' && p[1] >= '0' && p[1] <= '9'))
+                return 0;
+            while (*p >= '0' && *p <= '9') {
+                if (p - d >= 19)
+                    return 0; /* json-c's range rules: its own path */
+                u = u * 10 + (uint64_t)(*p - '0');
+                p++;
+            }
+            if (u > (uint64_t)INT64_MAX)
+                return 0;
+            if (*p == '.') {
+                const char *fr = ++p;
+                while (*p >= '0' && *p <= '9')
+                    p++;
+                if (p == fr || *p == 'e' || *p == 'E')
+                    return 0;
+                f->type = 'd';
+            } else {
+                if (*p == 'e' || *p == 'E')
+                    return 0;
+                f->type = 'i';
+                f->i = neg ? -(int64_t)u : (int64_t)u;
+            }
+            f->v = neg ? d - 1 : d;
+            f->vl = (size_t)(p - f->v);
+        }
+        for (size_t i = 0; i < n; i++)
+            if (m[i].kl == f->kl && memcmp (m[i].k, f->k, f->kl) == 0)
+                return 0; /* a key twice: json-c's path */
+        n++;
+        if (*p == ',') {
+            p++;
+            continue;
+        }
+        if (*p++ != '}')
+            return 0;
+        break;
+    }
+    for (; *p; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
+            return 0;
+    /* a decimal is read only where json-c's path takes one */
+    for (size_t i = 0; i < n; i++)
+        if (m[i].type == 'd'
+            && !(m[i].kl == 10 && memcmp (m[i].k, "efficiency", 10) == 0)
+            && !(m[i].kl == 11 && memcmp (m[i].k, "confine_use", 11) == 0))
+            return 0;
+
+    fhint = 0;
+    if (fint (m, n, "v", 1, INT32_MAX, &x) <= 0 || x > ACCT_RECORD_VERSION)
+        return 0;
+    acct_record_init (r);
+    name[0] = '\0';
+    if (fstr (m, n, "kind", name, sizeof (name)) <= 0)
+        return 0;
+    if (strcmp (name, "step") == 0)
+        r->kind = ACCT_KIND_STEP;
+    else if (strcmp (name, "job") == 0)
+        r->kind = ACCT_KIND_JOB;
+    else
+        return 0;
+#define FSTR(key, field, req)                             \
+    do {                                                  \
+        int k_ = fstr (m, n, key, field, sizeof (field)); \
+        if (k_ < 0 || (req && k_ == 0))                   \
+            return 0;                                     \
+    } while (0)
+#define FU32(key, field, req)                         \
+    do {                                              \
+        int k_ = fint (m, n, key, 0, UINT32_MAX, &x); \
+        if (k_ < 0 || (req && k_ == 0))               \
+            return 0;                                 \
+        if (k_ > 0)                                   \
+            field = (uint32_t)x;                      \
+    } while (0)
+#define FU64(key, field, has)                        \
+    do {                                             \
+        int k_ = fint (m, n, key, 0, INT64_MAX, &x); \
+        if (k_ < 0)                                  \
+            return 0;                                \
+        if (k_ > 0)                                  \
+            field = (uint64_t)x;                     \
+        has = k_ > 0;                                \
+    } while (0)
+    FSTR ("cluster", r->cluster, false);
+    FU32 ("job_id", r->job_id, true);
+    FU32 ("step_id", r->step_id, false);
+    FU32 ("array_job_id", r->array_job_id, false);
+    FU32 ("array_task_id", r->array_task_id, false);
+    FSTR ("node", r->node, true);
+    FU32 ("uid", r->uid, false);
+    FSTR ("user", r->user, false);
+    FSTR ("partition", r->partition, false);
+    FSTR ("job_name", r->job_name, false);
+    FSTR ("account", r->account, false);
+    FSTR ("qos", r->qos, false);
+    if (fint (m, n, "submit_us", 0, INT64_MAX, &r->submit_us) < 0)
+        return 0;
+    switch (fint (m, n, "timelimit", 0, UINT32_MAX, &x)) {
+        case -1:
+            return 0;
+        case 1:
+            r->has_timelimit = true;
+            r->timelimit = (uint32_t)x;
+    }
+    {
+        bool dummy;
+        FU64 ("req_mem", r->req_mem, dummy);
+        (void)dummy;
+    }
+    FSTR ("policy", r->policy, false);
+    FSTR ("fallback", r->fallback, false);
+    FSTR ("gpus", r->gpus, false);
+    FSTR ("nic", r->nic, false);
+    FSTR ("experiment", r->experiment, false);
+    FSTR ("arm", r->arm, false);
+    FSTR ("block", r->block, false);
+    FU64 ("seed", r->seed, r->has_seed);
+    FSTR ("cpus", r->cpus, false);
+    FSTR ("mems", r->mems, false);
+    FU32 ("alloc_cpus", r->alloc_cpus, false);
+    if (fint (m, n, "start_us", INT64_MIN, INT64_MAX, &r->start_us) <= 0
+        || fint (m, n, "end_us", INT64_MIN, INT64_MAX, &r->end_us) <= 0)
+        return 0;
+    rc = fint (m, n, "elapsed_us", INT64_MIN, INT64_MAX, &r->elapsed_us);
+    if (rc < 0)
+        return 0;
+    if (rc == 0)
+        r->elapsed_us = r->end_us - r->start_us;
+    {
+        bool dummy;
+        FU64 ("user_usec", r->user_usec, dummy);
+        FU64 ("system_usec", r->system_usec, dummy);
+        FU64 ("usage_usec", r->usage_usec, dummy);
+        FU64 ("nr_periods", r->nr_periods, r->has_throttle);
+        FU64 ("nr_throttled", r->nr_throttled, dummy);
+        FU64 ("throttled_usec", r->throttled_usec, dummy);
+        FU64 ("mem_peak", r->mem_peak, r->has_mem_peak);
+        (void)dummy;
+    }
+    switch (fint (m, n, "exit_status", INT32_MIN, INT32_MAX, &x)) {
+        case -1:
+            return 0;
+        case 1:
+            r->exit_status = (int32_t)x;
+    }
+    FSTR ("state", r->state, false);
+    name[0] = '\0';
+    if (fstr (m, n, "source", name, sizeof (name)) < 0)
+        return 0;
+    if (name[0]) {
+        int i;
+        for (i = 0; i < 3 && strcmp (name, source_names[i]); i++)
+            ;
+        if (i == 3)
+            return 0;
+        r->source = (enum acct_source)i;
+    }
+    FSTR ("cgroup", r->cgroup, false);
+    FSTR ("mode", r->mode, false);
+    if (fint (m, n, "confined_us", INT64_MIN, INT64_MAX, &r->confined_us) < 0)
+        return 0;
+    {
+        const struct fmember *f = fget (m, n, "confine_use");
+        if (f) {
+            char num[64];
+            if (f->type == 'i')
+                r->confine_use = (double)f->i;
+            else if (f->type == 'd' && f->vl < sizeof (num)) {
+                memcpy (num, f->v, f->vl);
+                num[f->vl] = '\0';
+                r->confine_use = strtod (num, NULL);
+            } else
+                return 0;
+        }
+    }
+    FSTR ("confine_cpus", r->confine_cpus, false);
+    FSTR ("confine_mems", r->confine_mems, false);
+    FU32 ("steps", r->nsteps, false);
+#undef FSTR
+#undef FU32
+#undef FU64
+    return 1;
+}
+
 int acct_record_from_json (const char *line,
                            struct acct_record *r,
                            pin_error_t *errp)
+{
+    if (fast_parse (line, r) == 1)
+        return 0;
+    return acct_record_from_json_slow (line, r, errp);
+}
+
+int acct_record_from_json_slow (const char *line,
+                                struct acct_record *r,
+                                pin_error_t *errp)
 {
     struct json_tokener *tok = json_tokener_new ();
     struct parse p = {.errp = errp};

@@ -78,14 +78,13 @@ static struct acct_group *group_get (struct acct_report *rep,
     return g;
 }
 
-int acct_report_build (const struct acct_table *t,
-                       enum acct_by by,
-                       bool with_extern,
-                       struct acct_report *rep)
+int acct_report_add (const struct acct_table *t,
+                     enum acct_by by,
+                     bool with_extern,
+                     struct acct_report *rep)
 {
-    size_t cap = 0;
+    size_t *cap = &rep->capgroups;
 
-    memset (rep, 0, sizeof (*rep));
     for (size_t i = 0; i < t->njobs; i++) {
         const struct acct_job *j = &t->jobs[i];
         for (size_t k = 0; k < j->nsteps; k++) {
@@ -103,7 +102,7 @@ int acct_report_build (const struct acct_table *t,
             key = by == ACCT_BY_POLICY ? (s->policy ? s->policy : "none")
                   : by == ACCT_BY_USER ? j->job.user
                                        : j->job.partition;
-            if (!(g = group_get (rep, &cap, key[0] ? key : "(unknown)")))
+            if (!(g = group_get (rep, cap, key[0] ? key : "(unknown)")))
                 goto nomem;
             g->nsteps++;
             g->user_usec += (double)s->user_usec;
@@ -113,12 +112,25 @@ int acct_report_build (const struct acct_table *t,
                 continue;
             g->alloc_usec +=
                 (double)(s->end_us - s->start_us) * (double)s->alloc_cpus;
-            if (!(n = realloc (g->eff, (g->neff + 1) * sizeof (*n))))
-                goto nomem;
-            g->eff = n;
+            /* room doubled when neff is 0 or a power of two */
+            if (!(g->neff & (g->neff - 1))) {
+                if (!(n = realloc (g->eff,
+                                   (g->neff ? 2 * g->neff : 1) * sizeof (*n))))
+                    goto nomem;
+                g->eff = n;
+            }
             g->eff[g->neff++] = eff;
         }
     }
+    return 0;
+nomem:
+    acct_report_free (rep);
+    errno = ENOMEM;
+    return -1;
+}
+
+void acct_report_finish (struct acct_report *rep)
+{
     for (size_t i = 0; i < rep->ngroups; i++) {
         struct acct_group *g = &rep->groups[i];
         if (g->neff)
@@ -129,11 +141,18 @@ int acct_report_build (const struct acct_table *t,
     }
     if (rep->ngroups > 1)
         qsort (rep->groups, rep->ngroups, sizeof (rep->groups[0]), cmp_group);
+}
+
+int acct_report_build (const struct acct_table *t,
+                       enum acct_by by,
+                       bool with_extern,
+                       struct acct_report *rep)
+{
+    memset (rep, 0, sizeof (*rep));
+    if (acct_report_add (t, by, with_extern, rep) < 0)
+        return -1;
+    acct_report_finish (rep);
     return 0;
-nomem:
-    acct_report_free (rep);
-    errno = ENOMEM;
-    return -1;
 }
 
 void acct_report_free (struct acct_report *rep)
@@ -145,6 +164,7 @@ void acct_report_free (struct acct_report *rep)
     free (rep->groups);
     rep->groups = NULL;
     rep->ngroups = 0;
+    rep->capgroups = 0;
 }
 
 double acct_group_eff (const struct acct_group *g)

@@ -38,6 +38,7 @@ struct acct_group {
 struct acct_report {
     struct acct_group *groups; /* sorted by key */
     size_t ngroups;
+    size_t capgroups;
 };
 
 /* q-quantile (0..1) of sorted values, linear interpolation between the
@@ -52,6 +53,15 @@ int acct_report_build (const struct acct_table *t,
                        bool with_extern,
                        struct acct_report *rep);
 void acct_report_free (struct acct_report *rep); /* rep may be NULL */
+
+/* acct_report_build() a table at a time (the journal read job by job):
+ * acct_report_add() for each table into a zeroed `rep`, then
+ * acct_report_finish() once.  -1 with errno ENOMEM (rep freed). */
+int acct_report_add (const struct acct_table *t,
+                     enum acct_by by,
+                     bool with_extern,
+                     struct acct_report *rep);
+void acct_report_finish (struct acct_report *rep);
 
 /* Efficiency (cpu / alloc) and system share (system / cpu) of a group;
  * -1 when undefined. */

@@ -906,6 +906,396 @@ static const struct {
     {-1, false, "UNKNOWN"},
 };
 
+/* ---- the sidecar index (journal.c) ------------------------------------- */
+
+/* 10 jobs of 3 records each (job 5 an array task of array 3), rotated
+ * every few records: several files with their index */
+static void index_journal (void)
+{
+    for (uint32_t j = 1; j <= 10; j++)
+        for (uint32_t s = 0; s < 3; s++) {
+            struct acct_record r;
+            pin_error_t err = {""};
+            fill (&r, j, s);
+            if (j == 5) {
+                r.array_job_id = 3;
+                r.array_task_id = 7;
+            }
+            ck_assert_msg (acct_journal_append_max (dir, &r, 2500, &err) == 0,
+                           "%s",
+                           err.text);
+        }
+}
+
+/* job's records through acct_journal_read_job: count, all of job */
+static unsigned read_one (uint32_t job, struct acct_journal_stats *st)
+{
+    struct collect c = {0};
+    unsigned skipped = 0;
+    pin_error_t err = {""};
+
+    ck_assert_msg (acct_journal_read_job (dir,
+                                          job,
+                                          collect_cb,
+                                          &c,
+                                          &skipped,
+                                          &err)
+                       == 0,
+                   "%s",
+                   err.text);
+    acct_journal_last_stats (st);
+    for (unsigned i = 0; i < c.n; i++)
+        ck_assert_uint_eq (c.jobs[i], job);
+    return c.n;
+}
+
+static void path_of (char *buf, size_t n, const char *name)
+{
+    snprintf (buf, n, "%s/%s", dir, name);
+}
+
+START_TEST (test_index_used)
+{
+    struct acct_journal_stats st;
+    struct collect c = {0};
+    uint32_t ids[] = {3};
+    unsigned skipped;
+    pin_error_t err = {""};
+    char p[4200];
+    struct stat sb;
+
+    index_journal ();
+    path_of (p, sizeof (p), "journal.idx");
+    ck_assert_int_eq (stat (p, &sb), 0);
+    ck_assert_int_eq (sb.st_mode & 0777, 0600);
+    path_of (p, sizeof (p), "journal.1.idx");
+    ck_assert_int_eq (stat (p, &sb), 0);
+    for (uint32_t j = 1; j <= 10; j++) {
+        ck_assert_uint_eq (read_one (j, &st), 3);
+        ck_assert_uint_eq (st.lines_rejected, 0);
+        ck_assert_uint_eq (st.lines_verified, 3);
+        /* only the job's lines were parsed */
+        ck_assert_uint_eq (st.records, 3);
+        ck_assert_uint_ge (st.files_skipped, 1);
+    }
+    /* the array job: its tasks' records (job 5) and its own (job 3) */
+    ck_assert_int_eq (acct_journal_read_jobs (dir,
+                                              ids,
+                                              1,
+                                              collect_cb,
+                                              &c,
+                                              &skipped,
+                                              &err),
+                      0);
+    ck_assert_uint_eq (c.n, 6);
+}
+END_TEST
+
+/* Break the index in `how`, then every job must read as without one. */
+static void index_broken (int how)
+{
+    struct acct_journal_stats st;
+    char p[4200], q[4200];
+    int fd;
+
+    index_journal ();
+    path_of (p, sizeof (p), "journal.1.idx");
+    path_of (q, sizeof (q), "journal.2.idx");
+    switch (how) {
+        case 0: /* missing */
+            ck_assert_int_eq (unlink (p), 0);
+            ck_assert_int_eq (unlink (q), 0);
+            path_of (p, sizeof (p), "journal.idx");
+            ck_assert_int_eq (unlink (p), 0);
+            break;
+        case 1: /* another file's (stale: its inode) */
+            ck_assert_int_eq (rename (p, q), 0);
+            break;
+        case 2: /* truncated: half an entry */
+            ck_assert_int_eq (truncate (p, 64 + 24 + 12), 0);
+            break;
+        case 3: { /* forged: job 2's entry points at job 1's line */
+            uint64_t off0;
+            fd = open (p, O_RDWR);
+            ck_assert_int_ge (fd, 0);
+            /* entries 0..2 are job 1's, 3.. job 2's: entry 3 gets the
+             * offset of entry 0 */
+            ck_assert_int_eq (pread (fd, &off0, 8, 64 + 8), 8);
+            ck_assert_int_eq (pwrite (fd, &off0, 8, 64 + 3 * 24 + 8), 8);
+            close (fd);
+            break;
+        }
+        case 4: { /* forged: job 1's first line said to be job 2's */
+            uint32_t two = 2;
+            fd = open (p, O_RDWR);
+            ck_assert_int_ge (fd, 0);
+            ck_assert_int_eq (pwrite (fd, &two, 4, 64), 4);
+            close (fd);
+            break;
+        }
+        case 5: /* a symlink in its place */
+            ck_assert_int_eq (unlink (p), 0);
+            ck_assert_int_eq (symlink (q, p), 0);
+            break;
+        case 6: /* a line of the journal changed after the index */
+            path_of (q, sizeof (q), "journal.1");
+            fd = open (q, O_RDWR);
+            ck_assert_int_ge (fd, 0);
+            ck_assert_int_eq (pwrite (fd, "\n", 1, 10), 1);
+            close (fd);
+            break;
+    }
+    for (uint32_t j = 1; j <= 10; j++) {
+        unsigned want = 3;
+        if (how == 6 && j == 1)
+            want = 2; /* that line is garbage now: it is not a record */
+        if (how == 4 && j == 1)
+            /* the one case an index can hide a line: an entry that
+             * names another job (only root writes it; doc/accounting.md)
+             * until a reader of the job it names finds it out */
+            continue;
+        ck_assert_uint_eq (read_one (j, &st), want);
+        if (how == 5 && geteuid () == 0)
+            /* never followed, never replaced */
+            ck_assert_int_eq (lstat (p, &(struct stat){0}), 0);
+    }
+    if (how == 3) { /* does not follow on: the rest scanned */
+        ck_assert_uint_eq (read_one (2, &st), 3);
+        ck_assert_uint_ge (st.files_scanned, 1);
+        ck_assert_uint_lt (st.lines_verified, 3); /* not all of them */
+    }
+    if (how == 4) { /* job 2's reader reaches job 1's line: no index */
+        ck_assert_uint_eq (read_one (2, &st), 3);
+        ck_assert_uint_ge (st.lines_rejected, 1);
+        ck_assert_uint_lt (st.lines_verified, 3); /* not all of them */
+    }
+    if (how == 6) {
+        read_one (1, &st);
+        ck_assert_uint_ge (st.lines_rejected, 1);
+    }
+}
+
+START_TEST (test_index_broken)
+{
+    index_broken (_i);
+}
+END_TEST
+
+/* Records appended after the index (an older slurm-pin, a crash between
+ * the two writes) are found by the scan of the rest. */
+START_TEST (test_index_behind)
+{
+    struct acct_journal_stats st;
+    struct acct_record r;
+    char line[65536], p[4200];
+    char *json;
+    FILE *f;
+
+    append_ok (1, 0);
+    append_ok (2, 0);
+    fill (&r, 1, 1);
+    json = acct_record_to_json (&r, NULL);
+    ck_assert_ptr_nonnull (json);
+    path_of (p, sizeof (p), "journal");
+    f = fopen (p, "a");
+    ck_assert_ptr_nonnull (f);
+    fprintf (f, "%s\n", json);
+    fclose (f);
+    free (json);
+    ck_assert_uint_eq (read_one (1, &st), 2);
+    ck_assert_uint_eq (st.lines_verified, 1);
+    /* the next append rebuilds it: then both through the index */
+    append_ok (3, 0);
+    ck_assert_uint_eq (read_one (1, &st), 2);
+    ck_assert_uint_eq (st.lines_verified, 2);
+    (void)line;
+}
+END_TEST
+
+/* acct_journal_read_sorted: every record once, job by job in listing
+ * order, job_end after each job */
+struct sorted {
+    unsigned n, ends;
+    uint32_t last, jobs[64];
+};
+
+static int sorted_cb (const struct acct_record *r, void *arg)
+{
+    struct sorted *s = arg;
+    if (s->n < 64)
+        s->jobs[s->n] = r->job_id;
+    s->n++;
+    return 0;
+}
+
+static int sorted_end (void *arg)
+{
+    ((struct sorted *)arg)->ends++;
+    return 0;
+}
+
+START_TEST (test_read_sorted)
+{
+    struct sorted s = {0};
+    unsigned skipped = 0;
+    pin_error_t err = {""};
+    uint32_t order[] = {9, 2, 7, 2, 9, 1};
+    char p[4200];
+    FILE *f;
+
+    for (size_t i = 0; i < NELEM (order); i++)
+        append_ok (order[i], 300);
+    path_of (p, sizeof (p), "journal");
+    f = fopen (p, "a");
+    fputs ("garbage\n", f);
+    fclose (f);
+    ck_assert_int_eq (acct_journal_read_sorted (dir,
+                                                sorted_cb,
+                                                sorted_end,
+                                                &s,
+                                                &skipped,
+                                                &err),
+                      0);
+    ck_assert_uint_eq (s.n, 6);
+    ck_assert_uint_eq (s.ends, 4);
+    ck_assert_uint_eq (skipped, 1);
+    ck_assert_uint_eq (s.jobs[0], 1);
+    ck_assert_uint_eq (s.jobs[1], 2);
+    ck_assert_uint_eq (s.jobs[2], 2);
+    ck_assert_uint_eq (s.jobs[3], 7);
+    ck_assert_uint_eq (s.jobs[4], 9);
+    ck_assert_uint_eq (s.jobs[5], 9);
+}
+END_TEST
+
+/* ---- the fast path of acct_record_from_json against json-c's --------------
+ */
+
+/* Both paths on `line`: the same verdict, the same record. */
+static void same_both_ways (const char *line)
+{
+    struct acct_record *a = malloc (sizeof (*a)), *b = malloc (sizeof (*b));
+    int ra, rb;
+
+    ck_assert_ptr_nonnull (a);
+    ck_assert_ptr_nonnull (b);
+    memset (a, 0xa5, sizeof (*a));
+    memset (b, 0xa5, sizeof (*b));
+    ra = acct_record_from_json (line, a, NULL);
+    rb = acct_record_from_json_slow (line, b, NULL);
+    ck_assert_msg (ra == rb, "verdicts differ (%d, %d) on %s", ra, rb, line);
+    if (ra == 0)
+        ck_assert_msg (memcmp (a, b, sizeof (*a)) == 0,
+                       "records differ on %s",
+                       line);
+    free (a);
+    free (b);
+}
+
+#define L0 "{\"v\":1,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\","
+static const char *const fast_lines[] = {
+    L0 "\"start_us\":1,\"end_us\":5}",
+    L0 "\"start_us\":-1,\"end_us\":5,\"elapsed_us\":-7}",
+    L0
+    "\"start_us\":1,\"end_us\":5,\"efficiency\":0.5000,\"confine_use\":2.25}",
+    L0 "\"start_us\":1,\"end_us\":5,\"confine_use\":3}",
+    L0 "\"start_us\":1,\"end_us\":5,\"confine_use\":\"x\"}",
+    L0 "\"start_us\":1,\"end_us\":5,\"user_usec\":1.5}",
+    L0 "\"start_us\":1,\"end_us\":5,\"user_usec\":-3}",
+    L0 "\"start_us\":1,\"end_us\":5,\"user_usec\":18446744073709551615}",
+    L0 "\"start_us\":1,\"end_us\":5,\"seed\":9223372036854775807}",
+    L0 "\"start_us\":1,\"end_us\":5,\"seed\":922337203685477580}",
+    L0 "\"start_us\":1,\"end_us\":5,\"seed\":9223372036854775808}",
+    L0 "\"start_us\":1,\"end_us\":5,\"start_us\":-9223372036854775807}",
+    L0 "\"start_us\":-9223372036854775808,\"end_us\":5}",
+    L0 "\"end_us\":5,\"start_us\":-9223372036854775807}",
+    L0 "\"start_us\":1,\"end_us\":5,\"seed\":12345678901234567890123}",
+    L0 "\"start_us\":1,\"end_us\":5,\"uid\":4294967296}",
+    L0 "\"start_us\":1,\"end_us\":5,\"uid\":4294967295}",
+    L0 "\"start_us\":1,\"end_us\":5,\"uid\":-0}",
+    L0 "\"start_us\":1,\"end_us\":5,\"uid\":007}",
+    L0 "\"start_us\":1,\"end_us\":5,\"job_id\":2}",
+    L0 "\"start_us\":1,\"end_us\":5,\"user\":\"a\\\"b\"}",
+    L0 "\"start_us\":1,\"end_us\":5,\"user\":\"\\u00e9t\\u00e9\"}",
+    L0 "\"start_us\":1,\"end_us\":5,\"user\":\"\xc3\xa9\"}",
+    L0 "\"start_us\":1,\"end_us\":5,\"user\":\"\xff\"}",
+    L0 "\"start_us\":1,\"end_us\":5,\"user\":7}",
+    L0 "\"start_us\":1,\"end_us\":5,\"user\":null}",
+    L0 "\"start_us\":1,\"end_us\":5,\"x\":true,\"y\":[1,{\"z\":2}]}",
+    L0 "\"start_us\":1,\"end_us\":5,\"Unknown-Key\":1}",
+    L0 "\"start_us\":1,\"end_us\":5} \t\r\n",
+    L0 "\"start_us\":1,\"end_us\":5} x",
+    L0 "\"start_us\": 1,\"end_us\":5}",
+    L0 "\"start_us\":1,\"end_us\":5,\"source\":\"job-cgroup\"}",
+    L0 "\"start_us\":1,\"end_us\":5,\"source\":\"nope\"}",
+    L0
+    "\"start_us\":1,\"end_us\":5,\"timelimit\":4294967295,\"exit_status\":-1}",
+    L0 "\"start_us\":1,\"end_us\":5,\"exit_status\":2147483648}",
+    L0 "\"start_us\":1,\"end_us\":5,\"steps\":3,\"kind\":\"job\"}",
+    L0 "\"start_us\":1,\"end_us\":5,\"confine_use\":1e3}",
+    L0 "\"start_us\":1,\"end_us\":5,\"confine_use\":1.}",
+    L0 "\"start_us\":1}",
+    "{\"v\":2,\"kind\":\"step\",\"job_id\":1,\"node\":\"n\",\"start_us\":1,"
+    "\"end_us\":5}",
+    "{\"v\":1,\"kind\":\"task\",\"job_id\":1,\"node\":\"n\",\"start_us\":1,"
+    "\"end_us\":5}",
+    "{\"v\":1,\"kind\":\"step\",\"node\":\"n\",\"start_us\":1,\"end_us\":5}",
+    "{}",
+    "{\"v\":1}",
+    "",
+    "[]",
+};
+
+START_TEST (test_fast_path_same)
+{
+    struct acct_record r;
+    char *line;
+
+    for (size_t i = 0; i < NELEM (fast_lines); i++)
+        same_both_ways (fast_lines[i]);
+    /* records as record.c writes them, every field, hostile strings */
+    for (size_t i = 0; i < NELEM (hostile); i++) {
+        fill (&r, 40 + (uint32_t)i, (uint32_t)i);
+        r.kind = i % 2 ? ACCT_KIND_JOB : ACCT_KIND_STEP;
+        r.array_job_id = 39;
+        r.array_task_id = (uint32_t)i;
+        acct_utf8_copy (r.job_name,
+                        sizeof (r.job_name),
+                        hostile[i],
+                        strlen (hostile[i]));
+        snprintf (r.user, sizeof (r.user), "u%zu", i);
+        r.has_seed = true;
+        /* a seed over 18 digits is json-c's path's alone */
+        r.seed = i % 3 ? 12345678901ull * i : UINT64_MAX - i;
+        r.has_throttle = true;
+        r.nr_periods = 10 + i;
+        r.has_mem_peak = true;
+        r.mem_peak = 1ull << 40;
+        r.confined_us = 5;
+        r.confine_use = 1.0 / 3.0 + (double)i;
+        snprintf (r.confine_cpus, sizeof (r.confine_cpus), "0-1");
+        r.has_timelimit = true;
+        r.timelimit = 0xffffffffu;
+        r.submit_us = 1700000000000000 + i;
+        r.req_mem = 4000;
+        r.exit_status = (int32_t)(i * 256);
+        snprintf (r.experiment, sizeof (r.experiment), "e");
+        snprintf (r.arm, sizeof (r.arm), "none");
+        snprintf (r.block, sizeof (r.block), "0123456789abcdef");
+        line = acct_record_to_json (&r, NULL);
+        ck_assert_ptr_nonnull (line);
+        same_both_ways (line);
+        free (line);
+        /* and plain names, which the fast path takes */
+        snprintf (r.job_name, sizeof (r.job_name), "plain-%zu", i);
+        line = acct_record_to_json (&r, NULL);
+        ck_assert_ptr_nonnull (line);
+        same_both_ways (line);
+        free (line);
+    }
+}
+END_TEST
+
 START_TEST (test_state)
 {
     ck_assert_str_eq (acct_state_of_status (state_cases[_i].status,
@@ -944,6 +1334,11 @@ int main (void)
             "file system";
     tcase_add_test (tc, test_journal_missing_dir_read);
     tcase_add_test (tc, test_job_from_steps);
+    tcase_add_test (tc, test_index_used);
+    tcase_add_loop_test (tc, test_index_broken, 0, 7);
+    tcase_add_test (tc, test_index_behind);
+    tcase_add_test (tc, test_read_sorted);
+    tcase_add_test (tc, test_fast_path_same);
     tcase_add_loop_test (tc, test_state, 0, NELEM (state_cases));
     suite_add_tcase (s, tc);
     return tap_run (s, skips, nskips);
