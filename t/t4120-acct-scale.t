@@ -12,6 +12,9 @@ on a terminal only (item 8).  No Slurm needed.  Nothing here is timed.
 
 . "$(dirname "$0")/sharness.sh"
 
+# the same on every release: once per CI (t/sharness.d/00-pin.sh)
+pin_release_independent
+
 pin_prereq_cmd PYTHON3 python3
 pin_prereq_cmd SCRIPT script
 

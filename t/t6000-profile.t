@@ -12,6 +12,9 @@ connector and taskstats); no Slurm.
 
 . "$(dirname "$0")/sharness.sh"
 
+# the same on every release: once per CI (t/sharness.d/00-pin.sh)
+pin_release_independent
+
 # CPU-heavy: not beside t4000, t5000 or t6000 (t/sharness.d/20-cpus.sh)
 cpu_heavy_exclusive || exit 1
 

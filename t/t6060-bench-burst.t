@@ -12,6 +12,9 @@ as it can.  Needs a C compiler; no root, no Slurm.
 
 . "$(dirname "$0")/sharness.sh"
 
+# the same on every release: once per CI (t/sharness.d/00-pin.sh)
+pin_release_independent
+
 PY=/usr/bin/python3
 test -x "$PY" && test_set_prereq PY
 command -v "${CC:-cc}" >/dev/null 2>&1 && test_set_prereq CC

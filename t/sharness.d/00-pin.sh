@@ -54,3 +54,15 @@ pin_prereq_cmd () {
         say "$2 not found: the tests that need it ($1) are skipped"
     fi
 }
+
+# pin_release_independent: called by a test file that tests only
+# slurm-pin's own code, the same way on every Slurm release (no Slurm in
+# it).  With PIN_RELEASE_ONLY set (contrib/test-all.sh --release-only: CI
+# on the releases after the first, doc/testing.md) the whole file is
+# skipped and says why; otherwise it runs.
+pin_release_independent () {
+    if test -n "${PIN_RELEASE_ONLY:-}"; then
+        skip_all="release-independent (no Slurm in it): CI runs it on its first release only (test-all.sh --release-only, doc/testing.md)"
+        test_done
+    fi
+}
