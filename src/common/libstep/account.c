@@ -400,6 +400,17 @@ void stepacct_job_epilog (const struct pin_conf *conf,
                  err.text);
     if (rc == 2)
         job_known (in, j, what);
+    if (rc > 0 && in->have_slurm) {
+        /* one definition of the job line, whichever source is read
+         * (doc/accounting-reports.md): slurmctld's, as slurmdbd keeps it */
+        snprintf (j->state, sizeof (j->state), "%s", in->slurm_state);
+        j->exit_status = in->slurm_exit_status;
+        j->start_us = in->slurm_start_us;
+        j->end_us = in->slurm_end_us;
+        j->elapsed_us = j->end_us - j->start_us;
+        if (in->slurm_cpus)
+            j->alloc_cpus = in->slurm_cpus;
+    }
     if (rc > 0) {
         append (&a, j, what);
     }

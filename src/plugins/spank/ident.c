@@ -179,6 +179,76 @@ int ident_job_info (uint32_t job, struct step_ident *id)
     return id->have_job_info ? 0 : -1;
 }
 
+/* sacct's spelling of a base job state (job_state_string, 22.05 to
+ * 26.05, in enum job_states order); NULL for one slurmdbd would not end a
+ * job in */
+static const char *ended_state (uint32_t state)
+{
+    static const char *const names[] = {
+        NULL,
+        NULL,
+        NULL,
+        "COMPLETED",
+        "CANCELLED",
+        "FAILED",
+        "TIMEOUT",
+        "NODE_FAIL",
+        "PREEMPTED",
+        "BOOT_FAIL",
+        "DEADLINE",
+        "OUT_OF_MEMORY",
+    };
+    uint32_t base = state & JOB_STATE_BASE;
+
+    return base < sizeof (names) / sizeof (names[0]) ? names[base] : NULL;
+}
+
+int ident_job_end (uint32_t job, const char *node, struct ident_job_end *out)
+{
+    job_info_msg_t *msg = NULL;
+    const char *st;
+
+    memset (out, 0, sizeof (*out));
+    if (!slurm_load_job || !slurm_free_job_info_msg)
+        return -1;
+    if (pin_load_job (&msg, job, SHOW_ALL | SHOW_LOCAL | SHOW_DETAIL) != 0
+        || !msg)
+        return -1;
+    for (uint32_t i = 0; i < msg->record_count; i++) {
+        const slurm_job_info_t *j = &msg->job_array[i];
+        if (j->job_id != job || !(st = ended_state (j->job_state))
+            || j->start_time <= 0 || j->end_time < j->start_time)
+            continue;
+        copy (out->state, sizeof (out->state), st);
+        /* slurmdbd's job ExitCode is the one slurmctld logged when the
+         * job ended; a job Slurm ended (time limit, scancel, preemption,
+         * node failure, deadline) is logged before its batch script's
+         * status arrives: 0:0 there, as sacct prints it */
+        switch (j->job_state & JOB_STATE_BASE) {
+            case JOB_TIMEOUT:
+            case JOB_CANCELLED:
+            case JOB_PREEMPTED:
+            case JOB_NODE_FAIL:
+            case JOB_DEADLINE:
+            case JOB_BOOT_FAIL:
+                out->exit_status = 0;
+                break;
+            default:
+                out->exit_status = (int32_t)j->exit_code;
+        }
+        out->start_us = (int64_t)j->start_time * 1000000;
+        out->end_us = (int64_t)j->end_time * 1000000;
+        /* a job on one node: its CPUs are this node's (slurmdbd's job
+         * AllocCPUS, whole cores on an SMT node) */
+        if (j->num_nodes == 1 && node_index (j->nodes, node) == 0)
+            out->node_cpus = j->num_cpus;
+        out->have = true;
+        break;
+    }
+    slurm_free_job_info_msg (msg);
+    return out->have ? 0 : -1;
+}
+
 void ident_step (spank_t sp,
                  uint32_t job,
                  uint32_t step,
