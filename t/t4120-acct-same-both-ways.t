@@ -260,8 +260,10 @@ test_expect_success SLURM,PIN_SO '-D: a reused job id, from slurmdbd and from th
     r=$(sbatch --parsable --wait -c 1 -J reused --wrap "srun -n1 true") &&
     test "$r" = "$first" &&
     wait_db $r COMPLETED &&
-    wait_journal $r &&
-    test "$(grep -c "\"kind\":\"job\",\"cluster\":\"[^\"]*\",\"job_id\":$r," "$JOURNAL"/journal*)" -ge 2 &&
+    k=$((PIN_SLURM_TIMEOUT * 4)) &&
+    until test "$(cat "$JOURNAL"/journal* | grep -c "\"kind\":\"job\",\"cluster\":\"[^\"]*\",\"job_id\":$r,")" -ge 2; do
+        k=$((k - 1)) && test $k -gt 0 && sleep 0.5 || return 1
+    done &&
     for d in "" -D; do
         sacct -j $r $d -X -P -o JobID,JobName,Submit,State >dup.sacct &&
         slurm-pin acct -j $r $d -X -P -o JobID,JobName,Submit,State >dup.pin &&

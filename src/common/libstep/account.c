@@ -379,7 +379,12 @@ void stepacct_job_epilog (const struct pin_conf *conf,
         return;
     step_ident_node (0, 0, node, sizeof (node)); /* slurmd's, for the epilog */
     snprintf (what, sizeof (what), "job %" PRIu32, job);
-    rc = acct_job_from_steps (conf->journal_dir, job, node, j, &err);
+    rc = acct_job_from_steps_at (conf->journal_dir,
+                                 job,
+                                 in->have_slurm ? in->slurm_submit_us : 0,
+                                 node,
+                                 j,
+                                 &err);
     if (rc < 0 && errno == ENOENT) {
         /* no journal yet: nothing of the job either */
         acct_record_init (j);

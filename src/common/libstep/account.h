@@ -106,6 +106,8 @@ struct stepacct_epilog {
     const char *slurm_state;
     int32_t slurm_exit_status;
     int64_t slurm_start_us, slurm_end_us;
+    int64_t slurm_submit_us; /* this job's records: a reused id's earlier
+                                job's are left out */
     uint32_t slurm_cpus; /* 0: unknown (the steps' count stays) */
 };
 

@@ -238,6 +238,7 @@ int ident_job_end (uint32_t job, const char *node, struct ident_job_end *out)
         }
         out->start_us = (int64_t)j->start_time * 1000000;
         out->end_us = (int64_t)j->end_time * 1000000;
+        out->submit_us = (int64_t)j->submit_time * 1000000;
         /* a job on one node: its CPUs are this node's (slurmdbd's job
          * AllocCPUS, whole cores on an SMT node) */
         if (j->num_nodes == 1 && node_index (j->nodes, node) == 0)

@@ -48,6 +48,7 @@ struct ident_job_end {
     int32_t exit_status;  /* the job's exit code (a wait status) */
     int64_t start_us;     /* slurmctld's start_time */
     int64_t end_us;       /* slurmctld's end_time */
+    int64_t submit_us;    /* slurmctld's submit_time */
     uint32_t node_cpus;   /* the job's CPUs on this node, 0 unknown */
 };
 int ident_job_end (uint32_t job, const char *node, struct ident_job_end *out);

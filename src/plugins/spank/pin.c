@@ -434,6 +434,7 @@ int slurm_spank_job_epilog (spank_t sp, int ac, char **av)
             in.slurm_exit_status = end.exit_status;
             in.slurm_start_us = end.start_us;
             in.slurm_end_us = end.end_us;
+            in.slurm_submit_us = end.submit_us;
             in.slurm_cpus = end.node_cpus;
         } else
             slurm_debug ("pin: job %u: no answer of slurmctld on the ended "
