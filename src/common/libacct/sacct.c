@@ -1168,6 +1168,11 @@ static int cmp_sacct (const void *a, const void *b)
 
 int acct_table_order (struct acct_table *t)
 {
+    /* a job without a Submit (records written before it was recorded)
+     * has no place in that order: then acct_table_sort's stays */
+    for (size_t i = 0; i < t->njobs; i++)
+        if (t->jobs[i].job.submit_us <= 0)
+            return 0;
     if (t->njobs > 1)
         qsort (t->jobs, t->njobs, sizeof (t->jobs[0]), cmp_sacct);
     return t->hashcap ? hash_rebuild (t) : 0;
