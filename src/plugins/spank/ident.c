@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ident.h"
@@ -26,6 +27,7 @@ extern char *slurm_strerror (int errnum) __attribute__ ((weak));
 #pragma weak slurm_hostlist_create
 #pragma weak slurm_hostlist_find
 #pragma weak slurm_hostlist_destroy
+#pragma weak slurm_init
 
 /* The position of node in the hostlist expression nodes, -1 if absent
  * (or without libslurm's hostlist in this process). */
@@ -203,7 +205,9 @@ static const char *ended_state (uint32_t state)
     return base < sizeof (names) / sizeof (names[0]) ? names[base] : NULL;
 }
 
-int ident_job_end (uint32_t job, const char *node, struct ident_job_end *out)
+static int job_end_query (uint32_t job,
+                          const char *node,
+                          struct ident_job_end *out)
 {
     job_info_msg_t *msg = NULL;
     const char *st;
@@ -248,6 +252,50 @@ int ident_job_end (uint32_t job, const char *node, struct ident_job_end *out)
     }
     slurm_free_job_info_msg (msg);
     return out->have ? 0 : -1;
+}
+
+/* In a child process: the epilog's process is not slurmstepd's own from
+ * Slurm 24.11 (no hash or auth plugin loaded: libslurm's API calls
+ * fatal() there, and a failing epilog drains the node).  The child loads
+ * them with slurm_init(); whatever happens to it, the epilog goes on. */
+int ident_job_end (uint32_t job, const char *node, struct ident_job_end *out)
+{
+    int pfd[2], st = 0;
+    pid_t pid;
+    ssize_t n = 0, got = 0;
+
+    memset (out, 0, sizeof (*out));
+    if (!slurm_load_job || !slurm_free_job_info_msg || pipe (pfd) < 0)
+        return -1;
+    if ((pid = fork ()) < 0) {
+        close (pfd[0]);
+        close (pfd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        struct ident_job_end r;
+        close (pfd[0]);
+        if (slurm_init)
+            slurm_init (NULL);
+        if (job_end_query (job, node, &r) == 0
+            && write (pfd[1], &r, sizeof (r)) != (ssize_t)sizeof (r))
+            _exit (1);
+        _exit (0);
+    }
+    close (pfd[1]);
+    while (got < (ssize_t)sizeof (*out)
+           && ((n = read (pfd[0], (char *)out + got, sizeof (*out) - (size_t)got)) > 0
+               || (n < 0 && errno == EINTR)))
+        if (n > 0)
+            got += n;
+    close (pfd[0]);
+    while (waitpid (pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (got != (ssize_t)sizeof (*out) || !out->have) {
+        memset (out, 0, sizeof (*out));
+        return -1;
+    }
+    return 0;
 }
 
 void ident_step (spank_t sp,
