@@ -72,7 +72,8 @@ test_expect_success SACCT '%N widths: positive, negative, cuts, dates, times' '
 test_expect_success SACCT '%0 widths, dates cut in -p/-P, a field named twice' '
     same -o JobID%0,JobName%0,AllocCPUS%0,Elapsed%0,Start%0,State,ExitCode%-0 &&
     same -o JobID%0,JobName%0,AllocCPUS%0,Elapsed%0,Start%0,State -p &&
-    same -o Start%1,End%2,Submit%0 -P &&
+    same -o Start%1,End%2 -P &&
+    same -o JobID,End%0 -p &&
     same -o JobID%3,JobName,JobID &&
     same -o JobID,JobName%4,JobID%-0 -P &&
     SLURM_TIME_FORMAT="%d/%m/%Y %H:%M:%S %Z" same -o JobID,Start,End -P

@@ -731,8 +731,11 @@ void acct_print_row (FILE *f,
                             sizeof (buf));
 
         /* print_fields_date: slurm_make_time_str() into a buffer of the
-         * column's width, in every mode (-p and -P too) */
-        if (has && fields[id].kind == K_DATE)
+         * column's width; in -p and -P too before Slurm 23.02 (from
+         * 23.02.1 a 256-byte one there: no cut).  Told apart by the '#'
+         * fill of slurm_make_time_str (23.02.5): out->date_hash */
+        if (has && fields[id].kind == K_DATE
+            && (out->mode == ACCT_OUT_FIXED || !out->date_hash))
             cut_date (buf, aw, out->date_hash && date_of (row, id) > 0);
         if (out->mode == ACCT_OUT_PARSABLE2 && last) {
             fputs (has ? buf : "", f);
