@@ -73,7 +73,8 @@ Usage: $0 start|stop|status|env|dbd-stop|dbd-start|ctld-restart [options]
   --timeout SECS       start: wait at most this long for an idle node (60);
                        a quarter of it (at least 15) for each client command
   --grace SECS         stop: SIGTERM to SIGKILL delay (10)
-  --clean              stop: also remove DIR
+  --clean              stop: also remove DIR; ctld-restart: slurmctld -c
+                       (its jobs forgotten: job ids start again at 1)
   -h, --help           this text
 
 Environment: LOCAL_SLURM_SLURMCTLD, the slurmctld to start (default: the
@@ -1317,7 +1318,14 @@ cmd_ctld_restart () {
     slurmctld_bin=${LOCAL_SLURM_SLURMCTLD:-$(command -v slurmctld)}
     # shellcheck disable=SC2046
     terminate slurmctld $(find_daemons slurmctld) || die "$cmd: slurmctld did not stop"
-    launch "$dir/log/start.log" "$slurmctld_bin" -f "$conf"
+    # --clean: its saved jobs removed and slurmctld -c: jobs forgotten,
+    # job ids start again at FirstJobId (a reused job id, as after a lost
+    # state directory; slurmdbd keeps the old jobs)
+    if [ -n "$opt_clean" ]; then
+        rm -f "$root/state/job_state" "$root/state/job_state.old" \
+            || die "$cmd: cannot remove $root/state/job_state"
+    fi
+    launch "$dir/log/start.log" "$slurmctld_bin" -f "$conf" ${opt_clean:+-c}
     wait_daemon slurmctld || { show_logs; die "$cmd: slurmctld did not start"; }
     deadline=$((SECONDS + opt_timeout))
     until slurm_up; do

@@ -4,13 +4,15 @@ test_description='the job epilog of pin.so: a job line when a slurmstepd was kil
 
 On the real local Slurm without slurmdbd (no PrologFlags=Contain, so a
 job run by srun alone has one step): a job whose only step lost its
-slurmstepd to SIGKILL still gets its job record in the node journal, and
-slurm-pin acct lists the job; pin.conf names no DeliverCommand (the
+slurmstepd to SIGKILL still gets its job record in the node journal, with
+the state and start time slurmctld gives the ended job (the epilog asks
+it, as slurmdbd has them), and slurm-pin acct lists the job; pin.conf names no DeliverCommand (the
 default, the slurm-pin of the build'"'"'s bindir), and since slurm.conf has
 no AccountingStorageType=accounting_storage/slurmdbd no delivery is
 started: slurmd'"'"'s log has no DeliverCommand line after a job.  Then,
 with PrologFlags=Contain: a job whose step and batch step lost their
-slurmstepd (only the extern step left a record) has state UNKNOWN.
+slurmstepd (only the extern step left a record) has slurmctld'"'"'s state
+(the extern step says nothing of the outcome: never its COMPLETED).
 '
 
 . "$(dirname "$0")/sharness.sh"
@@ -67,6 +69,16 @@ stepd_pid () {
     return 1
 }
 
+# ctld_state JOB, ctld_start_us JOB: slurmctld'"'"'s base state and start
+# time of an ended job (scontrol, within MinJobAge)
+ctld_state () {
+    scontrol show job "$1" -o | sed -n "s/.* JobState=\([A-Z_]*\).*/\1/p"
+}
+ctld_start_us () {
+    _t=$(scontrol show job "$1" -o | sed -n "s/.* StartTime=\([0-9T:-]*\).*/\1/p") &&
+    echo $(($(date -d "$_t" +%s) * 1000000))
+}
+
 test_expect_success SLURM,PIN_SO,PYTHON3 'a job whose only step lost its slurmstepd (SIGKILL) keeps its job line' '
     { timeout 120 srun -J stepd-killed sleep 301 >srun.out 2>&1 & } &&
     n=0 && j= &&
@@ -87,12 +99,15 @@ test_expect_success SLURM,PIN_SO,PYTHON3 'a job whose only step lost its slurmst
     kill -9 $p &&
     timeout 10 scancel $j &&
     { slurm_wait_job $j || true; } &&
-    acct_wait_records "$J" kind=job job_id=$j -- steps state start_us uid user >rec &&
+    acct_wait_records "$J" kind=job job_id=$j -- steps state uid user >rec &&
     cat rec &&
-    echo "0|UNKNOWN|0|$(id -u)|$(id -un)" >expect &&
+    js=$(ctld_state $j) &&
+    echo "0|$js|$(id -u)|$(id -un)" >expect &&
     test_cmp expect rec &&
+    acct_wait_records "$J" kind=job job_id=$j -- start_us >rec &&
+    test "$(cat rec)" -eq "$(ctld_start_us $j)" &&
     "$SP" acct --journal "$J" -j $j -n -P -o JobID,State >acct.out &&
-    echo "$j|UNKNOWN" >expect &&
+    echo "$j|$js" >expect &&
     test_cmp expect acct.out &&
     grep "pin: job $j: no step of it left a record" "$SLURM_TEST_DIR/log/slurmd.log"
 '
@@ -107,8 +122,9 @@ test_expect_success SLURM,PIN_SO,PYTHON3 'restart with PrologFlags=Contain (an e
 
 # The step'"'"'s and the batch step'"'"'s slurmstepd killed, then the job
 # cancelled: only the extern step leaves a record, and it ends the same way
-# whatever the job did, so the job line says UNKNOWN, never COMPLETED.
-test_expect_success SLURM,PIN_SO,PYTHON3 'a job whose steps but the extern one lost their slurmstepd: state UNKNOWN' '
+# whatever the job did, so the job line says what slurmctld says of the
+# job (the epilog asks it: CANCELLED), never the extern step's COMPLETED.
+test_expect_success SLURM,PIN_SO,PYTHON3 'a job whose steps but the extern one lost their slurmstepd: slurmctld'"'"'s state' '
     j=$(timeout 60 sbatch --parsable -n1 -o /dev/null --wrap "srun -n1 sleep 120") &&
     test_when_finished "timeout 10 scancel $j" &&
     n=0 &&
@@ -128,10 +144,12 @@ test_expect_success SLURM,PIN_SO,PYTHON3 'a job whose steps but the extern one l
     { slurm_wait_job $j || true; } &&
     acct_wait_records "$J2" kind=job job_id=$j -- steps state >rec &&
     cat rec &&
-    echo "1|UNKNOWN" >expect &&
+    js=$(ctld_state $j) &&
+    test "$js" = CANCELLED &&
+    echo "1|$js" >expect &&
     test_cmp expect rec &&
     "$SP" acct --journal "$J2" -j $j -X -n -P -o JobID,State >acct.out &&
-    echo "$j|UNKNOWN" >expect &&
+    echo "$j|$js" >expect &&
     test_cmp expect acct.out
 '
 

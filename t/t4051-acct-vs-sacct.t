@@ -64,6 +64,21 @@ test_expect_success SACCT '%N widths: positive, negative, cuts, dates, times' '
     same -o JobID%4,JobName%-6,Partition%5,NodeList%-4,State%3,Elapsed%3,Start%10,End%-12,ExitCode%1,AllocCPUS%1
 '
 
+# %0 is a width of zero in sacct (atoi), not the default: strings and
+# dates print an empty column, numbers and times whole; a date is cut to
+# its column in -p and -P too (print_fields_date formats into a buffer of
+# the width); a field named twice takes the last %N given to it in both
+# places (sacct keeps the width in its one field table entry)
+test_expect_success SACCT '%0 widths, dates cut in -p/-P, a field named twice' '
+    same -o JobID%0,JobName%0,AllocCPUS%0,Elapsed%0,Start%0,State,ExitCode%-0 &&
+    same -o JobID%0,JobName%0,AllocCPUS%0,Elapsed%0,Start%0,State -p &&
+    same -o Start%1,End%2 -P &&
+    same -o JobID,End%0 -p &&
+    same -o JobID%3,JobName,JobID &&
+    same -o JobID,JobName%4,JobID%-0 -P &&
+    SLURM_TIME_FORMAT="%d/%m/%Y %H:%M:%S %Z" same -o JobID,Start,End -P
+'
+
 test_expect_success SACCT 'prefixes and case of -o names' '
     same -o jobidr,JOBN,part%-20,st%12,elap,nodel
 '

@@ -830,7 +830,8 @@ loaded:
                  cmd_text (q->dir),
                  q->why);
     if (c.nomem || acct_table_sort (t) < 0
-        || (!q->duplicates && acct_table_latest (t) < 0)) {
+        || (!q->duplicates && acct_table_latest (t) < 0)
+        || acct_table_order (t) < 0) {
         cmd_error (subcmd, "out of memory");
         return -1;
     }

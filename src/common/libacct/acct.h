@@ -317,4 +317,14 @@ int acct_job_from_steps (const char *dir,
                          struct acct_record *out,
                          pin_error_t *errp);
 
+/* The same for the job of one Submit time (submit_us != 0): records that
+ * carry another Submit belong to an earlier job of a reused job id and
+ * are left out (records without one are taken). */
+int acct_job_from_steps_at (const char *dir,
+                            uint32_t job,
+                            int64_t submit_us,
+                            const char *node,
+                            struct acct_record *out,
+                            pin_error_t *errp);
+
 #endif /* !PIN_ACCT_H */

@@ -1440,6 +1440,8 @@ out:
 
 struct sum {
     const char *node;
+    int64_t submit_us; /* 0: any; else records of another Submit (an
+                          earlier job of a reused id) are not this job's */
     struct acct_record *job;
     bool have_job, any, have_batch, have_policy;
     bool have_outcome; /* a step other than the extern step */
@@ -1461,6 +1463,8 @@ static int sum_cb (const struct acct_record *r, void *arg)
     struct acct_record *j = s->job;
 
     if (s->node && s->node[0] && strcmp (r->node, s->node) != 0)
+        return 0;
+    if (s->submit_us && r->submit_us && r->submit_us != s->submit_us)
         return 0;
     if (r->kind == ACCT_KIND_JOB) {
         s->have_job = true;
@@ -1567,8 +1571,18 @@ int acct_job_from_steps (const char *dir,
                          struct acct_record *out,
                          pin_error_t *errp)
 {
+    return acct_job_from_steps_at (dir, job, 0, node, out, errp);
+}
+
+int acct_job_from_steps_at (const char *dir,
+                            uint32_t job,
+                            int64_t submit_us,
+                            const char *node,
+                            struct acct_record *out,
+                            pin_error_t *errp)
+{
     struct acct_record *j = malloc (sizeof (*j));
-    struct sum s = {.node = node, .job = j};
+    struct sum s = {.node = node, .submit_us = submit_us, .job = j};
     unsigned skipped = 0;
 
     if (!j) {

@@ -11,6 +11,7 @@
 #endif
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,9 +121,11 @@ const char *acct_field_list (void)
 
 int acct_fmt_parse (struct acct_fmt *fmt, const char *spec, pin_error_t *errp)
 {
-    int ids[ACCT_F_COUNT];
+    int ids[ACCT_F_COUNT], last_w[ACCT_F_COUNT];
     const char *p = spec;
 
+    for (int i = 0; i < ACCT_F_COUNT; i++)
+        last_w[i] = INT_MIN;
     if (!spec)
         return errprintf (errp,
                           "no format given; valid fields: %s",
@@ -149,7 +152,7 @@ int acct_fmt_parse (struct acct_fmt *fmt, const char *spec, pin_error_t *errp)
         p += len;
         if (*p == ',')
             p++;
-        width = 0;
+        width = INT_MIN; /* no %N: the default */
         if ((pct = strchr (tok, '%'))) {
             char *end;
             long w;
@@ -188,10 +191,18 @@ int acct_fmt_parse (struct acct_fmt *fmt, const char *spec, pin_error_t *errp)
                               "too many fields (at most %d)",
                               ACCT_FMT_MAX);
         fmt->f[fmt->n].id = id;
-        /* sacct: %0 (atoi's 0) keeps the default width */
-        fmt->f[fmt->n].width = width ? width : fields[id].width;
+        /* sacct: %0 (atoi's 0) is a width of 0, not the default: an
+         * empty column (strings, dates), numbers and times whole */
+        fmt->f[fmt->n].width = width != INT_MIN ? width : fields[id].width;
+        if (width != INT_MIN)
+            last_w[id] = width;
         fmt->n++;
     }
+    /* sacct keeps the width in its one entry of the field table: a field
+     * named twice takes the last %N given to it, in every place */
+    for (int i = 0; i < fmt->n; i++)
+        if (last_w[fmt->f[i].id] != INT_MIN)
+            fmt->f[i].width = last_w[fmt->f[i].id];
     if (fmt->n == 0)
         return errprintf (errp,
                           "no field requested; valid fields: %s",
@@ -670,6 +681,27 @@ void acct_print_header (FILE *f,
     fputc ('\n', f);
 }
 
+/* The time a date column of the row prints (0: Unknown or None). */
+static int64_t date_of (const struct acct_row *row, int id)
+{
+    return id == ACCT_F_START ? row->start_us
+         : id == ACCT_F_END   ? row->end_us
+         : row->is_step       ? row->start_us
+                              : row->submit_us;
+}
+
+/* A date cut to a column of `aw` characters as slurm_make_time_str()
+ * cuts it: the first aw characters, or (Slurm >= 23.11, `hash`) aw '#'s
+ * for a date that does not fit; "Unknown" and "None" are cut. */
+static void cut_date (char *buf, int aw, bool hash)
+{
+    if ((int)strlen (buf) <= aw)
+        return;
+    if (hash)
+        memset (buf, '#', (size_t)aw);
+    buf[aw] = '\0';
+}
+
 void acct_print_row (FILE *f,
                      const struct acct_fmt *fmt,
                      const struct acct_out *out,
@@ -698,6 +730,13 @@ void acct_print_row (FILE *f,
                             buf,
                             sizeof (buf));
 
+        /* print_fields_date: slurm_make_time_str() into a buffer of the
+         * column's width; in -p and -P too before Slurm 23.02 (from
+         * 23.02.1 a 256-byte one there: no cut).  Told apart by the '#'
+         * fill of slurm_make_time_str (23.02.5): out->date_hash */
+        if (has && fields[id].kind == K_DATE
+            && (out->mode == ACCT_OUT_FIXED || !out->date_hash))
+            cut_date (buf, aw, out->date_hash && date_of (row, id) > 0);
         if (out->mode == ACCT_OUT_PARSABLE2 && last) {
             fputs (has ? buf : "", f);
             continue;
@@ -712,20 +751,10 @@ void acct_print_row (FILE *f,
         }
         switch (fields[id].kind) {
             case K_STR:
-                if ((int)strlen (buf) > aw)
+                if ((int)strlen (buf) > aw && aw > 0)
                     buf[aw - 1] = '+';
                 /* fall through */
             case K_DATE:
-                if (fields[id].kind == K_DATE && out->date_hash
-                    && (id == ACCT_F_START ? row->start_us
-                        : id == ACCT_F_END ? row->end_us
-                        : row->is_step     ? row->start_us
-                                           : row->submit_us)
-                           > 0
-                    && (int)strlen (buf) > aw) {
-                    memset (buf, '#', (size_t)aw);
-                    buf[aw] = '\0';
-                }
                 if (w < 0)
                     fprintf (f, "%-*.*s ", aw, aw, buf);
                 else
@@ -1116,6 +1145,40 @@ static int cmp_jobs (const void *a, const void *b)
     if (strcmp (x->cluster, y->cluster))
         return strcmp (x->cluster, y->cluster);
     return x->submit_us < y->submit_us ? -1 : x->submit_us > y->submit_us;
+}
+
+/* sacct's own order (src/sacct/options.c _sort_desc_submit_time, 22.05
+ * to 26.05): Submit in seconds, then the array job id (0: none), the task
+ * id, the job id; jobs of several clusters last by cluster. */
+static int cmp_sacct (const void *a, const void *b)
+{
+    const struct acct_row *x = &((const struct acct_job *)a)->job;
+    const struct acct_row *y = &((const struct acct_job *)b)->job;
+    int64_t sx = x->submit_us / 1000000, sy = y->submit_us / 1000000;
+    uint32_t ax = x->array_job_id != ACCT_NO_VAL ? x->array_job_id : 0;
+    uint32_t ay = y->array_job_id != ACCT_NO_VAL ? y->array_job_id : 0;
+
+    if (sx != sy)
+        return sx < sy ? -1 : 1;
+    if (ax != ay)
+        return ax < ay ? -1 : 1;
+    if (x->array_task_id != y->array_task_id)
+        return x->array_task_id < y->array_task_id ? -1 : 1;
+    if (x->job_id != y->job_id)
+        return x->job_id < y->job_id ? -1 : 1;
+    return strcmp (x->cluster, y->cluster);
+}
+
+int acct_table_order (struct acct_table *t)
+{
+    /* a job without a Submit (records written before it was recorded)
+     * has no place in that order: then acct_table_sort's stays */
+    for (size_t i = 0; i < t->njobs; i++)
+        if (t->jobs[i].job.submit_us <= 0)
+            return 0;
+    if (t->njobs > 1)
+        qsort (t->jobs, t->njobs, sizeof (t->jobs[0]), cmp_sacct);
+    return t->hashcap ? hash_rebuild (t) : 0;
 }
 
 int acct_table_latest (struct acct_table *t)

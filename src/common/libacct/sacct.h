@@ -230,6 +230,13 @@ int acct_table_sort (struct acct_table *t);
  * told apart by their Submit (records without one are one job). */
 int acct_table_latest (struct acct_table *t);
 
+/* Last: the jobs in the order sacct prints them, by Submit (seconds),
+ * then array job id, task id and job id: the tasks of an array in task
+ * order, whichever job id each got.  When a job has no Submit (records
+ * written before it was recorded), acct_table_sort's order stays (by job
+ * id, array tasks by array job id and task id). */
+int acct_table_order (struct acct_table *t);
+
 /* Efficiency of a row: (user + system) / (elapsed * alloc_cpus), -1 when
  * elapsed or alloc_cpus is 0 (acct_efficiency's rule). */
 double acct_row_eff (const struct acct_row *row);

@@ -379,7 +379,12 @@ void stepacct_job_epilog (const struct pin_conf *conf,
         return;
     step_ident_node (0, 0, node, sizeof (node)); /* slurmd's, for the epilog */
     snprintf (what, sizeof (what), "job %" PRIu32, job);
-    rc = acct_job_from_steps (conf->journal_dir, job, node, j, &err);
+    rc = acct_job_from_steps_at (conf->journal_dir,
+                                 job,
+                                 in->have_slurm ? in->slurm_submit_us : 0,
+                                 node,
+                                 j,
+                                 &err);
     if (rc < 0 && errno == ENOENT) {
         /* no journal yet: nothing of the job either */
         acct_record_init (j);
@@ -400,6 +405,17 @@ void stepacct_job_epilog (const struct pin_conf *conf,
                  err.text);
     if (rc == 2)
         job_known (in, j, what);
+    if (rc > 0 && in->have_slurm) {
+        /* one definition of the job line, whichever source is read
+         * (doc/accounting-reports.md): slurmctld's, as slurmdbd keeps it */
+        snprintf (j->state, sizeof (j->state), "%s", in->slurm_state);
+        j->exit_status = in->slurm_exit_status;
+        j->start_us = in->slurm_start_us;
+        j->end_us = in->slurm_end_us;
+        j->elapsed_us = j->end_us - j->start_us;
+        if (in->slurm_cpus)
+            j->alloc_cpus = in->slurm_cpus;
+    }
     if (rc > 0) {
         append (&a, j, what);
     }

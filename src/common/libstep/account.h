@@ -99,6 +99,16 @@ struct stepacct_epilog {
      * _build_env), not the job's; NULL if unset */
     const char *cluster, *user, *partition;
     const struct steplog *log;
+    /* what slurmctld says of the ended job (slurm_load_job), when it
+     * answered: the job record takes the job's State, ExitCode, Start, End
+     * and (one node) AllocCPUS from there, as slurmdbd has them */
+    bool have_slurm;
+    const char *slurm_state;
+    int32_t slurm_exit_status;
+    int64_t slurm_start_us, slurm_end_us;
+    int64_t slurm_submit_us; /* this job's records: a reused id's earlier
+                                job's are left out */
+    uint32_t slurm_cpus; /* 0: unknown (the steps' count stays) */
 };
 
 /* The job's record on this node from its step records (unless the extern

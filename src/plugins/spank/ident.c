@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ident.h"
@@ -26,6 +27,7 @@ extern char *slurm_strerror (int errnum) __attribute__ ((weak));
 #pragma weak slurm_hostlist_create
 #pragma weak slurm_hostlist_find
 #pragma weak slurm_hostlist_destroy
+#pragma weak slurm_init
 
 /* The position of node in the hostlist expression nodes, -1 if absent
  * (or without libslurm's hostlist in this process). */
@@ -177,6 +179,123 @@ int ident_job_info (uint32_t job, struct step_ident *id)
                   job);
     slurm_free_job_info_msg (msg);
     return id->have_job_info ? 0 : -1;
+}
+
+/* sacct's spelling of a base job state (job_state_string, 22.05 to
+ * 26.05, in enum job_states order); NULL for one slurmdbd would not end a
+ * job in */
+static const char *ended_state (uint32_t state)
+{
+    static const char *const names[] = {
+        NULL,
+        NULL,
+        NULL,
+        "COMPLETED",
+        "CANCELLED",
+        "FAILED",
+        "TIMEOUT",
+        "NODE_FAIL",
+        "PREEMPTED",
+        "BOOT_FAIL",
+        "DEADLINE",
+        "OUT_OF_MEMORY",
+    };
+    uint32_t base = state & JOB_STATE_BASE;
+
+    return base < sizeof (names) / sizeof (names[0]) ? names[base] : NULL;
+}
+
+static int job_end_query (uint32_t job,
+                          const char *node,
+                          struct ident_job_end *out)
+{
+    job_info_msg_t *msg = NULL;
+    const char *st;
+
+    memset (out, 0, sizeof (*out));
+    if (!slurm_load_job || !slurm_free_job_info_msg)
+        return -1;
+    if (pin_load_job (&msg, job, SHOW_ALL | SHOW_LOCAL | SHOW_DETAIL) != 0
+        || !msg)
+        return -1;
+    for (uint32_t i = 0; i < msg->record_count; i++) {
+        const slurm_job_info_t *j = &msg->job_array[i];
+        if (j->job_id != job || !(st = ended_state (j->job_state))
+            || j->start_time <= 0 || j->end_time < j->start_time)
+            continue;
+        copy (out->state, sizeof (out->state), st);
+        /* slurmdbd's job ExitCode is the one slurmctld logged when the
+         * job ended; a job Slurm ended (time limit, scancel, preemption,
+         * node failure, deadline) is logged before its batch script's
+         * status arrives: 0:0 there, as sacct prints it */
+        switch (j->job_state & JOB_STATE_BASE) {
+            case JOB_TIMEOUT:
+            case JOB_CANCELLED:
+            case JOB_PREEMPTED:
+            case JOB_NODE_FAIL:
+            case JOB_DEADLINE:
+            case JOB_BOOT_FAIL:
+                out->exit_status = 0;
+                break;
+            default:
+                out->exit_status = (int32_t)j->exit_code;
+        }
+        out->start_us = (int64_t)j->start_time * 1000000;
+        out->end_us = (int64_t)j->end_time * 1000000;
+        out->submit_us = (int64_t)j->submit_time * 1000000;
+        /* a job on one node: its CPUs are this node's (slurmdbd's job
+         * AllocCPUS, whole cores on an SMT node) */
+        if (j->num_nodes == 1 && node_index (j->nodes, node) == 0)
+            out->node_cpus = j->num_cpus;
+        out->have = true;
+        break;
+    }
+    slurm_free_job_info_msg (msg);
+    return out->have ? 0 : -1;
+}
+
+/* In a child process: the epilog's process is not slurmstepd's own from
+ * Slurm 24.11 (no hash or auth plugin loaded: libslurm's API calls
+ * fatal() there, and a failing epilog drains the node).  The child loads
+ * them with slurm_init(); whatever happens to it, the epilog goes on. */
+int ident_job_end (uint32_t job, const char *node, struct ident_job_end *out)
+{
+    int pfd[2], st = 0;
+    pid_t pid;
+    ssize_t n = 0, got = 0;
+
+    memset (out, 0, sizeof (*out));
+    if (!slurm_load_job || !slurm_free_job_info_msg || pipe (pfd) < 0)
+        return -1;
+    if ((pid = fork ()) < 0) {
+        close (pfd[0]);
+        close (pfd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        struct ident_job_end r;
+        close (pfd[0]);
+        if (slurm_init)
+            slurm_init (NULL);
+        if (job_end_query (job, node, &r) == 0
+            && write (pfd[1], &r, sizeof (r)) != (ssize_t)sizeof (r))
+            _exit (1);
+        _exit (0);
+    }
+    close (pfd[1]);
+    while (got < (ssize_t)sizeof (*out)
+           && ((n = read (pfd[0], (char *)out + got, sizeof (*out) - (size_t)got)) > 0
+               || (n < 0 && errno == EINTR)))
+        if (n > 0)
+            got += n;
+    close (pfd[0]);
+    while (waitpid (pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (got != (ssize_t)sizeof (*out) || !out->have) {
+        memset (out, 0, sizeof (*out));
+        return -1;
+    }
+    return 0;
 }
 
 void ident_step (spank_t sp,

@@ -37,6 +37,22 @@ void ident_step (spank_t sp,
  * slurmctld (MessageTimeout). */
 int ident_job_info (uint32_t job, struct step_ident *id);
 
+/* What slurmctld says of an ended job, for its job record (the epilog):
+ * the values slurmdbd keeps for the job line, so that the journal gives
+ * the same ones (doc/accounting-reports.md, "One definition of every
+ * field").  0 with *have set, or -1 (slurmctld does not answer, or no
+ * libslurm in this process): the record keeps what its steps give. */
+struct ident_job_end {
+    bool have;
+    char state[32];       /* base state as sacct spells it: TIMEOUT ... */
+    int32_t exit_status;  /* the job's exit code (a wait status) */
+    int64_t start_us;     /* slurmctld's start_time */
+    int64_t end_us;       /* slurmctld's end_time */
+    int64_t submit_us;    /* slurmctld's submit_time */
+    uint32_t node_cpus;   /* the job's CPUs on this node, 0 unknown */
+};
+int ident_job_end (uint32_t job, const char *node, struct ident_job_end *out);
+
 /* Does the hostlist expression expr ("node[01-04],login1") name node?
  * (libslurm's hostlist; false without it). */
 bool ident_node_in (const char *expr, const char *node);

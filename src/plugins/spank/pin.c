@@ -421,10 +421,25 @@ int slurm_spank_job_epilog (spank_t sp, int ac, char **av)
             .log = &step_log,
         };
         uid_t uid;
+        struct ident_job_end end;
+        char node[ACCT_STR];
         if (spank_get_item (sp, S_JOB_UID, &uid) == ESPANK_SUCCESS) {
             in.have_uid = true;
             in.uid = (uint32_t)uid;
         }
+        step_ident_node (0, 0, node, sizeof (node));
+        if (ident_job_end (job, node, &end) == 0) {
+            in.have_slurm = true;
+            in.slurm_state = end.state;
+            in.slurm_exit_status = end.exit_status;
+            in.slurm_start_us = end.start_us;
+            in.slurm_end_us = end.end_us;
+            in.slurm_submit_us = end.submit_us;
+            in.slurm_cpus = end.node_cpus;
+        } else
+            slurm_debug ("pin: job %u: no answer of slurmctld on the ended "
+                         "job: its record keeps its steps' state and times",
+                         job);
         stepacct_job_epilog (&g.conf, &in);
     }
     if (g.conf.accounting && g.conf.deliver_command[0] && deliver_wanted ()

@@ -890,6 +890,27 @@ START_TEST (test_job_from_steps)
     ck_assert_int_eq (acct_job_from_steps (dir, 10, "n1", &j, &err), 0);
     ck_assert_int_eq (acct_job_from_steps (dir, 10, "n2", &j, &err), 1);
     ck_assert_uint_eq (j.nsteps, 1);
+    /* job id 10 reused (slurmctld lost its state): the new job's records
+     * carry another Submit; its job record is made from them alone, the
+     * earlier job's record and steps left out (job 14 here) */
+    fill (&r, 14, ACCT_STEP_BATCH);
+    r.submit_us = 1000000;
+    ck_assert_int_eq (acct_journal_append (dir, &r, &err), 0);
+    ck_assert_int_eq (acct_job_from_steps (dir, 14, "n1", &j, &err), 1);
+    ck_assert_int_eq (acct_journal_append (dir, &j, &err), 0);
+    fill (&r, 14, ACCT_STEP_BATCH);
+    r.submit_us = 5000000;
+    r.start_us = 20000;
+    r.end_us = 30000;
+    r.user_usec = 40;
+    ck_assert_int_eq (acct_journal_append (dir, &r, &err), 0);
+    ck_assert_int_eq (acct_job_from_steps (dir, 14, "n1", &j, &err), 0);
+    ck_assert_int_eq (acct_job_from_steps_at (dir, 14, 5000000, "n1", &j, &err),
+                      1);
+    ck_assert_uint_eq (j.nsteps, 1);
+    ck_assert_uint_eq (j.user_usec, 40);
+    ck_assert_int_eq (j.start_us, 20000);
+    ck_assert_int_eq (j.submit_us, 5000000);
 }
 END_TEST
 

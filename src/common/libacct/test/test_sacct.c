@@ -251,7 +251,11 @@ static const struct {
     {"en,st", 2, {ACCT_F_END, ACCT_F_START}, {19, 19}},
     {"u,userc", 2, {ACCT_F_USER, ACCT_F_USERCPU}, {9, 10}},
     {"mems,mem", 2, {ACCT_F_MEMS, ACCT_F_MEMPEAK}, {6, 10}},
-    {"state%0", 1, {ACCT_F_STATE}, {10}}, /* %0: the default */
+    {"state%0", 1, {ACCT_F_STATE}, {0}}, /* %0: zero width, as sacct */
+    {"state%-0", 1, {ACCT_F_STATE}, {0}},
+    /* sacct: a field named twice takes its last %N in both places */
+    {"jobid%3,user,jobid", 3, {ACCT_F_JOBID, ACCT_F_USER, ACCT_F_JOBID}, {3, 9, 3}},
+    {"jobid,user,jobid%-0", 3, {ACCT_F_JOBID, ACCT_F_USER, ACCT_F_JOBID}, {0, 9, 0}},
     {"jobid,,exitcode,", 2, {ACCT_F_JOBID, ACCT_F_EXITCODE}, {-12, 8}},
 };
 
@@ -861,6 +865,41 @@ END_TEST
 
 /* Many jobs, their records interleaved (as nodes write them), and an add
  * after a sort: every record lands in its own job. */
+/* sacct's order (src/sacct/options.c): Submit in seconds, then the array
+ * job id (0: no array), the task id, the job id */
+START_TEST (test_table_order)
+{
+    struct acct_table t;
+    struct acct_record r;
+    static const struct {
+        uint32_t job, array_job, task;
+        int64_t submit_s;
+    } in[] = {
+        {9, ACCT_NO_VAL, ACCT_NO_VAL, T0},     /* plain, same second */
+        {7, 7, 2, T0},                         /* task 2 kept the id */
+        {8, 7, 1, T0},                         /* task 1 got a new one */
+        {5, ACCT_NO_VAL, ACCT_NO_VAL, T0 + 1}, /* a later Submit */
+        {6, ACCT_NO_VAL, ACCT_NO_VAL, T0 - 1},
+    };
+    static const uint32_t want[] = {6, 9, 8, 7, 5};
+
+    acct_table_init (&t);
+    for (size_t i = 0; i < sizeof (in) / sizeof (in[0]); i++) {
+        r = rec (ACCT_KIND_JOB, in[i].job, ACCT_NO_VAL, "n1", T0, T0 + 9, 1, 0, 0);
+        r.array_job_id = in[i].array_job;
+        r.array_task_id = in[i].task;
+        r.submit_us = in[i].submit_s * 1000000 + 250000;
+        ck_assert_int_eq (acct_table_add (&t, &r), 0);
+    }
+    ck_assert_int_eq (acct_table_sort (&t), 0);
+    ck_assert_int_eq (acct_table_order (&t), 0);
+    ck_assert_uint_eq (t.njobs, 5);
+    for (size_t i = 0; i < 5; i++)
+        ck_assert_uint_eq (t.jobs[i].job.job_id, want[i]);
+    acct_table_free (&t);
+}
+END_TEST
+
 START_TEST (test_table_many)
 {
     struct acct_table t;
@@ -920,6 +959,7 @@ static Suite *sacct_suite (void)
     tcase_add_test (tc, test_table_merge_unknown);
     tcase_add_test (tc, test_table_from_steps);
     tcase_add_test (tc, test_table_many);
+    tcase_add_test (tc, test_table_order);
     suite_add_tcase (s, tc);
     return s;
 }
