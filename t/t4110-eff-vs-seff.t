@@ -78,14 +78,15 @@ test_expect_success PIN_SO 'start Slurm with slurmdbd and pin.so' '
 '
 
 test_expect_success SLURM,PIN_SO,TWO_CPUS 'run jobs of every state' '
-    t=$(sbatch --parsable -t 1 -c 1 --wrap "sleep 300") &&
-    echo "$t" >job.timeout &&
     printf "#!/bin/sh\ntimeout 2 sh -c \"while :; do :; done\"\nexit 0\n" >burn.sh &&
     chmod +x burn.sh &&
     c=$(sbatch --parsable -c 2 --wrap "srun -n1 true; srun -n1 true; srun -n1 true; srun -n1 sleep 1") &&
     echo "$c" >job.completed &&
     b=$(sbatch --parsable -c 2 --wrap "srun -n1 -c 2 ./burn.sh") &&
     echo "$b" >job.burn &&
+    # after the two-CPU jobs, which would wait for its CPU until it ends
+    t=$(sbatch --parsable -t 1 -c 1 --wrap "sleep 300") &&
+    echo "$t" >job.timeout &&
     f=$(sbatch --parsable -c 1 --wrap "sleep 1; exit 3") &&
     echo "$f" >job.failed &&
     r=$(sbatch --parsable -c 1 --wrap "srun -n1 sleep 300") &&
@@ -102,7 +103,7 @@ test_expect_success SLURM,PIN_SO,TWO_CPUS 'run jobs of every state' '
     wait_db "$c" COMPLETED && wait_db "$b" COMPLETED && wait_db "$f" FAILED &&
     wait_db "$r" CANCELLED && wait_db "$p" CANCELLED &&
     wait_db "${a}_1" COMPLETED && wait_db "${a}_2" COMPLETED &&
-    wait_db "$t" TIMEOUT &&
+    cpu_heavy_idle wait_db "$t" TIMEOUT &&
     sleep 2 &&
     slurm-pin acct --deliver --journal "$JOURNAL" -v
 '

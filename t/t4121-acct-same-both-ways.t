@@ -83,7 +83,7 @@ test_expect_success SLURM,PIN_SO,TWO_CPUS 'run jobs of several shapes' '
     for j in $n2 $c1 $c2 $st ${ar}_1 ${ar}_2; do
         wait_db $j COMPLETED || return 1
     done &&
-    wait_db $ca CANCELLED && wait_db $to TIMEOUT &&
+    wait_db $ca CANCELLED && cpu_heavy_idle wait_db $to TIMEOUT &&
     for j in $(sacct -j $(echo $(cat jobs) | tr " " ,) -X -n -P -o JobIDRaw); do
         wait_journal $j || return 1
     done &&

@@ -72,7 +72,7 @@ test_expect_success SLURM,PIN_SO 'run jobs: COMPLETED with steps, FAILED, TIMEOU
     scancel "$r" &&
     wait_db "$c" COMPLETED && wait_db "$f" FAILED && wait_db "$r" CANCELLED &&
     wait_db "${a}_1" COMPLETED && wait_db "${a}_2" COMPLETED &&
-    wait_db "$t" TIMEOUT &&
+    cpu_heavy_idle wait_db "$t" TIMEOUT &&
     echo "$t,$c,$f,$r,$a" >jobs &&
     n=$((PIN_SLURM_TIMEOUT * 4)) &&
     for j in $t $c $f $r; do
