@@ -89,9 +89,9 @@ test_expect_success SLURM,PYTHON 'acct reading slurmdbd: the steps as sacct prin
 '
 
 # A job slurm-pin holds no summary of is listed from slurmdbd'"'"'s records
-# alone (acctdbd.c job_from_dbd), and its TotalCPU is then the job row'"'"'s
-# own CPU time, 0, where sacct sums the steps: issue 22 item 1.
-test_expect_failure SLURM,PYTHON 'acct reading slurmdbd: job lines as sacct prints them (TotalCPU of a job without summary)' '
+# alone (acctdbd.c job_from_dbd): its TotalCPU is, as sacct makes it, the
+# job row'"'"'s own CPU time (0) plus that of every step that ended.
+test_expect_success SLURM,PYTHON 'acct reading slurmdbd: job lines as sacct prints them (TotalCPU: the sum of the ended steps)' '
     sort sacct4.out >sacct4.sorted &&
     sort dbd4.out >dbd4.sorted &&
     test_cmp dbd4.sorted sacct4.sorted

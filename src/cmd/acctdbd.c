@@ -397,6 +397,19 @@ static int job_from_dbd (const slurmdb_job_rec_t *job,
                job->elapsed);
     r.user_usec = job->user_cpu_sec * 1000000 + job->user_cpu_usec;
     r.system_usec = job->sys_cpu_sec * 1000000 + job->sys_cpu_usec;
+    /* The job line's CPU time as sacct makes it: the job's own (slurmdbd
+     * leaves it 0) plus that of every step that ended (its state at least
+     * JOB_COMPLETE); a step still running is left out. */
+    if (job->steps) {
+        it = slurm_list_iterator_create (job->steps);
+        while ((s = slurm_list_next (it))) {
+            if (s->state < JOB_COMPLETE)
+                continue;
+            r.user_usec += s->user_cpu_sec * 1000000 + s->user_cpu_usec;
+            r.system_usec += s->sys_cpu_sec * 1000000 + s->sys_cpu_usec;
+        }
+        slurm_list_iterator_destroy (it);
+    }
     state_name (job->state, job->requid, r.state, sizeof (r.state));
     dbd_job (&r.dbd, job);
     r.dbd.alone = true;
