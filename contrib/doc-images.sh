@@ -22,7 +22,7 @@
 # and all along, a short-lived process every 100 ms (ALICE's ~10 Hz);
 # then draws every kind of chart (slurm-pin plot) into DIR (default
 # doc/img), 1100x600.  The io kind is drawn only where Slurm delegated the
-# io controller to the step's cgroup: Slurm's cgroup/v2 (22.05 to 26.05)
+# io controller to the step's cgroup: Slurm's cgroup/v2 (seen with 24.11)
 # enables cpuset, cpu, memory and pids, not io, so here it is not
 # (slurm-pin plot says so; the profile's summary has the bytes each
 # process read and wrote, from taskstats).  The guest is emulated (about 20 times slower than
