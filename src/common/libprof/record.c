@@ -107,9 +107,9 @@ struct prof_rec {
     unsigned ts_pause_rate;
     uint64_t tsw_start, tsw_exits;
     bool ts_paused;
-    uint64_t ts_pause_ns;            /* the current or last pause began */
-    uint64_t ts_prev_pause_ns;       /* the pause before it: */
-    uint64_t ts_prev_resume_ns;      /* its bounds */
+    uint64_t ts_pause_ns;       /* the current pause began; 0: none */
+    uint64_t ts_prev_pause_ns;  /* the last pause ended: its bounds */
+    uint64_t ts_prev_resume_ns; /* (its end with TS_RESUME_MARGIN_NS) */
     size_t lens[RECV_SIZE / RECV_SLOT];
 };
 
@@ -664,8 +664,7 @@ static bool is_root (const struct prof_rec *r, int32_t pid, uint64_t start)
 static bool ts_in_pause (const struct prof_rec *r, uint64_t t)
 {
     if (r->ts_pause_ns && t >= r->ts_pause_ns)
-        return true; /* the current pause, or the end of the last (its
-                      * resume time is then ts_prev_resume_ns) */
+        return true; /* the current pause */
     return r->ts_prev_pause_ns && t >= r->ts_prev_pause_ns
            && t <= r->ts_prev_resume_ns;
 }
@@ -709,7 +708,7 @@ static int ts_adapt (struct prof_rec *r, pin_error_t *errp)
     if (!r->ts_paused && rate > r->ts_pause_rate) {
         /* exits from now on may have no record */
         uint64_t t = now_ns ();
-        r->ts_pause_ns = t; /* the last one stays in ts_prev_* */
+        r->ts_pause_ns = t; /* the last ended one stays in ts_prev_* */
         r->ts_paused = true;
         r->st.ts_pauses++;
         (void)taskstats_listen (r->ts_fd, r->ncpus, r->ts_family, false);
