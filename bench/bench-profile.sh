@@ -9,11 +9,13 @@
 # short programs (/bin/true) started by that C program at about 10 per
 # second between slices of CPU work (ALICE's rate; the work per slice is
 # calibrated once, bare, so every mode does the same work), ROUNDS
-# times (default 5) in each of four ways,
+# times (default 5) in each of five ways,
 # interleaved so that a change of the machine's load hits all of them:
 #   bare     the workload alone
-#   profile  under slurm-pin profile --record (proc connector, taskstats,
-#            samples every 1000 ms with PSS)
+#   profile  under slurm-pin profile --record (proc connector, taskstats
+#            in its default mode auto: paused while the processes end
+#            faster than 2000/s; samples every 1000 ms with PSS)
+#   tson     the same with --taskstats=on (a record for every exit)
 #   notask   the same without taskstats (slurm-pin profile --record
 #            --no-taskstats: no exact CPU time per command), to tell the
 #            kernel's taskstats work in the workload from the rest
@@ -96,10 +98,11 @@ else
     what="fork()s by Python"
 fi
 
-modes="bare profile notask strace"
+modes="bare profile tson notask strace"
 declare -A times seen inner cpus wcpu wrate wkept wlat wlat99
 cpu=""
 cpunt=""
+cpuon=""
 # the CPU time (user + system) of the whole command: the workload, its
 # children and the recorder or strace (GNU time; a measure the load of a
 # shared machine moves far less than wall times)
@@ -116,6 +119,9 @@ for r in $(seq "$rounds"); do
         profile)
             $timer "$slurmpin" profile --record "$tmp/p.jsonl" -- \
                 "${work[@]}" >"$tmp/w.json" ;;
+        tson)
+            $timer "$slurmpin" profile --record "$tmp/p.jsonl" \
+                --taskstats=on -- "${work[@]}" >"$tmp/w.json" ;;
         notask)
             $timer "$slurmpin" profile --record "$tmp/p.jsonl" \
                 --no-taskstats -- "${work[@]}" >"$tmp/w.json" ;;
@@ -137,10 +143,10 @@ for r in $(seq "$rounds"); do
         fi
         case $mode in
         bare) n=$forks ;;
-        profile|notask)
+        profile|tson|notask)
             "$slurmpin" profile --json "$tmp/p.jsonl" >"$tmp/p.json"
-            n=$("$py" -c 'import json,sys; j=json.load(open(sys.argv[1])); l=j["lost"]; print("%d lost=%d" % (j["processes_created"], l["sequence_gaps"]+l["enobufs"]+l["socket_drops"]+l["untracked"]))' "$tmp/p.json")
-            [ "$mode" = notask ] && v=cpunt || v=cpu
+            n=$("$py" -c 'import json,sys; j=json.load(open(sys.argv[1])); l=j["lost"]; t=j["taskstats"]; print("%d lost=%d" % (j["processes_created"], l["sequence_gaps"]+l["enobufs"]+l["socket_drops"]+l["untracked"]) + (" ts=%d+%dp+%dm" % (t["records"], t.get("paused", 0), t["missing"]) if t["available"] else ""))' "$tmp/p.json")
+            case $mode in notask) v=cpunt ;; tson) v=cpuon ;; *) v=cpu ;; esac
             printf -v "$v" '%s%s ' "${!v}" "$("$py" -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlines()[-1]).get("recorder_cpu_us", -1))' "$tmp/p.jsonl")"
             ;;
         strace)
@@ -171,9 +177,9 @@ for mode in $modes; do
         "$c" "$(awk -v a="$c" -v b="$cbare" 'BEGIN { print (b > 0 ? a / b : 0) }')" \
         "${seen[$mode]}"
 done
-for v in cpu cpunt; do
+for v in cpu cpuon cpunt; do
     c=$(echo "${!v}" | median)
-    [ "$v" = cpu ] && how=profile || how=notask
+    case $v in cpu) how=profile ;; cpuon) how=tson ;; *) how=notask ;; esac
     if [ "$c" -ge 0 ]; then
         echo "recorder CPU time, $how (the end line's recorder_cpu_us, median): $c us per run, $(awk -v c="$c" -v n="$forks" 'BEGIN { printf "%.1f", c / n }') us per process, $(awk -v c="$c" -v b="$bare" 'BEGIN { printf "%.1f", c / 1e4 / b }') % of the bare run's wall time; per round: ${!v}"
     fi

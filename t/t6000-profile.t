@@ -154,7 +154,9 @@ test_expect_success CONNECTOR,PY 'record the fork workload beside an outsider' '
         ./outsider-sleep 0.01 && echo x >>outsider.runs; done ) &
     outsider=$! &&
     test_when_finished "touch stop-outsider; wait $outsider" &&
-    slurm-pin profile --record forks.jsonl --interval 200 -- \
+    # taskstats on: the burst would pause it in the default auto mode
+    # (t6070), and the records of every task are checked below
+    slurm-pin profile --record forks.jsonl --interval 200 --taskstats=on -- \
         "$PY" "$WORKLOAD" forks 20 1000 8 >workload.json &&
     slurm-pin profile --json forks.jsonl >summary.json &&
     slurm-pin profile forks.jsonl >summary.txt &&

@@ -125,6 +125,7 @@ test_expect_success $ALL 'the header names the job, the step, the node and the s
     test "$(header "$p" "h[\"node\"]")" = "$(cat node)" &&
     test "$(header "$p" "h[\"interval_ms\"]")" = 200 &&
     test "$(header "$p" "h[\"policy\"]")" = numa-local &&
+    test "$(header "$p" "h.get(\"taskstats_mode\") if h[\"taskstats\"] else \"auto\"")" = auto &&
     cpus=$(header "$p" "h[\"cpus\"]") &&
     echo "sampled CPUs: $cpus" &&
     test "$(count_cpus "$cpus")" -eq 1

@@ -40,6 +40,7 @@ struct opts {
     uint64_t interval_ms, max_bytes, rcvbuf, top;
     const char *cpus, *dir;
     bool pss, taskstats, json;
+    unsigned ts_pause_rate; /* --taskstats=auto: PROF_TS_PAUSE_RATE */
 };
 
 static const struct cmdopt options[] = {
@@ -86,7 +87,15 @@ static const struct cmdopt options[] = {
      'T',
      CMDOPT_NONE,
      NULL,
-     "do not ask taskstats for exit records",
+     "do not ask taskstats for exit records\n"
+     "(the same as --taskstats=off)",
+     0},
+    {"taskstats",
+     't',
+     CMDOPT_REQUIRED,
+     "auto|on|off",
+     "taskstats exit records: auto pauses them while\n"
+     "the processes end faster than 2000/s (default auto)",
      0},
     CMDOPT_HEADING ("Summary options:"),
     {"json",
@@ -169,6 +178,7 @@ static int parse_opts (struct cmdopt_parser *p,
     o->rcvbuf = 64ull << 20;
     o->top = 10;
     o->pss = o->taskstats = true;
+    o->ts_pause_rate = PROF_TS_PAUSE_RATE;
     *status = 1;
     if (cmdopt_init (p, &spec, argc, argv) < 0) {
         cmd_error (NAME, "out of memory");
@@ -206,6 +216,20 @@ static int parse_opts (struct cmdopt_parser *p,
                 break;
             case 'T':
                 o->taskstats = false;
+                break;
+            case 't':
+                if (!strcmp (arg, "auto") || !strcmp (arg, "on")) {
+                    o->taskstats = true;
+                    o->ts_pause_rate =
+                        arg[0] == 'a' ? PROF_TS_PAUSE_RATE : 0;
+                } else if (!strcmp (arg, "off"))
+                    o->taskstats = false;
+                else {
+                    cmd_error (NAME,
+                               "--taskstats=%s: expected auto, on or off",
+                               arg);
+                    return -1;
+                }
                 break;
             case 'j':
                 o->json = true;
@@ -319,6 +343,7 @@ static int record (const struct opts *o, int argc, char **argv)
     ro.cpus = cpus;
     ro.pss = o->pss;
     ro.taskstats = o->taskstats;
+    ro.ts_pause_rate = o->ts_pause_rate;
     ro.rcvbuf = (int)o->rcvbuf;
     ro.header = hdr;
     r = prof_rec_start (&ro, &e);
@@ -440,6 +465,18 @@ static void print_summary (const char *path,
         printf ("CPU time           user %.3f s, system %.3f s (taskstats)\n",
                 (double)s->utime_us / 1e6,
                 (double)s->stime_us / 1e6);
+        if (s->task_paused || s->task_pauses)
+            printf ("                   taskstats paused %" PRIu64
+                    " times in fork storms: %" PRIu64
+                    " ended tasks have no CPU time or\n"
+                    "                   context switches of their own; "
+                    "%s\n",
+                    s->task_pauses,
+                    s->task_paused,
+                    s->cg_samples ? "the step cgroup's cpu.stat still "
+                                    "holds their CPU time"
+                                  : "no step cgroup was sampled to hold "
+                                    "their CPU time");
     } else {
         printf ("context switches   not recorded (no taskstats)\n");
     }
@@ -555,6 +592,7 @@ struct total {
     size_t nodes;
     double duration_s;
     uint64_t processes, roots, threads, execs, task_records, task_missing;
+    uint64_t task_paused;
     uint64_t nvcsw, nivcsw, utime_us, stime_us, samples;
     uint64_t io_nodes, io[4], task_io[4];
     uint64_t lost, no_end;
@@ -574,6 +612,7 @@ static void total_add (struct total *t, const struct prof_summary *s)
     t->execs += s->execs;
     t->task_records += s->task_records;
     t->task_missing += s->task_missing;
+    t->task_paused += s->task_paused;
     t->nvcsw += s->nvcsw;
     t->nivcsw += s->nivcsw;
     t->utime_us += s->utime_us;
@@ -615,6 +654,11 @@ static void total_print (const struct profdir_entry *e, const struct total *t)
         printf ("CPU time           user %.3f s, system %.3f s (taskstats)\n",
                 (double)t->utime_us / 1e6,
                 (double)t->stime_us / 1e6);
+        if (t->task_paused)
+            printf ("                   %" PRIu64
+                    " ended tasks without a record: taskstats paused "
+                    "in fork storms\n",
+                    t->task_paused);
     }
     if (t->io_nodes)
         printf ("I/O (cgroup)       read %.1f MiB in %" PRIu64

@@ -625,6 +625,27 @@ static int parse_gpu_binding (const char *value,
     return 0;
 }
 
+/* ProfileTaskstats={auto|on|off} */
+static int parse_profile_taskstats (const char *value,
+                                    void *dst,
+                                    size_t size,
+                                    char *why,
+                                    size_t n)
+{
+    (void)size;
+    if (strcasecmp (value, "auto") == 0)
+        *(int *)dst = PIN_PROFILE_TS_AUTO;
+    else if (strcasecmp (value, "on") == 0)
+        *(int *)dst = PIN_PROFILE_TS_ON;
+    else if (strcasecmp (value, "off") == 0)
+        *(int *)dst = PIN_PROFILE_TS_OFF;
+    else {
+        snprintf (why, n, "expected auto, on or off");
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- policy experiments (doc/experiments.md) ---- */
 
 /* Experiment={none|NAME}: NAME of [A-Za-z0-9][A-Za-z0-9_.-]{0,31};
@@ -1108,6 +1129,13 @@ static const struct pin_conf_key keys[] = {
      "256M",
      "the largest profile of one step",
      GLOBAL (profile_max_size)},
+    {"ProfileTaskstats",
+     "{auto|on|off}",
+     G,
+     parse_profile_taskstats,
+     "auto",
+     "taskstats exit records in profiles; auto pauses them in fork storms",
+     GLOBAL (profile_taskstats)},
     {"GpuBinding",
      "{no|enforce}",
      G | P,

@@ -189,6 +189,7 @@ struct pin_conf {
                                    interval: steps profiled by default */
     char profile_dir[PATH_MAX]; /* ProfileDir=/var/lib/slurm-pin/profile */
     unsigned long long profile_max_size; /* ProfileMaxSize=256M per profile */
+    int profile_taskstats; /* ProfileTaskstats=auto (PIN_PROFILE_TS_*) */
     int gpu_binding; /* GpuBinding=no: job_submit adds
                         --gres-flags=enforce-binding with enforce */
     /* policy experiment (doc/experiments.md); experiment "": none */
@@ -209,6 +210,12 @@ struct pin_conf {
 
 /* GpuBinding= values */
 enum { PIN_GPU_BINDING_NO = 0, PIN_GPU_BINDING_ENFORCE = 1 };
+/* ProfileTaskstats= (doc/profiling.md, "Fork storms") */
+enum {
+    PIN_PROFILE_TS_AUTO = 0, /* paused while the step forks fast */
+    PIN_PROFILE_TS_ON = 1,
+    PIN_PROFILE_TS_OFF = 2,
+};
 
 /* DynamicConfine= values */
 enum { PIN_CONFINE_CPUSET = 0, PIN_CONFINE_QUOTA = 1 };

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
@@ -53,6 +54,8 @@
 #define HOLD_BUSY 16
 #define HOLD_NS (10ull * 1000000ull)
 #define HOLD_RCVBUF (4 << 20)
+/* taskstats auto: see ts_adapt() */
+#define TS_RESUME_MARGIN_NS (10ull * 1000000ull)
 /* roots remembered, to tell a root's exit from its reused pid's */
 #define MAX_ROOTS 4096
 
@@ -97,6 +100,16 @@ struct prof_rec {
     uint64_t start_cpu_ns; /* CPU time prof_rec_start took */
     pid_t cpu_tid;         /* the thread of the first process() call */
     uint64_t cpu0_ns;      /* its CPU time then */
+    /* taskstats auto (record.h): the step's exits in the current
+     * window, whether paused, and the pauses' bounds: an exit is flagged
+     * paused when its time falls in the current pause or the one before
+     * (from before deregistering to after registering again) */
+    unsigned ts_pause_rate;
+    uint64_t tsw_start, tsw_exits;
+    bool ts_paused;
+    uint64_t ts_pause_ns;       /* the current pause began; 0: none */
+    uint64_t ts_prev_pause_ns;  /* the last pause ended: its bounds */
+    uint64_t ts_prev_resume_ns; /* (its end with TS_RESUME_MARGIN_NS) */
     size_t lens[RECV_SIZE / RECV_SLOT];
 };
 
@@ -216,6 +229,7 @@ struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
     if ((r->cn_fd = cnproc_open (o->rcvbuf, &got, errp)) < 0)
         goto fail;
     r->hold_ns = got >= HOLD_RCVBUF ? HOLD_NS : 0;
+    r->ts_pause_rate = o->ts_pause_rate;
     if (o->taskstats
         && (r->ts_fd =
                 taskstats_open (r->ncpus, o->rcvbuf, &r->ts_family, NULL))
@@ -247,6 +261,12 @@ struct prof_rec *prof_rec_start (const struct prof_rec_opts *o,
         ADD (h, "pss", json_object_new_boolean (o->pss));
         ADD (h, "pss_budget_ns", I64 (r->pss_budget_ns));
         ADD (h, "taskstats", json_object_new_boolean (r->ts_fd >= 0));
+        if (r->ts_fd >= 0)
+            ADD (h,
+                 "taskstats_mode",
+                 json_object_new_string (r->ts_pause_rate ? "auto" : "on"));
+        if (r->ts_fd >= 0 && r->ts_pause_rate)
+            ADD (h, "taskstats_pause_rate", I64 (r->ts_pause_rate));
         if (o->cgroup_dir) {
             r->cg_fd = open (o->cgroup_dir,
                              O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -596,8 +616,11 @@ static int on_settled (const struct ts_exit *x,
 {
     struct settle *s = arg;
 
-    if (!t)
-        return 0; /* counted by tsmatch as missing */
+    if (!t) {
+        if (x->paused) /* tsmatch counts it missing: not a loss */
+            s->r->st.ts_paused++;
+        return 0;
+    }
     return put_task (s->r, x, t, s->errp) < 0 ? -1 : 0;
 }
 
@@ -634,6 +657,78 @@ static bool is_root (const struct prof_rec *r, int32_t pid, uint64_t start)
         if (r->roots[i].pid == pid && r->roots[i].t == start)
             return true;
     return false;
+}
+
+/* Whether an exit at t (CLOCK_MONOTONIC, the event's) fell in a pause
+ * of taskstats: such an exit may have no record. */
+static bool ts_in_pause (const struct prof_rec *r, uint64_t t)
+{
+    if (r->ts_pause_ns && t >= r->ts_pause_ns)
+        return true; /* the current pause */
+    return r->ts_prev_pause_ns && t >= r->ts_prev_pause_ns
+           && t <= r->ts_prev_resume_ns;
+}
+
+static int put_ts_state (struct prof_rec *r,
+                         const char *state,
+                         uint64_t t,
+                         uint64_t rate,
+                         pin_error_t *errp)
+{
+    json_object *o = json_object_new_object ();
+    char why[64];
+
+    snprintf (why, sizeof (why), "%" PRIu64 " exits/s", rate);
+    ADD (o, "type", json_object_new_string ("taskstats"));
+    ADD (o, "t", I64 (t));
+    ADD (o, "state", json_object_new_string (state));
+    ADD (o, "why", json_object_new_string (why));
+    return put (r, o, errp);
+}
+
+/* taskstats auto: at the end of each window of PROF_TS_WINDOW_MS, pause
+ * taskstats when the step's exits came faster than ts_pause_rate, resume
+ * when they came slower than half of it and the pause is old enough. */
+static int ts_adapt (struct prof_rec *r, pin_error_t *errp)
+{
+    uint64_t now = now_ns (), span, rate;
+
+    if (r->ts_fd < 0 || !r->ts_pause_rate)
+        return 0;
+    if (!r->tsw_start) {
+        r->tsw_start = now;
+        return 0;
+    }
+    span = now - r->tsw_start;
+    if (span < PROF_TS_WINDOW_MS * 1000000ull)
+        return 0;
+    rate = r->tsw_exits * 1000000000ull / span;
+    r->tsw_start = now;
+    r->tsw_exits = 0;
+    if (!r->ts_paused && rate > r->ts_pause_rate) {
+        /* exits from now on may have no record */
+        uint64_t t = now_ns ();
+        r->ts_pause_ns = t; /* the last ended one stays in ts_prev_* */
+        r->ts_paused = true;
+        r->st.ts_pauses++;
+        (void)taskstats_listen (r->ts_fd, r->ncpus, r->ts_family, false);
+        return put_ts_state (r, "paused", t, rate, errp);
+    }
+    if (r->ts_paused && rate < r->ts_pause_rate / 2
+        && now - r->ts_pause_ns >= PROF_TS_MIN_PAUSE_MS * 1000000ull) {
+        uint64_t t;
+        (void)taskstats_listen (r->ts_fd, r->ncpus, r->ts_family, true);
+        t = now_ns (); /* exits after this have their record again */
+        r->ts_paused = false;
+        r->ts_prev_pause_ns = r->ts_pause_ns;
+        /* an exit's record is decided a moment before its exit event's
+         * time is taken: a margin, so that an exit without a record just
+         * after the resume is not taken for a loss */
+        r->ts_prev_resume_ns = t + TS_RESUME_MARGIN_NS;
+        r->ts_pause_ns = 0;
+        return put_ts_state (r, "resumed", t, rate, errp);
+    }
+    return 0;
 }
 
 /* The events of one datagram of the proc connector.  0, or -1 with
@@ -687,6 +782,9 @@ static int feed_datagram (struct prof_rec *r,
                                 .exit_ns = e->ts_ns,
                                 .fork_ns = in > 0 ? start : 0};
             x.root = in > 0 && is_root (r, e->pid, start);
+            x.paused = in > 0 && ts_in_pause (r, e->ts_ns);
+            if (in > 0)
+                r->tsw_exits++;
             (void)tsmatch_exit (r->tsm, &x); /* ENOMEM: counted */
         }
         if (!in)
@@ -1107,6 +1205,8 @@ int prof_rec_process (struct prof_rec *r, pin_error_t *errp)
     steps = r->st.step_events;
     if (drain_cn (r, errp) < 0 || drain_ts (r, errp) < 0)
         return -1;
+    if (ts_adapt (r, errp) < 0)
+        return -1;
     {
         uint64_t now = now_ns ();
         if (now - r->win_start > HOLD_NS) {
@@ -1142,7 +1242,7 @@ void prof_rec_stats (const struct prof_rec *r, struct prof_rec_stats *s)
     if (r->ts_fd >= 0) {
         struct tsmatch_stats m;
         tsmatch_stats (r->tsm, &m);
-        s->ts_missing = m.missing;
+        s->ts_missing = m.missing - r->st.ts_paused;
         s->ts_stale = m.stale;
         s->ts_ambiguous = m.ambiguous;
     }
@@ -1250,6 +1350,8 @@ int prof_rec_finish (struct prof_rec *r, int status, pin_error_t *errp)
     ADD (end, "taskstats_stale", I64 (s.ts_stale));
     ADD (end, "taskstats_ambiguous", I64 (s.ts_ambiguous));
     ADD (end, "taskstats_enobufs", I64 (s.ts_enobufs));
+    ADD (end, "taskstats_paused", I64 (s.ts_paused));
+    ADD (end, "taskstats_pauses", I64 (s.ts_pauses));
     ADD (end, "samples", I64 (s.samples));
     ADD (end, "flushed_cpus", I64 (r->flushed_cpus));
     ADD (end, "socket_drops", I64 (cnproc_socket_drops (r->cn_fd)));

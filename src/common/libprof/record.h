@@ -29,6 +29,12 @@ struct prof_rec_opts {
                                   sampled; NULL: none */
     bool pss;                  /* read smaps_rollup at each sample */
     bool taskstats;            /* also taskstats exit records */
+    unsigned ts_pause_rate;    /* taskstats auto: the step's exits per
+                                  second (over PROF_TS_WINDOW_MS) above
+                                  which taskstats is deregistered until
+                                  the rate falls under half of it; those
+                                  exits get no record (counted, said in
+                                  "taskstats" lines).  0: never (on) */
     int rcvbuf;                /* socket receive buffer, bytes */
     json_object *header;       /* extra header fields (borrowed), or NULL */
     const char *cgroup_dir;    /* the step's cgroup v2 directory: its
@@ -53,9 +59,20 @@ struct prof_rec_stats {
     uint64_t ts_stale;     /* records of an earlier holder of a pid */
     uint64_t ts_ambiguous; /* records given to no one after a loss */
     uint64_t ts_enobufs;
+    uint64_t ts_paused; /* step exits without a record: taskstats was
+                           paused (ts_pause_rate) when they ended */
+    uint64_t ts_pauses; /* times taskstats was paused */
     uint64_t samples;
     uint64_t alive_processes, alive_threads;
 };
+
+/* taskstats auto (`--taskstats=auto`, ProfileTaskstats=auto): the
+ * default pause rate, the window it is measured over, and the least
+ * time a pause lasts (hysteresis: a storm that comes and goes does not
+ * flap the registration) */
+#define PROF_TS_PAUSE_RATE 2000
+#define PROF_TS_WINDOW_MS 100
+#define PROF_TS_MIN_PAUSE_MS 1000
 
 struct prof_rec;
 

@@ -205,6 +205,8 @@ static int on_line (json_object *o, int lineno, void *arg)
         }
         s->dropped_lines = (uint64_t)prof_get_int (o, "dropped_lines", 0);
         s->task_missing = (uint64_t)prof_get_int (o, "taskstats_missing", 0);
+        s->task_paused = (uint64_t)prof_get_int (o, "taskstats_paused", 0);
+        s->task_pauses = (uint64_t)prof_get_int (o, "taskstats_pauses", 0);
         s->alive_processes = (uint64_t)get_sub (o, "alive", "processes");
         s->alive_threads = (uint64_t)get_sub (o, "alive", "threads");
         note_time (a, t);
@@ -502,6 +504,8 @@ json_object *prof_summary_json (const struct prof_summary *s, size_t top)
                             json_object_new_boolean (s->have_taskstats));
     json_object_object_add (ts, "records", I64 (s->task_records));
     json_object_object_add (ts, "missing", I64 (s->task_missing));
+    json_object_object_add (ts, "paused", I64 (s->task_paused));
+    json_object_object_add (ts, "pauses", I64 (s->task_pauses));
     json_object_object_add (ts, "voluntary_ctxsw", I64 (s->nvcsw));
     json_object_object_add (ts, "involuntary_ctxsw", I64 (s->nivcsw));
     json_object_object_add (ts,

@@ -28,6 +28,9 @@ struct prof_summary {
     bool have_taskstats;
     uint64_t task_records;       /* taskstats exit records */
     uint64_t task_missing;       /* step exits without their record */
+    uint64_t task_paused;        /* ... because taskstats was paused in a
+                                    fork storm (--taskstats=auto) */
+    uint64_t task_pauses;        /* times it was paused */
     uint64_t nvcsw, nivcsw;      /* taskstats: exact over ended tasks */
     uint64_t utime_us, stime_us; /* taskstats */
     uint64_t samples;

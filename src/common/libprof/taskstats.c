@@ -427,6 +427,21 @@ void taskstats_close (int fd, int ncpus, uint16_t family)
     errno = saved;
 }
 
+int taskstats_listen (int fd, int ncpus, uint16_t family, bool on)
+{
+    char mask[32];
+
+    snprintf (mask, sizeof (mask), "0-%d", ncpus > 0 ? ncpus - 1 : 0);
+    return send_req (fd,
+                     family,
+                     TASKSTATS_CMD_GET,
+                     on ? TASKSTATS_CMD_ATTR_REGISTER_CPUMASK
+                        : TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK,
+                     mask,
+                     strlen (mask) + 1,
+                     false);
+}
+
 /* ---- pairing records with exits ---------------------------------------- */
 
 /* How much longer than the task's fork-to-exit a record's elapsed time

@@ -63,6 +63,12 @@ int taskstats_open (int ncpus,
                     pin_error_t *errp);
 /* Deregister and close (fd < 0: no-op; keeps errno). */
 void taskstats_close (int fd, int ncpus, uint16_t family);
+/* Register (on) or deregister (off) the socket's CPUs 0..ncpus-1 again,
+ * without closing it: the adaptive pause of a fork storm (record.h).
+ * The kernel does no taskstats work at an exit on a CPU without a
+ * listener.  Not acknowledged (a refusal would come as an error message
+ * on the socket, counted as a parse error).  0 or -1 with errno. */
+int taskstats_listen (int fd, int ncpus, uint16_t family, bool on);
 
 /* Pairing of records with exits: which task a record is of.
  *
@@ -99,6 +105,8 @@ struct ts_exit {
     bool root;        /* a root: it started before fork_ns */
     uint64_t fork_ns; /* step: its fork event (root: when added) */
     uint64_t exit_ns; /* the exit event's time */
+    bool paused;      /* taskstats was (perhaps) deregistered when it
+                         exited: no record is not a loss (record.h) */
 };
 
 struct tsmatch_stats {

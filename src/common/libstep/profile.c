@@ -28,7 +28,10 @@ int pin_step_profile_open (pin_step_t *s,
         .interval_ms = (unsigned)(p->interval_us / 1000),
         .cpus = s->plan_cpus ? s->plan_cpus : s->allowed,
         .pss = true,
-        .taskstats = true,
+        .taskstats = conf->profile_taskstats != PIN_PROFILE_TS_OFF,
+        .ts_pause_rate = conf->profile_taskstats == PIN_PROFILE_TS_AUTO
+                             ? PROF_TS_PAUSE_RATE
+                             : 0,
         .rcvbuf = 64 << 20,
         .share = true,
         .keep_free = conf->accounting

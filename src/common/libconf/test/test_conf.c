@@ -420,9 +420,13 @@ static const struct bad_case {
      "PartitionName, DeliverCommand, Accounting, JournalDir, "
      "JournalMaxSize, DynamicOveruse, DynamicGrace, DynamicInterval, "
      "DynamicConfine, SpreadSockets, Profile, ProfileDir, "
-     "ProfileMaxSize, GpuBinding, Experiment, ExperimentPolicies, "
+     "ProfileMaxSize, ProfileTaskstats, GpuBinding, Experiment, "
+     "ExperimentPolicies, "
      "ExperimentShare, ExperimentUntil, ExperimentSeed, ExperimentJobNames, "
      "ExperimentAccounts, TestTopology, TestDeviceRoot"},
+    {"ProfileTaskstats=maybe\n",
+     1,
+     "ProfileTaskstats=maybe: expected auto, on or off"},
     {"Profile=sometimes\n",
      1,
      "Profile=sometimes: not a duration; give "
@@ -701,8 +705,10 @@ START_TEST (test_part_good)
     ck_assert_int_eq (c.profile_us, 0);
     ck_assert_uint_eq (c.profile_max_size, 256ull << 20);
     ck_assert_str_eq (c.profile_dir, PIN_CONF_DEFAULT_PROFILE_DIR);
+    ck_assert_int_eq (c.profile_taskstats, PIN_PROFILE_TS_AUTO);
     write_conf (
         "Profile=2s\nProfileDir=/srv/prof\nProfileMaxSize=1G\n"
+        "ProfileTaskstats=off\n"
         "PartitionName=pilot Profile=no\n"
         "PartitionName=debug Profile=yes\n"
         "PartitionName=fast Profile=250ms\n");
@@ -711,6 +717,7 @@ START_TEST (test_part_good)
                    e.text);
     ck_assert_str_eq (c.profile_dir, "/srv/prof");
     ck_assert_uint_eq (c.profile_max_size, 1ull << 30);
+    ck_assert_int_eq (c.profile_taskstats, PIN_PROFILE_TS_OFF);
     pin_conf_rules_for (&c, "pilot", &r);
     ck_assert_int_eq (r.profile_us, 0);
     pin_conf_rules_for (&c, "debug", &r);
@@ -1165,7 +1172,8 @@ static const struct arg_bad_case {
      "NoneAccounts, PartitionName, DeliverCommand, Accounting, "
      "JournalDir, JournalMaxSize, DynamicOveruse, DynamicGrace, "
      "DynamicInterval, DynamicConfine, SpreadSockets, Profile, ProfileDir, "
-     "ProfileMaxSize, GpuBinding, Experiment, ExperimentPolicies, "
+     "ProfileMaxSize, ProfileTaskstats, GpuBinding, Experiment, "
+     "ExperimentPolicies, "
      "ExperimentShare, ExperimentUntil, ExperimentSeed, ExperimentJobNames, "
      "ExperimentAccounts, TestTopology, TestDeviceRoot"},
     {{"verbose"},
