@@ -673,12 +673,20 @@ static int put_ts_state (struct prof_rec *r,
                          const char *state,
                          uint64_t t,
                          uint64_t rate,
+                         int err,
                          pin_error_t *errp)
 {
     json_object *o = json_object_new_object ();
-    char why[64];
+    char why[160];
 
-    snprintf (why, sizeof (why), "%" PRIu64 " exits/s", rate);
+    if (err)
+        snprintf (why,
+                  sizeof (why),
+                  "%" PRIu64 " exits/s; not sent to the kernel: %s",
+                  rate,
+                  strerror (err));
+    else
+        snprintf (why, sizeof (why), "%" PRIu64 " exits/s", rate);
     ADD (o, "type", json_object_new_string ("taskstats"));
     ADD (o, "t", I64 (t));
     ADD (o, "state", json_object_new_string (state));
@@ -708,16 +716,25 @@ static int ts_adapt (struct prof_rec *r, pin_error_t *errp)
     if (!r->ts_paused && rate > r->ts_pause_rate) {
         /* exits from now on may have no record */
         uint64_t t = now_ns ();
+        if (taskstats_listen (r->ts_fd, r->ncpus, r->ts_family, false) < 0) {
+            /* still registered: records keep coming, nothing paused */
+            int e = errno;
+            return put_ts_state (r, "pause-failed", t, rate, e, errp);
+        }
         r->ts_pause_ns = t; /* the last ended one stays in ts_prev_* */
         r->ts_paused = true;
         r->st.ts_pauses++;
-        (void)taskstats_listen (r->ts_fd, r->ncpus, r->ts_family, false);
-        return put_ts_state (r, "paused", t, rate, errp);
+        return put_ts_state (r, "paused", t, rate, 0, errp);
     }
     if (r->ts_paused && rate < r->ts_pause_rate / 2
         && now - r->ts_pause_ns >= PROF_TS_MIN_PAUSE_MS * 1000000ull) {
         uint64_t t;
-        (void)taskstats_listen (r->ts_fd, r->ncpus, r->ts_family, true);
+        if (taskstats_listen (r->ts_fd, r->ncpus, r->ts_family, true) < 0) {
+            /* still paused (its exits count as paused), said in the
+             * profile; tried again at the end of the next window */
+            int e = errno;
+            return put_ts_state (r, "resume-failed", now_ns (), rate, e, errp);
+        }
         t = now_ns (); /* exits after this have their record again */
         r->ts_paused = false;
         r->ts_prev_pause_ns = r->ts_pause_ns;
@@ -726,7 +743,7 @@ static int ts_adapt (struct prof_rec *r, pin_error_t *errp)
          * after the resume is not taken for a loss */
         r->ts_prev_resume_ns = t + TS_RESUME_MARGIN_NS;
         r->ts_pause_ns = 0;
-        return put_ts_state (r, "resumed", t, rate, errp);
+        return put_ts_state (r, "resumed", t, rate, 0, errp);
     }
     return 0;
 }
