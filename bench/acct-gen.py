@@ -261,7 +261,8 @@ def generate(n, d, seed, max_size):
     t_end = 1767225600 * 1000000  # 2026-01-01
     t = t_end - 183 * 86400 * 1000000
     node = NODE % rnd.randrange(1, 65)
-    array = None  # [array_job_id, next task, tasks left]
+    array = None  # [array_job_id, next task, tasks left, submit]
+    prev_submit = 0
     t0 = t
     months = t_end - t0
     while written < n:
@@ -269,7 +270,7 @@ def generate(n, d, seed, max_size):
         # node runs several at once: they overlap)
         t = max(t, t0 + months * written // max(n, 1)) + rnd.randrange(1, 60000000)
         if array is None and rnd.random() < 0.08:
-            array = [job_id + 1, 0, rnd.randrange(2, 40)]
+            array = [job_id + 1, 0, rnd.randrange(2, 40), None]
         uname, uid = rnd.choice(USERS)
         job = {"cluster": "cluster", "job_id": job_id + 1, "uid": uid,
                "user": uname, "partition": rnd.choice(PARTITIONS),
@@ -279,6 +280,7 @@ def generate(n, d, seed, max_size):
                "experiment": None, "seed": rnd.getrandbits(63),
                "cpu_base": rnd.randrange(0, 64)}
         job_id += 1
+        task_of = array  # the array this job is a task of (None: none)
         if array:
             job["array_job_id"] = array[0]
             job["array_task_id"] = array[1]
@@ -295,7 +297,16 @@ def generate(n, d, seed, max_size):
         job["req_mem"] = rnd.choice([1000, 2000, 4000, 8000, 16000, 64000])
         alloc = rnd.choice([1, 1, 2, 4, 4, 8, 8, 16, 32, 64])
         job["cpu_base"] = min(job["cpu_base"], 64 - min(alloc, 64))
-        submit = t - rnd.randrange(0, 3600 * 1000000)
+        # as slurmctld: job ids are given at submission, so a later job
+        # was submitted no earlier; the tasks of an array share its
+        # submission (sacct sorts by Submit, then array and task ids)
+        if task_of is not None and task_of[3] is not None:
+            submit = task_of[3]
+        else:
+            submit = min(t, max(prev_submit, t - rnd.randrange(0, 3600 * 1000000)))
+            if task_of is not None:
+                task_of[3] = submit
+        prev_submit = submit
         job["submit_us"] = submit
         start = t
         tl_us = tl_min * 60 * 1000000
