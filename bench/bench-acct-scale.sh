@@ -160,7 +160,7 @@ for n in $sizes; do
     echo "bench-acct-scale: $n records: generating" >&2
     python3 "$top/bench/acct-gen.py" --records "$n" --dir "$jdir" --seed "$seed" \
         || die "acct-gen.py failed"
-    bytes=$(cat "$jdir"/journal* | wc -c)
+    bytes=$(cat $(ls -d "$jdir"/journal* | grep -v '\.idx$') | wc -c)
     t0=$(date +%s.%N)
     python3 "$top/bench/acct-load-slurmdbd.py" --replace --cluster "$cluster" "$jdir" \
         2>"$work/load.log" || { cat "$work/load.log" >&2; die "loading into slurmdbd failed"; }

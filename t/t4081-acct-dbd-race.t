@@ -58,7 +58,8 @@ node=\$SLURMD_NODENAME
 nj=$STATE/nj/\$job.\$node
 mkdir -m 700 "\$nj" || exit 1
 # this node's records of the job: its own journal
-cat "\$dir"/journal* 2>/dev/null | grep -F "\"job_id\":\$job," | grep -F "\"node\":\"\$node\"" >"\$nj/journal"
+# (journal.idx, journal.N.idx: the binary sidecar indexes, not records)
+grep -h -F --exclude="*.idx" "\"job_id\":\$job," "\$dir"/journal* 2>/dev/null | grep -F "\"node\":\"\$node\"" >"\$nj/journal"
 # until slurmdbd knows the job ended (else the first read only waits)
 i=0
 while [ \$i -lt 600 ]; do
@@ -135,7 +136,7 @@ test_expect_success SLURM,PIN_SO,PYTHON3 "$NJOBS two-node jobs, both nodes deliv
             if ! test -d "$nj" && ! grep -qxF "^$job|" killed.now; then
                 echo "$job $n" >>catchup &&
                 mkdir -m 700 "$nj" &&
-                cat "$STATE/journal"/journal* | grep -F "\"job_id\":$job," |
+                grep -h -F --exclude="*.idx" "\"job_id\":$job," "$STATE/journal"/journal* |
                     grep -F "\"node\":\"$n\"" >"$nj/journal" &&
                 "$PIN_BIN/slurm-pin" deliver --journal "$nj" --job $job --timeout 60 ||
                 return 1

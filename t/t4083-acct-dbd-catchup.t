@@ -64,7 +64,7 @@ split_journal () {
     for _n in $(cat nodes); do
         mkdir -p -m 700 "$STATE/nj/$_n" &&
         for _j in $(cat "$1"); do
-            cat "$STATE/journal"/journal* | grep -F "\"job_id\":$_j," |
+            grep -h -F --exclude="*.idx" "\"job_id\":$_j," "$STATE/journal"/journal* |
                 grep -F "\"node\":\"$_n\"" >>"$STATE/nj/$_n/journal" || return 1
         done
     done
