@@ -459,6 +459,18 @@ static int fstr (const struct fmember *m,
     return 1;
 }
 
+/* A record without elapsed_us: end - start, or 0 (unknown) where the
+ * difference of two hostile times does not fit (the same in both
+ * parsers: never a signed overflow). */
+static int64_t elapsed_of (int64_t start, int64_t end)
+{
+    int64_t d;
+
+    if (__builtin_sub_overflow (end, start, &d))
+        return 0;
+    return d;
+}
+
 static int fast_parse (const char *line, struct acct_record *r)
 {
     struct fmember m[FAST_MAX];
@@ -628,7 +640,7 @@ static int fast_parse (const char *line, struct acct_record *r)
     if (rc < 0)
         return 0;
     if (rc == 0)
-        r->elapsed_us = r->end_us - r->start_us;
+        r->elapsed_us = elapsed_of (r->start_us, r->end_us);
     {
         bool dummy;
         FU64 ("user_usec", r->user_usec, dummy);
@@ -784,7 +796,7 @@ int acct_record_from_json_slow (const char *line,
     get_int (&p, "end_us", true, INT64_MIN, INT64_MAX, &r->end_us);
     if (get_int (&p, "elapsed_us", false, INT64_MIN, INT64_MAX, &r->elapsed_us)
         == 0)
-        r->elapsed_us = r->end_us - r->start_us;
+        r->elapsed_us = elapsed_of (r->start_us, r->end_us);
     get_u64 (&p, "user_usec", &r->user_usec);
     get_u64 (&p, "system_usec", &r->system_usec);
     get_u64 (&p, "usage_usec", &r->usage_usec);
