@@ -58,6 +58,10 @@ Usage: $0 start|stop|status|env|dbd-stop|dbd-start|ctld-restart [options]
   --node-gres GRES     Gres= of the node line(s), e.g. gpu:2 (with
                        --gres-conf; default: none)
   --conf-extra K=V     line appended to slurm.conf (repeatable; later wins)
+  --cgroup-extra K=V   with --mode cgroup: a cgroup.conf line, replacing the
+                       default's line of that key (repeatable; later wins),
+                       e.g. ConstrainRAMSpace=yes; written before the
+                       daemons start, so no reconfigure is needed
   --nodename NAME      node name (default: the short hostname)
   --nodes N            1 (default) or 2 slurmd on this machine (the second
                        node is NAME-2, with its own port and spool)
@@ -109,6 +113,7 @@ opt_timeout=60
 opt_grace=10
 opt_clean=no
 conf_extra=()
+cgroup_extra=()
 
 need_arg () {
     [ $# -ge 2 ] || die "$1: needs a value"
@@ -132,6 +137,7 @@ while [ $# -gt 0 ]; do
         --gres-conf) need_arg "$@"; opt_gresconf=$2; shift 2 ;;
         --node-gres) need_arg "$@"; opt_nodegres=$2; shift 2 ;;
         --conf-extra) need_arg "$@"; conf_extra+=("$2"); shift 2 ;;
+        --cgroup-extra) need_arg "$@"; cgroup_extra+=("$2"); shift 2 ;;
         --nodename) need_arg "$@"; opt_nodename=$2; shift 2 ;;
         --nodes) need_arg "$@"; opt_nodes=$2; shift 2 ;;
         --sockets) need_arg "$@"; opt_sockets=$2; shift 2 ;;
@@ -142,7 +148,7 @@ while [ $# -gt 0 ]; do
         --grace) need_arg "$@"; opt_grace=$2; shift 2 ;;
         --clean) opt_clean=yes; shift ;;
         -h|--help) usage; exit 0 ;;
-        *) die "'$1': unknown option; known: --dir, --mode, --plugstack, --pin-conf, --gres-conf, --node-gres, --conf-extra, --nodename, --nodes, --sockets, --accounting, --acct-user, --cluster, --timeout, --grace, --clean" ;;
+        *) die "'$1': unknown option; known: --dir, --mode, --plugstack, --pin-conf, --gres-conf, --node-gres, --conf-extra, --cgroup-extra, --nodename, --nodes, --sockets, --accounting, --acct-user, --cluster, --timeout, --grace, --clean" ;;
     esac
 done
 
@@ -188,6 +194,12 @@ for kv in "${conf_extra[@]}"; do
     [[ "$kv" =~ ^[A-Za-z][A-Za-z0-9]*=[^$'\n']*$ ]] \
         || die "--conf-extra '$kv': not a Key=Value line (e.g. --conf-extra JobSubmitPlugins=pin)"
 done
+for kv in "${cgroup_extra[@]}"; do
+    [[ "$kv" =~ ^[A-Za-z][A-Za-z0-9]*=[^$'\n']*$ ]] \
+        || die "--cgroup-extra '$kv': not a Key=Value line (e.g. --cgroup-extra ConstrainRAMSpace=yes)"
+done
+((${#cgroup_extra[@]} == 0)) || [ "$opt_mode" = cgroup ] \
+    || die "--cgroup-extra: only with --mode cgroup (in --mode $opt_mode Slurm constrains nothing)"
 
 # ---------------------------------------------------------------------
 # paths
@@ -781,6 +793,18 @@ ConstrainCores=yes
 ConstrainRAMSpace=no
 ConstrainDevices=no
 EOF
+        # --cgroup-extra K=V: replaces the line of key K, else appended
+        for kv in "${cgroup_extra[@]}"; do
+            tmpcg=$(mktemp "$root/etc/.cgroup.conf.XXXXXX") || die "$root/etc: cannot write"
+            awk -v key="${kv%%=*}" -v line="$kv" '
+                BEGIN { done = 0 }
+                { k = $0; sub(/=.*/, "", k)
+                  if (tolower(k) == tolower(key)) { if (!done) print line; done = 1; next }
+                  print }
+                END { if (!done) print line }' "$root/etc/cgroup.conf" >"$tmpcg" \
+                && mv -f "$tmpcg" "$root/etc/cgroup.conf" \
+                || die "$root/etc/cgroup.conf: cannot write"
+        done
     elif v2_without_dbus; then
         cat >"$root/etc/cgroup.conf" <<EOF || die "$root/etc/cgroup.conf: cannot write"
 # Written by contrib/local-slurm.sh (--mode affinity on a cgroup v2 host

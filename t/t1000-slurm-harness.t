@@ -248,7 +248,13 @@ test_expect_success 'bad options are one-line errors naming the value' '
     grep -- "--mode=bogus: unknown mode; known: affinity, cgroup" err.mode &&
     test_must_fail "$LOCAL_SLURM" start --conf-extra nokey 2>err.extra &&
     test $(wc -l <err.extra) -eq 1 &&
-    grep "nokey" err.extra
+    grep "nokey" err.extra &&
+    test_must_fail "$LOCAL_SLURM" start --mode cgroup --cgroup-extra nokey 2>err.cg &&
+    test $(wc -l <err.cg) -eq 1 &&
+    grep -- "--cgroup-extra .nokey.: not a Key=Value line" err.cg &&
+    test_must_fail "$LOCAL_SLURM" start --cgroup-extra ConstrainCores=no 2>err.cgmode &&
+    test $(wc -l <err.cgmode) -eq 1 &&
+    grep -- "--cgroup-extra: only with --mode cgroup" err.cgmode
 '
 
 test_done

@@ -118,31 +118,23 @@ vm_slurm_require ()
 
 # vm_slurm_start MODE [OPTIONS...]: start a cluster with
 # contrib/local-slurm.sh in $VM_SLURM_DIR.  In cgroup mode, cgroup.conf
-# then gets ConstrainRAMSpace=yes (and slurmd re-reads it): in 22.05.8
-# task/cgroup's cpuset code moves every task back to user/task_special
-# after jobacct/proctrack put it in task_<n>, and only the memory code,
-# which runs after it, moves it to task_<n> again (doc/vm.md).
+# has ConstrainRAMSpace=yes from the start (local-slurm.sh --cgroup-extra,
+# like any --cgroup-extra K=V of OPTIONS): in 22.05.8 task/cgroup's cpuset
+# code moves every task back to user/task_special after jobacct/proctrack
+# put it in task_<n>, and only the memory code, which runs after it, moves
+# it to task_<n> again (doc/vm.md).  It is written before the daemons
+# start: an 'scontrol reconfigure' right after the start restarts both
+# daemons from 23.11 on, and on Slurm 24.11 the first start after boot
+# then once left the node never idle (doc/vm.md).
 vm_slurm_start ()
 {
     _mode=$1
     shift
-    # --cgroup-extra K=V (ours, not local-slurm.sh's): a cgroup.conf line
-    _cgextra=""
-    _n=$#
-    while test "$_n" -gt 0; do
-        _a=$1
-        shift
-        _n=$((_n - 1))
-        if test "$_a" = --cgroup-extra && test "$_n" -gt 0; then
-            _cgextra="$_cgextra$1
-"
-            shift
-            _n=$((_n - 1))
-        else
-            set -- "$@" "$_a"
-        fi
-    done
+    _state="$_mode${*:+ $*}"
     mkdir -p "$VM_SLURM_DIR" || return 1
+    if test "$_mode" = cgroup; then
+        set -- --cgroup-extra ConstrainRAMSpace=yes "$@"
+    fi
     "$PIN_SRCDIR/contrib/local-slurm.sh" start --dir "$VM_SLURM_DIR" \
         --mode "$_mode" --timeout "${PIN_SLURM_TIMEOUT:-300}" "$@" \
         >"$VM_SLURM_DIR.env" 2>"$VM_SLURM_DIR.start.log" || {
@@ -150,16 +142,22 @@ vm_slurm_start ()
         return 1
     }
     eval "$(cat "$VM_SLURM_DIR.env")"
-    if test "$_mode" = cgroup; then
-        _cgconf=$(dirname "$SLURM_CONF")/cgroup.conf
-        if grep -q '^ConstrainRAMSpace=no' "$_cgconf" || test -n "$_cgextra"; then
-            sed -i 's/^ConstrainRAMSpace=no/ConstrainRAMSpace=yes/' "$_cgconf" \
-                && printf '%s' "$_cgextra" >>"$_cgconf" \
-                && scontrol reconfigure || return 1
-            vm_slurm_wait_idle || return 1
-        fi
-    fi
-    echo "$_mode${*:+ $*}${_cgextra:+ cgroup.conf: $_cgextra}" >"$VM_SLURM_STATE"
+    vm_slurm_wait_idle || { vm_slurm_diagnose >&2; return 1; }
+    echo "$_state" >"$VM_SLURM_STATE"
+}
+
+# vm_slurm_diagnose: what the cluster looks like (on stderr of a failed
+# start): the node as slurmctld sees it and the ends of the daemons' logs.
+vm_slurm_diagnose ()
+{
+    echo "# vm_slurm_diagnose: sinfo -N -l; scontrol show node; the daemons' logs"
+    sinfo -N -l 2>&1
+    scontrol show node 2>&1
+    for _log in "$VM_SLURM_DIR"/log/*.log "$VM_SLURM_DIR.start.log"; do
+        test -f "$_log" || continue
+        echo "# --- $_log (last 30 lines)"
+        tail -n 30 "$_log"
+    done
 }
 
 # vm_slurm_job_id_paths: true if Slurm names job cgroups job_<id> although

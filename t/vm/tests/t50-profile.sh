@@ -241,12 +241,10 @@ test_expect_success 'the profile ends with its end line' '
 # may over-use; stopped at the end of this test.
 test_expect_success 'Slurm (cgroup mode, cores not constrained) with pin.so' '
     vm_slurm_stop &&
-    vm_slurm_start cgroup --conf-extra TaskPlugin=task/cgroup &&
+    vm_slurm_start cgroup --conf-extra TaskPlugin=task/cgroup \
+        --cgroup-extra ConstrainCores=no &&
     cgconf=$(dirname "$SLURM_CONF")/cgroup.conf &&
-    sed -i "s/^ConstrainCores=yes/ConstrainCores=no/" "$cgconf" &&
     grep "^ConstrainCores=no" "$cgconf" &&
-    scontrol reconfigure &&
-    vm_slurm_wait_idle &&
     echo cgroup >"$VM_SLURM_STATE" &&
     vm_pin_require cgroup &&
     printf "DynamicGrace=10\nDynamicInterval=2\nProfileDir=%s\n" "$PROF_DYN" >>"$PIN_CONF"
