@@ -26,13 +26,15 @@
 #   3b. t: 'make check' in build/t, the integration tests against the
 #      build tree (the developers' tier; check = unit,t)
 #   3c. packages: the Debian packages built from this tree
-#      (contrib/build-debs.sh: dpkg-buildpackage, lintian) and installed,
+#      (contrib/build-debs.sh: dpkg-buildpackage, lintian; with
+#      DEB_BUILD_OPTIONS=nocheck when stage 3a ran the unit tests) and installed,
 #      then the integration tests of build/t against the INSTALLED files
 #      (PIN_INSTALLED=1: /usr/bin/slurm-pin, pin.so and job_submit_pin.so
 #      from Slurm's plugin directory; t/sharness.d/00-pin.sh).  This is
 #      what the default runs instead of 3b: the files a site installs are
 #      the ones tested.  It leaves the packages installed.
-#   4. build in build-sanitize/ with ASan+UBSan, run the unit tests
+#   4. build src/common in build-sanitize/ with ASan+UBSan, run its unit
+#      tests
 #   4b. make distcheck in build/: the tarball alone builds, passes its unit
 #      tests and the sharness files that need no Slurm (the Slurm tier ran
 #      in stage 3 and skips there, saying why: PIN_SKIP_SLURM), installs,
@@ -54,6 +56,8 @@
 # fails outside any test (a build; a check stage, the fuzz stage or the
 # qemu tier failing with no failed test result to show for it) counts as
 # one more failure, so "0 failed" always means everything worked.
+# Before it, each failed test on a line "failed: WHERE: RESULT" (at most
+# 60), so that the end of the log says which.
 # Exit status: 0 only if nothing failed.
 #
 # Environment: JOBS (default 2) for make -j.  FUZZ_SECONDS (default 20)
@@ -211,6 +215,34 @@ am_count () {
     am_skip=$(grep -Ec '^SKIP: ' "$1")
 }
 
+# Print each failed test result of this run on a line of its own,
+# "failed: WHERE: RESULT", so that a log's last lines say which tests
+# failed (CI repeats them in its summary): the "not ok" lines of the .log
+# beside each failed .trs (or its result, for a plain test program), of
+# the TAP logs, and the failed result lines of the automake logs.
+failed_list () {
+    local trs log
+    while IFS= read -r trs; do
+        grep -Eq '^:test-result: *(FAIL|XPASS|ERROR)' "$trs" || continue
+        log=${trs%.trs}.log
+        if grep -Eq '^not ok [0-9]+' "$log" 2>/dev/null; then
+            grep -E '^not ok [0-9]+' "$log" | grep -v '# TODO' \
+                | sed "s|^|failed: ${trs%.trs}: |"
+        else
+            echo "failed: ${trs%.trs}: $(sed -n 's/^:test-result: *//p' "$trs" | grep -E '^(FAIL|XPASS|ERROR)' | head -n 1)"
+        fi
+    done < <(find build build-sanitize -path 'build/slurm-pin-*' -prune \
+                 -o -name '*.trs' -print 2>/dev/null | sort)
+    for log in "${tap_logs[@]}"; do
+        [[ -f $log ]] || continue
+        grep -E '^not ok [0-9]+' "$log" | sed "s|^|failed: $log: |"
+    done
+    for log in "${am_logs[@]}"; do
+        [[ -f $log ]] || continue
+        grep -E '^(FAIL|XPASS|ERROR): ' "$log" | sed "s|^|failed: $log: |"
+    done
+}
+
 summary () {
     local pass=0 fail=0 skip=0 result log tap_pass tap_fail tap_skip
     local am_pass am_fail am_skip
@@ -238,6 +270,7 @@ summary () {
     if ((${#failed_stages[@]})); then
         echo "failed stages: ${failed_stages[*]}"
     fi
+    failed_list | head -n 60
     echo "$pass passed, $fail failed, $skip skipped"
     ((fail == 0))
 }
@@ -305,7 +338,13 @@ fi
 # integration tests run against the installed files.
 if want packages; then
 header "packages (contrib/build-debs.sh --install: dpkg-buildpackage, lintian, apt-get install)"
-if ! contrib/build-debs.sh -o build/deb --install; then
+# When the unit stage ran them in this run, the package build skips the
+# same unit tests (DEB_BUILD_OPTIONS=nocheck; about 45 s): the installed
+# files are then tested by the t/ tier below.
+nocheck=""
+want unit && nocheck=nocheck
+if ! DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:-}${nocheck:+ $nocheck}" \
+        contrib/build-debs.sh -o build/deb --install; then
     stage_failed "packages-build"
 else
     # where the packages put slurm-pin and pin.so (dpkg's own list)
@@ -321,9 +360,13 @@ else
 fi
 fi
 
+# Only src/common (the libraries and their unit tests) is built here:
+# the plugins and the command are built with -Werror in build/, and
+# nothing of theirs runs in this stage.
 if want sanitize; then
-header "sanitizers (build-sanitize/, ASan+UBSan, unit tests)"
-if ! build_tree build-sanitize --enable-werror --enable-sanitizers; then
+header "sanitizers (build-sanitize/src/common, ASan+UBSan, unit tests)"
+if ! (mkdir -p build-sanitize && cd build-sanitize \
+          && run_logged configure.out ../configure --enable-werror --enable-sanitizers); then
     stage_failed "sanitize-build"
 else
     before=$(failed_results)
