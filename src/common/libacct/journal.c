@@ -448,7 +448,7 @@ static int ends_in_newline (const char *dir,
  * ("final": it covers the whole file, with the smallest and largest job
  * ids, so that a reader passes over a file that holds none of its jobs).
  */
-#define JIDX_MAGIC "PINJIX1\n"
+#define JIDX_MAGIC "PINJIX2\n"
 
 struct jidx_head {
     char magic[8];
@@ -458,14 +458,16 @@ struct jidx_head {
     uint32_t min_job; /* smallest job id or array job id */
     uint32_t max_job; /* largest */
     uint32_t pad0;
-    uint64_t pad[3];
+    int64_t mtime_sec; /* final: the file's mtime when indexed */
+    int64_t mtime_nsec;
+    uint64_t pad;
 };
 
 struct jidx_ent {
     uint32_t job, ajob; /* job_id, array_job_id (0, 0: not a record) */
     uint64_t off;       /* the line's first byte */
     uint32_t len;       /* its length, without the newline */
-    uint32_t pad;
+    uint32_t task;      /* array_task_id (ACCT_NO_VAL: not an array's) */
 };
 
 struct jidx {
@@ -621,13 +623,20 @@ static int jidx_rebuild (const char *dir, const char *name, bool final)
         if (line[n - 1] != '\n' || n - 1 > LINE_MAX_READ)
             break; /* a torn last line, or garbage: not covered */
         line[n - 1] = '\0';
-        if (!jidx_quick_ids (line, &e.job, &e.ajob)) {
+        e.task = ACCT_NO_VAL;
+        if (!jidx_quick_ids (line, &e.job, &e.ajob)
+            || (e.ajob != ACCT_NO_VAL
+                && !num_after (line, "\"array_task_id\":", &e.task))) {
             struct acct_record r;
             if (n > 1 && acct_record_from_json (line, &r, NULL) == 0) {
                 e.job = r.job_id;
                 e.ajob = r.array_job_id;
-            } else
+                e.task = r.array_job_id != ACCT_NO_VAL ? r.array_task_id
+                                                       : ACCT_NO_VAL;
+            } else {
                 e.job = e.ajob = 0; /* not a record */
+                e.task = ACCT_NO_VAL;
+            }
         }
         if (e.job) {
             uint32_t lo =
@@ -645,6 +654,10 @@ static int jidx_rebuild (const char *dir, const char *name, bool final)
     }
     h.final = final && off == (uint64_t)st.st_size;
     h.covered = off;
+    if (h.final) {
+        h.mtime_sec = (int64_t)st.st_mtim.tv_sec;
+        h.mtime_nsec = (int64_t)st.st_mtim.tv_nsec;
+    }
     if (fseek (out, 0, SEEK_SET) < 0 || fwrite (&h, sizeof (h), 1, out) != 1
         || fflush (out) != 0)
         goto fail;
@@ -662,20 +675,24 @@ fail:
     return rc;
 }
 
-/* After a record of job/ajob was appended at `lineoff` (len bytes and a
+/* After record r was appended at `lineoff` (len bytes and a
  * newline) to DIR/journal (jfd): its entry at the end of journal.idx, or
  * journal.idx rebuilt when it does not end where this line starts. */
 static void jidx_append (const char *dir,
                          int jfd,
                          uint64_t lineoff,
                          size_t len,
-                         uint32_t job,
-                         uint32_t ajob)
+                         const struct acct_record *r)
 {
     char ipath[PATH_MAX];
     struct jidx_head h;
-    struct jidx_ent last,
-        e = {.job = job, .ajob = ajob, .off = lineoff, .len = (uint32_t)len};
+    struct jidx_ent last, e = {.job = r->job_id,
+                               .ajob = r->array_job_id,
+                               .off = lineoff,
+                               .len = (uint32_t)len,
+                               .task = r->array_job_id != ACCT_NO_VAL
+                                           ? r->array_task_id
+                                           : ACCT_NO_VAL};
     struct stat jst, ist;
     uint64_t nent, end = 0;
     int fd;
@@ -790,8 +807,7 @@ int acct_journal_append_max (const char *dir,
                  fd,
                  (uint64_t)st.st_size + (nl ? 0 : 1),
                  len,
-                 r->job_id,
-                 r->array_job_id);
+                 r);
     (void)spare_ready (dir, max_size);
     rc = 0;
 out:
@@ -1245,6 +1261,125 @@ static void sref_sort (struct sref *v, size_t n)
             sref_swap (&v[k], &v[k - 1]);
 }
 
+/* Bit 63 of sref.pos: the entry came from an index (its ids are checked
+ * against the line when it is read). */
+#define SREF_FROM_INDEX (UINT64_C (1) << 63)
+#define SREF_OFF_MASK ((UINT64_C (1) << 40) - 1)
+
+/* Is r the record the entry e says (its job, array job and task)? */
+static bool sref_is (const struct sref *e, const struct acct_record *r)
+{
+    if (r->job_id != e->job)
+        return false;
+    if (r->array_job_id == ACCT_NO_VAL)
+        return e->key == r->job_id && e->task == ACCT_NO_VAL;
+    return e->key == r->array_job_id && e->task == r->array_task_id;
+}
+
+/* A rotated file's index named a line that is not what it says: the file
+ * changed after its index was written.  The listing stops with an error
+ * (it cannot be put in order any more); root removes the index, so that
+ * the next run scans the file and writes a new one. */
+static void index_lied (const char *dir,
+                        const char *name,
+                        const char *path,
+                        const struct sref *e,
+                        pin_error_t *errp)
+{
+    char ipath[PATH_MAX];
+    bool removed = false;
+
+    if (geteuid () == 0
+        && snprintf (ipath, sizeof (ipath), "%s/%s.idx", dir, name)
+               < (int)sizeof (ipath))
+        removed = unlink (ipath) == 0;
+    errno = EIO;
+    errprintf (errp,
+               "%s changed after its index was written (the line at byte "
+               "%" PRIu64 " is not a record of job %" PRIu32 "); %s",
+               path,
+               e->pos & SREF_OFF_MASK,
+               e->job,
+               removed ? "its index is removed: run the command again"
+                       : "ask root to remove its .idx file and run again");
+}
+
+/* Append e to *ref (growing it); -1 when out of memory. */
+static int sref_push (struct sref **ref,
+                      size_t *nref,
+                      size_t *capref,
+                      const struct sref *e)
+{
+    if (*nref == *capref) {
+        size_t nc = *capref ? *capref + *capref / 2 : 4096;
+        struct sref *nr = realloc (*ref, nc * sizeof (*nr));
+        if (!nr) {
+            errno = ENOMEM;
+            return -1;
+        }
+        *ref = nr;
+        *capref = nc;
+    }
+    (*ref)[(*nref)++] = *e;
+    return 0;
+}
+
+/* Where every line of rotated file number `file` (fd, stat st, at path)
+ * is, from its index instead of the file: only a final index that covers
+ * the file as it is now (inode, size and modification time as when it
+ * was written at rotation; a rotated file is never written again), with
+ * entries that follow each other to the end.  1: done; 0: not usable
+ * (the caller scans the file; nothing was added); -1: out of memory. */
+static int sorted_from_index (const char *path,
+                              const struct stat *st,
+                              size_t file,
+                              struct sref **ref,
+                              size_t *nref,
+                              size_t *capref)
+{
+    struct jidx ix;
+    struct jidx_ent e;
+    size_t first = *nref;
+    int k;
+
+    if (jidx_open (path, st, &ix) < 0)
+        return 0;
+    if (!ix.head.final || ix.head.covered != (uint64_t)st->st_size
+        || ix.head.mtime_sec != (int64_t)st->st_mtim.tv_sec
+        || ix.head.mtime_nsec != (int64_t)st->st_mtim.tv_nsec) {
+        jidx_close (&ix);
+        return 0;
+    }
+    while ((k = jidx_next (&ix, &e)) > 0) {
+        struct sref r = {.job = e.job,
+                         .len = e.len,
+                         .pos = SREF_FROM_INDEX | (uint64_t)file << 40
+                                | e.off};
+        if (e.len == 0)
+            continue; /* an empty line */
+        if (e.off >= UINT64_C (1) << 40)
+            break;
+        if (e.ajob == ACCT_NO_VAL) {
+            r.key = e.job;
+            r.task = ACCT_NO_VAL;
+        } else {
+            r.key = e.ajob;
+            r.task = e.task;
+        }
+        if (sref_push (ref, nref, capref, &r) < 0) {
+            jidx_close (&ix);
+            return -1;
+        }
+    }
+    if (k < 0 || ix.good_end != (uint64_t)st->st_size) {
+        *nref = first; /* not to the end: scan the file */
+        jidx_close (&ix);
+        return 0;
+    }
+    jidx_close (&ix);
+    return 1;
+}
+
 int acct_journal_read_sorted (const char *dir,
                               acct_record_cb cb,
                               int (*job_end) (void *arg),
@@ -1256,6 +1391,7 @@ int acct_journal_read_sorted (const char *dir,
     unsigned long *list = NULL;
     size_t count = 0, nref = 0, capref = 0, cap = 0;
     struct sref *ref = NULL;
+    struct stat st;
     int lock, rc = -1, cur = -1;
     size_t curfile = 0;
     unsigned bad = 0;
@@ -1293,6 +1429,51 @@ int acct_journal_read_sorted (const char *dir,
         if (check_fd (fd, path, errp) < 0) {
             close_keep_errno (fd);
             goto out;
+        }
+        if (fstat (fd, &st) < 0) {
+            errprintf (errp, "%s: %s", path, strerror (errno));
+            close_keep_errno (fd);
+            goto out;
+        }
+        /* a rotated file: its lines from its index when it has one that
+         * is still its own (root writes a missing one, as read_file) */
+        if (i < count) {
+            int k;
+            if (geteuid () == 0 && jidx_missing (path, &st)) {
+                close (fd);
+                (void)jidx_rebuild (dir, name, true);
+                fd = open (path,
+                           O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+                               | O_NOCTTY);
+                if (fd < 0 && errno == ENOENT)
+                    continue;
+                if (fd < 0) {
+                    errprintf (errp,
+                               "cannot read %s: %s",
+                               path,
+                               strerror (errno));
+                    goto out;
+                }
+                if (check_fd (fd, path, errp) < 0) {
+                    close_keep_errno (fd);
+                    goto out;
+                }
+                if (fstat (fd, &st) < 0) {
+                    errprintf (errp, "%s: %s", path, strerror (errno));
+                    close_keep_errno (fd);
+                    goto out;
+                }
+            }
+            k = sorted_from_index (path, &st, i, &ref, &nref, &capref);
+            if (k < 0) {
+                close (fd);
+                errprintf (errp, "out of memory");
+                goto out;
+            }
+            if (k > 0) {
+                close (fd);
+                continue;
+            }
         }
         if (!(f = fdopen (fd, "r"))) {
             close_keep_errno (fd);
@@ -1338,19 +1519,11 @@ int acct_journal_read_sorted (const char *dir,
             } else
                 e.key = ajob;
             e.len = (uint32_t)len;
-            if (nref == capref) {
-                size_t nc = capref ? capref + capref / 2 : 4096;
-                struct sref *nr = realloc (ref, nc * sizeof (*nr));
-                if (!nr) {
-                    fclose (f);
-                    errno = ENOMEM;
-                    errprintf (errp, "out of memory");
-                    goto out;
-                }
-                ref = nr;
-                capref = nc;
+            if (sref_push (&ref, &nref, &capref, &e) < 0) {
+                fclose (f);
+                errprintf (errp, "out of memory");
+                goto out;
             }
-            ref[nref++] = e;
         }
         if (ferror (f)) {
             errprintf (errp, "cannot read %s: %s", path, strerror (errno));
@@ -1365,7 +1538,7 @@ int acct_journal_read_sorted (const char *dir,
     for (size_t i = 0; i < nref; i++) {
         struct sref *e = &ref[i];
         struct acct_record r;
-        size_t file = (size_t)(e->pos >> 40);
+        size_t file = (size_t)((e->pos & ~SREF_FROM_INDEX) >> 40);
 
         if (cur < 0 || file != curfile) {
             if (cur >= 0)
@@ -1399,18 +1572,22 @@ int acct_journal_read_sorted (const char *dir,
             }
             line = nl;
         }
-        if (pread (cur,
-                   line,
-                   e->len,
-                   (off_t)(e->pos & ((UINT64_C (1) << 40) - 1)))
+        if (pread (cur, line, e->len, (off_t)(e->pos & SREF_OFF_MASK))
             != (ssize_t)e->len) {
             errprintf (errp, "cannot read the journal: %s", strerror (errno));
             goto out;
         }
         line[e->len] = '\0';
-        if (acct_record_from_json (line, &r, NULL) < 0)
+        if (strlen (line) != e->len || acct_record_from_json (line, &r, NULL) < 0) {
+            if (e->job != 0 && (e->pos & SREF_FROM_INDEX)) {
+                index_lied (dir, name, path, e, errp);
+                goto out;
+            }
             bad++;
-        else if (cb (&r, arg) != 0) {
+        } else if ((e->pos & SREF_FROM_INDEX) && !sref_is (e, &r)) {
+            index_lied (dir, name, path, e, errp);
+            goto out;
+        } else if (cb (&r, arg) != 0) {
             rc = 0;
             goto out;
         }

@@ -401,41 +401,76 @@ static void get_str (struct parse *p,
 struct fmember {
     const char *k;
     size_t kl;
-    char type; /* 's' string, 'i' integer, 'd' decimal */
+    uint32_t h; /* the key's hash (fhash) */
+    char type;  /* 's' string, 'i' integer, 'd' decimal */
     const char *v;
     size_t vl;
     int64_t i;
 };
 
 #define FAST_MAX 80
+#define FSLOTS 128 /* a power of two above FAST_MAX */
 
-/* The members are looked up in about the order record.c writes them: the
- * search starts after the last one found. */
-static __thread size_t fhint;
+/* The members of a line, and an open-addressing table of them by key
+ * (slot: index + 1, 0 empty): a key given twice is found as it is added,
+ * and each lookup is one probe or a few, present or not. */
+struct ftab {
+    struct fmember m[FAST_MAX];
+    size_t n;
+    size_t hint; /* the member after the last one found */
+    uint8_t slot[FSLOTS];
+};
 
-static const struct fmember *fget (const struct fmember *m,
-                                   size_t n,
-                                   const char *key)
+_Static_assert (FAST_MAX < FSLOTS && FSLOTS <= 256, "ftab slots");
+
+/* FNV-1a of the kl bytes at k */
+static uint32_t fhash (const char *k, size_t kl)
 {
-    size_t kl = strlen (key), i = fhint < n ? fhint : 0;
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < kl; i++)
+        h = (h ^ (unsigned char)k[i]) * 16777619u;
+    return h;
+}
 
-    for (size_t k = 0; k < n; k++, i = i + 1 < n ? i + 1 : 0)
-        if (m[i].kl == kl && memcmp (m[i].k, key, kl) == 0) {
-            fhint = i + 1;
-            return &m[i];
-        }
-    return NULL;
+/* The slot of the member with key k (kl bytes, hash h), or of the empty
+ * slot where it would go. */
+static size_t fslot (const struct ftab *t, const char *k, size_t kl, uint32_t h)
+{
+    size_t i = h & (FSLOTS - 1);
+
+    while (t->slot[i]) {
+        const struct fmember *f = &t->m[t->slot[i] - 1];
+        if (f->h == h && f->kl == kl && memcmp (f->k, k, kl) == 0)
+            break;
+        i = (i + 1) & (FSLOTS - 1);
+    }
+    return i;
+}
+
+/* The members are looked up in about the order record.c writes them:
+ * the one after the last found is tried first, then the table. */
+static const struct fmember *fget (struct ftab *t, const char *key)
+{
+    size_t kl = strlen (key), i;
+
+    if (t->hint < t->n && t->m[t->hint].kl == kl
+        && memcmp (t->m[t->hint].k, key, kl) == 0)
+        return &t->m[t->hint++];
+    i = fslot (t, key, kl, fhash (key, kl));
+    if (!t->slot[i])
+        return NULL;
+    t->hint = t->slot[i];
+    return &t->m[t->slot[i] - 1];
 }
 
 /* 1 set, 0 absent, -1 give up */
-static int fint (const struct fmember *m,
-                 size_t n,
+static int fint (struct ftab *t,
                  const char *key,
                  int64_t min,
                  int64_t max,
                  int64_t *v)
 {
-    const struct fmember *f = fget (m, n, key);
+    const struct fmember *f = fget (t, key);
     if (!f)
         return 0;
     if (f->type != 'i' || f->i < min || f->i > max)
@@ -444,13 +479,12 @@ static int fint (const struct fmember *m,
     return 1;
 }
 
-static int fstr (const struct fmember *m,
-                 size_t n,
+static int fstr (struct ftab *t,
                  const char *key,
                  char *buf,
                  size_t size)
 {
-    const struct fmember *f = fget (m, n, key);
+    const struct fmember *f = fget (t, key);
     if (!f)
         return 0;
     if (f->type != 's')
@@ -473,13 +507,15 @@ static int64_t elapsed_of (int64_t start, int64_t end)
 
 static int fast_parse (const char *line, struct acct_record *r)
 {
-    struct fmember m[FAST_MAX];
+    struct ftab tab, *t = &tab;
+    struct fmember *m = tab.m;
     size_t n = 0;
     const char *p = line;
     int64_t x;
     char name[32];
     int rc = 0;
 
+    memset (tab.slot, 0, sizeof (tab.slot));
     if (*p++ != '{')
         return 0;
     if (*p == '}')
@@ -538,9 +574,14 @@ static int fast_parse (const char *line, struct acct_record *r)
             f->v = neg ? d - 1 : d;
             f->vl = (size_t)(p - f->v);
         }
-        for (size_t i = 0; i < n; i++)
-            if (m[i].kl == f->kl && memcmp (m[i].k, f->k, f->kl) == 0)
+        {
+            size_t i;
+            f->h = fhash (f->k, f->kl);
+            i = fslot (t, f->k, f->kl, f->h);
+            if (t->slot[i])
                 return 0; /* a key twice: json-c's path */
+            t->slot[i] = (uint8_t)(n + 1);
+        }
         n++;
         if (*p == ',') {
             p++;
@@ -560,12 +601,13 @@ static int fast_parse (const char *line, struct acct_record *r)
             && !(m[i].kl == 11 && memcmp (m[i].k, "confine_use", 11) == 0))
             return 0;
 
-    fhint = 0;
-    if (fint (m, n, "v", 1, INT32_MAX, &x) <= 0 || x > ACCT_RECORD_VERSION)
+    tab.n = n;
+    tab.hint = 0;
+    if (fint (t, "v", 1, INT32_MAX, &x) <= 0 || x > ACCT_RECORD_VERSION)
         return 0;
     acct_record_init (r);
     name[0] = '\0';
-    if (fstr (m, n, "kind", name, sizeof (name)) <= 0)
+    if (fstr (t, "kind", name, sizeof (name)) <= 0)
         return 0;
     if (strcmp (name, "step") == 0)
         r->kind = ACCT_KIND_STEP;
@@ -575,13 +617,13 @@ static int fast_parse (const char *line, struct acct_record *r)
         return 0;
 #define FSTR(key, field, req)                             \
     do {                                                  \
-        int k_ = fstr (m, n, key, field, sizeof (field)); \
+        int k_ = fstr (t, key, field, sizeof (field)); \
         if (k_ < 0 || (req && k_ == 0))                   \
             return 0;                                     \
     } while (0)
 #define FU32(key, field, req)                         \
     do {                                              \
-        int k_ = fint (m, n, key, 0, UINT32_MAX, &x); \
+        int k_ = fint (t, key, 0, UINT32_MAX, &x); \
         if (k_ < 0 || (req && k_ == 0))               \
             return 0;                                 \
         if (k_ > 0)                                   \
@@ -589,7 +631,7 @@ static int fast_parse (const char *line, struct acct_record *r)
     } while (0)
 #define FU64(key, field, has)                        \
     do {                                             \
-        int k_ = fint (m, n, key, 0, INT64_MAX, &x); \
+        int k_ = fint (t, key, 0, INT64_MAX, &x); \
         if (k_ < 0)                                  \
             return 0;                                \
         if (k_ > 0)                                  \
@@ -608,9 +650,9 @@ static int fast_parse (const char *line, struct acct_record *r)
     FSTR ("job_name", r->job_name, false);
     FSTR ("account", r->account, false);
     FSTR ("qos", r->qos, false);
-    if (fint (m, n, "submit_us", 0, INT64_MAX, &r->submit_us) < 0)
+    if (fint (t, "submit_us", 0, INT64_MAX, &r->submit_us) < 0)
         return 0;
-    switch (fint (m, n, "timelimit", 0, UINT32_MAX, &x)) {
+    switch (fint (t, "timelimit", 0, UINT32_MAX, &x)) {
         case -1:
             return 0;
         case 1:
@@ -633,10 +675,10 @@ static int fast_parse (const char *line, struct acct_record *r)
     FSTR ("cpus", r->cpus, false);
     FSTR ("mems", r->mems, false);
     FU32 ("alloc_cpus", r->alloc_cpus, false);
-    if (fint (m, n, "start_us", INT64_MIN, INT64_MAX, &r->start_us) <= 0
-        || fint (m, n, "end_us", INT64_MIN, INT64_MAX, &r->end_us) <= 0)
+    if (fint (t, "start_us", INT64_MIN, INT64_MAX, &r->start_us) <= 0
+        || fint (t, "end_us", INT64_MIN, INT64_MAX, &r->end_us) <= 0)
         return 0;
-    rc = fint (m, n, "elapsed_us", INT64_MIN, INT64_MAX, &r->elapsed_us);
+    rc = fint (t, "elapsed_us", INT64_MIN, INT64_MAX, &r->elapsed_us);
     if (rc < 0)
         return 0;
     if (rc == 0)
@@ -652,7 +694,7 @@ static int fast_parse (const char *line, struct acct_record *r)
         FU64 ("mem_peak", r->mem_peak, r->has_mem_peak);
         (void)dummy;
     }
-    switch (fint (m, n, "exit_status", INT32_MIN, INT32_MAX, &x)) {
+    switch (fint (t, "exit_status", INT32_MIN, INT32_MAX, &x)) {
         case -1:
             return 0;
         case 1:
@@ -660,7 +702,7 @@ static int fast_parse (const char *line, struct acct_record *r)
     }
     FSTR ("state", r->state, false);
     name[0] = '\0';
-    if (fstr (m, n, "source", name, sizeof (name)) < 0)
+    if (fstr (t, "source", name, sizeof (name)) < 0)
         return 0;
     if (name[0]) {
         int i;
@@ -672,10 +714,10 @@ static int fast_parse (const char *line, struct acct_record *r)
     }
     FSTR ("cgroup", r->cgroup, false);
     FSTR ("mode", r->mode, false);
-    if (fint (m, n, "confined_us", INT64_MIN, INT64_MAX, &r->confined_us) < 0)
+    if (fint (t, "confined_us", INT64_MIN, INT64_MAX, &r->confined_us) < 0)
         return 0;
     {
-        const struct fmember *f = fget (m, n, "confine_use");
+        const struct fmember *f = fget (t, "confine_use");
         if (f) {
             char num[64];
             if (f->type == 'i')

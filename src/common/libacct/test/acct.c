@@ -1189,6 +1189,160 @@ START_TEST (test_read_sorted)
 }
 END_TEST
 
+/* The sorted listing takes a rotated file's lines from its index: the
+ * same order as a scan, arrays by task; an index that no longer matches
+ * its file (touched) is not used; one that lies stops the listing with an
+ * error naming the file and is removed, and the next run scans. */
+struct sorted3 {
+    unsigned n;
+    uint32_t v[64][3]; /* job, array job, task */
+};
+
+static int sorted3_cb (const struct acct_record *r, void *arg)
+{
+    struct sorted3 *s = arg;
+    if (s->n < 64) {
+        s->v[s->n][0] = r->job_id;
+        s->v[s->n][1] = r->array_job_id;
+        s->v[s->n][2] = r->array_task_id;
+    }
+    s->n++;
+    return 0;
+}
+
+static int read_sorted3 (struct sorted3 *s, pin_error_t *err)
+{
+    unsigned skipped = 0;
+    memset (s, 0, sizeof (*s));
+    return acct_journal_read_sorted (dir, sorted3_cb, NULL, s, &skipped, err);
+}
+
+/* jobs 9, 4 and the array 5 (tasks 2, 0, 1 as jobs 8, 6, 7), rotated at
+ * every record or two */
+static void append_arrays (void)
+{
+    struct {
+        uint32_t job, ajob, task;
+    } in[] = {{9, 0, 0}, {8, 5, 2}, {4, 0, 0}, {6, 5, 0}, {7, 5, 1}, {9, 0, 0}};
+    for (size_t i = 0; i < NELEM (in); i++) {
+        struct acct_record r;
+        pin_error_t err = {""};
+        fill (&r, in[i].job, 0);
+        if (in[i].ajob) {
+            r.array_job_id = in[i].ajob;
+            r.array_task_id = in[i].task;
+        }
+        ck_assert_msg (acct_journal_append_max (dir, &r, 300, &err) == 0,
+                       "%s",
+                       err.text);
+    }
+}
+
+static void check_arrays (const struct sorted3 *s)
+{
+    uint32_t want[][2] = {{4, 0}, {6, 5}, {7, 5}, {8, 5}, {9, 0}, {9, 0}};
+    ck_assert_uint_eq (s->n, NELEM (want));
+    for (size_t i = 0; i < NELEM (want); i++) {
+        ck_assert_uint_eq (s->v[i][0], want[i][0]);
+        if (want[i][1])
+            ck_assert_uint_eq (s->v[i][1], want[i][1]);
+    }
+}
+
+START_TEST (test_read_sorted_index)
+{
+    struct sorted3 s;
+    pin_error_t err = {""};
+    char p[4200];
+    struct timespec ts[2] = {{0, UTIME_OMIT}, {1, 0}};
+    FILE *f;
+    char magic[8];
+
+    append_arrays ();
+    path_of (p, sizeof (p), "journal.1.idx");
+    ck_assert_int_eq (access (p, F_OK), 0);
+    f = fopen (p, "r");
+    ck_assert_ptr_nonnull (f);
+    ck_assert_uint_eq (fread (magic, 1, 8, f), 8);
+    fclose (f);
+    ck_assert_int_eq (memcmp (magic, "PINJIX2\n", 8), 0);
+    ck_assert_msg (read_sorted3 (&s, &err) == 0, "%s", err.text);
+    check_arrays (&s);
+    /* journal.1 touched: its index is not used, the same listing */
+    path_of (p, sizeof (p), "journal.1");
+    ck_assert_int_eq (utimensat (AT_FDCWD, p, ts, 0), 0);
+    ck_assert_msg (read_sorted3 (&s, &err) == 0, "%s", err.text);
+    check_arrays (&s);
+}
+END_TEST
+
+START_TEST (test_read_sorted_index_lies)
+{
+    struct sorted3 s;
+    pin_error_t err = {""};
+    char p[4200], j[4200];
+    struct stat before, after;
+    struct timespec ts[2];
+    uint32_t job;
+    int fd;
+
+    append_arrays ();
+    /* journal.1's first entry says job 3 (its line is job 9's); the
+     * entries still follow each other, and the file is as it was */
+    path_of (p, sizeof (p), "journal.1.idx");
+    path_of (j, sizeof (j), "journal.1");
+    ck_assert_int_eq (stat (j, &before), 0);
+    fd = open (p, O_RDWR);
+    ck_assert_int_ge (fd, 0);
+    ck_assert_int_eq (pread (fd, &job, 4, 64), 4);
+    ck_assert_uint_eq (job, 9);
+    job = 3;
+    ck_assert_int_eq (pwrite (fd, &job, 4, 64), 4);
+    close (fd);
+    ts[0] = before.st_atim;
+    ts[1] = before.st_mtim;
+    ck_assert_int_eq (utimensat (AT_FDCWD, j, ts, 0), 0);
+    ck_assert_int_eq (stat (j, &after), 0);
+    ck_assert_int_eq (after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+    ck_assert_int_eq (read_sorted3 (&s, &err), -1);
+    ck_assert_msg (strstr (err.text, "journal.1 changed after its index was written"),
+                   "%s",
+                   err.text);
+    ck_assert_msg (strstr (err.text, "run the command again"), "%s", err.text);
+    ck_assert_int_eq (access (p, F_OK), -1);
+    /* the next run scans journal.1 (and, as root, indexes it anew) */
+    ck_assert_msg (read_sorted3 (&s, &err) == 0, "%s", err.text);
+    check_arrays (&s);
+    ck_assert_int_eq (access (p, F_OK), 0);
+}
+END_TEST
+
+/* An index of the format before (PINJIX1, no task ids) is not used: root
+ * writes it anew. */
+START_TEST (test_read_sorted_index_old)
+{
+    struct sorted3 s;
+    pin_error_t err = {""};
+    char p[4200], magic[8];
+    FILE *f;
+    int fd;
+
+    append_arrays ();
+    path_of (p, sizeof (p), "journal.1.idx");
+    fd = open (p, O_RDWR);
+    ck_assert_int_ge (fd, 0);
+    ck_assert_int_eq (pwrite (fd, "PINJIX1\n", 8, 0), 8);
+    close (fd);
+    ck_assert_msg (read_sorted3 (&s, &err) == 0, "%s", err.text);
+    check_arrays (&s);
+    f = fopen (p, "r");
+    ck_assert_ptr_nonnull (f);
+    ck_assert_uint_eq (fread (magic, 1, 8, f), 8);
+    fclose (f);
+    ck_assert_int_eq (memcmp (magic, "PINJIX2\n", 8), 0);
+}
+END_TEST
+
 /* ---- the fast path of acct_record_from_json against json-c's --------------
  */
 
@@ -1359,6 +1513,9 @@ int main (void)
     tcase_add_loop_test (tc, test_index_broken, 0, 7);
     tcase_add_test (tc, test_index_behind);
     tcase_add_test (tc, test_read_sorted);
+    tcase_add_test (tc, test_read_sorted_index);
+    tcase_add_test (tc, test_read_sorted_index_lies);
+    tcase_add_test (tc, test_read_sorted_index_old);
     tcase_add_test (tc, test_fast_path_same);
     tcase_add_loop_test (tc, test_state, 0, NELEM (state_cases));
     suite_add_tcase (s, tc);
