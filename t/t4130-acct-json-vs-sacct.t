@@ -4,7 +4,8 @@ test_description='slurm-pin acct --json in the shape of the installed sacct --js
 
 Issue 22 item 3.  Real jobs on a private Slurm with slurmdbd and pin.so:
 COMPLETED (a batch job with steps), FAILED, TIMEOUT, CANCELLED while it
-runs, and an array of two.  For the same jobs, slurm-pin acct --json
+runs, an array of two, and a script that exits 143 (return_code 143 in
+JSON, ExitCode 15:0).  For the same jobs, slurm-pin acct --json
 (read from slurmdbd, and from the journal) must have the key sets and
 value types of the installed sacct --json at every path, recursively
 (the data_parser version of the installed Slurm), and the values that
@@ -62,6 +63,7 @@ test_expect_success SLURM,PIN_SO 'run jobs: COMPLETED with steps, FAILED, TIMEOU
     t=$(sbatch --parsable -t 1 -c 1 -J tojob --wrap "sleep 300") &&
     c=$(sbatch --parsable -c 1 -J okjob --wrap "srun -n1 true; srun -n1 sleep 1") &&
     f=$(sbatch --parsable -c 1 -J failjob --wrap "sleep 1; exit 3") &&
+    e=$(sbatch --parsable -c 1 -J exit143 --wrap "exit 143") &&
     r=$(sbatch --parsable -c 1 -J canceljob --wrap "srun -n1 sleep 300") &&
     a=$(sbatch --parsable -c 1 -J arrjob --array=1-2 --wrap "sleep 1") &&
     n=$((PIN_SLURM_TIMEOUT * 4)) &&
@@ -71,11 +73,12 @@ test_expect_success SLURM,PIN_SO 'run jobs: COMPLETED with steps, FAILED, TIMEOU
     sleep 1 &&
     scancel "$r" &&
     wait_db "$c" COMPLETED && wait_db "$f" FAILED && wait_db "$r" CANCELLED &&
+    wait_db "$e" FAILED &&
     wait_db "${a}_1" COMPLETED && wait_db "${a}_2" COMPLETED &&
     cpu_heavy_idle wait_db "$t" TIMEOUT &&
-    echo "$t,$c,$f,$r,$a" >jobs &&
+    echo "$t,$c,$f,$r,$a,$e" >jobs &&
     n=$((PIN_SLURM_TIMEOUT * 4)) &&
-    for j in $t $c $f $r; do
+    for j in $t $c $f $r $e; do
         until grep -q "\"kind\":\"job\",\"cluster\":\"[^\"]*\",\"job_id\":$j," "$JOURNAL"/journal*; do
             n=$((n - 1)) && test $n -gt 0 && sleep 0.5 || return 1
         done
@@ -83,7 +86,7 @@ test_expect_success SLURM,PIN_SO 'run jobs: COMPLETED with steps, FAILED, TIMEOU
     sleep 2 &&
     slurm-pin acct --deliver --journal "$JOURNAL" -v &&
     n=$((PIN_SLURM_TIMEOUT * 4)) &&
-    until test "$(slurm-pin acct -j $(cat jobs) -X -n -P -o JobID 2>/dev/null | wc -l)" = 6; do
+    until test "$(slurm-pin acct -j $(cat jobs) -X -n -P -o JobID 2>/dev/null | wc -l)" = 7; do
         n=$((n - 1)) && test $n -gt 0 && sleep 0.5 || return 1
     done &&
     sacct -j $(cat jobs) --json >sacct.json &&
@@ -164,11 +167,15 @@ def num(v):
 def flag(v):
     return v[0] if isinstance(v, list) and len(v) == 1 else v
 
-def ec(e):
-    """(return code, signal) of an exit_code, as ExitCode's text"""
+def ec(e, text=False):
+    """(return code, signal) of an exit_code; text: as ExitCode's text,
+    which takes 128 off a code of 128 and more (a shell that ended on
+    SIGTERM returns 143: return_code 143, ExitCode 15:0)"""
     sig = e.get("signal") or {}
     sig = num(sig.get("id", sig.get("signal_id"))) or 0
     rc = num(e.get("return_code")) or 0
+    if text and rc >= 128:
+        rc -= 128
     return "%d:%d" % (rc, sig)
 
 def step_id(job, st):
@@ -183,14 +190,15 @@ def cmp(what, a, b):
         bad.append("%s: sacct %r, slurm-pin %r" % (what, a, b))
 
 def cmp_exit(what, raw, se, pe):
-    cmp(what + " exit_code (as ExitCode " + exits.get(raw, "?") + ")", exits.get(raw), ec(pe))
-    if ec(se) != exits.get(raw):
+    cmp(what + " exit_code (as ExitCode " + exits.get(raw, "?") + ")", exits.get(raw), ec(pe, True))
+    if ec(se, True) != exits.get(raw):
         # only 22.05's "SUCCESS"/0 for every exit may differ
         if flag(se["status"]) == "SUCCESS" and covered("exit22", "exit22"):
             return
         bad.append("%s: sacct --json exit_code %s is not its ExitCode %s" % (what, ec(se), exits.get(raw)))
     else:
         cmp(what + " exit_code.status", flag(se["status"]), flag(pe["status"]))
+        cmp(what + " exit_code return_code:signal", ec(se), ec(pe))
 
 def compare_values():
         pj = {j["job_id"]: j for j in pin["jobs"]}

@@ -272,14 +272,19 @@ static json_object *tres (const struct sh *s,
 
 /* The row's ExitCode as the text column prints it ("rc:sig"): one rule
  * for the text and the JSON. */
+/* The row's exit code and signal, from its wait status as Slurm keeps
+ * it: the code whole (143 for a shell that ended on SIGTERM's 128 + 15,
+ * as data_parser's return_code; ExitCode's text takes 128 off) */
 static void row_exit (const struct acct_row *r, int *rc, int *sig)
 {
-    char buf[64];
-
     *rc = 0;
     *sig = 0;
-    if (acct_row_field (r, ACCT_F_EXITCODE, buf, sizeof (buf)))
-        sscanf (buf, "%d:%d", rc, sig);
+    if (r->exit_status < 0)
+        return;
+    if (WIFSIGNALED (r->exit_status))
+        *sig = WTERMSIG (r->exit_status);
+    else if (WIFEXITED (r->exit_status))
+        *rc = WEXITSTATUS (r->exit_status);
 }
 
 /* The row's State, and the uid of "CANCELLED by UID" (-1 none) */
@@ -332,12 +337,13 @@ static json_object *exit_json (const struct sh *s, int rc, int sig)
 
     if (!s->dp) {
         /* dbv0.0.38: return_code for an exit (22.05 printed 0 for every
-         * one: slurm-pin prints the code, doc/accounting-reports.md),
-         * null for a signal; signal{signal_id, name} */
+         * one: slurm-pin prints ExitCode's code, 128 taken off,
+         * doc/accounting-reports.md), null for a signal;
+         * signal{signal_id, name} */
         cmd_json_add (o, "status", json_object_new_string (status), false);
         cmd_json_add (o,
                       "return_code",
-                      sig || rc < 0 ? NULL : jint (rc),
+                      sig || rc < 0 ? NULL : jint (rc >= 128 ? rc - 128 : rc),
                       true);
         if (sig) {
             json_object *g = json_object_new_object ();
