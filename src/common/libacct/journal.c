@@ -1380,6 +1380,9 @@ static int sorted_from_index (const char *path,
     return 1;
 }
 
+/* Phase 3 of the sorted listing reads this much of a file at a time. */
+#define SORTED_BLOCK ((size_t)256 * 1024)
+
 int acct_journal_read_sorted (const char *dir,
                               acct_record_cb cb,
                               int (*job_end) (void *arg),
@@ -1392,6 +1395,9 @@ int acct_journal_read_sorted (const char *dir,
     size_t count = 0, nref = 0, capref = 0, cap = 0;
     struct sref *ref = NULL;
     struct stat st;
+    char *blk = NULL; /* the block of the current file last read */
+    uint64_t blk_off = 0;
+    size_t blk_len = 0, blk_cap = 0;
     int lock, rc = -1, cur = -1;
     size_t curfile = 0;
     unsigned bad = 0;
@@ -1541,6 +1547,7 @@ int acct_journal_read_sorted (const char *dir,
         size_t file = (size_t)((e->pos & ~SREF_FROM_INDEX) >> 40);
 
         if (cur < 0 || file != curfile) {
+            blk_len = 0;
             if (cur >= 0)
                 close (cur);
             if (file < count)
@@ -1572,10 +1579,38 @@ int acct_journal_read_sorted (const char *dir,
             }
             line = nl;
         }
-        if (pread (cur, line, e->len, (off_t)(e->pos & SREF_OFF_MASK))
-            != (ssize_t)e->len) {
-            errprintf (errp, "cannot read the journal: %s", strerror (errno));
-            goto out;
+        /* a job's lines, and the next job's, are mostly near each other:
+         * read a block and take the lines inside it from there */
+        {
+            uint64_t off = e->pos & SREF_OFF_MASK;
+            if (blk_len == 0 || off < blk_off
+                || off + e->len > blk_off + blk_len) {
+                size_t want = e->len > SORTED_BLOCK ? e->len : SORTED_BLOCK;
+                ssize_t got;
+                if (want > blk_cap) {
+                    char *nb = realloc (blk, want);
+                    if (!nb) {
+                        errno = ENOMEM;
+                        errprintf (errp, "out of memory");
+                        goto out;
+                    }
+                    blk = nb;
+                    blk_cap = want;
+                }
+                got = pread (cur, blk, want, (off_t)off);
+                if (got < (ssize_t)e->len) {
+                    if (got >= 0)
+                        errno = EIO; /* the file is shorter than it was */
+                    errprintf (errp,
+                               "cannot read %s: %s",
+                               path,
+                               strerror (errno));
+                    goto out;
+                }
+                blk_off = off;
+                blk_len = (size_t)got;
+            }
+            memcpy (line, blk + (off - blk_off), e->len);
         }
         line[e->len] = '\0';
         if (strlen (line) != e->len || acct_record_from_json (line, &r, NULL) < 0) {
@@ -1605,6 +1640,7 @@ out:
     if (cur >= 0)
         close (cur);
     free (ref);
+    free (blk);
     free (line);
     free (list);
     if (lock >= 0)
