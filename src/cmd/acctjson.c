@@ -343,7 +343,10 @@ static json_object *exit_json (const struct sh *s, int rc, int sig)
         cmd_json_add (o, "status", json_object_new_string (status), false);
         cmd_json_add (o,
                       "return_code",
-                      sig || rc < 0 ? NULL : jint (rc >= 128 ? rc - 128 : rc),
+                      sig || rc < 0 ? NULL
+                                    : jint (ACCT_EXIT_TAKES_128 && rc >= 128
+                                                ? rc - 128
+                                                : rc),
                       true);
         if (sig) {
             json_object *g = json_object_new_object ();

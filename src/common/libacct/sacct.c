@@ -305,7 +305,7 @@ void acct_fmt_exitcode (int32_t status, char *buf, size_t n)
         sig = WTERMSIG (status);
     else if (WIFEXITED (status))
         code = WEXITSTATUS (status);
-    if (code >= 128)
+    if (ACCT_EXIT_TAKES_128 && code >= 128)
         code -= 128;
     snprintf (buf, n, "%d:%d", code, sig);
 }

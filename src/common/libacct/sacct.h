@@ -13,6 +13,7 @@
 #ifndef PIN_ACCT_SACCT_H
 #define PIN_ACCT_SACCT_H
 
+#include <slurm/slurm_version.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -115,6 +116,17 @@ void acct_fmt_date_fmt (int64_t us, const char *fmt, char *buf, size_t n);
  * '%', shorter than 32 bytes; NULL for unset, "standard", "relative"
  * (not supported: the standard format) or an invalid value. */
 const char *acct_time_format (const char *env);
+/* Whether sacct's ExitCode takes 128 off a code of 128 and more (a shell
+ * that ended on SIGTERM returns 143): Slurm 22.05 and 24.11 do (24.11.5
+ * prints 143 as "15:0"), 26.05 does not (26.05.5 prints "143:0"); 25.05
+ * and 25.11 were not seen and are taken as 26.05.  The JSON's
+ * return_code is the whole code on every release. */
+#if defined(SLURM_VERSION_NUMBER) && SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM (25, 5, 0)
+#define ACCT_EXIT_TAKES_128 0
+#else
+#define ACCT_EXIT_TAKES_128 1
+#endif
+
 /* ExitCode "N:S" from a wait(2) status; -1: "" (unknown). */
 void acct_fmt_exitcode (int32_t status, char *buf, size_t n);
 /* CPUEff: "97.41%"; eff < 0: "" (no elapsed time or no CPUs). */
