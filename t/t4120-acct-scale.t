@@ -3,11 +3,12 @@
 test_description='slurm-pin acct and report on a large generated journal
 
 A journal of 200,000 records from bench/acct-gen.py (the format pin.so
-writes, rotated every 16 MB): the listing and the report stay within a
-memory bound whatever the journal holds (issue 22 item 7; before, every
-record kept a 2.5 KB row: 500 MB here); acct -j gives the same lines
-through the sidecar index as the listing read without it; progress shows
-on a terminal only (item 8).  No Slurm needed.  Nothing here is timed.
+writes, rotated every 16 MB): the listing (text and --json) and the
+report stay within a memory bound whatever the journal holds (issue 22
+item 7; before, every record kept a 2.5 KB row: 500 MB here); acct -j
+gives the same lines through the sidecar index as the listing read
+without it; progress shows on a terminal only (item 8).  No Slurm
+needed.  Nothing here is timed.
 '
 
 . "$(dirname "$0")/sharness.sh"
@@ -60,6 +61,25 @@ test_expect_success PYTHON3 'the full listing: memory bounded, every job' '
     sort -u all >jobs &&
     grep -c "^[0-9_]*|" list >n &&
     test "$(cat n)" = "$(wc -l <jobs | tr -d " ")"
+'
+
+test_expect_success PYTHON3 '--json: memory bounded, the jobs of the listing in its order' '
+    python3 "$MAXRSS" rss slurm-pin acct --journal=j -a -S 2020-01-01 -E now \
+        --json >list.json 2>err &&
+    test_must_be_empty err &&
+    echo "max RSS $(cat rss) KB" &&
+    test "$(cat rss)" -lt $LIMIT_KB &&
+    python3 -c "
+import json, sys
+d = json.load(open(\"list.json\"))
+assert d[\"meta\"][\"slurm_pin\"][\"source\"] == \"journal\", d[\"meta\"]
+assert d[\"errors\"] == [], d[\"errors\"]
+for j in d[\"jobs\"]:
+    print(j[\"job_id\"])
+" >json-ids &&
+    awk -F"|" "NR > 1 && \$2 !~ /\\./ { print \$2 }" list >list-ids &&
+    lines -gt 1000 list-ids &&
+    test_cmp list-ids json-ids
 '
 
 test_expect_success PYTHON3 'report: memory bounded, every step counted' '

@@ -387,22 +387,21 @@ int cmd_acct (int argc, char **argv)
                  && out.mode != ACCT_OUT_PARSABLE2;
     /* text: job by job, never the whole journal in memory */
     struct listing l = {&q, &fmt, &out, allocations, truncate, false};
-    if (!json) {
+    struct acct_json js;
+    if (json) { /* --json too: job by job (acctjson.h) */
+        acct_json_init (&js, NAME, json_ver, &q, allocations);
+        q.each = acct_json_jobs;
+        q.each_arg = &js;
+    } else {
         q.each = list_jobs;
         q.each_arg = &l;
     }
     if (acct_query_load (NAME, &q, &t, &skipped) < 0)
         goto done;
     if (json) {
-        rc = acct_json_print (NAME,
-                              json_ver,
-                              &q,
-                              &t,
-                              allocations,
-                              skipped,
-                              argc,
-                              argv)
-             < 0;
+        rc = acct_json_print (&js, skipped, argc, argv) < 0;
+        if (rc == 0)
+            rc = cmd_flush_stdout (NAME) < 0;
         goto done;
     }
     if (!l.header)

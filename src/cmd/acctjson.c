@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "acctjson.h"
+#include "libutil/text.h"
 #include "subcmd.h"
 
 extern slurm_conf_t slurm_conf;
@@ -741,33 +742,101 @@ static json_object *job_json (const struct sh *s,
 
 /* ---- the document ----------------------------------------------------- */
 
-int acct_json_print (const char *subcmd,
+/* Write JSON text as cmd_print_json() does: DEL, C1 and bidi controls
+ * and ill-formed UTF-8 that json-c writes as they are become '?'.  Each
+ * piece is a whole job or the envelope, so no sequence is split. */
+static int put_text (const char *subcmd, const char *s)
+{
+    if (text_is_safe (s, 0)) {
+        fputs (s, stdout);
+        return 0;
+    }
+    char *safe = strdup (s);
+    if (!safe) {
+        cmd_error (subcmd, "cannot build the JSON output: out of memory");
+        return -1;
+    }
+    fputs (text_sanitize (safe, strlen (s) + 1, safe, 0), stdout);
+    free (safe);
+    return 0;
+}
+
+#define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+#define JSON_HEAD "{\"jobs\":["
+
+void acct_json_init (struct acct_json *js,
+                     const char *subcmd,
                      int ver,
                      const struct acct_query *q,
-                     const struct acct_table *t,
-                     bool allocations,
+                     bool allocations)
+{
+    memset (js, 0, sizeof (*js));
+    js->subcmd = subcmd;
+    js->ver = ver;
+    js->q = q;
+    js->allocations = allocations;
+}
+
+int acct_json_jobs (struct acct_table *t, void *arg)
+{
+    struct acct_json *js = arg;
+    struct sh s = {js->ver, js->ver >= 40};
+
+    for (size_t i = 0; i < t->njobs; i++) {
+        const struct acct_job *j = &t->jobs[i];
+        bool any = acct_query_job_line (js->q, j);
+        for (size_t k = 0; !any && k < j->nsteps; k++)
+            any = acct_query_step_line (js->q, j, &j->steps[k]);
+        if (!any || !acct_query_in_window (js->q, j))
+            continue;
+        json_object *o = job_json (&s, js->q, j, js->allocations);
+        const char *text = o ? json_object_to_json_string_ext (o, JSON_FLAGS)
+                             : NULL;
+        if (!text) {
+            json_object_put (o);
+            cmd_error (js->subcmd,
+                       "cannot build the JSON output: out of memory");
+            js->failed = true;
+            return 1;
+        }
+        if (js->njobs == 0) {
+            snprintf (js->cluster, sizeof (js->cluster), "%s",
+                      j->job.cluster);
+            fputs (JSON_HEAD, stdout);
+        } else {
+            fputc (',', stdout);
+        }
+        js->njobs++;
+        int rc = put_text (js->subcmd, text);
+        json_object_put (o);
+        if (rc < 0) {
+            js->failed = true;
+            return 1;
+        }
+    }
+    return ferror (stdout) ? 1 : 0;
+}
+
+int acct_json_print (const struct acct_json *js,
                      unsigned skipped,
                      int argc,
                      char **argv)
 {
-    struct sh s = {ver, ver >= 40};
-    json_object *root = json_object_new_object (), *jobs, *meta, *sp,
-                *warnings;
+    const char *subcmd = js->subcmd;
+    const struct acct_query *q = js->q;
+    struct sh s = {js->ver, js->ver >= 40};
+    json_object *root, *meta, *sp, *warnings;
     long v = slurm_api_version ();
     char msg[512], who[64];
 
+    if (js->failed)
+        return -1;
+    root = json_object_new_object ();
     if (!root)
         return cmd_print_json (subcmd, NULL, stdout);
-    jobs = json_object_new_array ();
-    for (size_t i = 0; i < t->njobs; i++) {
-        const struct acct_job *j = &t->jobs[i];
-        bool any = acct_query_job_line (q, j);
-        for (size_t k = 0; !any && k < j->nsteps; k++)
-            any = acct_query_step_line (q, j, &j->steps[k]);
-        if (any && acct_query_in_window (q, j))
-            json_object_array_add (jobs, job_json (&s, q, j, allocations));
-    }
-    put (root, "jobs", jobs);
+    /* the jobs went out as they were read (acct_json_jobs): the
+     * envelope's "jobs" is the first key, printed empty and cut */
+    put (root, "jobs", json_object_new_array ());
     meta = json_object_new_object ();
     snprintf (msg,
               sizeof (msg),
@@ -778,7 +847,7 @@ int acct_json_print (const char *subcmd,
     if (s.dp) {
         char dp[32];
         json_object *cmd = json_object_new_array ();
-        snprintf (dp, sizeof (dp), "data_parser/v0.0.%d", ver);
+        snprintf (dp, sizeof (dp), "data_parser/v0.0.%d", js->ver);
         put (meta, "plugin/type", json_object_new_string (""));
         put (meta, "plugin/name", json_object_new_string (""));
         put (meta, "plugin/data_parser", json_object_new_string (dp));
@@ -808,7 +877,7 @@ int acct_json_print (const char *subcmd,
         put (meta, "slurm/release", json_object_new_string (msg));
         put (meta,
              "slurm/cluster",
-             jstr0 (t->njobs ? t->jobs[0].job.cluster : ""));
+             jstr0 (js->cluster));
     } else {
         put (meta,
              "plugin/type",
@@ -856,5 +925,17 @@ int acct_json_print (const char *subcmd,
     put (meta, "slurm_pin", sp);
     put (root, "meta", meta);
     put (root, "errors", json_object_new_array ());
-    return cmd_print_json (subcmd, root, stdout);
+    const char *text = json_object_to_json_string_ext (root, JSON_FLAGS);
+    int rc = 0;
+    if (!text || strncmp (text, JSON_HEAD "]", strlen (JSON_HEAD) + 1) != 0) {
+        cmd_error (subcmd, "cannot build the JSON output: out of memory");
+        rc = -1;
+    } else {
+        if (js->njobs == 0)
+            fputs (JSON_HEAD, stdout);
+        rc = put_text (subcmd, text + strlen (JSON_HEAD));
+        fputc ('\n', stdout);
+    }
+    json_object_put (root);
+    return rc;
 }

@@ -21,13 +21,29 @@
  * message for `subcmd` on a version neither installed nor known. */
 int acct_json_shape (const char *subcmd, const char *want, int *ver);
 
-/* Print the jobs of `t` that `q` selects in shape `ver`, slurm-pin's own
- * numbers under "slurm_pin"; -1 after a message when it cannot. */
-int acct_json_print (const char *subcmd,
+/* The jobs are printed as they are read, one job at a time, so that
+ * memory does not grow with the journal: acct_json_init(), then
+ * acct_json_jobs() as acct_query's each() (with its acct_json as the
+ * argument), then acct_json_print() for the rest of the document, in
+ * shape `ver`, slurm-pin's own numbers under "slurm_pin".  Nothing is
+ * printed before the first job; -1 (or non-zero from acct_json_jobs)
+ * after a message when it cannot. */
+struct acct_json {
+    const char *subcmd;
+    int ver;
+    const struct acct_query *q;
+    bool allocations;
+    bool failed;
+    size_t njobs;      /* printed so far */
+    char cluster[256]; /* the first job's: meta's slurm.cluster */
+};
+void acct_json_init (struct acct_json *js,
+                     const char *subcmd,
                      int ver,
                      const struct acct_query *q,
-                     const struct acct_table *t,
-                     bool allocations,
+                     bool allocations);
+int acct_json_jobs (struct acct_table *t, void *arg);
+int acct_json_print (const struct acct_json *js,
                      unsigned skipped,
                      int argc,
                      char **argv);
