@@ -9,6 +9,7 @@
 #endif
 #include <slurm/slurm.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -383,6 +384,9 @@ int cmd_acct (int argc, char **argv)
                        "only root sees other users' jobs: showing "
                        "yours");
     }
+    /* one thread: stdio need not lock stdout for each of the millions of
+     * writes of a listing (perf: 3 % of its time) */
+    __fsetlocking (stdout, FSETLOCKING_BYCALLER);
     q.progress = !json && out.mode != ACCT_OUT_PARSABLE
                  && out.mode != ACCT_OUT_PARSABLE2;
     /* text: job by job, never the whole journal in memory */
