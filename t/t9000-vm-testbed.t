@@ -104,6 +104,40 @@ test_expect_success 'run-tests.sh: one boot per set of guest options, the plain 
     test "$(grep -c "^Bail out! " tier.out)" = 2
 '
 
+# --- a qemu that aborts on its own assertion at boot ------------------
+# A stand-in for qemu (the real one cannot be made to hit its TCG bug on
+# demand): it counts its runs and, in mode assert, aborts as qemu did in
+# CI (an assertion message, SIGABRT) before any guest script could start.
+cat >fake-qemu <<-\FAKE
+	#!/bin/sh
+	echo run >>"$FAKE_QEMU_RUNS"
+	case $FAKE_QEMU_MODE in
+	assert)
+	    echo "qemu-system-x86_64: system/physmem.c:2671: iotlb_to_section: Assertion failed." >&2
+	    kill -ABRT $$ ;;
+	*) echo "qemu-system-x86_64: cannot set up guest memory" >&2; exit 1 ;;
+	esac
+FAKE
+chmod +x fake-qemu
+
+test_expect_success KERNEL,CPIO 'qemu aborting on its assertion before the guest starts: booted once more, then a Bail out' '
+    FAKE_QEMU_RUNS=$PWD/runs.assert FAKE_QEMU_MODE=assert PIN_VM_QEMU=$PWD/fake-qemu \
+        PIN_VM_CACHE=$PWD/cache test_must_fail "$vm/run-guest.sh" --share share1 script.sh >bail.out 2>bail.err &&
+    test "$(wc -l <runs.assert)" = 2 &&
+    grep "^# vm: qemu aborted (exit status 134) before the guest script started: .*Assertion.*booting again, once" bail.out &&
+    grep "Assertion" share1/qemu.log.1 &&
+    grep "^Bail out! .*no exit status" bail.out
+'
+
+test_expect_success KERNEL,CPIO 'qemu failing otherwise: no second boot' '
+    FAKE_QEMU_RUNS=$PWD/runs.other FAKE_QEMU_MODE=other PIN_VM_QEMU=$PWD/fake-qemu \
+        PIN_VM_CACHE=$PWD/cache test_must_fail "$vm/run-guest.sh" --share share2 script.sh >bail.out 2>bail.err &&
+    test "$(wc -l <runs.other)" = 1 &&
+    ! grep "booting again" bail.out bail.err &&
+    ! test -e share2/qemu.log.1 &&
+    grep "^Bail out! .*no exit status (qemu exit status 1;" bail.out
+'
+
 # --- mkinitramfs.sh ---------------------------------------------------
 
 test_expect_success KERNEL,CPIO 'mkinitramfs.sh packs init, busybox and the modules' '
